@@ -1,0 +1,18 @@
+"""s2sgrad: source-to-source reverse-mode automatic differentiation for Python and NumPy."""
+
+__version__ = "0.1.0"
+
+from .api import grad, source, value_and_grad, vjp  # noqa: E402
+from .checks import check_grads  # noqa: E402
+from .errors import GradientError, TransformError  # noqa: E402
+
+__all__ = [
+    "GradientError",
+    "TransformError",
+    "__version__",
+    "check_grads",
+    "grad",
+    "source",
+    "value_and_grad",
+    "vjp",
+]

@@ -1,0 +1,1 @@
+"""Analyses over the core form: activity (varied and useful values)."""

@@ -1,0 +1,53 @@
+"""Activity: CoreFunction + wrt + seeded outputs -> the names that are both varied and useful.
+
+A value is *varied* when it depends differentiably on a ``wrt`` parameter, *useful* when the seeded
+output depends differentiably on it. Only active values (both) get adjoints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..lower.ir import CoreFunction, Seq, operand_vars, prim_operands
+
+
+@dataclass(frozen=True)
+class Activity:
+    varied: frozenset
+    useful: frozenset
+
+    @property
+    def active(self) -> frozenset:
+        return self.varied & self.useful
+
+    def is_active(self, name: str) -> bool:
+        return name in self.varied and name in self.useful
+
+
+def _differentiable(op: str, nondiff: frozenset) -> bool:
+    return op not in nondiff and not op.startswith("numpy.random.")
+
+
+def seeded_outputs(fn: CoreFunction, has_aux: bool) -> tuple:
+    """The names whose adjoints the caller seeds: the result, or its first item with has_aux."""
+    result = fn.result
+    if has_aux and isinstance(result, Seq):
+        return operand_vars(result.items[0])
+    return operand_vars(result)
+
+
+def analyze(fn: CoreFunction, wrt: tuple, outputs: tuple, nondiff: frozenset) -> Activity:
+    varied = set(wrt)
+    for stmt in fn.body:
+        if not _differentiable(stmt.prim.op, nondiff):
+            continue
+        if any(name in varied for op in prim_operands(stmt.prim) for name in operand_vars(op)):
+            varied.update(stmt.targets)
+    useful = set(outputs)
+    for stmt in reversed(fn.body):
+        if not _differentiable(stmt.prim.op, nondiff):
+            continue
+        if any(t in useful for t in stmt.targets):
+            for op in prim_operands(stmt.prim):
+                useful.update(operand_vars(op))
+    return Activity(frozenset(varied), frozenset(useful))

@@ -1,0 +1,116 @@
+"""The functional API: grad, value_and_grad, vjp, source. Thin: each call runs the pipeline once."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence, Union
+
+from . import runtime
+from .errors import GradientError, Location, TransformError
+from .pipeline import Generated, Options, generate_for_function
+from .write.loader import load
+
+SOURCE_ATTR = "__s2sgrad_source__"
+
+
+def _param_names(fun: Callable) -> tuple:
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        return ()
+    return tuple(sig.parameters)
+
+
+def _wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
+    names = _param_names(fun)
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    out = []
+    for n in nums:
+        if not isinstance(n, int) or not -len(names) <= n < len(names):
+            code = getattr(fun, "__code__", None)
+            raise TransformError(
+                f"argnums {argnums!r} does not fit {getattr(fun, '__name__', fun)!r}, "
+                f"which has {len(names)} parameter(s)",
+                Location(code.co_filename if code else "<unknown>",
+                         code.co_firstlineno if code else 0, 1, ""),
+                "pass argnums as parameter positions (0 is the first)",
+            )
+        out.append(names[n])
+    return tuple(out)
+
+
+def _build(fun: Callable, wrt: tuple, has_aux: bool) -> tuple:
+    generated = generate_for_function(fun, Options(wrt=wrt, has_aux=has_aux))
+    namespace = load(generated.text, getattr(fun, "__qualname__", "f"), generated.live_names)
+    return generated, namespace[generated.vjp_name]
+
+
+def _attach(wrapper: Callable, fun: Callable, generated: Generated) -> Callable:
+    functools.update_wrapper(wrapper, fun, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
+    del wrapper.__wrapped__
+    setattr(wrapper, SOURCE_ATTR, generated.text)
+    return wrapper
+
+
+def _scalar_loss(value: Any, has_aux: bool, name: str) -> Any:
+    if has_aux:
+        if not (isinstance(value, (tuple, list)) and len(value) == 2):
+            raise GradientError(f"has_aux=True requires {name} to return a pair (value, aux)")
+        value = value[0]
+    runtime.check_scalar(value, name)
+    return value
+
+
+def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
+                   has_aux: bool = False) -> Callable:
+    """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
+    wrt = _wrt_names(fun, argnums)
+    generated, vjp_fn = _build(fun, wrt, has_aux)
+    name = getattr(fun, "__name__", "the function")
+    single = isinstance(argnums, int)
+
+    def value_and_grad_fun(*args: Any, **kwargs: Any) -> Any:
+        value, pullback = vjp_fn(*args, **kwargs)
+        _scalar_loss(value, has_aux, name)
+        grads = pullback(1.0)
+        return value, (grads[0] if single else grads)
+
+    return _attach(value_and_grad_fun, fun, generated)
+
+
+def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
+    """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
+    wrt = _wrt_names(fun, argnums)
+    generated, vjp_fn = _build(fun, wrt, has_aux)
+    name = getattr(fun, "__name__", "the function")
+    single = isinstance(argnums, int)
+
+    def grad_fun(*args: Any, **kwargs: Any) -> Any:
+        value, pullback = vjp_fn(*args, **kwargs)
+        _scalar_loss(value, has_aux, name)
+        grads = pullback(1.0)
+        result = grads[0] if single else grads
+        return (result, value[1]) if has_aux else result
+
+    return _attach(grad_fun, fun, generated)
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """``(out, pullback)``: ``pullback(cotangent)`` returns one adjoint per primal, as a tuple."""
+    names = _param_names(fun)
+    wrt = names[: len(primals)]
+    generated, vjp_fn = _build(fun, wrt, has_aux)
+    value, pullback = vjp_fn(*primals)
+    if has_aux:
+        out, aux = value
+        return out, _attach(pullback, fun, generated), aux
+    return value, _attach(lambda cotangent: pullback(cotangent), fun, generated)
+
+
+def source(fn: Callable) -> str:
+    """The generated source behind a function s2sgrad returned."""
+    text = getattr(fn, SOURCE_ATTR, None)
+    if text is None:
+        raise TypeError(f"{fn!r} was not made by s2sgrad; pass what grad/value_and_grad/vjp returned")
+    return text

@@ -1,0 +1,1 @@
+"""Building the adjoint program from the core form and the rule table."""

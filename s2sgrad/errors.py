@@ -1,0 +1,44 @@
+"""Every refusal s2sgrad makes: TransformError (located, quoted, with a fix) and GradientError (run time)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a problem is: a display path, a 1-based line, a 1-based column and the line's text."""
+
+    path: str
+    line: int
+    col: int
+    text: str
+
+
+class TransformError(Exception):
+    """A function cannot be differentiated as written.
+
+    The message starts with ``path:line:col:``, quotes the offending line and says what to do instead.
+    """
+
+    def __init__(self, message: str, location: Location, hint: str = "") -> None:
+        self.message = message
+        self.location = location
+        self.hint = hint
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        loc = self.location
+        head = f"{loc.path}:{loc.line}:{loc.col}: {self.message}"
+        lines = [head]
+        if loc.text:
+            stripped = loc.text.rstrip("\n")
+            lines.append(f"    {stripped}")
+            lines.append("    " + " " * max(loc.col - 1, 0) + "^")
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+
+class GradientError(ValueError):
+    """A generated gradient was called with values it cannot handle (e.g. a non-scalar loss for grad)."""

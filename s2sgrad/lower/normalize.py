@@ -1,0 +1,521 @@
+"""Normalize: ParsedFunction -> CoreFunction (one primitive per statement, SSA names, origins).
+
+Nested expressions are split into temporaries named after what they hold (``h_times_w``); the
+outermost expression of a statement keeps the user's target name. A name assigned twice gets a new
+version (``h``, ``h_2``) so the backward sweep can still read every value it needs. Parts that
+cannot carry a derivative (shapes, comparisons, index expressions) stay verbatim.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..read.parse import ParsedFunction
+from .ir import Const, CoreFunction, Origin, Param, Prim, Seq, Stmt, Var
+from .naming import Namer
+
+BINARY_OPS = {
+    cst.Add: ("operator.add", "plus", "sum"),
+    cst.Subtract: ("operator.sub", "minus", "diff"),
+    cst.Multiply: ("operator.mul", "times", "product"),
+    cst.Divide: ("operator.truediv", "over", "ratio"),
+    cst.FloorDivide: ("operator.floordiv", "floordiv", "quotient"),
+    cst.Modulo: ("operator.mod", "mod", "remainder"),
+    cst.Power: ("operator.pow", "pow", "power"),
+    cst.MatrixMultiply: ("operator.matmul", "matmul", "matmul"),
+}
+
+UNARY_OPS = {
+    cst.Minus: ("operator.neg", "neg"),
+    cst.Plus: ("operator.pos", "pos"),
+}
+
+# Attributes of an array that carry no derivative; reading them is kept verbatim.
+NONDIFF_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+
+LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+            cst.FormattedString)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class _Renamer(cst.CSTTransformer):
+    """Renames local Names (not attribute fields, not keyword names) through ``mapping``."""
+
+    def __init__(self, mapping: dict) -> None:
+        self.mapping = mapping
+        self.reads: list = []
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        new = self.mapping.get(original.value)
+        if new is None:
+            return updated
+        if new not in self.reads:
+            self.reads.append(new)
+        return updated.with_changes(value=new)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+
+class Lowering:
+    """Lowers one function. Holds the per-function naming state; used once."""
+
+    def __init__(self, pf: ParsedFunction, nondiff: frozenset) -> None:
+        self.pf = pf
+        self.nondiff = nondiff
+        self.body: list = []
+        self.env: dict = {}  # user name -> current SSA name
+        self.origin: Optional[Origin] = None
+        self.locals = _assigned_names(pf.node)
+        self.globals_read: set = set()
+        self.namer = Namer(_all_names(pf.node))
+        self.temps: set = set()
+
+    # ----- names -------------------------------------------------------------------------------
+
+    def is_local(self, node: cst.Name) -> bool:
+        return node.value in self.locals
+
+    def callee_name(self, func: cst.BaseExpression) -> Optional[str]:
+        """The dotted name a call target resolves to, statically or from the live function."""
+        name = self.pf.qualified_name(func)
+        if name is not None and "<locals>" not in name:
+            return name
+        live = self.pf.unit.live
+        text = _code(func)
+        if live is not None:
+            value = _live_lookup(live, text)
+            if value is not None:
+                return _object_name(value) or text
+        return name or text
+
+    # ----- statements ----------------------------------------------------------------------------
+
+    def emit(self, targets: tuple, expr: cst.BaseExpression, prim: Prim, unpack: bool = False) -> None:
+        assert self.origin is not None
+        self.body.append(Stmt(targets, expr, prim, self.origin, unpack))
+
+    def bind(self, user_name: str) -> str:
+        """A fresh SSA version for an assignment to ``user_name``."""
+        name = self.namer.fresh(user_name) if user_name in self.env else user_name
+        if name == user_name:
+            self.namer.reserve(name)
+        self.env[user_name] = name
+        return name
+
+    def lower(self) -> CoreFunction:
+        node = self.pf.node
+        params = []
+        for p in list(node.params.params) + list(node.params.kwonly_params):
+            params.append(Param(p.name.value, p.default))
+            self.env[p.name.value] = p.name.value
+            self.namer.reserve(p.name.value)
+            if p.default is not None:
+                self.globals_read.update(self.free_names(p.default))
+        statements = _statements(node)
+        result = None
+        result_origin = None
+        for i, stmt in enumerate(statements):
+            self.origin = self.origin_of(stmt)
+            if m.matches(stmt, m.Return()):
+                result = self.lower_return(stmt)
+                result_origin = self.origin
+                continue
+            self.lower_statement(stmt, is_first=(i == 0))
+        if result is None:
+            raise self.pf.error(node, f"{node.name.value} does not return a value",
+                                "end the function with `return <value>`")
+        return CoreFunction(
+            name=node.name.value,
+            qualname=node.name.value,
+            params=tuple(params),
+            body=tuple(self.body),
+            result=result,
+            result_origin=result_origin,
+            reserved=frozenset(self.namer._used),
+            globals_read=tuple(sorted(self.globals_read)),
+            path=self.pf.unit.path,
+        )
+
+    def origin_of(self, stmt: cst.CSTNode) -> Origin:
+        text = _one_line(_code(stmt).strip())
+        return Origin(text, self.pf.location(stmt))
+
+    def lower_return(self, stmt: cst.Return) -> Any:
+        if stmt.value is None:
+            raise self.pf.error(stmt, "a differentiated function must return a value",
+                                "return the value to differentiate")
+        return self.operand(stmt.value, target=self.pf.node.name.value)
+
+    def lower_statement(self, stmt: cst.BaseSmallStatement, is_first: bool) -> None:
+        if isinstance(stmt, cst.Pass):
+            return
+        if isinstance(stmt, cst.Expr):
+            if is_first and isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString)):
+                return  # docstring
+            expr, reads = self.verbatim(stmt.value)
+            self.emit((), expr, Prim("nondiff", (), location=self.pf.location(stmt)))
+            return
+        if isinstance(stmt, cst.Assert):
+            return  # checks on values do not change the gradient; the forward call keeps them
+        if isinstance(stmt, cst.AugAssign):
+            target = stmt.target
+            op_type = type(stmt.operator).__name__.replace("Assign", "")
+            binop = cst.BinaryOperation(left=target, operator=getattr(cst, op_type)(),
+                                        right=stmt.value)
+            self.assign(target, binop)
+            return
+        if isinstance(stmt, cst.AnnAssign):
+            self.assign(stmt.target, stmt.value)
+            return
+        if isinstance(stmt, cst.Assign):
+            value_node = stmt.value
+            first, *rest = [t.target for t in stmt.targets]
+            self.assign(first, value_node)
+            for other in rest:
+                self.assign(other, first)
+            return
+        raise self.pf.error(stmt, f"unsupported statement: {_one_line(_code(stmt))}")
+
+    def assign(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            op = self.operand(value, target=target.value)
+            if isinstance(op, Var) and op.name == self.env.get(target.value) \
+                    and self.body and op.name in self.body[-1].targets:
+                return  # the value was already written to the target
+            self.copy_to(target.value, op)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
+                ops = [self.operand(e.value) for e in value.elements]
+                for el, op in zip(elements, ops):
+                    self.copy_to(el.value, op)
+                return
+            source = self.operand(value)
+            for i, el in enumerate(elements):
+                index = cst.Integer(str(i))
+                name = self.bind(el.value)
+                expr = self.subscript_expr(source, index)
+                self.emit((name,), expr, Prim("operator.getitem", (source, Const(index, str(i))),
+                                                location=self.pf.location(el)))
+            return
+        raise self.pf.error(target, "only names and tuples of names can be assigned here",
+                            "assign to a new name instead")
+
+    def copy_to(self, user_name: str, op: Any) -> None:
+        """``user_name = op`` where ``op`` is an already-lowered operand."""
+        if isinstance(op, Var) and self.body and op.name in self.body[-1].targets \
+                and self._is_temp(op.name) and len(self.body[-1].targets) == 1:
+            # Rename the temporary that holds the value to the user's name.
+            last = self.body.pop()
+            name = self.bind(user_name)
+            self.body.append(Stmt((name,), last.expr, last.prim, last.origin, last.unpack))
+            return
+        name = self.bind(user_name)
+        self.emit((name,), self.operand_node(op), Prim("copy", (op,), location=self.origin.location))
+
+    def _is_temp(self, name: str) -> bool:
+        return name in self.temps
+
+    # ----- expressions ---------------------------------------------------------------------------
+
+    def free_names(self, node: cst.CSTNode) -> list:
+        names = []
+        for n in m.findall(node, m.Name()):
+            names.append(n.value)
+        return names
+
+    def verbatim(self, node: cst.BaseExpression) -> tuple:
+        """``node`` with locals renamed to their SSA names, and the names it reads."""
+        renamer = _Renamer({k: v for k, v in self.env.items()})
+        new = node.visit(renamer)
+        for n in m.findall(node, m.Name()):
+            if n.value not in self.env and n.value not in self.locals:
+                self.globals_read.add(n.value)
+        return new, tuple(renamer.reads)
+
+    def is_constant(self, node: cst.BaseExpression) -> bool:
+        """A literal, a global name, a module attribute, or a display of those."""
+        if isinstance(node, LITERALS):
+            return True
+        if isinstance(node, cst.Name):
+            return node.value not in self.locals
+        if isinstance(node, cst.Attribute):
+            return self.is_constant(node.value)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return isinstance(node.expression, LITERALS) or self.is_constant(node.expression)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return all(self.is_constant(e.value) for e in node.elements
+                       if not isinstance(e, cst.StarredElement))
+        return False
+
+    def is_nondiff(self, node: cst.BaseExpression) -> bool:
+        """An expression whose value carries no derivative: kept verbatim as one statement."""
+        if isinstance(node, (cst.Comparison, cst.BooleanOperation)):
+            return True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Not, cst.BitInvert)):
+            return True
+        if isinstance(node, cst.Attribute) and node.attr.value in NONDIFF_ATTRIBUTES \
+                and not self.is_constant(node.value):
+            return True
+        if isinstance(node, cst.Subscript):
+            return self.is_nondiff(node.value)
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and not self.is_constant(node.func.value):
+                return f"ndarray.{node.func.attr.value}" in self.nondiff
+            return self.callee_name(node.func) in self.nondiff
+        return False
+
+    def operand(self, node: cst.BaseExpression, target: Optional[str] = None) -> Any:
+        """Lower ``node`` to an operand, emitting statements for its parts."""
+        if isinstance(node, cst.Name) and node.value in self.locals:
+            if node.value not in self.env:
+                raise self.pf.error(node, f"`{node.value}` is read before it is assigned")
+            return Var(self.env[node.value])
+        if self.is_constant(node):
+            new, reads = self.verbatim(node)
+            return Const(new, _code(new), reads)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            kind = "tuple" if isinstance(node, cst.Tuple) else "list"
+            items = []
+            for el in node.elements:
+                if isinstance(el, cst.StarredElement):
+                    raise self.pf.error(el, "starred elements are not supported",
+                                        "list the elements explicitly")
+                items.append(self.operand(el.value))
+            return Seq(kind, tuple(items))
+        name = None
+        if self.is_nondiff(node):
+            expr, reads = self.verbatim(node)
+            name = self.new_target(target, _describe_verbatim(expr), "value")
+            self.emit((name,), expr, Prim("nondiff", (), location=self.pf.location(node)))
+            return Var(name)
+        if isinstance(node, cst.BinaryOperation):
+            op, word, fallback = BINARY_OPS[type(node.operator)]
+            left = self.operand(node.left)
+            right = self.operand(node.right)
+            expr = node.with_changes(left=self.operand_node(left), right=self.operand_node(right),
+                                     lpar=[], rpar=[])
+            desc = f"{_short(left)}_{word}_{_short(right)}"
+            return self.emit_prim(target, desc, fallback, expr, Prim(op, (left, right),
+                                  location=self.pf.location(node)))
+        if isinstance(node, cst.UnaryOperation) and type(node.operator) in UNARY_OPS:
+            op, word = UNARY_OPS[type(node.operator)]
+            inner = self.operand(node.expression)
+            expr = node.with_changes(expression=self.operand_node(inner), lpar=[], rpar=[])
+            return self.emit_prim(target, f"{word}_{_short(inner)}", word, expr,
+                                  Prim(op, (inner,), location=self.pf.location(node)))
+        if isinstance(node, cst.Call):
+            return self.lower_call(node, target)
+        if isinstance(node, cst.Attribute):
+            value = self.operand(node.value)
+            expr = node.with_changes(value=self.operand_node(value), lpar=[], rpar=[])
+            attr = node.attr.value
+            return self.emit_prim(target, f"{_short(value)}_{attr}", attr, expr,
+                                  Prim(f"ndarray.{attr}", (value,), location=self.pf.location(node)))
+        if isinstance(node, cst.Subscript):
+            value = self.operand(node.value)
+            index_node, index = self.index(node)
+            expr = self.subscript_expr(value, index_node)
+            desc = f"{_short(value)}_{_describe_verbatim(index_node)}"
+            return self.emit_prim(target, desc, "item", expr,
+                                  Prim("operator.getitem", (value, index),
+                                       location=self.pf.location(node)))
+        raise self.pf.error(node, f"unsupported expression: {_one_line(_code(node))}",
+                            "rewrite it with supported operations (see the README)")
+
+    def index(self, node: cst.Subscript) -> tuple:
+        """The index of a subscript as one verbatim Const; complex parts are hoisted first."""
+        elements = []
+        for el in node.slice:
+            inner = el.slice
+            if isinstance(inner, cst.Index) and not self._simple_index(inner.value):
+                held = self.operand(inner.value)
+                inner = inner.with_changes(value=self.operand_node(held))
+            elif isinstance(inner, cst.Slice):
+                parts = {}
+                for field_name in ("lower", "upper", "step"):
+                    part = getattr(inner, field_name)
+                    if part is not None and not self._simple_index(part):
+                        parts[field_name] = self.operand_node(self.operand(part))
+                if parts:
+                    inner = inner.with_changes(**parts)
+            elements.append(el.with_changes(slice=inner))
+        index_sub = node.with_changes(slice=elements)
+        renamed, reads = self.verbatim(index_sub)
+        if len(renamed.slice) == 1 and isinstance(renamed.slice[0].slice, cst.Index):
+            index_node = renamed.slice[0].slice.value
+        else:
+            index_node = cst.Tuple([cst.Element(_slice_to_expr(e.slice)) for e in renamed.slice])
+        return renamed, Const(index_node, _code(index_node), reads)
+
+    def _simple_index(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, (cst.Name, cst.Integer)) or self.is_constant(node):
+            return True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.expression, (cst.Integer, cst.Name)):
+            return True
+        if isinstance(node, cst.BinaryOperation):
+            return self._simple_index(node.left) and self._simple_index(node.right) and \
+                not isinstance(node.operator, cst.MatrixMultiply)
+        return False
+
+    def subscript_expr(self, value: Any, index: Any) -> cst.BaseExpression:
+        if isinstance(index, cst.Subscript):
+            return index.with_changes(value=self.operand_node(value), lpar=[], rpar=[])
+        return cst.Subscript(self.operand_node(value), [cst.SubscriptElement(cst.Index(index))])
+
+    def lower_call(self, node: cst.Call, target: Optional[str]) -> Var:
+        args = []
+        kwargs = []
+        new_args = []
+        for a in node.args:
+            if a.star:
+                raise self.pf.error(a, "star-arguments (*args, **kwargs) are not supported",
+                                    "pass the arguments one by one")
+            op = self.operand(a.value)
+            new_args.append(a.with_changes(value=self.operand_node(op)))
+            if a.keyword is None:
+                args.append(op)
+            else:
+                kwargs.append((a.keyword.value, op))
+        func = node.func
+        if isinstance(func, cst.Attribute) and not self.is_constant(func.value):
+            owner = self.operand(func.value)
+            method = func.attr.value
+            func_new = func.with_changes(value=self.operand_node(owner))
+            expr = node.with_changes(func=func_new, args=new_args, lpar=[], rpar=[])
+            desc = f"{_short(owner)}_{method}"
+            return self.emit_prim(target, desc, method, expr,
+                                  Prim(f"ndarray.{method}", (owner, *args), tuple(kwargs),
+                                       location=self.pf.location(node)))
+        callee = self.callee_name(func)
+        func_new, _ = self.verbatim(func)
+        expr = node.with_changes(func=func_new, args=new_args, lpar=[], rpar=[])
+        short_fn = callee.rsplit(".", 1)[-1]
+        first = _short(args[0]) if args else ""
+        desc = f"{short_fn}_{first}" if first else short_fn
+        return self.emit_prim(target, desc, short_fn, expr,
+                              Prim(callee, tuple(args), tuple(kwargs),
+                                   location=self.pf.location(node), callee=_code(func)))
+
+    def new_target(self, target: Optional[str], desc: str, fallback: str) -> str:
+        if target is not None:
+            return self.bind(target)
+        name = self.namer.temp(desc, fallback)
+        self.temps.add(name)
+        return name
+
+    def emit_prim(self, target, desc, fallback, expr, prim) -> Var:
+        name = self.new_target(target, desc, fallback)
+        self.emit((name,), expr, prim)
+        return Var(name)
+
+    def operand_node(self, op: Any) -> cst.BaseExpression:
+        if isinstance(op, Var):
+            return cst.Name(op.name)
+        if isinstance(op, Const):
+            return op.node
+        elements = [cst.Element(self.operand_node(i)) for i in op.items]
+        if op.kind == "list":
+            return cst.List(elements)
+        if len(elements) == 1:
+            return cst.Tuple(elements=[elements[0].with_changes(comma=cst.Comma())])
+        return cst.Tuple(elements)
+
+
+def _slice_to_expr(inner: cst.BaseSlice) -> cst.BaseExpression:
+    if isinstance(inner, cst.Index):
+        return inner.value
+    none = cst.Name("None")
+    return cst.Call(cst.Name("slice"), [cst.Arg(inner.lower or none), cst.Arg(inner.upper or none),
+                                        cst.Arg(inner.step or none)])
+
+
+def _short(op: Any) -> str:
+    if isinstance(op, Var):
+        return op.name
+    if isinstance(op, Const):
+        return _describe_verbatim(op.node)
+    return "items"
+
+
+def _describe_verbatim(node: cst.CSTNode) -> str:
+    text = _code(node)
+    text = text.replace(".", "_").replace("-", "neg").replace(":", "_")
+    return text
+
+
+def _statements(fn: cst.FunctionDef) -> list:
+    out = []
+    body = fn.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return list(body.body)
+    for line in body.body:
+        if isinstance(line, cst.SimpleStatementLine):
+            out.extend(line.body)
+        else:
+            out.append(line)
+    return out
+
+
+def _assigned_names(fn: cst.FunctionDef) -> frozenset:
+    names = {p.name.value for p in list(fn.params.params) + list(fn.params.kwonly_params)}
+    if fn.params.star_arg and isinstance(fn.params.star_arg, cst.Param):
+        names.add(fn.params.star_arg.name.value)
+    if fn.params.star_kwarg:
+        names.add(fn.params.star_kwarg.name.value)
+    for node in m.findall(fn.body, m.AssignTarget() | m.AugAssign() | m.AnnAssign()):
+        tgt = node.target
+        for n in m.findall(tgt, m.Name()):
+            if isinstance(tgt, cst.Name) or m.matches(tgt, m.Tuple() | m.List()):
+                names.add(n.value)
+    for node in m.findall(fn.body, m.For()):
+        for n in m.findall(node.target, m.Name()):
+            names.add(n.value)
+    return frozenset(names)
+
+
+def _all_names(fn: cst.FunctionDef) -> set:
+    return {n.value for n in m.findall(fn, m.Name())}
+
+
+def _live_lookup(live: dict, dotted: str) -> Any:
+    parts = dotted.split(".")
+    if parts[0] not in live:
+        return None
+    value = live[parts[0]]
+    for p in parts[1:]:
+        value = getattr(value, p, None)
+        if value is None:
+            return None
+    return value
+
+
+def _object_name(value: Any) -> Optional[str]:
+    if isinstance(value, types.ModuleType):
+        return value.__name__
+    module = getattr(value, "__module__", None)
+    name = getattr(value, "__name__", None)
+    if module and name:
+        return f"{module}.{name}"
+    return None
+
+
+def lower_function(pf: ParsedFunction, nondiff: frozenset) -> CoreFunction:
+    """Lower ``pf`` to the core form; ``nondiff`` names functions kept verbatim (no derivative)."""
+    return Lowering(pf, nondiff).lower()

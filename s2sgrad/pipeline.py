@@ -1,0 +1,196 @@
+"""The pipeline: SourceUnit + Options -> generated module text (and the facts needed to load it).
+
+    source capture -> parse -> fence -> normalize -> activity -> reverse -> codegen
+
+Calls to the user's own functions are transformed the same way, once each, into helpers of the
+same generated module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from . import __version__
+from .analyze.activity import analyze, seeded_outputs
+from .differentiate.reverse import HelperCall, VjpFunction, reverse
+from .errors import TransformError
+from .lower.ir import CoreFunction, Prim, Stmt
+from .lower.naming import Namer
+from .lower.normalize import lower_function
+from .read.capture import SourceUnit, from_function, is_source_function
+from .read.fence import fence
+from .read.parse import ParsedFunction, find_function
+from .rules import DEFAULT_TABLE, RuleTable
+from .write.codegen import GradWrapper, Program, header_lines, render
+from .write.imports import import_lines
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to differentiate: parameter names (``wrt``), and whether the output carries aux data."""
+
+    wrt: tuple
+    has_aux: bool = False
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A generated module's text, the name of its entry vjp, and the live values it needs."""
+
+    text: str
+    vjp_name: str
+    grad_name: str
+    params: tuple
+    live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass
+class _Session:
+    """Per-transform bookkeeping for helpers (not shared between transforms)."""
+
+    table: RuleTable
+    module_namer: Namer
+    helpers: dict = field(default_factory=dict)  # key -> HelperCall
+    functions: list = field(default_factory=list)  # helper VjpFunctions in discovery order
+    in_progress: set = field(default_factory=set)
+    globals_read: set = field(default_factory=set)
+    digests: list = field(default_factory=list)
+    live: dict = field(default_factory=dict)
+    static_units: list = field(default_factory=list)
+
+
+def lower(pf: ParsedFunction, table: RuleTable) -> CoreFunction:
+    """Fence and normalize one parsed function."""
+    return lower_function(fence(pf), table.nondiff)
+
+
+def _function_digest(pf: ParsedFunction) -> str:
+    code = cst.Module([]).code_for_node(pf.node)
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
+    """The source of a user function called as ``prim.callee``, when s2sgrad can read it."""
+    live = pf.unit.live
+    if live is not None:
+        value: Any = live.get(prim.callee.split(".")[0])
+        for part in prim.callee.split(".")[1:]:
+            value = getattr(value, part, None)
+        if value is None or not is_source_function(value):
+            return None
+        return find_function(from_function(value))
+    # Static: a module-level def in the same file.
+    for node in pf.parsed.module.body:
+        if isinstance(node, cst.FunctionDef) and node.name.value == prim.callee:
+            first = node.decorators[0] if node.decorators else node
+            line = pf.parsed.positions[first].start.line
+            unit = SourceUnit(pf.unit.text, pf.unit.path, pf.unit.module, node.name.value, line,
+                              pf.unit.sha256, None)
+            return find_function(unit)
+    return None
+
+
+def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple], has_aux: bool,
+                   top_level: bool, vjp_name: str) -> tuple:
+    core = lower(pf, session.table)
+    session.globals_read.update(core.globals_read)
+    session.digests.append(_function_digest(pf))
+    if pf.unit.live is not None:
+        for name in core.globals_read:
+            if name in pf.unit.live:
+                session.live.setdefault(name, pf.unit.live[name])
+    else:
+        session.static_units.append(pf)
+    params = tuple(p.name for p in core.params)
+    wrt = params if wrt is None else wrt
+    activity = analyze(core, wrt, seeded_outputs(core, has_aux), session.table.nondiff)
+
+    def lookup(prim: Prim, stmt: Stmt) -> Optional[HelperCall]:
+        return _helper(pf, prim, stmt, session)
+
+    kwonly = tuple(p.name.value for p in pf.node.params.kwonly_params)
+    vjp = reverse(core, activity, session.table, wrt=wrt, has_aux=has_aux, top_level=top_level,
+                  helper_lookup=lookup, vjp_name=vjp_name,
+                  pullback_name=f"{core.name}_pullback", kwonly=kwonly)
+    return core, vjp
+
+
+def _helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session) -> Optional[HelperCall]:
+    target = _resolve_helper(caller, prim)
+    if target is None:
+        return None
+    key = (target.unit.path, target.unit.def_line, target.name)
+    if key in session.helpers:
+        return session.helpers[key]
+    if key in session.in_progress:
+        loc = prim.location or stmt.origin.location
+        raise TransformError(f"recursive call to {target.name} cannot be differentiated", loc,
+                             "rewrite the recursion as a loop-free computation")
+    session.in_progress.add(key)
+    vjp_name = session.module_namer.fresh(f"{target.name}_vjp")
+    core, vjp = _differentiate(target, session, wrt=None, has_aux=False, top_level=False,
+                               vjp_name=vjp_name)
+    session.in_progress.discard(key)
+    params = tuple(p.name for p in core.params)
+    call = HelperCall(
+        vjp_name=vjp_name,
+        params=params,
+        kwonly=tuple(p.name.value for p in target.node.params.kwonly_params),
+        defaults=tuple(p.name for p in core.params if p.default is not None),
+        returns_adjoint=tuple(r != "None" for r in vjp.returns),
+    )
+    session.helpers[key] = call
+    session.functions.append(vjp)
+    return call
+
+
+def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABLE,
+             *, command: str = "") -> Generated:
+    """Transform the function ``unit`` names into a generated module's text."""
+    pf = find_function(unit)
+    session = _Session(table=table, module_namer=Namer(()))
+    params = tuple(p.name.value for p in list(pf.node.params.params) + list(pf.node.params.kwonly_params))
+    for name in options.wrt:
+        if name not in params:
+            raise pf.error(pf.node, f"{pf.name} has no parameter `{name}` to differentiate "
+                           f"with respect to", f"its parameters are: {', '.join(params)}")
+    session.module_namer = Namer(_module_level_names(pf))
+    vjp_name = session.module_namer.fresh(f"{pf.name}_vjp")
+    grad_name = session.module_namer.fresh(f"{pf.name}_grad")
+    core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
+                               top_level=True, vjp_name=vjp_name)
+    functions = (top, *session.functions)
+    wrapper = _wrapper(core, top, grad_name)
+    digest = hashlib.sha256("\n".join(session.digests).encode()).hexdigest()
+    header = header_lines(unit.path, (pf.name,), digest,
+                          command or f"s2sgrad.source(s2sgrad.grad({pf.name}))")
+    imports = import_lines(session.static_units, tuple(sorted(session.globals_read)))
+    text = render(Program(functions, (wrapper,), imports, header))
+    return Generated(text, vjp_name, grad_name, tuple(p.name for p in core.params),
+                     dict(session.live))
+
+
+def _wrapper(core: CoreFunction, top: VjpFunction, grad_name: str) -> GradWrapper:
+    namer = Namer(core.reserved | {grad_name, top.vjp_name})
+    seed = namer.fresh(f"{core.name}_bar")
+    call_args = ", ".join(p.name for p in core.params)
+    return GradWrapper(grad_name, top.vjp_name, top.params_code, call_args, seed, top.wrt,
+                       namer.fresh(f"{core.name}_pullback"))
+
+
+def _module_level_names(pf: ParsedFunction) -> set:
+    """Every name the user's module mentions: generated module-level names avoid them all."""
+    return {n.value for n in m.findall(pf.parsed.module, m.Name())}
+
+
+def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_TABLE) -> Generated:
+    """The pipeline for a live function."""
+    return generate(from_function(fn), options, table)
+
+
+__all__ = ["Options", "Generated", "generate", "generate_for_function", "__version__"]

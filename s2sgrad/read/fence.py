@@ -1,0 +1,121 @@
+"""Fence: ParsedFunction -> the same function, or a located TransformError for what s2sgrad refuses.
+
+Every refusal names what was found, where, and what to write instead.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from .parse import ParsedFunction
+
+# (matcher, message, hint) for constructs refused anywhere in the body.
+_REFUSED = (
+    (m.Try(), "try/except is not supported in a differentiated function",
+     "move the error handling to the caller, outside the differentiated function"),
+    (m.With(), "`with` blocks are not supported in a differentiated function",
+     "enter the context in the caller and pass the values in"),
+    (m.Yield() | m.Await(), "generators and coroutines cannot be differentiated",
+     "return a value (e.g. an array or a tuple) instead of yielding"),
+    (m.Global(), "`global` statements are not supported in a differentiated function",
+     "pass the value in as an argument and return the new value"),
+    (m.Nonlocal(), "`nonlocal` statements are not supported in a differentiated function",
+     "pass the value in as an argument and return the new value"),
+    (m.ClassDef(), "class definitions are not supported inside a differentiated function",
+     "define the class at module level"),
+    (m.Lambda(), "lambda expressions are not supported in a differentiated function yet",
+     "define a module-level function with `def` and call it"),
+    (m.ListComp() | m.SetComp() | m.DictComp() | m.GeneratorExp(),
+     "comprehensions are not supported in a differentiated function yet",
+     "build the list with explicit statements, or use a vectorized numpy expression"),
+    (m.NamedExpr(), "assignment expressions (:=) are not supported",
+     "assign the value in its own statement"),
+    (m.Del(), "`del` is not supported in a differentiated function",
+     "leave the name unused instead"),
+    (m.Raise(), "`raise` is not supported in a differentiated function yet",
+     "validate the inputs in the caller"),
+    (m.IfExp(), "conditional expressions (`a if c else b`) are not supported yet",
+     "use np.where(c, a, b) for arrays"),
+    (m.If(), "`if` statements are not supported yet (control flow arrives in a later release)",
+     "use np.where for elementwise choices, or move the branch to the caller"),
+    (m.For() | m.While(), "loops are not supported yet (control flow arrives in a later release)",
+     "vectorize the loop with numpy, or unroll it"),
+    (m.Match(), "`match` statements are not supported", "use numpy expressions instead"),
+    (m.Import() | m.ImportFrom(), "imports inside a differentiated function are not supported",
+     "import at module level"),
+    (m.FunctionDef(), "nested function definitions are not supported yet",
+     "define the helper at module level; s2sgrad differentiates calls to it"),
+    (m.Dict(), "dict displays are not supported in a differentiated function yet",
+     "pass arrays as separate arguments"),
+)
+
+
+def _star_params(fn: cst.FunctionDef) -> bool:
+    p = fn.params
+    return isinstance(p.star_arg, cst.Param) or p.star_kwarg is not None
+
+
+def fence(pf: ParsedFunction) -> ParsedFunction:
+    """Raise TransformError at the first construct outside the supported subset."""
+    fn = pf.node
+    if fn.asynchronous is not None:
+        raise pf.error(fn, f"async function {fn.name.value} cannot be differentiated",
+                       "write a plain `def` function")
+    if _star_params(fn):
+        star = fn.params.star_arg if isinstance(fn.params.star_arg, cst.Param) else fn.params.star_kwarg
+        raise pf.error(star, f"{fn.name.value} takes *args or **kwargs, which s2sgrad cannot "
+                       "differentiate", "list the parameters explicitly")
+    if fn.params.posonly_params:
+        raise pf.error(fn.params.posonly_params[0], "positional-only parameters are not supported",
+                       "remove the `/` from the signature")
+    found = []
+    for matcher, message, hint in _REFUSED:
+        for node in m.findall(fn.body, matcher):
+            found.append((pf.location(node), message, hint, node))
+    if found:
+        found.sort(key=lambda item: (item[0].line, item[0].col))
+        loc, message, hint, node = found[0]
+        raise pf.error(node, message, hint)
+    for node in m.findall(fn.body, m.Return()):
+        if node is not _last_statement(fn):
+            raise pf.error(node, "early return is not supported yet: return once, at the end",
+                           "compute the result in a variable and return it at the end")
+    for node in m.findall(fn.body, m.Assign() | m.AugAssign() | m.AnnAssign()):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for target in targets:
+            _check_target(pf, target)
+    for node in m.findall(fn.body, m.Call()):
+        for arg in node.args:
+            if arg.star:
+                raise pf.error(arg, "star-arguments (*args, **kwargs) in calls are not supported",
+                               "pass the arguments one by one")
+    for node in m.findall(fn.body, m.StarredElement()):
+        raise pf.error(node, "starred elements are not supported", "list the elements explicitly")
+    return pf
+
+
+def _check_target(pf: ParsedFunction, target: cst.BaseExpression) -> None:
+    if isinstance(target, cst.Name):
+        return
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            if isinstance(el, cst.StarredElement) or not isinstance(el.value, cst.Name):
+                raise pf.error(el, "only plain names can be unpacked into",
+                               "unpack into names, then use them")
+        return
+    if isinstance(target, cst.Subscript):
+        raise pf.error(target, "assignment to an array element or slice is not supported yet",
+                       "build the array with np.where, np.concatenate or np.stack instead")
+    raise pf.error(target, "assignment to an attribute is not supported in a differentiated function",
+                   "assign to a local name and return it")
+
+
+def _last_statement(fn: cst.FunctionDef):
+    body = fn.body
+    last = body.body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return last.body[-1]
+    if isinstance(body, cst.SimpleStatementSuite):
+        return body.body[-1]
+    return last

@@ -1,0 +1,12 @@
+"""The default derivative table, built once and frozen: elementwise, reductions, shapes, linalg, nondiff."""
+
+from . import elementwise, linalg, reductions, shapes
+from .nondiff import NONDIFF
+from .table import Rule, RuleTable, alias, build_table, defvjp
+
+DEFAULT_TABLE = build_table(
+    (elementwise.RULES, reductions.RULES, shapes.RULES, linalg.RULES),
+    NONDIFF,
+)
+
+__all__ = ["DEFAULT_TABLE", "Rule", "RuleTable", "alias", "build_table", "defvjp"]

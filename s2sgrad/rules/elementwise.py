@@ -1,0 +1,159 @@
+"""Elementwise rules: each contribution has the output's broadcast shape and is summed back to its operand."""
+
+from .table import alias, defvjp
+
+_UNARY = (
+    # ----- trigonometric ----------------------------------------------------------------------
+    ("sin", "g * np.cos(x)"),
+    ("cos", "-g * np.sin(x)"),
+    ("tan", "g / np.cos(x) ** 2"),
+    ("arcsin", "g / np.sqrt(1.0 - x * x)"),
+    ("arccos", "-g / np.sqrt(1.0 - x * x)"),
+    ("arctan", "g / (1.0 + x * x)"),
+    ("deg2rad", "g * (np.pi / 180.0)"),
+    ("rad2deg", "g * (180.0 / np.pi)"),
+    # ----- hyperbolic -------------------------------------------------------------------------
+    ("sinh", "g * np.cosh(x)"),
+    ("cosh", "g * np.sinh(x)"),
+    ("tanh", "g * (1.0 - ans * ans)"),
+    ("arcsinh", "g / np.sqrt(x * x + 1.0)"),
+    ("arccosh", "g / np.sqrt(x * x - 1.0)"),
+    ("arctanh", "g / (1.0 - x * x)"),
+    # ----- exponential and logarithmic --------------------------------------------------------
+    ("exp", "g * ans"),
+    ("exp2", "g * ans * np.log(2.0)"),
+    ("expm1", "g * (ans + 1.0)"),
+    ("log", "g / x"),
+    ("log2", "g / (x * np.log(2.0))"),
+    ("log10", "g / (x * np.log(10.0))"),
+    ("log1p", "g / (1.0 + x)"),
+    # ----- powers and signs -------------------------------------------------------------------
+    ("sqrt", "g * 0.5 / ans"),
+    ("cbrt", "g / (3.0 * ans * ans)"),
+    ("square", "g * 2.0 * x"),
+    ("reciprocal", "-g * ans * ans"),
+    ("negative", "-g"),
+    ("positive", "g"),
+    ("abs", "g * np.sign(x)"),
+    ("conjugate", "g"),
+)
+
+_NUMPY_UNARY = tuple(defvjp(f"numpy.{name}(x)", elementwise=True, x=t) for name, t in _UNARY)
+_BY_NAME = {r.name: r for r in _NUMPY_UNARY}
+
+_NUMPY_ALIASES = (
+    alias("numpy.absolute", _BY_NAME["numpy.abs"]),
+    alias("numpy.fabs", _BY_NAME["numpy.abs"]),
+    alias("numpy.asin", _BY_NAME["numpy.arcsin"]),
+    alias("numpy.acos", _BY_NAME["numpy.arccos"]),
+    alias("numpy.atan", _BY_NAME["numpy.arctan"]),
+    alias("numpy.asinh", _BY_NAME["numpy.arcsinh"]),
+    alias("numpy.acosh", _BY_NAME["numpy.arccosh"]),
+    alias("numpy.atanh", _BY_NAME["numpy.arctanh"]),
+    alias("numpy.radians", _BY_NAME["numpy.deg2rad"]),
+    alias("numpy.degrees", _BY_NAME["numpy.rad2deg"]),
+    alias("numpy.conj", _BY_NAME["numpy.conjugate"]),
+    alias("builtins.abs", _BY_NAME["numpy.abs"]),
+)
+
+# ----- binary ---------------------------------------------------------------------------------
+
+_ADD = defvjp("numpy.add(x1, x2)", elementwise=True, x1="g", x2="g")
+_SUB = defvjp("numpy.subtract(x1, x2)", elementwise=True, x1="g", x2="-g")
+_MUL = defvjp("numpy.multiply(x1, x2)", elementwise=True, x1="g * x2", x2="g * x1")
+_DIV = defvjp("numpy.divide(x1, x2)", elementwise=True, x1="g / x2", x2="-g * x1 / (x2 * x2)")
+_POW = defvjp(
+    "numpy.power(x1, x2)",
+    elementwise=True,
+    x1="g * x2 * x1 ** s2s.safe_power_base(x2)",
+    x2="g * s2s.safe_log_base(x1) * ans",
+)
+_MAX = defvjp(
+    "numpy.maximum(x1, x2)",
+    elementwise=True,
+    x1="g * s2s.balanced_eq(x1, ans, x2)",
+    x2="g * s2s.balanced_eq(x2, ans, x1)",
+)
+_MOD = defvjp("numpy.remainder(x1, x2)", elementwise=True, x1="g", x2="-g * np.floor(x1 / x2)")
+
+BINARY = (
+    _ADD,
+    _SUB,
+    _MUL,
+    _DIV,
+    _POW,
+    _MAX,
+    _MOD,
+    alias("numpy.true_divide", _DIV),
+    alias("numpy.pow", _POW),
+    alias("numpy.minimum", _MAX),
+    alias("numpy.fmax", _MAX),
+    alias("numpy.fmin", _MAX),
+    alias("numpy.mod", _MOD),
+    defvjp(
+        "numpy.logaddexp(x1, x2)",
+        elementwise=True,
+        x1="g * np.exp(x1 - ans)",
+        x2="g * np.exp(x2 - ans)",
+    ),
+    defvjp(
+        "numpy.logaddexp2(x1, x2)",
+        elementwise=True,
+        x1="g * 2.0 ** (x1 - ans)",
+        x2="g * 2.0 ** (x2 - ans)",
+    ),
+    defvjp(
+        "numpy.arctan2(x1, x2)",
+        elementwise=True,
+        x1="g * x2 / (x1 * x1 + x2 * x2)",
+        x2="-g * x1 / (x1 * x1 + x2 * x2)",
+    ),
+    defvjp("numpy.hypot(x1, x2)", elementwise=True, x1="g * x1 / ans", x2="g * x2 / ans"),
+    defvjp(
+        "numpy.where(condition, x=None, y=None)",
+        elementwise=True,
+        x="np.where(condition, g, 0.0)",
+        y="np.where(condition, 0.0, g)",
+    ),
+    defvjp(
+        "numpy.clip(a, a_min=None, a_max=None)",
+        elementwise=True,
+        a="g * s2s.inside(a, a_min, a_max)",
+    ),
+)
+
+# ----- Python operators -----------------------------------------------------------------------
+
+OPERATORS = (
+    alias("operator.add", _ADD, rename={"x1": "a", "x2": "b"}),
+    alias("operator.sub", _SUB, rename={"x1": "a", "x2": "b"}),
+    alias("operator.mul", _MUL, rename={"x1": "a", "x2": "b"}),
+    alias("operator.truediv", _DIV, rename={"x1": "a", "x2": "b"}),
+    alias("operator.pow", _POW, rename={"x1": "a", "x2": "b"}),
+    alias("operator.mod", _MOD, rename={"x1": "a", "x2": "b"}),
+    defvjp("operator.neg(a)", elementwise=True, a="-g"),
+    defvjp("operator.pos(a)", elementwise=True, a="g"),
+    defvjp("copy(a)", a="g"),
+    defvjp("builtins.float(x)", x="g"),
+)
+
+# ----- math module (Python floats) ------------------------------------------------------------
+
+_MATH = (
+    ("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("asin", "arcsin"), ("acos", "arccos"),
+    ("atan", "arctan"), ("sinh", "sinh"), ("cosh", "cosh"), ("tanh", "tanh"), ("asinh", "arcsinh"),
+    ("acosh", "arccosh"), ("atanh", "arctanh"), ("exp", "exp"), ("expm1", "expm1"),
+    ("log2", "log2"), ("log10", "log10"), ("log1p", "log1p"), ("sqrt", "sqrt"),
+    ("fabs", "abs"), ("exp2", "exp2"), ("cbrt", "cbrt"), ("radians", "deg2rad"),
+    ("degrees", "rad2deg"),
+)
+
+MATH = tuple(alias(f"math.{py}", _BY_NAME[f"numpy.{np_name}"]) for py, np_name in _MATH) + (
+    defvjp("math.log(x, base=None)", x="g / x if base is None else g / (x * np.log(base))"),
+    defvjp("math.pow(x, y)", x="g * y * x ** s2s.safe_power_base(y)",
+           y="g * s2s.safe_log_base(x) * ans"),
+    defvjp("math.hypot(x, y)", x="g * x / ans", y="g * y / ans"),
+    defvjp("math.atan2(y, x)", y="g * x / (x * x + y * y)", x="-g * y / (x * x + y * y)"),
+)
+
+RULES = _NUMPY_UNARY + _NUMPY_ALIASES + BINARY + OPERATORS + MATH

@@ -1,0 +1,163 @@
+"""The derivative table: Rule (a signature plus one template per differentiable parameter) and RuleTable.
+
+A reverse rule reads like the code it produces. In a template, ``g`` is the adjoint of the output,
+``ans`` the output, each parameter name the value passed for it; ``np`` is numpy and ``s2s`` the
+runtime helpers (s2sgrad.runtime). The transformer, not the rule, decides ``=`` versus
+accumulation, and unbroadcasts the contributions of elementwise rules to their operand's shape.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Iterable, Mapping, Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from .. import runtime
+
+POSITIONAL = "positional"
+VARARGS = "varargs"
+KEYWORD = "keyword"
+
+TEMPLATE_GLOBALS = frozenset({"np", "s2s"}) | frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class RuleParam:
+    name: str
+    kind: str
+    default: Optional[str] = None  # code of the default, None when required
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A reverse rule for the function ``name``.
+
+    ``vjps`` maps a parameter name to the template of its adjoint contribution. ``elementwise``
+    means each contribution has the broadcast shape of the output and is summed back to the operand.
+    """
+
+    name: str
+    params: tuple
+    vjps: tuple  # ((param, template code), ...)
+    elementwise: bool = False
+
+    def param(self, name: str) -> RuleParam:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+@functools.lru_cache(maxsize=None)
+def parse_template(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def _parse_signature(text: str) -> tuple:
+    name, _, rest = text.partition("(")
+    fn = cst.parse_statement(f"def _({rest}: pass")
+    assert isinstance(fn, cst.FunctionDef)
+    params = []
+    empty = cst.Module([])
+    for p in fn.params.posonly_params + fn.params.params:
+        default = empty.code_for_node(p.default) if p.default is not None else None
+        params.append(RuleParam(p.name.value, POSITIONAL, default))
+    if isinstance(fn.params.star_arg, cst.Param):
+        params.append(RuleParam(fn.params.star_arg.name.value, VARARGS, None))
+    for p in fn.params.kwonly_params:
+        default = empty.code_for_node(p.default) if p.default is not None else None
+        params.append(RuleParam(p.name.value, KEYWORD, default))
+    return name.strip(), tuple(params)
+
+
+def defvjp(signature: str, *, elementwise: bool = False, **templates: str) -> Rule:
+    """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter."""
+    name, params = _parse_signature(signature)
+    rule = Rule(name, params, tuple(templates.items()), elementwise)
+    _validate(rule)
+    return rule
+
+
+def alias(name: str, rule: Rule, *, rename: Optional[dict] = None) -> Rule:
+    """The same rule under another name (``numpy.absolute`` for ``numpy.abs``, ``ndarray.sum``)."""
+    if not rename:
+        return Rule(name, rule.params, rule.vjps, rule.elementwise)
+    params = tuple(RuleParam(rename.get(p.name, p.name), p.kind, p.default) for p in rule.params)
+    vjps = []
+    for param, code in rule.vjps:
+        node = parse_template(code).visit(_NameSwap(rename))
+        vjps.append((rename.get(param, param), cst.Module([]).code_for_node(node)))
+    return Rule(name, params, tuple(vjps), rule.elementwise)
+
+
+class _NameSwap(cst.CSTTransformer):
+    def __init__(self, mapping: dict) -> None:
+        self.mapping = mapping
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.mapping.get(original.value, original.value))
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+
+def template_names(code: str) -> set:
+    """Names a template reads (attribute fields and keyword names excluded)."""
+    node = parse_template(code)
+    attrs = {id(a.attr) for a in m.findall(node, m.Attribute())}
+    kws = {id(a.keyword) for a in m.findall(node, m.Arg()) if a.keyword is not None}
+    return {n.value for n in m.findall(node, m.Name()) if id(n) not in attrs and id(n) not in kws}
+
+
+def _validate(rule: Rule) -> None:
+    allowed = {"g", "ans"} | {p.name for p in rule.params} | TEMPLATE_GLOBALS
+    names = {p.name for p in rule.params}
+    for param, code in rule.vjps:
+        if param not in names:
+            raise AssertionError(f"rule {rule.name}: template for unknown parameter {param!r}")
+        unknown = template_names(code) - allowed
+        if unknown:
+            raise AssertionError(f"rule {rule.name}: template {code!r} reads unknown {sorted(unknown)}")
+        node = parse_template(code)
+        for attr in m.findall(node, m.Attribute(value=m.Name("s2s"))):
+            if not hasattr(runtime, attr.attr.value):
+                raise AssertionError(f"rule {rule.name}: s2s.{attr.attr.value} is not in runtime")
+
+
+@dataclass(frozen=True)
+class RuleTable:
+    """Reverse rules by qualified name, and the names whose derivative is zero."""
+
+    rules: Mapping[str, Rule] = field(default_factory=lambda: MappingProxyType({}))
+    nondiff: frozenset = frozenset()
+
+    def get(self, name: str) -> Optional[Rule]:
+        return self.rules.get(name)
+
+    def with_rules(self, rules: Iterable[Rule]) -> "RuleTable":
+        merged = dict(self.rules)
+        for r in rules:
+            merged[r.name] = r
+        return RuleTable(MappingProxyType(merged), self.nondiff)
+
+    def key(self) -> tuple:
+        """A hashable summary for cache keys."""
+        return tuple(sorted((k, r.vjps) for k, r in self.rules.items()))
+
+
+def build_table(groups: Iterable[Iterable[Rule]], nondiff: Iterable[str]) -> RuleTable:
+    rules = {}
+    for group in groups:
+        for r in group:
+            if r.name in rules:
+                raise AssertionError(f"rule {r.name} defined twice")
+            rules[r.name] = r
+    return RuleTable(MappingProxyType(rules), frozenset(nondiff))

@@ -1,0 +1,1 @@
+"""Writing generated code: codegen with black, and loading it as callables."""
