@@ -14,10 +14,12 @@ from typing import Callable, Optional
 import libcst as cst
 
 from ..analyze.activity import Activity
+from ..analyze.shapes import is_scalar_literal, known_scalars
 from ..errors import TransformError
 from ..lower.ir import Const, CoreFunction, Origin, Prim, Seq, Stmt, Var, operand_vars
 from ..lower.naming import Namer
 from ..rules.table import KEYWORD, POSITIONAL, VARARGS, Rule, RuleTable
+from .simplify import simplify
 from .templates import instantiate, needs_parens
 
 
@@ -69,10 +71,7 @@ def operand_node(op) -> cst.BaseExpression:
     if isinstance(op, Var):
         return cst.Name(op.name)
     if isinstance(op, Const):
-        node = op.node
-        if needs_parens(node):
-            return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        return node
+        return op.node
     elements = [cst.Element(operand_node(i)) for i in op.items]
     if op.kind == "list":
         return cst.List(elements)
@@ -134,21 +133,35 @@ class ReverseBuilder:
         self.vjp_name = vjp_name
         self.pullback_name = pullback_name
         self.namer = Namer(fn.reserved | {vjp_name, pullback_name})
-        self.written: set = set()
+        self.current: dict = {}  # var -> the name holding its adjoint so far
         self.pullbacks: dict = {}  # stmt index -> pullback name of a helper call
+        elementwise = frozenset(name for name, rule in table.rules.items() if rule.elementwise)
+        self.scalars = known_scalars(fn, elementwise)
 
     # ----- accumulation ------------------------------------------------------------------------
 
     def accumulate(self, lines: list, var: str, expr: cst.BaseExpression) -> None:
-        name = self.namer.adjoint(var)
-        if var in self.written:
+        """Add ``expr`` to the adjoint of ``var``: ``=`` on the first write (or no line at all
+        when ``expr`` is just another adjoint's name), ``x_bar = x_bar + ...`` afterwards."""
+        if var not in self.current:
+            if isinstance(expr, cst.Name):
+                self.current[var] = expr.value
+                return
+            name = self.namer.adjoint(var)
+            lines.append(f"{name} = {_code(expr)}")
+        else:
+            name = self.namer.adjoint(var)
             rhs = expr
             if needs_parens(expr, inside="+"):
                 rhs = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            lines.append(f"{name} = {name} + {_code(rhs)}")
-        else:
-            lines.append(f"{name} = {_code(expr)}")
-            self.written.add(var)
+            lines.append(f"{name} = {self.current[var]} + {_code(rhs)}")
+        self.current[var] = name
+
+    def mark_written(self, var: str) -> str:
+        """Give ``var`` its own adjoint name, written by the caller's next line."""
+        name = self.namer.adjoint(var)
+        self.current[var] = name
+        return name
 
     # ----- forward -----------------------------------------------------------------------------
 
@@ -186,11 +199,11 @@ class ReverseBuilder:
         lines: list = []
         if prim.op in self.table.nondiff or prim.op.startswith("numpy.random.") or prim.op == "nondiff":
             return lines
-        outs = [t for t in stmt.targets if t in self.written]
+        outs = [t for t in stmt.targets if t in self.current]
         if not outs:
             return lines
         target = stmt.targets[0]
-        g = self.namer.adjoint(target)
+        g = self.current[target]
         if index in self.pullbacks:
             return self.helper_backward(index, stmt, g)
         rule = self.table.get(prim.op)
@@ -207,9 +220,9 @@ class ReverseBuilder:
                 continue
             mapping = {"g": cst.Name(g), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
-            expr = instantiate(template, mapping)
+            expr = simplify(instantiate(template, mapping))
             if isinstance(operand, Var):
-                if rule.elementwise:
+                if rule.elementwise and _may_broadcast(operand, bound, self.scalars):
                     expr = cst.Call(
                         cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
                         [cst.Arg(expr), cst.Arg(cst.Name(operand.name))],
@@ -233,24 +246,22 @@ class ReverseBuilder:
         bound = self.bind_helper(helper, stmt)
         slots = []
         pending = []
+        claimed: set = set()
         for name, has_adjoint in zip(helper.params, helper.returns_adjoint):
             operand = bound.get(name)
             if has_adjoint and isinstance(operand, Var) and self.activity.is_active(operand.name):
-                if operand.name in self.written:
-                    tmp = self.namer.fresh(f"{operand.name}_bar")
-                    slots.append(tmp)
-                    pending.append((operand.name, tmp))
-                elif operand.name in [p[0] for p in pending] or \
-                        any(s == self.namer.adjoint(operand.name) for s in slots):
+                if operand.name in self.current or operand.name in claimed:
                     tmp = self.namer.fresh(f"{operand.name}_bar")
                     slots.append(tmp)
                     pending.append((operand.name, tmp))
                 else:
                     slots.append(self.namer.adjoint(operand.name))
-                    self.written.add(operand.name)
+                    claimed.add(operand.name)
             else:
                 slots.append("_")
         lines = [f"{_unpack(slots)} = {self.pullbacks[index]}({g})"]
+        for var in sorted(claimed):
+            self.mark_written(var)
         for var, tmp in pending:
             self.accumulate(lines, var, cst.Name(tmp))
         return lines
@@ -300,8 +311,8 @@ class ReverseBuilder:
         backward = _blocks(backward_parts)
         returns = []
         for name in self.wrt:
-            if name in self.written:
-                adj = self.namer.adjoint(name)
+            if name in self.current:
+                adj = self.current[name]
                 returns.append(f"s2s.like({adj}, {name})" if self.top_level else adj)
             else:
                 returns.append(f"s2s.zeros_like({name})" if self.top_level else "None")
@@ -324,21 +335,18 @@ class ReverseBuilder:
         """The pullback's parameter (the output adjoint) and, for tuple outputs, its unpacking."""
         result = self.fn.result
         if isinstance(result, Var):
-            self.written.add(result.name)
-            return self.namer.adjoint(result.name), ""
+            return self.mark_written(result.name), ""
         if isinstance(result, Seq):
             if self.has_aux:
                 first = result.items[0]
                 if isinstance(first, Var):
-                    self.written.add(first.name)
-                    return self.namer.adjoint(first.name), ""
+                    return self.mark_written(first.name), ""
                 return self.namer.fresh(f"{self.fn.name}_bar"), ""
             seed = self.namer.fresh(f"{self.fn.name}_bar")
             slots = []
             for item in result.items:
-                if isinstance(item, Var) and item.name not in self.written:
-                    slots.append(self.namer.adjoint(item.name))
-                    self.written.add(item.name)
+                if isinstance(item, Var) and item.name not in self.current:
+                    slots.append(self.mark_written(item.name))
                 else:
                     slots.append("_")
             return seed, f"{_unpack(slots)} = {seed}"
@@ -356,6 +364,27 @@ class ReverseBuilder:
             else:
                 parts.append(p.name)
         return ", ".join(parts)
+
+
+def _may_broadcast(operand: Var, bound: dict, scalars: frozenset) -> bool:
+    """Whether an elementwise output may be larger than ``operand``: only when another operand
+    may be an array (scalars and scalar literals never broadcast anything)."""
+    for other in bound.values():
+        if other is operand or other == operand:
+            continue
+        if isinstance(other, Var):
+            if other.name not in scalars:
+                return True
+        elif isinstance(other, Const):
+            if other.reads or not (is_scalar_literal(other.node) or _is_none(other.node)):
+                return True
+        else:
+            return True
+    return False
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value in ("None", "True", "False")
 
 
 def _unpack(slots: list) -> str:

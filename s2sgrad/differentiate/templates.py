@@ -14,19 +14,36 @@ _TIGHT = (cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power, cst.FloorDivi
 
 
 class _Substitute(cst.CSTTransformer):
+    """Replaces mapped names; a replacement that is not an atom gets parentheses where it is the
+    operand of an operator (but not where it is a call argument or a display element)."""
+
     def __init__(self, mapping: dict) -> None:
         self.mapping = mapping
-        self.used: set = set()
+        self.inserted: list = []
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         new = self.mapping.get(original.value)
         if new is None:
             return updated
-        self.used.add(original.value)
+        self.inserted.append(new)
         return new
 
+    def _wrap(self, node):
+        if any(node is n for n in self.inserted) and needs_parens(node):
+            return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return node
+
+    def leave_BinaryOperation(self, original, updated):
+        return updated.with_changes(left=self._wrap(updated.left), right=self._wrap(updated.right))
+
+    def leave_UnaryOperation(self, original, updated):
+        return updated.with_changes(expression=self._wrap(updated.expression))
+
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        return updated.with_changes(attr=original.attr)
+        return updated.with_changes(attr=original.attr, value=self._wrap(updated.value))
+
+    def leave_Subscript(self, original, updated):
+        return updated.with_changes(value=self._wrap(updated.value))
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
         return updated.with_changes(keyword=original.keyword)
@@ -49,10 +66,4 @@ def needs_parens(node: cst.CSTNode, inside: str = "*") -> bool:
 
 def instantiate(template: str, mapping: dict) -> cst.BaseExpression:
     """The template's expression with each mapped name replaced by its node (parenthesized as needed)."""
-    node = parse_template(template)
-    safe = {}
-    for name, value in mapping.items():
-        if isinstance(value, cst.BaseExpression) and needs_parens(value):
-            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        safe[name] = value
-    return node.visit(_Substitute(safe))
+    return parse_template(template).visit(_Substitute(mapping))

@@ -19,8 +19,8 @@ from .ir import Const, CoreFunction, Origin, Param, Prim, Seq, Stmt, Var
 from .naming import Namer
 
 BINARY_OPS = {
-    cst.Add: ("operator.add", "plus", "sum"),
-    cst.Subtract: ("operator.sub", "minus", "diff"),
+    cst.Add: ("operator.add", "plus", "total"),
+    cst.Subtract: ("operator.sub", "minus", "difference"),
     cst.Multiply: ("operator.mul", "times", "product"),
     cst.Divide: ("operator.truediv", "over", "ratio"),
     cst.FloorDivide: ("operator.floordiv", "floordiv", "quotient"),
@@ -311,7 +311,11 @@ class Lowering:
             right = self.operand(node.right)
             expr = node.with_changes(left=self.operand_node(left), right=self.operand_node(right),
                                      lpar=[], rpar=[])
-            desc = f"{_short(left)}_{word}_{_short(right)}"
+            if isinstance(left, Const) and not isinstance(right, Const) and \
+                    op in ("operator.mul", "operator.add"):
+                desc = f"{_short(right)}_{word}_{_short(left)}"
+            else:
+                desc = f"{_short(left)}_{word}_{_short(right)}"
             return self.emit_prim(target, desc, fallback, expr, Prim(op, (left, right),
                                   location=self.pf.location(node)))
         if isinstance(node, cst.UnaryOperation) and type(node.operator) in UNARY_OPS:
@@ -332,7 +336,7 @@ class Lowering:
             value = self.operand(node.value)
             index_node, index = self.index(node)
             expr = self.subscript_expr(value, index_node)
-            desc = f"{_short(value)}_{_describe_verbatim(index_node)}"
+            desc = f"{_short(value)}_{_describe_slice(index_node)}"
             return self.emit_prim(target, desc, "item", expr,
                                   Prim("operator.getitem", (value, index),
                                        location=self.pf.location(node)))
@@ -444,6 +448,14 @@ def _slice_to_expr(inner: cst.BaseSlice) -> cst.BaseExpression:
     none = cst.Name("None")
     return cst.Call(cst.Name("slice"), [cst.Arg(inner.lower or none), cst.Arg(inner.upper or none),
                                         cst.Arg(inner.step or none)])
+
+
+def _describe_slice(sub: cst.Subscript) -> str:
+    parts = []
+    for el in sub.slice:
+        text = _code(el.slice).replace(" ", "")
+        parts.append(text.replace(":", "_").replace("-", "neg") or "all")
+    return "_".join(parts)
 
 
 def _short(op: Any) -> str:
