@@ -45,7 +45,15 @@ class Generated:
     text: str
     vjp_name: str
     grad_name: str
-    params: tuple
+    live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class GeneratedModule:
+    """A generated module for several functions: text, ``(vjp_name, grad_name)`` per entry."""
+
+    text: str
+    names: tuple
     live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -149,30 +157,58 @@ def _helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session) -
     return call
 
 
-def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABLE,
-             *, command: str = "") -> Generated:
-    """Transform the function ``unit`` names into a generated module's text."""
-    pf = find_function(unit)
-    session = _Session(table=table, module_namer=Namer(()))
+def _check_wrt(pf: ParsedFunction, options: Options) -> None:
     params = tuple(p.name.value for p in list(pf.node.params.params) + list(pf.node.params.kwonly_params))
     for name in options.wrt:
         if name not in params:
             raise pf.error(pf.node, f"{pf.name} has no parameter `{name}` to differentiate "
                            f"with respect to", f"its parameters are: {', '.join(params)}")
-    session.module_namer = Namer(_module_level_names(pf))
-    vjp_name = session.module_namer.fresh(f"{pf.name}_vjp")
-    grad_name = session.module_namer.fresh(f"{pf.name}_grad")
-    core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
-                               top_level=True, vjp_name=vjp_name)
-    functions = (top, *session.functions)
-    wrapper = _wrapper(core, top, grad_name)
+
+
+def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command: str = "",
+                    source: str = "") -> GeneratedModule:
+    """Transform several functions (``(SourceUnit, Options)`` pairs) into one generated module.
+
+    Helpers they call are generated once and shared.
+    """
+    session = _Session(table=table, module_namer=Namer(()))
+    parsed = []
+    for unit, options in entries:
+        pf = find_function(unit)
+        _check_wrt(pf, options)
+        parsed.append((pf, options))
+    reserved = set()
+    for pf, _ in parsed:
+        reserved.update(lower(pf, table).globals_read)
+        reserved.add(pf.name)
+    session.module_namer = Namer(reserved)
+    names = []
+    for pf, _ in parsed:
+        names.append((session.module_namer.fresh(f"{pf.name}_vjp"),
+                      session.module_namer.fresh(f"{pf.name}_grad")))
+    tops = []
+    wrappers = []
+    for (pf, options), (vjp_name, grad_name) in zip(parsed, names):
+        core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
+                                   top_level=True, vjp_name=vjp_name)
+        tops.append(top)
+        wrappers.append(_wrapper(core, top, grad_name))
+    functions = (*tops, *session.functions)
     digest = hashlib.sha256("\n".join(session.digests).encode()).hexdigest()
-    header = header_lines(unit.path, (pf.name,), digest,
-                          command or f"s2sgrad.source(s2sgrad.grad({pf.name}))")
+    first = parsed[0][0]
+    header = header_lines(source or first.unit.path, tuple(pf.name for pf, _ in parsed), digest,
+                          command or f"s2sgrad.source(s2sgrad.grad({first.name}))")
     imports = import_lines(session.static_units, tuple(sorted(session.globals_read)))
-    text = render(Program(functions, (wrapper,), imports, header))
-    return Generated(text, vjp_name, grad_name, tuple(p.name for p in core.params),
-                     dict(session.live))
+    text = render(Program(functions, tuple(wrappers), imports, header))
+    return GeneratedModule(text, tuple(names), dict(session.live))
+
+
+def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABLE,
+             *, command: str = "") -> Generated:
+    """Transform the function ``unit`` names into a generated module's text."""
+    module = generate_module(((unit, options),), table, command=command)
+    vjp_name, grad_name = module.names[0]
+    return Generated(module.text, vjp_name, grad_name, module.live_names)
 
 
 def _wrapper(core: CoreFunction, top: VjpFunction, grad_name: str) -> GradWrapper:
@@ -183,14 +219,10 @@ def _wrapper(core: CoreFunction, top: VjpFunction, grad_name: str) -> GradWrappe
                        namer.fresh(f"{core.name}_pullback"))
 
 
-def _module_level_names(pf: ParsedFunction) -> set:
-    """Every name the user's module mentions: generated module-level names avoid them all."""
-    return {n.value for n in m.findall(pf.parsed.module, m.Name())}
-
-
 def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_TABLE) -> Generated:
     """The pipeline for a live function."""
     return generate(from_function(fn), options, table)
 
 
-__all__ = ["Options", "Generated", "generate", "generate_for_function", "__version__"]
+__all__ = ["Options", "Generated", "GeneratedModule", "generate", "generate_module",
+           "generate_for_function", "__version__"]
