@@ -109,6 +109,21 @@ def bind_arguments(rule: Rule, prim: Prim) -> dict:
     return bound
 
 
+def _default_operands(rule: Rule, prim: Prim) -> list:
+    """The Const operands ``bind_arguments`` made from defaults (parameters the call left out)."""
+    given = len(prim.args)
+    keywords = {k for k, _ in prim.kwargs}
+    out = []
+    positional = [p for p in rule.params if p.kind == POSITIONAL]
+    for i, p in enumerate(rule.params):
+        if p.kind == VARARGS:
+            continue
+        index = positional.index(p) if p in positional else None
+        if (index is None or index >= given) and p.name not in keywords and p.default is not None:
+            out.append(Const(cst.parse_expression(p.default), p.default, ()))
+    return out
+
+
 def _binding_error(prim: Prim, rule: Rule, message: str) -> TransformError:
     from ..errors import Location
 
@@ -211,6 +226,7 @@ class ReverseBuilder:
             self.refuse_unknown(stmt)
             return lines
         bound = bind_arguments(rule, prim)
+        defaults = _default_operands(rule, prim)
         for param, template in rule.vjps:
             operand = bound.get(param)
             if operand is None:
@@ -220,7 +236,8 @@ class ReverseBuilder:
                 continue
             mapping = {"g": cst.Name(g), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
-            expr = simplify(instantiate(template, mapping))
+            defaulted = {name for name, op in bound.items() if op in defaults}
+            expr = simplify(instantiate(template, mapping, defaulted))
             if isinstance(operand, Var):
                 if rule.elementwise and _may_broadcast(operand, bound, self.scalars):
                     expr = cst.Call(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..rules.table import parse_template
 
@@ -17,16 +18,32 @@ class _Substitute(cst.CSTTransformer):
     """Replaces mapped names; a replacement that is not an atom gets parentheses where it is the
     operand of an operator (but not where it is a call argument or a display element)."""
 
-    def __init__(self, mapping: dict) -> None:
+    def __init__(self, mapping: dict, droppable: frozenset = frozenset()) -> None:
         self.mapping = mapping
         self.inserted: list = []
+        self.droppable = droppable
+        self.dropped_nodes: list = []
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         new = self.mapping.get(original.value)
         if new is None:
             return updated
         self.inserted.append(new)
+        if original.value in self.droppable:
+            self.dropped_nodes.append(new)
         return new
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """Leave out trailing runtime-helper arguments that are just the rule's defaults
+        (``s2s.sum_vjp(g, x)`` rather than ``s2s.sum_vjp(g, x, None, False)``)."""
+        if not m.matches(updated.func, m.Attribute(value=m.Name("s2s"))):
+            return updated
+        args = list(updated.args)
+        while args and args[-1].keyword is None and any(args[-1].value is n for n in self.dropped_nodes):
+            args.pop()
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(args=args)
 
     def _wrap(self, node):
         if any(node is n for n in self.inserted) and needs_parens(node):
@@ -64,6 +81,8 @@ def needs_parens(node: cst.CSTNode, inside: str = "*") -> bool:
     return True
 
 
-def instantiate(template: str, mapping: dict) -> cst.BaseExpression:
-    """The template's expression with each mapped name replaced by its node (parenthesized as needed)."""
-    return parse_template(template).visit(_Substitute(mapping))
+def instantiate(template: str, mapping: dict, defaulted: frozenset = frozenset()) -> cst.BaseExpression:
+    """The template's expression with each mapped name replaced by its node (parenthesized as
+    needed). Names in ``defaulted`` hold parameter defaults: trailing runtime-helper arguments
+    made only of them are left out, so helpers must declare the same defaults as their rules."""
+    return parse_template(template).visit(_Substitute(mapping, frozenset(defaulted)))
