@@ -174,7 +174,7 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
     session = _Session(table=table, module_namer=Namer(()))
     parsed = []
     for unit, options in entries:
-        pf = find_function(unit)
+        pf = fence(find_function(unit))
         _check_wrt(pf, options)
         parsed.append((pf, options))
     reserved = set()

@@ -1,0 +1,113 @@
+"""Functions s2sgrad must refuse; the refused line carries the marker comment `# refused`."""
+
+import numpy as np
+import scipy.special
+
+
+def uses_try(x):
+    try:  # refused
+        y = np.sin(x)
+    except ValueError:
+        y = x
+    return y
+
+
+def uses_with(x):
+    with open("f") as fh:  # refused
+        pass
+    return x
+
+
+def uses_yield(x):
+    yield x  # refused
+
+
+async def uses_async(x):  # refused
+    return x
+
+
+def uses_global(x):
+    global COUNTER  # refused
+    return x
+
+
+def uses_nonlocal(x):
+    def inner():  # refused
+        return x
+    return inner()
+
+
+def uses_class(x):
+    class Box:  # refused
+        pass
+    return x
+
+
+def star_args(*xs):  # refused
+    return xs[0]
+
+
+def star_call(x):
+    return np.add(*x)  # refused
+
+
+def unknown_function(x):
+    y = x * 2.0
+    return np.sum(scipy.special.erfcx(y))  # refused
+
+
+def unknown_method(x):
+    return x.cumprod_like_nothing().sum()  # refused
+
+
+def subscript_write(x):
+    x[0] = 1.0  # refused
+    return np.sum(x)
+
+
+def attribute_write(x):
+    x.shape = (2, 2)  # refused
+    return np.sum(x)
+
+
+def lambda_inside(x):
+    f = lambda v: v * 2  # refused  # noqa: E731
+    return f(x)
+
+
+def comprehension(x):
+    return sum([v * 2 for v in x])  # refused
+
+
+def early_return(x):
+    y = x * 2.0
+    return y  # refused
+    return y * 3.0
+
+
+def no_return(x):  # refused
+    y = x * 2.0
+
+
+def unknown_keyword(x):
+    return np.sum(x, where=x > 0)  # refused
+
+
+def recursive(x):
+    return recursive(x * 0.5) + x  # refused
+
+
+def uses_if(x):
+    if x > 0:  # refused
+        return x
+    return -x
+
+
+def uses_loop(x):
+    for i in range(3):  # refused
+        x = x * 2.0
+    return x
+
+
+def calls_builtin_without_rule(x):
+    return np.sum(sorted(x))  # refused

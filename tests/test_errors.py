@@ -1,0 +1,95 @@
+"""Bad input: every refusal is a TransformError located at file:line:col, quoting the line."""
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import bad_inputs
+import s2sgrad
+
+REFUSED = [
+    ("uses_try", "try/except"),
+    ("uses_with", "`with`"),
+    ("uses_yield", "generators"),
+    ("uses_async", "async"),
+    ("uses_global", "`global`"),
+    ("uses_nonlocal", "nested function"),
+    ("uses_class", "class definitions"),
+    ("star_args", "\\*args"),
+    ("star_call", "star-arguments"),
+    ("unknown_function", "no derivative rule for `scipy.special.erfcx`"),
+    ("unknown_method", "no derivative rule for the method `.cumprod_like_nothing`"),
+    ("subscript_write", "assignment to an array element"),
+    ("attribute_write", "assignment to an attribute"),
+    ("lambda_inside", "lambda"),
+    ("comprehension", "comprehensions"),
+    ("early_return", "early return"),
+    ("no_return", "does not return a value"),
+    ("unknown_keyword", "not differentiable with `where=`"),
+    ("recursive", "recursive call"),
+    ("uses_if", "`if` statements"),
+    ("uses_loop", "loops"),
+    ("calls_builtin_without_rule", "no derivative rule for `builtins.sorted`"),
+]
+
+
+def marker_line(name):
+    lines, start = inspect.getsourcelines(getattr(bad_inputs, name))
+    for offset, line in enumerate(lines):
+        if "# refused" in line:
+            return start + offset, line.rstrip("\n")
+    raise AssertionError(f"no marker in {name}")
+
+
+@pytest.mark.parametrize("name,message", REFUSED, ids=[r[0] for r in REFUSED])
+def test_refusal_is_located(name, message):
+    fn = getattr(bad_inputs, name)
+    with pytest.raises(s2sgrad.TransformError) as info:
+        s2sgrad.grad(fn)
+    text = str(info.value)
+    line, quoted = marker_line(name)
+    head = text.splitlines()[0]
+    assert re.match(rf"^tests/bad_inputs\.py:{line}:\d+: ", head), text
+    assert re.search(message, head), text
+    assert quoted.strip() in text
+    assert "hint:" in text
+    # The caret sits under the reported column.
+    col = int(head.split(":")[2])
+    caret_line = text.splitlines()[2]
+    assert caret_line.index("^") == 4 + col - 1
+
+
+def test_every_refusal_has_a_test():
+    refused = {name for name, _ in REFUSED}
+    defined = {n for n, v in vars(bad_inputs).items() if callable(v) and getattr(v, "__module__", "") == "bad_inputs"}
+    assert refused == defined
+
+
+def test_inactive_unknown_function_is_fine():
+    import scipy.special
+
+    def f(x, y):
+        return np.sum(x * scipy.special.erfcx(y))
+
+    g = s2sgrad.grad(f)(np.ones(3), np.ones(3))
+    np.testing.assert_allclose(g, scipy.special.erfcx(np.ones(3)))
+
+
+def test_wrong_wrt_name():
+    from s2sgrad.pipeline import Options, generate
+    from s2sgrad.read.capture import from_function
+
+    with pytest.raises(s2sgrad.TransformError, match="no parameter `z`"):
+        generate(from_function(bad_inputs.uses_try), Options(wrt=("z",)))
+
+
+def test_lambda_function_refused():
+    with pytest.raises(s2sgrad.TransformError, match="lambda"):
+        s2sgrad.grad(lambda x: x * 2)
+
+
+def test_not_a_function_refused():
+    with pytest.raises(s2sgrad.TransformError, match="Python functions"):
+        s2sgrad.grad(np.sin)
