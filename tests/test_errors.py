@@ -82,7 +82,7 @@ def test_wrong_wrt_name():
     from s2sgrad.read.capture import from_function
 
     with pytest.raises(s2sgrad.TransformError, match="no parameter `z`"):
-        generate(from_function(bad_inputs.uses_try), Options(wrt=("z",)))
+        generate(from_function(bad_inputs.uses_if.__globals__["unknown_keyword"]), Options(wrt=("z",)))
 
 
 def test_lambda_function_refused():
