@@ -22,9 +22,10 @@ from .errors import TransformError
 from .lower.ir import CoreFunction, Prim, Stmt
 from .lower.naming import Namer
 from .lower.normalize import lower_function
-from .read.capture import SourceUnit, from_function, is_source_function
+from .read import project
+from .read.capture import SourceUnit, from_file, from_function, is_source_function
 from .read.fence import fence
-from .read.parse import ParsedFunction, find_function
+from .read.parse import ParsedFunction, ParsedModule, find_function, parse_module
 from .rules import DEFAULT_TABLE, RuleTable
 from .write.codegen import GradWrapper, Program, header_lines, render
 from .write.imports import import_lines
@@ -85,22 +86,59 @@ def _function_digest(pf: ParsedFunction) -> str:
 def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
     """The source of a user function called as ``prim.callee``, when s2sgrad can read it."""
     live = pf.unit.live
-    if live is not None:
-        value: Any = live.get(prim.callee.split(".")[0])
+    head = prim.callee.split(".")[0]
+    if live is not None and head in live:
+        value: Any = live[head]
         for part in prim.callee.split(".")[1:]:
             value = getattr(value, part, None)
         if value is None or not is_source_function(value):
             return None
         return find_function(from_function(value))
-    # Static: a module-level def in the same file.
-    for node in pf.parsed.module.body:
-        if isinstance(node, cst.FunctionDef) and node.name.value == prim.callee:
-            first = node.decorators[0] if node.decorators else node
-            line = pf.parsed.positions[first].start.line
-            unit = SourceUnit(pf.unit.text, pf.unit.path, pf.unit.module, node.name.value, line,
-                              pf.unit.sha256, None)
-            return find_function(unit)
+    # Static (the CLI's path, or a live function calling a def further down its own file): a
+    # module-level def in the same file, else a function imported from another file of the project.
+    node = _module_def(pf.parsed.module, prim.callee)
+    if node is not None:
+        return _function_at(pf.unit, pf.parsed, node)
+    if live is not None:
+        return None
+    return _imported_function(pf.unit.path, pf.parsed.module, prim.callee.split("."), 0)
+
+
+def _module_def(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
+    for node in module.body:
+        if isinstance(node, cst.FunctionDef) and node.name.value == name:
+            return node
     return None
+
+
+def _function_at(unit: SourceUnit, parsed: ParsedModule, node: cst.FunctionDef) -> ParsedFunction:
+    first = node.decorators[0] if node.decorators else node
+    line = parsed.positions[first].start.line
+    return find_function(SourceUnit(unit.text, unit.path, unit.module, node.name.value, line,
+                                    unit.sha256, unit.live))
+
+
+def _imported_function(path: str, module: cst.Module, parts: list, depth: int) -> Optional[ParsedFunction]:
+    """Follow the import that binds ``parts[0]`` in ``module`` (the file at ``path``) to the def it
+    names in another file of the project, through re-exports (``from .core import f`` in a package's
+    ``__init__.py``). None for anything outside the project (numpy, installed packages)."""
+    binding = project.import_binding(module, parts[0])
+    if binding is None or depth > 8:
+        return None
+    dotted, level, attr = binding
+    names = (dotted.split(".") if dotted else []) + ([attr] if attr is not None else []) + parts[1:]
+    if len(names) < 2 and level == 0:
+        return None
+    filename = project.find_module_file(".".join(names[:-1]), level, path)
+    if filename is None:
+        return None
+    text = project.read_text(filename)
+    unit = from_file(filename, names[-1], 0, project.module_name(filename), text)
+    parsed = parse_module(text, unit.path)
+    node = _module_def(parsed.module, names[-1])
+    if node is not None:
+        return _function_at(unit, parsed, node)
+    return _imported_function(filename, parsed.module, names[-1:], depth + 1)
 
 
 def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple], has_aux: bool,
