@@ -9,7 +9,7 @@ same generated module.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional
 
 import libcst as cst
@@ -27,8 +27,8 @@ from .read.capture import SourceUnit, from_file, from_function, is_source_functi
 from .read.fence import fence
 from .read.parse import ParsedFunction, ParsedModule, find_function, parse_module
 from .rules import DEFAULT_TABLE, RuleTable
-from .write.codegen import GradWrapper, Program, header_lines, render
-from .write.imports import import_lines
+from .write.codegen import GradWrapper, Program, body_text, header_lines, render
+from .write.imports import free_globals, import_lines
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class _Session:
     globals_read: set = field(default_factory=set)
     digests: list = field(default_factory=list)
     live: dict = field(default_factory=dict)
-    static_units: list = field(default_factory=list)
+    units: list = field(default_factory=list)  # (ParsedFunction, globals it reads)
 
 
 def lower(pf: ParsedFunction, table: RuleTable) -> CoreFunction:
@@ -150,8 +150,7 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
         for name in core.globals_read:
             if name in pf.unit.live:
                 session.live.setdefault(name, pf.unit.live[name])
-    else:
-        session.static_units.append(pf)
+    session.units.append((pf, core.globals_read))
     params = tuple(p.name for p in core.params)
     wrt = params if wrt is None else wrt
     activity = analyze(core, wrt, seeded_outputs(core, has_aux), session.table.nondiff)
@@ -236,8 +235,10 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
     first = parsed[0][0]
     header = header_lines(source or first.unit.path, tuple(pf.name for pf, _ in parsed), digest,
                           command or f"s2sgrad.source(s2sgrad.grad({first.name}))")
-    imports = import_lines(session.static_units, tuple(sorted(session.globals_read)))
-    text = render(Program(functions, tuple(wrappers), imports, header))
+    program = Program(functions, tuple(wrappers), (), header)
+    body = body_text(program)
+    imports = import_lines(tuple(pf for pf, _ in session.units), free_globals(header_code(header) + body))
+    text = render(replace(program, imports=imports), body)
     return GeneratedModule(text, tuple(names), dict(session.live))
 
 
@@ -247,6 +248,11 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
     module = generate_module(((unit, options),), table, command=command)
     vjp_name, grad_name = module.names[0]
     return Generated(module.text, vjp_name, grad_name, module.live_names)
+
+
+def header_code(header: tuple) -> str:
+    """The header's code lines (its imports), so that names they bind count as bound."""
+    return "\n".join(line for line in header if not line.startswith("#")) + "\n"
 
 
 def _wrapper(core: CoreFunction, top: VjpFunction, grad_name: str) -> GradWrapper:

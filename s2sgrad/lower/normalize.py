@@ -125,7 +125,7 @@ class Lowering:
             self.env[p.name.value] = p.name.value
             self.namer.reserve(p.name.value)
             if p.default is not None:
-                self.globals_read.update(self.free_names(p.default))
+                self.globals_read.update(read_names(p.default))
         statements = _statements(node)
         result = None
         result_origin = None
@@ -234,19 +234,13 @@ class Lowering:
 
     # ----- expressions ---------------------------------------------------------------------------
 
-    def free_names(self, node: cst.CSTNode) -> list:
-        names = []
-        for n in m.findall(node, m.Name()):
-            names.append(n.value)
-        return names
-
     def verbatim(self, node: cst.BaseExpression) -> tuple:
         """``node`` with locals renamed to their SSA names, and the names it reads."""
         renamer = _Renamer({k: v for k, v in self.env.items()})
         new = node.visit(renamer)
-        for n in m.findall(node, m.Name()):
-            if n.value not in self.env and n.value not in self.locals:
-                self.globals_read.add(n.value)
+        for name in read_names(node):
+            if name not in self.env and name not in self.locals:
+                self.globals_read.add(name)
         return new, tuple(renamer.reads)
 
     def is_constant(self, node: cst.BaseExpression) -> bool:
@@ -440,6 +434,13 @@ class Lowering:
         if len(elements) == 1:
             return cst.Tuple(elements=[elements[0].with_changes(comma=cst.Comma())])
         return cst.Tuple(elements)
+
+
+def read_names(node: cst.CSTNode) -> list:
+    """Names ``node`` reads, in order: not attribute fields (``np.exp``'s ``exp``), not keywords."""
+    skip = {id(a.attr) for a in m.findall(node, m.Attribute())}
+    skip |= {id(a.keyword) for a in m.findall(node, m.Arg()) if a.keyword is not None}
+    return [n.value for n in m.findall(node, m.Name()) if id(n) not in skip]
 
 
 def _slice_to_expr(inner: cst.BaseSlice) -> cst.BaseExpression:

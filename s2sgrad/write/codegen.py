@@ -87,17 +87,21 @@ def wrapper_lines(w: GradWrapper) -> list:
     return lines
 
 
-def render(program: Program) -> str:
-    """The formatted module text for ``program``."""
-    lines = list(program.header)
-    lines.extend(program.imports)
+def body_text(program: Program) -> str:
+    """The generated functions as (unformatted) source, without header or imports."""
+    lines: list = []
     for fn in program.functions:
         lines.extend(["", ""])
         lines.extend(function_lines(fn))
     for w in program.wrappers:
         lines.extend(["", ""])
         lines.extend(wrapper_lines(w))
-    text = "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def render(program: Program, body: str) -> str:
+    """The formatted module text: header, imports, then ``body`` (from body_text)."""
+    text = "\n".join(program.header + program.imports) + "\n" + body
     cst.parse_module(text)  # a generated module that does not parse is a bug: fail here, loudly
     return black.format_str(text, mode=BLACK_MODE)
 
@@ -109,6 +113,5 @@ def header_lines(source: str, qualnames: tuple, digest: str, command: str) -> tu
         f"# source: {source}:{','.join(qualnames)}",
         f"# sha256: {digest}",
         "import numpy as np",
-        "",
         "from s2sgrad import runtime as s2s",
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, ScopeProvider
 
 _HEADER_BINDS = {"np": "import numpy as np", "s2s": "from s2sgrad import runtime as s2s"}
 
@@ -63,18 +64,45 @@ def module_bindings(module_text_node: cst.Module, module_name: str) -> dict:
     return out
 
 
-def import_lines(static_units: list, names: tuple) -> tuple:
-    """Sorted, de-duplicated import lines for ``names`` read by the statically read functions."""
+def free_globals(text: str) -> tuple:
+    """Names the generated module ``text`` reads but never binds (sorted): what it must import."""
+    wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+    names = set()
+    for scope in set(wrapper.resolve(ScopeProvider).values()):
+        if scope is None:
+            continue
+        for access in scope.accesses:
+            if not access.referents and isinstance(access.node, cst.Name):
+                names.add(access.node.value)
+    return tuple(sorted(names - set(dir(builtins))))
+
+
+def import_lines(units: tuple, names: tuple) -> tuple:
+    """Import lines for ``names``, bound as the modules of ``units`` (ParsedFunctions) bind them.
+
+    For a function read from disk every global is imported. For a live function the imports of
+    other modules are written out, and the user module's own values (which the loader passes in
+    directly, as they were when the gradient was built) are listed in a comment.
+    """
     lines = set()
-    builtin_names = set(dir(builtins))
-    for pf in static_units:
+    captured: dict = {}
+    remaining = [n for n in names if n not in _HEADER_BINDS]
+    for pf in units:
         bindings = module_bindings(pf.parsed.module, pf.unit.module)
-        for name in names:
-            if name in _HEADER_BINDS:
-                continue
+        own = f"from {pf.unit.module} import "
+        for name in list(remaining):
             line = bindings.get(name)
-            if line is not None:
-                lines.add(line)
-            elif name not in builtin_names:
+            if line is None:
                 continue
-    return tuple(sorted(lines))
+            remaining.remove(name)
+            if pf.unit.live is not None and line.startswith(own):
+                captured.setdefault(pf.unit.module, set()).add(name)
+            else:
+                lines.add(line)
+    for name in remaining:  # closure values and names the module binds dynamically
+        module = units[0].unit.module if units else "?"
+        captured.setdefault(module, set()).add(name)
+    out = sorted(lines)
+    for module in sorted(captured):
+        out.append(f"# values captured from {module}: {', '.join(sorted(captured[module]))}")
+    return tuple(out)

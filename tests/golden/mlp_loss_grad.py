@@ -2,7 +2,6 @@
 # source: tests/golden_inputs.py:mlp_loss
 # sha256: 5c0e795591e9e24bb0c4e17f64f8cda91c1dcc756a50a1571a3b325a3c2f60e7
 import numpy as np
-
 from s2sgrad import runtime as s2s
 
 

@@ -2,7 +2,6 @@
 # source: tests/golden_inputs.py:rosenbrock
 # sha256: 3e8133ed1a0fd28eb1cbc0a9caa7c4443e690b93515188efa068828cc096f23a
 import numpy as np
-
 from s2sgrad import runtime as s2s
 
 

@@ -1,0 +1,182 @@
+"""``@differentiable``: a function -> the same function, transformed at decoration time, with
+``.grad``, ``.value_and_grad`` and ``.source`` attached.
+
+The generated text comes from the disk cache when the function's module text, its options and the
+s2sgrad installation are unchanged (and the files of helpers it calls from other modules too), so a
+warm import does no libcst or black work. The text is executed on first use of ``.grad`` /
+``.value_and_grad``, with the names it reads taken from the function's globals at that moment (so
+module-level names defined below the function are seen, as in plain Python).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import linecache
+import os
+import sys
+import types
+from typing import Any, Callable, Optional
+
+from . import __version__, runtime
+from .api import SOURCE_ATTR
+from .errors import Location, TransformError
+from .read.capture import SourceUnit, display_path, from_function, is_source_function, live_names
+from .write import cache
+from .write.loader import load
+
+
+@functools.lru_cache(maxsize=1)
+def installation_fingerprint() -> str:
+    """A hash of s2sgrad's own source files: an edited (editable) install invalidates the cache."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.sha256()
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                digest.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
+                with open(path, "rb") as handle:
+                    digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def cache_key(unit: SourceUnit, wrt: tuple) -> str:
+    """What the generated text depends on, hashed: the module text, where the def is, the options,
+    and the Python and s2sgrad versions."""
+    return cache.make_key(
+        unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(wrt),
+        "has_aux=False", sys.version.split()[0], __version__, installation_fingerprint())
+
+
+def _module_digest(filename: str) -> str:
+    return hashlib.sha256("".join(linecache.getlines(filename)).encode()).hexdigest()
+
+
+def _dependencies(fun: Callable, live: dict) -> list:
+    """``[filename, sha256]`` for each module (other than ``fun``'s) whose functions were inlined."""
+    own = fun.__code__.co_filename
+    files = {v.__code__.co_filename for v in live.values()
+             if is_source_function(v) and hasattr(v, "__code__")}
+    return [[f, _module_digest(f)] for f in sorted(files - {own})]
+
+
+def _fresh(entry: dict) -> bool:
+    deps = entry.get("deps")
+    if not isinstance(deps, list):
+        return False
+    return all(isinstance(d, list) and len(d) == 2 and _module_digest(d[0]) == d[1] for d in deps)
+
+
+def _transform(fun: Callable, unit: SourceUnit, wrt: tuple) -> dict:
+    """The generated text and names for ``fun``: from the cache, else from the pipeline."""
+    key = cache_key(unit, wrt)
+    entry = cache.get(key)
+    if entry is not None and isinstance(entry.get("text"), str) and _fresh(entry):
+        return entry
+    from .pipeline import Options, generate  # libcst and black: only on a cache miss
+
+    generated = generate(unit, Options(wrt=wrt))
+    entry = {"text": generated.text, "vjp_name": generated.vjp_name,
+             "deps": _dependencies(fun, dict(generated.live_names))}
+    cache.put(key, entry)
+    return entry
+
+
+def _names_read(code: types.CodeType) -> set:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_read(const)
+    return names
+
+
+def _namespace(fun: Callable, text: str) -> dict:
+    """Values for the names ``text`` reads: ``fun``'s globals and closure now, then the globals of
+    functions from other modules that it reaches (their helpers' constants)."""
+    wanted = sorted(_names_read(compile(text, "<s2sgrad>", "exec")))
+    scopes = [live_names(fun)]
+    out: dict = {}
+    for scope in scopes:
+        for name in wanted:
+            if name in out or name not in scope:
+                continue
+            out[name] = scope[name]
+            value = scope[name]
+            if is_source_function(value) and hasattr(value, "__globals__"):
+                if all(value.__globals__ is not s for s in scopes):
+                    scopes.append(value.__globals__)
+    return out
+
+
+class _Loaded:
+    """The generated vjp function, executed on first use."""
+
+    def __init__(self, fun: Callable, text: str, vjp_name: str) -> None:
+        self.fun = fun
+        self.text = text
+        self.vjp_name = vjp_name
+        self.vjp: Optional[Callable] = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> tuple:
+        if self.vjp is None:
+            namespace = load(self.text, self.fun.__qualname__, _namespace(self.fun, self.text))
+            self.vjp = namespace[self.vjp_name]
+        return self.vjp(*args, **kwargs)
+
+
+def _default_wrt(fun: Callable) -> tuple:
+    params = tuple(inspect.signature(fun).parameters)
+    if not params:
+        code = fun.__code__
+        lines = linecache.getlines(code.co_filename)
+        quoted = lines[code.co_firstlineno - 1] if len(lines) >= code.co_firstlineno else ""
+        raise TransformError(f"{fun.__name__} has no parameter to differentiate with respect to",
+                             Location(display_path(code.co_filename), code.co_firstlineno, 1, quoted),
+                             "give it a parameter, or name one with wrt=")
+    return (params[0],)
+
+
+def _attach(fun: Callable, wrt: tuple, text: str, vjp: _Loaded) -> Callable:
+    single = len(wrt) == 1
+    name = fun.__name__
+
+    def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
+        value, pullback = vjp(*args, **kwargs)
+        runtime.check_scalar(value, name)
+        grads = pullback(1.0)
+        return value, (grads[0] if single else tuple(grads))
+
+    def grad(*args: Any, **kwargs: Any) -> Any:
+        return value_and_grad(*args, **kwargs)[1]
+
+    for helper, what in ((grad, "gradient"), (value_and_grad, "value and gradient")):
+        helper.__name__ = f"{name}.{helper.__name__}"
+        helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
+        helper.__module__ = fun.__module__
+        helper.__doc__ = f"The {what} of {name} with respect to {', '.join(wrt)}."
+        setattr(helper, SOURCE_ATTR, text)
+    fun.grad = grad
+    fun.value_and_grad = value_and_grad
+    fun.source = text
+    setattr(fun, SOURCE_ATTR, text)
+    return fun
+
+
+def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = None) -> Any:
+    """Mark ``fun`` for ``s2sgrad emit`` and transform it now.
+
+    ``fun`` keeps computing its value; ``fun.grad(*args)`` returns the gradient with respect to
+    ``wrt`` (parameter names; default the first parameter): one array, or a tuple in ``wrt`` order.
+    ``fun.value_and_grad`` returns ``(value, grad)``; ``fun.source`` is the generated code.
+    A function s2sgrad cannot differentiate raises a located TransformError here, at import.
+    """
+    if fun is None:
+        return functools.partial(differentiable, wrt=wrt)
+    names = (wrt,) if isinstance(wrt, str) else (tuple(wrt) if wrt is not None else None)
+    unit = from_function(fun)
+    names = names if names else _default_wrt(fun)
+    entry = _transform(fun, unit, names)
+    return _attach(fun, names, entry["text"], _Loaded(fun, entry["text"], entry["vjp_name"]))
