@@ -1,0 +1,184 @@
+"""The command line: ``s2sgrad emit PATH... -o DIR [--check] [--diff]`` -> generated files, exit code.
+
+For every Python file named (directories are searched recursively, in sorted order) that has
+``@differentiable`` functions, writes ``DIR/<stem>_grad.py`` defining ``<f>_grad(<f's parameters>,
+<f>_bar=1.0)`` and ``<f>_vjp`` for each. Files are read as text and never imported or executed.
+
+Exit codes:
+  0  success (``--check``: every generated file is up to date)
+  1  ``--check`` found a missing or stale generated file
+  2  a file could not be transformed (located error printed), a path does not exist, two inputs
+     map to the same output, an output file was not written by s2sgrad, or bad usage
+  3  an internal error in s2sgrad (please report it)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from . import __version__
+from .errors import TransformError
+from .read import project
+from .read.capture import display_path, from_file, location_of
+
+EXIT_OK, EXIT_STALE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Job:
+    """One input file with differentiable functions, and where its generated file goes."""
+
+    path: str  # the input file
+    source: str  # its display path (relative to the working directory)
+    out_path: str  # the generated file
+    output: str  # its display path
+    command: str  # the command that regenerates ``output``
+    text: str
+    marked: tuple  # project.Marked
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s2sgrad", description="Source-to-source reverse-mode AD for Python and NumPy.",
+        epilog="exit codes: 0 ok, 1 --check found stale or missing files, 2 transform or usage "
+               "error, 3 internal error")
+    parser.add_argument("--version", action="version", version=f"s2sgrad {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    emit = commands.add_parser(
+        "emit", help="write <stem>_grad.py for files with @differentiable functions",
+        description="Write DIR/<stem>_grad.py for each file with @differentiable functions, "
+                    "without importing or running it. Run from the project root: paths in the "
+                    "generated headers are relative to the working directory.",
+        epilog="exit codes: 0 ok, 1 --check found stale or missing files, 2 transform or usage "
+               "error, 3 internal error")
+    emit.add_argument("paths", nargs="+", metavar="PATH", help="Python files or directories")
+    emit.add_argument("-o", "--output", required=True, metavar="DIR",
+                      help="directory for the generated files")
+    emit.add_argument("--check", action="store_true",
+                      help="write nothing; exit 1 listing every stale or missing generated file")
+    emit.add_argument("--diff", action="store_true",
+                      help="write nothing; print unified diffs of what would change")
+    return parser
+
+
+def _error(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _collect(paths: Sequence[str], out_dir: str) -> tuple:
+    """The jobs for ``paths`` and the errors met on the way (strings, already rendered)."""
+    jobs, errors, claimed = [], [], {}
+    out_display = display_path(out_dir)
+    for path in project.python_files(paths):
+        source = display_path(path)
+        try:
+            text = project.read_text(path)
+            marked = project.marked_functions(text, source)
+        except TransformError as exc:
+            errors.append(str(exc))
+            continue
+        except (OSError, UnicodeDecodeError) as exc:
+            errors.append(f"{source}: cannot read: {exc}")
+            continue
+        if not marked:
+            continue
+        stem = os.path.splitext(os.path.basename(path))[0]
+        out_path = os.path.join(out_dir, f"{stem}_grad.py")
+        output = display_path(out_path)
+        if output in claimed:
+            errors.append(f"{source}: its generated file {output} would also be written for "
+                          f"{claimed[output]}; rename one of the two files")
+            continue
+        claimed[output] = source
+        command = f"s2sgrad emit {source} -o {out_display}"
+        jobs.append(Job(path, source, out_path, output, command, text, marked))
+    return tuple(jobs), tuple(errors)
+
+
+def _entries(job: Job, path_on_disk: str) -> tuple:
+    from .pipeline import Options
+
+    module = project.module_name(path_on_disk)
+    entries = []
+    for m in job.marked:
+        unit = from_file(path_on_disk, m.name, m.def_line, module, job.text)
+        if m.wrt is None and not m.params:
+            raise TransformError(f"{m.name} has no parameter to differentiate with respect to",
+                                 location_of(unit, m.def_line, 1), "give it a parameter")
+        entries.append((unit, Options(wrt=m.wrt if m.wrt is not None else m.params[:1])))
+    return tuple(entries)
+
+
+def _generate(job: Job) -> str:
+    from .pipeline import generate_module
+
+    module = generate_module(_entries(job, job.path), command=job.command, source=job.source)
+    return module.text
+
+
+def emit(paths: Sequence[str], out_dir: str, *, check: bool = False, diff: bool = False) -> int:
+    """Run ``s2sgrad emit``; returns the exit code."""
+    from .write import emit as emitter
+
+    try:
+        jobs, errors = _collect(paths, out_dir)
+    except FileNotFoundError as exc:
+        _error(f"s2sgrad: error: no such file or directory: {exc.args[0]}")
+        return EXIT_ERROR
+    errors = list(errors)
+    stale = []
+    written = unchanged = 0
+    for job in jobs:
+        try:
+            text = _generate(job)
+        except TransformError as exc:
+            errors.append(str(exc))
+            continue
+        change = emitter.plan(job.out_path, text)
+        if change.status == "foreign":
+            errors.append(f"{job.output}: refusing to overwrite a file s2sgrad did not generate "
+                          f"(its first line is not the s2sgrad header); move it away or pick "
+                          f"another -o directory")
+            continue
+        if change.status == "unchanged":
+            unchanged += 1
+            continue
+        if diff:
+            sys.stdout.write(emitter.unified_diff(change, job.output))
+        if check:
+            stale.append(f"{job.output}: {change.status} (regenerate with `{job.command}`)")
+        elif not diff:
+            emitter.write_atomic(job.out_path, text)
+            written += 1
+            print(f"wrote {job.output}")
+    for message in errors:
+        _error(message)
+    for message in stale:
+        _error(message)
+    if not check and not diff:
+        print(f"{written} written, {unchanged} unchanged", file=sys.stderr)
+    if errors:
+        return EXIT_ERROR
+    return EXIT_STALE if stale else EXIT_OK
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the ``s2sgrad`` console script and ``python -m s2sgrad``."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "emit":
+            return emit(args.paths, args.output, check=args.check, diff=args.diff)
+    except KeyboardInterrupt:
+        _error("s2sgrad: interrupted")
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - a bug in s2sgrad: say so in one line, no traceback
+        if os.environ.get("S2SGRAD_TRACEBACK"):
+            raise
+        _error(f"s2sgrad: internal error: {type(exc).__name__}: {exc} (please report it; set "
+               f"S2SGRAD_TRACEBACK=1 to see the traceback)")
+        return EXIT_INTERNAL
+    return EXIT_ERROR
