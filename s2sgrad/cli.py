@@ -159,7 +159,7 @@ def emit(paths: Sequence[str], out_dir: str, *, check: bool = False, diff: bool 
         _error(message)
     for message in stale:
         _error(message)
-    if not check and not diff:
+    if not (check or diff or errors):
         print(f"{written} written, {unchanged} unchanged", file=sys.stderr)
     if errors:
         return EXIT_ERROR
