@@ -56,25 +56,27 @@ def _module_digest(filename: str) -> str:
 
 
 def _dependencies(fun: Callable, live: dict) -> list:
-    """``[filename, sha256]`` for each module (other than ``fun``'s) whose functions were inlined."""
+    """``[module, filename, sha256]`` for each other module whose functions were inlined."""
     own = fun.__code__.co_filename
-    files = {v.__code__.co_filename for v in live.values()
+    found = {(v.__module__, v.__code__.co_filename) for v in live.values()
              if is_source_function(v) and hasattr(v, "__code__")}
-    return [[f, _module_digest(f)] for f in sorted(files - {own})]
+    return [[module, f, _module_digest(f)] for module, f in sorted(found) if f != own]
 
 
 def _fresh(entry: dict) -> bool:
     deps = entry.get("deps")
     if not isinstance(deps, list):
         return False
-    return all(isinstance(d, list) and len(d) == 2 and _module_digest(d[0]) == d[1] for d in deps)
+    return all(isinstance(d, list) and len(d) == 3 and all(isinstance(p, str) for p in d)
+               and _module_digest(d[1]) == d[2] for d in deps)
 
 
 def _transform(fun: Callable, unit: SourceUnit, wrt: tuple) -> dict:
     """The generated text and names for ``fun``: from the cache, else from the pipeline."""
     key = cache_key(unit, wrt)
     entry = cache.get(key)
-    if entry is not None and isinstance(entry.get("text"), str) and _fresh(entry):
+    if (entry is not None and isinstance(entry.get("text"), str)
+            and isinstance(entry.get("vjp_name"), str) and _fresh(entry)):
         return entry
     from .pipeline import Options, generate  # libcst and black: only on a cache miss
 
@@ -93,36 +95,33 @@ def _names_read(code: types.CodeType) -> set:
     return names
 
 
-def _namespace(fun: Callable, text: str) -> dict:
+def _namespace(fun: Callable, text: str, deps: list) -> dict:
     """Values for the names ``text`` reads: ``fun``'s globals and closure now, then the globals of
-    functions from other modules that it reaches (their helpers' constants)."""
+    the other modules whose functions were inlined (for the constants those read)."""
     wanted = sorted(_names_read(compile(text, "<s2sgrad>", "exec")))
     scopes = [live_names(fun)]
+    scopes.extend(vars(sys.modules[d[0]]) for d in deps if d[0] in sys.modules)
     out: dict = {}
     for scope in scopes:
         for name in wanted:
-            if name in out or name not in scope:
-                continue
-            out[name] = scope[name]
-            value = scope[name]
-            if is_source_function(value) and hasattr(value, "__globals__"):
-                if all(value.__globals__ is not s for s in scopes):
-                    scopes.append(value.__globals__)
+            if name not in out and name in scope:
+                out[name] = scope[name]
     return out
 
 
 class _Loaded:
     """The generated vjp function, executed on first use."""
 
-    def __init__(self, fun: Callable, text: str, vjp_name: str) -> None:
+    def __init__(self, fun: Callable, entry: dict) -> None:
         self.fun = fun
-        self.text = text
-        self.vjp_name = vjp_name
+        self.text = entry["text"]
+        self.vjp_name = entry["vjp_name"]
+        self.deps = entry["deps"]
         self.vjp: Optional[Callable] = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
         if self.vjp is None:
-            namespace = load(self.text, self.fun.__qualname__, _namespace(self.fun, self.text))
+            namespace = load(self.text, self.fun.__qualname__, _namespace(self.fun, self.text, self.deps))
             self.vjp = namespace[self.vjp_name]
         return self.vjp(*args, **kwargs)
 
@@ -179,4 +178,4 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     unit = from_function(fun)
     names = names if names else _default_wrt(fun)
     entry = _transform(fun, unit, names)
-    return _attach(fun, names, entry["text"], _Loaded(fun, entry["text"], entry["vjp_name"]))
+    return _attach(fun, names, entry["text"], _Loaded(fun, entry))

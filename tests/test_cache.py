@@ -1,0 +1,210 @@
+"""The disk cache of generated code: cold and warm decoration, corrupt entries, concurrent writers."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import s2sgrad.pipeline
+from s2sgrad.write import cache
+
+MODULE = """\
+import numpy as np
+import s2sgrad
+
+
+@s2sgrad.differentiable(wrt=("w", "b"))
+def loss(w, b, x):
+    return np.sum(np.tanh(x @ w + b) ** 2)
+"""
+
+
+def entries(directory: Path) -> list:
+    return sorted(p for p in directory.rglob("*") if p.is_file())
+
+
+def import_file(path: Path, name: str, monkeypatch):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("S2SGRAD_CACHE_DIR", str(directory))
+    return directory
+
+
+@pytest.fixture
+def model(tmp_path):
+    path = tmp_path / "cached_model.py"
+    path.write_text(MODULE)
+    return path
+
+
+def forbid_pipeline(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the pipeline ran although the cache held the entry")
+
+    monkeypatch.setattr(s2sgrad.pipeline, "generate", refuse)
+
+
+# ----- the store -------------------------------------------------------------------------------
+
+
+def test_put_then_get_round_trips(tmp_path):
+    key = cache.make_key("text", "options")
+    assert cache.get(key, str(tmp_path)) is None
+    assert cache.put(key, {"text": "x = 1\n", "deps": []}, str(tmp_path))
+    assert cache.get(key, str(tmp_path)) == {"text": "x = 1\n", "deps": [], "format": 1, "key": key}
+    assert [p.name for p in entries(tmp_path)] == [key[2:] + ".json"]
+
+
+def test_keys_are_length_prefixed_hashes():
+    assert cache.make_key("ab", "c") != cache.make_key("a", "bc")
+    assert cache.make_key("a", "b") == cache.make_key("a", "b")
+    assert len(cache.make_key("a")) == 64
+
+
+@pytest.mark.parametrize("garbage", [b"", b"{not json", b"\xff\xfe\x00", b"[1, 2]",
+                                     b'{"format": 1, "key": "someone else", "text": "x"}'])
+def test_corrupt_entries_are_misses_and_get_rewritten(tmp_path, garbage):
+    key = cache.make_key("k")
+    path = Path(cache.entry_path(str(tmp_path), key))
+    path.parent.mkdir(parents=True)
+    path.write_bytes(garbage)
+    assert cache.get(key, str(tmp_path)) is None
+    assert cache.put(key, {"text": "y = 2\n"}, str(tmp_path))
+    assert cache.get(key, str(tmp_path))["text"] == "y = 2\n"
+
+
+def test_location_comes_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("S2SGRAD_CACHE_DIR", str(tmp_path / "here"))
+    assert cache.default_dir() == str(tmp_path / "here")
+    monkeypatch.setenv("S2SGRAD_CACHE_DIR", "")
+    assert cache.default_dir() is None
+    assert not cache.put(cache.make_key("k"), {"text": ""})
+    monkeypatch.delenv("S2SGRAD_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    if sys.platform.startswith("linux"):
+        assert cache.default_dir() == str(tmp_path / "xdg" / "s2sgrad")
+
+
+def test_an_unwritable_cache_does_not_fail_the_caller(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache directory should be")
+    assert not cache.put(cache.make_key("k"), {"text": ""}, str(blocker))
+    assert cache.get(cache.make_key("k"), str(blocker)) is None
+
+
+def test_concurrent_writers_and_readers_never_see_half_an_entry(tmp_path):
+    key = cache.make_key("shared")
+    big = {"text": "z = 0\n" * 20000}
+    seen = []
+
+    def write():
+        for _ in range(20):
+            assert cache.put(key, big, str(tmp_path))
+
+    def read():
+        for _ in range(200):
+            got = cache.get(key, str(tmp_path))
+            seen.append(None if got is None else got["text"] == big["text"])
+
+    threads = [threading.Thread(target=write) for _ in range(4)] + [threading.Thread(target=read)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert False not in seen
+    assert [p.name for p in entries(tmp_path)] == [key[2:] + ".json"]  # no temporary files left
+
+
+# ----- the decorator with the cache -------------------------------------------------------------
+
+
+def test_cold_then_warm_decoration(cache_dir, model, monkeypatch):
+    cold = import_file(model, "cached_model", monkeypatch)
+    files = entries(cache_dir)
+    assert len(files) == 1
+    stored = json.loads(files[0].read_text())
+    assert stored["text"] == cold.loss.source
+
+    forbid_pipeline(monkeypatch)
+    warm = import_file(model, "cached_model", monkeypatch)
+    assert warm.loss.source == cold.loss.source
+    w, b, x = np.array([0.3, -0.2]), 0.1, np.array([[1.0, 2.0], [0.5, -1.0]])
+    for got, want in zip(warm.loss.grad(w, b, x), cold.loss.grad(w, b, x)):
+        np.testing.assert_allclose(got, want, rtol=0, atol=0)
+    assert entries(cache_dir) == files
+
+
+def test_an_edit_to_the_module_misses_the_cache(cache_dir, model, monkeypatch):
+    import_file(model, "cached_model", monkeypatch)
+    model.write_text(MODULE.replace("** 2", "** 3"))
+    import linecache
+
+    linecache.checkcache(str(model))
+    edited = import_file(model, "cached_model", monkeypatch)
+    assert "** 3" in edited.loss.source
+    assert len(entries(cache_dir)) == 2
+
+
+def test_a_corrupt_entry_is_ignored_and_rewritten(cache_dir, model, monkeypatch):
+    first = import_file(model, "cached_model", monkeypatch)
+    (path,) = entries(cache_dir)
+    path.write_text('{"format": 1, "key": "')
+    again = import_file(model, "cached_model", monkeypatch)
+    assert again.loss.source == first.loss.source
+    assert json.loads(path.read_text())["text"] == first.loss.source
+
+
+def _run(code: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_an_edited_helper_in_another_module_misses_the_cache(tmp_path):
+    (tmp_path / "helper_mod.py").write_text("import numpy as np\n\ndef h(x):\n    return x * x\n")
+    (tmp_path / "user_mod.py").write_text(textwrap.dedent("""\
+        import numpy as np
+        import s2sgrad
+        from helper_mod import h
+
+        @s2sgrad.differentiable
+        def f(x):
+            return np.sum(h(x))
+        """))
+    env = dict(os.environ, S2SGRAD_CACHE_DIR=str(tmp_path / "cache"))
+    code = "import user_mod; print(user_mod.f.grad(3.0))"
+    assert _run(code, tmp_path, env).stdout == "6.0\n"
+    assert _run(code, tmp_path, env).stdout == "6.0\n"
+    (tmp_path / "helper_mod.py").write_text("import numpy as np\n\ndef h(x):\n    return x * x * x\n")
+    assert _run(code, tmp_path, env).stdout == "27.0\n"
+
+
+def test_concurrent_cold_imports_in_several_processes(tmp_path, model):
+    env = dict(os.environ, S2SGRAD_CACHE_DIR=str(tmp_path / "cache"))
+    code = ("import cached_model, numpy as np; "
+            "print(repr(cached_model.loss.grad(np.array([0.3, -0.2]), 0.1, np.eye(2))))")
+    procs = [subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(6)]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err for _, err in outputs]
+    assert len({out for out, _ in outputs}) == 1 and outputs[0][0].startswith("(array([")
+    files = entries(tmp_path / "cache")
+    assert len(files) == 1 and files[0].suffix == ".json"
+    assert "def loss_vjp(w, b, x):" in json.loads(files[0].read_text())["text"]
