@@ -111,13 +111,13 @@ def test_a_refusal_fails_the_import_with_a_located_error(load):
             @differentiable
             def f(x):
                 y = x
-                for _ in range(3):
+                with open("config") as handle:
                     y = y * x
                 return np.sum(y)
             """, stem="refused_module")
     text = str(info.value)
-    assert text.startswith("refused_module.py:8:5: loops are not supported yet")
-    assert text.splitlines()[1] == "        for _ in range(3):"
+    assert text.startswith("refused_module.py:8:5: `with` blocks are not supported")
+    assert text.splitlines()[1] == '        with open("config") as handle:'
 
 
 def test_unknown_wrt_name_is_refused_at_import(load):
