@@ -2,7 +2,7 @@
 
 For every Python file named (directories are searched recursively, in sorted order) that has
 ``@differentiable`` functions, writes ``DIR/<stem>_grad.py`` defining ``<f>_grad(<f's parameters>,
-<f>_bar=1.0)`` and ``<f>_vjp`` for each. Files are read as text and never imported or executed.
+<f>_bar=1.0)`` (and the functions behind it) for each. Files are read as text, never run.
 
 Exit codes:
   0  success (``--check``: every generated file is up to date)
@@ -23,7 +23,7 @@ from typing import Optional, Sequence
 from . import __version__
 from .errors import TransformError
 from .read import project
-from .read.capture import display_path, from_file, location_of
+from .read.capture import from_file, location_of
 
 EXIT_OK, EXIT_STALE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -65,6 +65,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _relative(path: str) -> str:
+    """``path`` relative to the working directory (``..`` allowed, never absolute when avoidable)."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        rel = path
+    return rel.replace(os.sep, "/")
+
+
 def _error(message: str) -> None:
     print(message, file=sys.stderr)
 
@@ -72,9 +81,9 @@ def _error(message: str) -> None:
 def _collect(paths: Sequence[str], out_dir: str) -> tuple:
     """The jobs for ``paths`` and the errors met on the way (strings, already rendered)."""
     jobs, errors, claimed = [], [], {}
-    out_display = display_path(out_dir)
+    out_display = _relative(out_dir)
     for path in project.python_files(paths):
-        source = display_path(path)
+        source = _relative(path)
         try:
             text = project.read_text(path)
             marked = project.marked_functions(text, source)
@@ -88,7 +97,7 @@ def _collect(paths: Sequence[str], out_dir: str) -> tuple:
             continue
         stem = os.path.splitext(os.path.basename(path))[0]
         out_path = os.path.join(out_dir, f"{stem}_grad.py")
-        output = display_path(out_path)
+        output = _relative(out_path)
         if output in claimed:
             errors.append(f"{source}: its generated file {output} would also be written for "
                           f"{claimed[output]}; rename one of the two files")

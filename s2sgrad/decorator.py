@@ -71,17 +71,30 @@ def _fresh(entry: dict) -> bool:
                and _module_digest(d[1]) == d[2] for d in deps)
 
 
+def _entry_names(generated: Any) -> dict:
+    """How to call the generated code: a forward/backward pair, or one vjp returning a pullback."""
+    names = getattr(generated, "names", None)
+    if names is not None:
+        return {"fwd": names.fwd, "bwd": names.bwd}
+    return {"vjp": generated.vjp_name}
+
+
+def _valid_call(call: Any) -> bool:
+    return (isinstance(call, dict) and sorted(call) in (["bwd", "fwd"], ["vjp"])
+            and all(isinstance(v, str) for v in call.values()))
+
+
 def _transform(fun: Callable, unit: SourceUnit, wrt: tuple) -> dict:
     """The generated text and names for ``fun``: from the cache, else from the pipeline."""
     key = cache_key(unit, wrt)
     entry = cache.get(key)
-    if (entry is not None and isinstance(entry.get("text"), str)
-            and isinstance(entry.get("vjp_name"), str) and _fresh(entry)):
+    if (entry is not None and isinstance(entry.get("text"), str) and _valid_call(entry.get("call"))
+            and _fresh(entry)):
         return entry
     from .pipeline import Options, generate  # libcst and black: only on a cache miss
 
     generated = generate(unit, Options(wrt=wrt))
-    entry = {"text": generated.text, "vjp_name": generated.vjp_name,
+    entry = {"text": generated.text, "call": _entry_names(generated),
              "deps": _dependencies(fun, dict(generated.live_names))}
     cache.put(key, entry)
     return entry
@@ -110,20 +123,23 @@ def _namespace(fun: Callable, text: str, deps: list) -> dict:
 
 
 class _Loaded:
-    """The generated vjp function, executed on first use."""
+    """The generated code, executed on first use: ``self(*args)`` -> ``(value, pullback)``."""
 
     def __init__(self, fun: Callable, entry: dict) -> None:
         self.fun = fun
         self.text = entry["text"]
-        self.vjp_name = entry["vjp_name"]
+        self.call = entry["call"]
         self.deps = entry["deps"]
-        self.vjp: Optional[Callable] = None
+        self.namespace: Optional[dict] = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
-        if self.vjp is None:
-            namespace = load(self.text, self.fun.__qualname__, _namespace(self.fun, self.text, self.deps))
-            self.vjp = namespace[self.vjp_name]
-        return self.vjp(*args, **kwargs)
+        if self.namespace is None:
+            self.namespace = load(self.text, self.fun.__qualname__,
+                                  _namespace(self.fun, self.text, self.deps))
+        if "vjp" in self.call:
+            return self.namespace[self.call["vjp"]](*args, **kwargs)
+        value, residuals = self.namespace[self.call["fwd"]](*args, **kwargs)
+        return value, functools.partial(self.namespace[self.call["bwd"]], residuals)
 
 
 def _default_wrt(fun: Callable) -> tuple:

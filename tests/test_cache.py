@@ -207,4 +207,4 @@ def test_concurrent_cold_imports_in_several_processes(tmp_path, model):
     assert len({out for out, _ in outputs}) == 1 and outputs[0][0].startswith("(array([")
     files = entries(tmp_path / "cache")
     assert len(files) == 1 and files[0].suffix == ".json"
-    assert "def loss_vjp(w, b, x):" in json.loads(files[0].read_text())["text"]
+    assert "def loss_grad(w, b, x, loss_bar=1.0):" in json.loads(files[0].read_text())["text"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -272,6 +273,10 @@ def _function_block(text: str, name: str) -> str:
     return text[start:end if end != -1 else len(text)].strip("\n")
 
 
+def _def_names(text: str) -> list:
+    return re.findall(r"^def (\w+)\(", text, re.M)
+
+
 def test_a_local_edit_changes_only_the_affected_part(project):
     assert run(["emit", "model.py", "-o", "gen"], project).returncode == 0
     target = project / "gen" / "model_grad.py"
@@ -283,16 +288,20 @@ def test_a_local_edit_changes_only_the_affected_part(project):
     assert run(["emit", "model.py", "-o", "gen"], project).returncode == 0
     after = target.read_text()
 
-    assert _function_block(after, "loss_vjp") == _function_block(before, "loss_vjp")
-    assert _function_block(after, "loss_grad") == _function_block(before, "loss_grad")
-    assert _function_block(after, "energy_vjp") != _function_block(before, "energy_vjp")
+    loss_defs = [n for n in _def_names(before) if n.startswith("loss_")]
+    energy_defs = [n for n in _def_names(before) if n.startswith("energy_")]
+    assert "loss_grad" in loss_defs and "energy_grad" in energy_defs and len(energy_defs) >= 2
+    assert _def_names(after) == _def_names(before)
+    for name in loss_defs:
+        assert _function_block(after, name) == _function_block(before, name)
+    assert any(_function_block(after, n) != _function_block(before, n) for n in energy_defs)
     changed = [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), n=0)
                if line[:1] in "+-" and line[:3] not in ("+++", "---")]
     assert any(line.startswith("-# sha256: ") for line in changed)
-    energy = _function_block(before, "energy_vjp") + _function_block(after, "energy_vjp")
+    energy = "".join(_function_block(text, n) for text in (before, after) for n in energy_defs)
     assert all(line.startswith(("-# sha256: ", "+# sha256: ")) or line[1:] in energy
                for line in changed), changed
-    assert len(changed) <= 16, changed
+    assert len(changed) <= 40, changed
 
 
 def test_helpers_imported_from_other_project_files(tmp_path, monkeypatch):
@@ -325,7 +334,7 @@ def test_helpers_imported_from_other_project_files(tmp_path, monkeypatch):
     assert result.returncode == 0, result.stderr
     assert result.stdout == "wrote gen/model_grad.py\n"
     text = (tmp_path / "gen" / "model_grad.py").read_text()
-    assert "def sq_vjp(x):" in text and "def cube_vjp(x):" in text
+    assert re.search(r"^def sq_\w+\(x\b", text, re.M) and re.search(r"^def cube_\w+\(x\b", text, re.M)
     assert "from mypkg.core import K" in text
 
     gen = import_generated(monkeypatch, tmp_path, "gen", "model_grad")
@@ -350,8 +359,8 @@ def test_cli_and_decorator_write_the_same_functions(stem, name, monkeypatch, tmp
     monkeypatch.delitem(sys.modules, stem, raising=False)
     fun = getattr(importlib.import_module(stem), name)
     cli_text = (REPO / "generated" / f"{stem}_grad.py").read_text()
-    names = [line[4:line.index("(")] for line in fun.source.splitlines() if line.startswith("def ")]
-    assert f"{name}_vjp" in names and f"{name}_grad" in names
+    names = _def_names(fun.source)
+    assert f"{name}_grad" in names and len(names) >= 2
     for def_name in names:  # only the header and the import lines differ
         assert _function_block(cli_text, def_name) == _function_block(fun.source, def_name)
 
