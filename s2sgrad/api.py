@@ -41,9 +41,10 @@ def _wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
 
 
 def _build(fun: Callable, wrt: tuple, has_aux: bool) -> tuple:
+    """Transform ``fun``; returns the Generated module and its (forward, backward) callables."""
     generated = generate_for_function(fun, Options(wrt=wrt, has_aux=has_aux))
     namespace = load(generated.text, getattr(fun, "__qualname__", "f"), generated.live_names)
-    return generated, namespace[generated.vjp_name]
+    return generated, namespace[generated.names.fwd], namespace[generated.names.bwd]
 
 
 def _attach(wrapper: Callable, fun: Callable, generated: Generated) -> Callable:
@@ -66,14 +67,14 @@ def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
     wrt = _wrt_names(fun, argnums)
-    generated, vjp_fn = _build(fun, wrt, has_aux)
+    generated, fwd, bwd = _build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
 
     def value_and_grad_fun(*args: Any, **kwargs: Any) -> Any:
-        value, pullback = vjp_fn(*args, **kwargs)
+        value, residuals = fwd(*args, **kwargs)
         _scalar_loss(value, has_aux, name)
-        grads = pullback(1.0)
+        grads = bwd(residuals, 1.0)
         return value, (grads[0] if single else grads)
 
     return _attach(value_and_grad_fun, fun, generated)
@@ -82,14 +83,14 @@ def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
     wrt = _wrt_names(fun, argnums)
-    generated, vjp_fn = _build(fun, wrt, has_aux)
+    generated, fwd, bwd = _build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
 
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
-        value, pullback = vjp_fn(*args, **kwargs)
+        value, residuals = fwd(*args, **kwargs)
         _scalar_loss(value, has_aux, name)
-        grads = pullback(1.0)
+        grads = bwd(residuals, 1.0)
         result = grads[0] if single else grads
         return (result, value[1]) if has_aux else result
 
@@ -97,15 +98,23 @@ def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
-    """``(out, pullback)``: ``pullback(cotangent)`` returns one adjoint per primal, as a tuple."""
+    """``(out, pullback)``: ``pullback(cotangent)`` returns one adjoint per primal, as a tuple.
+
+    With ``has_aux=True``, ``fun`` returns ``(out, aux)`` and vjp returns ``(out, pullback, aux)``.
+    """
     names = _param_names(fun)
     wrt = names[: len(primals)]
-    generated, vjp_fn = _build(fun, wrt, has_aux)
-    value, pullback = vjp_fn(*primals)
+    generated, fwd, bwd = _build(fun, wrt, has_aux)
+    value, residuals = fwd(*primals)
+
+    def pullback(cotangent: Any) -> tuple:
+        return bwd(residuals, cotangent)
+
+    _attach(pullback, fun, generated)
     if has_aux:
         out, aux = value
-        return out, _attach(pullback, fun, generated), aux
-    return value, _attach(lambda cotangent: pullback(cotangent), fun, generated)
+        return out, pullback, aux
+    return value, pullback
 
 
 def source(fn: Callable) -> str:

@@ -40,18 +40,26 @@ class Options:
 
 
 @dataclass(frozen=True)
+class EntryNames:
+    """The generated names for one differentiated function: forward, backward and gradient."""
+
+    fwd: str
+    bwd: str
+    grad: str
+
+
+@dataclass(frozen=True)
 class Generated:
-    """A generated module's text, the name of its entry vjp, and the live values it needs."""
+    """A generated module's text, its entry's names, and the live values it needs."""
 
     text: str
-    vjp_name: str
-    grad_name: str
+    names: EntryNames
     live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
 class GeneratedModule:
-    """A generated module for several functions: text, ``(vjp_name, grad_name)`` per entry."""
+    """A generated module for several functions: text, EntryNames per entry."""
 
     text: str
     names: tuple
@@ -142,7 +150,7 @@ def _imported_function(path: str, module: cst.Module, parts: list, depth: int) -
 
 
 def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple], has_aux: bool,
-                   top_level: bool, vjp_name: str) -> tuple:
+                   top_level: bool, names: tuple) -> tuple:
     core = lower(pf, session.table)
     session.globals_read.update(core.globals_read)
     session.digests.append(_function_digest(pf))
@@ -159,9 +167,9 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
         return _helper(pf, prim, stmt, session)
 
     kwonly = tuple(p.name.value for p in pf.node.params.kwonly_params)
+    fwd_name, bwd_name = names
     vjp = reverse(core, activity, session.table, wrt=wrt, has_aux=has_aux, top_level=top_level,
-                  helper_lookup=lookup, vjp_name=vjp_name,
-                  pullback_name=f"{core.name}_pullback", kwonly=kwonly)
+                  helper_lookup=lookup, fwd_name=fwd_name, bwd_name=bwd_name, kwonly=kwonly)
     return core, vjp
 
 
@@ -177,16 +185,16 @@ def _helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session) -
         raise TransformError(f"recursive call to {target.name} cannot be differentiated", loc,
                              "rewrite the recursion as a loop-free computation")
     session.in_progress.add(key)
-    vjp_name = session.module_namer.fresh(f"{target.name}_vjp")
+    names = (session.module_namer.fresh(f"{target.name}_fwd"),
+             session.module_namer.fresh(f"{target.name}_bwd"))
     core, vjp = _differentiate(target, session, wrt=None, has_aux=False, top_level=False,
-                               vjp_name=vjp_name)
+                               names=names)
     session.in_progress.discard(key)
-    params = tuple(p.name for p in core.params)
     call = HelperCall(
-        vjp_name=vjp_name,
-        params=params,
+        fwd_name=names[0],
+        bwd_name=names[1],
+        params=tuple(p.name for p in core.params),
         kwonly=tuple(p.name.value for p in target.node.params.kwonly_params),
-        defaults=tuple(p.name for p in core.params if p.default is not None),
         returns_adjoint=tuple(r != "None" for r in vjp.returns),
     )
     session.helpers[key] = call
@@ -221,13 +229,15 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
     session.module_namer = Namer(reserved)
     names = []
     for pf, _ in parsed:
-        names.append((session.module_namer.fresh(f"{pf.name}_vjp"),
-                      session.module_namer.fresh(f"{pf.name}_grad")))
+        names.append(EntryNames(session.module_namer.fresh(f"{pf.name}_fwd"),
+                                session.module_namer.fresh(f"{pf.name}_bwd"),
+                                session.module_namer.fresh(f"{pf.name}_grad")))
     tops = []
     wrappers = []
-    for (pf, options), (vjp_name, grad_name) in zip(parsed, names):
+    for (pf, options), entry in zip(parsed, names):
         core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
-                                   top_level=True, vjp_name=vjp_name)
+                                   top_level=True, names=(entry.fwd, entry.bwd))
+        grad_name = entry.grad
         tops.append(top)
         wrappers.append(_wrapper(core, top, grad_name))
     functions = (*tops, *session.functions)
@@ -246,8 +256,7 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
              *, command: str = "") -> Generated:
     """Transform the function ``unit`` names into a generated module's text."""
     module = generate_module(((unit, options),), table, command=command)
-    vjp_name, grad_name = module.names[0]
-    return Generated(module.text, vjp_name, grad_name, module.live_names)
+    return Generated(module.text, module.names[0], module.live_names)
 
 
 def header_code(header: tuple) -> str:
@@ -256,11 +265,11 @@ def header_code(header: tuple) -> str:
 
 
 def _wrapper(core: CoreFunction, top: VjpFunction, grad_name: str) -> GradWrapper:
-    namer = Namer(core.reserved | {grad_name, top.vjp_name})
+    namer = Namer(core.reserved | {grad_name, top.fwd_name, top.bwd_name})
     seed = namer.fresh(f"{core.name}_bar")
     call_args = ", ".join(p.name for p in core.params)
-    return GradWrapper(grad_name, top.vjp_name, top.params_code, call_args, seed, top.wrt,
-                       namer.fresh(f"{core.name}_pullback"))
+    return GradWrapper(grad_name, core.name, top.fwd_name, top.bwd_name, top.params_code,
+                       call_args, seed, top.wrt, namer.fresh("residuals"))
 
 
 def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_TABLE) -> Generated:
@@ -268,5 +277,5 @@ def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_
     return generate(from_function(fn), options, table)
 
 
-__all__ = ["Options", "Generated", "GeneratedModule", "generate", "generate_module",
+__all__ = ["Options", "EntryNames", "Generated", "GeneratedModule", "generate", "generate_module",
            "generate_for_function", "__version__"]

@@ -3,6 +3,12 @@
 import numpy as np
 import scipy.special
 
+GLOBAL_ARRAY = np.zeros(3)
+
+
+def helper_condition(x):
+    return np.sum(x) > 1.0
+
 
 def uses_try(x):
     try:  # refused
@@ -60,8 +66,14 @@ def unknown_method(x):
     return x.cumprod_like_nothing().sum()  # refused
 
 
-def subscript_write(x):
-    x[0] = 1.0  # refused
+def subscript_write_to_global(x):
+    GLOBAL_ARRAY[0] = 1.0  # refused
+    return np.sum(x)
+
+
+def subscript_write_nested(x):
+    y = [x, x]
+    y[0][1] = 2.0  # refused
     return np.sum(x)
 
 
@@ -97,15 +109,37 @@ def recursive(x):
     return recursive(x * 0.5) + x  # refused
 
 
-def uses_if(x):
-    if x > 0:  # refused
-        return x
-    return -x
-
-
-def uses_loop(x):
-    for i in range(3):  # refused
+def uses_break(x):
+    for i in range(3):
         x = x * 2.0
+        if i > 1:
+            break  # refused
+    return x
+
+
+def uses_continue(x):
+    for i in range(3):
+        if i > 1:
+            continue  # refused
+        x = x * 2.0
+    return x
+
+
+def return_in_loop(x):
+    for i in range(3):
+        return x  # refused
+    return x
+
+
+def computed_while_condition(x):
+    while helper_condition(x):  # refused
+        x = x * 0.5
+    return x
+
+
+def for_over_generator(x):
+    for v in (x * k for k in range(3)):  # refused
+        x = v
     return x
 
 

@@ -246,5 +246,5 @@ def test_closure_values_are_constants():
 
 def test_helper_is_generated_once():
     text = s2sgrad.source(s2sgrad.grad(calls_helper))
-    assert text.count("def helper_vjp(") == 1
-    assert text.count(" helper_vjp(") == 4  # the definition and three call sites
+    assert text.count("def helper_fwd(") == 1 and text.count("def helper_bwd(") == 1
+    assert text.count(" helper_fwd(") == 4  # the definition and three call sites

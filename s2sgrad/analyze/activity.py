@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..lower.ir import CoreFunction, Seq, operand_vars, prim_operands
+from ..lower.ir import CoreFunction, Seq, flatten, operand_vars, prim_operands
 
 
 @dataclass(frozen=True)
@@ -37,17 +37,27 @@ def seeded_outputs(fn: CoreFunction, has_aux: bool) -> tuple:
 
 
 def analyze(fn: CoreFunction, wrt: tuple, outputs: tuple, nondiff: frozenset) -> Activity:
+    """Varied and useful names, to a fixed point (loops carry values around)."""
+    statements = [s for s in flatten(fn.body) if _differentiable(s.prim.op, nondiff)]
     varied = set(wrt)
-    for stmt in fn.body:
-        if not _differentiable(stmt.prim.op, nondiff):
-            continue
-        if any(name in varied for op in prim_operands(stmt.prim) for name in operand_vars(op)):
-            varied.update(stmt.targets)
+    changed = True
+    while changed:
+        changed = False
+        for stmt in statements:
+            if any(name in varied for op in prim_operands(stmt.prim) for name in operand_vars(op)):
+                new = set(stmt.targets) - varied
+                if new:
+                    varied |= new
+                    changed = True
     useful = set(outputs)
-    for stmt in reversed(fn.body):
-        if not _differentiable(stmt.prim.op, nondiff):
-            continue
-        if any(t in useful for t in stmt.targets):
-            for op in prim_operands(stmt.prim):
-                useful.update(operand_vars(op))
+    changed = True
+    while changed:
+        changed = False
+        for stmt in reversed(statements):
+            if any(t in useful for t in stmt.targets):
+                for op in prim_operands(stmt.prim):
+                    new = set(operand_vars(op)) - useful
+                    if new:
+                        useful |= new
+                        changed = True
     return Activity(frozenset(varied), frozenset(useful))

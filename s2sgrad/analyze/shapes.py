@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..lower.ir import Const, CoreFunction, Seq, Var
+from ..lower.ir import Const, CoreFunction, Seq, Var, flatten
 
 _FULL_REDUCTIONS = frozenset(
     f"{owner}.{name}"
@@ -42,24 +42,36 @@ def _is_scalar_operand(op, scalars: set) -> bool:
     return False
 
 
+def _scalar_definition(stmt, scalars: set, elementwise: frozenset) -> bool:
+    prim = stmt.prim
+    if prim.op in _FULL_REDUCTIONS:
+        kwargs = dict(prim.kwargs)
+        return len(prim.args) == 1 and "axis" not in kwargs and "keepdims" not in kwargs
+    if prim.op.startswith("math.") or prim.op in _SCALAR_FUNCTIONS:
+        return True
+    if prim.op == "nondiff":
+        return m.matches(stmt.expr, _SIZE_READ)
+    if prim.op in elementwise or prim.op.startswith(_ELEMENTWISE_PREFIXES):
+        operands = list(prim.args) + [v for _, v in prim.kwargs]
+        return bool(operands) and prim.op not in ("operator.matmul", "operator.getitem") and \
+            all(_is_scalar_operand(o, scalars) for o in operands if not isinstance(o, Seq))
+    return False
+
+
 def known_scalars(fn: CoreFunction, elementwise: frozenset) -> frozenset:
-    """Names whose values are certainly scalars, by a forward pass over ``fn``."""
+    """Names whose every definition certainly gives a scalar (to a fixed point, from none)."""
+    definitions: dict = {}
+    for stmt in flatten(fn.body):
+        for target in stmt.targets:
+            definitions.setdefault(target, []).append(stmt)
     scalars: set = set()
-    for stmt in fn.body:
-        prim = stmt.prim
-        scalar = False
-        if prim.op in _FULL_REDUCTIONS:
-            kwargs = dict(prim.kwargs)
-            scalar = len(prim.args) == 1 and "axis" not in kwargs and "keepdims" not in kwargs
-        elif prim.op.startswith("math.") or prim.op in _SCALAR_FUNCTIONS:
-            scalar = True
-        elif prim.op == "nondiff":
-            scalar = m.matches(stmt.expr, _SIZE_READ)
-        elif prim.op in elementwise or prim.op.startswith(_ELEMENTWISE_PREFIXES):
-            operands = list(prim.args) + [v for _, v in prim.kwargs]
-            scalar = bool(operands) and prim.op != "operator.matmul" and \
-                prim.op != "operator.getitem" and \
-                all(_is_scalar_operand(o, scalars) for o in operands if not isinstance(o, Seq))
-        if scalar and len(stmt.targets) == 1:
-            scalars.add(stmt.targets[0])
+    changed = True
+    while changed:
+        changed = False
+        for name, stmts in definitions.items():
+            if name in scalars or any(len(s.targets) != 1 for s in stmts):
+                continue
+            if all(_scalar_definition(s, scalars, elementwise) for s in stmts):
+                scalars.add(name)
+                changed = True
     return frozenset(scalars)

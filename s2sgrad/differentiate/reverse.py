@@ -1,9 +1,12 @@
-"""Reverse mode: CoreFunction + Activity + RuleTable -> VjpFunction (forward blocks, backward blocks).
+"""Reverse mode: CoreFunction + Activity + RuleTable -> VjpFunction (a forward and a backward sweep).
 
-The forward sweep is the lowered statements as written. The backward sweep visits them in exact
-reverse order; each differentiable statement whose output has an adjoint contributes to the adjoints
-of its active operands through its rule's templates. The first contribution to an adjoint is a
-plain ``=``; later ones accumulate. Statements with no adjoint to pass on emit nothing.
+The forward sweep is the lowered statements as written, plus recording: per loop iteration the
+values its backward sweep needs (``loop1_tape``), per branch the values the branch's backward needs
+(``if1_saved``); it returns the value and the residuals. The backward sweep visits the statements
+in exact reverse order; each differentiable statement whose output has an adjoint contributes to
+the adjoints of its active operands through its rule's templates. The first contribution to an
+adjoint is a plain ``=``; later ones accumulate; statements with no adjoint to pass on emit
+nothing. A backward loop replays the forward loop's records in reverse.
 """
 
 from __future__ import annotations
@@ -16,45 +19,53 @@ import libcst as cst
 from ..analyze.activity import Activity
 from ..analyze.shapes import is_scalar_literal, known_scalars
 from ..errors import TransformError
-from ..lower.ir import Const, CoreFunction, Origin, Prim, Seq, Stmt, Var, operand_vars
+from ..lower.ir import (
+    Const,
+    CoreFunction,
+    If,
+    Loop,
+    Prim,
+    Seq,
+    Stmt,
+    Var,
+    flatten,
+    operand_reads,
+    operand_vars,
+    prim_operands,
+)
 from ..lower.naming import Namer
-from ..rules.table import KEYWORD, POSITIONAL, VARARGS, Rule, RuleTable
+from ..rules.table import RuleTable
+from .binding import bind_arguments, default_operands, operand_node
+from .code import Nest, code_reads, has_statements, unpack_target
 from .simplify import simplify
 from .templates import instantiate, needs_parens
-
-
-@dataclass(frozen=True)
-class Block:
-    """Statements (code lines) generated for one source statement, with that statement's text."""
-
-    origin: str
-    lines: tuple
 
 
 @dataclass(frozen=True)
 class HelperCall:
     """What the caller needs to know about a transformed user function it calls."""
 
-    vjp_name: str
+    fwd_name: str
+    bwd_name: str
     params: tuple  # parameter names, in order
     kwonly: tuple  # names of keyword-only parameters
-    defaults: tuple  # parameter names that have defaults
-    returns_adjoint: tuple  # per parameter: True when its pullback returns an adjoint (not None)
+    returns_adjoint: tuple  # per parameter: True when the backward returns an adjoint (not None)
 
 
 @dataclass(frozen=True)
 class VjpFunction:
-    """One generated ``<name>_vjp`` with its nested pullback."""
+    """One generated ``<name>_fwd`` / ``<name>_bwd`` pair."""
 
     source_name: str
-    vjp_name: str
-    pullback_name: str
+    fwd_name: str
+    bwd_name: str
     params_code: str
-    forward: tuple
+    forward: tuple  # code (str | Nest)
     result_code: str
+    residuals: tuple  # names the forward hands to the backward
+    residuals_param: str
     seed: str
-    seed_unpack: str  # a line unpacking a tuple seed, or ""
-    backward: tuple
+    backward: tuple  # code (str | Nest)
     returns: tuple  # code of each returned adjoint
     wrt: tuple
     top_level: bool
@@ -67,69 +78,28 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
-def operand_node(op) -> cst.BaseExpression:
-    if isinstance(op, Var):
-        return cst.Name(op.name)
-    if isinstance(op, Const):
-        return op.node
-    elements = [cst.Element(operand_node(i)) for i in op.items]
-    if op.kind == "list":
-        return cst.List(elements)
-    if len(elements) == 1:
-        return cst.Tuple([elements[0].with_changes(comma=cst.Comma())])
-    return cst.Tuple(elements)
+def level_names(body: tuple) -> set:
+    """Names certainly bound after ``body`` ran, at its own level (not only inside its nested
+    blocks): what its statements assign, its compound statements' tapes and records, and names
+    assigned in nested blocks that its own statements read afterwards."""
+    from ..lower.ir import defined_names
+
+    assigned: set = set()
+    reads: set = set()
+    for stmt in body:
+        if isinstance(stmt, Stmt):
+            assigned.update(stmt.targets)
+            for op in prim_operands(stmt.prim):
+                reads.update(operand_reads(op))
+        elif isinstance(stmt, If):
+            assigned.update((stmt.test, stmt.saved))
+        elif isinstance(stmt, Loop):
+            assigned.update((stmt.tape, _trips(stmt)))
+    return assigned | (reads & defined_names(body))
 
 
-def bind_arguments(rule: Rule, prim: Prim) -> dict:
-    """Map each rule parameter to the operand passed for it (or a Const of its default)."""
-    bound: dict = {}
-    positional = list(prim.args)
-    for p in rule.params:
-        if p.kind == POSITIONAL:
-            if positional:
-                bound[p.name] = positional.pop(0)
-        elif p.kind == VARARGS:
-            bound[p.name] = Seq("tuple", tuple(positional))
-            positional = []
-    if positional:
-        raise _binding_error(prim, rule, f"too many positional arguments for {rule.name}")
-    names = {p.name for p in rule.params}
-    for key, value in prim.kwargs:
-        if key not in names:
-            # Keywords the rule does not model (out=, where=, casting=) would change the meaning.
-            raise _binding_error(prim, rule, f"{rule.name} is not differentiable with `{key}=`")
-        bound[key] = value
-    for p in rule.params:
-        if p.name not in bound:
-            if p.default is None and p.kind != VARARGS:
-                raise _binding_error(prim, rule, f"{rule.name} needs argument `{p.name}`")
-            code = p.default if p.default is not None else "()"
-            node = cst.parse_expression(code)
-            bound[p.name] = Const(node, code, ())
-    return bound
-
-
-def _default_operands(rule: Rule, prim: Prim) -> list:
-    """The Const operands ``bind_arguments`` made from defaults (parameters the call left out)."""
-    given = len(prim.args)
-    keywords = {k for k, _ in prim.kwargs}
-    out = []
-    positional = [p for p in rule.params if p.kind == POSITIONAL]
-    for i, p in enumerate(rule.params):
-        if p.kind == VARARGS:
-            continue
-        index = positional.index(p) if p in positional else None
-        if (index is None or index >= given) and p.name not in keywords and p.default is not None:
-            out.append(Const(cst.parse_expression(p.default), p.default, ()))
-    return out
-
-
-def _binding_error(prim: Prim, rule: Rule, message: str) -> TransformError:
-    from ..errors import Location
-
-    loc = prim.location or Location("<unknown>", 0, 0, "")
-    return TransformError(message, loc, "call it with the arguments numpy documents, or "
-                          "give it a rule with s2sgrad.register_gradient")
+def _trips(loop: Loop) -> str:
+    return loop.tape[: -len("_tape")] + "_trips" if loop.tape.endswith("_tape") else loop.tape + "_trips"
 
 
 class ReverseBuilder:
@@ -137,7 +107,7 @@ class ReverseBuilder:
 
     def __init__(self, fn: CoreFunction, activity: Activity, table: RuleTable, wrt: tuple,
                  has_aux: bool, top_level: bool, helper_lookup: HelperLookup,
-                 vjp_name: str, pullback_name: str) -> None:
+                 fwd_name: str, bwd_name: str) -> None:
         self.fn = fn
         self.activity = activity
         self.table = table
@@ -145,94 +115,183 @@ class ReverseBuilder:
         self.has_aux = has_aux
         self.top_level = top_level
         self.helper_lookup = helper_lookup
-        self.vjp_name = vjp_name
-        self.pullback_name = pullback_name
-        self.namer = Namer(fn.reserved | {vjp_name, pullback_name})
+        self.fwd_name = fwd_name
+        self.bwd_name = bwd_name
+        self.namer = Namer(fn.reserved | {fwd_name, bwd_name})
         self.current: dict = {}  # var -> the name holding its adjoint so far
-        self.pullbacks: dict = {}  # stmt index -> pullback name of a helper call
+        self.unstable: set = set()  # adjoint names that are rebound later (never aliased)
+        self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
+        self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
+        self.if_records: dict = {}  # If -> (then names, else names)
         elementwise = frozenset(name for name, rule in table.rules.items() if rule.elementwise)
         self.scalars = known_scalars(fn, elementwise)
 
-    # ----- accumulation ------------------------------------------------------------------------
+    # ----- adjoints ----------------------------------------------------------------------------
+
+    def active(self, name: str) -> bool:
+        return self.activity.is_active(name)
 
     def accumulate(self, lines: list, var: str, expr: cst.BaseExpression) -> None:
-        """Add ``expr`` to the adjoint of ``var``: ``=`` on the first write (or no line at all
-        when ``expr`` is just another adjoint's name), ``x_bar = x_bar + ...`` afterwards."""
+        """Add ``expr`` to the adjoint of ``var``: ``=`` on the first write (no line at all when
+        ``expr`` is another adjoint's stable name), ``x_bar = x_bar + ...`` afterwards."""
+        name = self.namer.adjoint(var)
         if var not in self.current:
-            if isinstance(expr, cst.Name):
+            if isinstance(expr, cst.Name) and expr.value not in self.unstable:
                 self.current[var] = expr.value
                 return
-            name = self.namer.adjoint(var)
             lines.append(f"{name} = {_code(expr)}")
         else:
-            name = self.namer.adjoint(var)
             rhs = expr
             if needs_parens(expr, inside="+"):
                 rhs = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             lines.append(f"{name} = {self.current[var]} + {_code(rhs)}")
         self.current[var] = name
 
-    def mark_written(self, var: str) -> str:
-        """Give ``var`` its own adjoint name, written by the caller's next line."""
+    def hold(self, lines: list, var: str) -> str:
+        """Make ``var``'s adjoint live in its own name (zeros when it has none yet)."""
         name = self.namer.adjoint(var)
+        held = self.current.get(var)
+        if held is None:
+            lines.append(f"{name} = s2s.zeros_like({var})")
+        elif held != name:
+            lines.append(f"{name} = {held}")
         self.current[var] = name
+        self.unstable.add(name)
         return name
+
+    # ----- helpers (user functions) --------------------------------------------------------------
+
+    def helper_for(self, stmt: Stmt) -> Optional[HelperCall]:
+        prim = stmt.prim
+        if prim.op in self.table.nondiff or self.table.get(prim.op) is not None:
+            return None
+        if prim.op.startswith(("ndarray.", "operator.", "numpy.", "math.", "builtins.", "s2s.")):
+            return None
+        if prim.op in ("copy", "nondiff") or not any(self.active(t) for t in stmt.targets):
+            return None
+        return self.helper_lookup(prim, stmt)
+
+    def residuals_of(self, stmt: Stmt) -> str:
+        if stmt not in self.helper_res:
+            base = stmt.prim.callee.rsplit(".", 1)[-1]
+            self.helper_res[stmt] = self.namer.fresh(f"{base}_res")
+        return self.helper_res[stmt]
 
     # ----- forward -----------------------------------------------------------------------------
 
-    def forward_line(self, index: int, stmt: Stmt) -> str:
-        prim = stmt.prim
+    def forward_line(self, stmt: Stmt) -> str:
         targets = ", ".join(stmt.targets)
-        helper = self.helper_for(prim, stmt)
+        helper = self.helper_for(stmt)
         if helper is not None:
             call = stmt.expr
             assert isinstance(call, cst.Call)
-            new_call = call.with_changes(func=cst.Name(helper.vjp_name))
-            pullback = self.namer.fresh(f"{prim.callee.rsplit('.', 1)[-1]}_pullback")
-            self.pullbacks[index] = pullback
-            return f"{targets}, {pullback} = {_code(new_call)}"
+            new_call = call.with_changes(func=cst.Name(helper.fwd_name))
+            return f"{targets}, {self.residuals_of(stmt)} = {_code(new_call)}"
         if not stmt.targets:
             return _code(stmt.expr)
         return f"{targets} = {_code(stmt.expr)}"
 
-    def helper_for(self, prim: Prim, stmt: Stmt) -> Optional[HelperCall]:
-        if prim.op in self.table.nondiff or self.table.get(prim.op) is not None:
-            return None
-        if prim.op.startswith(("ndarray.", "operator.", "numpy.", "math.", "builtins.")):
-            return None
-        if prim.op in ("copy", "nondiff"):
-            return None
-        if not any(self.activity.is_active(n) for op in prim.args for n in operand_vars(op)) and \
-                not any(self.activity.is_active(n) for _, op in prim.kwargs for n in operand_vars(op)):
-            return None
-        return self.helper_lookup(prim, stmt)
+    def forward_code(self, body: tuple) -> list:
+        out: list = []
+        last = None
+        for stmt in body:
+            origin = stmt.origin
+            if isinstance(stmt, Stmt) and stmt.implicit:
+                continue
+            if origin is not last:
+                out.append(f"# {origin.text}")
+                last = origin
+            if isinstance(stmt, Stmt):
+                out.append(self.forward_line(stmt))
+            elif isinstance(stmt, If):
+                out.extend(self.forward_if(stmt))
+            else:
+                out.extend(self.forward_loop(stmt))
+        return out
+
+    def forward_if(self, node: If) -> list:
+        then_names, else_names = self.if_records.get(node, ((), ()))
+        then_code = self.forward_code(node.body)
+        else_code = self.forward_code(node.orelse)
+        if then_names or else_names:
+            then_code.append(f"{node.saved} = ({', '.join(then_names)}{',' if len(then_names) == 1 else ''})")
+            else_code.append(f"{node.saved} = ({', '.join(else_names)}{',' if len(else_names) == 1 else ''})")
+        out = [Nest(f"if {node.test}:", tuple(then_code))]
+        if has_statements(else_code):
+            out.append(Nest("else:", tuple(else_code)))
+        return out
+
+    def forward_loop(self, loop: Loop) -> list:
+        record = self.loop_records.get(loop)
+        body = self.forward_code(loop.body)
+        out: list = []
+        if record is not None:
+            names, tape = record
+            if tape:
+                out.append(f"{loop.tape} = []")
+                item = names[0] if len(names) == 1 else ", ".join(names)
+                body.append(f"{loop.tape}.append({'(' + item + ')' if len(names) > 1 else item})")
+            else:
+                out.append(f"{_trips(loop)} = 0")
+                body.append(f"{_trips(loop)} += 1")
+        carries = self.forward_code(loop.carries)
+        body.extend(line for line in carries if not (isinstance(line, str) and line.startswith("#")))
+        out.append(Nest(loop.header, tuple(body)))
+        return out
 
     # ----- backward ----------------------------------------------------------------------------
 
-    def backward_lines(self, index: int, stmt: Stmt) -> list:
+    def backward_code(self, body: tuple) -> list:
+        """The backward sweep of ``body``: its statements in reverse, one comment per source statement."""
+        parts: list = []
+        for stmt in reversed(body):
+            if isinstance(stmt, Stmt):
+                lines = self.backward_stmt(stmt)
+            elif isinstance(stmt, If):
+                lines = self.backward_if(stmt)
+            else:
+                lines = self.backward_loop(stmt)
+            if lines:
+                if parts and parts[-1][0] is stmt.origin:
+                    parts[-1][1].extend(lines)
+                else:
+                    parts.append((stmt.origin, list(lines)))
+        out: list = []
+        for origin, lines in parts:
+            out.append(f"# {origin.text}")
+            out.extend(lines)
+        return out
+
+    def backward_stmt(self, stmt: Stmt) -> list:
         prim = stmt.prim
         lines: list = []
         if prim.op in self.table.nondiff or prim.op.startswith("numpy.random.") or prim.op == "nondiff":
             return lines
-        outs = [t for t in stmt.targets if t in self.current]
-        if not outs:
+        if not stmt.targets or stmt.targets[0] not in self.current:
             return lines
         target = stmt.targets[0]
         g = self.current[target]
-        if index in self.pullbacks:
-            return self.helper_backward(index, stmt, g)
-        rule = self.table.get(prim.op)
-        if rule is None:
-            self.refuse_unknown(stmt)
-            return lines
+        helper = self.helper_for(stmt)
+        if helper is not None:
+            lines = self.helper_backward(stmt, helper, g)
+        else:
+            rule = self.table.get(prim.op)
+            if rule is None:
+                self.refuse_unknown(stmt)
+            lines = self.rule_backward(stmt, rule, g)
+        if self.current.get(target) == g:
+            del self.current[target]  # this definition's adjoint is consumed
+        return lines
+
+    def rule_backward(self, stmt: Stmt, rule, g: str) -> list:
+        prim = stmt.prim
+        target = stmt.targets[0]
+        lines: list = []
         bound = bind_arguments(rule, prim)
-        defaults = _default_operands(rule, prim)
+        defaults = default_operands(rule, prim)
         for param, template in rule.vjps:
             operand = bound.get(param)
-            if operand is None:
-                continue
-            active = [n for n in operand_vars(operand) if self.activity.is_active(n)]
-            if not active:
+            if operand is None or not any(self.active(n) for n in operand_vars(operand)):
                 continue
             mapping = {"g": cst.Name(g), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
@@ -249,24 +308,27 @@ class ReverseBuilder:
                 parts = self.namer.fresh(f"{param}_bar")
                 lines.append(f"{parts} = {_code(expr)}")
                 for i, item in enumerate(operand.items):
-                    if isinstance(item, Var) and self.activity.is_active(item.name):
+                    if isinstance(item, Var) and self.active(item.name):
                         self.accumulate(lines, item.name, cst.parse_expression(f"{parts}[{i}]"))
-                    elif isinstance(item, Seq) and any(self.activity.is_active(n)
-                                                       for n in operand_vars(item)):
+                    elif isinstance(item, Seq) and any(self.active(n) for n in operand_vars(item)):
                         raise self.located(stmt, "nested sequences of differentiated values are "
                                            "not supported here", "pass a flat list of arrays")
         return lines
 
-    def helper_backward(self, index: int, stmt: Stmt, g: str) -> list:
-        helper = self.helper_lookup(stmt.prim, stmt)
-        assert helper is not None
-        bound = self.bind_helper(helper, stmt)
+    def helper_backward(self, stmt: Stmt, helper: HelperCall, g: str) -> list:
+        bound = {}
+        prim = stmt.prim
+        positional = [p for p in helper.params if p not in helper.kwonly]
+        for name, op in zip(positional, prim.args):
+            bound[name] = op
+        for key, op in prim.kwargs:
+            bound[key] = op
         slots = []
         pending = []
         claimed: set = set()
         for name, has_adjoint in zip(helper.params, helper.returns_adjoint):
             operand = bound.get(name)
-            if has_adjoint and isinstance(operand, Var) and self.activity.is_active(operand.name):
+            if has_adjoint and isinstance(operand, Var) and self.active(operand.name):
                 if operand.name in self.current or operand.name in claimed:
                     tmp = self.namer.fresh(f"{operand.name}_bar")
                     slots.append(tmp)
@@ -276,30 +338,86 @@ class ReverseBuilder:
                     claimed.add(operand.name)
             else:
                 slots.append("_")
-        lines = [f"{_unpack(slots)} = {self.pullbacks[index]}({g})"]
+        lines = [f"{unpack_target(slots)} = {helper.bwd_name}({self.residuals_of(stmt)}, {g})"]
         for var in sorted(claimed):
-            self.mark_written(var)
+            self.current[var] = self.namer.adjoint(var)
         for var, tmp in pending:
             self.accumulate(lines, var, cst.Name(tmp))
         return lines
 
-    def bind_helper(self, helper: HelperCall, stmt: Stmt) -> dict:
-        prim = stmt.prim
-        bound = {}
-        positional = [p for p in helper.params if p not in helper.kwonly]
-        for name, op in zip(positional, prim.args):
-            bound[name] = op
-        for key, op in prim.kwargs:
-            bound[key] = op
-        return bound
+    def backward_if(self, node: If) -> list:
+        entry = dict(self.current)
+        then_code = self.backward_code(node.body)
+        then_state = self.current
+        self.current = dict(entry)
+        else_code = self.backward_code(node.orelse)
+        else_state = self.current
+        local = _defined(node.body) | _defined(node.orelse)
+        merged = {}
+        for var in sorted((set(then_state) | set(else_state)) - local):
+            a, b = then_state.get(var), else_state.get(var)
+            if a == b:
+                merged[var] = a
+                continue
+            name = self.namer.adjoint(var)
+            for code, state in ((then_code, then_state), (else_code, else_state)):
+                if state.get(var) != name:
+                    code.append(f"{name} = {state[var]}" if var in state
+                                else f"{name} = s2s.zeros_like({var})")
+            merged[var] = name
+            self.unstable.add(name)
+        self.current = merged
+        then_names = tuple(sorted(code_reads(then_code) & self.level_names(node.body)))
+        else_names = tuple(sorted(code_reads(else_code) & self.level_names(node.orelse)))
+        if not (has_statements(then_code) or has_statements(else_code)):
+            return []
+        self.if_records[node] = (then_names, else_names)
+        if then_names:
+            then_code.insert(0, f"{unpack_target(then_names)} = {node.saved}")
+        if else_names:
+            else_code.insert(0, f"{unpack_target(else_names)} = {node.saved}")
+        out = [Nest(f"if {node.test}:", tuple(then_code))]
+        if has_statements(else_code):
+            out.append(Nest("else:", tuple(else_code)))
+        return out
+
+    def backward_loop(self, loop: Loop) -> list:
+        inside = loop.body + loop.carries
+        local = _defined(loop.body) | set(loop.targets)
+        carried = {s.targets[0] for s in loop.carries}
+        reads = set()
+        for stmt in flatten(inside):
+            for op in prim_operands(stmt.prim):
+                reads.update(operand_vars(op))
+        boundary = sorted(v for v in (reads - local) | carried if self.active(v))
+        lines: list = []
+        for var in boundary:
+            self.hold(lines, var)
+        entry = dict(self.current)
+        body_code = self.backward_code(inside)
+        for var in boundary:
+            self.hold(body_code, var)
+        self.current = {k: v for k, v in self.current.items() if k in entry}
+        if not has_statements(body_code):
+            return lines
+        names = tuple(sorted(code_reads(body_code) & (self.level_names(inside) | set(loop.targets))))
+        self.loop_records[loop] = (names, bool(names))
+        if names:
+            target = names[0] if len(names) == 1 else unpack_target(names)
+            header = f"for {target} in reversed({loop.tape}):"
+        else:
+            header = f"for _ in range({_trips(loop)}):"
+        lines.append(Nest(header, tuple(body_code)))
+        return lines
+
+    def level_names(self, body: tuple) -> set:
+        """level_names, plus the residuals of helper calls made at that level."""
+        helpers = {self.helper_res[s] for s in body if isinstance(s, Stmt) and s in self.helper_res}
+        return level_names(body) | helpers
 
     def refuse_unknown(self, stmt: Stmt) -> None:
-        prim = stmt.prim
-        name = prim.op
-        if name.startswith("ndarray."):
-            what = f"the method `.{name.split('.', 1)[1]}`"
-        else:
-            what = f"`{name}`"
+        name = stmt.prim.op
+        what = f"the method `.{name.split('.', 1)[1]}`" if name.startswith("ndarray.") else f"`{name}`"
         raise self.located(
             stmt,
             f"no derivative rule for {what}, and it has no Python source s2sgrad can read",
@@ -313,19 +431,42 @@ class ReverseBuilder:
 
     # ----- assembly ----------------------------------------------------------------------------
 
+    def seed(self) -> tuple:
+        """The backward's output-adjoint parameter and, for tuple outputs, its unpacking line."""
+        result = self.fn.result
+        name = self.fn.name
+        if isinstance(result, Var):
+            adjoint = self.namer.adjoint(result.name)
+            self.current[result.name] = adjoint
+            return adjoint, ""
+        if isinstance(result, Seq):
+            if self.has_aux:
+                first = result.items[0]
+                if isinstance(first, Var):
+                    adjoint = self.namer.adjoint(first.name)
+                    self.current[first.name] = adjoint
+                    return adjoint, ""
+                return self.namer.fresh(f"{name}_bar"), ""
+            seed = self.namer.fresh(f"{name}_bar")
+            slots = []
+            for item in result.items:
+                if isinstance(item, Var) and item.name not in self.current:
+                    slots.append(self.namer.adjoint(item.name))
+                    self.current[item.name] = slots[-1]
+                else:
+                    slots.append("_")
+            return seed, f"{unpack_target(slots)} = {seed}"
+        return self.namer.fresh(f"{name}_bar"), ""
+
     def build(self) -> VjpFunction:
         fn = self.fn
-        forward = _blocks([(s.origin, [self.forward_line(i, s)]) for i, s in enumerate(fn.body)])
+        for stmt in flatten(fn.body):  # name helper residuals in source order
+            if self.helper_for(stmt) is not None:
+                self.residuals_of(stmt)
         seed, seed_unpack = self.seed()
-        backward_parts = []
+        backward = self.backward_code(fn.body)
         if seed_unpack:
-            backward_parts.append((fn.result_origin, [seed_unpack]))
-        for i in range(len(fn.body) - 1, -1, -1):
-            stmt = fn.body[i]
-            lines = self.backward_lines(i, stmt)
-            if lines:
-                backward_parts.append((stmt.origin, lines))
-        backward = _blocks(backward_parts)
+            backward.insert(0, seed_unpack)
         returns = []
         for name in self.wrt:
             if name in self.current:
@@ -333,54 +474,42 @@ class ReverseBuilder:
                 returns.append(f"s2s.like({adj}, {name})" if self.top_level else adj)
             else:
                 returns.append(f"s2s.zeros_like({name})" if self.top_level else "None")
+        visible = self.level_names(fn.body) | {p.name for p in fn.params}
+        residuals = tuple(sorted((code_reads(backward) | code_reads(returns)) & visible))
+        forward = self.forward_code(fn.body)
         return VjpFunction(
             source_name=fn.name,
-            vjp_name=self.vjp_name,
-            pullback_name=self.pullback_name,
+            fwd_name=self.fwd_name,
+            bwd_name=self.bwd_name,
             params_code=self.params_code(),
-            forward=forward,
+            forward=tuple(forward),
             result_code=_code(operand_node(fn.result)),
+            residuals=residuals,
+            residuals_param=self.namer.fresh("residuals"),
             seed=seed,
-            seed_unpack="",
-            backward=backward,
+            backward=tuple(backward),
             returns=tuple(returns),
             wrt=self.wrt,
             top_level=self.top_level,
         )
 
-    def seed(self) -> tuple:
-        """The pullback's parameter (the output adjoint) and, for tuple outputs, its unpacking."""
-        result = self.fn.result
-        if isinstance(result, Var):
-            return self.mark_written(result.name), ""
-        if isinstance(result, Seq):
-            if self.has_aux:
-                first = result.items[0]
-                if isinstance(first, Var):
-                    return self.mark_written(first.name), ""
-                return self.namer.fresh(f"{self.fn.name}_bar"), ""
-            seed = self.namer.fresh(f"{self.fn.name}_bar")
-            slots = []
-            for item in result.items:
-                if isinstance(item, Var) and item.name not in self.current:
-                    slots.append(self.mark_written(item.name))
-                else:
-                    slots.append("_")
-            return seed, f"{_unpack(slots)} = {seed}"
-        return self.namer.fresh(f"{self.fn.name}_bar"), ""
-
     def params_code(self) -> str:
         parts = []
         kwonly_started = False
         for p in self.fn.params:
-            if p.name in getattr(self, "_kwonly", ()) and not kwonly_started:
+            if p.name in self.kwonly and not kwonly_started:
                 parts.append("*")
                 kwonly_started = True
-            if p.default is not None:
-                parts.append(f"{p.name}={_code(p.default)}")
-            else:
-                parts.append(p.name)
+            parts.append(f"{p.name}={_code(p.default)}" if p.default is not None else p.name)
         return ", ".join(parts)
+
+    kwonly: tuple = ()
+
+
+def _defined(body: tuple) -> set:
+    from ..lower.ir import defined_names
+
+    return defined_names(body)
 
 
 def _may_broadcast(operand: Var, bound: dict, scalars: frozenset) -> bool:
@@ -404,29 +533,11 @@ def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value in ("None", "True", "False")
 
 
-def _unpack(slots: list) -> str:
-    if len(slots) == 1:
-        return f"({slots[0]},)"
-    return ", ".join(slots)
-
-
-def _blocks(parts: list) -> tuple:
-    """Merge consecutive parts from the same source statement into one Block."""
-    blocks = []
-    for origin, lines in parts:
-        text = origin.text if isinstance(origin, Origin) else str(origin)
-        if blocks and blocks[-1][0] is origin:
-            blocks[-1][1].extend(lines)
-        else:
-            blocks.append((origin, list(lines)))
-    return tuple(Block(o.text, tuple(ls)) for o, ls in blocks)
-
-
 def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tuple, has_aux: bool,
-            top_level: bool, helper_lookup: HelperLookup, vjp_name: str,
-            pullback_name: str, kwonly: tuple = ()) -> VjpFunction:
-    """Build the vjp function (forward sweep plus nested pullback) of ``fn``."""
+            top_level: bool, helper_lookup: HelperLookup, fwd_name: str, bwd_name: str,
+            kwonly: tuple = ()) -> VjpFunction:
+    """Build the forward and backward sweeps of ``fn``."""
     builder = ReverseBuilder(fn, activity, table, wrt, has_aux, top_level, helper_lookup,
-                             vjp_name, pullback_name)
-    builder._kwonly = kwonly
+                             fwd_name, bwd_name)
+    builder.kwonly = kwonly
     return builder.build()

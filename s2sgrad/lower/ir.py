@@ -66,6 +66,35 @@ class Stmt:
     prim: Prim
     origin: Origin
     unpack: bool = False
+    implicit: bool = False  # bound by a loop header (``for i, row in enumerate(X)``): no forward line
+
+
+@dataclass(frozen=True)
+class If:
+    """``if <test>: body else: orelse``. ``test`` names the (recorded) condition value; both
+    branches end with copies to the join names of what they assign. ``saved`` names the variable
+    that keeps the values a branch's backward sweep needs."""
+
+    test: str
+    body: tuple
+    orelse: tuple
+    saved: str
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A ``for`` or ``while`` loop. ``header`` is its forward header code (``for t in range(n):``);
+    ``targets`` are the names the header binds each iteration; ``carries`` are the copies at the end
+    of an iteration that hand new values of carried variables to the next one; ``tape`` records,
+    per iteration, what the backward sweep needs."""
+
+    header: str
+    targets: tuple
+    body: tuple
+    carries: tuple
+    tape: str
+    origin: Origin
 
 
 @dataclass(frozen=True)
@@ -117,3 +146,34 @@ def operand_reads(op: Operand) -> tuple:
 
 def prim_operands(prim: Prim) -> tuple:
     return tuple(prim.args) + tuple(v for _, v in prim.kwargs)
+
+
+def flatten(body: tuple) -> list:
+    """Every simple statement of ``body``, nested blocks included, in source order."""
+    out: list = []
+    for stmt in body:
+        if isinstance(stmt, Stmt):
+            out.append(stmt)
+        elif isinstance(stmt, If):
+            out.extend(flatten(stmt.body))
+            out.extend(flatten(stmt.orelse))
+        elif isinstance(stmt, Loop):
+            out.extend(flatten(stmt.body))
+            out.extend(flatten(stmt.carries))
+    return out
+
+
+def defined_names(body: tuple) -> set:
+    """Names assigned anywhere in ``body`` (nested blocks, loop targets, tapes included)."""
+    names: set = set()
+    for stmt in body:
+        if isinstance(stmt, Stmt):
+            names.update(stmt.targets)
+        elif isinstance(stmt, If):
+            names.add(stmt.saved)
+            names |= defined_names(stmt.body) | defined_names(stmt.orelse)
+        elif isinstance(stmt, Loop):
+            names.add(stmt.tape)
+            names.update(stmt.targets)
+            names |= defined_names(stmt.body) | defined_names(stmt.carries)
+    return names

@@ -15,7 +15,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..read.parse import ParsedFunction
-from .ir import Const, CoreFunction, Origin, Param, Prim, Seq, Stmt, Var
+from .ir import Const, CoreFunction, If, Loop, Origin, Param, Prim, Seq, Stmt, Var
 from .naming import Namer
 
 BINARY_OPS = {
@@ -84,6 +84,8 @@ class Lowering:
         self.globals_read: set = set()
         self.namer = Namer(_all_names(pf.node))
         self.temps: set = set()
+        self.if_count = 0
+        self.loop_count = 0
 
     # ----- names -------------------------------------------------------------------------------
 
@@ -126,16 +128,16 @@ class Lowering:
             self.namer.reserve(p.name.value)
             if p.default is not None:
                 self.globals_read.update(read_names(p.default))
-        statements = _statements(node)
+        statements = _statements(node.body)
         result = None
         result_origin = None
         for i, stmt in enumerate(statements):
-            self.origin = self.origin_of(stmt)
             if m.matches(stmt, m.Return()):
+                self.origin = self.origin_of(stmt)
                 result = self.lower_return(stmt)
                 result_origin = self.origin
                 continue
-            self.lower_statement(stmt, is_first=(i == 0))
+            self.lower_any(stmt, is_first=(i == 0))
         if result is None:
             raise self.pf.error(node, f"{node.name.value} does not return a value",
                                 "end the function with `return <value>`")
@@ -154,6 +156,186 @@ class Lowering:
     def origin_of(self, stmt: cst.CSTNode) -> Origin:
         text = _one_line(_code(stmt).strip())
         return Origin(text, self.pf.location(stmt))
+
+    def lower_any(self, stmt: cst.CSTNode, is_first: bool = False) -> None:
+        """Lower one statement (simple or compound) into ``self.body``."""
+        if isinstance(stmt, cst.If):
+            self.lower_if(stmt)
+        elif isinstance(stmt, cst.For):
+            self.lower_for(stmt)
+        elif isinstance(stmt, cst.While):
+            self.lower_while(stmt)
+        else:
+            self.origin = self.origin_of(stmt)
+            self.lower_statement(stmt, is_first)
+
+    def lower_block(self, statements: list, prologue: tuple = ()) -> tuple:
+        """Lower ``statements`` into a new block (``prologue`` statements first)."""
+        saved_body, saved_origin = self.body, self.origin
+        self.body = list(prologue)
+        for stmt in statements:
+            self.lower_any(stmt)
+        block = tuple(self.body)
+        self.body, self.origin = saved_body, saved_origin
+        return block
+
+    def header_origin(self, text: str, node: cst.CSTNode) -> Origin:
+        return Origin(_one_line(text), self.pf.location(node))
+
+    def condition(self, test: cst.BaseExpression, name: str) -> str:
+        """The name holding the value of a branch condition (recorded for the backward sweep)."""
+        if isinstance(test, cst.Name) and test.value in self.env:
+            return self.env[test.value]
+        if not (self.is_nondiff(test) or self.is_constant(test)):
+            held = self.operand(test)
+            if isinstance(held, Var):
+                return held.name
+            test = held.node
+        expr, _ = self.verbatim(test)
+        target = self.namer.fresh(name)
+        self.emit((target,), expr, Prim("nondiff", (), location=self.pf.location(test)))
+        return target
+
+    def join(self, before: dict, branches: list) -> list:
+        """Join the environments at the end of alternative blocks: for every name a branch
+        assigned, a join name and, per branch, the copy into it. Returns the copies per branch."""
+        names = sorted({k for env in branches for k, v in env.items() if before.get(k) != v})
+        copies: list = [[] for _ in branches]
+        joined = dict(before)
+        for name in names:
+            versions = {env.get(name) for env in branches}
+            if len(versions) == 1 and None not in versions:
+                joined[name] = versions.pop()
+                continue
+            target = self.namer.fresh(name)
+            for env, out in zip(branches, copies):
+                if name in env:
+                    out.append(Stmt((target,), cst.Name(env[name]), Prim("copy", (Var(env[name]),)),
+                                    self.origin))
+            joined[name] = target
+        self.env = joined
+        return copies
+
+    def lower_if(self, node: cst.If, keyword: str = "if") -> None:
+        self.if_count += 1
+        n = self.if_count
+        origin = self.header_origin(f"{keyword} {_code(node.test)}:", node)
+        self.origin = origin
+        test = self.condition(node.test, f"cond{n}")
+        saved = self.namer.fresh(f"if{n}_saved")
+        before = dict(self.env)
+        body = self.lower_block(_statements(node.body))
+        env_then = self.env
+        self.env = dict(before)
+        if isinstance(node.orelse, cst.If):
+            saved_body = self.body
+            self.body = []
+            self.lower_if(node.orelse, keyword="elif")
+            orelse = tuple(self.body)
+            self.body = saved_body
+        elif node.orelse is not None:
+            orelse = self.lower_block(_statements(node.orelse.body))
+        else:
+            orelse = ()
+        env_else = self.env
+        self.env = before
+        self.origin = origin
+        then_copies, else_copies = self.join(before, [env_then, env_else])
+        self.body.append(If(test, body + tuple(then_copies), orelse + tuple(else_copies), saved,
+                            origin))
+
+    def loop_carries(self, before: dict, origin: Origin) -> tuple:
+        """Copies that hand a loop's new values of pre-existing names to the next iteration."""
+        carries = []
+        for name in sorted(k for k in before if self.env.get(k) != before[k]):
+            carries.append(Stmt((before[name],), cst.Name(self.env[name]),
+                                Prim("copy", (Var(self.env[name]),)), origin))
+            self.env[name] = before[name]
+        return tuple(carries)
+
+    def lower_while(self, node: cst.While) -> None:
+        self.loop_count += 1
+        n = self.loop_count
+        origin = self.header_origin(f"while {_code(node.test)}:", node)
+        self.origin = origin
+        if not (self.is_nondiff(node.test) or self.is_constant(node.test)
+                or isinstance(node.test, cst.Name)):
+            raise self.pf.error(node.test, "a while condition must be a comparison or a name",
+                                "compare explicitly, e.g. `while np.sum(x) > tol:`")
+        test, _ = self.verbatim(node.test)
+        tape = self.namer.fresh(f"loop{n}_tape")
+        before = dict(self.env)
+        body = self.lower_block(_statements(node.body))
+        self.origin = origin
+        carries = self.loop_carries(before, origin)
+        self.body.append(Loop(f"while {_code(test)}:", (), body, carries, tape, origin))
+        if node.orelse is not None:
+            for stmt in _statements(node.orelse.body):
+                self.lower_any(stmt)
+
+    def lower_for(self, node: cst.For) -> None:
+        self.loop_count += 1
+        n = self.loop_count
+        origin = self.header_origin(f"for {_code(node.target)} in {_code(node.iter)}:", node)
+        self.origin = origin
+        tape = self.namer.fresh(f"loop{n}_tape")
+        it = node.iter
+        index_name = None
+        if m.matches(it, m.Call(func=m.Name("enumerate"))) and len(it.args) == 1 and \
+                m.matches(node.target, m.Tuple(elements=[m.Element(m.Name()), m.DoNotCare()])):
+            index_name = node.target.elements[0].value.value
+            elem_target = node.target.elements[1].value
+            seq_node = it.args[0].value
+        else:
+            elem_target = node.target
+            seq_node = it
+        if index_name is None and (self.is_nondiff(it) or self.is_constant(it)):
+            iter_code, _ = self.verbatim(it)
+            before = dict(self.env)
+            targets = tuple(self.bind(n_.value) for n_ in m.findall(node.target, m.Name()))
+            target_code = _code(node.target.visit(_Renamer(self.env)))
+            header = f"for {target_code} in {_code(iter_code)}:"
+            prologue: tuple = ()
+        else:
+            if m.matches(seq_node, m.Call(func=m.Name("zip"))):
+                seqs = [self.operand(a.value) for a in seq_node.args]
+                elems = [e.value for e in elem_target.elements] if isinstance(
+                    elem_target, (cst.Tuple, cst.List)) else None
+                if elems is None or len(elems) != len(seqs):
+                    raise self.pf.error(node.target, "unpack zip() into one name per sequence",
+                                        "write `for a, b in zip(xs, ys):`")
+            else:
+                seqs = [self.operand(seq_node)]
+                elems = [elem_target]
+            for e in elems:
+                if not isinstance(e, cst.Name):
+                    raise self.pf.error(e, "loop targets must be plain names",
+                                        "unpack inside the loop body instead")
+            before = dict(self.env)
+            index = self.bind(index_name) if index_name else self.namer.fresh(f"loop{n}_index")
+            prologue_list = []
+            names = []
+            for seq, e in zip(seqs, elems):
+                name = self.bind(e.value)
+                names.append(name)
+                index_const = Const(cst.Name(index), index, (index,))
+                expr = cst.Subscript(self.operand_node(seq), [cst.SubscriptElement(cst.Index(cst.Name(index)))])
+                prologue_list.append(Stmt((name,), expr, Prim("operator.getitem", (seq, index_const),
+                                                              location=origin.location),
+                                          origin, implicit=True))
+            seq_code = _code(self.operand_node(seqs[0])) if len(seqs) == 1 else \
+                "zip(" + ", ".join(_code(self.operand_node(q)) for q in seqs) + ")"
+            elem_code = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
+            header = f"for {index}, {elem_code} in enumerate({seq_code}):"
+            targets = (index, *names)
+            prologue = tuple(prologue_list)
+        body = self.lower_block(_statements(node.body), prologue)
+        self.origin = origin
+        carries = self.loop_carries(before, origin)
+        self.body.append(Loop(header, targets, body, carries, tape, origin))
+        if node.orelse is not None:
+            for stmt in _statements(node.orelse.body):
+                self.lower_any(stmt)
 
     def lower_return(self, stmt: cst.Return) -> Any:
         if stmt.value is None:
@@ -194,10 +376,21 @@ class Lowering:
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
             op = self.operand(value, target=target.value)
-            if isinstance(op, Var) and op.name == self.env.get(target.value) \
-                    and self.body and op.name in self.body[-1].targets:
-                return  # the value was already written to the target
+            if isinstance(op, Var) and op.name == self.env.get(target.value):
+                return  # the value was already written to the target (or `x = x`)
             self.copy_to(target.value, op)
+            return
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) \
+                and target.value.value in self.env:
+            base = Var(self.env[target.value.value])
+            held = self.operand(value)
+            _, index = self.index(target)
+            name = self.bind(target.value.value)
+            call = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("setitem")),
+                            [cst.Arg(cst.Name(base.name)), cst.Arg(index.node),
+                             cst.Arg(self.operand_node(held))])
+            self.emit((name,), call, Prim("s2s.setitem", (base, index, held),
+                                          location=self.pf.location(target)))
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [e.value for e in target.elements]
@@ -214,12 +407,16 @@ class Lowering:
                 self.emit((name,), expr, Prim("operator.getitem", (source, Const(index, str(i))),
                                                 location=self.pf.location(el)))
             return
+        if isinstance(target, cst.Subscript):
+            raise self.pf.error(target, "only a local array can be written by index (`y[i] = ...`)",
+                                "copy it into a local name first: `y = y.copy(); y[i] = ...`")
         raise self.pf.error(target, "only names and tuples of names can be assigned here",
                             "assign to a new name instead")
 
     def copy_to(self, user_name: str, op: Any) -> None:
         """``user_name = op`` where ``op`` is an already-lowered operand."""
-        if isinstance(op, Var) and self.body and op.name in self.body[-1].targets \
+        if isinstance(op, Var) and self.body and isinstance(self.body[-1], Stmt) \
+                and op.name in self.body[-1].targets \
                 and self._is_temp(op.name) and len(self.body[-1].targets) == 1:
             # Rename the temporary that holds the value to the user's name.
             last = self.body.pop()
@@ -320,6 +517,8 @@ class Lowering:
                                   Prim(op, (inner,), location=self.pf.location(node)))
         if isinstance(node, cst.Call):
             return self.lower_call(node, target)
+        if isinstance(node, cst.IfExp):
+            return self.lower_ifexp(node, target)
         if isinstance(node, cst.Attribute):
             value = self.operand(node.value)
             expr = node.with_changes(value=self.operand_node(value), lpar=[], rpar=[])
@@ -336,6 +535,28 @@ class Lowering:
                                        location=self.pf.location(node)))
         raise self.pf.error(node, f"unsupported expression: {_one_line(_code(node))}",
                             "rewrite it with supported operations (see the README)")
+
+    def lower_ifexp(self, node: cst.IfExp, target: Optional[str]) -> Var:
+        """``a if c else b`` as a branch whose arms write one join name."""
+        self.if_count += 1
+        n = self.if_count
+        test = self.condition(node.test, f"cond{n}")
+        saved = self.namer.fresh(f"if{n}_saved")
+        before = dict(self.env)
+        arms = []
+        for expr in (node.body, node.orelse):
+            self.env = dict(before)
+            saved_body = self.body
+            self.body = []
+            op = self.operand(expr)
+            arms.append((tuple(self.body), op))
+            self.body = saved_body
+        self.env = before
+        name = self.new_target(target, f"{_short(arms[0][1])}_or_{_short(arms[1][1])}", "choice")
+        blocks = [block + (Stmt((name,), self.operand_node(op), Prim("copy", (op,)), self.origin),)
+                  for block, op in arms]
+        self.body.append(If(test, blocks[0], blocks[1], saved, self.origin))
+        return Var(name)
 
     def index(self, node: cst.Subscript) -> tuple:
         """The index of a subscript as one verbatim Const; complex parts are hoisted first."""
@@ -473,12 +694,12 @@ def _describe_verbatim(node: cst.CSTNode) -> str:
     return text
 
 
-def _statements(fn: cst.FunctionDef) -> list:
+def _statements(block: cst.BaseSuite) -> list:
+    """The statements of a suite: small statements split out, compound ones kept whole."""
+    if isinstance(block, cst.SimpleStatementSuite):
+        return list(block.body)
     out = []
-    body = fn.body
-    if isinstance(body, cst.SimpleStatementSuite):
-        return list(body.body)
-    for line in body.body:
+    for line in block.body:
         if isinstance(line, cst.SimpleStatementLine):
             out.extend(line.body)
         else:

@@ -35,12 +35,8 @@ _REFUSED = (
      "leave the name unused instead"),
     (m.Raise(), "`raise` is not supported in a differentiated function yet",
      "validate the inputs in the caller"),
-    (m.IfExp(), "conditional expressions (`a if c else b`) are not supported yet",
-     "use np.where(c, a, b) for arrays"),
-    (m.If(), "`if` statements are not supported yet (control flow arrives in a later release)",
-     "use np.where for elementwise choices, or move the branch to the caller"),
-    (m.For() | m.While(), "loops are not supported yet (control flow arrives in a later release)",
-     "vectorize the loop with numpy, or unroll it"),
+    (m.Break() | m.Continue(), "`break` and `continue` are not supported yet",
+     "use a `while` loop whose condition says when to stop, or an `if` around the rest of the body"),
     (m.Match(), "`match` statements are not supported", "use numpy expressions instead"),
     (m.Import() | m.ImportFrom(), "imports inside a differentiated function are not supported",
      "import at module level"),
@@ -81,6 +77,9 @@ def fence(pf: ParsedFunction) -> ParsedFunction:
         if node is not _last_statement(fn):
             raise pf.error(node, "early return is not supported yet: return once, at the end",
                            "compute the result in a variable and return it at the end")
+    for node in m.findall(fn.body, m.For()):
+        if node.asynchronous is not None:
+            raise pf.error(node, "`async for` cannot be differentiated", "use a plain `for` loop")
     for node in m.findall(fn.body, m.Assign() | m.AugAssign() | m.AnnAssign()):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
@@ -105,8 +104,10 @@ def _check_target(pf: ParsedFunction, target: cst.BaseExpression) -> None:
                                "unpack into names, then use them")
         return
     if isinstance(target, cst.Subscript):
-        raise pf.error(target, "assignment to an array element or slice is not supported yet",
-                       "build the array with np.where, np.concatenate or np.stack instead")
+        if isinstance(target.value, cst.Name):
+            return
+        raise pf.error(target, "only a local array can be written by index (`y[i] = ...`)",
+                       "write into a local name, e.g. `y = y.copy(); y[i] = ...`")
     raise pf.error(target, "assignment to an attribute is not supported in a differentiated function",
                    "assign to a local name and return it")
 

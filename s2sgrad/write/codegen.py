@@ -12,6 +12,7 @@ import black
 import libcst as cst
 
 from .. import __version__
+from ..differentiate.code import render as render_code
 from ..differentiate.reverse import VjpFunction
 
 BLACK_MODE = black.Mode(
@@ -27,12 +28,14 @@ class GradWrapper:
     """A ``<f>_grad`` function: the gradient of ``source_name`` with respect to ``wrt``."""
 
     name: str
-    vjp_name: str
+    source_name: str
+    fwd_name: str
+    bwd_name: str
     params_code: str
     call_args: str
     seed: str
     wrt: tuple
-    pullback: str
+    residuals: str
 
 
 @dataclass(frozen=True)
@@ -45,45 +48,37 @@ class Program:
     header: tuple  # comment lines
 
 
-def _block_lines(blocks, indent: str) -> list:
-    out = []
-    for block in blocks:
-        out.append(f"{indent}# {block.origin}")
-        out.extend(f"{indent}{line}" for line in block.lines)
-    return out
-
-
 def function_lines(fn: VjpFunction) -> list:
-    """The source lines of one vjp function with its nested pullback."""
+    """The source lines of one forward sweep and its backward sweep."""
     wrt = ", ".join(fn.wrt) if fn.wrt else "nothing"
-    lines = [f"def {fn.vjp_name}({fn.params_code}):"]
-    lines.append(f'{INDENT}"""Forward sweep of {fn.source_name}; returns its value and the pullback '
-                 f'to {wrt}."""')
-    lines.extend(_block_lines(fn.forward, INDENT))
-    lines.append("")
+    res = fn.residuals_param
+    lines = [f"def {fn.fwd_name}({fn.params_code}):"]
+    lines.append(f'{INDENT}"""Forward sweep of {fn.source_name}: its value, and the residuals '
+                 f'{fn.bwd_name} needs."""')
+    lines.extend(render_code(fn.forward, INDENT))
+    items = ", ".join(fn.residuals) + ("," if len(fn.residuals) == 1 else "")
+    lines.append(f"{INDENT}return {fn.result_code}, ({items})")
+    lines.extend(["", ""])
     seed_default = "=1.0" if fn.top_level else ""
-    lines.append(f"{INDENT}def {fn.pullback_name}({fn.seed}{seed_default}):")
-    body = _block_lines(fn.backward, INDENT * 2)
-    lines.extend(body)
-    returns = ", ".join(fn.returns)
-    if len(fn.returns) == 1:
-        returns += ","
-    lines.append(f"{INDENT * 2}return ({returns})" if fn.returns else f"{INDENT * 2}return ()")
-    lines.append("")
-    lines.append(f"{INDENT}return {fn.result_code}, {fn.pullback_name}")
+    lines.append(f"def {fn.bwd_name}({res}, {fn.seed}{seed_default}):")
+    lines.append(f'{INDENT}"""Backward sweep of {fn.source_name}: the adjoints of {wrt}."""')
+    if fn.residuals:
+        target = ", ".join(fn.residuals) + ("," if len(fn.residuals) == 1 else "")
+        lines.append(f"{INDENT}{target} = {res}")
+    lines.extend(render_code(fn.backward, INDENT))
+    returns = ", ".join(fn.returns) + ("," if len(fn.returns) == 1 else "")
+    lines.append(f"{INDENT}return ({returns})")
     return lines
 
 
 def wrapper_lines(w: GradWrapper) -> list:
     wrt = ", ".join(w.wrt)
-    lines = [f"def {w.name}({w.params_code}, {w.seed}=1.0):" if w.params_code
-             else f"def {w.name}({w.seed}=1.0):"]
-    lines.append(f'{INDENT}"""Gradient of {w.vjp_name[:-4]} with respect to {wrt}."""')
-    lines.append(f"{INDENT}_, {w.pullback} = {w.vjp_name}({w.call_args})")
-    if len(w.wrt) == 1:
-        lines.append(f"{INDENT}return {w.pullback}({w.seed})[0]")
-    else:
-        lines.append(f"{INDENT}return {w.pullback}({w.seed})")
+    params = f"{w.params_code}, {w.seed}=1.0" if w.params_code else f"{w.seed}=1.0"
+    lines = [f"def {w.name}({params}):"]
+    lines.append(f'{INDENT}"""Gradient of {w.source_name} with respect to {wrt}."""')
+    lines.append(f"{INDENT}_, {w.residuals} = {w.fwd_name}({w.call_args})")
+    index = "[0]" if len(w.wrt) == 1 else ""
+    lines.append(f"{INDENT}return {w.bwd_name}({w.residuals}, {w.seed}){index}")
     return lines
 
 

@@ -5,8 +5,8 @@ import numpy as np
 from s2sgrad import runtime as s2s
 
 
-def mlp_loss_vjp(w1, b1, w2, x, labels):
-    """Forward sweep of mlp_loss; returns its value and the pullback to w1, b1, w2."""
+def mlp_loss_fwd(w1, b1, w2, x, labels):
+    """Forward sweep of mlp_loss: its value, and the residuals mlp_loss_bwd needs."""
     # h = np.tanh(x @ w1 + b1)
     x_matmul_w1 = x @ w1
     x_matmul_w1_plus_b1 = x_matmul_w1 + b1
@@ -26,41 +26,75 @@ def mlp_loss_vjp(w1, b1, w2, x, labels):
     sum_logp_times_labels = np.sum(logp_times_labels, axis=1)
     mean_2 = np.mean(sum_logp_times_labels)
     mlp_loss = -mean_2
+    return mlp_loss, (
+        b1,
+        exp_shifted,
+        h,
+        labels,
+        log_sum_exp_shifted,
+        logits,
+        logp,
+        logp_times_labels,
+        max_logits,
+        shifted,
+        sum_exp_shifted,
+        sum_logp_times_labels,
+        w1,
+        w2,
+        x,
+        x_matmul_w1,
+    )
 
-    def mlp_loss_pullback(mlp_loss_bar=1.0):
-        # return -np.mean(np.sum(logp * labels, axis=1))
-        mean_2_bar = -mlp_loss_bar
-        sum_logp_times_labels_bar = s2s.mean_vjp(mean_2_bar, sum_logp_times_labels)
-        logp_times_labels_bar = s2s.sum_vjp(
-            sum_logp_times_labels_bar, logp_times_labels, 1
-        )
-        logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp)
-        # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
-        shifted_bar = s2s.unbroadcast(logp_bar, shifted)
-        log_sum_exp_shifted_bar = s2s.unbroadcast(-logp_bar, log_sum_exp_shifted)
-        sum_exp_shifted_bar = log_sum_exp_shifted_bar / sum_exp_shifted
-        exp_shifted_bar = s2s.sum_vjp(sum_exp_shifted_bar, exp_shifted, 1, True)
-        shifted_bar = shifted_bar + exp_shifted_bar * exp_shifted
-        # shifted = logits - np.max(logits, axis=1, keepdims=True)
-        logits_bar = s2s.unbroadcast(shifted_bar, logits)
-        max_logits_bar = s2s.unbroadcast(-shifted_bar, max_logits)
-        logits_bar = logits_bar + s2s.extremum_vjp(
-            max_logits_bar, max_logits, logits, 1, True
-        )
-        # logits = h @ w2
-        h_bar = s2s.matmul_vjp_a(logits_bar, h, w2)
-        w2_bar = s2s.matmul_vjp_b(logits_bar, h, w2)
-        # h = np.tanh(x @ w1 + b1)
-        x_matmul_w1_plus_b1_bar = h_bar * (1.0 - h * h)
-        x_matmul_w1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, x_matmul_w1)
-        b1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, b1)
-        w1_bar = s2s.matmul_vjp_b(x_matmul_w1_bar, x, w1)
-        return (s2s.like(w1_bar, w1), s2s.like(b1_bar, b1), s2s.like(w2_bar, w2))
 
-    return mlp_loss, mlp_loss_pullback
+def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
+    """Backward sweep of mlp_loss: the adjoints of w1, b1, w2."""
+    (
+        b1,
+        exp_shifted,
+        h,
+        labels,
+        log_sum_exp_shifted,
+        logits,
+        logp,
+        logp_times_labels,
+        max_logits,
+        shifted,
+        sum_exp_shifted,
+        sum_logp_times_labels,
+        w1,
+        w2,
+        x,
+        x_matmul_w1,
+    ) = residuals
+    # return -np.mean(np.sum(logp * labels, axis=1))
+    mean_2_bar = -mlp_loss_bar
+    sum_logp_times_labels_bar = s2s.mean_vjp(mean_2_bar, sum_logp_times_labels)
+    logp_times_labels_bar = s2s.sum_vjp(sum_logp_times_labels_bar, logp_times_labels, 1)
+    logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp)
+    # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    shifted_bar = s2s.unbroadcast(logp_bar, shifted)
+    log_sum_exp_shifted_bar = s2s.unbroadcast(-logp_bar, log_sum_exp_shifted)
+    sum_exp_shifted_bar = log_sum_exp_shifted_bar / sum_exp_shifted
+    exp_shifted_bar = s2s.sum_vjp(sum_exp_shifted_bar, exp_shifted, 1, True)
+    shifted_bar = shifted_bar + exp_shifted_bar * exp_shifted
+    # shifted = logits - np.max(logits, axis=1, keepdims=True)
+    logits_bar = s2s.unbroadcast(shifted_bar, logits)
+    max_logits_bar = s2s.unbroadcast(-shifted_bar, max_logits)
+    logits_bar = logits_bar + s2s.extremum_vjp(
+        max_logits_bar, max_logits, logits, 1, True
+    )
+    # logits = h @ w2
+    h_bar = s2s.matmul_vjp_a(logits_bar, h, w2)
+    w2_bar = s2s.matmul_vjp_b(logits_bar, h, w2)
+    # h = np.tanh(x @ w1 + b1)
+    x_matmul_w1_plus_b1_bar = h_bar * (1.0 - h * h)
+    x_matmul_w1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, x_matmul_w1)
+    b1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, b1)
+    w1_bar = s2s.matmul_vjp_b(x_matmul_w1_bar, x, w1)
+    return (s2s.like(w1_bar, w1), s2s.like(b1_bar, b1), s2s.like(w2_bar, w2))
 
 
 def mlp_loss_grad(w1, b1, w2, x, labels, mlp_loss_bar=1.0):
     """Gradient of mlp_loss with respect to w1, b1, w2."""
-    _, mlp_loss_pullback = mlp_loss_vjp(w1, b1, w2, x, labels)
-    return mlp_loss_pullback(mlp_loss_bar)
+    _, residuals = mlp_loss_fwd(w1, b1, w2, x, labels)
+    return mlp_loss_bwd(residuals, mlp_loss_bar)

@@ -8,36 +8,38 @@ import math
 # values captured from golden_inputs: SCALE
 
 
-def uses_helper_vjp(x, y):
-    """Forward sweep of uses_helper; returns its value and the pullback to x, y."""
+def uses_helper_fwd(x, y):
+    """Forward sweep of uses_helper: its value, and the residuals uses_helper_bwd needs."""
     # a, b = smooth(x), smooth(y * SCALE)
-    smooth_x, smooth_pullback = smooth_vjp(x)
+    smooth_x, smooth_res = smooth_fwd(x)
     y_times_SCALE = y * SCALE
-    smooth_y_times_SCALE, smooth_pullback_2 = smooth_vjp(y_times_SCALE)
+    smooth_y_times_SCALE, smooth_res_2 = smooth_fwd(y_times_SCALE)
     a = smooth_x
     b = smooth_y_times_SCALE
     # return np.sum(a * b) + math.pi
     a_times_b = a * b
     sum_a_times_b = np.sum(a_times_b)
     uses_helper = sum_a_times_b + math.pi
-
-    def uses_helper_pullback(uses_helper_bar=1.0):
-        # return np.sum(a * b) + math.pi
-        sum_a_times_b_bar = s2s.unbroadcast(uses_helper_bar, sum_a_times_b)
-        a_times_b_bar = s2s.sum_vjp(sum_a_times_b_bar, a_times_b)
-        a_bar = s2s.unbroadcast(a_times_b_bar * b, a)
-        b_bar = s2s.unbroadcast(a_times_b_bar * a, b)
-        # a, b = smooth(x), smooth(y * SCALE)
-        (y_times_SCALE_bar,) = smooth_pullback_2(b_bar)
-        y_bar = s2s.unbroadcast(y_times_SCALE_bar * SCALE, y)
-        (x_bar,) = smooth_pullback(a_bar)
-        return (s2s.like(x_bar, x), s2s.like(y_bar, y))
-
-    return uses_helper, uses_helper_pullback
+    return uses_helper, (a, a_times_b, b, smooth_res, smooth_res_2, sum_a_times_b, x, y)
 
 
-def smooth_vjp(v):
-    """Forward sweep of smooth; returns its value and the pullback to v."""
+def uses_helper_bwd(residuals, uses_helper_bar=1.0):
+    """Backward sweep of uses_helper: the adjoints of x, y."""
+    a, a_times_b, b, smooth_res, smooth_res_2, sum_a_times_b, x, y = residuals
+    # return np.sum(a * b) + math.pi
+    sum_a_times_b_bar = s2s.unbroadcast(uses_helper_bar, sum_a_times_b)
+    a_times_b_bar = s2s.sum_vjp(sum_a_times_b_bar, a_times_b)
+    a_bar = s2s.unbroadcast(a_times_b_bar * b, a)
+    b_bar = s2s.unbroadcast(a_times_b_bar * a, b)
+    # a, b = smooth(x), smooth(y * SCALE)
+    (y_times_SCALE_bar,) = smooth_bwd(smooth_res_2, b_bar)
+    y_bar = s2s.unbroadcast(y_times_SCALE_bar * SCALE, y)
+    (x_bar,) = smooth_bwd(smooth_res, a_bar)
+    return (s2s.like(x_bar, x), s2s.like(y_bar, y))
+
+
+def smooth_fwd(v):
+    """Forward sweep of smooth: its value, and the residuals smooth_bwd needs."""
     # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
     abs_v = np.abs(v)
     neg_abs_v = -abs_v
@@ -45,22 +47,24 @@ def smooth_vjp(v):
     log1p_exp_neg_abs_v = np.log1p(exp_neg_abs_v)
     maximum_v = np.maximum(v, 0.0)
     smooth = log1p_exp_neg_abs_v + maximum_v
+    return smooth, (exp_neg_abs_v, log1p_exp_neg_abs_v, maximum_v, v)
 
-    def smooth_pullback(smooth_bar):
-        # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
-        log1p_exp_neg_abs_v_bar = s2s.unbroadcast(smooth_bar, log1p_exp_neg_abs_v)
-        maximum_v_bar = s2s.unbroadcast(smooth_bar, maximum_v)
-        v_bar = maximum_v_bar * s2s.balanced_eq(v, maximum_v, 0.0)
-        exp_neg_abs_v_bar = log1p_exp_neg_abs_v_bar / (1.0 + exp_neg_abs_v)
-        neg_abs_v_bar = exp_neg_abs_v_bar * exp_neg_abs_v
-        abs_v_bar = -neg_abs_v_bar
-        v_bar = v_bar + abs_v_bar * np.sign(v)
-        return (v_bar,)
 
-    return smooth, smooth_pullback
+def smooth_bwd(residuals, smooth_bar):
+    """Backward sweep of smooth: the adjoints of v."""
+    exp_neg_abs_v, log1p_exp_neg_abs_v, maximum_v, v = residuals
+    # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
+    log1p_exp_neg_abs_v_bar = s2s.unbroadcast(smooth_bar, log1p_exp_neg_abs_v)
+    maximum_v_bar = s2s.unbroadcast(smooth_bar, maximum_v)
+    v_bar = maximum_v_bar * s2s.balanced_eq(v, maximum_v, 0.0)
+    exp_neg_abs_v_bar = log1p_exp_neg_abs_v_bar / (1.0 + exp_neg_abs_v)
+    neg_abs_v_bar = exp_neg_abs_v_bar * exp_neg_abs_v
+    abs_v_bar = -neg_abs_v_bar
+    v_bar = v_bar + abs_v_bar * np.sign(v)
+    return (v_bar,)
 
 
 def uses_helper_grad(x, y, uses_helper_bar=1.0):
     """Gradient of uses_helper with respect to x, y."""
-    _, uses_helper_pullback = uses_helper_vjp(x, y)
-    return uses_helper_pullback(uses_helper_bar)
+    _, residuals = uses_helper_fwd(x, y)
+    return uses_helper_bwd(residuals, uses_helper_bar)

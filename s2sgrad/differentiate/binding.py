@@ -1,0 +1,76 @@
+"""Binding a primitive's operands to a rule's parameters: Prim + Rule -> {parameter: operand}."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..errors import Location, TransformError
+from ..lower.ir import Const, Prim, Seq, Var
+from ..rules.table import POSITIONAL, VARARGS, Rule
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def operand_node(op) -> cst.BaseExpression:
+    if isinstance(op, Var):
+        return cst.Name(op.name)
+    if isinstance(op, Const):
+        return op.node
+    elements = [cst.Element(operand_node(i)) for i in op.items]
+    if op.kind == "list":
+        return cst.List(elements)
+    if len(elements) == 1:
+        return cst.Tuple([elements[0].with_changes(comma=cst.Comma())])
+    return cst.Tuple(elements)
+
+
+def bind_arguments(rule: Rule, prim: Prim) -> dict:
+    """Map each rule parameter to the operand passed for it (or a Const of its default)."""
+    bound: dict = {}
+    positional = list(prim.args)
+    for p in rule.params:
+        if p.kind == POSITIONAL:
+            if positional:
+                bound[p.name] = positional.pop(0)
+        elif p.kind == VARARGS:
+            bound[p.name] = Seq("tuple", tuple(positional))
+            positional = []
+    if positional:
+        raise _binding_error(prim, rule, f"too many positional arguments for {rule.name}")
+    names = {p.name for p in rule.params}
+    for key, value in prim.kwargs:
+        if key not in names:
+            # Keywords the rule does not model (out=, where=, casting=) would change the meaning.
+            raise _binding_error(prim, rule, f"{rule.name} is not differentiable with `{key}=`")
+        bound[key] = value
+    for p in rule.params:
+        if p.name not in bound:
+            if p.default is None and p.kind != VARARGS:
+                raise _binding_error(prim, rule, f"{rule.name} needs argument `{p.name}`")
+            code = p.default if p.default is not None else "()"
+            node = cst.parse_expression(code)
+            bound[p.name] = Const(node, code, ())
+    return bound
+
+
+def default_operands(rule: Rule, prim: Prim) -> list:
+    """The Const operands ``bind_arguments`` made from defaults (parameters the call left out)."""
+    given = len(prim.args)
+    keywords = {k for k, _ in prim.kwargs}
+    out = []
+    positional = [p for p in rule.params if p.kind == POSITIONAL]
+    for i, p in enumerate(rule.params):
+        if p.kind == VARARGS:
+            continue
+        index = positional.index(p) if p in positional else None
+        if (index is None or index >= given) and p.name not in keywords and p.default is not None:
+            out.append(Const(cst.parse_expression(p.default), p.default, ()))
+    return out
+
+
+def _binding_error(prim: Prim, rule: Rule, message: str) -> TransformError:
+    loc = prim.location or Location("<unknown>", 0, 0, "")
+    return TransformError(message, loc, "call it with the arguments numpy documents, or "
+                          "give it a rule with s2sgrad.register_gradient")

@@ -1,0 +1,99 @@
+"""Generated code as data: lines (str) and nested blocks (Nest), plus the names code reads.
+
+The reverse builder produces this structure; codegen indents it; the residual and tape analyses
+ask which names it reads.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import libcst as cst
+import libcst.matchers as m
+
+
+@dataclass(frozen=True)
+class Nest:
+    """A compound statement: its header line (``for a in b:``) and the code inside it."""
+
+    header: str
+    body: tuple
+
+
+def _names(node: cst.CSTNode) -> set:
+    skip = {id(a.attr) for a in m.findall(node, m.Attribute())}
+    skip |= {id(a.keyword) for a in m.findall(node, m.Arg()) if a.keyword is not None}
+    return {n.value for n in m.findall(node, m.Name()) if id(n) not in skip}
+
+
+@functools.lru_cache(maxsize=4096)
+def line_reads(line: str) -> frozenset:
+    """Names one line of generated code reads (comments read nothing)."""
+    text = line.strip()
+    if not text or text.startswith("#") or text == "else:":
+        return frozenset()
+    if text.endswith(":"):
+        text += " pass"
+    stmt = cst.parse_statement(text)
+    if isinstance(stmt, (cst.For,)):
+        return frozenset(_names(stmt.iter))
+    if isinstance(stmt, (cst.If, cst.While)):
+        return frozenset(_names(stmt.test))
+    reads: set = set()
+    for small in getattr(stmt, "body", ()):
+        if isinstance(small, cst.Assign):
+            reads |= _names(small.value)
+            for t in small.targets:
+                if not isinstance(t.target, (cst.Name, cst.Tuple, cst.List)):
+                    reads |= _names(t.target)
+        elif isinstance(small, cst.AugAssign):
+            reads |= _names(small.target) | _names(small.value)
+        elif isinstance(small, cst.Return) and small.value is not None:
+            reads |= _names(small.value)
+        elif isinstance(small, cst.Expr):
+            reads |= _names(small.value)
+    return frozenset(reads)
+
+
+def code_reads(code) -> set:
+    """Names read anywhere in ``code`` (nested blocks included)."""
+    reads: set = set()
+    for item in code:
+        if isinstance(item, Nest):
+            reads |= line_reads(item.header)
+            reads |= code_reads(item.body)
+        else:
+            reads |= line_reads(item)
+    return reads
+
+
+def has_statements(code) -> bool:
+    """Whether ``code`` holds anything but comments."""
+    for item in code:
+        if isinstance(item, Nest) or not item.lstrip().startswith("#"):
+            return True
+    return False
+
+
+def render(code, indent: str) -> list:
+    """Source lines for ``code`` at ``indent`` (an empty block gets ``pass``)."""
+    out = []
+    for item in code:
+        if isinstance(item, Nest):
+            out.append(f"{indent}{item.header}")
+            inner = render(item.body, indent + "    ")
+            if not any(not line.strip().startswith("#") for line in inner):
+                inner.append(f"{indent}    pass")
+            out.extend(inner)
+        else:
+            out.append(f"{indent}{item}")
+    return out
+
+
+def unpack_target(names) -> str:
+    """An assignment/for target for ``names``: ``a, b`` or ``(a,)``."""
+    names = list(names)
+    if len(names) == 1:
+        return f"({names[0]},)"
+    return ", ".join(names)
