@@ -28,6 +28,7 @@ from ..lower.ir import (
     Seq,
     Stmt,
     Var,
+    definition_counts,
     flatten,
     operand_reads,
     operand_vars,
@@ -125,6 +126,17 @@ class ReverseBuilder:
         self.if_records: dict = {}  # If -> (then names, else names)
         elementwise = frozenset(name for name, rule in table.rules.items() if rule.elementwise)
         self.scalars = known_scalars(fn, elementwise)
+        self.definitions = definition_counts(fn.body)
+        for p in fn.params:
+            self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
+
+    def local_to(self, blocks: tuple) -> set:
+        """Names every definition of which lies inside ``blocks`` (their adjoints end there)."""
+        inside: dict = {}
+        for block in blocks:
+            for k, v in definition_counts(block).items():
+                inside[k] = inside.get(k, 0) + v
+        return {k for k, v in inside.items() if self.definitions.get(k, 0) == v}
 
     # ----- adjoints ----------------------------------------------------------------------------
 
@@ -352,7 +364,7 @@ class ReverseBuilder:
         self.current = dict(entry)
         else_code = self.backward_code(node.orelse)
         else_state = self.current
-        local = _defined(node.body) | _defined(node.orelse)
+        local = self.local_to((node.body, node.orelse))
         merged = {}
         for var in sorted((set(then_state) | set(else_state)) - local):
             a, b = then_state.get(var), else_state.get(var)
@@ -389,7 +401,10 @@ class ReverseBuilder:
         for stmt in flatten(inside):
             for op in prim_operands(stmt.prim):
                 reads.update(operand_vars(op))
-        boundary = sorted(v for v in (reads - local) | carried if self.active(v))
+        # Adjoints that cross iterations: of values read from outside the loop, of carried values,
+        # and of loop values read after the loop (only the last iteration's gets that adjoint).
+        escaping = {v for v in local if v in self.current}
+        boundary = sorted(v for v in (reads - local) | carried | escaping if self.active(v))
         lines: list = []
         for var in boundary:
             self.hold(lines, var)

@@ -177,3 +177,27 @@ def defined_names(body: tuple) -> set:
             names.update(stmt.targets)
             names |= defined_names(stmt.body) | defined_names(stmt.carries)
     return names
+
+
+def definition_counts(body: tuple) -> dict:
+    """How many places in ``body`` assign each name (nested blocks and loop targets included)."""
+    counts: dict = {}
+
+    def add(name: str) -> None:
+        counts[name] = counts.get(name, 0) + 1
+
+    for stmt in body:
+        if isinstance(stmt, Stmt):
+            for t in stmt.targets:
+                add(t)
+        elif isinstance(stmt, If):
+            for block in (stmt.body, stmt.orelse):
+                for k, v in definition_counts(block).items():
+                    counts[k] = counts.get(k, 0) + v
+        elif isinstance(stmt, Loop):
+            for t in stmt.targets:
+                add(t)
+            for block in (stmt.body, stmt.carries):
+                for k, v in definition_counts(block).items():
+                    counts[k] = counts.get(k, 0) + v
+    return counts
