@@ -1,0 +1,612 @@
+"""One numeric test (or several) for every rule in the default table.
+
+Each case is a small numpy function that reaches the rule, differentiated with s2sgrad and compared
+with central finite differences and, where autograd can run the same function, with autograd.
+``test_every_rule_is_tested`` fails when a rule has no case; ``test_case_reaches_its_rules``
+checks (by lowering the function) that each case really calls the rules it claims to test.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from dataclasses import dataclass
+
+import autograd
+import libcst as cst
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad.checks import numerical_grad
+from s2sgrad.pipeline import lower
+from s2sgrad.read.capture import from_function
+from s2sgrad.read.parse import ParsedFunction, parse_module
+from s2sgrad.rules import DEFAULT_TABLE
+
+RNG = np.random.default_rng(1234)
+
+
+def uniform(shape, lo=-0.9, hi=0.9):
+    """A deterministic random array (a Python float for shape ``None``)."""
+    if shape is None:
+        return float(RNG.uniform(lo, hi))
+    return RNG.uniform(lo, hi, size=shape)
+
+
+W = uniform((3, 4), -1.0, 1.0)  # fixed weights: the outputs below are non-trivial scalars
+V3 = uniform((3,), -1.0, 1.0)
+V4 = uniform((4,), -1.0, 1.0)
+W234 = uniform((2, 3, 4), -1.0, 1.0)
+MASK = uniform((3, 4)) > 0.0
+
+
+@dataclass(frozen=True)
+class Case:
+    rules: tuple  # the rule names this case exercises
+    fn: object
+    args: tuple
+    argnums: tuple
+    oracle: str  # "autograd", "math" (autograd with math.* mapped to autograd.numpy) or "none"
+    rtol: float
+
+    @property
+    def id(self) -> str:
+        shapes = "_".join("f" if isinstance(a, float) else "x".join(map(str, np.shape(a)))
+                          for a in self.args)
+        return f"{self.fn.__name__}[{shapes}]"
+
+
+CASES: list = []
+
+
+def add(rules, fn, *args, argnums=None, oracle="autograd", rtol=1e-5):
+    rules = (rules,) if isinstance(rules, str) else tuple(rules)
+    if argnums is None:
+        argnums = tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
+    CASES.append(Case(rules, fn, tuple(args), tuple(argnums), oracle, rtol))
+
+
+# ===== elementwise, unary ======================================================================
+
+def u_sin(x): return np.sum(np.sin(x) * W)
+def u_cos(x): return np.sum(np.cos(x) * W)
+def u_tan(x): return np.sum(np.tan(x) * W)
+def u_arcsin(x): return np.sum(np.arcsin(x) * W)
+def u_arccos(x): return np.sum(np.arccos(x) * W)
+def u_arctan(x): return np.sum(np.arctan(x) * W)
+def u_asin(x): return np.sum(np.asin(x) * W)
+def u_acos(x): return np.sum(np.acos(x) * W)
+def u_atan(x): return np.sum(np.atan(x) * W)
+def u_deg2rad(x): return np.sum(np.deg2rad(x) * W)
+def u_rad2deg(x): return np.sum(np.rad2deg(x) * W)
+def u_radians(x): return np.sum(np.radians(x) * W)
+def u_degrees(x): return np.sum(np.degrees(x) * W)
+def u_sinh(x): return np.sum(np.sinh(x) * W)
+def u_cosh(x): return np.sum(np.cosh(x) * W)
+def u_tanh(x): return np.sum(np.tanh(x) * W)
+def u_arcsinh(x): return np.sum(np.arcsinh(x) * W)
+def u_arccosh(x): return np.sum(np.arccosh(x) * W)
+def u_arctanh(x): return np.sum(np.arctanh(x) * W)
+def u_asinh(x): return np.sum(np.asinh(x) * W)
+def u_acosh(x): return np.sum(np.acosh(x) * W)
+def u_atanh(x): return np.sum(np.atanh(x) * W)
+def u_exp(x): return np.sum(np.exp(x) * W)
+def u_exp2(x): return np.sum(np.exp2(x) * W)
+def u_expm1(x): return np.sum(np.expm1(x) * W)
+def u_log(x): return np.sum(np.log(x) * W)
+def u_log2(x): return np.sum(np.log2(x) * W)
+def u_log10(x): return np.sum(np.log10(x) * W)
+def u_log1p(x): return np.sum(np.log1p(x) * W)
+def u_sqrt(x): return np.sum(np.sqrt(x) * W)
+def u_cbrt(x): return np.sum(np.cbrt(x) * W)
+def u_square(x): return np.sum(np.square(x) * W)
+def u_reciprocal(x): return np.sum(np.reciprocal(x) * W)
+def u_negative(x): return np.sum(np.negative(x) * W)
+def u_positive(x): return np.sum(np.positive(x) * W)
+def u_abs(x): return np.sum(np.abs(x) * W)
+def u_absolute(x): return np.sum(np.absolute(x) * W)
+def u_fabs(x): return np.sum(np.fabs(x) * W)
+def u_conjugate(x): return np.sum(np.conjugate(x) * W)
+def u_conj(x): return np.sum(np.conj(x) * W)
+def u_builtin_abs(x): return np.sum(abs(x) * W)
+
+
+POSITIVE = (0.5, 2.0)
+ABOVE_ONE = (1.5, 3.0)
+UNARY = [
+    ("numpy.sin", u_sin, None), ("numpy.cos", u_cos, None), ("numpy.tan", u_tan, None),
+    ("numpy.arcsin", u_arcsin, None), ("numpy.arccos", u_arccos, None),
+    ("numpy.arctan", u_arctan, None), ("numpy.asin", u_asin, None),
+    ("numpy.acos", u_acos, None), ("numpy.atan", u_atan, None),
+    ("numpy.deg2rad", u_deg2rad, None), ("numpy.rad2deg", u_rad2deg, None),
+    ("numpy.radians", u_radians, None), ("numpy.degrees", u_degrees, None),
+    ("numpy.sinh", u_sinh, None), ("numpy.cosh", u_cosh, None), ("numpy.tanh", u_tanh, None),
+    ("numpy.arcsinh", u_arcsinh, None), ("numpy.arccosh", u_arccosh, ABOVE_ONE),
+    ("numpy.arctanh", u_arctanh, None), ("numpy.asinh", u_asinh, None),
+    ("numpy.acosh", u_acosh, ABOVE_ONE), ("numpy.atanh", u_atanh, None),
+    ("numpy.exp", u_exp, None), ("numpy.exp2", u_exp2, None), ("numpy.expm1", u_expm1, None),
+    ("numpy.log", u_log, POSITIVE), ("numpy.log2", u_log2, POSITIVE),
+    ("numpy.log10", u_log10, POSITIVE), ("numpy.log1p", u_log1p, None),
+    ("numpy.sqrt", u_sqrt, POSITIVE), ("numpy.cbrt", u_cbrt, POSITIVE),
+    ("numpy.square", u_square, None), ("numpy.reciprocal", u_reciprocal, POSITIVE),
+    ("numpy.negative", u_negative, None), ("numpy.positive", u_positive, None),
+    ("numpy.abs", u_abs, None), ("numpy.absolute", u_absolute, None),
+    ("numpy.fabs", u_fabs, None), ("numpy.conjugate", u_conjugate, None),
+    ("numpy.conj", u_conj, None), ("builtins.abs", u_builtin_abs, None),
+]
+# autograd has no rule for these (or, for np.positive, returns a non-differentiable copy):
+NO_AUTOGRAD_UNARY = {"numpy.cbrt", "numpy.positive"}
+
+for _rule, _fn, _domain in UNARY:
+    _lo, _hi = _domain or (-0.9, 0.9)
+    _oracle = "none" if _rule in NO_AUTOGRAD_UNARY else "autograd"
+    for _shape in ((3, 4), (4,), None):
+        add(_rule, _fn, uniform(_shape, _lo, _hi), oracle=_oracle)
+
+
+# ===== elementwise, binary =====================================================================
+
+def b_add(x, y): return np.sum(np.add(x, y) * W)
+def b_subtract(x, y): return np.sum(np.subtract(x, y) * W)
+def b_multiply(x, y): return np.sum(np.multiply(x, y) * W)
+def b_divide(x, y): return np.sum(np.divide(x, y) * W)
+def b_true_divide(x, y): return np.sum(np.true_divide(x, y) * W)
+def b_power(x, y): return np.sum(np.power(x, y) * W)
+def b_pow(x, y): return np.sum(np.pow(x, y) * W)
+def b_maximum(x, y): return np.sum(np.maximum(x, y) * W)
+def b_minimum(x, y): return np.sum(np.minimum(x, y) * W)
+def b_fmax(x, y): return np.sum(np.fmax(x, y) * W)
+def b_fmin(x, y): return np.sum(np.fmin(x, y) * W)
+def b_remainder(x, y): return np.sum(np.remainder(x, y) * W)
+def b_mod(x, y): return np.sum(np.mod(x, y) * W)
+def b_logaddexp(x, y): return np.sum(np.logaddexp(x, y) * W)
+def b_logaddexp2(x, y): return np.sum(np.logaddexp2(x, y) * W)
+def b_arctan2(x, y): return np.sum(np.arctan2(x, y) * W)
+def b_hypot(x, y): return np.sum(np.hypot(x, y) * W)
+def b_where(x, y): return np.sum(np.where(MASK, x, y) * W)
+def b_op_add(x, y): return np.sum((x + y) * W)
+def b_op_sub(x, y): return np.sum((x - y) * W)
+def b_op_mul(x, y): return np.sum((x * y) * W)
+def b_op_truediv(x, y): return np.sum((x / y) * W)
+def b_op_pow(x, y): return np.sum((x ** y) * W)
+def b_op_mod(x, y): return np.sum((x % y) * W)
+
+
+ANY = (-0.9, 0.9)
+BINARY = [
+    ("numpy.add", b_add, ANY, ANY), ("numpy.subtract", b_subtract, ANY, ANY),
+    ("numpy.multiply", b_multiply, ANY, ANY), ("numpy.divide", b_divide, ANY, POSITIVE),
+    ("numpy.true_divide", b_true_divide, ANY, POSITIVE), ("numpy.power", b_power, POSITIVE, ANY),
+    ("numpy.pow", b_pow, POSITIVE, ANY), ("numpy.maximum", b_maximum, ANY, ANY),
+    ("numpy.minimum", b_minimum, ANY, ANY), ("numpy.fmax", b_fmax, ANY, ANY),
+    ("numpy.fmin", b_fmin, ANY, ANY), ("numpy.remainder", b_remainder, (0.5, 3.0), (0.7, 1.3)),
+    ("numpy.mod", b_mod, (-3.0, 3.0), (0.7, 1.3)), ("numpy.logaddexp", b_logaddexp, ANY, ANY),
+    ("numpy.logaddexp2", b_logaddexp2, ANY, ANY), ("numpy.arctan2", b_arctan2, ANY, ANY),
+    ("numpy.hypot", b_hypot, ANY, ANY), ("numpy.where", b_where, ANY, ANY),
+    ("operator.add", b_op_add, ANY, ANY), ("operator.sub", b_op_sub, ANY, ANY),
+    ("operator.mul", b_op_mul, ANY, ANY), ("operator.truediv", b_op_truediv, ANY, POSITIVE),
+    ("operator.pow", b_op_pow, POSITIVE, ANY), ("operator.mod", b_op_mod, (0.5, 3.0), (0.7, 1.3)),
+]
+# autograd's where rule does not sum a broadcast operand's adjoint back to its shape.
+NO_AUTOGRAD_BINARY = {"numpy.where"}
+
+for _rule, _fn, _dx, _dy in BINARY:
+    _oracle = "none" if _rule in NO_AUTOGRAD_BINARY else "autograd"
+    for _sx, _sy in (((3, 4), (4,)), ((3, 4), None), ((3, 1), (1, 4)), (None, (3, 4))):
+        add(_rule, _fn, uniform(_sx, *_dx), uniform(_sy, *_dy), oracle=_oracle)
+
+
+def power_int(x): return np.sum(x ** 3 * W) + np.sum(np.power(x, 2) * W)
+def power_base_const(x): return np.sum(2.0 ** x * W)
+def power_zero_base(x, y): return np.sum(np.power(x, y) * W)
+def neg(x): return np.sum(-x * W)
+def pos(x): return np.sum(+x * W)
+def clip_both(x): return np.sum(np.clip(x, -0.5, 0.5) * W)
+def clip_upper(x): return np.sum(np.clip(x, None, 0.3) * W)
+def clip_arrays(x): return np.sum(np.clip(x, -V4 * 0.5, 0.6) * W)
+def where_same_shape(x, y): return np.sum(np.where(MASK, x, y) * W)
+
+
+add("operator.pow", power_int, uniform((3, 4)))
+add("operator.pow", power_base_const, uniform((3, 4)))
+# x == 0 with exponent >= 1: the power rule must give 0 (not NaN) for d/dy and y*x**(y-1) for d/dx.
+add("numpy.power", power_zero_base, np.array([0.0, 0.5, 1.5, 2.0]), np.array([2.0, 0.0, 1.5, 3.0]),
+    argnums=(0,))
+add("operator.neg", neg, uniform((3, 4)))
+# autograd arrays do not support unary +.
+add("operator.pos", pos, uniform((3, 4)), oracle="none")
+add("numpy.clip", clip_both, uniform((3, 4)))
+add("numpy.clip", clip_upper, uniform((4,)))
+add("numpy.clip", clip_arrays, uniform((3, 4)))
+add("numpy.where", where_same_shape, uniform((3, 4)), uniform((3, 4)))
+
+
+# ===== Python operators, builtins and assignment ===============================================
+
+def getitem_basic(x): return np.sum(x[1:, ::2] * W[1:, ::2]) + x[0, 1] * 3.0
+def getitem_fancy(x): return np.sum(x[[0, 2, 0]] * W)
+def getitem_mask(x): return np.sum(x[MASK] * W[MASK])
+def getitem_none(x): return np.sum(x[:, None, 1] * V3[:, None])
+def unpack_rows(x):
+    a, b = x
+    return np.sum(a * b * V4)
+def copy_assign(x):
+    y = x
+    return np.sum(np.sin(y) * x * W)
+def to_float(x): return float(np.sum(x * W)) * 2.0
+def matmul_op(x, y): return np.sum((x @ y) * W)
+
+
+add("operator.getitem", getitem_basic, uniform((3, 4)))
+add("operator.getitem", getitem_fancy, uniform((3, 4)))
+add("operator.getitem", getitem_mask, uniform((3, 4)))
+add("operator.getitem", getitem_none, uniform((3, 4)))
+add("operator.getitem", unpack_rows, uniform((2, 4)))
+add("copy", copy_assign, uniform((3, 4)))
+# autograd cannot run float() on its traced values.
+add("builtins.float", to_float, uniform((3, 4)), oracle="none")
+add("operator.matmul", matmul_op, uniform((3, 5)), uniform((5, 4)))
+
+
+# ===== math on Python floats ===================================================================
+
+def m_sin(x): return math.sin(x) * 1.5
+def m_cos(x): return math.cos(x) * 1.5
+def m_tan(x): return math.tan(x) * 1.5
+def m_asin(x): return math.asin(x) * 1.5
+def m_acos(x): return math.acos(x) * 1.5
+def m_atan(x): return math.atan(x) * 1.5
+def m_sinh(x): return math.sinh(x) * 1.5
+def m_cosh(x): return math.cosh(x) * 1.5
+def m_tanh(x): return math.tanh(x) * 1.5
+def m_asinh(x): return math.asinh(x) * 1.5
+def m_acosh(x): return math.acosh(x + 2.0) * 1.5
+def m_atanh(x): return math.atanh(x) * 1.5
+def m_exp(x): return math.exp(x) * 1.5
+def m_expm1(x): return math.expm1(x) * 1.5
+def m_log2(x): return math.log2(x + 2.0) * 1.5
+def m_log10(x): return math.log10(x + 2.0) * 1.5
+def m_log1p(x): return math.log1p(x) * 1.5
+def m_sqrt(x): return math.sqrt(x + 2.0) * 1.5
+def m_fabs(x): return math.fabs(x) * 1.5
+def m_exp2(x): return math.exp2(x) * 1.5
+def m_cbrt(x): return math.cbrt(x + 2.0) * 1.5
+def m_radians(x): return math.radians(x) * 1.5
+def m_degrees(x): return math.degrees(x) * 1.5
+def m_log(x): return math.log(x + 2.0) * 1.5 + math.log(x + 3.0, 2.0)
+def m_pow(x, y): return math.pow(x + 2.0, y) * 1.5
+def m_hypot(x, y): return math.hypot(x, y) * 1.5
+def m_atan2(x, y): return math.atan2(x, y) * 1.5
+
+
+MATH_UNARY = [
+    ("math.sin", m_sin), ("math.cos", m_cos), ("math.tan", m_tan), ("math.asin", m_asin),
+    ("math.acos", m_acos), ("math.atan", m_atan), ("math.sinh", m_sinh), ("math.cosh", m_cosh),
+    ("math.tanh", m_tanh), ("math.asinh", m_asinh), ("math.acosh", m_acosh),
+    ("math.atanh", m_atanh), ("math.exp", m_exp), ("math.expm1", m_expm1),
+    ("math.log2", m_log2), ("math.log10", m_log10), ("math.log1p", m_log1p),
+    ("math.sqrt", m_sqrt), ("math.fabs", m_fabs), ("math.exp2", m_exp2), ("math.cbrt", m_cbrt),
+    ("math.radians", m_radians), ("math.degrees", m_degrees), ("math.log", m_log),
+]
+for _rule, _fn in MATH_UNARY:
+    # autograd has no cbrt rule: finite differences only for it.
+    add(_rule, _fn, uniform(None), oracle="none" if _rule == "math.cbrt" else "math")
+add("math.pow", m_pow, uniform(None), uniform(None, 0.5, 2.0), oracle="math")
+add("math.hypot", m_hypot, uniform(None), uniform(None), oracle="math")
+add("math.atan2", m_atan2, uniform(None), uniform(None), oracle="math")
+
+
+# ===== reductions ==============================================================================
+
+def r_sum_all(x): return np.sum(x) * np.sum(x * W)
+def r_sum_axis(x): return np.sum(np.sum(x, axis=0) * V4)
+def r_sum_axes_keep(x): return np.sum(np.sum(x, axis=(0, 2), keepdims=True) * V3[:, None])
+def r_sum_neg(x): return np.sum(np.sum(x, axis=-1) * W[:2, :3])
+def r_sum_method(x): return np.sum(x.sum(axis=0) * V4) + x.sum()
+def r_mean(x): return np.sum(np.mean(x, axis=1) * V3) + np.mean(x * W)
+def r_mean_keep(x): return np.sum(np.mean(x, axis=(0, 1), keepdims=True) * V4)
+def r_mean_method(x): return np.sum(x.mean(axis=0) * V4)
+def r_var(x): return np.sum(np.var(x, axis=1) * V3) + np.var(x)
+def r_var_ddof(x): return np.sum(np.var(x, axis=0, ddof=1, keepdims=True) * V4)
+def r_var_method(x): return np.sum(x.var(axis=-1) * V3)
+def r_std(x): return np.sum(np.std(x, axis=1) * V3) + np.std(x)
+def r_std_ddof(x): return np.sum(np.std(x, axis=(0, 2), ddof=1) * V3)
+def r_std_method(x): return np.sum(x.std(axis=1, keepdims=True) * V3[:, None])
+def r_max(x): return np.sum(np.max(x, axis=0) * V4) + np.max(x)
+def r_max_keep(x): return np.sum(np.max(x, axis=(0, 2), keepdims=True) * V3[:, None])
+def r_amax(x): return np.sum(np.amax(x, axis=1) * V3)
+def r_min(x): return np.sum(np.min(x, axis=1) * V3) + np.min(x)
+def r_amin(x): return np.sum(np.amin(x, axis=0) * V4)
+def r_max_method(x): return np.sum(x.max(axis=1) * V3)
+def r_min_method(x): return np.sum(x.min(axis=0) * V4) + x.min()
+def r_max_ties(x): return np.max(x) * 2.0
+def r_prod(x): return np.sum(np.prod(x, axis=1) * V3) + np.prod(x[0])
+def r_prod_keep(x): return np.sum(np.prod(x, axis=0, keepdims=True) * V4)
+def r_prod_method(x): return np.sum(x.prod(axis=0) * V4)
+def r_prod_zero(x): return np.sum(np.prod(x, axis=0) * V4) + np.prod(x)
+def r_cumsum(x): return np.sum(np.cumsum(x, axis=1) * W)
+def r_cumsum_flat(x): return np.sum(np.cumsum(x) * W.ravel())
+def r_cumsum_method(x): return np.sum(x.cumsum(axis=0) * W)
+def r_norm(x): return np.linalg.norm(x) * 2.0
+def r_norm_axis(x): return np.sum(np.linalg.norm(x, axis=1) * V3)
+def r_norm_fro(x): return np.linalg.norm(x, "fro")
+def r_norm_ord1(x): return np.linalg.norm(x, ord=1) * 2.0
+def r_norm_inf(x): return np.linalg.norm(x, ord=np.inf) * 2.0
+def r_norm_ord3(x): return np.sum(np.linalg.norm(x, ord=3, axis=0) * V4)
+def r_norm_keep(x): return np.sum(np.linalg.norm(x, ord=3, axis=0, keepdims=True) * V4)
+
+
+X34 = uniform((3, 4))
+X234 = uniform((2, 3, 4))
+add("numpy.sum", r_sum_all, X34)
+add("numpy.sum", r_sum_axis, X34)
+add("numpy.sum", r_sum_axes_keep, X234)
+add("numpy.sum", r_sum_neg, X234)
+add("ndarray.sum", r_sum_method, X34)
+add("numpy.mean", r_mean, X34)
+add("numpy.mean", r_mean_keep, X234)
+add("ndarray.mean", r_mean_method, X34)
+add("numpy.var", r_var, X34)
+add("numpy.var", r_var_ddof, X34)
+add("ndarray.var", r_var_method, X34)
+add("numpy.std", r_std, X34)
+add("numpy.std", r_std_ddof, X234)
+add("ndarray.std", r_std_method, X34)
+add("numpy.max", r_max, X34)
+add("numpy.max", r_max_keep, X234)
+add("numpy.amax", r_amax, X34)
+add("numpy.min", r_min, X34)
+add("numpy.amin", r_amin, X34)
+add("ndarray.max", r_max_method, X34)
+add("ndarray.min", r_min_method, X34)
+# Ties share the adjoint equally (autograd's convention); finite differences see a kink there.
+add("numpy.max", r_max_ties, np.array([1.0, 3.0, 3.0, 2.0]), oracle="autograd_only")
+add("numpy.prod", r_prod, uniform((3, 4), 0.5, 1.5))
+add("numpy.prod", r_prod_keep, uniform((3, 4), 0.5, 1.5))
+add("ndarray.prod", r_prod_method, uniform((3, 4), 0.5, 1.5))
+# autograd's prod rule divides by x and gives NaN at zeros: finite differences only.
+add("numpy.prod", r_prod_zero, np.array([[0.0, 1.5, 0.0, 2.0], [0.5, 0.0, 0.7, 1.1],
+                                         [1.2, 0.8, 0.0, 0.9]]), oracle="none")
+add("numpy.cumsum", r_cumsum, X34)
+add("numpy.cumsum", r_cumsum_flat, X34)
+add("ndarray.cumsum", r_cumsum_method, X34)
+add("numpy.linalg.norm", r_norm, X34)
+add("numpy.linalg.norm", r_norm_axis, X34)
+add("numpy.linalg.norm", r_norm_fro, X34)
+# autograd has no gradient for the vector 1-norm and inf-norm: finite differences only.
+add("numpy.linalg.norm", r_norm_ord1, uniform((5,)), oracle="none")
+add("numpy.linalg.norm", r_norm_inf, uniform((5,)), oracle="none")
+add("numpy.linalg.norm", r_norm_ord3, X34)
+# autograd's norm rule fails with keepdims=True.
+add("numpy.linalg.norm", r_norm_keep, X34, oracle="none")
+
+
+# ===== shapes, indexing, joining ===============================================================
+
+def s_reshape(x): return np.sum(np.reshape(x, (2, 6)) * W.reshape(2, 6))
+def s_reshape_order(x): return np.sum(np.reshape(x, (4, 3), order="F") * W.reshape(4, 3))
+def s_reshape_method(x): return np.sum(x.reshape(2, 6) * W.reshape(2, 6)) + np.sum(x.reshape((6, 2))[0])
+def s_reshape_neg(x): return np.sum(x.reshape(-1) * W.ravel())
+def s_ravel(x): return np.sum(np.ravel(x) * W.ravel())
+def s_ravel_method(x): return np.sum(x.ravel() * W.ravel())
+def s_flatten(x): return np.sum(x.flatten() * W.ravel())
+def s_squeeze(x): return np.sum(np.squeeze(x) * W) + np.sum(np.squeeze(x, axis=1) * W)
+def s_squeeze_method(x): return np.sum(x.squeeze(1) * W)
+def s_transpose(x): return np.sum(np.transpose(x) * W.T)
+def s_transpose_axes(x): return np.sum(np.transpose(x, (1, 2, 0)) * np.transpose(W234, (1, 2, 0)))
+def s_transpose_method(x): return np.sum(x.transpose(2, 0, 1) * W234.transpose(2, 0, 1))
+def s_transpose_method_tuple(x): return np.sum(x.transpose((1, 0, 2)) * W234.transpose((1, 0, 2)))
+def s_transpose_method_none(x): return np.sum(x.transpose() * W.T)
+def s_T(x): return np.sum(x.T * W.T)
+def s_expand_dims(x): return np.sum(np.expand_dims(x, 1) * W234.transpose(1, 0, 2)[:, :1])
+def s_atleast_1d(x): return np.sum(np.atleast_1d(x) * V4)
+def s_atleast_2d(x): return np.sum(np.atleast_2d(x) * W)
+def s_flip(x): return np.sum(np.flip(x) * W) + np.sum(np.flip(x, axis=1) * W)
+def s_fliplr(x): return np.sum(np.fliplr(x) * W)
+def s_flipud(x): return np.sum(np.flipud(x) * W)
+def s_swapaxes(x): return np.sum(np.swapaxes(x, 0, 2) * W234.swapaxes(0, 2))
+def s_moveaxis(x): return np.sum(np.moveaxis(x, 0, -1) * np.moveaxis(W234, 0, -1))
+def s_concatenate(x, y): return np.sum(np.concatenate([x, y]) * np.concatenate([W, W[:2]]))
+def s_concatenate_axis(x, y): return np.sum(np.sin(np.concatenate((x, y, x), axis=1)))
+def s_concatenate_none(x, y): return np.sum(np.sin(np.concatenate([x, y], axis=None)))
+def s_stack(x, y): return np.sum(np.stack([x, y]) * W234)
+def s_stack_axis(x, y): return np.sum(np.sin(np.stack([x, y, x], axis=-1))) + np.sum(np.cos(np.stack([x, y], axis=1)))
+def s_broadcast_to(x): return np.sum(np.broadcast_to(x, (2, 3, 4)) * W234)
+def s_asarray(x): return np.sum(np.asarray(x) * W)
+def s_array(x, y): return np.sum(np.array([x, y]) * W[:2])
+def s_copy_method(x): return np.sum(x.copy() * W)
+def s_astype(x): return np.sum(x.astype(np.float64) * W)
+
+
+X1_4 = uniform((3, 1, 4))
+add("numpy.reshape", s_reshape, X34)
+add("numpy.reshape", s_reshape_order, X34)
+add("ndarray.reshape", s_reshape_method, X34)
+add("ndarray.reshape", s_reshape_neg, X34)
+add("numpy.ravel", s_ravel, X34)
+add("ndarray.ravel", s_ravel_method, X34)
+add("ndarray.flatten", s_flatten, X34)
+add("numpy.squeeze", s_squeeze, X1_4)
+add("ndarray.squeeze", s_squeeze_method, X1_4)
+add("numpy.transpose", s_transpose, X34)
+add("numpy.transpose", s_transpose_axes, X234)
+# autograd's transpose method takes one axes tuple, not several ints.
+add("ndarray.transpose", s_transpose_method, X234, oracle="none")
+add("ndarray.transpose", s_transpose_method_tuple, X234)
+add("ndarray.transpose", s_transpose_method_none, X34)
+add("ndarray.T", s_T, X34)
+add("numpy.expand_dims", s_expand_dims, X34)
+add("numpy.atleast_1d", s_atleast_1d, 0.7)
+add("numpy.atleast_1d", s_atleast_1d, uniform((4,)))
+add("numpy.atleast_2d", s_atleast_2d, uniform((4,)))
+# autograd has no rule for np.flip.
+add("numpy.flip", s_flip, X34, oracle="none")
+add("numpy.fliplr", s_fliplr, X34)
+add("numpy.flipud", s_flipud, X34)
+add("numpy.swapaxes", s_swapaxes, X234)
+add("numpy.moveaxis", s_moveaxis, X234)
+add("numpy.concatenate", s_concatenate, X34, uniform((2, 4)))
+add("numpy.concatenate", s_concatenate_axis, X34, uniform((3, 1)))
+# autograd's concatenate does not take axis=None.
+add("numpy.concatenate", s_concatenate_none, X34, uniform((5,)), oracle="none")
+add("numpy.stack", s_stack, X34, uniform((3, 4)))
+add("numpy.stack", s_stack_axis, X34, uniform((3, 4)))
+# autograd's broadcast_to rule cannot add leading dimensions.
+add("numpy.broadcast_to", s_broadcast_to, uniform((3, 1)), oracle="none")
+add("numpy.broadcast_to", s_broadcast_to, uniform((4,)), oracle="none")
+# autograd has no rule for np.asarray on a traced array.
+add("numpy.asarray", s_asarray, X34, oracle="none")
+add("numpy.array", s_array, uniform((4,)), uniform((4,)))
+# autograd arrays have no .copy() method.
+add("ndarray.copy", s_copy_method, X34, oracle="none")
+add("ndarray.astype", s_astype, X34)
+
+
+# ===== products and linear algebra =============================================================
+
+def l_matmul(x, y): return np.sum(np.sin(np.matmul(x, y)))
+def l_matmul_op(x, y): return np.sum(np.sin(x @ y))
+def l_dot(x, y): return np.sum(np.sin(np.dot(x, y)))
+def l_dot_method(x, y): return np.sum(np.sin(x.dot(y)))
+def l_outer(x, y): return np.sum(np.outer(x, y) * W)
+def l_inner(x, y): return np.sum(np.sin(np.inner(x, y)))
+def l_tensordot1(x, y): return np.sum(np.sin(np.tensordot(x, y, axes=1)))
+def l_tensordot_pairs(x, y): return np.sum(np.sin(np.tensordot(x, y, axes=([1, 0], [0, 2]))))
+def l_tensordot2(x, y): return np.sin(np.tensordot(x, y))
+def l_einsum_mm(x, y): return np.sum(np.sin(np.einsum("ij,jk->ik", x, y)))
+def l_einsum_full(x, y): return np.einsum("ij,ij->", x, y) * 2.0
+def l_einsum_sum(x): return np.sum(np.einsum("ij->j", x) * V4)
+def l_einsum_implicit(x, y): return np.sum(np.sin(np.einsum("ij,jk", x, y)))
+def l_einsum_three(x, y, z): return np.einsum("i,ij,j->", x, y, z)
+def l_inv(x): return np.sum(np.linalg.inv(x) * W[:, :3])
+def l_det(x): return np.linalg.det(x) * 2.0
+def l_det_batched(x): return np.sum(np.linalg.det(x) * V4[:2])
+def l_trace(x): return np.trace(x) * 2.0
+def l_trace_offset(x): return np.trace(x, offset=2) * 2.0
+def l_trace_axes(x): return np.sum(np.trace(x, axis1=1, axis2=2) * V4[:2])
+
+
+SPD = uniform((3, 3)) + 3.0 * np.eye(3)
+for _sx, _sy in (((3, 5), (5, 4)), ((5,), (5, 4)), ((3, 5), (5,)), ((5,), (5,)),
+                 ((2, 3, 5), (5, 4)), ((2, 3, 5), (2, 5, 4)), ((5,), (2, 5, 4)),
+                 ((2, 3, 5), (5,))):
+    add("numpy.matmul", l_matmul, uniform(_sx), uniform(_sy))
+    add("operator.matmul", l_matmul_op, uniform(_sx), uniform(_sy))
+for _sx, _sy in (((3, 5), (5, 4)), ((5,), (5, 4)), ((3, 5), (5,)), ((5,), (5,)),
+                 ((2, 3, 5), (5, 4)), ((3, 5), (2, 5, 4)), ((3, 4), None), (None, (3, 4))):
+    add("numpy.dot", l_dot, uniform(_sx), uniform(_sy))
+for _sx, _sy in (((3, 5), (5, 4)), ((5,), (5,)), ((2, 3, 5), (5,))):
+    # autograd arrays have no .dot() method.
+    add("ndarray.dot", l_dot_method, uniform(_sx), uniform(_sy), oracle="none")
+add("numpy.outer", l_outer, uniform((3,)), uniform((4,)))
+# autograd's outer does not flatten its operands.
+add("numpy.outer", l_outer, uniform((3, 1)), uniform((2, 2)), oracle="none")
+add("numpy.inner", l_inner, uniform((5,)), uniform((5,)))
+add("numpy.inner", l_inner, uniform((3, 5)), uniform((2, 4, 5)))
+add("numpy.tensordot", l_tensordot1, uniform((3, 5)), uniform((5, 4)))
+add("numpy.tensordot", l_tensordot_pairs, uniform((3, 2, 4)), uniform((2, 5, 3)))
+add("numpy.tensordot", l_tensordot2, uniform((3, 4)), uniform((3, 4)))
+add("numpy.einsum", l_einsum_mm, uniform((3, 5)), uniform((5, 4)))
+add("numpy.einsum", l_einsum_full, uniform((3, 4)), uniform((3, 4)))
+add("numpy.einsum", l_einsum_sum, uniform((3, 4)))
+add("numpy.einsum", l_einsum_implicit, uniform((3, 5)), uniform((5, 4)))
+add("numpy.einsum", l_einsum_three, uniform((3,)), uniform((3, 4)), uniform((4,)))
+add("numpy.linalg.inv", l_inv, SPD)
+add("numpy.linalg.det", l_det, SPD)
+add("numpy.linalg.det", l_det_batched, np.stack([SPD, SPD.T + 0.5]))
+add("numpy.trace", l_trace, uniform((3, 3)))
+add("numpy.trace", l_trace_offset, uniform((3, 4)))
+# autograd's trace rule does not take axis1/axis2.
+add("numpy.trace", l_trace_axes, uniform((2, 3, 4)), oracle="none")
+
+
+# ===== the tests ===============================================================================
+
+_MATH = types.SimpleNamespace(
+    sin=anp.sin, cos=anp.cos, tan=anp.tan, asin=anp.arcsin, acos=anp.arccos, atan=anp.arctan,
+    sinh=anp.sinh, cosh=anp.cosh, tanh=anp.tanh, asinh=anp.arcsinh, acosh=anp.arccosh,
+    atanh=anp.arctanh, exp=anp.exp, expm1=anp.expm1, log2=anp.log2, log10=anp.log10,
+    log1p=anp.log1p, sqrt=anp.sqrt, fabs=anp.abs, exp2=anp.exp2, radians=anp.radians,
+    degrees=anp.degrees, pow=anp.power, hypot=anp.hypot, atan2=anp.arctan2,
+    log=lambda x, base=None: anp.log(x) if base is None else anp.log(x) / anp.log(base),
+)
+
+
+def _oracle_twin(fn, math_too):
+    """``fn`` with ``np`` (and ``math``) bound to autograd.numpy, for autograd to run."""
+    namespace = dict(fn.__globals__, np=anp)
+    if math_too:
+        namespace["math"] = _MATH
+    return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+# One transform per function: the cases of a function share its generated gradient (assert_gradients
+# transforms on every call, which would make this file several times slower). The comparisons are
+# the ones assert_gradients makes: central differences with conftest's numerical_grad, and autograd.
+GROUPS: dict = {}
+for _case in CASES:
+    GROUPS.setdefault((_case.fn, _case.argnums), []).append(_case)
+GROUP_IDS = [f"{fn.__name__}{'' if len(nums) == 1 else nums}" for fn, nums in GROUPS]
+
+
+def _check_case(gradient, case):
+    got = gradient(*case.args)
+    for k, i in enumerate(case.argnums):
+        assert np.shape(got[k]) == np.shape(case.args[i]), f"argument {i}: shape {np.shape(got[k])}"
+        if isinstance(case.args[i], float):
+            assert type(got[k]) is float, f"argument {i}: {type(got[k])} for a Python float"
+        else:
+            assert got[k].dtype == case.args[i].dtype, f"argument {i}: dtype {got[k].dtype}"
+        if case.oracle != "autograd_only":
+            np.testing.assert_allclose(got[k], numerical_grad(case.fn, case.args, i),
+                                       rtol=case.rtol, atol=1e-6,
+                                       err_msg=f"argument {i} vs finite differences")
+    if case.oracle != "none":
+        twin = _oracle_twin(case.fn, math_too=case.oracle == "math")
+        want = autograd.grad(twin, case.argnums)(*case.args)
+        for k, i in enumerate(case.argnums):
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-7, atol=1e-10,
+                                       err_msg=f"argument {i} vs autograd")
+    return got
+
+
+def _check_float32(gradient, case, want):
+    """float32 in, float32 out, and the float64 gradient up to float32 rounding."""
+    args32 = tuple(a.astype(np.float32) for a in case.args)
+    got = gradient(*args32)
+    for k, i in enumerate(case.argnums):
+        assert got[k].dtype == np.float32, f"argument {i}: {got[k].dtype} for float32"
+        scale = max(float(np.max(np.abs(want[k]))), 1.0)
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-3, atol=1e-3 * scale,
+                                   err_msg=f"argument {i} in float32")
+
+
+@pytest.mark.parametrize("key", list(GROUPS), ids=GROUP_IDS)
+def test_rule(key):
+    fn, argnums = key
+    gradient = s2sgrad.grad(fn, argnums=argnums)
+    for case in GROUPS[key]:
+        want = _check_case(gradient, case)
+        if all(isinstance(a, np.ndarray) for a in case.args):
+            _check_float32(gradient, case, want)
+
+
+@pytest.mark.parametrize("key", list(GROUPS), ids=GROUP_IDS)
+def test_case_reaches_its_rules(key):
+    fn, _ = key
+    unit = from_function(fn)
+    parsed = parse_module(unit.text, unit.path)  # cached: the module is parsed once
+    node = next(n for n in parsed.module.body if isinstance(n, cst.FunctionDef) and n.name.value == fn.__name__)
+    core = lower(ParsedFunction(unit, parsed, node), DEFAULT_TABLE)
+    claimed = {r for case in GROUPS[key] for r in case.rules}
+    missing = claimed - {s.prim.op for s in core.body}
+    assert not missing, f"{fn.__name__} does not call {sorted(missing)}"
+
+
+def test_every_rule_is_tested():
+    tested = {r for c in CASES for r in c.rules}
+    assert tested == set(DEFAULT_TABLE.rules), (
+        f"rules without a test: {sorted(set(DEFAULT_TABLE.rules) - tested)}; "
+        f"tests of unknown rules: {sorted(tested - set(DEFAULT_TABLE.rules))}")
