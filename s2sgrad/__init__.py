@@ -4,6 +4,7 @@ __version__ = "0.1.0"
 
 from .api import grad, source, value_and_grad, vjp  # noqa: E402
 from .checks import check_grads  # noqa: E402
+from .custom import custom_gradient, stop_gradient  # noqa: E402
 from .decorator import differentiable  # noqa: E402
 from .errors import GradientError, TransformError  # noqa: E402
 
@@ -12,9 +13,11 @@ __all__ = [
     "TransformError",
     "__version__",
     "check_grads",
+    "custom_gradient",
     "differentiable",
     "grad",
     "source",
+    "stop_gradient",
     "value_and_grad",
     "vjp",
 ]

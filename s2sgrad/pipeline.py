@@ -19,8 +19,9 @@ from . import __version__
 from .analyze.activity import analyze, seeded_outputs
 from .differentiate.reverse import HelperCall, VjpFunction, reverse
 from .errors import TransformError
-from .lower.ir import CoreFunction, Prim, Stmt
+from .lower.ir import CoreFunction, Param, Prim, Stmt
 from .lower.naming import Namer
+from .lower.custom import custom_vjp, is_custom_def
 from .lower.normalize import lower_function
 from .read import project
 from .read.capture import SourceUnit, from_file, from_function, is_source_function
@@ -173,6 +174,22 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
     return core, vjp
 
 
+def _custom(pf: ParsedFunction, session: _Session, names: tuple, *, top_level: bool,
+            wrt: Optional[tuple]) -> VjpFunction:
+    """A custom_gradient function: the user's forward body and grad_fn, not differentiated."""
+    session.digests.append(_function_digest(pf))
+    if pf.unit.live is not None:
+        for name in _free_names(pf.node):
+            if name in pf.unit.live:
+                session.live.setdefault(name, pf.unit.live[name])
+    session.units.append((pf, ()))
+    return custom_vjp(pf, fwd_name=names[0], bwd_name=names[1], top_level=top_level, wrt=wrt)
+
+
+def _free_names(node: cst.FunctionDef) -> list:
+    return sorted({n.value for n in m.findall(node, m.Name())})
+
+
 def _helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session) -> Optional[HelperCall]:
     target = _resolve_helper(caller, prim)
     if target is None:
@@ -187,14 +204,21 @@ def _helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session) -
     session.in_progress.add(key)
     names = (session.module_namer.fresh(f"{target.name}_fwd"),
              session.module_namer.fresh(f"{target.name}_bwd"))
-    core, vjp = _differentiate(target, session, wrt=None, has_aux=False, top_level=False,
-                               names=names)
+    if is_custom_def(target):
+        vjp = _custom(target, session, names, top_level=False, wrt=None)
+        params = tuple(p.name.value for p in target.node.params.params)
+        kwonly: tuple = ()
+    else:
+        core, vjp = _differentiate(target, session, wrt=None, has_aux=False, top_level=False,
+                                   names=names)
+        params = tuple(p.name for p in core.params)
+        kwonly = tuple(p.name.value for p in target.node.params.kwonly_params)
     session.in_progress.discard(key)
     call = HelperCall(
         fwd_name=names[0],
         bwd_name=names[1],
-        params=tuple(p.name for p in core.params),
-        kwonly=tuple(p.name.value for p in target.node.params.kwonly_params),
+        params=params,
+        kwonly=kwonly,
         returns_adjoint=tuple(r != "None" for r in vjp.returns),
     )
     session.helpers[key] = call
@@ -219,12 +243,17 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
     session = _Session(table=table, module_namer=Namer(()))
     parsed = []
     for unit, options in entries:
-        pf = fence(find_function(unit))
+        pf = find_function(unit)
+        if not is_custom_def(pf):
+            fence(pf)
         _check_wrt(pf, options)
         parsed.append((pf, options))
     reserved = set()
     for pf, _ in parsed:
-        reserved.update(lower(pf, table).globals_read)
+        if is_custom_def(pf):
+            reserved.update(_free_names(pf.node))
+        else:
+            reserved.update(lower(pf, table).globals_read)
         reserved.add(pf.name)
     session.module_namer = Namer(reserved)
     names = []
@@ -235,8 +264,12 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
     tops = []
     wrappers = []
     for (pf, options), entry in zip(parsed, names):
-        core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
-                                   top_level=True, names=(entry.fwd, entry.bwd))
+        if is_custom_def(pf):
+            top = _custom(pf, session, (entry.fwd, entry.bwd), top_level=True, wrt=options.wrt)
+            core = lower_signature(pf)
+        else:
+            core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
+                                       top_level=True, names=(entry.fwd, entry.bwd))
         grad_name = entry.grad
         tops.append(top)
         wrappers.append(_wrapper(core, top, grad_name))
@@ -257,6 +290,14 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
     """Transform the function ``unit`` names into a generated module's text."""
     module = generate_module(((unit, options),), table, command=command)
     return Generated(module.text, module.names[0], module.live_names)
+
+
+def lower_signature(pf: ParsedFunction) -> CoreFunction:
+    """A CoreFunction with only the signature of ``pf`` (for the ``_grad`` wrapper)."""
+    params = tuple(Param(p.name.value, p.default)
+                   for p in list(pf.node.params.params) + list(pf.node.params.kwonly_params))
+    names = frozenset(n.value for n in m.findall(pf.node, m.Name()))
+    return CoreFunction(pf.name, pf.name, params, (), None, None, names, (), pf.unit.path)
 
 
 def header_code(header: tuple) -> str:

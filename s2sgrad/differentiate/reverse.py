@@ -70,6 +70,7 @@ class VjpFunction:
     returns: tuple  # code of each returned adjoint
     wrt: tuple
     top_level: bool
+    residual_targets: tuple = ()  # the backward's names for the residuals, when not the same
 
 
 HelperLookup = Callable[[Prim, Stmt], Optional[HelperCall]]

@@ -63,7 +63,8 @@ def function_lines(fn: VjpFunction) -> list:
     lines.append(f"def {fn.bwd_name}({res}, {fn.seed}{seed_default}):")
     lines.append(f'{INDENT}"""Backward sweep of {fn.source_name}: the adjoints of {wrt}."""')
     if fn.residuals:
-        target = ", ".join(fn.residuals) + ("," if len(fn.residuals) == 1 else "")
+        names = fn.residual_targets or fn.residuals
+        target = ", ".join(names) + ("," if len(names) == 1 else "")
         lines.append(f"{INDENT}{target} = {res}")
     lines.extend(render_code(fn.backward, INDENT))
     returns = ", ".join(fn.returns) + ("," if len(fn.returns) == 1 else "")

@@ -1,0 +1,247 @@
+"""custom_gradient: a decorated ParsedFunction -> its forward and backward sweeps (a VjpFunction).
+
+The forward sweep is the user's body as written, minus the definition of ``grad_fn``; it returns
+the value and the names ``grad_fn`` captures, as they are when the function returns (Python's late
+binding). The backward sweep binds ``grad_fn``'s parameter (``dy``) to the upstream adjoint and
+runs ``grad_fn``'s own code, fenced by comments that name the function; its result goes through
+``s2s.custom_result``, which checks the count and shapes and turns ``None`` into zeros. Nothing in
+the forward body is differentiated.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..differentiate.code import unpack_target
+from ..differentiate.reverse import VjpFunction
+from ..read.parse import ParsedFunction
+from .naming import Namer
+from .normalize import _statements, read_names
+
+CUSTOM_DECORATORS = frozenset({"s2sgrad.custom_gradient", "s2sgrad.custom.custom_gradient"})
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def is_custom_def(pf: ParsedFunction) -> bool:
+    """Whether the definition carries ``@s2sgrad.custom_gradient`` (resolved statically)."""
+    for deco in pf.node.decorators:
+        if pf.qualified_name(deco.decorator) in CUSTOM_DECORATORS:
+            return True
+    return False
+
+
+def _lines(node: cst.CSTNode) -> list:
+    """The code of a statement as lines, relative indentation kept."""
+    return textwrap.dedent(_code(node)).rstrip("\n").splitlines()
+
+
+def _assigned(node: cst.CSTNode) -> set:
+    names = set()
+    for target in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For()):
+        tgt = target.target
+        names |= {n.value for n in m.findall(tgt, m.Name())}
+    for d in m.findall(node, m.FunctionDef()):
+        names.add(d.name.value)
+    return names
+
+
+class _GradFn:
+    """The grad closure: its parameters, its body (None for a lambda) and how to call it."""
+
+    def __init__(self, params: list, body: Optional[list], lambda_body: Optional[cst.CSTNode],
+                 definition: Optional[cst.CSTNode], node: cst.CSTNode) -> None:
+        self.params = params
+        self.body = body
+        self.lambda_body = lambda_body
+        self.definition = definition
+        self.node = node
+
+
+def _grad_params(pf: ParsedFunction, params: cst.Parameters, name: str) -> list:
+    names = [p.name.value for p in list(params.posonly_params) + list(params.params)]
+    kwonly = [p.name.value for p in params.kwonly_params]
+    if "variables" in names + kwonly:
+        node = next(p for p in list(params.params) + list(params.kwonly_params)
+                    if p.name.value == "variables")
+        raise pf.error(node, f"{name} declares `variables`, TensorFlow's argument for "
+                       "tf.Variables, which has no meaning for numpy code",
+                       "remove the `variables` parameter; return one gradient per positional "
+                       "parameter instead")
+    if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
+        raise pf.error(params, f"{name} must take one upstream gradient per output, by name",
+                       "write `def grad(dy):` (or one parameter per output)")
+    if not names:
+        raise pf.error(params, f"{name} takes no upstream gradient", "write `def grad(dy):`")
+    return names
+
+
+def find_grad_fn(pf: ParsedFunction, statements: list) -> tuple:
+    """(value expression, _GradFn, forward statements) of a custom_gradient body, or a located error."""
+    fn = pf.node
+    name = fn.name.value
+    for y in m.findall(fn.body, m.Yield() | m.Await()):
+        raise pf.error(y, f"custom_gradient function {name} cannot be a generator",
+                       "return (value, grad_fn)")
+    last = statements[-1] if statements else fn
+    if not (isinstance(last, cst.Return) and isinstance(last.value, cst.Tuple)
+            and len(last.value.elements) == 2):
+        raise pf.error(last, f"custom_gradient function {name} must end with "
+                       "`return value, grad_fn`", "return the value and the gradient function")
+    value, grad_expr = (e.value for e in last.value.elements)
+    forward = []
+    grad = None
+    if isinstance(grad_expr, cst.Lambda):
+        grad = _GradFn(_grad_params(pf, grad_expr.params, "grad_fn"), None, grad_expr.body, None,
+                       grad_expr)
+        forward = list(statements[:-1])
+    elif isinstance(grad_expr, cst.Name):
+        gname = grad_expr.value
+        for stmt in statements[:-1]:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == gname:
+                grad = _grad_function(pf, stmt)
+            elif m.matches(stmt, m.Assign(targets=[m.AssignTarget(m.Name(gname))], value=m.Lambda())):
+                lam = stmt.value
+                grad = _GradFn(_grad_params(pf, lam.params, gname), None, lam.body, stmt, lam)
+            else:
+                forward.append(stmt)
+        if grad is None:
+            raise pf.error(grad_expr, f"`{gname}` returned by {name} is not a function defined in "
+                           f"{name}", f"define it inside {name}: `def {gname}(dy): ...`")
+        for stmt in forward:
+            for n in m.findall(stmt, m.Name(gname)):
+                raise pf.error(n, f"grad_fn `{gname}` escapes {name}: it may only be returned",
+                               "do not store, pass or call the gradient function")
+        for n in m.findall(value, m.Name(gname)):
+            raise pf.error(n, f"grad_fn `{gname}` escapes {name}: it may only be returned",
+                           "do not store, pass or call the gradient function")
+    else:
+        raise pf.error(grad_expr, f"the second element returned by {name} is not a function",
+                       "return `value, grad_fn` where grad_fn is a def or lambda in the body")
+    for stmt in forward:
+        if m.findall(stmt, m.Return()) and not isinstance(stmt, cst.FunctionDef):
+            raise pf.error(stmt, f"custom_gradient function {name} must return once, at the end",
+                           "compute the value, then `return value, grad_fn`")
+    return value, grad, forward
+
+
+def _grad_function(pf: ParsedFunction, node: cst.FunctionDef) -> _GradFn:
+    for nl in m.findall(node, m.Nonlocal()):
+        raise pf.error(nl, f"grad_fn {node.name.value} writes `nonlocal` names",
+                       "compute new values in grad_fn and return them instead")
+    for y in m.findall(node.body, m.Yield()):
+        raise pf.error(y, f"grad_fn {node.name.value} cannot be a generator", "return the gradients")
+    params = _grad_params(pf, node.params, node.name.value)
+    body = _statements(node.body)
+    returns = m.findall(node.body, m.Return())
+    outer_returns = [r for r in returns if not _inside_nested_def(node, r)]
+    flat = (not node.decorators and body and isinstance(body[-1], cst.Return)
+            and len(outer_returns) == 1 and body[-1].value is not None)
+    if flat:
+        return _GradFn(params, body, None, None, node)
+    return _GradFn(params, None, None, node, node)
+
+
+def _inside_nested_def(outer: cst.FunctionDef, target: cst.CSTNode) -> bool:
+    for inner in m.findall(outer.body, m.FunctionDef() | m.Lambda()):
+        if any(r is target for r in m.findall(inner, m.Return())):
+            return True
+    return False
+
+
+def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: bool,
+               wrt: tuple) -> VjpFunction:
+    """The forward/backward pair of a custom_gradient function."""
+    fn = pf.node
+    name = fn.name.value
+    statements = _statements(fn.body)
+    if statements and m.matches(statements[0], m.Expr(m.SimpleString() | m.ConcatenatedString())):
+        statements = statements[1:]
+    value, grad, forward_stmts = find_grad_fn(pf, statements)
+    positional = [p.name.value for p in fn.params.params]
+    every_name = {n.value for n in m.findall(fn, m.Name())}
+    namer = Namer(every_name | {fwd_name, bwd_name})
+    locals_ = set(positional) | {p.name.value for p in fn.params.kwonly_params}
+    for stmt in forward_stmts:
+        locals_ |= _assigned(stmt)
+    # What grad_fn reads from the enclosing function.
+    grad_node = grad.node
+    grad_own = set(grad.params) | _assigned(grad_node.body if isinstance(grad_node, cst.FunctionDef)
+                                            else grad_node)
+    if isinstance(grad_node, cst.FunctionDef):
+        reads = set(read_names(grad_node.body))
+    else:
+        reads = set(read_names(grad.lambda_body))
+    captured = sorted((reads - grad_own) & locals_)
+    # The primals, for shapes; renamed where grad_fn's own names would hide them.
+    shadowed = grad_own | set(grad.params)
+    shape_names = {}
+    for p in positional:
+        shape_names[p] = namer.fresh(f"{p}_primal") if p in shadowed else p
+    residual_sources = list(captured)
+    residual_targets = list(captured)
+    for p in positional:
+        if shape_names[p] not in residual_targets:
+            residual_sources.append(p)
+            residual_targets.append(shape_names[p])
+    order = sorted(range(len(residual_targets)), key=lambda i: residual_targets[i])
+    residual_sources = [residual_sources[i] for i in order]
+    residual_targets = [residual_targets[i] for i in order]
+
+    forward: list = []
+    for stmt in forward_stmts:
+        forward.extend(_lines(stmt))
+    if len(grad.params) == 1:
+        seed = grad.params[0]
+        backward: list = []
+    else:
+        seed = namer.fresh("upstream")
+        backward = [f"{', '.join(grad.params)} = {seed}"]
+    grads = namer.fresh("grads")
+    backward.append(f"# >>> custom_gradient {name} (user code)")
+    if grad.body is not None:
+        for stmt in grad.body[:-1]:
+            backward.extend(_lines(stmt))
+        backward.append(f"{grads} = {_code(grad.body[-1].value)}")
+    elif grad.lambda_body is not None:
+        backward.append(f"{grads} = {_code(grad.lambda_body)}")
+    else:
+        backward.extend(_lines(grad.definition))
+        call_args = ", ".join(grad.params)
+        backward.append(f"{grads} = {grad.definition.name.value}({call_args})")
+    backward.append(f"# <<< custom_gradient {name}")
+    adjoints = [namer.fresh(f"{p}_bar") for p in positional]
+    primals = ", ".join(shape_names[p] for p in positional) + ("," if len(positional) == 1 else "")
+    params_text = ", ".join(repr(p) for p in positional) + ("," if len(positional) == 1 else "")
+    backward.append(f"{unpack_target(adjoints)} = s2s.custom_result({name!r}, {grads}, "
+                    f"({primals}), ({params_text}))")
+    chosen = wrt if wrt is not None else tuple(positional)
+    returns = []
+    for p in chosen:
+        adj = adjoints[positional.index(p)] if p in positional else None
+        if top_level:
+            returns.append(f"s2s.like({adj}, {shape_names[p]})" if adj else f"s2s.zeros_like({p})")
+        else:
+            returns.append(adj or "None")
+    return VjpFunction(
+        source_name=name,
+        fwd_name=fwd_name,
+        bwd_name=bwd_name,
+        params_code=_code(fn.params),
+        forward=tuple(forward),
+        result_code=_code(value),
+        residuals=tuple(residual_sources),
+        residuals_param=namer.fresh("residuals"),
+        seed=seed,
+        backward=tuple(backward),
+        returns=tuple(returns),
+        wrt=tuple(chosen),
+        top_level=top_level,
+        residual_targets=tuple(residual_targets),
+    )
