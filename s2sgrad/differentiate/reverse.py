@@ -199,6 +199,8 @@ class ReverseBuilder:
             call = stmt.expr
             assert isinstance(call, cst.Call)
             new_call = call.with_changes(func=cst.Name(helper.fwd_name))
+            if len(stmt.targets) > 1:
+                targets = f"({targets})"
             return f"{targets}, {self.residuals_of(stmt)} = {_code(new_call)}"
         if not stmt.targets:
             return _code(stmt.expr)
@@ -280,20 +282,29 @@ class ReverseBuilder:
         lines: list = []
         if prim.op in self.table.nondiff or prim.op.startswith("numpy.random.") or prim.op == "nondiff":
             return lines
-        if not stmt.targets or stmt.targets[0] not in self.current:
+        if not any(t in self.current for t in stmt.targets):
             return lines
         target = stmt.targets[0]
-        g = self.current[target]
+        consumed = {t: self.current.get(t) for t in stmt.targets}
         helper = self.helper_for(stmt)
         if helper is not None:
+            if len(stmt.targets) > 1:
+                g = "(" + ", ".join(self.current.get(t) or f"s2s.zeros_like({t})"
+                                    for t in stmt.targets) + ")"
+            else:
+                g = self.current[target]
             lines = self.helper_backward(stmt, helper, g)
         else:
             rule = self.table.get(prim.op)
             if rule is None:
                 self.refuse_unknown(stmt)
-            lines = self.rule_backward(stmt, rule, g)
-        if self.current.get(target) == g:
-            del self.current[target]  # this definition's adjoint is consumed
+            if len(stmt.targets) > 1:
+                raise self.located(stmt, f"unpacking the result of `{prim.op}` is not "
+                                   "differentiable yet", "index the result instead")
+            lines = self.rule_backward(stmt, rule, self.current[target])
+        for t, g in consumed.items():
+            if g is not None and self.current.get(t) == g:
+                del self.current[t]  # this definition's adjoint is consumed
         return lines
 
     def rule_backward(self, stmt: Stmt, rule, g: str) -> list:

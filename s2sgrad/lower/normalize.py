@@ -399,6 +399,10 @@ class Lowering:
                 for el, op in zip(elements, ops):
                     self.copy_to(el.value, op)
                 return
+            if isinstance(value, cst.Call) and not self.is_nondiff(value) and \
+                    all(isinstance(e, cst.Name) for e in elements):
+                self.lower_call(value, None, unpack_to=tuple(e.value for e in elements))
+                return
             source = self.operand(value)
             for i, el in enumerate(elements):
                 index = cst.Integer(str(i))
@@ -598,7 +602,7 @@ class Lowering:
             return index.with_changes(value=self.operand_node(value), lpar=[], rpar=[])
         return cst.Subscript(self.operand_node(value), [cst.SubscriptElement(cst.Index(index))])
 
-    def lower_call(self, node: cst.Call, target: Optional[str]) -> Var:
+    def lower_call(self, node: cst.Call, target: Optional[str], unpack_to: tuple = ()) -> Var:
         args = []
         kwargs = []
         new_args = []
@@ -628,9 +632,13 @@ class Lowering:
         short_fn = callee.rsplit(".", 1)[-1]
         first = _short(args[0]) if args else ""
         desc = f"{short_fn}_{first}" if first else short_fn
-        return self.emit_prim(target, desc, short_fn, expr,
-                              Prim(callee, tuple(args), tuple(kwargs),
-                                   location=self.pf.location(node), callee=_code(func)))
+        prim = Prim(callee, tuple(args), tuple(kwargs), location=self.pf.location(node),
+                    callee=_code(func))
+        if unpack_to:
+            names = tuple(self.bind(n) for n in unpack_to)
+            self.emit(names, expr, prim, unpack=True)
+            return Var(names[0])
+        return self.emit_prim(target, desc, short_fn, expr, prim)
 
     def new_target(self, target: Optional[str], desc: str, fallback: str) -> str:
         if target is not None:
