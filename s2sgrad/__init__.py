@@ -7,6 +7,7 @@ from .checks import check_grads  # noqa: E402
 from .custom import custom_gradient, stop_gradient  # noqa: E402
 from .decorator import differentiable  # noqa: E402
 from .errors import GradientError, TransformError  # noqa: E402
+from .rules.registry import register_gradient  # noqa: E402
 
 __all__ = [
     "GradientError",
@@ -16,6 +17,7 @@ __all__ = [
     "custom_gradient",
     "differentiable",
     "grad",
+    "register_gradient",
     "source",
     "stop_gradient",
     "value_and_grad",

@@ -41,3 +41,4 @@ def stop_gradient(x: Any) -> Any:
 
 def is_custom(fn: Any) -> bool:
     return bool(getattr(fn, CUSTOM_MARK, False))
+

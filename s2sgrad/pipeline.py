@@ -27,7 +27,8 @@ from .read import project
 from .read.capture import SourceUnit, from_file, from_function, is_source_function
 from .read.fence import fence
 from .read.parse import ParsedFunction, ParsedModule, find_function, parse_module
-from .rules import DEFAULT_TABLE, RuleTable
+from .rules import DEFAULT_TABLE, RuleTable, registry
+from .rules.registry import RegisteredRule
 from .write.codegen import GradWrapper, Program, body_text, header_lines, render
 from .write.imports import free_globals, import_lines
 
@@ -240,7 +241,6 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
 
     Helpers they call are generated once and shared.
     """
-    session = _Session(table=table, module_namer=Namer(()))
     parsed = []
     for unit, options in entries:
         pf = find_function(unit)
@@ -248,6 +248,9 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
             fence(pf)
         _check_wrt(pf, options)
         parsed.append((pf, options))
+    table, live_rules = with_user_rules(table, tuple(pf for pf, _ in parsed))
+    session = _Session(table=table, module_namer=Namer(()))
+    session.live.update(live_rules)
     reserved = set()
     for pf, _ in parsed:
         if is_custom_def(pf):
@@ -290,6 +293,39 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
     """Transform the function ``unit`` names into a generated module's text."""
     module = generate_module(((unit, options),), table, command=command)
     return Generated(module.text, module.names[0], module.live_names)
+
+
+REGISTER_DECORATORS = frozenset({"s2sgrad.register_gradient", "s2sgrad.rules.registry.register_gradient"})
+
+
+def with_user_rules(table: RuleTable, functions: tuple) -> tuple:
+    """``table`` plus the gradients users registered: at run time (this process's registry) and,
+    statically, ``@register_gradient("name")`` definitions in the modules of ``functions``.
+    Returns the table and the run-time rule functions generated code must be given by name."""
+    rules = {}
+    live = {}
+    for name, fn in sorted(registry.registered().items()):
+        function = getattr(fn, "__name__", "rule")
+        rules[name] = RegisteredRule(name, function, getattr(fn, "__module__", ""))
+        live[function] = fn
+    seen = set()
+    for pf in functions:
+        if pf.unit.path in seen:
+            continue
+        seen.add(pf.unit.path)
+        for node in pf.parsed.module.body:
+            if not isinstance(node, cst.FunctionDef):
+                continue
+            for deco in node.decorators:
+                call = deco.decorator
+                if isinstance(call, cst.Call) and call.args and \
+                        pf.qualified_name(call.func) in REGISTER_DECORATORS and \
+                        isinstance(call.args[0].value, cst.SimpleString):
+                    name = call.args[0].value.evaluated_value
+                    rules.setdefault(name, RegisteredRule(name, node.name.value, pf.unit.module))
+    if not rules:
+        return table, live
+    return table.with_rules(tuple(rules[k] for k in sorted(rules))), live
 
 
 def lower_signature(pf: ParsedFunction) -> CoreFunction:

@@ -35,6 +35,7 @@ from ..lower.ir import (
     prim_operands,
 )
 from ..lower.naming import Namer
+from ..rules.registry import RegisteredRule
 from ..rules.table import RuleTable
 from .binding import bind_arguments, default_operands, operand_node
 from .code import Nest, code_reads, has_statements, unpack_target
@@ -119,6 +120,7 @@ class ReverseBuilder:
         self.helper_lookup = helper_lookup
         self.fwd_name = fwd_name
         self.bwd_name = bwd_name
+        self.module = fn.module
         self.namer = Namer(fn.reserved | {fwd_name, bwd_name})
         self.current: dict = {}  # var -> the name holding its adjoint so far
         self.unstable: set = set()  # adjoint names that are rebound later (never aliased)
@@ -174,9 +176,17 @@ class ReverseBuilder:
 
     # ----- helpers (user functions) --------------------------------------------------------------
 
+    def rule_for(self, prim: Prim):
+        """The table's rule for ``prim``: by its name, or by ``module.name`` for a function of
+        the user's own module."""
+        rule = self.table.get(prim.op)
+        if rule is None and "." not in prim.op and self.module:
+            rule = self.table.get(f"{self.module}.{prim.op}")
+        return rule
+
     def helper_for(self, stmt: Stmt) -> Optional[HelperCall]:
         prim = stmt.prim
-        if prim.op in self.table.nondiff or self.table.get(prim.op) is not None:
+        if prim.op in self.table.nondiff or self.rule_for(prim) is not None:
             return None
         if prim.op.startswith(("ndarray.", "operator.", "numpy.", "math.", "builtins.", "s2s.")):
             return None
@@ -295,13 +305,16 @@ class ReverseBuilder:
                 g = self.current[target]
             lines = self.helper_backward(stmt, helper, g)
         else:
-            rule = self.table.get(prim.op)
+            rule = self.rule_for(prim)
             if rule is None:
                 self.refuse_unknown(stmt)
             if len(stmt.targets) > 1:
                 raise self.located(stmt, f"unpacking the result of `{prim.op}` is not "
                                    "differentiable yet", "index the result instead")
-            lines = self.rule_backward(stmt, rule, self.current[target])
+            if isinstance(rule, RegisteredRule):
+                lines = self.registered_backward(stmt, rule, self.current[target])
+            else:
+                lines = self.rule_backward(stmt, rule, self.current[target])
         for t, g in consumed.items():
             if g is not None and self.current.get(t) == g:
                 del self.current[t]  # this definition's adjoint is consumed
@@ -339,6 +352,48 @@ class ReverseBuilder:
                                            "not supported here", "pass a flat list of arrays")
         return lines
 
+    def registered_backward(self, stmt: Stmt, rule: RegisteredRule, g: str) -> list:
+        """A user-registered gradient: ``rule(g, ans, *args, **kwargs)``, one adjoint per
+        positional argument, checked like a custom_gradient's."""
+        prim = stmt.prim
+        args = [_code(operand_node(a)) for a in prim.args]
+        kwargs = [f"{k}={_code(operand_node(v))}" for k, v in prim.kwargs]
+        call = f"{rule.function}({', '.join([g, stmt.targets[0], *args, *kwargs])})"
+        for op in prim.args:
+            if not isinstance(op, Var) and any(self.active(n) for n in operand_vars(op)):
+                raise self.located(stmt, "a registered gradient takes plain names as arguments",
+                                   "assign the list or tuple to a name first")
+        wanted = [op if isinstance(op, Var) and self.active(op.name) else None for op in prim.args]
+        if not any(wanted):
+            return []
+        primals = ", ".join(args) + ("," if len(args) == 1 else "")
+        labels = ", ".join(repr(a) for a in args) + ("," if len(args) == 1 else "")
+        return self.receive(wanted, f"s2s.custom_result({rule.name!r}, {call}, ({primals}), "
+                                    f"({labels}))")
+
+    def receive(self, wanted: list, call: str) -> list:
+        """``slots = call`` where ``call`` returns one adjoint per entry of ``wanted`` (a Var to
+        add it to, or None to drop it): first writes land in the adjoint's own name."""
+        slots = []
+        pending = []
+        claimed: set = set()
+        for op in wanted:
+            if op is None:
+                slots.append("_")
+            elif op.name in self.current or op.name in claimed:
+                tmp = self.namer.fresh(f"{op.name}_bar")
+                slots.append(tmp)
+                pending.append((op.name, tmp))
+            else:
+                slots.append(self.namer.adjoint(op.name))
+                claimed.add(op.name)
+        lines = [f"{unpack_target(slots)} = {call}"]
+        for var in sorted(claimed):
+            self.current[var] = self.namer.adjoint(var)
+        for var, tmp in pending:
+            self.accumulate(lines, var, cst.Name(tmp))
+        return lines
+
     def helper_backward(self, stmt: Stmt, helper: HelperCall, g: str) -> list:
         bound = {}
         prim = stmt.prim
@@ -347,27 +402,12 @@ class ReverseBuilder:
             bound[name] = op
         for key, op in prim.kwargs:
             bound[key] = op
-        slots = []
-        pending = []
-        claimed: set = set()
+        wanted = []
         for name, has_adjoint in zip(helper.params, helper.returns_adjoint):
             operand = bound.get(name)
-            if has_adjoint and isinstance(operand, Var) and self.active(operand.name):
-                if operand.name in self.current or operand.name in claimed:
-                    tmp = self.namer.fresh(f"{operand.name}_bar")
-                    slots.append(tmp)
-                    pending.append((operand.name, tmp))
-                else:
-                    slots.append(self.namer.adjoint(operand.name))
-                    claimed.add(operand.name)
-            else:
-                slots.append("_")
-        lines = [f"{unpack_target(slots)} = {helper.bwd_name}({self.residuals_of(stmt)}, {g})"]
-        for var in sorted(claimed):
-            self.current[var] = self.namer.adjoint(var)
-        for var, tmp in pending:
-            self.accumulate(lines, var, cst.Name(tmp))
-        return lines
+            ok = has_adjoint and isinstance(operand, Var) and self.active(operand.name)
+            wanted.append(operand if ok else None)
+        return self.receive(wanted, f"{helper.bwd_name}({self.residuals_of(stmt)}, {g})")
 
     def backward_if(self, node: If) -> list:
         entry = dict(self.current)

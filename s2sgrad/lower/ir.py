@@ -118,6 +118,7 @@ class CoreFunction:
     reserved: frozenset  # every name the user function reads or writes
     globals_read: tuple  # free names read (module globals, closure values), sorted
     path: str
+    module: str = ""
 
 
 def operand_vars(op: Operand) -> tuple:

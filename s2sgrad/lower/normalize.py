@@ -151,6 +151,7 @@ class Lowering:
             reserved=frozenset(self.namer._used),
             globals_read=tuple(sorted(self.globals_read)),
             path=self.pf.unit.path,
+            module=self.pf.unit.module,
         )
 
     def origin_of(self, stmt: cst.CSTNode) -> Origin:

@@ -1,0 +1,55 @@
+"""Gradients registered by users: register_gradient(qualified name) -> a RegisteredRule in a RuleTable.
+
+A registered gradient is a Python function ``rule(g, ans, *args, **kwargs)`` returning one adjoint
+per positional argument of the primal (a tuple for several, ``None`` for zero). Generated code calls
+it by name. Registrations made with the decorator at run time live in this process's registry;
+the CLI, which never runs user code, finds ``@register_gradient("name")`` definitions statically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+_REGISTERED: dict = {}  # qualified name -> rule function, in registration order
+
+
+@dataclass(frozen=True)
+class RegisteredRule:
+    """A user's gradient function for ``name``, known to generated code as ``function``."""
+
+    name: str
+    function: str
+    module: str
+    elementwise: bool = False
+    vjps: tuple = ()
+    params: tuple = ()
+
+
+def register_gradient(name: str) -> Callable:
+    """Decorator: use the decorated ``rule(g, ans, *args, **kwargs)`` as the reverse rule of the
+    function called ``name`` (its qualified name, e.g. ``"scipy.special.erfcx"`` or
+    ``"mymodel.opaque_op"``), for functions with no source or no rule (TF's RegisterGradient)."""
+    if not isinstance(name, str) or not name or " " in name:
+        raise ValueError(f"register_gradient needs a qualified function name, got {name!r}")
+
+    def decorate(rule: Callable) -> Callable:
+        _REGISTERED[name] = rule
+        return rule
+
+    return decorate
+
+
+def registered() -> dict:
+    """A copy of the run-time registry: qualified name -> rule function."""
+    return dict(_REGISTERED)
+
+
+def live_rules() -> tuple:
+    """RegisteredRules for the run-time registry (sorted by name)."""
+    return tuple(RegisteredRule(name, getattr(fn, "__name__", "rule"), getattr(fn, "__module__", ""))
+                 for name, fn in sorted(_REGISTERED.items()))
+
+
+def rule_function(name: str) -> Any:
+    return _REGISTERED.get(name)
