@@ -7,40 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = [
-    "unbroadcast",
-    "like",
-    "zeros_like",
-    "check_scalar",
-    "sum_vjp",
-    "mean_vjp",
-    "var_vjp",
-    "std_vjp",
-    "extremum_vjp",
-    "prod_vjp",
-    "getitem_vjp",
-    "split_concatenate",
-    "split_stack",
-    "matmul_vjp_a",
-    "matmul_vjp_b",
-    "dot_vjp_a",
-    "dot_vjp_b",
-    "einsum_vjp",
-    "norm_vjp",
-    "balanced_eq",
-    "transpose_vjp",
-    "expand_dims_vjp",
-    "safe_power_base",
-    "safe_log_base",
-    "squeeze_vjp",
-    "tensordot_vjp_a",
-    "tensordot_vjp_b",
-    "cumsum_vjp",
-    "einsum_vjps",
-    "inside",
-    "trace_vjp",
-]
-
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing numpy broadcasting)."""
@@ -358,19 +324,13 @@ def _dedupe(s):
 
 
 def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
-    """Adjoint of ``np.linalg.norm`` for vector norms and the Frobenius norm."""
+    """Adjoint of ``np.linalg.norm``: vector norms, and matrix norms over two axes."""
     x = np.asarray(x)
-    if ord in (None, "fro", 2) and (axis is None or np.ndim(axis) == 0 or ord != 2):
-        if axis is None and x.ndim == 2 and ord == 2:
-            raise NotImplementedError("the gradient of the matrix 2-norm is not supported")
-        return _expand(g / ans, x, axis, keepdims) * x
-    if ord == 1:
-        return _expand(g, x, axis, keepdims) * np.sign(x)
-    if ord in (np.inf, -np.inf):
-        return extremum_vjp(g, ans, np.abs(x), axis, keepdims) * np.sign(x)
-    if isinstance(ord, (int, float)) and ord not in ("nuc",):
-        return _expand(g * ans ** (1.0 - ord), x, axis, keepdims) * np.abs(x) ** (ord - 1) * np.sign(x)
-    raise NotImplementedError(f"the gradient of np.linalg.norm with ord={ord!r} is not supported")
+    if axis is None and x.ndim == 2 and ord is not None:
+        return matrix_norm_vjp(g, ans, x, ord, (0, 1), keepdims)
+    if axis is not None and np.ndim(axis) == 1 and len(axis) == 2:
+        return matrix_norm_vjp(g, ans, x, ord, tuple(a % x.ndim for a in axis), keepdims)
+    return vector_norm_vjp(g, ans, x, ord, axis, keepdims)
 
 
 # ----- elementwise helpers ---------------------------------------------------------------------
@@ -413,3 +373,513 @@ def trace_vjp(g, a, offset=0, axis1=0, axis2=1):
     g = np.asarray(g)
     g = np.expand_dims(g, (axis1, axis2)) if g.ndim else g
     return eye * g
+
+
+# ----- more elementwise, reductions and scans --------------------------------------------------
+
+
+def log_vjp(g, x, base=None):
+    """Adjoint of ``math.log(x, base)``."""
+    return g / x if base is None else g / (x * np.log(base))
+
+
+def sinc_slope(x):
+    """d/dx sinc(x) = (cos(pi x) - sinc(x)) / x, and 0 at x == 0."""
+    x = np.asarray(x)
+    safe = np.where(x == 0, 1.0, x)
+    return np.where(x == 0, 0.0, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)
+
+
+def cumprod_vjp(g, ans, x, axis=None):
+    """Adjoint of ``np.cumprod(x, axis)``; exact also where ``x`` has zeros."""
+    x = np.asarray(x)
+    g = np.asarray(g)
+    if axis is None:
+        return cumprod_vjp(g, ans, x.ravel(), 0).reshape(x.shape)
+    axis = axis % x.ndim
+    if np.all(x != 0):
+        return np.flip(np.cumsum(np.flip(g * ans, axis), axis), axis) / x
+    # d ans[j] / d x[i] = prod(x[k] for k <= j, k != i) for j >= i: one cumprod per position.
+    moved_x = np.moveaxis(x, axis, -1)
+    moved_g = np.moveaxis(g, axis, -1)
+    out = np.empty(moved_x.shape, dtype=np.result_type(moved_x, moved_g, np.float64))
+    for i in range(moved_x.shape[-1]):
+        others = moved_x[..., i:].copy()
+        others[..., 0] = 1.0
+        prods = np.cumprod(others, axis=-1) * (np.prod(moved_x[..., :i], axis=-1)[..., None])
+        out[..., i] = np.sum(moved_g[..., i:] * prods, axis=-1)
+    return np.moveaxis(out, -1, axis)
+
+
+def split_diff(g, x, n=1, axis=-1, prepend=None, append=None):
+    """Adjoints of ``prepend``, ``x`` and ``append`` in ``np.diff(x, n, axis, prepend, append)``."""
+    x = np.asarray(x)
+    axis = axis % x.ndim
+    g = np.asarray(g)
+    for _ in range(n):
+        zero = np.zeros_like(np.take(g, [0], axis=axis))
+        g = np.concatenate([zero, g], axis=axis) - np.concatenate([g, zero], axis=axis)
+    before = 0 if prepend is None else (1 if np.ndim(prepend) == 0 else np.shape(prepend)[axis])
+    after = before + x.shape[axis]
+    parts = [None, np.take(g, range(before, after), axis=axis), None]
+    for k, (extra, piece) in enumerate(((prepend, range(0, before)), (append, range(after, g.shape[axis])))):
+        if extra is not None:
+            part = np.take(g, piece, axis=axis)
+            parts[2 * k] = np.sum(part) if np.ndim(extra) == 0 else part
+    return parts
+
+
+def _axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in ((axis,) if np.ndim(axis) == 0 else axis))
+
+
+def average_vjp_a(g, a, axis=None, weights=None, keepdims=False):
+    """Adjoint of ``a`` in ``np.average(a, axis, weights)``."""
+    a = np.asarray(a)
+    if weights is None:
+        return mean_vjp(g, a, axis, keepdims)
+    w = _average_weights(a, axis, weights)
+    return _expand(g, a, axis, keepdims) * w / np.sum(w, axis=axis, keepdims=True)
+
+
+def average_vjp_weights(g, ans, a, axis=None, weights=None, keepdims=False):
+    """Adjoint of ``weights`` in ``np.average(a, axis, weights)``."""
+    a = np.asarray(a)
+    w = _average_weights(a, axis, weights)
+    ans_full = _expand(ans, a, axis, keepdims)
+    total = np.sum(w, axis=axis, keepdims=True)
+    full = _expand(g, a, axis, keepdims) * (a - ans_full) / total
+    if np.ndim(weights) == a.ndim:
+        return full
+    # 1-D weights along one axis: sum over the other axes.
+    ax = _axes(axis, a.ndim)[0]
+    return np.sum(np.moveaxis(full, ax, -1).reshape(-1, a.shape[ax]), axis=0)
+
+
+def _average_weights(a, axis, weights):
+    w = np.asarray(weights)
+    if w.ndim == a.ndim:
+        return w
+    ax = _axes(axis, a.ndim)[0]
+    shape = [1] * a.ndim
+    shape[ax] = a.shape[ax]
+    return w.reshape(shape)
+
+
+def _finite_mask(x):
+    return ~np.isnan(x)
+
+
+def nansum_vjp(g, x, axis=None, keepdims=False):
+    return _expand(g, x, axis, keepdims) * _finite_mask(x)
+
+
+def nanmean_vjp(g, x, axis=None, keepdims=False):
+    kept = _finite_mask(x)
+    return _expand(g, x, axis, keepdims) * kept / np.sum(kept, axis=axis, keepdims=True)
+
+
+def nanvar_vjp(g, x, axis=None, ddof=0, keepdims=False):
+    x = np.asarray(x)
+    kept = _finite_mask(x)
+    count = np.sum(kept, axis=axis, keepdims=True)
+    centered = np.where(kept, x - np.nanmean(x, axis=axis, keepdims=True), 0.0)
+    return 2.0 * _expand(g, x, axis, keepdims) * centered / (count - ddof)
+
+
+def nanstd_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):
+    return nanvar_vjp(np.asarray(g) / (2.0 * np.asarray(ans)), x, axis, ddof, keepdims)
+
+
+def nanprod_vjp(g, ans, x, axis=None, keepdims=False):
+    x = np.asarray(x)
+    kept = _finite_mask(x)
+    return prod_vjp(g, ans, np.where(kept, x, 1.0), axis, keepdims) * kept
+
+
+def nancumsum_vjp(g, x, axis=None):
+    return cumsum_vjp(g, x, axis) * _finite_mask(x)
+
+
+def ptp_vjp(g, x, axis=None, keepdims=False):
+    """Adjoint of ``np.ptp`` (max minus min; ties share the adjoint)."""
+    x = np.asarray(x)
+    high = np.max(x, axis=axis, keepdims=keepdims)
+    low = np.min(x, axis=axis, keepdims=keepdims)
+    return extremum_vjp(g, high, x, axis, keepdims) - extremum_vjp(g, low, x, axis, keepdims)
+
+
+def logsumexp_vjp(g, ans, a, axis=None, b=None, keepdims=False):
+    """Adjoint of ``a`` in ``scipy.special.logsumexp(a, axis, b, keepdims)``."""
+    a = np.asarray(a)
+    weights = np.exp(a - _expand(ans, a, axis, keepdims))
+    if b is not None:
+        weights = weights * b
+    return _expand(g, a, axis, keepdims) * weights
+
+
+def logsumexp_vjp_b(g, ans, a, axis=None, b=None, keepdims=False):
+    """Adjoint of ``b`` in ``scipy.special.logsumexp(a, axis, b, keepdims)``."""
+    a = np.asarray(a)
+    full = _expand(g, np.broadcast_to(a, np.broadcast_shapes(a.shape, np.shape(b))), axis, keepdims)
+    return unbroadcast(full * np.exp(a - _expand(ans, full, axis, keepdims)), b)
+
+
+def vector_norm_vjp(g, ans, x, ord, axis, keepdims):
+    x = np.asarray(x)
+    if ord is None or ord == 2:
+        return _expand(g / ans, x, axis, keepdims) * x
+    if ord == 1:
+        return _expand(g, x, axis, keepdims) * np.sign(x)
+    if ord in (np.inf, -np.inf):
+        return extremum_vjp(g, ans, np.abs(x), axis, keepdims) * np.sign(x)
+    if ord == 0:
+        return np.zeros(x.shape, dtype=np.result_type(x, np.float64))
+    return _expand(g * ans ** (1.0 - ord), x, axis, keepdims) * np.abs(x) ** (ord - 1) * np.sign(x)
+
+
+def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
+    """Matrix norms over the two ``axes`` (Frobenius, nuclear, 1, -1, inf, -inf, 2, -2)."""
+    x = np.asarray(x)
+    if ord is None or ord == "fro":
+        return _expand(g / ans, x, axes, keepdims) * x
+    g_full = _expand(g, x, axes, keepdims)
+    moved = np.moveaxis(x, axes, (-2, -1))
+    g_m = np.moveaxis(g_full, axes, (-2, -1))[..., :1, :1]
+    if ord in ("nuc", 2, -2):
+        u, s, vt = np.linalg.svd(moved, full_matrices=False)
+        if ord == "nuc":
+            out = u @ vt
+        else:
+            k = 0 if ord == 2 else -1
+            out = u[..., :, k:k + 1 if k == 0 else None] @ vt[..., k:k + 1 if k == 0 else None, :]
+    elif ord in (1, -1, np.inf, -np.inf):
+        line_axis = -2 if ord in (1, -1) else -1  # 1: column sums (sum over rows)
+        sums = np.sum(np.abs(moved), axis=line_axis, keepdims=True)
+        best = np.max(sums, axis=-1 if line_axis == -2 else -2, keepdims=True) if ord > 0 else \
+            np.min(sums, axis=-1 if line_axis == -2 else -2, keepdims=True)
+        hits = sums == best
+        out = np.sign(moved) * hits / np.sum(hits, axis=(-2, -1), keepdims=True)
+    else:
+        raise NotImplementedError(f"the gradient of np.linalg.norm with ord={ord!r} is not supported")
+    return np.moveaxis(g_m * out, (-2, -1), axes)
+
+
+# ----- more shapes and indexing ----------------------------------------------------------------
+
+
+def diag_vjp(g, v, k=0):
+    """Adjoint of ``np.diag(v, k)``: a diagonal taken from ``g``, or ``g`` put on a diagonal."""
+    g = np.asarray(g)
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k).copy()
+    return diagonal_vjp(g, v, k, 0, 1)
+
+
+def diagonal_vjp(g, a, offset=0, axis1=0, axis2=1):
+    """Adjoint of ``np.diagonal(a, offset, axis1, axis2)`` (the diagonal is its last axis)."""
+    a_shape = np.shape(a)
+    ndim = len(a_shape)
+    axis1, axis2 = axis1 % ndim, axis2 % ndim
+    out = np.zeros(a_shape, dtype=np.result_type(g, np.float64))
+    moved = np.moveaxis(out, (axis1, axis2), (-2, -1))  # a view: writing it fills ``out``
+    n = np.shape(g)[-1]
+    rows = np.arange(n) + max(-offset, 0)
+    cols = np.arange(n) + max(offset, 0)
+    moved[..., rows, cols] = g
+    return out
+
+
+def tile_vjp(g, a, reps):
+    """Adjoint of ``np.tile(a, reps)``: the tiles summed."""
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    shape = np.shape(a)
+    ndim = max(len(shape), len(reps))
+    full = (1,) * (ndim - len(shape)) + tuple(shape)
+    reps = (1,) * (ndim - len(reps)) + reps
+    split = []
+    for r, n in zip(reps, full):
+        split.extend((r, n))
+    summed = np.reshape(g, split).sum(axis=tuple(range(0, 2 * ndim, 2)))
+    return summed.reshape(shape)
+
+
+def repeat_vjp(g, a, repeats, axis=None):
+    """Adjoint of ``np.repeat(a, repeats, axis)``: the copies of each element summed."""
+    shape = np.shape(a)
+    g = np.asarray(g)
+    if axis is None:
+        return repeat_vjp(g, np.ravel(a), repeats, 0).reshape(shape)
+    axis = axis % len(shape)
+    owner = np.repeat(np.arange(shape[axis]), repeats)
+    moved = np.moveaxis(g, axis, 0)
+    out = np.zeros((shape[axis],) + moved.shape[1:], dtype=np.result_type(g, np.float64))
+    np.add.at(out, owner, moved)
+    return np.moveaxis(out, 0, axis)
+
+
+def rollaxis_vjp(g, a, axis, start=0):
+    """Adjoint of ``np.rollaxis(a, axis, start)``."""
+    ndim = np.ndim(a)
+    axis = axis % ndim
+    start = start + ndim if start < 0 else start
+    if axis < start:
+        start -= 1
+    order = [i for i in range(ndim) if i != axis]
+    order.insert(start, axis)
+    return np.transpose(g, np.argsort(order))
+
+
+def _split_along(g, arrays, axis, shapes):
+    sizes = [s[axis] for s in shapes]
+    pieces = np.split(np.asarray(g), np.cumsum(sizes)[:-1], axis=axis)
+    return [np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)]
+
+
+def split_hstack(g, arrays):
+    shapes = [np.shape(np.atleast_1d(a)) for a in arrays]
+    return _split_along(g, arrays, 0 if len(shapes[0]) == 1 else 1, shapes)
+
+
+def split_vstack(g, arrays):
+    return _split_along(g, arrays, 0, [np.shape(np.atleast_2d(a)) for a in arrays])
+
+
+def split_dstack(g, arrays):
+    return _split_along(g, arrays, 2, [np.shape(np.atleast_3d(a)) for a in arrays])
+
+
+def split_column_stack(g, arrays):
+    shapes = [(np.size(a), 1) if np.ndim(a) < 2 else np.shape(a) for a in arrays]
+    return _split_along(g, arrays, 1, shapes)
+
+
+def split_append(g, arr, values, axis=None):
+    """Adjoints of ``arr`` and ``values`` in ``np.append(arr, values, axis)``."""
+    if axis is None:
+        g = np.ravel(g)
+        return [g[:np.size(arr)].reshape(np.shape(arr)), g[np.size(arr):].reshape(np.shape(values))]
+    return _split_along(g, [arr, values], axis, [np.shape(arr), np.shape(values)])
+
+
+def pad_vjp(g, array, pad_width, mode="constant"):
+    """Adjoint of ``np.pad`` for the modes that copy elements (constant, edge, reflect, ...)."""
+    if mode not in ("constant", "edge", "reflect", "symmetric", "wrap"):
+        raise NotImplementedError(f"the gradient of np.pad with mode={mode!r} is not supported")
+    shape = np.shape(array)
+    source = np.arange(int(np.prod(shape))).reshape(shape)
+    if mode == "constant":
+        where = np.pad(source, pad_width, mode="constant", constant_values=-1)
+    else:
+        where = np.pad(source, pad_width, mode=mode)
+    g = np.ravel(g)
+    kept = np.ravel(where) >= 0
+    out = np.zeros(source.size, dtype=np.result_type(g, np.float64))
+    np.add.at(out, np.ravel(where)[kept], g[kept])
+    return out.reshape(shape)
+
+
+def sort_vjp(g, a, axis=-1):
+    """Adjoint of ``np.sort(a, axis)``: ``g`` put back where each sorted element came from."""
+    a = np.asarray(a)
+    if axis is None:
+        return sort_vjp(g, a.ravel(), 0).reshape(a.shape)
+    order = np.argsort(a, axis=axis, kind="stable")
+    out = np.zeros(a.shape, dtype=np.result_type(g, np.float64))
+    np.put_along_axis(out, order, g, axis=axis)
+    return out
+
+
+def take_vjp(g, a, indices, axis=None):
+    """Adjoint of ``np.take(a, indices, axis)`` (repeated indices add up)."""
+    shape = np.shape(a)
+    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    if axis is None:
+        flat = out.reshape(-1)
+        np.add.at(flat, np.asarray(indices), g)
+        return out
+    axis = axis % len(shape)
+    index = (slice(None),) * axis + (np.asarray(indices),)
+    np.add.at(out, index, g)
+    return out
+
+
+def take_along_axis_vjp(g, arr, indices, axis):
+    """Adjoint of ``np.take_along_axis(arr, indices, axis)`` (repeated indices add up)."""
+    shape = np.shape(arr)
+    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    if axis is None:
+        np.add.at(out.reshape(-1), indices, g)
+        return out
+    indices = np.asarray(indices)
+    axis = axis % len(shape)
+    index = []
+    for d in range(len(shape)):
+        if d == axis:
+            index.append(indices)
+        else:
+            view = [1] * len(shape)
+            view[d] = indices.shape[d]
+            index.append(np.arange(indices.shape[d]).reshape(view))
+    np.add.at(out, tuple(index), g)
+    return out
+
+
+def linspace_vjp(g, start, stop, num=50, endpoint=True, axis=0):
+    """Adjoints of ``start`` and ``stop`` in ``np.linspace(start, stop, num, endpoint, axis=axis)``."""
+    g = np.asarray(g)
+    div = (num - 1) if endpoint else num
+    t = np.arange(num) / div if div > 0 else np.zeros(num)
+    if endpoint and num == 1:
+        t = np.zeros(1)
+    axis = axis % g.ndim
+    view = [1] * g.ndim
+    view[axis] = num
+    t = t.reshape(view)
+    start_bar = np.sum(g * (1.0 - t), axis=axis)
+    stop_bar = np.sum(g * t, axis=axis)
+    return [unbroadcast(start_bar, start), unbroadcast(stop_bar, stop)]
+
+
+# ----- more linear algebra ---------------------------------------------------------------------
+
+
+def _mT(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def kron_vjp(g, a, b):
+    """Adjoints of ``a`` and ``b`` in ``np.kron(a, b)``."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    ndim = max(a.ndim, b.ndim)
+    a_full = a.reshape((1,) * (ndim - a.ndim) + a.shape)
+    b_full = b.reshape((1,) * (ndim - b.ndim) + b.shape)
+    split = []
+    for n, m in zip(a_full.shape, b_full.shape):
+        split.extend((n, m))
+    blocks = np.reshape(g, split)  # axes: a0, b0, a1, b1, ...
+    a_axes = tuple(range(0, 2 * ndim, 2))
+    b_axes = tuple(range(1, 2 * ndim, 2))
+    b_view = b_full.reshape(tuple(1 if i % 2 == 0 else b_full.shape[i // 2] for i in range(2 * ndim)))
+    a_view = a_full.reshape(tuple(1 if i % 2 == 1 else a_full.shape[i // 2] for i in range(2 * ndim)))
+    a_bar = np.sum(blocks * b_view, axis=b_axes).reshape(a.shape)
+    b_bar = np.sum(blocks * a_view, axis=a_axes).reshape(b.shape)
+    return [a_bar, b_bar]
+
+
+def solve_vjp_b(g, a, b):
+    """Adjoint of ``b`` in ``np.linalg.solve(a, b)``."""
+    g = np.asarray(g)
+    if np.ndim(b) == 1:
+        return unbroadcast(np.linalg.solve(_mT(a), g[..., None])[..., 0], b)
+    return unbroadcast(np.linalg.solve(_mT(a), g), b)
+
+
+def solve_vjp_a(g, ans, a, b):
+    """Adjoint of ``a`` in ``np.linalg.solve(a, b)``: -b_bar ans^T."""
+    g = np.asarray(g)
+    if np.ndim(b) == 1:
+        b_bar = np.linalg.solve(_mT(a), g[..., None])
+        return unbroadcast(-b_bar * np.asarray(ans)[..., None, :], a)
+    b_bar = np.linalg.solve(_mT(a), g)
+    return unbroadcast(-b_bar @ _mT(ans), a)
+
+
+def cholesky_vjp(g, ans, upper=False):
+    """Adjoint of ``np.linalg.cholesky`` (symmetric; Murray 2016, eq. 10)."""
+    low = _mT(ans) if upper else np.asarray(ans)
+    g = _mT(g) if upper else np.asarray(g)
+    phi = np.tril(_mT(low) @ g)
+    phi = phi - 0.5 * np.eye(low.shape[-1]) * phi  # halve the diagonal
+    inv_low = np.linalg.inv(low)
+    s = _mT(inv_low) @ phi @ inv_low
+    return 0.5 * (s + _mT(s))
+
+
+def eigvalsh_vjp(g, a, UPLO="L"):
+    """Adjoint of ``np.linalg.eigvalsh(a)``: V diag(g) V^T (symmetric)."""
+    _, v = np.linalg.eigh(a, UPLO=UPLO)
+    return (v * np.asarray(g)[..., None, :]) @ _mT(v)
+
+
+def svdvals_vjp(g, a):
+    """Adjoint of ``np.linalg.svdvals(a)``: U diag(g) V^T."""
+    u, _, vt = np.linalg.svd(a, full_matrices=False)
+    return (u * np.asarray(g)[..., None, :]) @ vt
+
+
+def pinv_vjp(g, ans, a):
+    """Adjoint of ``np.linalg.pinv(a)`` for a matrix of constant rank (Golub and Pereyra)."""
+    p = np.asarray(ans)
+    a = np.asarray(a)
+    g = np.asarray(g)
+    left = np.eye(a.shape[-2]) - a @ p
+    right = np.eye(a.shape[-1]) - p @ a
+    return -_mT(p) @ g @ _mT(p) + left @ _mT(g) @ p @ _mT(p) + _mT(p) @ p @ _mT(g) @ right
+
+
+def matrix_power_vjp(g, a, n):
+    """Adjoint of ``np.linalg.matrix_power(a, n)`` for n >= 0 (inverse first for n < 0)."""
+    a = np.asarray(a)
+    if n < 0:
+        inv = np.linalg.inv(a)
+        inner = matrix_power_vjp(g, inv, -n)
+        return -_mT(inv) @ inner @ _mT(inv)
+    at = _mT(a)
+    powers = [np.broadcast_to(np.eye(a.shape[-1]), a.shape)]
+    for _ in range(1, n):
+        powers.append(powers[-1] @ at)
+    out = np.zeros(a.shape, dtype=np.result_type(a, g, np.float64))
+    for k in range(n):
+        out = out + powers[k] @ g @ powers[n - 1 - k]
+    return out
+
+
+# ----- custom gradients ------------------------------------------------------------------------
+
+
+def custom_result(name, grads, primals, params):
+    """The gradients a custom_gradient ``grad_fn`` returned, one per positional parameter of ``name``:
+    ``None`` becomes zeros, a gradient that broadcasts to its parameter is summed down to it, a
+    wrong count or shape raises GradientError naming the function, the parameter and the shapes."""
+    from .errors import GradientError
+
+    if len(params) == 1 and not (isinstance(grads, (tuple, list)) and len(grads) == 1):
+        grads = (grads,)
+    if not isinstance(grads, (tuple, list)):
+        raise GradientError(
+            f"custom_gradient {name}: grad_fn returned 1 gradient, but {name} has "
+            f"{len(params)} positional parameters ({', '.join(params)}); return a tuple")
+    if len(grads) != len(params):
+        raise GradientError(
+            f"custom_gradient {name}: grad_fn returned {len(grads)} gradients, but {name} has "
+            f"{len(params)} positional parameter{'s' if len(params) != 1 else ''} "
+            f"({', '.join(params)})")
+    out = []
+    for g, x, p in zip(grads, primals, params):
+        if g is None:
+            out.append(zeros_like(x))
+            continue
+        g_shape, x_shape = np.shape(g), np.shape(x)
+        if g_shape != x_shape:
+            try:
+                fits = np.broadcast_shapes(x_shape, g_shape) == g_shape
+            except ValueError:
+                fits = False
+            if not fits:
+                raise GradientError(
+                    f"custom_gradient {name}: the gradient for parameter `{p}` has shape "
+                    f"{g_shape}, but `{p}` has shape {x_shape}")
+            g = unbroadcast(g, x)
+        out.append(g)
+    return tuple(out)
+
+
+# Every public function above is a helper generated code may call.
+__all__ = sorted(name for name, value in list(globals().items())
+                 if callable(value) and not name.startswith("_")
+                 and getattr(value, "__module__", None) == __name__)
+

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import autograd
 import libcst as cst
 import autograd.numpy as anp
+import autograd.scipy.special as aspecial
 import numpy as np
 import pytest
+from scipy import special
 
 import s2sgrad
 from s2sgrad.checks import numerical_grad
@@ -522,6 +524,223 @@ add("numpy.trace", l_trace_offset, uniform((3, 4)))
 add("numpy.trace", l_trace_axes, uniform((2, 3, 4)), oracle="none")
 
 
+# ===== rules added for autograd's coverage list ===============================================
+
+def u_sinc(x): return np.sum(np.sinc(x) * W)
+def u_real(x): return np.sum(np.real(x) * W)
+def u_nan_to_num(x): return np.sum(np.nan_to_num(x) * W)
+def b_atan2(x, y): return np.sum(np.atan2(x, y) * W)
+def b_float_power(x, y): return np.sum(np.float_power(x, y) * W)
+def b_fmod(x, y): return np.sum(np.fmod(x, y) * W)
+def clip_active_bounds(x, lo, hi): return np.sum(np.clip(x, lo, hi) * W)
+def clip_method(x): return np.sum(x.clip(-0.4, 0.5) * W) + np.sum(x.clip(max=0.2) * W)
+def m_erf(x): return math.erf(x) * 1.5 + math.erfc(x) * 0.5
+def m_fmod(x, y): return math.fmod(x * 3.0, y) * 1.5
+
+
+for _shape in ((3, 4), (4,), None):
+    add("numpy.sinc", u_sinc, uniform(_shape, -2.0, 2.0))
+    add("numpy.real", u_real, uniform(_shape))
+    add("numpy.nan_to_num", u_nan_to_num, uniform(_shape))
+# autograd gives NaN at x == 0, where the derivative of sinc is 0.
+add("numpy.sinc", u_sinc, np.array([0.0, 0.5, -1.5, 2.5]), oracle="none")
+# non-finite entries get a zero gradient (finite differences see a constant there)
+add("numpy.nan_to_num", u_nan_to_num, np.array([0.3, np.nan, np.inf, -0.2]), oracle="autograd_only")
+for _sx, _sy in (((3, 4), (4,)), ((3, 4), None), ((3, 1), (1, 4))):
+    add("numpy.atan2", b_atan2, uniform(_sx), uniform(_sy))
+    # autograd has no rule for np.float_power
+    add("numpy.float_power", b_float_power, uniform(_sx, *POSITIVE), uniform(_sy), oracle="none")
+    # autograd has no rule for np.fmod
+    add("numpy.fmod", b_fmod, uniform(_sx, -3.0, 3.0), uniform(_sy, 0.7, 1.3), oracle="none")
+# autograd treats clip's bounds as constants
+add("numpy.clip", clip_active_bounds, uniform((3, 4)), uniform((4,), -0.5, 0.0), 0.4, oracle="none")
+add("ndarray.clip", clip_method, uniform((3, 4)), oracle="none")  # autograd arrays have no .clip
+add(("math.erf", "math.erfc"), m_erf, uniform(None), oracle="none")  # autograd: no math.erf twin
+add("math.fmod", m_fmod, uniform(None), 0.7, oracle="none")
+
+
+def r_cumprod(x): return np.sum(np.cumprod(x, axis=1) * W)
+def r_cumprod_flat(x): return np.sum(np.cumprod(x) * W.ravel())
+def r_cumprod_method(x): return np.sum(x.cumprod(axis=0) * W)
+def r_diff(x): return np.sum(np.diff(x) * W[:, :3])
+def r_diff_axis(x): return np.sum(np.diff(x, n=2, axis=0) * V4)
+def r_diff_pend(x, p): return np.sum(np.sin(np.diff(x, prepend=p, append=x[:, :2] * 2.0)))
+def r_average(x): return np.sum(np.average(x, axis=0) * V4) + np.average(x)
+def r_average_w(x, w): return np.sum(np.average(x, axis=1, weights=w) * V3)
+def r_average_full_w(x, w): return np.average(x, weights=w) * 2.0
+def r_ptp(x): return np.sum(np.ptp(x, axis=1) * V3) + np.ptp(x)
+def r_nansum(x): return np.sum(np.nansum(x, axis=0) * V4) + np.nansum(x * W)
+def r_nanmean(x): return np.sum(np.nanmean(x, axis=1) * V3) + np.nanmean(x)
+def r_nanvar(x): return np.sum(np.nanvar(x, axis=1, ddof=1) * V3) + np.nanvar(x)
+def r_nanstd(x): return np.sum(np.nanstd(x, axis=1) * V3) + np.nanstd(x)
+def r_nanmax(x): return np.sum(np.nanmax(x, axis=0) * V4) + np.nanmin(x)
+def r_nanprod(x): return np.sum(np.nanprod(x, axis=1) * V3)
+def r_nancumsum(x): return np.sum(np.nancumsum(x, axis=1) * W)
+def r_var_axis0(x): return np.sum(np.var(x, axis=0) * V4) + np.sum(np.std(x, axis=0) * V4)
+def r_norm_matrix(x): return np.linalg.norm(x, ord=1) + np.linalg.norm(x, ord=np.inf) * 2.0
+def r_norm_matrix_svd(x): return np.linalg.norm(x, ord=2) + np.linalg.norm(x, "nuc") * 2.0
+def r_norm_matrix_axes(x): return np.sum(np.linalg.norm(x, ord=-1, axis=(1, 2)) * V4[:2])
+
+
+XNAN = uniform((3, 4), 0.5, 1.5)
+XNAN[0, 1] = XNAN[2, 3] = np.nan
+# autograd has no rule for cumprod, diff's prepend/append, average, ptp or the nan-reductions.
+add("numpy.cumprod", r_cumprod, uniform((3, 4), 0.5, 1.5), oracle="none")
+add("numpy.cumprod", r_cumprod_flat, np.array([[0.5, 0.0, 1.2, 0.8], [1.1, 0.9, 0.0, 0.0],
+                                                [0.7, 1.3, 0.6, 1.4]]), oracle="none")
+add("ndarray.cumprod", r_cumprod_method, uniform((3, 4), 0.5, 1.5), oracle="none")
+add("numpy.diff", r_diff, X34)
+add("numpy.diff", r_diff_axis, uniform((4, 4)))
+add("numpy.diff", r_diff_pend, X34, 0.5, oracle="none")
+add("numpy.diff", r_diff_pend, X34, uniform((3, 2)), oracle="none")
+add("numpy.average", r_average, X34, oracle="none")
+add("numpy.average", r_average_w, X34, uniform((4,), 0.5, 1.5), oracle="none")
+add("numpy.average", r_average_full_w, X34, uniform((3, 4), 0.5, 1.5), oracle="none")
+add("numpy.ptp", r_ptp, X34, oracle="none")
+add("numpy.nansum", r_nansum, XNAN, oracle="none")
+add("numpy.nanmean", r_nanmean, XNAN, oracle="none")
+add("numpy.nanvar", r_nanvar, XNAN, oracle="none")
+add("numpy.nanstd", r_nanstd, XNAN, oracle="none")
+add(("numpy.nanmax", "numpy.nanmin"), r_nanmax, XNAN, oracle="none")
+add("numpy.nanprod", r_nanprod, XNAN, oracle="none")
+add("numpy.nancumsum", r_nancumsum, XNAN, oracle="none")
+add(("numpy.var", "numpy.std"), r_var_axis0, X34)
+# autograd has no gradient for these matrix norms.
+add("numpy.linalg.norm", r_norm_matrix, X34, oracle="none")
+add("numpy.linalg.norm", r_norm_matrix_svd, X34, oracle="none")
+add("numpy.linalg.norm", r_norm_matrix_axes, X234, oracle="none")
+
+
+def s_astype_fn(x): return np.sum(np.astype(x, np.float64) * W)
+def s_copy_fn(x): return np.sum(np.copy(x) * W) + np.sum(np.asanyarray(x) * W) + np.sum(np.ascontiguousarray(x.T) * W.T)
+def s_atleast_3d(x): return np.sum(np.sin(np.atleast_3d(x)))
+def s_permute_dims(x): return np.sum(np.permute_dims(x, (2, 0, 1)) * W234.transpose(2, 0, 1))
+def s_matrix_transpose(x): return np.sum(np.matrix_transpose(x) * W234.swapaxes(1, 2)) + np.sum(np.linalg.matrix_transpose(x) * W234.swapaxes(1, 2) * 2.0)
+def s_mT(x): return np.sum(x.mT * W234.swapaxes(1, 2))
+def s_swapaxes_method(x): return np.sum(x.swapaxes(0, 1) * W.T)
+def s_diag(x): return np.sum(np.diag(x) * W[:, :3]) + np.sum(np.sin(np.diag(x, 1)))
+def s_diag_of_matrix(x): return np.sum(np.diag(x) * V3) + np.sum(np.diag(x, -1) * V3[:2])
+def s_diagonal(x): return np.sum(np.sin(np.diagonal(x))) + np.sum(np.cos(np.diagonal(x, 2, 1, 2)))
+def s_diagonal_method(x): return np.sum(x.diagonal() * V3) + np.sum(x.diagonal(-1) * V3[:2])
+def s_tril(x): return np.sum(np.tril(x) * W) + np.sum(np.triu(x, 1) * W * 2.0)
+def s_roll(x): return np.sum(np.roll(x, 2) * W) + np.sum(np.roll(x, (1, -1), axis=(0, 1)) * W * 2.0)
+def s_rot90(x): return np.sum(np.rot90(x) * W.T) + np.sum(np.rot90(x, 2, axes=(1, 0)) * W)
+def s_rollaxis(x): return np.sum(np.rollaxis(x, 2) * np.rollaxis(W234, 2)) + np.sum(np.rollaxis(x, 0, 3) * np.rollaxis(W234, 0, 3))
+def s_tile(x): return np.sum(np.sin(np.tile(x, (2, 3)))) + np.sum(np.cos(np.tile(x, 2)))
+def s_repeat(x): return np.sum(np.sin(np.repeat(x, 2))) + np.sum(np.cos(np.repeat(x, [1, 0, 3], axis=0)))
+def s_repeat_method(x): return np.sum(np.sin(x.repeat(3, axis=1)))
+def s_pad(x): return np.sum(np.sin(np.pad(x, 1))) + np.sum(np.cos(np.pad(x, ((1, 2), (0, 1)), mode="reflect")))
+def s_pad_edge(x): return np.sum(np.sin(np.pad(x, 2, mode="edge"))) + np.sum(np.cos(np.pad(x, (1, 2), mode="wrap")))
+def s_sort(x): return np.sum(np.sort(x) * W) + np.sum(np.sort(x, axis=0) * W) + np.sum(np.sort(x, axis=None) * W.ravel())
+def s_take(x): return np.sum(np.take(x, [0, 2, 2, 5]) * V4) + np.sum(np.take(x, [1, 1], axis=1) * W[:, :2])
+def s_take_method(x): return np.sum(x.take([3, 0, 3], axis=-1) * W[:, :3])
+def s_take_along_axis(x): return np.sum(np.take_along_axis(x, IDX, axis=1) * W)
+def s_hstack(x, y): return np.sum(np.sin(np.hstack([x, y]))) + np.sum(np.cos(np.hstack((x[0], y[0]))))
+def s_vstack(x, y): return np.sum(np.sin(np.vstack([x, y]))) + np.sum(np.cos(np.row_stack((x, x))))
+def s_dstack(x, y): return np.sum(np.sin(np.dstack([x, y[:, :4]])))
+def s_column_stack(x, y): return np.sum(np.sin(np.column_stack([x[0], y])))
+def s_append(x, y): return np.sum(np.sin(np.append(x, y))) + np.sum(np.cos(np.append(x, x[:1], axis=0)))
+def s_full(x): return np.sum(np.full((3, 4), x) * W)
+def s_full_vector(x): return np.sum(np.full((3, 4), x) * W)
+def s_linspace(x, y): return np.sum(np.linspace(x, y, 5) * V4[0]) + np.sum(np.sin(np.linspace(x, y, num=4, endpoint=False)))
+def s_linspace_arrays(x, y): return np.sum(np.sin(np.linspace(x, y, 5, axis=1)))
+
+
+IDX = np.array([[0, 3, 3, 1], [2, 2, 0, 1], [1, 0, 3, 2]])
+add("numpy.astype", s_astype_fn, X34, oracle="none")  # autograd has no np.astype
+add(("numpy.copy", "numpy.asanyarray", "numpy.ascontiguousarray"), s_copy_fn, X34, oracle="none")
+add("numpy.atleast_3d", s_atleast_3d, uniform((3, 4)))
+add("numpy.atleast_3d", s_atleast_3d, uniform((4,)))
+add("numpy.permute_dims", s_permute_dims, X234, oracle="none")
+add(("numpy.matrix_transpose", "numpy.linalg.matrix_transpose"), s_matrix_transpose, X234,
+    oracle="none")
+add("ndarray.mT", s_mT, X234, oracle="none")
+add("ndarray.swapaxes", s_swapaxes_method, X34, oracle="none")
+add("numpy.diag", s_diag, uniform((3,)))
+add("numpy.diag", s_diag_of_matrix, uniform((3, 3)))
+# autograd's diag rule assumes a square matrix.
+add("numpy.diag", s_diag_of_matrix, uniform((3, 4)), oracle="none")
+add("numpy.diagonal", s_diagonal, X234, oracle="none")
+add("ndarray.diagonal", s_diagonal_method, uniform((3, 4)), oracle="none")
+add(("numpy.tril", "numpy.triu"), s_tril, X34)
+add("numpy.roll", s_roll, X34, oracle="none")
+add("numpy.rot90", s_rot90, X34, oracle="none")  # autograd's rot90 does not take axes=
+add("numpy.rollaxis", s_rollaxis, X234)
+# autograd's tile rule disagrees with finite differences for a reps shorter than ndim.
+add("numpy.tile", s_tile, uniform((2, 3)), oracle="none")
+add("numpy.tile", s_tile, uniform((3,)))
+add("numpy.repeat", s_repeat, uniform((3, 2)), oracle="none")
+add("ndarray.repeat", s_repeat_method, X34, oracle="none")
+# autograd's pad rule needs an explicit mode.
+add("numpy.pad", s_pad, X34, oracle="none")
+add("numpy.pad", s_pad_edge, X34, oracle="none")
+add("numpy.sort", s_sort, X34, oracle="none")
+add("numpy.take", s_take, X34, oracle="none")
+add("ndarray.take", s_take_method, X34, oracle="none")
+add("numpy.take_along_axis", s_take_along_axis, X34, oracle="none")
+add("numpy.hstack", s_hstack, X34, uniform((3, 2)))
+add(("numpy.vstack", "numpy.row_stack"), s_vstack, uniform((4,)), uniform((2, 4)))
+add("numpy.dstack", s_dstack, X34, uniform((3, 4)), oracle="none")  # autograd has no dstack
+add("numpy.column_stack", s_column_stack, X34, uniform((4, 2)))
+add("numpy.append", s_append, X34, uniform((5,)))
+add("numpy.full", s_full, 0.7)
+# autograd sums an array fill_value's adjoint to one number.
+add("numpy.full", s_full_vector, uniform((4,)), oracle="none")
+# autograd's linspace does not take endpoint=.
+add("numpy.linspace", s_linspace, 0.3, 1.7, oracle="none")
+add("numpy.linspace", s_linspace_arrays, uniform((3,)), uniform((3,)), oracle="none")
+
+
+def l_trace_method(x): return x.trace() * 2.0 + x.trace(offset=1) + np.trace(x, 1)
+def l_vdot(x, y): return np.vdot(x, y) * 2.0
+def l_kron(x, y): return np.sum(np.sin(np.kron(x, y)))
+def l_cross(x, y): return np.sum(np.sin(np.cross(x, y)))
+def l_solve(x, y): return np.sum(np.sin(np.linalg.solve(x, y)))
+def l_cholesky(x):
+    spd = x @ x.T + 3.0 * np.eye(3)
+    return np.sum(np.linalg.cholesky(spd) * W[:, :3])
+def l_eigvalsh(x):
+    sym = x + x.T
+    return np.sum(np.linalg.eigvalsh(sym) * V3)
+def l_svdvals(x): return np.sum(np.linalg.svdvals(x) * V3)
+def l_pinv(x): return np.sum(np.linalg.pinv(x) * W)
+def l_matrix_power(x): return np.sum(np.linalg.matrix_power(x, 3) * W[:, :3]) + np.sum(np.linalg.matrix_power(x, 0) * W[:, :3])
+
+
+add("ndarray.trace", l_trace_method, uniform((3, 4)), oracle="none")  # autograd arrays: no .trace
+add("numpy.vdot", l_vdot, X34, uniform((3, 4)), oracle="none")  # autograd has no vdot
+add("numpy.kron", l_kron, uniform((2, 3)), uniform((3, 2)))
+add("numpy.kron", l_kron, uniform((3,)), uniform((2, 2)), oracle="none")
+add("numpy.cross", l_cross, uniform((4, 3)), uniform((4, 3)))
+# autograd's cross rule does not unbroadcast.
+add("numpy.cross", l_cross, uniform((4, 3)), uniform((3,)), oracle="none")
+add("numpy.linalg.solve", l_solve, SPD, uniform((3, 2)))
+# numpy 2 treats a 1-D b as a vector; autograd treats it as a stack of vectors.
+add("numpy.linalg.solve", l_solve, SPD, uniform((3,)), oracle="none")
+add("numpy.linalg.solve", l_solve, np.stack([SPD, SPD.T]), uniform((2, 3, 1)))
+add("numpy.linalg.cholesky", l_cholesky, uniform((3, 3)))
+add("numpy.linalg.eigvalsh", l_eigvalsh, uniform((3, 3)), oracle="none")  # not in autograd
+add("numpy.linalg.svdvals", l_svdvals, uniform((3, 4)), oracle="none")  # numpy 2 only
+add("numpy.linalg.pinv", l_pinv, uniform((4, 3)))
+add("numpy.linalg.matrix_power", l_matrix_power, uniform((3, 3)), oracle="none")
+
+
+def sp_unary(x):
+    return np.sum((special.expit(x) + special.erf(x) * 2.0 + special.erfc(x) * 0.5) * W)
+def sp_inverse(x):
+    return np.sum((special.logit(x) + special.erfinv(x) * 2.0 + special.erfcinv(x + 0.5)) * W)
+def sp_logsumexp(x): return np.sum(special.logsumexp(x, axis=1) * V3) + special.logsumexp(x)
+def sp_logsumexp_b(x, b): return np.sum(special.logsumexp(x, axis=0, b=b, keepdims=True) * V4)
+
+
+add(("scipy.special.expit", "scipy.special.erf", "scipy.special.erfc"), sp_unary, X34, oracle="scipy")
+add(("scipy.special.logit", "scipy.special.erfinv", "scipy.special.erfcinv"), sp_inverse,
+    uniform((3, 4), 0.1, 0.9), oracle="scipy")
+add("scipy.special.logsumexp", sp_logsumexp, X34, oracle="scipy")
+# autograd's logsumexp fails with b=.
+add("scipy.special.logsumexp", sp_logsumexp_b, X34, uniform((3, 4), 0.5, 1.5), oracle="none")
+
+
 # ===== the tests ===============================================================================
 
 _MATH = types.SimpleNamespace(
@@ -536,7 +755,7 @@ _MATH = types.SimpleNamespace(
 
 def _oracle_twin(fn, math_too):
     """``fn`` with ``np`` (and ``math``) bound to autograd.numpy, for autograd to run."""
-    namespace = dict(fn.__globals__, np=anp)
+    namespace = dict(fn.__globals__, np=anp, special=aspecial)
     if math_too:
         namespace["math"] = _MATH
     return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)

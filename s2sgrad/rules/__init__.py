@@ -1,11 +1,12 @@
-"""The default derivative table, built once and frozen: elementwise, reductions, shapes, linalg, nondiff."""
+"""The default derivative table, built once and frozen: elementwise, reductions, shapes, linalg,
+special (scipy.special), nondiff."""
 
-from . import elementwise, linalg, reductions, shapes
+from . import elementwise, linalg, reductions, shapes, special
 from .nondiff import NONDIFF
 from .table import Rule, RuleTable, alias, build_table, defvjp
 
 DEFAULT_TABLE = build_table(
-    (elementwise.RULES, reductions.RULES, shapes.RULES, linalg.RULES),
+    (elementwise.RULES, reductions.RULES, shapes.RULES, linalg.RULES, special.RULES),
     NONDIFF,
 )
 

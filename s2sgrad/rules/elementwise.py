@@ -36,6 +36,8 @@ _UNARY = (
     ("positive", "g"),
     ("abs", "g * np.sign(x)"),
     ("conjugate", "g"),
+    ("real", "g"),  # real inputs only (complex numbers are not supported)
+    ("sinc", "g * s2s.sinc_slope(x)"),
 )
 
 _NUMPY_UNARY = tuple(defvjp(f"numpy.{name}(x)", elementwise=True, x=t) for name, t in _UNARY)
@@ -54,6 +56,11 @@ _NUMPY_ALIASES = (
     alias("numpy.degrees", _BY_NAME["numpy.rad2deg"]),
     alias("numpy.conj", _BY_NAME["numpy.conjugate"]),
     alias("builtins.abs", _BY_NAME["numpy.abs"]),
+    defvjp(
+        "numpy.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)",
+        elementwise=True,
+        x="g * np.isfinite(x)",
+    ),
 )
 
 # ----- binary ---------------------------------------------------------------------------------
@@ -75,6 +82,19 @@ _MAX = defvjp(
     x2="g * s2s.balanced_eq(x2, ans, x1)",
 )
 _MOD = defvjp("numpy.remainder(x1, x2)", elementwise=True, x1="g", x2="-g * np.floor(x1 / x2)")
+_ARCTAN2 = defvjp(
+    "numpy.arctan2(x1, x2)",
+    elementwise=True,
+    x1="g * x2 / (x1 * x1 + x2 * x2)",
+    x2="-g * x1 / (x1 * x1 + x2 * x2)",
+)
+_CLIP = defvjp(
+    "numpy.clip(a, a_min=None, a_max=None)",
+    elementwise=True,
+    a="g * s2s.inside(a, a_min, a_max)",
+    a_min="np.where(a < a_min, g, 0.0)",
+    a_max="np.where(a > a_max, g, 0.0)",
+)
 
 BINARY = (
     _ADD,
@@ -102,12 +122,10 @@ BINARY = (
         x1="g * 2.0 ** (x1 - ans)",
         x2="g * 2.0 ** (x2 - ans)",
     ),
-    defvjp(
-        "numpy.arctan2(x1, x2)",
-        elementwise=True,
-        x1="g * x2 / (x1 * x1 + x2 * x2)",
-        x2="-g * x1 / (x1 * x1 + x2 * x2)",
-    ),
+    _ARCTAN2,
+    alias("numpy.atan2", _ARCTAN2),
+    alias("numpy.float_power", _POW),
+    defvjp("numpy.fmod(x1, x2)", elementwise=True, x1="g", x2="-g * np.trunc(x1 / x2)"),
     defvjp("numpy.hypot(x1, x2)", elementwise=True, x1="g * x1 / ans", x2="g * x2 / ans"),
     defvjp(
         "numpy.where(condition, x=None, y=None)",
@@ -115,11 +133,8 @@ BINARY = (
         x="np.where(condition, g, 0.0)",
         y="np.where(condition, 0.0, g)",
     ),
-    defvjp(
-        "numpy.clip(a, a_min=None, a_max=None)",
-        elementwise=True,
-        a="g * s2s.inside(a, a_min, a_max)",
-    ),
+    _CLIP,
+    alias("ndarray.clip", _CLIP, rename={"a": "self", "a_min": "min", "a_max": "max"}),
 )
 
 # ----- Python operators -----------------------------------------------------------------------
@@ -149,7 +164,10 @@ _MATH = (
 )
 
 MATH = tuple(alias(f"math.{py}", _BY_NAME[f"numpy.{np_name}"]) for py, np_name in _MATH) + (
-    defvjp("math.log(x, base=None)", x="g / x if base is None else g / (x * np.log(base))"),
+    defvjp("math.log(x, base=None)", x="s2s.log_vjp(g, x, base)"),
+    defvjp("math.erf(x)", x="g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)"),
+    defvjp("math.erfc(x)", x="-g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)"),
+    defvjp("math.fmod(x, y)", x="g", y="-g * np.trunc(x / y)"),
     defvjp("math.pow(x, y)", x="g * y * x ** s2s.safe_power_base(y)",
            y="g * s2s.safe_log_base(x) * ans"),
     defvjp("math.hypot(x, y)", x="g * x / ans", y="g * y / ans"),

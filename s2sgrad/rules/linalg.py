@@ -10,6 +10,11 @@ _MATMUL = defvjp(
 _DOT = defvjp("numpy.dot(a, b)", a="s2s.dot_vjp_a(g, a, b)", b="s2s.dot_vjp_b(g, a, b)")
 
 _T = "np.swapaxes(ans, -1, -2)"
+# Keywords for axis1/axis2: a positional ``offset=1`` could be taken for the default ``axis2=1``.
+_TRACE = defvjp(
+    "numpy.trace(a, offset=0, axis1=0, axis2=1)",
+    a="s2s.trace_vjp(g, a, offset, axis1=axis1, axis2=axis2)",
+)
 
 RULES = (
     _MATMUL,
@@ -37,5 +42,24 @@ RULES = (
         "numpy.linalg.det(a)",
         a="np.expand_dims(g * ans, (-1, -2)) * np.swapaxes(np.linalg.inv(a), -1, -2)",
     ),
-    defvjp("numpy.trace(a, offset=0, axis1=0, axis2=1)", a="s2s.trace_vjp(g, a, offset, axis1, axis2)"),
+    _TRACE,
+    alias("ndarray.trace", _TRACE, rename={"a": "self"}),
+    defvjp(
+        "numpy.vdot(a, b)",
+        a="np.reshape(g * np.ravel(b), np.shape(a))",
+        b="np.reshape(g * np.ravel(a), np.shape(b))",
+    ),
+    defvjp("numpy.kron(a, b)", a="s2s.kron_vjp(g, a, b)[0]", b="s2s.kron_vjp(g, a, b)[1]"),
+    defvjp(
+        "numpy.cross(a, b, axis=None)",
+        elementwise=True,
+        a="np.cross(b, g, axis=axis)",
+        b="np.cross(g, a, axis=axis)",
+    ),
+    defvjp("numpy.linalg.solve(a, b)", a="s2s.solve_vjp_a(g, ans, a, b)", b="s2s.solve_vjp_b(g, a, b)"),
+    defvjp("numpy.linalg.cholesky(a, upper=False)", a="s2s.cholesky_vjp(g, ans, upper)"),
+    defvjp("numpy.linalg.eigvalsh(a, UPLO='L')", a="s2s.eigvalsh_vjp(g, a, UPLO)"),
+    defvjp("numpy.linalg.svdvals(x)", x="s2s.svdvals_vjp(g, x)"),
+    defvjp("numpy.linalg.pinv(a)", a="s2s.pinv_vjp(g, ans, a)"),
+    defvjp("numpy.linalg.matrix_power(a, n)", a="s2s.matrix_power_vjp(g, a, n)"),
 )

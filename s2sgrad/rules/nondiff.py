@@ -5,6 +5,8 @@ Calling one of these on a differentiated value gives no gradient through it and 
 
 NONDIFF = frozenset(
     {
+        "s2sgrad.stop_gradient",
+        "s2sgrad.custom.stop_gradient",
         "builtins.bool",
         "builtins.enumerate",
         "builtins.int",
@@ -60,7 +62,6 @@ NONDIFF = frozenset(
         "numpy.float64",
         "numpy.floor",
         "numpy.floor_divide",
-        "numpy.full",
         "numpy.full_like",
         "numpy.greater",
         "numpy.greater_equal",
@@ -88,7 +89,6 @@ NONDIFF = frozenset(
         "numpy.issubdtype",
         "numpy.less",
         "numpy.less_equal",
-        "numpy.linspace",
         "numpy.logical_and",
         "numpy.logical_not",
         "numpy.logical_or",

@@ -1,4 +1,8 @@
-"""Reductions and scans: the adjoint is spread back over the reduced axes."""
+"""Reductions and scans: the adjoint is spread back over the reduced axes.
+
+Optional arguments that could be mistaken for another parameter's default (``axis=0`` and the
+default ``ddof=0``) are passed to the helpers by keyword.
+"""
 
 from .table import alias, defvjp
 
@@ -12,11 +16,11 @@ _MEAN = defvjp(
 )
 _VAR = defvjp(
     "numpy.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)",
-    a="s2s.var_vjp(g, a, axis, ddof, keepdims)",
+    a="s2s.var_vjp(g, a, axis, ddof=ddof, keepdims=keepdims)",
 )
 _STD = defvjp(
     "numpy.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)",
-    a="s2s.std_vjp(g, ans, a, axis, ddof, keepdims)",
+    a="s2s.std_vjp(g, ans, a, axis, ddof=ddof, keepdims=keepdims)",
 )
 _MAX = defvjp(
     "numpy.max(a, axis=None, out=None, keepdims=False)",
@@ -27,6 +31,13 @@ _PROD = defvjp(
     a="s2s.prod_vjp(g, ans, a, axis, keepdims)",
 )
 _CUMSUM = defvjp("numpy.cumsum(a, axis=None, dtype=None, out=None)", a="s2s.cumsum_vjp(g, a, axis)")
+_CUMPROD = defvjp(
+    "numpy.cumprod(a, axis=None, dtype=None, out=None)", a="s2s.cumprod_vjp(g, ans, a, axis)"
+)
+_NANMAX = defvjp(
+    "numpy.nanmax(a, axis=None, out=None, keepdims=False)",
+    a="s2s.extremum_vjp(g, ans, a, axis, keepdims)",
+)
 
 _SELF = {"a": "self"}
 
@@ -49,6 +60,46 @@ RULES = (
     alias("ndarray.min", _MAX, rename=_SELF),
     alias("ndarray.prod", _PROD, rename=_SELF),
     alias("ndarray.cumsum", _CUMSUM, rename=_SELF),
+    _CUMPROD,
+    alias("ndarray.cumprod", _CUMPROD, rename=_SELF),
+    defvjp(
+        "numpy.diff(a, n=1, axis=-1, prepend=None, append=None)",
+        prepend="s2s.split_diff(g, a, n=n, axis=axis, prepend=prepend, append=append)[0]",
+        a="s2s.split_diff(g, a, n=n, axis=axis, prepend=prepend, append=append)[1]",
+        append="s2s.split_diff(g, a, n=n, axis=axis, prepend=prepend, append=append)[2]",
+    ),
+    defvjp(
+        "numpy.average(a, axis=None, weights=None, returned=False, keepdims=False)",
+        a="s2s.average_vjp_a(g, a, axis, weights, keepdims=keepdims)",
+        weights="s2s.average_vjp_weights(g, ans, a, axis, weights, keepdims=keepdims)",
+    ),
+    defvjp("numpy.ptp(a, axis=None, out=None, keepdims=False)", a="s2s.ptp_vjp(g, a, axis, keepdims)"),
+    # ----- NaN-ignoring reductions: NaN entries get a zero adjoint ----------------------------
+    defvjp(
+        "numpy.nansum(a, axis=None, dtype=None, out=None, keepdims=False)",
+        a="s2s.nansum_vjp(g, a, axis, keepdims)",
+    ),
+    defvjp(
+        "numpy.nanmean(a, axis=None, dtype=None, out=None, keepdims=False)",
+        a="s2s.nanmean_vjp(g, a, axis, keepdims)",
+    ),
+    defvjp(
+        "numpy.nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)",
+        a="s2s.nanvar_vjp(g, a, axis, ddof=ddof, keepdims=keepdims)",
+    ),
+    defvjp(
+        "numpy.nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)",
+        a="s2s.nanstd_vjp(g, ans, a, axis, ddof=ddof, keepdims=keepdims)",
+    ),
+    _NANMAX,
+    alias("numpy.nanmin", _NANMAX),
+    defvjp(
+        "numpy.nanprod(a, axis=None, dtype=None, out=None, keepdims=False)",
+        a="s2s.nanprod_vjp(g, ans, a, axis, keepdims)",
+    ),
+    defvjp(
+        "numpy.nancumsum(a, axis=None, dtype=None, out=None)", a="s2s.nancumsum_vjp(g, a, axis)"
+    ),
     defvjp(
         "numpy.linalg.norm(x, ord=None, axis=None, keepdims=False)",
         x="s2s.norm_vjp(g, ans, x, ord, axis, keepdims)",

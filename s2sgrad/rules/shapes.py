@@ -8,6 +8,14 @@ _RESHAPE = defvjp("numpy.reshape(a, shape=None, order='C')", a="np.reshape(g, np
 _RAVEL = defvjp("numpy.ravel(a, order='C')", a="np.reshape(g, np.shape(a), order=order)")
 _SQUEEZE = defvjp("numpy.squeeze(a, axis=None)", a=_RESHAPE_BACK)
 _TRANSPOSE = defvjp("numpy.transpose(a, axes=None)", a="s2s.transpose_vjp(g, axes)")
+_DIAGONAL = defvjp(
+    "numpy.diagonal(a, offset=0, axis1=0, axis2=1)",
+    a="s2s.diagonal_vjp(g, a, offset, axis1=axis1, axis2=axis2)",
+)
+_REPEAT = defvjp("numpy.repeat(a, repeats, axis=None)", a="s2s.repeat_vjp(g, a, repeats, axis)")
+_SWAPAXES = defvjp("numpy.swapaxes(a, axis1, axis2)", a="np.swapaxes(g, axis1, axis2)")
+_TAKE = defvjp("numpy.take(a, indices, axis=None)", a="s2s.take_vjp(g, a, indices, axis)")
+_MATRIX_T = defvjp("numpy.matrix_transpose(x)", x="np.swapaxes(g, -1, -2)")
 
 RULES = (
     _RESHAPE,
@@ -20,7 +28,7 @@ RULES = (
     defvjp("numpy.flip(m, axis=None)", m="np.flip(g, axis)"),
     defvjp("numpy.fliplr(m)", m="np.fliplr(g)"),
     defvjp("numpy.flipud(m)", m="np.flipud(g)"),
-    defvjp("numpy.swapaxes(a, axis1, axis2)", a="np.swapaxes(g, axis1, axis2)"),
+    _SWAPAXES,
     defvjp("numpy.moveaxis(a, source, destination)", a="np.moveaxis(g, destination, source)"),
     defvjp("numpy.concatenate(arrays, axis=0)", arrays="s2s.split_concatenate(g, arrays, axis)"),
     defvjp("numpy.stack(arrays, axis=0)", arrays="s2s.split_stack(g, arrays, axis)"),
@@ -36,4 +44,53 @@ RULES = (
     alias("ndarray.squeeze", _SQUEEZE, rename={"a": "self"}),
     defvjp("ndarray.copy(self)", self="g"),
     defvjp("ndarray.astype(self, dtype)", self="g"),
+    defvjp("numpy.astype(x, dtype, copy=True)", x="g"),
+    defvjp("numpy.copy(a)", a="g"),
+    defvjp("numpy.asanyarray(a, dtype=None)", a="g"),
+    defvjp("numpy.ascontiguousarray(a, dtype=None)", a="g"),
+    defvjp("numpy.atleast_3d(a)", a=_RESHAPE_BACK),
+    alias("numpy.permute_dims", _TRANSPOSE),
+    _MATRIX_T,
+    alias("numpy.linalg.matrix_transpose", _MATRIX_T),
+    defvjp("ndarray.mT(self)", self="np.swapaxes(g, -1, -2)"),
+    alias("ndarray.swapaxes", _SWAPAXES, rename={"a": "self"}),
+    # ----- diagonals and triangles ------------------------------------------------------------
+    defvjp("numpy.diag(v, k=0)", v="s2s.diag_vjp(g, v, k)"),
+    _DIAGONAL,
+    alias("ndarray.diagonal", _DIAGONAL, rename={"a": "self"}),
+    defvjp("numpy.tril(m, k=0)", m="np.tril(g, k)"),
+    defvjp("numpy.triu(m, k=0)", m="np.triu(g, k)"),
+    # ----- moving and copying elements --------------------------------------------------------
+    defvjp("numpy.roll(a, shift, axis=None)", a="np.roll(g, np.negative(shift), axis)"),
+    defvjp("numpy.rot90(m, k=1, axes=(0, 1))", m="np.rot90(g, -k, axes)"),
+    defvjp("numpy.rollaxis(a, axis, start=0)", a="s2s.rollaxis_vjp(g, a, axis, start=start)"),
+    defvjp("numpy.tile(A, reps)", A="s2s.tile_vjp(g, A, reps)"),
+    _REPEAT,
+    alias("ndarray.repeat", _REPEAT, rename={"a": "self"}),
+    defvjp("numpy.pad(array, pad_width, mode='constant')", array="s2s.pad_vjp(g, array, pad_width, mode)"),
+    defvjp("numpy.sort(a, axis=-1, kind=None)", a="s2s.sort_vjp(g, a, axis=axis)"),
+    _TAKE,
+    alias("ndarray.take", _TAKE, rename={"a": "self"}),
+    defvjp(
+        "numpy.take_along_axis(arr, indices, axis)",
+        arr="s2s.take_along_axis_vjp(g, arr, indices, axis)",
+    ),
+    # ----- joining ----------------------------------------------------------------------------
+    defvjp("numpy.hstack(tup)", tup="s2s.split_hstack(g, tup)"),
+    defvjp("numpy.vstack(tup)", tup="s2s.split_vstack(g, tup)"),
+    defvjp("numpy.row_stack(tup)", tup="s2s.split_vstack(g, tup)"),
+    defvjp("numpy.dstack(tup)", tup="s2s.split_dstack(g, tup)"),
+    defvjp("numpy.column_stack(tup)", tup="s2s.split_column_stack(g, tup)"),
+    defvjp(
+        "numpy.append(arr, values, axis=None)",
+        arr="s2s.split_append(g, arr, values, axis)[0]",
+        values="s2s.split_append(g, arr, values, axis)[1]",
+    ),
+    # ----- construction -----------------------------------------------------------------------
+    defvjp("numpy.full(shape, fill_value, dtype=None)", fill_value="s2s.unbroadcast(g, fill_value)"),
+    defvjp(
+        "numpy.linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0)",
+        start="s2s.linspace_vjp(g, start, stop, num, endpoint=endpoint, axis=axis)[0]",
+        stop="s2s.linspace_vjp(g, start, stop, num, endpoint=endpoint, axis=axis)[1]",
+    ),
 )
