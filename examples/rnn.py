@@ -1,8 +1,8 @@
 """A small Elman RNN fitted to predict the next value of a short sequence.
 
-Loops are not supported by the transformer yet (control flow arrives in a later release), so the
-recurrence is unrolled by hand for a fixed number of steps: each step calls the same `cell`
-helper, and s2sgrad generates one `cell_vjp` that every step's backward pass reuses.
+The recurrence is a Python `for` loop over time steps calling a `cell` helper: the generated
+forward sweep keeps a per-iteration tape of what the backward sweep needs, and the backward sweep
+runs the loop in reverse.
 
 Run from the repository root:  python examples/rnn.py
 The gradient code is generated/rnn_grad.py (`s2sgrad emit examples -o generated`).
@@ -26,20 +26,13 @@ def readout(h, w_o, b_o):
 
 @s2sgrad.differentiable(wrt=("w_h", "w_x", "b", "w_o", "b_o"))
 def loss(w_h, w_x, b, w_o, b_o, xs, ys):
-    """Squared error of one-step-ahead predictions over STEPS steps, summed over the batch.
-
-    xs, ys: (STEPS, batch). Unrolled by hand: loops are not supported yet.
-    """
-    h0 = np.zeros((xs.shape[1], w_h.shape[0]))
-    h1 = cell(h0, xs[0][:, None], w_h, w_x, b)
-    h2 = cell(h1, xs[1][:, None], w_h, w_x, b)
-    h3 = cell(h2, xs[2][:, None], w_h, w_x, b)
-    h4 = cell(h3, xs[3][:, None], w_h, w_x, b)
-    h5 = cell(h4, xs[4][:, None], w_h, w_x, b)
-    h6 = cell(h5, xs[5][:, None], w_h, w_x, b)
-    preds = np.stack([readout(h1, w_o, b_o), readout(h2, w_o, b_o), readout(h3, w_o, b_o),
-                      readout(h4, w_o, b_o), readout(h5, w_o, b_o), readout(h6, w_o, b_o)])
-    return np.mean((preds - ys) ** 2)
+    """Mean squared error of one-step-ahead predictions; xs, ys: (steps, batch)."""
+    h = np.zeros((xs.shape[1], w_h.shape[0]))
+    total = 0.0
+    for t in range(xs.shape[0]):
+        h = cell(h, xs[t][:, None], w_h, w_x, b)
+        total = total + np.sum((readout(h, w_o, b_o) - ys[t]) ** 2)
+    return total / xs.size
 
 
 def make_data(rng, batch=32):

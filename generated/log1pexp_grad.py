@@ -5,71 +5,88 @@ import numpy as np
 from s2sgrad import runtime as s2s
 
 
-def log1pexp_vjp(x):
-    """Forward sweep of log1pexp; returns its value and the pullback to x."""
+def log1pexp_fwd(x):
+    """Forward sweep of log1pexp: its value, and the residuals log1pexp_bwd needs."""
     # return np.log(1.0 + np.exp(x))
     exp_x = np.exp(x)
     exp_x_plus_1_0 = 1.0 + exp_x
     log1pexp = np.log(exp_x_plus_1_0)
-
-    def log1pexp_pullback(log1pexp_bar=1.0):
-        # return np.log(1.0 + np.exp(x))
-        exp_x_plus_1_0_bar = log1pexp_bar / exp_x_plus_1_0
-        x_bar = exp_x_plus_1_0_bar * exp_x
-        return (s2s.like(x_bar, x),)
-
-    return log1pexp, log1pexp_pullback
+    return log1pexp, (exp_x, exp_x_plus_1_0, x)
 
 
-def logistic_loss_vjp(w, b, x, y):
-    """Forward sweep of logistic_loss; returns its value and the pullback to w, b."""
+def log1pexp_bwd(residuals, log1pexp_bar=1.0):
+    """Backward sweep of log1pexp: the adjoints of x."""
+    exp_x, exp_x_plus_1_0, x = residuals
+    # return np.log(1.0 + np.exp(x))
+    exp_x_plus_1_0_bar = log1pexp_bar / exp_x_plus_1_0
+    x_bar = exp_x_plus_1_0_bar * exp_x
+    return (s2s.like(x_bar, x),)
+
+
+def logistic_loss_fwd(w, b, x, y):
+    """Forward sweep of logistic_loss: its value, and the residuals logistic_loss_bwd needs."""
     # margins = y * (x @ w + b)
     x_matmul_w = x @ w
     x_matmul_w_plus_b = x_matmul_w + b
     margins = y * x_matmul_w_plus_b
     # return np.mean(log1pexp(-margins))
     neg_margins = -margins
-    log1pexp_neg_margins, log1pexp_pullback = log1pexp_vjp_2(neg_margins)
+    log1pexp_neg_margins, log1pexp_res = log1pexp_fwd_2(neg_margins)
     logistic_loss = np.mean(log1pexp_neg_margins)
-
-    def logistic_loss_pullback(logistic_loss_bar=1.0):
-        # return np.mean(log1pexp(-margins))
-        log1pexp_neg_margins_bar = s2s.mean_vjp(logistic_loss_bar, log1pexp_neg_margins)
-        (neg_margins_bar,) = log1pexp_pullback(log1pexp_neg_margins_bar)
-        margins_bar = -neg_margins_bar
-        # margins = y * (x @ w + b)
-        x_matmul_w_plus_b_bar = s2s.unbroadcast(margins_bar * y, x_matmul_w_plus_b)
-        x_matmul_w_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, x_matmul_w)
-        b_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, b)
-        w_bar = s2s.matmul_vjp_b(x_matmul_w_bar, x, w)
-        return (s2s.like(w_bar, w), s2s.like(b_bar, b))
-
-    return logistic_loss, logistic_loss_pullback
+    return logistic_loss, (
+        b,
+        log1pexp_neg_margins,
+        log1pexp_res,
+        w,
+        x,
+        x_matmul_w,
+        x_matmul_w_plus_b,
+        y,
+    )
 
 
-def log1pexp_vjp_2(x):
-    """Forward sweep of log1pexp; returns its value and the pullback to x."""
+def logistic_loss_bwd(residuals, logistic_loss_bar=1.0):
+    """Backward sweep of logistic_loss: the adjoints of w, b."""
+    b, log1pexp_neg_margins, log1pexp_res, w, x, x_matmul_w, x_matmul_w_plus_b, y = (
+        residuals
+    )
+    # return np.mean(log1pexp(-margins))
+    log1pexp_neg_margins_bar = s2s.mean_vjp(logistic_loss_bar, log1pexp_neg_margins)
+    (neg_margins_bar,) = log1pexp_bwd_2(log1pexp_res, log1pexp_neg_margins_bar)
+    margins_bar = -neg_margins_bar
+    # margins = y * (x @ w + b)
+    x_matmul_w_plus_b_bar = s2s.unbroadcast(margins_bar * y, x_matmul_w_plus_b)
+    x_matmul_w_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, x_matmul_w)
+    b_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, b)
+    w_bar = s2s.matmul_vjp_b(x_matmul_w_bar, x, w)
+    return (s2s.like(w_bar, w), s2s.like(b_bar, b))
+
+
+def log1pexp_fwd_2(x):
+    """Forward sweep of log1pexp: its value, and the residuals log1pexp_bwd_2 needs."""
     # return np.log(1.0 + np.exp(x))
     exp_x = np.exp(x)
     exp_x_plus_1_0 = 1.0 + exp_x
     log1pexp = np.log(exp_x_plus_1_0)
+    return log1pexp, (exp_x, exp_x_plus_1_0)
 
-    def log1pexp_pullback(log1pexp_bar):
-        # return np.log(1.0 + np.exp(x))
-        exp_x_plus_1_0_bar = log1pexp_bar / exp_x_plus_1_0
-        x_bar = exp_x_plus_1_0_bar * exp_x
-        return (x_bar,)
 
-    return log1pexp, log1pexp_pullback
+def log1pexp_bwd_2(residuals, log1pexp_bar):
+    """Backward sweep of log1pexp: the adjoints of x."""
+    exp_x, exp_x_plus_1_0 = residuals
+    # return np.log(1.0 + np.exp(x))
+    exp_x_plus_1_0_bar = log1pexp_bar / exp_x_plus_1_0
+    x_bar = exp_x_plus_1_0_bar * exp_x
+    return (x_bar,)
 
 
 def log1pexp_grad(x, log1pexp_bar=1.0):
     """Gradient of log1pexp with respect to x."""
-    _, log1pexp_pullback = log1pexp_vjp(x)
-    return log1pexp_pullback(log1pexp_bar)[0]
+    _, residuals = log1pexp_fwd(x)
+    return log1pexp_bwd(residuals, log1pexp_bar)[0]
 
 
 def logistic_loss_grad(w, b, x, y, logistic_loss_bar=1.0):
     """Gradient of logistic_loss with respect to w, b."""
-    _, logistic_loss_pullback = logistic_loss_vjp(w, b, x, y)
-    return logistic_loss_pullback(logistic_loss_bar)
+    _, residuals = logistic_loss_fwd(w, b, x, y)
+    return logistic_loss_bwd(residuals, logistic_loss_bar)

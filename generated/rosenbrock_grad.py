@@ -5,8 +5,8 @@ import numpy as np
 from s2sgrad import runtime as s2s
 
 
-def rosenbrock_vjp(x):
-    """Forward sweep of rosenbrock; returns its value and the pullback to x."""
+def rosenbrock_fwd(x):
+    """Forward sweep of rosenbrock: its value, and the residuals rosenbrock_bwd needs."""
     # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
     x_1 = x[1:]
     x__neg1 = x[:-1]
@@ -19,28 +19,50 @@ def rosenbrock_vjp(x):
     power_2 = t_1_0_minus_x__neg1_2**2
     total = power_times_100_0 + power_2
     rosenbrock = np.sum(total)
+    return rosenbrock, (
+        power_2,
+        power_times_100_0,
+        t_1_0_minus_x__neg1_2,
+        total,
+        x,
+        x_1,
+        x_1_minus_x__neg1_pow_2,
+        x__neg1,
+        x__neg1_pow_2,
+    )
 
-    def rosenbrock_pullback(rosenbrock_bar=1.0):
-        # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-        total_bar = s2s.sum_vjp(rosenbrock_bar, total)
-        power_times_100_0_bar = s2s.unbroadcast(total_bar, power_times_100_0)
-        power_2_bar = s2s.unbroadcast(total_bar, power_2)
-        t_1_0_minus_x__neg1_2_bar = power_2_bar * 2 * t_1_0_minus_x__neg1_2
-        x__neg1_2_bar = -t_1_0_minus_x__neg1_2_bar
-        x_bar = s2s.getitem_vjp(x__neg1_2_bar, x, (slice(None, -1, None),))
-        power_bar = power_times_100_0_bar * 100.0
-        x_1_minus_x__neg1_pow_2_bar = power_bar * 2 * x_1_minus_x__neg1_pow_2
-        x_1_bar = s2s.unbroadcast(x_1_minus_x__neg1_pow_2_bar, x_1)
-        x__neg1_pow_2_bar = s2s.unbroadcast(-x_1_minus_x__neg1_pow_2_bar, x__neg1_pow_2)
-        x__neg1_bar = x__neg1_pow_2_bar * 2 * x__neg1
-        x_bar = x_bar + s2s.getitem_vjp(x__neg1_bar, x, (slice(None, -1, None),))
-        x_bar = x_bar + s2s.getitem_vjp(x_1_bar, x, (slice(1, None, None),))
-        return (s2s.like(x_bar, x),)
 
-    return rosenbrock, rosenbrock_pullback
+def rosenbrock_bwd(residuals, rosenbrock_bar=1.0):
+    """Backward sweep of rosenbrock: the adjoints of x."""
+    (
+        power_2,
+        power_times_100_0,
+        t_1_0_minus_x__neg1_2,
+        total,
+        x,
+        x_1,
+        x_1_minus_x__neg1_pow_2,
+        x__neg1,
+        x__neg1_pow_2,
+    ) = residuals
+    # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    total_bar = s2s.sum_vjp(rosenbrock_bar, total)
+    power_times_100_0_bar = s2s.unbroadcast(total_bar, power_times_100_0)
+    power_2_bar = s2s.unbroadcast(total_bar, power_2)
+    t_1_0_minus_x__neg1_2_bar = power_2_bar * 2 * t_1_0_minus_x__neg1_2
+    x__neg1_2_bar = -t_1_0_minus_x__neg1_2_bar
+    x_bar = s2s.getitem_vjp(x__neg1_2_bar, x, (slice(None, -1, None),))
+    power_bar = power_times_100_0_bar * 100.0
+    x_1_minus_x__neg1_pow_2_bar = power_bar * 2 * x_1_minus_x__neg1_pow_2
+    x_1_bar = s2s.unbroadcast(x_1_minus_x__neg1_pow_2_bar, x_1)
+    x__neg1_pow_2_bar = s2s.unbroadcast(-x_1_minus_x__neg1_pow_2_bar, x__neg1_pow_2)
+    x__neg1_bar = x__neg1_pow_2_bar * 2 * x__neg1
+    x_bar = x_bar + s2s.getitem_vjp(x__neg1_bar, x, (slice(None, -1, None),))
+    x_bar = x_bar + s2s.getitem_vjp(x_1_bar, x, (slice(1, None, None),))
+    return (s2s.like(x_bar, x),)
 
 
 def rosenbrock_grad(x, rosenbrock_bar=1.0):
     """Gradient of rosenbrock with respect to x."""
-    _, rosenbrock_pullback = rosenbrock_vjp(x)
-    return rosenbrock_pullback(rosenbrock_bar)[0]
+    _, residuals = rosenbrock_fwd(x)
+    return rosenbrock_bwd(residuals, rosenbrock_bar)[0]
