@@ -27,6 +27,9 @@ from s2sgrad.read.capture import from_function
 from s2sgrad.read.parse import ParsedFunction, parse_module
 from s2sgrad.rules import DEFAULT_TABLE
 
+# np.row_stack (still a rule) is deprecated in numpy 2.
+pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
+
 RNG = np.random.default_rng(1234)
 
 
