@@ -7,7 +7,7 @@ from .checks import check_grads  # noqa: E402
 from .custom import custom_gradient, stop_gradient  # noqa: E402
 from .decorator import differentiable  # noqa: E402
 from .errors import GradientError, TransformError  # noqa: E402
-from .rules.registry import register_gradient  # noqa: E402
+from .registry import register_gradient  # noqa: E402
 
 __all__ = [
     "GradientError",

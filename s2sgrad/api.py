@@ -8,7 +8,6 @@ from typing import Any, Callable, Sequence, Union
 
 from . import runtime
 from .errors import GradientError, Location, TransformError
-from .pipeline import Generated, Options, generate_for_function
 from .write.loader import load
 
 SOURCE_ATTR = "__s2sgrad_source__"
@@ -42,12 +41,14 @@ def _wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
 
 def _build(fun: Callable, wrt: tuple, has_aux: bool) -> tuple:
     """Transform ``fun``; returns the Generated module and its (forward, backward) callables."""
+    from .pipeline import Options, generate_for_function  # libcst and black load here, on use
+
     generated = generate_for_function(fun, Options(wrt=wrt, has_aux=has_aux))
     namespace = load(generated.text, getattr(fun, "__qualname__", "f"), generated.live_names)
     return generated, namespace[generated.names.fwd], namespace[generated.names.bwd]
 
 
-def _attach(wrapper: Callable, fun: Callable, generated: Generated) -> Callable:
+def _attach(wrapper: Callable, fun: Callable, generated: Any) -> Callable:
     functools.update_wrapper(wrapper, fun, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     del wrapper.__wrapped__
     setattr(wrapper, SOURCE_ATTR, generated.text)

@@ -27,8 +27,9 @@ from .read import project
 from .read.capture import SourceUnit, from_file, from_function, is_source_function
 from .read.fence import fence
 from .read.parse import ParsedFunction, ParsedModule, find_function, parse_module
-from .rules import DEFAULT_TABLE, RuleTable, registry
-from .rules.registry import RegisteredRule
+from . import registry
+from .rules import DEFAULT_TABLE, RuleTable
+from .registry import RegisteredRule
 from .write.codegen import GradWrapper, Program, body_text, header_lines, render
 from .write.imports import free_globals, import_lines
 
@@ -152,8 +153,8 @@ def _imported_function(path: str, module: cst.Module, parts: list, depth: int) -
 
 
 def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple], has_aux: bool,
-                   top_level: bool, names: tuple) -> tuple:
-    core = lower(pf, session.table)
+                   top_level: bool, names: tuple, core: Optional[CoreFunction] = None) -> tuple:
+    core = core if core is not None else lower(pf, session.table)
     session.globals_read.update(core.globals_read)
     session.digests.append(_function_digest(pf))
     if pf.unit.live is not None:
@@ -252,11 +253,14 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
     session = _Session(table=table, module_namer=Namer(()))
     session.live.update(live_rules)
     reserved = set()
+    cores = []
     for pf, _ in parsed:
         if is_custom_def(pf):
             reserved.update(_free_names(pf.node))
+            cores.append(None)
         else:
-            reserved.update(lower(pf, table).globals_read)
+            cores.append(lower(pf, table))
+            reserved.update(cores[-1].globals_read)
         reserved.add(pf.name)
     session.module_namer = Namer(reserved)
     names = []
@@ -266,13 +270,13 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
                                 session.module_namer.fresh(f"{pf.name}_grad")))
     tops = []
     wrappers = []
-    for (pf, options), entry in zip(parsed, names):
-        if is_custom_def(pf):
+    for (pf, options), entry, core in zip(parsed, names, cores):
+        if core is None:
             top = _custom(pf, session, (entry.fwd, entry.bwd), top_level=True, wrt=options.wrt)
             core = lower_signature(pf)
         else:
             core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
-                                       top_level=True, names=(entry.fwd, entry.bwd))
+                                       top_level=True, names=(entry.fwd, entry.bwd), core=core)
         grad_name = entry.grad
         tops.append(top)
         wrappers.append(_wrapper(core, top, grad_name))
@@ -295,7 +299,7 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
     return Generated(module.text, module.names[0], module.live_names)
 
 
-REGISTER_DECORATORS = frozenset({"s2sgrad.register_gradient", "s2sgrad.rules.registry.register_gradient"})
+REGISTER_DECORATORS = frozenset({"s2sgrad.register_gradient", "s2sgrad.registry.register_gradient"})
 
 
 def with_user_rules(table: RuleTable, functions: tuple) -> tuple:

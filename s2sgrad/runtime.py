@@ -356,7 +356,7 @@ def einsum_vjps(g, subscripts, operands):
     return [einsum_vjp(g, subscripts, operands, i) for i in range(len(operands))]
 
 
-def inside(a, a_min, a_max):
+def inside(a, a_min=None, a_max=None):
     """1.0 where ``a`` lies inside the clip interval (its gradient passes), 0.0 where clipped."""
     mask = np.ones(np.shape(a), dtype=bool)
     if a_min is not None:

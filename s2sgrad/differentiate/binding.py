@@ -55,19 +55,19 @@ def bind_arguments(rule: Rule, prim: Prim) -> dict:
     return bound
 
 
-def default_operands(rule: Rule, prim: Prim) -> list:
-    """The Const operands ``bind_arguments`` made from defaults (parameters the call left out)."""
+def defaulted_params(rule: Rule, prim: Prim) -> frozenset:
+    """Names of the parameters the call left out (``bind_arguments`` filled in their defaults)."""
     given = len(prim.args)
     keywords = {k for k, _ in prim.kwargs}
-    out = []
     positional = [p for p in rule.params if p.kind == POSITIONAL]
-    for i, p in enumerate(rule.params):
-        if p.kind == VARARGS:
+    out = set()
+    for p in rule.params:
+        if p.kind == VARARGS or p.default is None or p.name in keywords:
             continue
         index = positional.index(p) if p in positional else None
-        if (index is None or index >= given) and p.name not in keywords and p.default is not None:
-            out.append(Const(cst.parse_expression(p.default), p.default, ()))
-    return out
+        if index is None or index >= given:
+            out.add(p.name)
+    return frozenset(out)
 
 
 def _binding_error(prim: Prim, rule: Rule, message: str) -> TransformError:

@@ -35,9 +35,9 @@ from ..lower.ir import (
     prim_operands,
 )
 from ..lower.naming import Namer
-from ..rules.registry import RegisteredRule
+from ..registry import RegisteredRule
 from ..rules.table import RuleTable
-from .binding import bind_arguments, default_operands, operand_node
+from .binding import bind_arguments, defaulted_params, operand_node
 from .code import Nest, code_reads, has_statements, unpack_target
 from .simplify import simplify
 from .templates import instantiate, needs_parens
@@ -325,14 +325,20 @@ class ReverseBuilder:
         target = stmt.targets[0]
         lines: list = []
         bound = bind_arguments(rule, prim)
-        defaults = default_operands(rule, prim)
+        defaulted = defaulted_params(rule, prim)
+        with_template = {param for param, _ in rule.vjps}
+        for name, operand in bound.items():
+            if name not in with_template and any(self.active(n) for n in operand_vars(operand)):
+                raise self.located(
+                    stmt, f"s2sgrad has no derivative of `{rule.name}` with respect to `{name}`",
+                    f"pass a constant for `{name}`, wrap it in s2sgrad.stop_gradient(...) if its "
+                    "gradient is not wanted, or give a rule with s2sgrad.register_gradient")
         for param, template in rule.vjps:
             operand = bound.get(param)
             if operand is None or not any(self.active(n) for n in operand_vars(operand)):
                 continue
             mapping = {"g": cst.Name(g), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
-            defaulted = {name for name, op in bound.items() if op in defaults}
             expr = simplify(instantiate(template, mapping, defaulted))
             if isinstance(operand, Var):
                 if rule.elementwise and _may_broadcast(operand, bound, self.scalars):

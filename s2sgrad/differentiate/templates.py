@@ -38,8 +38,11 @@ class _Substitute(cst.CSTTransformer):
         (``s2s.sum_vjp(g, x)`` rather than ``s2s.sum_vjp(g, x, None, False)``)."""
         if not m.matches(updated.func, m.Attribute(value=m.Name("s2s"))):
             return updated
-        args = list(updated.args)
-        while args and args[-1].keyword is None and any(args[-1].value is n for n in self.dropped_nodes):
+        def dropped(arg: cst.Arg) -> bool:
+            return any(arg.value is n for n in self.dropped_nodes)
+
+        args = [a for a in updated.args if a.keyword is None or not dropped(a)]
+        while args and args[-1].keyword is None and dropped(args[-1]):
             args.pop()
         if args:
             args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)

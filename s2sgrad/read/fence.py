@@ -47,6 +47,9 @@ _REFUSED = (
 )
 
 
+_ANY_REFUSED = m.OneOf(*(matcher for matcher, _, _ in _REFUSED))
+
+
 def _star_params(fn: cst.FunctionDef) -> bool:
     p = fn.params
     return isinstance(p.star_arg, cst.Param) or p.star_kwarg is not None
@@ -66,9 +69,11 @@ def fence(pf: ParsedFunction) -> ParsedFunction:
         raise pf.error(fn.params.posonly_params[0], "positional-only parameters are not supported",
                        "remove the `/` from the signature")
     found = []
-    for matcher, message, hint in _REFUSED:
-        for node in m.findall(fn.body, matcher):
-            found.append((pf.location(node), message, hint, node))
+    for node in m.findall(fn.body, _ANY_REFUSED):  # one pass, then say which rule it breaks
+        for matcher, message, hint in _REFUSED:
+            if m.matches(node, matcher):
+                found.append((pf.location(node), message, hint, node))
+                break
     if found:
         found.sort(key=lambda item: (item[0].line, item[0].col))
         loc, message, hint, node = found[0]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.metadata import (
     MetadataWrapper,
     PositionProvider,
@@ -29,6 +30,7 @@ class ParsedModule:
     module: cst.Module
     qualnames: Mapping[cst.CSTNode, frozenset] = field(repr=False)
     positions: Mapping[cst.CSTNode, object] = field(repr=False)
+    functions: Mapping[str, tuple] = field(default_factory=dict, repr=False)  # name -> defs
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,11 @@ def parse_module(text: str, path: str) -> ParsedModule:
         if got:
             qualnames[node] = frozenset(got)
     positions = dict(resolved[PositionProvider])
-    return ParsedModule(module=module, qualnames=qualnames, positions=positions)
+    functions: dict = {}
+    for node in m.findall(module, m.FunctionDef()):
+        functions.setdefault(node.name.value, []).append(node)
+    return ParsedModule(module=module, qualnames=qualnames, positions=positions,
+                        functions={k: tuple(v) for k, v in functions.items()})
 
 
 def _def_start_line(parsed: ParsedModule, node: cst.FunctionDef) -> int:
@@ -108,16 +114,10 @@ def find_function(unit: SourceUnit) -> ParsedFunction:
     """Locate the FunctionDef named ``unit.name`` starting at ``unit.def_line``."""
     parsed = parse_module(unit.text, unit.path)
     hits = []
-
-    class _Finder(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            if node.name.value == unit.name:
-                start = _def_start_line(parsed, node)
-                def_line = parsed.positions[node].start.line
-                if start <= unit.def_line <= def_line:
-                    hits.append(node)
-
-    parsed.module.visit(_Finder())
+    for node in parsed.functions.get(unit.name, ()):
+        start = _def_start_line(parsed, node)
+        if start <= unit.def_line <= parsed.positions[node].start.line:
+            hits.append(node)
     if not hits:
         raise TransformError(
             f"cannot find the definition of {unit.name} in {unit.path}",

@@ -1,0 +1,43 @@
+"""The rule table's own invariants: templates only leave out runtime-helper arguments whose
+defaults the helper shares, so a left-out argument never changes a gradient."""
+
+import inspect
+
+import libcst as cst
+import libcst.matchers as m
+import pytest
+
+from s2sgrad import runtime
+from s2sgrad.rules import DEFAULT_TABLE
+from s2sgrad.rules.table import parse_template
+
+RULES = sorted(DEFAULT_TABLE.rules.values(), key=lambda r: r.name)
+
+
+def _helper_calls(template):
+    node = parse_template(template)
+    return m.findall(node, m.Call(func=m.Attribute(value=m.Name("s2s"))))
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
+def test_helper_defaults_match_rule_defaults(rule):
+    defaults = {p.name: p.default for p in getattr(rule, "params", ())}
+    for _, template in getattr(rule, "vjps", ()):
+        for call in _helper_calls(template):
+            helper = getattr(runtime, call.func.attr.value)
+            sig = inspect.signature(helper)
+            names = list(sig.parameters)
+            for position, arg in enumerate(call.args):
+                if not m.matches(arg.value, m.Name()) or arg.value.value not in defaults:
+                    continue
+                rule_default = defaults[arg.value.value]
+                if rule_default is None:
+                    continue
+                target = arg.keyword.value if arg.keyword is not None else names[position]
+                helper_default = sig.parameters[target].default
+                assert helper_default is not inspect.Parameter.empty, (
+                    f"{rule.name}: s2s.{call.func.attr.value}({target}) has no default but the "
+                    f"rule leaves it out when the call does")
+                assert repr(helper_default) == repr(eval(rule_default)), (
+                    f"{rule.name}: s2s.{call.func.attr.value} default {target}={helper_default!r} "
+                    f"differs from the rule's {rule_default}")
