@@ -878,6 +878,44 @@ def custom_result(name, grads, primals, params):
     return tuple(out)
 
 
+# ----- lists and index writes --------------------------------------------------------------
+
+
+def setitem(x, index, value):
+    """A copy of ``x`` with ``x[index] = value`` (the input is left as it was)."""
+    out = np.array(x, copy=True)
+    out[index] = value
+    return out
+
+
+def add(a, b):
+    """``a + b`` for adjoints; for lists (the adjoints of lists), element by element."""
+    if isinstance(a, list) or isinstance(b, list):
+        return [p + q for p, q in zip(a, b)]
+    return a + b
+
+
+def list_zeros(xs):
+    """The zero adjoint of a list: one zero per element."""
+    return [zeros_like(x) for x in xs]
+
+
+def list_getitem_vjp(g, xs, index):
+    """Adjoint of ``xs[index]`` for a list ``xs``: zeros, with ``g`` at ``index``."""
+    out = list_zeros(xs)
+    if isinstance(index, slice):
+        for position, item in zip(range(*index.indices(len(xs))), g):
+            out[position] = out[position] + item
+    else:
+        out[index] = out[index] + g
+    return out
+
+
+def sum_list_vjp(g, xs):
+    """Adjoint of the elements of ``sum(xs)``: ``g`` for each, summed to its shape."""
+    return [unbroadcast(g, x) for x in xs]
+
+
 # Every public function above is a helper generated code may call.
 __all__ = sorted(name for name, value in list(globals().items())
                  if callable(value) and not name.startswith("_")

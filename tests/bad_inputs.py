@@ -77,6 +77,12 @@ def subscript_write_nested(x):
     return np.sum(x)
 
 
+def inplace_method(x):
+    y = x * 2.0
+    y.sort()  # refused
+    return np.sum(y)
+
+
 def attribute_write(x):
     x.shape = (2, 2)  # refused
     return np.sum(x)

@@ -172,6 +172,39 @@ def loop_local_escapes(x):
     return np.sum(y**2)
 
 
+def list_of_states(wh, xs):
+    h = np.zeros(3)
+    hs = []
+    for t in range(xs.shape[0]):
+        h = np.tanh(wh @ h + xs[t])
+        hs.append(h)
+    return np.sum(np.stack(hs) ** 2) + np.sum(hs[-1]) + np.sum(sum(hs))
+
+
+def list_iteration(a, b):
+    parts = [a, b * 2.0]
+    parts.append(a * b)
+    total = 0.0
+    for p in parts:
+        total = total + np.sum(np.sin(p))
+    return total + np.sum(np.concatenate(parts)) + np.sum(np.array(parts)[1])
+
+
+def index_writes(x):
+    y = np.zeros(4)
+    for i in range(3):
+        y[i] = np.sum(x * (i + 1.0)) ** 2
+    y[1:3] += x[:2]
+    y[3] = x[0] * x[1]
+    return np.sum(y * y)
+
+
+def index_write_keeps_input(x):
+    y = x * 1.0
+    y[0] = 0.0
+    return np.sum(y * x)
+
+
 R = np.random.default_rng(3)
 X4 = R.normal(size=4)
 
@@ -205,10 +238,14 @@ CASES = [
     (zero_iterations, (X4, 0)),
     (zero_iterations, (X4, 3)),
     (loop_local_escapes, (X4,)),
+    (list_of_states, (R.normal(size=(3, 3)) * 0.5, R.normal(size=(4, 3)))),
+    (list_iteration, (R.normal(size=3), R.normal(size=3))),
+    (index_writes, (X4,)),
+    (index_write_keeps_input, (X4,)),
 ]
 
-# autograd cannot unpack an ArrayBox row-wise through zip/enumerate of boxes the same way.
-NO_AUTOGRAD = set()
+# autograd's arrays cannot be written by index (it has no setitem).
+NO_AUTOGRAD = {index_writes, index_write_keeps_input}
 
 
 @pytest.mark.parametrize("fn,args", CASES, ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(CASES)])

@@ -24,6 +24,7 @@ REFUSED = [
     ("subscript_write_to_global", "only a local array can be written"),
     ("subscript_write_nested", "only a local array can be written"),
     ("attribute_write", "assignment to an attribute"),
+    ("inplace_method", "in-place method `.sort\\(\\)` on `y`"),
     ("lambda_inside", "lambda"),
     ("comprehension", "comprehensions"),
     ("early_return", "early return"),

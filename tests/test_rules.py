@@ -744,6 +744,26 @@ add("scipy.special.logsumexp", sp_logsumexp, X34, oracle="scipy")
 add("scipy.special.logsumexp", sp_logsumexp_b, X34, uniform((3, 4), 0.5, 1.5), oracle="none")
 
 
+# ===== containers: lists and index writes ======================================================
+
+
+def c_list(a, b):
+    parts = [a, b]
+    parts.append(a * b)
+    return np.sum(np.stack(parts) * W) + np.sum(parts[1] ** 2) + np.sum(sum(parts) * W)
+
+
+def c_setitem(x):
+    y = x * 1.0
+    y[1] = x[0] ** 2
+    y[:, 2] = np.sin(x[:, 1])
+    return np.sum(y * W)
+
+
+add(("list.append", "list.getitem", "builtins.sum"), c_list, uniform((3, 4)), uniform((3, 4)))
+add("s2s.setitem", c_setitem, uniform((3, 4)), oracle="none")  # autograd arrays have no setitem
+
+
 # ===== the tests ===============================================================================
 
 _MATH = types.SimpleNamespace(

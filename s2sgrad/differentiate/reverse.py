@@ -155,6 +155,8 @@ class ReverseBuilder:
                 self.current[var] = expr.value
                 return
             lines.append(f"{name} = {_code(expr)}")
+        elif var in self.fn.lists:
+            lines.append(f"{name} = s2s.add({self.current[var]}, {_code(expr)})")
         else:
             rhs = expr
             if needs_parens(expr, inside="+"):
@@ -162,12 +164,16 @@ class ReverseBuilder:
             lines.append(f"{name} = {self.current[var]} + {_code(rhs)}")
         self.current[var] = name
 
+    def zeros(self, var: str) -> str:
+        """Code for the zero adjoint of ``var``."""
+        return f"s2s.list_zeros({var})" if var in self.fn.lists else f"s2s.zeros_like({var})"
+
     def hold(self, lines: list, var: str) -> str:
         """Make ``var``'s adjoint live in its own name (zeros when it has none yet)."""
         name = self.namer.adjoint(var)
         held = self.current.get(var)
         if held is None:
-            lines.append(f"{name} = s2s.zeros_like({var})")
+            lines.append(f"{name} = {self.zeros(var)}")
         elif held != name:
             lines.append(f"{name} = {held}")
         self.current[var] = name
@@ -433,7 +439,7 @@ class ReverseBuilder:
             for code, state in ((then_code, then_state), (else_code, else_state)):
                 if state.get(var) != name:
                     code.append(f"{name} = {state[var]}" if var in state
-                                else f"{name} = s2s.zeros_like({var})")
+                                else f"{name} = {self.zeros(var)}")
             merged[var] = name
             self.unstable.add(name)
         self.current = merged

@@ -119,6 +119,7 @@ class CoreFunction:
     globals_read: tuple  # free names read (module globals, closure values), sorted
     path: str
     module: str = ""
+    lists: frozenset = frozenset()  # names known to hold Python lists (adjoints add per element)
 
 
 def operand_vars(op: Operand) -> tuple:

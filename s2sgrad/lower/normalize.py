@@ -86,6 +86,7 @@ class Lowering:
         self.temps: set = set()
         self.if_count = 0
         self.loop_count = 0
+        self.lists: set = set()  # names known to hold Python lists
 
     # ----- names -------------------------------------------------------------------------------
 
@@ -152,6 +153,7 @@ class Lowering:
             globals_read=tuple(sorted(self.globals_read)),
             path=self.pf.unit.path,
             module=self.pf.unit.module,
+            lists=frozenset(self.lists),
         )
 
     def origin_of(self, stmt: cst.CSTNode) -> Origin:
@@ -213,6 +215,8 @@ class Lowering:
                 if name in env:
                     out.append(Stmt((target,), cst.Name(env[name]), Prim("copy", (Var(env[name]),)),
                                     self.origin))
+                    if env[name] in self.lists:
+                        self.lists.add(target)
             joined[name] = target
         self.env = joined
         return copies
@@ -251,6 +255,8 @@ class Lowering:
         for name in sorted(k for k in before if self.env.get(k) != before[k]):
             carries.append(Stmt((before[name],), cst.Name(self.env[name]),
                                 Prim("copy", (Var(self.env[name]),)), origin))
+            if self.env[name] in self.lists:
+                self.lists.add(before[name])
             self.env[name] = before[name]
         return tuple(carries)
 
@@ -321,7 +327,9 @@ class Lowering:
                 names.append(name)
                 index_const = Const(cst.Name(index), index, (index,))
                 expr = cst.Subscript(self.operand_node(seq), [cst.SubscriptElement(cst.Index(cst.Name(index)))])
-                prologue_list.append(Stmt((name,), expr, Prim("operator.getitem", (seq, index_const),
+                item_op = "list.getitem" if (isinstance(seq, Var) and seq.name in self.lists) or \
+                    (isinstance(seq, Seq) and seq.kind == "list") else "operator.getitem"
+                prologue_list.append(Stmt((name,), expr, Prim(item_op, (seq, index_const),
                                                               location=origin.location),
                                           origin, implicit=True))
             seq_code = _code(self.operand_node(seqs[0])) if len(seqs) == 1 else \
@@ -350,6 +358,16 @@ class Lowering:
         if isinstance(stmt, cst.Expr):
             if is_first and isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString)):
                 return  # docstring
+            value = stmt.value
+            if m.matches(value, m.Call(func=m.Attribute(value=m.Name()))) and \
+                    value.func.value.value in self.env:
+                owner, method = value.func.value.value, value.func.attr.value
+                if method == "append" and len(value.args) == 1 and value.args[0].keyword is None:
+                    self.lower_append(owner, value.args[0].value, stmt)
+                    return
+                raise self.pf.error(value, f"the in-place method `.{method}()` on `{owner}` is not "
+                                    "supported in a differentiated function",
+                                    f"assign a new value instead: `{owner} = ...`")
             expr, reads = self.verbatim(stmt.value)
             self.emit((), expr, Prim("nondiff", (), location=self.pf.location(stmt)))
             return
@@ -418,6 +436,16 @@ class Lowering:
         raise self.pf.error(target, "only names and tuples of names can be assigned here",
                             "assign to a new name instead")
 
+    def lower_append(self, owner: str, item_node: cst.BaseExpression, stmt: cst.CSTNode) -> None:
+        """``lst.append(v)`` as ``lst_2 = lst + [v]``: a new list, so every version stays intact."""
+        base = Var(self.env[owner])
+        item = self.operand(item_node)
+        name = self.bind(owner)
+        expr = cst.BinaryOperation(cst.Name(base.name), cst.Add(),
+                                   cst.List([cst.Element(self.operand_node(item))]))
+        self.emit((name,), expr, Prim("list.append", (base, item), location=self.pf.location(stmt)))
+        self.lists.add(name)
+
     def copy_to(self, user_name: str, op: Any) -> None:
         """``user_name = op`` where ``op`` is an already-lowered operand."""
         if isinstance(op, Var) and self.body and isinstance(self.body[-1], Stmt) \
@@ -430,6 +458,8 @@ class Lowering:
             return
         name = self.bind(user_name)
         self.emit((name,), self.operand_node(op), Prim("copy", (op,), location=self.origin.location))
+        if (isinstance(op, Seq) and op.kind == "list") or (isinstance(op, Var) and op.name in self.lists):
+            self.lists.add(name)
 
     def _is_temp(self, name: str) -> bool:
         return name in self.temps
@@ -535,9 +565,10 @@ class Lowering:
             index_node, index = self.index(node)
             expr = self.subscript_expr(value, index_node)
             desc = f"{_short(value)}_{_describe_slice(index_node)}"
+            op = "list.getitem" if isinstance(value, Var) and value.name in self.lists \
+                else "operator.getitem"
             return self.emit_prim(target, desc, "item", expr,
-                                  Prim("operator.getitem", (value, index),
-                                       location=self.pf.location(node)))
+                                  Prim(op, (value, index), location=self.pf.location(node)))
         raise self.pf.error(node, f"unsupported expression: {_one_line(_code(node))}",
                             "rewrite it with supported operations (see the README)")
 

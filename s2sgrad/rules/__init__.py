@@ -1,12 +1,13 @@
 """The default derivative table, built once and frozen: elementwise, reductions, shapes, linalg,
-special (scipy.special), nondiff."""
+special (scipy.special), containers (lists, index writes), nondiff."""
 
-from . import elementwise, linalg, reductions, shapes, special
+from . import containers, elementwise, linalg, reductions, shapes, special
 from .nondiff import NONDIFF
 from .table import Rule, RuleTable, alias, build_table, defvjp
 
 DEFAULT_TABLE = build_table(
-    (elementwise.RULES, reductions.RULES, shapes.RULES, linalg.RULES, special.RULES),
+    (elementwise.RULES, reductions.RULES, shapes.RULES, linalg.RULES, special.RULES,
+     containers.RULES),
     NONDIFF,
 )
 

@@ -1,0 +1,18 @@
+"""Python lists and index writes: the adjoint of a list is a list of adjoints, one per element."""
+
+from .table import defvjp
+
+RULES = (
+    defvjp("list.append(lst, item)", lst="g[:-1]", item="g[-1]"),
+    defvjp("list.getitem(lst, index)", lst="s2s.list_getitem_vjp(g, lst, index)"),
+    defvjp(
+        "builtins.sum(iterable, start=0)",
+        iterable="s2s.sum_list_vjp(g, iterable)",
+        start="s2s.unbroadcast(g, start)",
+    ),
+    defvjp(
+        "s2s.setitem(a, index, value)",
+        a="s2s.setitem(g, index, 0.0)",
+        value="s2s.unbroadcast(g[index], value)",
+    ),
+)
