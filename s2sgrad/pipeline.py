@@ -23,6 +23,7 @@ from .lower.ir import CoreFunction, Param, Prim, Stmt
 from .lower.naming import Namer
 from .lower.custom import custom_vjp, is_custom_def
 from .lower.normalize import lower_function
+from .lower.structure import structure
 from .read import project
 from .read.capture import SourceUnit, from_file, from_function, is_source_function
 from .read.fence import fence
@@ -85,8 +86,9 @@ class _Session:
 
 
 def lower(pf: ParsedFunction, table: RuleTable) -> CoreFunction:
-    """Fence and normalize one parsed function."""
-    return lower_function(fence(pf), table.nondiff)
+    """Structure (no jumps), fence and normalize one parsed function."""
+    structured = replace(pf, node=structure(pf.node))
+    return lower_function(fence(structured), table.nondiff)
 
 
 def _function_digest(pf: ParsedFunction) -> str:
@@ -246,7 +248,7 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
     for unit, options in entries:
         pf = find_function(unit)
         if not is_custom_def(pf):
-            fence(pf)
+            fence(replace(pf, node=structure(pf.node)))
         _check_wrt(pf, options)
         parsed.append((pf, options))
     table, live_rules = with_user_rules(table, tuple(pf for pf, _ in parsed))

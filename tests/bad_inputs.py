@@ -97,12 +97,6 @@ def comprehension(x):
     return sum([v * 2 for v in x])  # refused
 
 
-def early_return(x):
-    y = x * 2.0
-    return y  # refused
-    return y * 3.0
-
-
 def no_return(x):  # refused
     y = x * 2.0
 
@@ -113,22 +107,6 @@ def unknown_keyword(x):
 
 def recursive(x):
     return recursive(x * 0.5) + x  # refused
-
-
-def uses_break(x):
-    for i in range(3):
-        x = x * 2.0
-        if i > 1:
-            break  # refused
-    return x
-
-
-def uses_continue(x):
-    for i in range(3):
-        if i > 1:
-            continue  # refused
-        x = x * 2.0
-    return x
 
 
 def return_in_loop(x):

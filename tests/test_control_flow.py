@@ -205,6 +205,53 @@ def index_write_keeps_input(x):
     return np.sum(y * x)
 
 
+def with_break(x):
+    for i in range(10):
+        x = x * 1.1 + np.sin(x)
+        if np.sum(x) > 3.0:
+            break
+    else:
+        x = x * 0.0
+    return np.sum(x**2)
+
+
+def with_continue(x):
+    total = 0.0
+    for i in range(5):
+        if i % 2 == 1:
+            continue
+        total = total + np.sum(x ** (i + 1))
+    return total
+
+
+def early_returns(x):
+    if np.sum(x) > 0:
+        return np.sum(np.sin(x))
+    y = x * 2.0
+    if np.max(x) > -0.1:
+        return np.sum(y**2)
+    return np.sum(np.exp(y))
+
+
+def while_with_break(x):
+    n = 0
+    while n < 100:
+        x = x * 0.5 + 0.1
+        n = n + 1
+        if np.sum(x * x) < 0.5:
+            break
+    return np.sum(x)
+
+
+def nested_break(x):
+    for i in range(3):
+        for j in range(4):
+            if j > i:
+                break
+            x = np.sin(x) + 0.5 * x
+    return np.sum(x)
+
+
 R = np.random.default_rng(3)
 X4 = R.normal(size=4)
 
@@ -242,6 +289,14 @@ CASES = [
     (list_iteration, (R.normal(size=3), R.normal(size=3))),
     (index_writes, (X4,)),
     (index_write_keeps_input, (X4,)),
+    (with_break, (np.array([0.5, 0.2]),)),
+    (with_break, (np.array([-0.5, -0.2]),)),
+    (with_continue, (X4,)),
+    (early_returns, (np.abs(X4),)),
+    (early_returns, (np.array([-0.05, -0.02]),)),
+    (early_returns, (-np.abs(X4) - 0.2,)),
+    (while_with_break, (np.array([2.5, 1.2]),)),
+    (nested_break, (X4,)),
 ]
 
 # autograd's arrays cannot be written by index (it has no setitem).

@@ -35,7 +35,7 @@ _REFUSED = (
      "leave the name unused instead"),
     (m.Raise(), "`raise` is not supported in a differentiated function yet",
      "validate the inputs in the caller"),
-    (m.Break() | m.Continue(), "`break` and `continue` are not supported yet",
+    (m.Break() | m.Continue(), "this `break`/`continue` cannot be restructured",
      "use a `while` loop whose condition says when to stop, or an `if` around the rest of the body"),
     (m.Match(), "`match` statements are not supported", "use numpy expressions instead"),
     (m.Import() | m.ImportFrom(), "imports inside a differentiated function are not supported",
@@ -80,8 +80,8 @@ def fence(pf: ParsedFunction) -> ParsedFunction:
         raise pf.error(node, message, hint)
     for node in m.findall(fn.body, m.Return()):
         if node is not _last_statement(fn):
-            raise pf.error(node, "early return is not supported yet: return once, at the end",
-                           "compute the result in a variable and return it at the end")
+            raise pf.error(node, "return inside a loop is not supported",
+                           "set a result variable and `break` instead, then return after the loop")
     for node in m.findall(fn.body, m.For()):
         if node.asynchronous is not None:
             raise pf.error(node, "`async for` cannot be differentiated", "use a plain `for` loop")

@@ -1,0 +1,198 @@
+"""Structuring: a FunctionDef with ``continue``, ``break`` and early ``return`` -> one without them.
+
+The backward sweep replays structured code (branches and loops with one exit), so jumps are
+rewritten first, keeping the meaning:
+
+- the statements after an ``if`` whose branch ends in ``continue`` (or ``return``) move into the
+  other branch;
+- ``break`` sets a flag (``broken``) that guards the rest of the loop (``while`` loops test it in
+  their condition, ``for`` loops skip their remaining iterations) and the loop's ``else`` clause;
+- early returns assign a result name that the single final ``return`` returns.
+
+Functions without jumps come back unchanged (the same node).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from .naming import Namer
+
+
+def _line(small: cst.BaseSmallStatement) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([small])
+
+
+def _stmts(suite: cst.BaseSuite) -> list:
+    """A suite's statements, each as a full statement (small statements one per line)."""
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [_line(s) for s in suite.body]
+    out = []
+    for line in suite.body:
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) > 1:
+            out.extend(_line(s) for s in line.body)
+        else:
+            out.append(line)
+    return out
+
+
+def _block(stmts: list) -> cst.IndentedBlock:
+    return cst.IndentedBlock(stmts or [_line(cst.Pass())])
+
+
+def _small(stmt) -> Optional[cst.BaseSmallStatement]:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        return stmt.body[0]
+    return None
+
+
+def _is_exit(stmt, kinds: tuple) -> bool:
+    return isinstance(_small(stmt), kinds)
+
+
+def _branches(node: cst.If) -> tuple:
+    body = _stmts(node.body)
+    if isinstance(node.orelse, cst.If):
+        orelse = [node.orelse]
+    elif node.orelse is not None:
+        orelse = _stmts(node.orelse.body)
+    else:
+        orelse = []
+    return body, orelse
+
+
+def _rebuild_if(node: cst.If, body: list, orelse: list) -> cst.If:
+    if not orelse:
+        return node.with_changes(body=_block(body), orelse=None)
+    if len(orelse) == 1 and isinstance(orelse[0], cst.If) and isinstance(node.orelse, cst.If):
+        return node.with_changes(body=_block(body), orelse=orelse[0])
+    return node.with_changes(body=_block(body), orelse=cst.Else(_block(orelse)))
+
+
+def _ends_with(stmts: list, kinds: tuple) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if _is_exit(last, kinds):
+        return True
+    if isinstance(last, cst.If):
+        body, orelse = _branches(last)
+        return _ends_with(body, kinds) and _ends_with(orelse, kinds)
+    return False
+
+
+def _has_exit(stmt, kinds: tuple) -> bool:
+    """Whether ``stmt`` holds an exit of ``kinds`` for the current loop or function (not inside
+    nested loops or definitions)."""
+    if _is_exit(stmt, kinds):
+        return True
+    if isinstance(stmt, cst.If):
+        body, orelse = _branches(stmt)
+        return any(_has_exit(s, kinds) for s in body + orelse)
+    return False
+
+
+class Structurer:
+    """Rewrites one function; holds the namer for the flags and the result name."""
+
+    def __init__(self, fn: cst.FunctionDef) -> None:
+        self.namer = Namer({n.value for n in m.findall(fn, m.Name())})
+        self.result: Optional[str] = None
+
+    # An exit handler turns the exit statement into what replaces it (possibly nothing).
+    def absorb(self, stmts: list, kinds: tuple, replace) -> list:
+        """``stmts`` with every exit of ``kinds`` replaced, and the statements after a branch that
+        exits moved into the branches that do not."""
+        out = []
+        for i, stmt in enumerate(stmts):
+            if _is_exit(stmt, kinds):
+                out.extend(replace(stmt))
+                return out  # what follows an exit never runs
+            if isinstance(stmt, cst.If) and _has_exit(stmt, kinds):
+                rest = stmts[i + 1:]
+                body, orelse = _branches(stmt)
+                new_body = self.absorb(body if _ends_with(body, kinds) else body + rest, kinds, replace)
+                new_orelse = self.absorb(orelse if _ends_with(orelse, kinds) else orelse + rest,
+                                         kinds, replace)
+                out.append(_rebuild_if(stmt, new_body, new_orelse))
+                return out
+            out.extend(self.visit(stmt))
+        return out
+
+    def visit(self, stmt) -> list:
+        """``stmt`` with the loops inside it (at any depth of branches) rewritten."""
+        if isinstance(stmt, (cst.For, cst.While)):
+            new = self.loop(stmt)
+            return new if isinstance(new, list) else [new]
+        if isinstance(stmt, cst.If):
+            body, orelse = _branches(stmt)
+            new_body = [x for s in body for x in self.visit(s)]
+            new_orelse = [x for s in orelse for x in self.visit(s)]
+            return [_rebuild_if(stmt, new_body, new_orelse)]
+        return [stmt]
+
+    def loop(self, stmt):
+        """Rewrite ``break``/``continue`` of a loop statement (others come back unchanged)."""
+        if not isinstance(stmt, (cst.For, cst.While)):
+            return stmt
+        body = _stmts(stmt.body)
+        kinds = (cst.Break, cst.Continue)
+        if not any(_has_exit(s, kinds) for s in body):
+            return stmt.with_changes(body=_block([x for s in body for x in self.visit(s)]))
+        has_break = any(_has_exit(s, (cst.Break,)) for s in body)
+        flag = self.namer.fresh("broken") if has_break else None
+
+        def replace(exit_stmt):
+            if isinstance(_small(exit_stmt), cst.Break):
+                return [_line(cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Name("True")))]
+            return []
+
+        new_body = self.absorb(body, kinds, replace)
+        if flag is None:
+            return [stmt.with_changes(body=_block(new_body))]
+        not_flag = cst.UnaryOperation(cst.Not(), cst.Name(flag))
+        init = _line(cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Name("False")))
+        if isinstance(stmt, cst.While):
+            test = cst.BooleanOperation(stmt.test.with_changes(lpar=[cst.LeftParen()],
+                                                               rpar=[cst.RightParen()]),
+                                        cst.And(), not_flag)
+            new_loop = stmt.with_changes(test=test, body=_block(new_body), orelse=None)
+        else:
+            guarded = cst.If(test=not_flag, body=_block(new_body))
+            new_loop = stmt.with_changes(body=_block([guarded]), orelse=None)
+        after = []
+        if stmt.orelse is not None:
+            after = [cst.If(test=not_flag, body=_block(_stmts(stmt.orelse.body)))]
+        return [init, new_loop, *after]
+
+    def function(self, fn: cst.FunctionDef) -> cst.FunctionDef:
+        body = _stmts(fn.body)
+        flat = [x for stmt in body for x in self.visit(stmt)]
+        returns = [s for s in flat[:-1] if _has_exit(s, (cst.Return,))]
+        if returns:
+            self.result = self.namer.fresh("result")
+
+            def replace(exit_stmt):
+                value = _small(exit_stmt).value
+                return [_line(cst.Assign([cst.AssignTarget(cst.Name(self.result))], value))]
+
+            flat = self.absorb(flat, (cst.Return,), replace)
+            flat.append(_line(cst.Return(cst.Name(self.result))))
+        return fn.with_changes(body=_block(flat))
+
+
+def _needs_structuring(fn: cst.FunctionDef) -> bool:
+    if m.findall(fn.body, m.Break() | m.Continue()):
+        return True
+    body = _stmts(fn.body)
+    return any(_has_exit(s, (cst.Return,)) for s in body[:-1])
+
+
+def structure(fn: cst.FunctionDef) -> cst.FunctionDef:
+    """``fn`` without ``break``, ``continue`` or early returns (``fn`` itself when it has none)."""
+    if not _needs_structuring(fn):
+        return fn
+    return Structurer(fn).function(fn)
