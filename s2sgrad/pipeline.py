@@ -270,6 +270,16 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
         names.append(EntryNames(session.module_namer.fresh(f"{pf.name}_fwd"),
                                 session.module_namer.fresh(f"{pf.name}_bwd"),
                                 session.module_namer.fresh(f"{pf.name}_grad")))
+    for (pf, options), entry in zip(parsed, names):
+        # An entry differentiated with respect to all its parameters serves its callers too.
+        params = [p.name.value for p in pf.node.params.params]
+        kwonly = [p.name.value for p in pf.node.params.kwonly_params]
+        everything = tuple(params) if is_custom_def(pf) else tuple(params + kwonly)
+        if options.wrt == everything and not options.has_aux:
+            key = (pf.unit.path, pf.unit.def_line, pf.name)
+            session.helpers[key] = HelperCall(entry.fwd, entry.bwd, everything,
+                                              () if is_custom_def(pf) else tuple(kwonly),
+                                              tuple(True for _ in everything))
     tops = []
     wrappers = []
     for (pf, options), entry, core in zip(parsed, names, cores):
