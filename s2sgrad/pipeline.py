@@ -199,12 +199,12 @@ def _helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session) -
     if target is None:
         return None
     key = (target.unit.path, target.unit.def_line, target.name)
-    if key in session.helpers:
-        return session.helpers[key]
     if key in session.in_progress:
         loc = prim.location or stmt.origin.location
         raise TransformError(f"recursive call to {target.name} cannot be differentiated", loc,
-                             "rewrite the recursion as a loop-free computation")
+                             "rewrite the recursion as a loop")
+    if key in session.helpers:
+        return session.helpers[key]
     session.in_progress.add(key)
     names = (session.module_namer.fresh(f"{target.name}_fwd"),
              session.module_namer.fresh(f"{target.name}_bwd"))
@@ -287,8 +287,11 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
             top = _custom(pf, session, (entry.fwd, entry.bwd), top_level=True, wrt=options.wrt)
             core = lower_signature(pf)
         else:
+            key = (pf.unit.path, pf.unit.def_line, pf.name)
+            session.in_progress.add(key)
             core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
                                        top_level=True, names=(entry.fwd, entry.bwd), core=core)
+            session.in_progress.discard(key)
         grad_name = entry.grad
         tops.append(top)
         wrappers.append(_wrapper(core, top, grad_name))
