@@ -40,18 +40,20 @@ def _wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
 
 
 def _build(fun: Callable, wrt: tuple, has_aux: bool) -> tuple:
-    """Transform ``fun``; returns the Generated module and its (forward, backward) callables."""
-    from .pipeline import Options, generate_for_function  # libcst and black load here, on use
+    """Transform ``fun`` (or reuse the disk cache); returns the generated text and its
+    (forward, backward) functions."""
+    from .decorator import load_entry, transform
+    from .read.capture import from_function
 
-    generated = generate_for_function(fun, Options(wrt=wrt, has_aux=has_aux))
-    namespace = load(generated.text, getattr(fun, "__qualname__", "f"), generated.live_names)
-    return generated, namespace[generated.names.fwd], namespace[generated.names.bwd]
+    entry = transform(fun, from_function(fun), wrt, has_aux)
+    fwd, bwd = load_entry(fun, entry)
+    return entry["text"], fwd, bwd
 
 
-def _attach(wrapper: Callable, fun: Callable, generated: Any) -> Callable:
+def _attach(wrapper: Callable, fun: Callable, text: str) -> Callable:
     functools.update_wrapper(wrapper, fun, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     del wrapper.__wrapped__
-    setattr(wrapper, SOURCE_ATTR, generated.text)
+    setattr(wrapper, SOURCE_ATTR, text)
     return wrapper
 
 
@@ -68,7 +70,7 @@ def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
     wrt = _wrt_names(fun, argnums)
-    generated, fwd, bwd = _build(fun, wrt, has_aux)
+    text, fwd, bwd = _build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
 
@@ -78,13 +80,13 @@ def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
         grads = bwd(residuals, 1.0)
         return value, (grads[0] if single else grads)
 
-    return _attach(value_and_grad_fun, fun, generated)
+    return _attach(value_and_grad_fun, fun, text)
 
 
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
     wrt = _wrt_names(fun, argnums)
-    generated, fwd, bwd = _build(fun, wrt, has_aux)
+    text, fwd, bwd = _build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
 
@@ -95,7 +97,7 @@ def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool
         result = grads[0] if single else grads
         return (result, value[1]) if has_aux else result
 
-    return _attach(grad_fun, fun, generated)
+    return _attach(grad_fun, fun, text)
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
@@ -105,13 +107,13 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """
     names = _param_names(fun)
     wrt = names[: len(primals)]
-    generated, fwd, bwd = _build(fun, wrt, has_aux)
+    text, fwd, bwd = _build(fun, wrt, has_aux)
     value, residuals = fwd(*primals)
 
     def pullback(cotangent: Any) -> tuple:
         return bwd(residuals, cotangent)
 
-    _attach(pullback, fun, generated)
+    _attach(pullback, fun, text)
     if has_aux:
         out, aux = value
         return out, pullback, aux

@@ -43,12 +43,21 @@ def installation_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def cache_key(unit: SourceUnit, wrt: tuple) -> str:
+def _registry_fingerprint() -> str:
+    """Which gradients are registered (by name and rule function): they change generated code."""
+    from .registry import registered
+
+    return ";".join(f"{name}={getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', '')}"
+                    for name, fn in sorted(registered().items()))
+
+
+def cache_key(unit: SourceUnit, wrt: tuple, has_aux: bool = False) -> str:
     """What the generated text depends on, hashed: the module text, where the def is, the options,
-    and the Python and s2sgrad versions."""
+    the registered gradients, and the Python and s2sgrad versions."""
     return cache.make_key(
         unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(wrt),
-        "has_aux=False", sys.version.split()[0], __version__, installation_fingerprint())
+        f"has_aux={has_aux}", _registry_fingerprint(), sys.version.split()[0], __version__,
+        installation_fingerprint())
 
 
 def _module_digest(filename: str) -> str:
@@ -71,33 +80,32 @@ def _fresh(entry: dict) -> bool:
                and _module_digest(d[1]) == d[2] for d in deps)
 
 
-def _entry_names(generated: Any) -> dict:
-    """How to call the generated code: a forward/backward pair, or one vjp returning a pullback."""
-    names = getattr(generated, "names", None)
-    if names is not None:
-        return {"fwd": names.fwd, "bwd": names.bwd}
-    return {"vjp": generated.vjp_name}
-
-
 def _valid_call(call: Any) -> bool:
-    return (isinstance(call, dict) and sorted(call) in (["bwd", "fwd"], ["vjp"])
+    return (isinstance(call, dict) and sorted(call) == ["bwd", "fwd"]
             and all(isinstance(v, str) for v in call.values()))
 
 
-def _transform(fun: Callable, unit: SourceUnit, wrt: tuple) -> dict:
-    """The generated text and names for ``fun``: from the cache, else from the pipeline."""
-    key = cache_key(unit, wrt)
+def transform(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False) -> dict:
+    """The generated text and names for ``fun``: from the disk cache, else from the pipeline
+    (which stores it). Returns ``{"text", "call": {"fwd", "bwd"}, "deps"}``."""
+    key = cache_key(unit, wrt, has_aux)
     entry = cache.get(key)
     if (entry is not None and isinstance(entry.get("text"), str) and _valid_call(entry.get("call"))
             and _fresh(entry)):
         return entry
     from .pipeline import Options, generate  # libcst and black: only on a cache miss
 
-    generated = generate(unit, Options(wrt=wrt))
-    entry = {"text": generated.text, "call": _entry_names(generated),
+    generated = generate(unit, Options(wrt=wrt, has_aux=has_aux))
+    entry = {"text": generated.text, "call": {"fwd": generated.names.fwd, "bwd": generated.names.bwd},
              "deps": _dependencies(fun, dict(generated.live_names))}
     cache.put(key, entry)
     return entry
+
+
+def load_entry(fun: Callable, entry: dict) -> tuple:
+    """Execute a transform's text with ``fun``'s names: its (forward, backward) functions."""
+    namespace = load(entry["text"], fun.__qualname__, namespace_for(fun, entry["text"], entry["deps"]))
+    return namespace[entry["call"]["fwd"]], namespace[entry["call"]["bwd"]]
 
 
 def _names_read(code: types.CodeType) -> set:
@@ -108,12 +116,16 @@ def _names_read(code: types.CodeType) -> set:
     return names
 
 
-def _namespace(fun: Callable, text: str, deps: list) -> dict:
+def namespace_for(fun: Callable, text: str, deps: list) -> dict:
     """Values for the names ``text`` reads: ``fun``'s globals and closure now, then the globals of
-    the other modules whose functions were inlined (for the constants those read)."""
+    the other modules whose functions were inlined (for the constants those read), then the
+    registered gradient functions."""
+    from .registry import registered
+
     wanted = sorted(_names_read(compile(text, "<s2sgrad>", "exec")))
     scopes = [live_names(fun)]
     scopes.extend(vars(sys.modules[d[0]]) for d in deps if d[0] in sys.modules)
+    scopes.append({getattr(fn, "__name__", ""): fn for fn in registered().values()})
     out: dict = {}
     for scope in scopes:
         for name in wanted:
@@ -127,19 +139,16 @@ class _Loaded:
 
     def __init__(self, fun: Callable, entry: dict) -> None:
         self.fun = fun
+        self.entry = entry
         self.text = entry["text"]
-        self.call = entry["call"]
-        self.deps = entry["deps"]
-        self.namespace: Optional[dict] = None
+        self.sweeps: Optional[tuple] = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
-        if self.namespace is None:
-            self.namespace = load(self.text, self.fun.__qualname__,
-                                  _namespace(self.fun, self.text, self.deps))
-        if "vjp" in self.call:
-            return self.namespace[self.call["vjp"]](*args, **kwargs)
-        value, residuals = self.namespace[self.call["fwd"]](*args, **kwargs)
-        return value, functools.partial(self.namespace[self.call["bwd"]], residuals)
+        if self.sweeps is None:
+            self.sweeps = load_entry(self.fun, self.entry)
+        fwd, bwd = self.sweeps
+        value, residuals = fwd(*args, **kwargs)
+        return value, functools.partial(bwd, residuals)
 
 
 def _default_wrt(fun: Callable) -> tuple:
@@ -193,5 +202,5 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     names = (wrt,) if isinstance(wrt, str) else (tuple(wrt) if wrt is not None else None)
     unit = from_function(fun)
     names = names if names else _default_wrt(fun)
-    entry = _transform(fun, unit, names)
+    entry = transform(fun, unit, names)
     return _attach(fun, names, entry["text"], _Loaded(fun, entry))
