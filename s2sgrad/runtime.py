@@ -5,11 +5,24 @@ Generated code reads ``s2s.<helper>``; each helper is a plain function of arrays
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
+
+
+_ndarray = np.ndarray
+_float64 = np.float64
+_F64 = np.dtype(np.float64)
+_INF = float("inf")
 
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing numpy broadcasting)."""
+    # Fast path: both have a shape attribute and they agree (the common case, no numpy call).
+    shape = getattr(x, "shape", None)
+    if shape is not None and getattr(g, "shape", None) == shape:
+        return g
     shape = np.shape(x)
     g_shape = np.shape(g)
     if g_shape == shape:
@@ -26,7 +39,13 @@ def unbroadcast(g, x):
 
 def like(g, x):
     """``g`` as the gradient of ``x``: same shape, ``x``'s float dtype; a Python float for a float."""
+    if type(g) is _ndarray and type(x) is _ndarray:
+        x_dtype = x.dtype
+        if g.dtype is x_dtype and g.shape == x.shape and x_dtype.kind in "fc":
+            return g  # already the gradient of x: what the general path returns too
     if isinstance(x, (float, int)) and not isinstance(x, bool):
+        if isinstance(g, float):  # a Python float or a numpy float64 scalar
+            return float(g)
         return float(np.sum(g)) if np.ndim(g) else float(g)
     x_dtype = np.result_type(x)
     if not np.issubdtype(x_dtype, np.inexact):
@@ -41,6 +60,8 @@ def like(g, x):
 
 def zeros_like(x):
     """The zero gradient of ``x`` (a float 0.0 for a Python number)."""
+    if type(x) is _ndarray and x.dtype.kind in "fc":
+        return np.zeros(x.shape, dtype=x.dtype)
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         return 0.0
     dtype = np.result_type(x)
@@ -51,6 +72,10 @@ def zeros_like(x):
 
 def check_scalar(value, name):
     """Raise when ``grad`` is asked for the gradient of a non-scalar output."""
+    if isinstance(value, (float, np.floating)):  # Python float, numpy real scalars: fine
+        return
+    if type(value) is _ndarray and value.ndim == 0 and value.dtype.kind != "c":
+        return
     if np.ndim(value) != 0 or np.iscomplexobj(value):
         from .errors import GradientError
 
@@ -63,9 +88,59 @@ def check_scalar(value, name):
 # ----- reductions ------------------------------------------------------------------------------
 
 
+def _scalar_view(g, shape):
+    """``np.broadcast_to(g, shape)`` for a ``g`` of one value, without its Python-level cost: a
+    read-only view with every stride 0. ``None`` when ``g`` is not a float or a one-value array."""
+    tg = type(g)
+    if tg is _float64:  # a numpy scalar lends a read-only buffer: the view is read-only too
+        return _ndarray(shape, _F64, g, 0, (0,) * len(shape))
+    if tg is float:
+        return _ndarray(shape, _F64, _float64(g), 0, (0,) * len(shape))
+    if tg is _ndarray and g.size == 1 and g.ndim <= len(shape) and g.dtype.kind in "biufc":
+        view = _ndarray(shape, g.dtype, g, 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _reduced_shapes(shape, axis):
+    """(keepdims shape, reduced shape) of reducing ``shape`` over ``axis`` (an int or a tuple)."""
+    ndim = len(shape)
+    axes = {a % ndim for a in ((axis,) if np.ndim(axis) == 0 else axis)}
+    kshape = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    rshape = tuple(n for i, n in enumerate(shape) if i not in axes)
+    return kshape, rshape
+
+
+def _kept(a, shape, axis, keepdims):
+    """A reduction's result or adjoint ``a`` as an array of the keepdims shape, or ``None`` when
+    it is not exactly of the reduced (or keepdims) shape."""
+    try:
+        kshape, rshape = _reduced_shapes(shape, axis)
+    except (TypeError, ZeroDivisionError):  # unhashable axis (a list), 0-d x: the general path
+        return None
+    if type(a) is not _ndarray:
+        a = np.asarray(a)
+    if keepdims:
+        return a if a.shape == kshape else None
+    return a.reshape(kshape) if a.shape == rshape else None
+
+
 def _expand(g, x, axis, keepdims):
     """Broadcast a reduction's adjoint ``g`` back over ``x``'s shape."""
-    shape = np.shape(x)
+    shape = x.shape if type(x) is _ndarray else np.shape(x)
+    if axis is None:
+        view = _scalar_view(g, shape)
+        if view is not None:
+            return view
+    else:
+        g_k = _kept(g, shape, axis, keepdims)
+        if g_k is not None and g_k.flags.c_contiguous and g_k.dtype.kind in "biufc":
+            strides = tuple(0 if k == 1 else s for k, s in zip(g_k.shape, g_k.strides))
+            view = _ndarray(shape, g_k.dtype, g_k, 0, strides)
+            view.flags.writeable = False
+            return view
     g = np.asarray(g)
     if axis is None:
         return np.broadcast_to(g.reshape((1,) * len(shape)) if g.ndim else g, shape)
@@ -85,10 +160,22 @@ def _count(x, axis):
 
 
 def sum_vjp(g, x, axis=None, keepdims=False):
+    if axis is None and type(x) is _ndarray:
+        view = _scalar_view(g, x.shape)
+        if view is not None:
+            return view
     return _expand(g, x, axis, keepdims)
 
 
 def mean_vjp(g, x, axis=None, keepdims=False):
+    if axis is None and type(x) is _ndarray and x.size and x.ndim:
+        tg = type(g)
+        if tg is float or tg is _float64 or (tg is _ndarray and g.ndim == 0):
+            # The same value everywhere: divide once, then fill (a fresh writable array, as before).
+            q = g / x.size
+            out = np.empty(x.shape, _F64 if type(q) is float else q.dtype)
+            out.fill(q)
+            return out
     return _expand(g, x, axis, keepdims) / _count(x, axis)
 
 
@@ -108,11 +195,54 @@ def std_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):
 
 def extremum_vjp(g, ans, x, axis=None, keepdims=False):
     """max/min: the adjoint is shared equally among the positions that attain the extremum."""
-    x = np.asarray(x)
+    if type(x) is not _ndarray:
+        x = np.asarray(x)
+    if x.ndim:
+        out = _extremum_fast(g, ans, x, axis, keepdims)
+        if out is not None:
+            return out
     ans_full = _expand(ans, x, axis, keepdims)
     hits = x == ans_full
     counts = np.sum(hits, axis=axis, keepdims=True)
     return _expand(g, x, axis, keepdims) * hits / counts
+
+
+def _extremum_fast(g, ans, x, axis, keepdims):
+    """extremum_vjp for a float64 adjoint, value for value what the general formula
+    ``g * hits / counts`` gives; ``None`` when a case is left to it."""
+    if axis is None:
+        tg = type(g)
+        if tg is _ndarray and g.size == 1 and g.dtype is _F64:
+            g = g.item()
+        elif tg is not float and tg is not _float64:
+            return None
+        hits = x == ans
+        if hits.shape != x.shape:
+            return None
+        n = np.count_nonzero(hits)
+        if n == 1 and -_INF < g < _INF:
+            # One position attains it: zeros (of the sign ``g * 0`` has) and ``g`` there.
+            if math.copysign(1.0, g) > 0:
+                out = np.zeros(x.shape)
+            else:
+                out = np.empty(x.shape)
+                out.fill(-0.0)
+            (out if out.ndim == 1 else out.reshape(-1))[hits.argmax()] = g
+            return out
+        if n == 0:
+            return None  # NaN extremum: the general formula's 0 / 0
+        # Ties share ``g``: ``hits * (g / n)`` is ``g * hits / n`` value for value (and sign).
+        return hits * (g / n)
+    g_k = _kept(g, x.shape, axis, keepdims)
+    ans_k = _kept(ans, x.shape, axis, keepdims)
+    if g_k is None or ans_k is None:
+        return None
+    hits = x == ans_k
+    if g_k.dtype is _F64 and np.count_nonzero(hits) == ans_k.size and (
+            ans_k.dtype.kind not in "fc" or not np.count_nonzero(np.isnan(ans_k))):
+        # No NaN extremum, so every slice has a hit; as many hits as slices: no ties, counts of 1.
+        return hits * g_k
+    return hits * (g_k / np.sum(hits, axis=axis, keepdims=True))
 
 
 def prod_vjp(g, ans, x, axis=None, keepdims=False):
@@ -163,8 +293,20 @@ def _is_basic(index):
 
 def getitem_vjp(g, x, index):
     """Adjoint of ``x[index]``: ``g`` scattered into zeros shaped like ``x`` (repeats add up)."""
-    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64 if not hasattr(x, "dtype") else x))
-    if _is_basic(index):
+    if type(x) is _ndarray:
+        dtype = x.dtype
+        if type(g) is not _ndarray or g.dtype is not dtype:
+            dtype = np.result_type(g, x)
+        out = np.zeros(x.shape, dtype=dtype)
+    else:
+        out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64 if not hasattr(x, "dtype") else x))
+    for part in (index if type(index) is tuple else (index,)):
+        if type(part) is not slice and type(part) is not int:
+            basic = _is_basic(index)
+            break
+    else:
+        basic = True  # slices and ints only (the common case)
+    if basic:
         out[index] = g
     else:
         np.add.at(out, index, g)
@@ -209,6 +351,9 @@ def squeeze_vjp(g, x):
 
 def matmul_vjp_a(g, a, b):
     """Adjoint of ``a`` in ``a @ b`` (1-D and batched operands included)."""
+    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray and \
+            g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and g.shape[0] == a.shape[0]:
+        return g @ b.T  # matrix @ matrix: what the general path computes, without its overhead
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     g = np.asarray(g)
     if b_nd == 1:
@@ -222,6 +367,9 @@ def matmul_vjp_a(g, a, b):
 
 def matmul_vjp_b(g, a, b):
     """Adjoint of ``b`` in ``a @ b``."""
+    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray and \
+            g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and g.shape[1] == b.shape[1]:
+        return a.T @ g
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     g = np.asarray(g)
     if a_nd == 1:
