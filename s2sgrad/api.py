@@ -6,6 +6,8 @@ import functools
 import inspect
 from typing import Any, Callable, Sequence, Union
 
+import numpy as np
+
 from . import runtime
 from .errors import GradientError, Location, TransformError
 from .write.loader import load
@@ -66,35 +68,51 @@ def _scalar_loss(value: Any, has_aux: bool, name: str) -> Any:
     return value
 
 
-def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
-                   has_aux: bool = False) -> Callable:
-    """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
+def _differentiable_value(value: Any) -> bool:
+    return isinstance(value, (np.ndarray, float, int, np.number)) and not isinstance(value, bool)
+
+
+def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
+    """The transform behind grad and value_and_grad: ``(text, run)`` where ``run(args, kwargs)``
+    returns the value and the gradients (one, or a tuple, as argnums says)."""
     wrt = _wrt_names(fun, argnums)
     text, fwd, bwd = _build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
+    positions = (argnums,) if single else tuple(argnums)
 
-    def value_and_grad_fun(*args: Any, **kwargs: Any) -> Any:
+    def run(args: tuple, kwargs: dict) -> tuple:
+        for position, param in zip(positions, wrt):
+            value = args[position] if -len(args) <= position < len(args) else kwargs.get(param, 0.0)
+            if not _differentiable_value(value):
+                raise GradientError(
+                    f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
+                    f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments")
         value, residuals = fwd(*args, **kwargs)
         _scalar_loss(value, has_aux, name)
         grads = bwd(residuals, 1.0)
         return value, (grads[0] if single else grads)
+
+    return text, run
+
+
+def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
+                   has_aux: bool = False) -> Callable:
+    """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
+    text, run = _sweep(fun, argnums, has_aux)
+
+    def value_and_grad_fun(*args: Any, **kwargs: Any) -> Any:
+        return run(args, kwargs)
 
     return _attach(value_and_grad_fun, fun, text)
 
 
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
-    wrt = _wrt_names(fun, argnums)
-    text, fwd, bwd = _build(fun, wrt, has_aux)
-    name = getattr(fun, "__name__", "the function")
-    single = isinstance(argnums, int)
+    text, run = _sweep(fun, argnums, has_aux)
 
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
-        value, residuals = fwd(*args, **kwargs)
-        _scalar_loss(value, has_aux, name)
-        grads = bwd(residuals, 1.0)
-        result = grads[0] if single else grads
+        value, result = run(args, kwargs)
         return (result, value[1]) if has_aux else result
 
     return _attach(grad_fun, fun, text)

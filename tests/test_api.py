@@ -150,3 +150,19 @@ def test_check_grads_reports_wrong_gradient():
     # is not a fair check; instead verify the report on a deliberately wrong comparison.
     with pytest.raises(s2sgrad.GradientError, match="argument 0"):
         check_grads(loss, (W, 0.5, X), rtol=0.0, atol=0.0, eps=1e-2)
+
+
+def dict_input(params):
+    return np.sum(params["w"] ** 2)
+
+
+def test_container_argument_is_refused_clearly():
+    with pytest.raises(s2sgrad.GradientError, match="`params` is a dict"):
+        s2sgrad.grad(dict_input)({"w": np.ones(2)})
+
+
+def test_reads_from_an_inactive_dict_are_fine():
+    def f(x, params):
+        return np.sum(x * params["w"])
+
+    np.testing.assert_allclose(s2sgrad.grad(f)(np.ones(2), {"w": np.array([2.0, 3.0])}), [2.0, 3.0])

@@ -252,6 +252,13 @@ def nested_break(x):
     return np.sum(x)
 
 
+def tuples_built_and_unpacked(a, b):
+    t = (a * 2.0, b)
+    u, v = t
+    w = t[1] * t[0]
+    return np.sum(w + u) + np.sum(v**2)
+
+
 R = np.random.default_rng(3)
 X4 = R.normal(size=4)
 
@@ -297,6 +304,7 @@ CASES = [
     (early_returns, (-np.abs(X4) - 0.2,)),
     (while_with_break, (np.array([2.5, 1.2]),)),
     (nested_break, (X4,)),
+    (tuples_built_and_unpacked, (X4, X4 * 0.5)),
 ]
 
 # autograd's arrays cannot be written by index (it has no setitem).

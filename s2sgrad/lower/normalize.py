@@ -86,7 +86,7 @@ class Lowering:
         self.temps: set = set()
         self.if_count = 0
         self.loop_count = 0
-        self.lists: set = set()  # names known to hold Python lists
+        self.lists: set = set()  # names known to hold Python lists or tuples
 
     # ----- names -------------------------------------------------------------------------------
 
@@ -328,7 +328,7 @@ class Lowering:
                 index_const = Const(cst.Name(index), index, (index,))
                 expr = cst.Subscript(self.operand_node(seq), [cst.SubscriptElement(cst.Index(cst.Name(index)))])
                 item_op = "list.getitem" if (isinstance(seq, Var) and seq.name in self.lists) or \
-                    (isinstance(seq, Seq) and seq.kind == "list") else "operator.getitem"
+                    isinstance(seq, Seq) else "operator.getitem"
                 prologue_list.append(Stmt((name,), expr, Prim(item_op, (seq, index_const),
                                                               location=origin.location),
                                           origin, implicit=True))
@@ -423,12 +423,14 @@ class Lowering:
                 self.lower_call(value, None, unpack_to=tuple(e.value for e in elements))
                 return
             source = self.operand(value)
+            op = "list.getitem" if isinstance(source, Var) and source.name in self.lists \
+                else "operator.getitem"
             for i, el in enumerate(elements):
                 index = cst.Integer(str(i))
                 name = self.bind(el.value)
                 expr = self.subscript_expr(source, index)
-                self.emit((name,), expr, Prim("operator.getitem", (source, Const(index, str(i))),
-                                                location=self.pf.location(el)))
+                self.emit((name,), expr, Prim(op, (source, Const(index, str(i))),
+                                              location=self.pf.location(el)))
             return
         if isinstance(target, cst.Subscript):
             raise self.pf.error(target, "only a local array can be written by index (`y[i] = ...`)",
@@ -458,7 +460,7 @@ class Lowering:
             return
         name = self.bind(user_name)
         self.emit((name,), self.operand_node(op), Prim("copy", (op,), location=self.origin.location))
-        if (isinstance(op, Seq) and op.kind == "list") or (isinstance(op, Var) and op.name in self.lists):
+        if isinstance(op, Seq) or (isinstance(op, Var) and op.name in self.lists):
             self.lists.add(name)
 
     def _is_temp(self, name: str) -> bool:
