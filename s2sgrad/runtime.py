@@ -15,25 +15,28 @@ _ndarray = np.ndarray
 _float64 = np.float64
 _F64 = np.dtype(np.float64)
 _INF = float("inf")
+_add_reduce = np.add.reduce
 
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing numpy broadcasting)."""
-    # Fast path: both have a shape attribute and they agree (the common case, no numpy call).
+    # Shapes from the attribute when there is one (np.shape would call np.asarray first).
     shape = getattr(x, "shape", None)
-    if shape is not None and getattr(g, "shape", None) == shape:
-        return g
-    shape = np.shape(x)
-    g_shape = np.shape(g)
+    if shape is None:
+        shape = np.shape(x)
+    g_shape = getattr(g, "shape", None)
+    if g_shape is None:
+        g_shape = np.shape(g)
     if g_shape == shape:
         return g
-    g = np.asarray(g)
+    if type(g) is not _ndarray:
+        g = np.asarray(g)
     extra = g.ndim - len(shape)
     if extra > 0:
-        g = g.sum(axis=tuple(range(extra)))
+        g = _add_reduce(g, tuple(range(extra)))  # what g.sum(axis=...) calls
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = _add_reduce(g, axes, None, None, True)
     return g
 
 
