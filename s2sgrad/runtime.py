@@ -16,6 +16,7 @@ _float64 = np.float64
 _F64 = np.dtype(np.float64)
 _INF = float("inf")
 _add_reduce = np.add.reduce
+_BOOL = np.dtype(bool)
 
 
 def unbroadcast(g, x):
@@ -311,6 +312,9 @@ def getitem_vjp(g, x, index):
         basic = True  # slices and ints only (the common case)
     if basic:
         out[index] = g
+    elif type(index) is _ndarray and index.dtype is _BOOL and index.shape == out.shape and \
+            type(g) is _ndarray and g.dtype is out.dtype and g.dtype.kind == "f":
+        out[index] = g + 0.0  # a mask has no repeats; ``0.0 + g`` is what np.add.at stores
     else:
         np.add.at(out, index, g)
     return out
