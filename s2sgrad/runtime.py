@@ -21,12 +21,20 @@ _BOOL = np.dtype(bool)
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing numpy broadcasting)."""
-    # Shapes from the attribute when there is one (np.shape would call np.asarray first).
-    shape = getattr(x, "shape", None)
-    if shape is None:
+    # Shapes without np.shape (which calls np.asarray first) for arrays, floats and ints.
+    tx = type(x)
+    if tx is _ndarray:
+        shape = x.shape
+    elif tx is float or tx is _float64 or tx is int:
+        shape = ()
+    else:
         shape = np.shape(x)
-    g_shape = getattr(g, "shape", None)
-    if g_shape is None:
+    tg = type(g)
+    if tg is _ndarray:
+        g_shape = g.shape
+    elif tg is float or tg is _float64 or tg is int:
+        g_shape = ()
+    else:
         g_shape = np.shape(g)
     if g_shape == shape:
         return g
@@ -358,9 +366,16 @@ def squeeze_vjp(g, x):
 
 def matmul_vjp_a(g, a, b):
     """Adjoint of ``a`` in ``a @ b`` (1-D and batched operands included)."""
-    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray and \
-            g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and g.shape[0] == a.shape[0]:
-        return g @ b.T  # matrix @ matrix: what the general path computes, without its overhead
+    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray:
+        # Plain matrix/vector operands: the general path's products, without its overhead.
+        a_nd, b_nd, g_nd = a.ndim, b.ndim, g.ndim
+        if b_nd == 2:
+            if a_nd == 2 and g_nd == 2 and g.shape[0] == a.shape[0]:
+                return g @ b.T
+            if a_nd == 1 and g_nd == 1:
+                return np.matmul(g[None, :], b.T)[0]
+        elif b_nd == 1 and a_nd == 2 and g_nd == 1:
+            return g[:, None] * b
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     g = np.asarray(g)
     if b_nd == 1:
@@ -374,9 +389,15 @@ def matmul_vjp_a(g, a, b):
 
 def matmul_vjp_b(g, a, b):
     """Adjoint of ``b`` in ``a @ b``."""
-    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray and \
-            g.ndim == 2 and a.ndim == 2 and b.ndim == 2 and g.shape[1] == b.shape[1]:
-        return a.T @ g
+    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray:
+        a_nd, b_nd, g_nd = a.ndim, b.ndim, g.ndim
+        if a_nd == 2:
+            if b_nd == 2 and g_nd == 2 and g.shape[1] == b.shape[1]:
+                return a.T @ g
+            if b_nd == 1 and g_nd == 1:
+                return np.matmul(a.T, g[:, None])[:, 0]
+        elif a_nd == 1 and b_nd == 2 and g_nd == 1:
+            return a[:, None] * g[None, :]
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     g = np.asarray(g)
     if a_nd == 1:
