@@ -73,13 +73,13 @@ def loss_bwd(residuals, loss_bar=1.0):
         readout_h_2_bar = s2s.unbroadcast(readout_h_2_minus_ys_t_bar, readout_h_2)
         h_2_bar_2, w_o_bar_2, b_o_bar_2 = readout_bwd(readout_res, readout_h_2_bar)
         h_2_bar = h_2_bar + h_2_bar_2
-        w_o_bar = w_o_bar + w_o_bar_2
-        b_o_bar = b_o_bar + b_o_bar_2
+        w_o_bar += w_o_bar_2
+        b_o_bar += b_o_bar_2
         # h = cell(h, xs[t][:, None], w_h, w_x, b)
         h_bar, _, w_h_bar_2, w_x_bar_2, b_bar_2 = cell_bwd(cell_res, h_2_bar)
-        w_h_bar = w_h_bar + w_h_bar_2
-        w_x_bar = w_x_bar + w_x_bar_2
-        b_bar = b_bar + b_bar_2
+        w_h_bar += w_h_bar_2
+        w_x_bar += w_x_bar_2
+        b_bar += b_bar_2
         total_bar = total_2_bar
     return (
         s2s.like(w_h_bar, w_h),

@@ -259,6 +259,15 @@ def tuples_built_and_unpacked(a, b):
     return np.sum(w + u) + np.sum(v**2)
 
 
+def value_from_the_breaking_iteration(x):
+    for i in range(3):
+        t = np.sin(x[:, i])
+        if i == 1:
+            break
+        x = -0.5 * x
+    return np.sum(t)
+
+
 R = np.random.default_rng(3)
 X4 = R.normal(size=4)
 
@@ -305,6 +314,7 @@ CASES = [
     (while_with_break, (np.array([2.5, 1.2]),)),
     (nested_break, (X4,)),
     (tuples_built_and_unpacked, (X4, X4 * 0.5)),
+    (value_from_the_breaking_iteration, (R.normal(size=(3, 4)),)),
 ]
 
 # autograd's arrays cannot be written by index (it has no setitem).

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..analyze.activity import Activity
 from ..analyze.shapes import is_scalar_literal, known_scalars
@@ -124,6 +125,7 @@ class ReverseBuilder:
         self.namer = Namer(fn.reserved | {fwd_name, bwd_name})
         self.current: dict = {}  # var -> the name holding its adjoint so far
         self.unstable: set = set()  # adjoint names that are rebound later (never aliased)
+        self.owned: set = set()  # adjoint names holding an array only this sweep made (+= is safe)
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
         self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
         self.if_records: dict = {}  # If -> (then names, else names)
@@ -155,27 +157,45 @@ class ReverseBuilder:
                 self.current[var] = expr.value
                 return
             lines.append(f"{name} = {_code(expr)}")
+            fresh = isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)) or \
+                m.matches(expr, m.Call(func=m.Attribute(m.Name("s2s"), m.Name("getitem_vjp"))))
         elif var in self.fn.lists:
             lines.append(f"{name} = s2s.add({self.current[var]}, {_code(expr)})")
+            fresh = False
+        elif self.current[var] == name and name in self.owned:
+            lines.append(f"{name} += {_code(expr)}")  # an array this sweep made and nothing shares
+            fresh = True
         else:
             rhs = expr
             if needs_parens(expr, inside="+"):
                 rhs = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             lines.append(f"{name} = {self.current[var]} + {_code(rhs)}")
+            fresh = True
+        if fresh and name not in self.unstable and var not in self.fn.lists:
+            self.owned.add(name)
+        else:
+            self.owned.discard(name)
         self.current[var] = name
 
     def zeros(self, var: str) -> str:
         """Code for the zero adjoint of ``var``."""
         return f"s2s.list_zeros({var})" if var in self.fn.lists else f"s2s.zeros_like({var})"
 
-    def hold(self, lines: list, var: str) -> str:
-        """Make ``var``'s adjoint live in its own name (zeros when it has none yet)."""
+    def hold(self, lines: list, var: str, accumulator: bool = False) -> str:
+        """Make ``var``'s adjoint live in its own name (zeros when it has none yet). An
+        ``accumulator`` (only ever added to, never read as an upstream in the block ahead) that
+        starts from fresh zeros may be added to in place."""
         name = self.namer.adjoint(var)
         held = self.current.get(var)
         if held is None:
             lines.append(f"{name} = {self.zeros(var)}")
+            if accumulator and var not in self.fn.lists:
+                self.owned.add(name)
+            else:
+                self.owned.discard(name)
         elif held != name:
             lines.append(f"{name} = {held}")
+            self.owned.discard(name)
         self.current[var] = name
         self.unstable.add(name)
         return name
@@ -345,6 +365,9 @@ class ReverseBuilder:
                 continue
             mapping = {"g": cst.Name(g), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
+            if prim.op == "operator.getitem" and isinstance(operand, Var) and \
+                    self.scatter(lines, operand.name, bound.get("index"), g):
+                continue
             expr = simplify(instantiate(template, mapping, defaulted))
             if isinstance(operand, Var):
                 if rule.elementwise and _may_broadcast(operand, bound, self.scalars):
@@ -402,9 +425,19 @@ class ReverseBuilder:
         lines = [f"{unpack_target(slots)} = {call}"]
         for var in sorted(claimed):
             self.current[var] = self.namer.adjoint(var)
+            self.owned.discard(self.current[var])  # a helper may hand back its upstream itself
         for var, tmp in pending:
             self.accumulate(lines, var, cst.Name(tmp))
         return lines
+
+    def scatter(self, lines: list, var: str, index, g: str) -> bool:
+        """``x_bar[i] += g`` for a basic index into an adjoint array this sweep owns."""
+        name = self.current.get(var)
+        if not (isinstance(index, Const) and index.basic and index.brackets
+                and name == self.namer.adjoint(var) and name in self.owned):
+            return False
+        lines.append(f"{name}{index.brackets} += {g}")
+        return True
 
     def helper_backward(self, stmt: Stmt, helper: HelperCall, g: str) -> list:
         bound = {}
@@ -423,12 +456,16 @@ class ReverseBuilder:
 
     def backward_if(self, node: If) -> list:
         entry = dict(self.current)
+        entry_owned = set(self.owned)
         then_code = self.backward_code(node.body)
-        then_state = self.current
-        self.current = dict(entry)
+        then_state, then_owned = self.current, self.owned
+        self.current, self.owned = dict(entry), set(entry_owned)
         else_code = self.backward_code(node.orelse)
         else_state = self.current
-        local = self.local_to((node.body, node.orelse))
+        self.owned &= then_owned  # in place only where both paths made the array
+        # Adjoints born inside the branches end there; one that flowed in (from uses after the
+        # `if`) survives on a path that does not redefine its name.
+        local = self.local_to((node.body, node.orelse)) - set(entry)
         merged = {}
         for var in sorted((set(then_state) | set(else_state)) - local):
             a, b = then_state.get(var), else_state.get(var)
@@ -442,6 +479,7 @@ class ReverseBuilder:
                                 else f"{name} = {self.zeros(var)}")
             merged[var] = name
             self.unstable.add(name)
+            self.owned.discard(name)
         self.current = merged
         then_names = tuple(sorted(code_reads(then_code) & self.level_names(node.body)))
         else_names = tuple(sorted(code_reads(else_code) & self.level_names(node.orelse)))
@@ -469,9 +507,10 @@ class ReverseBuilder:
         # and of loop values read after the loop (only the last iteration's gets that adjoint).
         escaping = {v for v in local if v in self.current}
         boundary = sorted(v for v in (reads - local) | carried | escaping if self.active(v))
+        accumulators = (reads - local) - carried - escaping
         lines: list = []
         for var in boundary:
-            self.hold(lines, var)
+            self.hold(lines, var, accumulator=var in accumulators)
         entry = dict(self.current)
         body_code = self.backward_code(inside)
         for var in boundary:

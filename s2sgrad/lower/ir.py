@@ -33,6 +33,8 @@ class Const:
     node: cst.BaseExpression = field(compare=False)
     code: str = ""
     reads: tuple = ()
+    brackets: str = ""  # for an index: its subscript as written (``[1:, 0]``), "" otherwise
+    basic: bool = False  # an index made only of integers, slices, None and ...: no fancy indexing
 
 
 @dataclass(frozen=True)

@@ -619,7 +619,9 @@ class Lowering:
             index_node = renamed.slice[0].slice.value
         else:
             index_node = cst.Tuple([cst.Element(_slice_to_expr(e.slice)) for e in renamed.slice])
-        return renamed, Const(index_node, _code(index_node), reads)
+        brackets = _code(renamed)[len(_code(renamed.value)):]
+        basic = all(_basic_element(e.slice) for e in renamed.slice)
+        return renamed, Const(index_node, _code(index_node), reads, brackets, basic)
 
     def _simple_index(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, (cst.Name, cst.Integer)) or self.is_constant(node):
@@ -704,6 +706,21 @@ def read_names(node: cst.CSTNode) -> list:
     skip = {id(a.attr) for a in m.findall(node, m.Attribute())}
     skip |= {id(a.keyword) for a in m.findall(node, m.Arg()) if a.keyword is not None}
     return [n.value for n in m.findall(node, m.Name()) if id(n) not in skip]
+
+
+def _literal_int(node) -> bool:
+    if isinstance(node, cst.Integer):
+        return True
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
+        and isinstance(node.expression, cst.Integer)
+
+
+def _basic_element(element: cst.BaseSlice) -> bool:
+    """An index part that can only select (never gather): an integer literal, a slice, None, ..."""
+    if isinstance(element, cst.Slice):
+        return True  # slice bounds can only be integers (or None)
+    value = element.value
+    return _literal_int(value) or m.matches(value, m.Name("None") | m.Ellipsis())
 
 
 def _slice_to_expr(inner: cst.BaseSlice) -> cst.BaseExpression:

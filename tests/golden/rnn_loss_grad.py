@@ -71,8 +71,8 @@ def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
         total_bar = h_2_bar * (1.0 - h_2 * h_2)
         wh_matmul_h_bar = s2s.unbroadcast(total_bar, wh_matmul_h)
         wx_matmul_xs_t_bar = s2s.unbroadcast(total_bar, wx_matmul_xs_t)
-        wx_bar = wx_bar + s2s.matmul_vjp_a(wx_matmul_xs_t_bar, wx, xs_t)
-        wh_bar = wh_bar + s2s.matmul_vjp_a(wh_matmul_h_bar, wh, h)
+        wx_bar += s2s.matmul_vjp_a(wx_matmul_xs_t_bar, wx, xs_t)
+        wh_bar += s2s.matmul_vjp_a(wh_matmul_h_bar, wh, h)
         h_bar = s2s.matmul_vjp_b(wh_matmul_h_bar, wh, h)
     return (s2s.like(wh_bar, wh), s2s.like(wx_bar, wx))
 

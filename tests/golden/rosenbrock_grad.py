@@ -57,8 +57,8 @@ def rosenbrock_bwd(residuals, rosenbrock_bar=1.0):
     x_1_bar = s2s.unbroadcast(x_1_minus_x__neg1_pow_2_bar, x_1)
     x__neg1_pow_2_bar = s2s.unbroadcast(-x_1_minus_x__neg1_pow_2_bar, x__neg1_pow_2)
     x__neg1_bar = x__neg1_pow_2_bar * 2 * x__neg1
-    x_bar = x_bar + s2s.getitem_vjp(x__neg1_bar, x, (slice(None, -1, None),))
-    x_bar = x_bar + s2s.getitem_vjp(x_1_bar, x, (slice(1, None, None),))
+    x_bar[:-1] += x__neg1_bar
+    x_bar[1:] += x_1_bar
     return (s2s.like(x_bar, x),)
 
 

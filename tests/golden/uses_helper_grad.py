@@ -60,7 +60,7 @@ def smooth_bwd(residuals, smooth_bar):
     exp_neg_abs_v_bar = log1p_exp_neg_abs_v_bar / (1.0 + exp_neg_abs_v)
     neg_abs_v_bar = exp_neg_abs_v_bar * exp_neg_abs_v
     abs_v_bar = -neg_abs_v_bar
-    v_bar = v_bar + abs_v_bar * np.sign(v)
+    v_bar += abs_v_bar * np.sign(v)
     return (v_bar,)
 
 
