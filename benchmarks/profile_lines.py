@@ -18,6 +18,7 @@ import cProfile
 import os
 import pstats
 import sys
+import time
 import timeit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,32 +58,37 @@ def run(case_name: str, with_cprofile: bool) -> None:
     module = ast.parse(generated.text)
     namespace = dict(generated.live_names)
     exec(compile(generated.text, "<generated>", "exec"), namespace)  # helpers, imports
-    vjp = next(n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == generated.vjp_name)
-    pullback = next(n for n in vjp.body if isinstance(n, ast.FunctionDef))
+    fwd = next(n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == generated.names.fwd)
+    bwd = next(n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == generated.names.bwd)
 
     args = case.make(np.random.default_rng(0))
     namespace.update(zip(params, args))
-    for arg in pullback.args.args:
-        namespace[arg.arg] = 1.0
+    residuals_name, seed_name = (a.arg for a in bwd.args.args[:2])
+    namespace[seed_name] = 1.0
 
     rows = []
-    for part, func in (("forward", vjp), ("pullback", pullback)):
+    for part, func in (("forward", fwd), ("backward", bwd)):
         for node in statements(func):
             text = ast.unparse(node)
             if isinstance(node, ast.Return):
-                if part == "forward":
+                expr = node.value
+                seconds = best_time(ast.unparse(expr), namespace)
+                if part == "forward":  # hand the residuals to the backward sweep
+                    namespace[residuals_name] = eval(compile(ast.Expression(expr), "<ret>", "eval"),
+                                                     namespace)[1]
                     continue
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and \
+                    not isinstance(node, ast.AugAssign):
                 expr = node.value
-            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                expr = node.value
-            else:
-                expr = None
-            if expr is not None:
                 seconds = best_time(ast.unparse(expr), namespace)
             else:
-                seconds = float("nan")
-            exec(compile(ast.Module([node], []) if not isinstance(node, ast.Return) else
-                         ast.parse("_ = " + ast.unparse(node.value)), "<stmt>", "exec"), namespace)
+                seconds = None  # loops, branches, `+=`: timed once, as they run (they change state)
+            if not isinstance(node, ast.Return):
+                code = compile(ast.Module([node], []), "<stmt>", "exec")
+                start = time.perf_counter()
+                exec(code, namespace)
+                if seconds is None:
+                    seconds = time.perf_counter() - start
             rows.append((part, seconds, text))
 
     vg = s2sgrad.value_and_grad(case.primal, argnums=case.argnums)
