@@ -190,14 +190,15 @@ def find_module_file(dotted: str, level: int, caller_path: str) -> Optional[str]
     return None
 
 
-def import_binding(module: cst.Module, name: str) -> Optional[tuple]:
-    """How ``module`` binds ``name`` at top level through an import: ``(dotted, level, attr)``.
+def import_bindings(module: cst.Module) -> dict:
+    """Every top-level import binding of ``module``: name -> ``(dotted, level, attr)``.
 
-    ``from .a import f`` gives ``("a", 1, "f")``; ``import a.b as m`` gives ``("a.b", 0, None)``;
-    ``import a.b`` binds ``a`` and gives ``("a", 0, None)``. None when no import binds it.
+    ``from .a import f`` binds ``f`` to ``("a", 1, "f", "a")``; ``import a.b as m`` binds ``m``
+    to ``("a.b", 0, None, "a.b")``; ``import a.b`` binds ``a`` to ``("a", 0, None, "a.b")`` (the
+    last item is the module as the statement names it). Later imports win.
     """
     empty = cst.Module([])
-    found = None
+    found: dict = {}
     for stmt in module.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
@@ -205,19 +206,25 @@ def import_binding(module: cst.Module, name: str) -> Optional[tuple]:
             if isinstance(small, cst.Import):
                 for alias in small.names:
                     dotted = empty.code_for_node(alias.name)
-                    bound = (empty.code_for_node(alias.asname.name) if alias.asname is not None
-                             else dotted.split(".")[0])
-                    if bound == name:
-                        found = (dotted if alias.asname is not None else bound, 0, None)
+                    if alias.asname is not None:
+                        found[empty.code_for_node(alias.asname.name)] = (dotted, 0, None, dotted)
+                    else:
+                        found[dotted.split(".")[0]] = (dotted.split(".")[0], 0, None, dotted)
             elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                 dotted = empty.code_for_node(small.module) if small.module is not None else ""
                 for alias in small.names:
                     imported = empty.code_for_node(alias.name)
                     bound = (empty.code_for_node(alias.asname.name) if alias.asname is not None
                              else imported)
-                    if bound == name:
-                        found = (dotted, len(small.relative), imported)
+                    found[bound] = (dotted, len(small.relative), imported, dotted)
     return found
+
+
+def import_binding(module: cst.Module, name: str) -> Optional[tuple]:
+    """How ``module`` binds ``name`` at top level through an import: ``(dotted, level, attr)``
+    (see import_bindings), or None."""
+    found = import_bindings(module).get(name)
+    return None if found is None else found[:3]
 
 
 def read_text(path: str) -> str:

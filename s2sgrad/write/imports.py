@@ -12,6 +12,8 @@ import builtins
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
+from ..read.project import import_bindings
+
 _HEADER_BINDS = {"np": "import numpy as np", "s2s": "from s2sgrad import runtime as s2s"}
 
 
@@ -24,9 +26,9 @@ def _absolute(module: str, level: int, name: str) -> str:
 
 
 def module_bindings(module_text_node: cst.Module, module_name: str) -> dict:
-    """Name -> import line, for every top-level binding of a module."""
+    """Name -> import line, for every top-level binding of a module: its imports (made absolute)
+    and its own definitions (imported from ``module_name``)."""
     out: dict = {}
-    empty = cst.Module([])
     for stmt in module_text_node.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             out[stmt.name.value] = f"from {module_name} import {stmt.name.value}"
@@ -34,26 +36,7 @@ def module_bindings(module_text_node: cst.Module, module_name: str) -> dict:
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    dotted = empty.code_for_node(alias.name)
-                    if alias.asname is not None:
-                        bound = empty.code_for_node(alias.asname.name)
-                        out[bound] = f"import {dotted} as {bound}"
-                    else:
-                        out[dotted.split(".")[0]] = f"import {dotted}"
-            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-                source = empty.code_for_node(small.module) if small.module is not None else ""
-                level = len(small.relative)
-                source = _absolute(module_name, level, source)
-                for alias in small.names:
-                    name = empty.code_for_node(alias.name)
-                    if alias.asname is not None:
-                        bound = empty.code_for_node(alias.asname.name)
-                        out[bound] = f"from {source} import {name} as {bound}"
-                    else:
-                        out[name] = f"from {source} import {name}"
-            elif isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
                 targets = small.targets if isinstance(small, cst.Assign) else [small]
                 for t in targets:
                     target = t.target
@@ -61,6 +44,14 @@ def module_bindings(module_text_node: cst.Module, module_name: str) -> dict:
                         e.value for e in getattr(target, "elements", []) if isinstance(e.value, cst.Name)]
                     for n in names:
                         out[n.value] = f"from {module_name} import {n.value}"
+    for bound, (dotted, level, attr, written) in import_bindings(module_text_node).items():
+        if attr is None:
+            aliased = dotted != bound  # `import a.b` binds `a` to `a`; `import a.b as m` binds `m`
+            out[bound] = f"import {written} as {bound}" if aliased else f"import {written}"
+        else:
+            source = _absolute(module_name, level, dotted)
+            alias = f" as {bound}" if bound != attr else ""
+            out[bound] = f"from {source} import {attr}{alias}"
     return out
 
 
