@@ -1,0 +1,145 @@
+"""Property test: random programs from the supported subset, s2sgrad vs autograd and finite differences.
+
+tests/program_gen.py writes each program as the source of a module (``f(x, v, s, flag)`` and up to
+two helpers): assignments, re-assignment (of parameters too), augmented assignment, tuple
+unpacking, nested ``+ - * / **`` and unary minus, smooth numpy functions on safe domains, sum/mean
+with and without axis/keepdims, maximum/minimum with a constant, abs, broadcasting between (3, 4),
+(4,), (3,), (3, 1) and Python floats, indexing reads (integers, negative, slices, ``None``, the loop
+index), ``if``/``elif``/``else`` and conditional expressions on computed conditions with
+``and``/``or``/``not`` and a bool parameter, ``for`` loops over ``range`` (nested, with carried
+variables, ``break``/``continue``), an early ``return``, and calls to generated helpers (keyword
+arguments, defaults). Each program is written to a real file and imported, as s2sgrad reads source
+from files. A failure prints the program, its inputs and a script that replays it.
+
+Known s2sgrad bugs the generator steers around (each a reproducer; remove the workaround in
+tests/program_gen.py once fixed):
+
+A. A value that comes from a join (an if/else merge, a conditional expression, or a loop's exit)
+   and is then read where the backward needs it is not saved as a residual: NameError or
+   UnboundLocalError in f_bwd. ``t = v * 1.0; if np.sum(x) > 100.0: t = t * 2.0`` then
+   ``if np.sum(x) > -100.0: t = t + x[0]``, ``return np.sum(t)`` (NameError t_3); or
+   ``for i in range(2): t = x * 3.0`` then ``for i in range(2): x = x * t`` (UnboundLocalError t).
+   Workaround: loop bodies and conditional expressions read no joined name; a name bound in a
+   loop body or in some arms of an if only is not read afterwards. Not fully avoided: about 1% of
+   programs still reach it (e.g. two ifs in a row re-assigning the same name).
+B. ``a = np.exp(x)`` then ``for j in range(2): a = 0.5 * a``: the gradient is wrong (exp's
+   backward reads the loop's final ``a``). Workaround: loops carry no name whose value came from
+   an operation whose derivative reads its own output.
+C. A name first bound inside an if nested in another if (``elif`` included) crashes the forward
+   sweep when its arm is not taken: ``if np.sum(x) > -100.0:`` / ``if np.sum(x) < -100.0:`` /
+   ``b = x * 3.0`` (UnboundLocalError b_2); also any if after an early return. Workaround: such
+   arms only re-assign existing names.
+E. An early return after an if that re-assigns a name: ``if c: v = x * 2.0`` / ``if c: return
+   np.sum(np.cos(v))`` / ``v = v + x`` (NameError v_3). Workaround: early returns come before any
+   if or loop.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+import warnings
+
+import autograd
+import numpy as np
+import pytest
+from conftest import _rebind
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from program_gen import Chooser, generate
+
+import s2sgrad
+from s2sgrad.checks import numerical_grad
+
+ARGNUMS = (0, 1, 2)  # x, v, s (flag is a bool)
+_ids = itertools.count()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_disk_cache():
+    """Transform every program for real (and leave the user's cache alone)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("S2SGRAD_CACHE_DIR", "")
+        yield
+
+
+def _load(directory, source, stem):
+    name = f"s2sgrad_prop_{stem}_{next(_ids)}"
+    path = directory / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _build(prog, directory):
+    """Run the probe version, place the thresholds, and import the final program."""
+    probe = _load(directory, prog.render(probe=True), "probe")
+    seen = {}
+
+    def record(site, value):
+        seen.setdefault(site, []).append(float(value))
+        return prog.sites[site].outcome
+
+    probe._probe = record
+    probe.f(*prog.args())
+    prog.set_thresholds(seen)
+    return _load(directory, prog.render(probe=False), "prog")
+
+
+def _report(prog, source, what):
+    return (f"{what}\n--- program (saved as prog.py) ---\n{source}--- inputs ---\n{prog.inputs_repr()}\n"
+            f"--- replay ---\nimport numpy as np, s2sgrad, prog\n"
+            f"print(s2sgrad.grad(prog.f, argnums={ARGNUMS})(x, v, s, flag))\n")
+
+
+def check(prog, directory):
+    """Build ``prog`` in ``directory`` and compare s2sgrad's gradient with autograd's and with
+    central differences; an AssertionError carries the program. Returns the module."""
+    module = _build(prog, directory)
+    source = prog.render(probe=False)
+    f, args = module.f, prog.args()
+    value = f(*args)
+    assert np.ndim(value) == 0 and np.isfinite(value), _report(prog, source, f"bad value {value!r}")
+
+    try:
+        got = s2sgrad.grad(f, argnums=ARGNUMS)(*args)
+    except Exception as exc:  # noqa: BLE001 - the report must carry the program
+        raise AssertionError(_report(prog, source, f"s2sgrad raised {type(exc).__name__}: {exc}")) from exc
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Output seems independent of input")
+        oracle = autograd.grad(_rebind(f), ARGNUMS)(*args)
+    scale = max(1.0, *(float(np.max(np.abs(g))) for g in oracle))
+    for k, i in enumerate(ARGNUMS):
+        assert np.shape(got[k]) == np.shape(args[i]), _report(
+            prog, source, f"argument {i}: gradient shape {np.shape(got[k])}")
+        if i == 2:
+            assert isinstance(got[k], float), _report(
+                prog, source, f"gradient of the Python float s is {type(got[k]).__name__}")
+        np.testing.assert_allclose(got[k], oracle[k], rtol=1e-7, atol=1e-10 * scale,
+                                   err_msg=_report(prog, source, f"argument {i} vs autograd"))
+        expected = numerical_grad(f, args, i, eps=1e-6)
+        np.testing.assert_allclose(got[k], expected, rtol=1e-4, atol=1e-6 * scale,
+                                   err_msg=_report(prog, source, f"argument {i} vs finite differences"))
+    return module, got
+
+
+# No shrinking: the report already holds the whole program, and shrinking a program through
+# hypothesis' draws takes minutes. Add Phase.shrink locally to minimize a failure.
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_random_program_gradients(data, tmp_path_factory):
+    prog = generate(Chooser(data))
+    module, got = check(prog, tmp_path_factory.mktemp("prog"))
+    f, args = module.f, prog.args()
+    # a single argnum gives that entry of the tuple, as a bare value
+    k = data.draw(st.sampled_from(range(len(ARGNUMS))), label="single argnum")
+    single = s2sgrad.grad(f, argnums=ARGNUMS[k])(*args)
+    np.testing.assert_allclose(single, got[k], rtol=1e-12, atol=0,
+                               err_msg=_report(prog, prog.render(probe=False), f"argnums={ARGNUMS[k]} vs the tuple"))
