@@ -268,6 +268,70 @@ def value_from_the_breaking_iteration(x):
     return np.sum(t)
 
 
+# Regressions found by the property test (tests/test_property.py).
+
+
+def merged_value_read_in_a_loop(x, v):
+    t = v * 1.0
+    if np.sum(x) > 100.0:
+        t = v * 2.0
+    for i in range(2):
+        x = x + t
+    return np.sum(x)
+
+
+def two_ifs_reassign(x, v):
+    t = v * 1.0
+    if np.sum(x) > 100.0:
+        t = t * 2.0
+    if np.sum(x) > -100.0:
+        t = t + x[0]
+    return np.sum(t)
+
+
+def loop_value_read_in_next_loop(x, v):
+    for i in range(2):
+        t = v * 2.0
+    for i in range(2):
+        x = x + t
+    return np.sum(x)
+
+
+def overwritten_by_a_later_loop(x):
+    a = np.exp(x)
+    for j in range(2):
+        a = 0.5 * a
+    return np.sum(a)
+
+
+def constant_changed_by_a_later_loop(x):
+    n = 3.0
+    y = x * n
+    for j in range(2):
+        n = n + 1.0
+    return np.sum(y) + n
+
+
+def bound_in_a_nested_arm_only(x):
+    if np.sum(x) > -100.0:
+        if np.sum(x) < -100.0:
+            b = x * 3.0
+    if np.sum(x) > 100.0:
+        a = x * 2.0
+    elif np.sum(x) > 50.0:
+        c = x * 3.0
+    return np.sum(x * x)
+
+
+def early_return_after_reassigning_if(x, v):
+    if np.sum(x) > -100.0:
+        v = x[0] * 2.0
+    if np.sum(x) > -100.0:
+        return np.sum(np.cos(v))
+    v = v + x[0]
+    return np.sum(v)
+
+
 R = np.random.default_rng(3)
 X4 = R.normal(size=4)
 
@@ -315,6 +379,13 @@ CASES = [
     (nested_break, (X4,)),
     (tuples_built_and_unpacked, (X4, X4 * 0.5)),
     (value_from_the_breaking_iteration, (R.normal(size=(3, 4)),)),
+    (merged_value_read_in_a_loop, (R.normal(size=(3, 4)), X4)),
+    (two_ifs_reassign, (R.normal(size=(3, 4)), X4)),
+    (loop_value_read_in_next_loop, (R.normal(size=(3, 4)), X4)),
+    (overwritten_by_a_later_loop, (X4,)),
+    (constant_changed_by_a_later_loop, (X4,)),
+    (bound_in_a_nested_arm_only, (X4,)),
+    (early_return_after_reassigning_if, (R.normal(size=(3, 4)), X4)),
 ]
 
 # autograd's arrays cannot be written by index (it has no setitem).

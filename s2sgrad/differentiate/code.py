@@ -7,10 +7,24 @@ ask which names it reads.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 import libcst.matchers as m
+
+
+@dataclass(frozen=True)
+class Restore:
+    """``a, b = loop1_entry``: carried values put back after a backward loop. The builder drops
+    the names nothing later reads."""
+
+    loop: object = field(compare=False)
+    names: tuple = ()
+    entry: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{unpack_target(self.names)} = {self.entry}"
 
 
 @dataclass(frozen=True)
@@ -64,14 +78,18 @@ def code_reads(code) -> set:
             reads |= line_reads(item.header)
             reads |= code_reads(item.body)
         else:
-            reads |= line_reads(item)
+            reads |= line_reads(_text(item))
     return reads
+
+
+def _text(item) -> str:
+    return item.text if isinstance(item, Restore) else item
 
 
 def has_statements(code) -> bool:
     """Whether ``code`` holds anything but comments."""
     for item in code:
-        if isinstance(item, Nest) or not item.lstrip().startswith("#"):
+        if isinstance(item, (Nest, Restore)) or not item.lstrip().startswith("#"):
             return True
     return False
 
@@ -87,7 +105,7 @@ def render(code, indent: str) -> list:
                 inner.append(f"{indent}    pass")
             out.extend(inner)
         else:
-            out.append(f"{indent}{item}")
+            out.append(f"{indent}{_text(item)}")
     return out
 
 

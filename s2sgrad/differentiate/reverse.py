@@ -39,7 +39,7 @@ from ..lower.naming import Namer
 from ..registry import RegisteredRule
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params, operand_node
-from .code import Nest, code_reads, has_statements, unpack_target
+from .code import Nest, Restore, code_reads, has_statements, unpack_target
 from .simplify import simplify
 from .templates import instantiate, needs_parens
 
@@ -82,28 +82,32 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
+def _reads(statements) -> set:
+    reads: set = set()
+    for stmt in statements:
+        for op in prim_operands(stmt.prim):
+            reads.update(operand_reads(op))
+    return reads
+
+
 def level_names(body: tuple) -> set:
-    """Names certainly bound after ``body`` ran, at its own level (not only inside its nested
-    blocks): what its statements assign, its compound statements' tapes and records, and names
-    assigned in nested blocks that its own statements read afterwards."""
+    """Names bound after ``body`` ran, at its own level: what its statements assign, its compound
+    statements' tapes and records, and names a nested block assigns that a later statement of
+    ``body`` (at any depth) reads, so the forward sweep itself needs them bound there."""
     from ..lower.ir import defined_names
 
-    assigned: set = set()
-    reads: set = set()
-    for stmt in body:
+    names: set = set()
+    for index, stmt in enumerate(body):
         if isinstance(stmt, Stmt):
-            assigned.update(stmt.targets)
-            for op in prim_operands(stmt.prim):
-                reads.update(operand_reads(op))
-        elif isinstance(stmt, If):
-            assigned.update((stmt.test, stmt.saved))
-        elif isinstance(stmt, Loop):
-            assigned.update((stmt.tape, _trips(stmt)))
-    return assigned | (reads & defined_names(body))
-
-
-def _trips(loop: Loop) -> str:
-    return loop.tape[: -len("_tape")] + "_trips" if loop.tape.endswith("_tape") else loop.tape + "_trips"
+            names.update(stmt.targets)
+            continue
+        if isinstance(stmt, If):
+            names.update((stmt.test, stmt.saved))
+        else:
+            names.update((stmt.tape, stmt.trips, stmt.entry))
+        later = _reads(flatten(body[index + 1:]))
+        names |= defined_names((stmt,)) & later
+    return names
 
 
 class ReverseBuilder:
@@ -128,6 +132,7 @@ class ReverseBuilder:
         self.owned: set = set()  # adjoint names holding an array only this sweep made (+= is safe)
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
         self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
+        self.loop_entries: dict = {}  # Loop -> carried names restored from before the loop
         self.if_records: dict = {}  # If -> (then names, else names)
         elementwise = frozenset(name for name, rule in table.rules.items() if rule.elementwise)
         self.scalars = known_scalars(fn, elementwise)
@@ -276,6 +281,9 @@ class ReverseBuilder:
         record = self.loop_records.get(loop)
         body = self.forward_code(loop.body)
         out: list = []
+        entry = self.loop_entries.get(loop)
+        if entry:
+            out.append(f"{loop.entry} = ({', '.join(entry)}{',' if len(entry) == 1 else ''})")
         if record is not None:
             names, tape = record
             if tape:
@@ -283,8 +291,8 @@ class ReverseBuilder:
                 item = names[0] if len(names) == 1 else ", ".join(names)
                 body.append(f"{loop.tape}.append({'(' + item + ')' if len(names) > 1 else item})")
             else:
-                out.append(f"{_trips(loop)} = 0")
-                body.append(f"{_trips(loop)} += 1")
+                out.append(f"{loop.trips} = 0")
+                body.append(f"{loop.trips} += 1")
         carries = self.forward_code(loop.carries)
         body.extend(line for line in carries if not (isinstance(line, str) and line.startswith("#")))
         out.append(Nest(loop.header, tuple(body)))
@@ -516,17 +524,40 @@ class ReverseBuilder:
         for var in boundary:
             self.hold(body_code, var)
         self.current = {k: v for k, v in self.current.items() if k in entry}
-        if not has_statements(body_code):
-            return lines
         names = tuple(sorted(code_reads(body_code) & (self.level_names(inside) | set(loop.targets))))
-        self.loop_records[loop] = (names, bool(names))
+        # Carried names the records do not restore come back from a copy taken before the loop:
+        # the backward sweep of what precedes the loop reads their values from then.
+        restore = tuple(sorted(carried - set(names)))
+        if not has_statements(body_code):
+            names = ()
+        else:
+            self.loop_records[loop] = (names, bool(names))
+        self.loop_entries[loop] = restore
+        after = [Restore(loop, restore, loop.entry)] if restore else []
+        if not has_statements(body_code):
+            return lines + after
         if names:
             target = names[0] if len(names) == 1 else unpack_target(names)
             header = f"for {target} in reversed({loop.tape}):"
         else:
-            header = f"for _ in range({_trips(loop)}):"
+            header = f"for _ in range({loop.trips}):"
         lines.append(Nest(header, tuple(body_code)))
-        return lines
+        return lines + after
+
+    def prune_restores(self, code: list, returns: list) -> list:
+        """Keep, of each top-level Restore, the names code after it reads (inside loops every
+        restore stays: the next iteration runs code written above it)."""
+        out = []
+        for index, item in enumerate(code):
+            if not isinstance(item, Restore):
+                out.append(item)
+                continue
+            later = code_reads(code[index + 1:]) | code_reads(returns)
+            kept = tuple(n for n in item.names if n in later)
+            self.loop_entries[item.loop] = kept
+            if kept:
+                out.append(Restore(item.loop, kept, item.entry))
+        return out
 
     def level_names(self, body: tuple) -> set:
         """level_names, plus the residuals of helper calls made at that level."""
@@ -592,6 +623,7 @@ class ReverseBuilder:
                 returns.append(f"s2s.like({adj}, {name})" if self.top_level else adj)
             else:
                 returns.append(f"s2s.zeros_like({name})" if self.top_level else "None")
+        backward = self.prune_restores(backward, returns)
         visible = self.level_names(fn.body) | {p.name for p in fn.params}
         residuals = tuple(sorted((code_reads(backward) | code_reads(returns)) & visible))
         forward = self.forward_code(fn.body)

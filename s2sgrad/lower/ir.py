@@ -97,6 +97,8 @@ class Loop:
     carries: tuple
     tape: str
     origin: Origin
+    trips: str = ""  # counts iterations when nothing needs recording
+    entry: str = ""  # keeps carried values from before the loop, restored after the backward loop
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,7 @@ def defined_names(body: tuple) -> set:
             names.add(stmt.saved)
             names |= defined_names(stmt.body) | defined_names(stmt.orelse)
         elif isinstance(stmt, Loop):
-            names.add(stmt.tape)
+            names.update((stmt.tape, stmt.trips, stmt.entry))
             names.update(stmt.targets)
             names |= defined_names(stmt.body) | defined_names(stmt.carries)
     return names

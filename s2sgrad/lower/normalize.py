@@ -87,6 +87,7 @@ class Lowering:
         self.if_count = 0
         self.loop_count = 0
         self.lists: set = set()  # names known to hold Python lists or tuples
+        self.maybe_unbound: set = set()  # names some path leaves unbound (Python semantics)
 
     # ----- names -------------------------------------------------------------------------------
 
@@ -201,22 +202,35 @@ class Lowering:
 
     def join(self, before: dict, branches: list) -> list:
         """Join the environments at the end of alternative blocks: for every name a branch
-        assigned, a join name and, per branch, the copy into it. Returns the copies per branch."""
+        assigned, a join name and, per branch, the copy into it. Returns the copies per branch.
+
+        A name some path leaves unbound (first assigned in only some branches, or possibly unbound
+        in one) gets no copy from that path: it stays unbound there, as in Python."""
         names = sorted({k for env in branches for k, v in env.items() if before.get(k) != v})
         copies: list = [[] for _ in branches]
         joined = dict(before)
         for name in names:
+            bound = [env[name] for env in branches
+                     if name in env and env[name] not in self.maybe_unbound]
             versions = {env.get(name) for env in branches}
             if len(versions) == 1 and None not in versions:
                 joined[name] = versions.pop()
                 continue
+            partial = len(bound) < len(branches)
+            if partial and len(set(bound)) <= 1:
+                # Bound on some paths only, to at most one version: keep that version's name.
+                joined[name] = bound[0] if bound else next(v for v in versions if v is not None)
+                self.maybe_unbound.add(joined[name])
+                continue
             target = self.namer.fresh(name)
             for env, out in zip(branches, copies):
-                if name in env:
+                if name in env and env[name] not in self.maybe_unbound:
                     out.append(Stmt((target,), cst.Name(env[name]), Prim("copy", (Var(env[name]),)),
                                     self.origin))
                     if env[name] in self.lists:
                         self.lists.add(target)
+            if partial:
+                self.maybe_unbound.add(target)
             joined[name] = target
         self.env = joined
         return copies
@@ -275,7 +289,8 @@ class Lowering:
         body = self.lower_block(_statements(node.body))
         self.origin = origin
         carries = self.loop_carries(before, origin)
-        self.body.append(Loop(f"while {_code(test)}:", (), body, carries, tape, origin))
+        self.body.append(Loop(f"while {_code(test)}:", (), body, carries, tape, origin,
+                              self.namer.fresh(f"loop{n}_trips"), self.namer.fresh(f"loop{n}_entry")))
         if node.orelse is not None:
             for stmt in _statements(node.orelse.body):
                 self.lower_any(stmt)
@@ -341,7 +356,8 @@ class Lowering:
         body = self.lower_block(_statements(node.body), prologue)
         self.origin = origin
         carries = self.loop_carries(before, origin)
-        self.body.append(Loop(header, targets, body, carries, tape, origin))
+        self.body.append(Loop(header, targets, body, carries, tape, origin,
+                              self.namer.fresh(f"loop{n}_trips"), self.namer.fresh(f"loop{n}_entry")))
         if node.orelse is not None:
             for stmt in _statements(node.orelse.body):
                 self.lower_any(stmt)
