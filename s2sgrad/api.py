@@ -10,7 +10,6 @@ import numpy as np
 
 from . import runtime
 from .errors import GradientError, Location, TransformError
-from .write.loader import load
 
 SOURCE_ATTR = "__s2sgrad_source__"
 

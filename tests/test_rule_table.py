@@ -3,7 +3,6 @@ defaults the helper shares, so a left-out argument never changes a gradient."""
 
 import inspect
 
-import libcst as cst
 import libcst.matchers as m
 import pytest
 

@@ -5,25 +5,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ..errors import Location, TransformError
-from ..lower.ir import Const, Prim, Seq, Var
+from ..lower.ir import Const, Prim, Seq
 from ..rules.table import POSITIONAL, VARARGS, Rule
 
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
-
-
-def operand_node(op) -> cst.BaseExpression:
-    if isinstance(op, Var):
-        return cst.Name(op.name)
-    if isinstance(op, Const):
-        return op.node
-    elements = [cst.Element(operand_node(i)) for i in op.items]
-    if op.kind == "list":
-        return cst.List(elements)
-    if len(elements) == 1:
-        return cst.Tuple([elements[0].with_changes(comma=cst.Comma())])
-    return cst.Tuple(elements)
 
 
 def bind_arguments(rule: Rule, prim: Prim) -> dict:

@@ -29,8 +29,10 @@ from ..lower.ir import (
     Seq,
     Stmt,
     Var,
+    defined_names,
     definition_counts,
     flatten,
+    operand_node,
     operand_reads,
     operand_vars,
     prim_operands,
@@ -38,7 +40,7 @@ from ..lower.ir import (
 from ..lower.naming import Namer
 from ..registry import RegisteredRule
 from ..rules.table import RuleTable
-from .binding import bind_arguments, defaulted_params, operand_node
+from .binding import bind_arguments, defaulted_params
 from .code import Nest, Restore, code_reads, has_statements, unpack_target
 from .simplify import simplify
 from .templates import instantiate, needs_parens
@@ -94,8 +96,6 @@ def level_names(body: tuple) -> set:
     """Names bound after ``body`` ran, at its own level: what its statements assign, its compound
     statements' tapes and records, and names a nested block assigns that a later statement of
     ``body`` (at any depth) reads, so the forward sweep itself needs them bound there."""
-    from ..lower.ir import defined_names
-
     names: set = set()
     for index, stmt in enumerate(body):
         if isinstance(stmt, Stmt):
@@ -115,7 +115,7 @@ class ReverseBuilder:
 
     def __init__(self, fn: CoreFunction, activity: Activity, table: RuleTable, wrt: tuple,
                  has_aux: bool, top_level: bool, helper_lookup: HelperLookup,
-                 fwd_name: str, bwd_name: str) -> None:
+                 fwd_name: str, bwd_name: str, kwonly: tuple = ()) -> None:
         self.fn = fn
         self.activity = activity
         self.table = table
@@ -125,6 +125,7 @@ class ReverseBuilder:
         self.helper_lookup = helper_lookup
         self.fwd_name = fwd_name
         self.bwd_name = bwd_name
+        self.kwonly = kwonly
         self.module = fn.module
         self.namer = Namer(fn.reserved | {fwd_name, bwd_name})
         self.current: dict = {}  # var -> the name holding its adjoint so far
@@ -505,7 +506,7 @@ class ReverseBuilder:
 
     def backward_loop(self, loop: Loop) -> list:
         inside = loop.body + loop.carries
-        local = _defined(loop.body) | set(loop.targets)
+        local = defined_names(loop.body) | set(loop.targets)
         carried = {s.targets[0] for s in loop.carries}
         reads = set()
         for stmt in flatten(inside):
@@ -653,14 +654,6 @@ class ReverseBuilder:
             parts.append(f"{p.name}={_code(p.default)}" if p.default is not None else p.name)
         return ", ".join(parts)
 
-    kwonly: tuple = ()
-
-
-def _defined(body: tuple) -> set:
-    from ..lower.ir import defined_names
-
-    return defined_names(body)
-
 
 def _may_broadcast(operand: Var, bound: dict, scalars: frozenset) -> bool:
     """Whether an elementwise output may be larger than ``operand``: only when another operand
@@ -687,7 +680,5 @@ def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tupl
             top_level: bool, helper_lookup: HelperLookup, fwd_name: str, bwd_name: str,
             kwonly: tuple = ()) -> VjpFunction:
     """Build the forward and backward sweeps of ``fn``."""
-    builder = ReverseBuilder(fn, activity, table, wrt, has_aux, top_level, helper_lookup,
-                             fwd_name, bwd_name)
-    builder.kwonly = kwonly
-    return builder.build()
+    return ReverseBuilder(fn, activity, table, wrt, has_aux, top_level, helper_lookup,
+                          fwd_name, bwd_name, kwonly).build()

@@ -150,6 +150,20 @@ def operand_reads(op: Operand) -> tuple:
     return tuple(out)
 
 
+def operand_node(op: Operand) -> cst.BaseExpression:
+    """An operand as code: a name, the constant's expression, or a list/tuple display."""
+    if isinstance(op, Var):
+        return cst.Name(op.name)
+    if isinstance(op, Const):
+        return op.node
+    elements = [cst.Element(operand_node(i)) for i in op.items]
+    if op.kind == "list":
+        return cst.List(elements)
+    if len(elements) == 1:
+        return cst.Tuple([elements[0].with_changes(comma=cst.Comma())])
+    return cst.Tuple(elements)
+
+
 def prim_operands(prim: Prim) -> tuple:
     return tuple(prim.args) + tuple(v for _, v in prim.kwargs)
 

@@ -15,7 +15,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..read.parse import ParsedFunction
-from .ir import Const, CoreFunction, If, Loop, Origin, Param, Prim, Seq, Stmt, Var
+from .ir import Const, CoreFunction, If, Loop, Origin, Param, Prim, Seq, Stmt, Var, operand_node
 from .naming import Namer
 
 BINARY_OPS = {
@@ -705,16 +705,7 @@ class Lowering:
         return Var(name)
 
     def operand_node(self, op: Any) -> cst.BaseExpression:
-        if isinstance(op, Var):
-            return cst.Name(op.name)
-        if isinstance(op, Const):
-            return op.node
-        elements = [cst.Element(self.operand_node(i)) for i in op.items]
-        if op.kind == "list":
-            return cst.List(elements)
-        if len(elements) == 1:
-            return cst.Tuple(elements=[elements[0].with_changes(comma=cst.Comma())])
-        return cst.Tuple(elements)
+        return operand_node(op)
 
 
 def read_names(node: cst.CSTNode) -> list:

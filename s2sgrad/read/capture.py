@@ -6,7 +6,6 @@ Nothing here imports or runs user code; for a live function we read what Python 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import linecache
 import os
 import types
