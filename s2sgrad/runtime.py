@@ -1065,20 +1065,35 @@ def setitem(x, index, value):
 
 
 def add(a, b):
-    """``a + b`` for adjoints; for lists (the adjoints of lists), element by element."""
+    """``a + b`` for adjoints; for lists and dicts (their adjoints), element by element."""
+    if isinstance(a, dict):
+        return {k: a[k] + b[k] for k in a}
     if isinstance(a, list) or isinstance(b, list):
         return [p + q for p, q in zip(a, b)]
     return a + b
 
 
 def list_zeros(xs):
-    """The zero adjoint of a list: one zero per element."""
+    """The zero adjoint of a list (or tuple, or dict): one zero per element."""
+    if isinstance(xs, dict):
+        return {k: zeros_like(v) for k, v in xs.items()}
     return [zeros_like(x) for x in xs]
+
+
+def leaves(value):
+    """The leaves of a custom gradient's output adjoint, in grad_fn's order: a dict's by sorted
+    key, a tuple's or list's in order."""
+    if isinstance(value, dict):
+        return tuple(value[k] for k in sorted(value))
+    return tuple(value)
 
 
 def list_getitem_vjp(g, xs, index):
     """Adjoint of ``xs[index]`` for a list ``xs``: zeros, with ``g`` at ``index``."""
     out = list_zeros(xs)
+    if isinstance(xs, dict):
+        out[index] = out[index] + g
+        return out
     if isinstance(index, slice):
         for position, item in zip(range(*index.indices(len(xs))), g):
             out[position] = out[position] + item

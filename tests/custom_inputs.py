@@ -61,6 +61,24 @@ def uses_both_of_pair(x):
 
 
 @s2sgrad.custom_gradient
+def as_dict(x):
+    def grad(d_cos, d_sin):  # one upstream per leaf, in sorted-key order: "cos", then "sin"
+        return -d_cos * np.sin(x) + d_sin * np.cos(x)
+
+    return {"sin": np.sin(x), "cos": np.cos(x)}, grad
+
+
+def uses_dict_sin(x):
+    d = as_dict(x)
+    return np.sum(d["sin"] * 2.0)
+
+
+def uses_dict_both(x):
+    d = as_dict(x)
+    return np.sum(d["sin"] * d["cos"])
+
+
+@s2sgrad.custom_gradient
 def wrong_count(x, y):
     def grad(dy):
         return dy

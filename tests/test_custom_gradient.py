@@ -56,6 +56,12 @@ def test_tuple_output_unused_leaf_gets_zeros():
     np.testing.assert_allclose(s2sgrad.grad(ci.uses_both_of_pair)(x), 3.0 * np.cos(x) + 2.0 * x)
 
 
+def test_dict_output_leaves_in_sorted_key_order():
+    x = np.array([0.3, -1.2])
+    np.testing.assert_allclose(s2sgrad.grad(ci.uses_dict_sin)(x), 2.0 * np.cos(x))
+    np.testing.assert_allclose(s2sgrad.grad(ci.uses_dict_both)(x), np.cos(2 * x))
+
+
 def test_wrong_count_names_function_and_counts():
     with pytest.raises(s2sgrad.GradientError, match=r"wrong_count: grad_fn returned 1 gradient, "
                        r"but wrong_count has 2 positional parameters \(x, y\)"):

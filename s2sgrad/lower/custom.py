@@ -202,7 +202,7 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
         backward: list = []
     else:
         seed = namer.fresh("upstream")
-        backward = [f"{', '.join(grad.params)} = {seed}"]
+        backward = [f"{', '.join(grad.params)} = s2s.leaves({seed})"]
     grads = namer.fresh("grads")
     backward.append(f"# >>> custom_gradient {name} (user code)")
     if grad.body is not None:

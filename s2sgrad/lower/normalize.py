@@ -583,6 +583,8 @@ class Lowering:
             index_node, index = self.index(node)
             expr = self.subscript_expr(value, index_node)
             desc = f"{_short(value)}_{_describe_slice(index_node)}"
+            if isinstance(value, Var) and isinstance(index.node, (cst.SimpleString, cst.ConcatenatedString)):
+                self.lists.add(value.name)  # indexed by a string key: a dict
             op = "list.getitem" if isinstance(value, Var) and value.name in self.lists \
                 else "operator.getitem"
             return self.emit_prim(target, desc, "item", expr,
