@@ -11,27 +11,68 @@ variables, ``break``/``continue``), an early ``return``, and calls to generated 
 arguments, defaults). Each program is written to a real file and imported, as s2sgrad reads source
 from files. A failure prints the program, its inputs and a script that replays it.
 
+Names joined at an if/else or a loop's exit and read later (in loops, conditional expressions,
+further ifs), names bound in one arm of an if or in a loop body only, loops carrying the results
+of exp/tanh/sqrt/division, ifs nested in ifs and ifs after an early return are all generated
+(s2sgrad bugs A, B, C and E, once steered around here, are fixed; their regression tests are in
+tests/test_control_flow.py).
+
 Known s2sgrad bugs the generator steers around (each a reproducer; remove the workaround in
 tests/program_gen.py once fixed):
 
-A. A value that comes from a join (an if/else merge, a conditional expression, or a loop's exit)
-   and is then read where the backward needs it is not saved as a residual: NameError or
-   UnboundLocalError in f_bwd. ``t = v * 1.0; if np.sum(x) > 100.0: t = t * 2.0`` then
-   ``if np.sum(x) > -100.0: t = t + x[0]``, ``return np.sum(t)`` (NameError t_3); or
-   ``for i in range(2): t = x * 3.0`` then ``for i in range(2): x = x * t`` (UnboundLocalError t).
-   Workaround: loop bodies and conditional expressions read no joined name; a name bound in a
-   loop body or in some arms of an if only is not read afterwards. Not fully avoided: about 1% of
-   programs still reach it (e.g. two ifs in a row re-assigning the same name).
-B. ``a = np.exp(x)`` then ``for j in range(2): a = 0.5 * a``: the gradient is wrong (exp's
-   backward reads the loop's final ``a``). Workaround: loops carry no name whose value came from
-   an operation whose derivative reads its own output.
-C. A name first bound inside an if nested in another if (``elif`` included) crashes the forward
-   sweep when its arm is not taken: ``if np.sum(x) > -100.0:`` / ``if np.sum(x) < -100.0:`` /
-   ``b = x * 3.0`` (UnboundLocalError b_2); also any if after an early return. Workaround: such
-   arms only re-assign existing names.
-E. An early return after an if that re-assigns a name: ``if c: v = x * 2.0`` / ``if c: return
-   np.sum(np.cos(v))`` / ``v = v + x`` (NameError v_3). Workaround: early returns come before any
-   if or loop.
+F. A name first bound in some arms of an if only, then carried by a loop with a ``break`` or
+   ``continue``: the gradient is wrong (0 or a partial value, no error)::
+
+       def f(x, v):
+           if np.sum(x) < 100.0:
+               t = v[0] * 1.0
+           for i in range(2):
+               if i == 1:
+                   break          # or continue
+               t = t * 2.0
+           return t               # d/dv[0]: 1.0 from s2sgrad (0.0 with continue), 2.0 is right
+
+   With an ``else`` that binds ``t`` too, or ``t`` bound before the if, or no break/continue,
+   it is right. Workaround: a loop with a break/continue carries no name bound on some paths only.
+G. A helper whose result is another helper's result on constant arguments, called with a
+   differentiated argument: TransformError "no derivative rule for `helper1`, and it has no
+   Python source s2sgrad can read"::
+
+       def helper1(a):
+           return a * 2.0
+
+       def helper2(a):
+           return helper1(0.1)    # also ``b = helper1(0.1)`` / ``return b``
+
+       def f(x, v):
+           return np.sum(helper2(x)) + np.sum(x)
+
+   ``return helper1(0.1) * 3.0`` or ``return helper1(a)`` work. Workaround: such a return
+   expression is written ``(helper1(...) * 1.0)``.
+H. A loop in an if arm that is not taken, whose body reads its index where the backward needs it,
+   followed by a loop with the same index name: UnboundLocalError ``i`` in s2sgrad's code::
+
+       def f(x, v):
+           if np.sum(x) > 100.0:
+               for i in range(3):
+                   v = v * x[0, i]
+           for i in range(2):     # with ``for j`` it works
+               v = v * 2.0
+           return np.sum(v)
+
+   Workaround: a loop inside an if arm gets an index name of its own (``i7``).
+I. A name bound on some paths only, re-assigned in an arm of a later if that is not taken:
+   UnboundLocalError ``t_2``::
+
+       def f(x, v):
+           if np.sum(x) < 100.0:
+               t = np.sin(v[0])
+           if np.sum(x) > 100.0:
+               t = t * v[1]
+           return np.sum(x) + t
+
+   With ``t`` bound before the first if it works. Workaround: no if arm re-assigns (or a loop
+   in one carries) a name bound on some paths only.
 """
 
 from __future__ import annotations
