@@ -332,6 +332,45 @@ def early_return_after_reassigning_if(x, v):
     return np.sum(v)
 
 
+def bound_in_one_arm_then_carried_with_break(x, v):
+    if np.sum(x) < 100.0:
+        t = v[0] * 1.0
+    for i in range(2):
+        if i == 1:
+            break
+        t = t * 2.0
+    return t
+
+
+def helper_of_constants(a):
+    return a * 2.0
+
+
+def returns_helper_of_constants(a):
+    return helper_of_constants(0.1)
+
+
+def helper_result_on_constants(x, v):
+    return np.sum(returns_helper_of_constants(x)) + np.sum(x * v[0])
+
+
+def loop_index_reused_after_untaken_arm(x, v):
+    if np.sum(x) > 100.0:
+        for i in range(3):
+            v = v * x[0, i]
+    for i in range(2):
+        v = v * 2.0
+    return np.sum(v)
+
+
+def bound_on_some_paths_reassigned_later(x, v):
+    if np.sum(x) < 100.0:
+        t = np.sin(v[0])
+    if np.sum(x) > 100.0:
+        t = t * v[1]
+    return np.sum(x) + t
+
+
 R = np.random.default_rng(3)
 X4 = R.normal(size=4)
 
@@ -386,6 +425,10 @@ CASES = [
     (constant_changed_by_a_later_loop, (X4,)),
     (bound_in_a_nested_arm_only, (X4,)),
     (early_return_after_reassigning_if, (R.normal(size=(3, 4)), X4)),
+    (bound_in_one_arm_then_carried_with_break, (R.normal(size=(3, 4)), X4)),
+    (helper_result_on_constants, (R.normal(size=(3, 4)), X4)),
+    (loop_index_reused_after_untaken_arm, (R.normal(size=(3, 4)), X4)),
+    (bound_on_some_paths_reassigned_later, (R.normal(size=(3, 4)), X4)),
 ]
 
 # autograd's arrays cannot be written by index (it has no setitem).

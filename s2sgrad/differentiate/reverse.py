@@ -331,6 +331,11 @@ class ReverseBuilder:
             return lines
         target = stmt.targets[0]
         consumed = {t: self.current.get(t) for t in stmt.targets}
+        if not any(self.active(n) for op in prim_operands(prim) for n in operand_vars(op)):
+            for t, g in consumed.items():  # nothing to pass on: the operands carry no derivative
+                if g is not None:
+                    del self.current[t]
+            return lines
         helper = self.helper_for(stmt)
         if helper is not None:
             if len(stmt.targets) > 1:

@@ -87,7 +87,6 @@ class Lowering:
         self.if_count = 0
         self.loop_count = 0
         self.lists: set = set()  # names known to hold Python lists or tuples
-        self.maybe_unbound: set = set()  # names some path leaves unbound (Python semantics)
 
     # ----- names -------------------------------------------------------------------------------
 
@@ -204,33 +203,34 @@ class Lowering:
         """Join the environments at the end of alternative blocks: for every name a branch
         assigned, a join name and, per branch, the copy into it. Returns the copies per branch.
 
-        A name some path leaves unbound (first assigned in only some branches, or possibly unbound
-        in one) gets no copy from that path: it stays unbound there, as in Python."""
+        A name first bound in some branches only keeps its name, and the other branches bind it
+        to None, so that every later statement (and the backward sweep) can name it safely."""
         names = sorted({k for env in branches for k, v in env.items() if before.get(k) != v})
         copies: list = [[] for _ in branches]
         joined = dict(before)
         for name in names:
-            bound = [env[name] for env in branches
-                     if name in env and env[name] not in self.maybe_unbound]
-            versions = {env.get(name) for env in branches}
-            if len(versions) == 1 and None not in versions:
-                joined[name] = versions.pop()
+            versions = [env.get(name) for env in branches]
+            distinct = sorted({v for v in versions if v is not None})
+            if name not in before and len(distinct) == 1:
+                target = distinct[0]
+            elif len(distinct) == 1 and None not in versions:
+                joined[name] = distinct[0]
                 continue
-            partial = len(bound) < len(branches)
-            if partial and len(set(bound)) <= 1:
-                # Bound on some paths only, to at most one version: keep that version's name.
-                joined[name] = bound[0] if bound else next(v for v in versions if v is not None)
-                self.maybe_unbound.add(joined[name])
-                continue
-            target = self.namer.fresh(name)
+            else:
+                target = self.namer.fresh(name)
             for env, out in zip(branches, copies):
-                if name in env and env[name] not in self.maybe_unbound:
-                    out.append(Stmt((target,), cst.Name(env[name]), Prim("copy", (Var(env[name]),)),
+                source = env.get(name)
+                if source == target:
+                    continue
+                if source is None:  # unbound on this path: None stands in
+                    none = cst.Name("None")
+                    out.append(Stmt((target,), none, Prim("copy", (Const(none, "None"),)),
                                     self.origin))
-                    if env[name] in self.lists:
-                        self.lists.add(target)
-            if partial:
-                self.maybe_unbound.add(target)
+                    continue
+                out.append(Stmt((target,), cst.Name(source), Prim("copy", (Var(source),)),
+                                self.origin))
+                if source in self.lists:
+                    self.lists.add(target)
             joined[name] = target
         self.env = joined
         return copies
@@ -263,6 +263,18 @@ class Lowering:
         self.body.append(If(test, body + tuple(then_copies), orelse + tuple(else_copies), saved,
                             origin))
 
+    def bind_conditional_locals(self, body: cst.BaseSuite) -> None:
+        """Bind to None, before a loop, each new name its body assigns only inside a nested block:
+        an iteration that skips the assignment must see the previous iteration's value, so the
+        name is carried around the loop like any other."""
+        names = set()
+        for stmt in _statements(body):
+            if isinstance(stmt, (cst.If, cst.For, cst.While)):
+                names |= _targets_in(stmt)
+        for name in sorted(names - set(self.env)):
+            none = cst.Name("None")
+            self.emit((self.bind(name),), none, Prim("copy", (Const(none, "None"),)))
+
     def loop_carries(self, before: dict, origin: Origin) -> tuple:
         """Copies that hand a loop's new values of pre-existing names to the next iteration."""
         carries = []
@@ -285,6 +297,7 @@ class Lowering:
                                 "compare explicitly, e.g. `while np.sum(x) > tol:`")
         test, _ = self.verbatim(node.test)
         tape = self.namer.fresh(f"loop{n}_tape")
+        self.bind_conditional_locals(node.body)
         before = dict(self.env)
         body = self.lower_block(_statements(node.body))
         self.origin = origin
@@ -301,6 +314,7 @@ class Lowering:
         origin = self.header_origin(f"for {_code(node.target)} in {_code(node.iter)}:", node)
         self.origin = origin
         tape = self.namer.fresh(f"loop{n}_tape")
+        self.bind_conditional_locals(node.body)
         it = node.iter
         index_name = None
         if m.matches(it, m.Call(func=m.Name("enumerate"))) and len(it.args) == 1 and \
@@ -773,6 +787,16 @@ def _statements(block: cst.BaseSuite) -> list:
         else:
             out.append(line)
     return out
+
+
+def _targets_in(node: cst.CSTNode) -> set:
+    """Names assigned anywhere in ``node`` (assignments and loop targets)."""
+    names = set()
+    for found in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For()):
+        target = found.target
+        if isinstance(target, (cst.Name, cst.Tuple, cst.List)):
+            names |= {n.value for n in m.findall(target, m.Name())}
+    return names
 
 
 def _assigned_names(fn: cst.FunctionDef) -> frozenset:
