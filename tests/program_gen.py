@@ -20,7 +20,6 @@ finite-difference step cannot flip any condition.
 
 from __future__ import annotations
 
-import ast
 import random
 import re
 from dataclasses import dataclass, field
@@ -142,11 +141,8 @@ class Gen:
         self.reassignable = None  # None: any non-int name; else a set of names
         self.max_depth = 3
         self.in_main = False
-        # Names first bound in some arms of an if only (bound on some paths): no loop with a
-        # break/continue carries them (s2sgrad bug F) and no if arm re-assigns them (bug I);
-        # see test_property.py.
+        # Names first bound in some arms of an if only (bound on some paths).
         self.partial = set()
-        # A loop inside an if arm gets an index name of its own: s2sgrad bug H.
         self.in_if = 0
 
     # ---------------------------------------------------------------- names and sites
@@ -359,8 +355,6 @@ class Gen:
         names = [n for n in self.env if n not in ("flag",)]
         if self.reassignable is not None:
             names = [n for n in names if n in self.reassignable]
-        if self.in_if:  # bug I: an if arm re-assigns no name bound on some paths only
-            names = [n for n in names if n not in self.partial]
         return names
 
     def unfresh(self, e: E):
@@ -462,14 +456,13 @@ class Gen:
     def for_statement(self, lines, ind, depth_left):
         k = self.ch.int(1, 3)
         idx = "i" if not self.ints else "j"
-        if any(n == idx for n, _ in self.ints) or self.in_if:  # bug H
+        if any(n == idx for n, _ in self.ints):
             idx = self.new_name("i")
         # carried variables: new accumulators, or existing names this context may reassign
         jump = self.ch.choice(["continue", "break"]) if k > 1 and self.ch.bool(25) else None
         carried = []
         for _ in range(self.ch.int(1, 2)):
-            existing = [n for n in self.targets() if n not in carried
-                        and not (jump and n in self.partial)]  # bug F
+            existing = [n for n in self.targets() if n not in carried]
             if existing and self.ch.bool(40):
                 carried.append(self.ch.choice(existing))
             else:
@@ -522,15 +515,6 @@ class Gen:
             outer_re.update(carried)
 
     # ---------------------------------------------------------------- functions
-    def constant_helper_call(self, src):
-        """``src`` is a call of a helper whose arguments read no variable (``helper1(0.1)``)."""
-        node = ast.parse(src, mode="eval").body
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id.startswith("helper")):
-            return False
-        args = node.args + [k.value for k in node.keywords]
-        return not any(isinstance(n, ast.Name) and n.id != "np" for a in args for n in ast.walk(a))
-
     def helper(self, index):
         name = f"helper{index}"
         nparams = self.ch.int(1, 2)
@@ -546,8 +530,6 @@ class Gen:
         self.reassignable = None
         self.block(lines, "    ", 1, self.ch.int(0, 2))
         e = self.squash(self.expr(self.ch.choice([M, V, S]), self.ch.int(1, 3)), 30.0)
-        if self.constant_helper_call(e.src):  # bug G (see test_property.py)
-            e = E(f"({e.src} * 1.0)", e.shape, e.bound)
         lines.append(f"    return {e.src}")
         self.partial = saved_partial
         self.env, self.reassignable = saved

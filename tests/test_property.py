@@ -17,62 +17,7 @@ of exp/tanh/sqrt/division, ifs nested in ifs and ifs after an early return are a
 (s2sgrad bugs A, B, C and E, once steered around here, are fixed; their regression tests are in
 tests/test_control_flow.py).
 
-Known s2sgrad bugs the generator steers around (each a reproducer; remove the workaround in
-tests/program_gen.py once fixed):
-
-F. A name first bound in some arms of an if only, then carried by a loop with a ``break`` or
-   ``continue``: the gradient is wrong (0 or a partial value, no error)::
-
-       def f(x, v):
-           if np.sum(x) < 100.0:
-               t = v[0] * 1.0
-           for i in range(2):
-               if i == 1:
-                   break          # or continue
-               t = t * 2.0
-           return t               # d/dv[0]: 1.0 from s2sgrad (0.0 with continue), 2.0 is right
-
-   With an ``else`` that binds ``t`` too, or ``t`` bound before the if, or no break/continue,
-   it is right. Workaround: a loop with a break/continue carries no name bound on some paths only.
-G. A helper whose result is another helper's result on constant arguments, called with a
-   differentiated argument: TransformError "no derivative rule for `helper1`, and it has no
-   Python source s2sgrad can read"::
-
-       def helper1(a):
-           return a * 2.0
-
-       def helper2(a):
-           return helper1(0.1)    # also ``b = helper1(0.1)`` / ``return b``
-
-       def f(x, v):
-           return np.sum(helper2(x)) + np.sum(x)
-
-   ``return helper1(0.1) * 3.0`` or ``return helper1(a)`` work. Workaround: such a return
-   expression is written ``(helper1(...) * 1.0)``.
-H. A loop in an if arm that is not taken, whose body reads its index where the backward needs it,
-   followed by a loop with the same index name: UnboundLocalError ``i`` in s2sgrad's code::
-
-       def f(x, v):
-           if np.sum(x) > 100.0:
-               for i in range(3):
-                   v = v * x[0, i]
-           for i in range(2):     # with ``for j`` it works
-               v = v * 2.0
-           return np.sum(v)
-
-   Workaround: a loop inside an if arm gets an index name of its own (``i7``).
-I. A name bound on some paths only, re-assigned in an arm of a later if that is not taken:
-   UnboundLocalError ``t_2``::
-
-       def f(x, v):
-           if np.sum(x) < 100.0:
-               t = np.sin(v[0])
-           if np.sum(x) > 100.0:
-               t = t * v[1]
-           return np.sum(x) + t
-
-   With ``t`` bound before the first if it works. Workaround: no if arm re-assigns (or a loop
-   in one carries) a name bound on some paths only.
+Bugs this test found are fixed; each has a regression test in tests/test_control_flow.py.
 """
 
 from __future__ import annotations
