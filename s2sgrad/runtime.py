@@ -19,24 +19,20 @@ _add_reduce = np.add.reduce
 _BOOL = np.dtype(bool)
 
 
+def _shape(v):
+    """``np.shape(v)`` without its ``np.asarray`` for arrays, floats and ints (the common cases)."""
+    tv = type(v)
+    if tv is _ndarray:
+        return v.shape
+    if tv is float or tv is _float64 or tv is int:
+        return ()
+    return np.shape(v)
+
+
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing numpy broadcasting)."""
-    # Shapes without np.shape (which calls np.asarray first) for arrays, floats and ints.
-    tx = type(x)
-    if tx is _ndarray:
-        shape = x.shape
-    elif tx is float or tx is _float64 or tx is int:
-        shape = ()
-    else:
-        shape = np.shape(x)
-    tg = type(g)
-    if tg is _ndarray:
-        g_shape = g.shape
-    elif tg is float or tg is _float64 or tg is int:
-        g_shape = ()
-    else:
-        g_shape = np.shape(g)
-    if g_shape == shape:
+    shape = _shape(x)
+    if _shape(g) == shape:
         return g
     if type(g) is not _ndarray:
         g = np.asarray(g)

@@ -54,6 +54,10 @@ class Namer:
             description = sanitize(fallback)
         return self.fresh(description)
 
+    def used(self) -> frozenset:
+        """Every name handed out or reserved so far."""
+        return frozenset(self._used)
+
     def adjoint(self, name: str) -> str:
         """The adjoint of ``name`` (``x`` -> ``x_bar``), the same on every call."""
         if name not in self._adjoints:

@@ -149,7 +149,7 @@ class Lowering:
             body=tuple(self.body),
             result=result,
             result_origin=result_origin,
-            reserved=frozenset(self.namer._used),
+            reserved=self.namer.used(),
             globals_read=tuple(sorted(self.globals_read)),
             path=self.pf.unit.path,
             module=self.pf.unit.module,
