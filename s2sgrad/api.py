@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence, Union
 import numpy as np
 
 from . import runtime
-from .errors import GradientError, Location, TransformError
+from .errors import GradientError, Location, TransformError, UsageError
 
 SOURCE_ATTR = "__s2sgrad_source__"
 
@@ -141,5 +141,5 @@ def source(fn: Callable) -> str:
     """The generated source behind a function s2sgrad returned."""
     text = getattr(fn, SOURCE_ATTR, None)
     if text is None:
-        raise TypeError(f"{fn!r} was not made by s2sgrad; pass what grad/value_and_grad/vjp returned")
+        raise UsageError(f"{fn!r} was not made by s2sgrad; pass what grad/value_and_grad/vjp returned")
     return text

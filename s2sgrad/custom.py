@@ -10,9 +10,6 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-CUSTOM_MARK = "__s2sgrad_custom_gradient__"
-
-
 def custom_gradient(f: Callable) -> Callable:
     """Decorate ``f(*args) -> (value, grad_fn)``: s2sgrad uses ``grad_fn`` as the gradient.
 
@@ -30,15 +27,9 @@ def custom_gradient(f: Callable) -> Callable:
         value, _ = f(*args, **kwargs)
         return value
 
-    setattr(value_only, CUSTOM_MARK, True)
     return value_only
 
 
 def stop_gradient(x: Any) -> Any:
     """The identity, whose gradient is zero."""
     return x
-
-
-def is_custom(fn: Any) -> bool:
-    return bool(getattr(fn, CUSTOM_MARK, False))
-

@@ -42,3 +42,7 @@ class TransformError(Exception):
 
 class GradientError(ValueError):
     """A generated gradient was called with values it cannot handle (e.g. a non-scalar loss for grad)."""
+
+
+class UsageError(TypeError, ValueError):
+    """s2sgrad's API was called with an argument it cannot take (a foreign function, a bad name)."""

@@ -9,7 +9,7 @@ the CLI, which never runs user code, finds ``@register_gradient("name")`` defini
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 _REGISTERED: dict = {}  # qualified name -> rule function, in registration order
 
@@ -31,7 +31,9 @@ def register_gradient(name: str) -> Callable:
     function called ``name`` (its qualified name, e.g. ``"scipy.special.erfcx"`` or
     ``"mymodel.opaque_op"``), for functions with no source or no rule (TF's RegisterGradient)."""
     if not isinstance(name, str) or not name or " " in name:
-        raise ValueError(f"register_gradient needs a qualified function name, got {name!r}")
+        from .errors import UsageError
+
+        raise UsageError(f"register_gradient needs a qualified function name, got {name!r}")
 
     def decorate(rule: Callable) -> Callable:
         _REGISTERED[name] = rule
@@ -43,13 +45,3 @@ def register_gradient(name: str) -> Callable:
 def registered() -> dict:
     """A copy of the run-time registry: qualified name -> rule function."""
     return dict(_REGISTERED)
-
-
-def live_rules() -> tuple:
-    """RegisteredRules for the run-time registry (sorted by name)."""
-    return tuple(RegisteredRule(name, getattr(fn, "__name__", "rule"), getattr(fn, "__module__", ""))
-                 for name, fn in sorted(_REGISTERED.items()))
-
-
-def rule_function(name: str) -> Any:
-    return _REGISTERED.get(name)

@@ -349,14 +349,6 @@ def transpose_vjp(g, axes=None):
     return np.transpose(g, np.argsort(axes))
 
 
-def expand_dims_vjp(g, x):
-    return np.reshape(g, np.shape(x))
-
-
-def squeeze_vjp(g, x):
-    return np.reshape(g, np.shape(x))
-
-
 # ----- products --------------------------------------------------------------------------------
 
 

@@ -90,9 +90,6 @@ class Lowering:
 
     # ----- names -------------------------------------------------------------------------------
 
-    def is_local(self, node: cst.Name) -> bool:
-        return node.value in self.locals
-
     def callee_name(self, func: cst.BaseExpression) -> Optional[str]:
         """The dotted name a call target resolves to, statically or from the live function."""
         name = self.pf.qualified_name(func)

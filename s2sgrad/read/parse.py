@@ -68,13 +68,6 @@ class ParsedFunction:
         ordered = sorted(found, key=lambda q: (q.source != QualifiedNameSource.IMPORT, q.name))
         return ordered[0].name
 
-    def name_source(self, node: cst.CSTNode) -> Optional[QualifiedNameSource]:
-        found = self.parsed.qualnames.get(node) or frozenset()
-        if not found:
-            return None
-        ordered = sorted(found, key=lambda q: (q.source != QualifiedNameSource.IMPORT, q.name))
-        return ordered[0].source
-
 
 @functools.lru_cache(maxsize=64)
 def parse_module(text: str, path: str) -> ParsedModule:
@@ -125,9 +118,3 @@ def find_function(unit: SourceUnit) -> ParsedFunction:
             "was the file edited after it was imported? reload the module",
         )
     return ParsedFunction(unit=unit, parsed=parsed, node=hits[0])
-
-
-def module_functions(unit_text: str, path: str) -> tuple:
-    """The module-level FunctionDef nodes of a file, in source order."""
-    parsed = parse_module(unit_text, path)
-    return tuple(n for n in parsed.module.body if isinstance(n, cst.FunctionDef))
