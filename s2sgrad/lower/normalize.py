@@ -814,7 +814,9 @@ def _assigned_names(fn: cst.FunctionDef) -> frozenset:
 
 
 def _all_names(fn: cst.FunctionDef) -> set:
-    return {n.value for n in m.findall(fn, m.Name())}
+    """Every name the function binds or reads (attribute fields like ``np.mean``'s ``mean`` and
+    keyword names are not names: temporaries may take them)."""
+    return set(read_names(fn))
 
 
 def _live_lookup(live: dict, dotted: str) -> Any:

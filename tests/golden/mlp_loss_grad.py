@@ -24,8 +24,8 @@ def mlp_loss_fwd(w1, b1, w2, x, labels):
     # return -np.mean(np.sum(logp * labels, axis=1))
     logp_times_labels = logp * labels
     sum_logp_times_labels = np.sum(logp_times_labels, axis=1)
-    mean_2 = np.mean(sum_logp_times_labels)
-    mlp_loss = -mean_2
+    mean = np.mean(sum_logp_times_labels)
+    mlp_loss = -mean
     return mlp_loss, (
         b1,
         exp_shifted,
@@ -67,8 +67,8 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
         x_matmul_w1,
     ) = residuals
     # return -np.mean(np.sum(logp * labels, axis=1))
-    mean_2_bar = -mlp_loss_bar
-    sum_logp_times_labels_bar = s2s.mean_vjp(mean_2_bar, sum_logp_times_labels)
+    mean_bar = -mlp_loss_bar
+    sum_logp_times_labels_bar = s2s.mean_vjp(mean_bar, sum_logp_times_labels)
     logp_times_labels_bar = s2s.sum_vjp(sum_logp_times_labels_bar, logp_times_labels, 1)
     logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp)
     # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
