@@ -51,29 +51,38 @@ def logistic_loss_fwd(w, b, x, y):
     logistic_loss = np.mean(log1pexp_neg_margins)
     return logistic_loss, (
         b,
+        np.shape(b),
         log1pexp_neg_margins,
         log1pexp_res,
         w,
         x,
-        x_matmul_w,
-        x_matmul_w_plus_b,
+        np.shape(x_matmul_w_plus_b),
+        np.shape(x_matmul_w),
         y,
     )
 
 
 def logistic_loss_bwd(residuals, logistic_loss_bar=1.0):
     """Backward sweep of logistic_loss: the adjoints of w, b."""
-    b, log1pexp_neg_margins, log1pexp_res, w, x, x_matmul_w, x_matmul_w_plus_b, y = (
-        residuals
-    )
+    (
+        b,
+        b_shape,
+        log1pexp_neg_margins,
+        log1pexp_res,
+        w,
+        x,
+        x_matmul_w_plus_b_shape,
+        x_matmul_w_shape,
+        y,
+    ) = residuals
     # return np.mean(log1pexp(-margins))
     log1pexp_neg_margins_bar = s2s.mean_vjp(logistic_loss_bar, log1pexp_neg_margins)
     (neg_margins_bar,) = log1pexp_bwd(log1pexp_res, log1pexp_neg_margins_bar)
     margins_bar = -neg_margins_bar
     # margins = y * (x @ w + b)
-    x_matmul_w_plus_b_bar = s2s.unbroadcast(margins_bar * y, x_matmul_w_plus_b)
-    x_matmul_w_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, x_matmul_w)
-    b_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, b)
+    x_matmul_w_plus_b_bar = s2s.unbroadcast(margins_bar * y, x_matmul_w_plus_b_shape)
+    x_matmul_w_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, x_matmul_w_shape)
+    b_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, b_shape)
     w_bar = s2s.matmul_vjp_b(x_matmul_w_bar, x, w)
     return (s2s.like(w_bar, w), s2s.like(b_bar, b))
 

@@ -13,17 +13,17 @@ def loss_fwd(w1, b1, w2, b2, x, y):
     # return np.mean(err**2)
     err_pow_2 = err**2
     loss = np.mean(err_pow_2)
-    return loss, (b1, b2, err, err_pow_2, predict_res, predict_w1, w1, w2)
+    return loss, (b1, b2, err, err_pow_2, predict_res, np.shape(predict_w1), w1, w2)
 
 
 def loss_bwd(residuals, loss_bar=1.0):
     """Backward sweep of loss: the adjoints of w1, b1, w2, b2."""
-    b1, b2, err, err_pow_2, predict_res, predict_w1, w1, w2 = residuals
+    b1, b2, err, err_pow_2, predict_res, predict_w1_shape, w1, w2 = residuals
     # return np.mean(err**2)
     err_pow_2_bar = s2s.mean_vjp(loss_bar, err_pow_2)
     err_bar = err_pow_2_bar * 2 * err
     # err = predict(w1, b1, w2, b2, x) - y
-    predict_w1_bar = s2s.unbroadcast(err_bar, predict_w1)
+    predict_w1_bar = s2s.unbroadcast(err_bar, predict_w1_shape)
     w1_bar, b1_bar, w2_bar, b2_bar, _ = predict_bwd(predict_res, predict_w1_bar)
     return (
         s2s.like(w1_bar, w1),
@@ -42,21 +42,32 @@ def predict_fwd(w1, b1, w2, b2, x):
     # return hidden @ w2 + b2
     hidden_matmul_w2 = hidden @ w2
     predict = hidden_matmul_w2 + b2
-    return predict, (b1, b2, hidden, hidden_matmul_w2, w1, w2, x, x_matmul_w1)
+    return predict, (
+        np.shape(b1),
+        np.shape(b2),
+        hidden,
+        np.shape(hidden_matmul_w2),
+        w1,
+        w2,
+        x,
+        np.shape(x_matmul_w1),
+    )
 
 
 def predict_bwd(residuals, predict_bar):
     """Backward sweep of predict: the adjoints of w1, b1, w2, b2, x."""
-    b1, b2, hidden, hidden_matmul_w2, w1, w2, x, x_matmul_w1 = residuals
+    b1_shape, b2_shape, hidden, hidden_matmul_w2_shape, w1, w2, x, x_matmul_w1_shape = (
+        residuals
+    )
     # return hidden @ w2 + b2
-    hidden_matmul_w2_bar = s2s.unbroadcast(predict_bar, hidden_matmul_w2)
-    b2_bar = s2s.unbroadcast(predict_bar, b2)
+    hidden_matmul_w2_bar = s2s.unbroadcast(predict_bar, hidden_matmul_w2_shape)
+    b2_bar = s2s.unbroadcast(predict_bar, b2_shape)
     hidden_bar = s2s.matmul_vjp_a(hidden_matmul_w2_bar, hidden, w2)
     w2_bar = s2s.matmul_vjp_b(hidden_matmul_w2_bar, hidden, w2)
     # hidden = np.tanh(x @ w1 + b1)
     x_matmul_w1_plus_b1_bar = hidden_bar * (1.0 - hidden * hidden)
-    x_matmul_w1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, x_matmul_w1)
-    b1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, b1)
+    x_matmul_w1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, x_matmul_w1_shape)
+    b1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, b1_shape)
     x_bar = s2s.matmul_vjp_a(x_matmul_w1_bar, x, w1)
     w1_bar = s2s.matmul_vjp_b(x_matmul_w1_bar, x, w1)
     return (w1_bar, b1_bar, w2_bar, b2_bar, x_bar)

@@ -29,10 +29,10 @@ def loss_fwd(w_h, w_x, b, w_o, b_o, xs, ys):
             (
                 cell_res,
                 power,
-                readout_h_2,
                 readout_h_2_minus_ys_t,
+                np.shape(readout_h_2),
                 readout_res,
-                sum_power,
+                np.shape(sum_power),
             )
         )
         h = h_2
@@ -58,19 +58,19 @@ def loss_bwd(residuals, loss_bar=1.0):
     for (
         cell_res,
         power,
-        readout_h_2,
         readout_h_2_minus_ys_t,
+        readout_h_2_shape,
         readout_res,
-        sum_power,
+        sum_power_shape,
     ) in reversed(loop1_tape):
         # for t in range(xs.shape[0]):
         total_2_bar = total_bar
         h_2_bar = h_bar
         # total = total + np.sum((readout(h, w_o, b_o) - ys[t]) ** 2)
-        sum_power_bar = s2s.unbroadcast(total_2_bar, sum_power)
+        sum_power_bar = s2s.unbroadcast(total_2_bar, sum_power_shape)
         power_bar = s2s.sum_vjp(sum_power_bar, power)
         readout_h_2_minus_ys_t_bar = power_bar * 2 * readout_h_2_minus_ys_t
-        readout_h_2_bar = s2s.unbroadcast(readout_h_2_minus_ys_t_bar, readout_h_2)
+        readout_h_2_bar = s2s.unbroadcast(readout_h_2_minus_ys_t_bar, readout_h_2_shape)
         h_2_bar_2, w_o_bar_2, b_o_bar_2 = readout_bwd(readout_res, readout_h_2_bar)
         h_2_bar = h_2_bar + h_2_bar_2
         w_o_bar += w_o_bar_2
@@ -98,20 +98,44 @@ def cell_fwd(h, x_t, w_h, w_x, b):
     total = h_matmul_w_h + x_t_times_w_x
     total_plus_b = total + b
     cell = np.tanh(total_plus_b)
-    return cell, (b, cell, h, h_matmul_w_h, total, w_h, w_x, x_t, x_t_times_w_x)
+    return cell, (
+        np.shape(b),
+        cell,
+        h,
+        np.shape(h_matmul_w_h),
+        np.shape(total),
+        w_h,
+        w_x,
+        np.shape(w_x),
+        x_t,
+        np.shape(x_t),
+        np.shape(x_t_times_w_x),
+    )
 
 
 def cell_bwd(residuals, cell_bar):
     """Backward sweep of cell: the adjoints of h, x_t, w_h, w_x, b."""
-    b, cell, h, h_matmul_w_h, total, w_h, w_x, x_t, x_t_times_w_x = residuals
+    (
+        b_shape,
+        cell,
+        h,
+        h_matmul_w_h_shape,
+        total_shape,
+        w_h,
+        w_x,
+        w_x_shape,
+        x_t,
+        x_t_shape,
+        x_t_times_w_x_shape,
+    ) = residuals
     # return np.tanh(h @ w_h + x_t * w_x + b)
     total_plus_b_bar = cell_bar * (1.0 - cell * cell)
-    total_bar = s2s.unbroadcast(total_plus_b_bar, total)
-    b_bar = s2s.unbroadcast(total_plus_b_bar, b)
-    h_matmul_w_h_bar = s2s.unbroadcast(total_bar, h_matmul_w_h)
-    x_t_times_w_x_bar = s2s.unbroadcast(total_bar, x_t_times_w_x)
-    x_t_bar = s2s.unbroadcast(x_t_times_w_x_bar * w_x, x_t)
-    w_x_bar = s2s.unbroadcast(x_t_times_w_x_bar * x_t, w_x)
+    total_bar = s2s.unbroadcast(total_plus_b_bar, total_shape)
+    b_bar = s2s.unbroadcast(total_plus_b_bar, b_shape)
+    h_matmul_w_h_bar = s2s.unbroadcast(total_bar, h_matmul_w_h_shape)
+    x_t_times_w_x_bar = s2s.unbroadcast(total_bar, x_t_times_w_x_shape)
+    x_t_bar = s2s.unbroadcast(x_t_times_w_x_bar * w_x, x_t_shape)
+    w_x_bar = s2s.unbroadcast(x_t_times_w_x_bar * x_t, w_x_shape)
     h_bar = s2s.matmul_vjp_a(h_matmul_w_h_bar, h, w_h)
     w_h_bar = s2s.matmul_vjp_b(h_matmul_w_h_bar, h, w_h)
     return (h_bar, x_t_bar, w_h_bar, w_x_bar, b_bar)
@@ -122,15 +146,15 @@ def readout_fwd(h, w_o, b_o):
     # return h @ w_o + b_o
     h_matmul_w_o = h @ w_o
     readout = h_matmul_w_o + b_o
-    return readout, (b_o, h, h_matmul_w_o, w_o)
+    return readout, (np.shape(b_o), h, np.shape(h_matmul_w_o), w_o)
 
 
 def readout_bwd(residuals, readout_bar):
     """Backward sweep of readout: the adjoints of h, w_o, b_o."""
-    b_o, h, h_matmul_w_o, w_o = residuals
+    b_o_shape, h, h_matmul_w_o_shape, w_o = residuals
     # return h @ w_o + b_o
-    h_matmul_w_o_bar = s2s.unbroadcast(readout_bar, h_matmul_w_o)
-    b_o_bar = s2s.unbroadcast(readout_bar, b_o)
+    h_matmul_w_o_bar = s2s.unbroadcast(readout_bar, h_matmul_w_o_shape)
+    b_o_bar = s2s.unbroadcast(readout_bar, b_o_shape)
     h_bar = s2s.matmul_vjp_a(h_matmul_w_o_bar, h, w_o)
     w_o_bar = s2s.matmul_vjp_b(h_matmul_w_o_bar, h, w_o)
     return (h_bar, w_o_bar, b_o_bar)

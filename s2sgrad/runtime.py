@@ -30,8 +30,9 @@ def _shape(v):
 
 
 def unbroadcast(g, x):
-    """Sum ``g`` down to the shape of ``x`` (undoing numpy broadcasting)."""
-    shape = _shape(x)
+    """Sum ``g`` down to the shape of ``x``, or to ``x`` itself when it is a shape (a tuple):
+    this undoes numpy broadcasting."""
+    shape = x if type(x) is tuple else _shape(x)
     if _shape(g) == shape:
         return g
     if type(g) is not _ndarray:

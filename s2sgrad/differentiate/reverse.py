@@ -132,6 +132,8 @@ class ReverseBuilder:
         self.unstable: set = set()  # adjoint names that are rebound later (never aliased)
         self.owned: set = set()  # adjoint names holding an array only this sweep made (+= is safe)
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
+        self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
+        self.shape_base: dict = {}  # shape name -> var
         self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
         self.loop_entries: dict = {}  # Loop -> carried names restored from before the loop
         self.if_records: dict = {}  # If -> (then names, else names)
@@ -182,6 +184,19 @@ class ReverseBuilder:
         else:
             self.owned.discard(name)
         self.current[var] = name
+
+    def shape_of(self, var: str) -> str:
+        """The name the backward sweep uses for ``var``'s shape; the forward sweep records
+        ``np.shape(var)`` under it, so the value itself need not be kept for that."""
+        if var not in self.shapes:
+            self.shapes[var] = self.namer.fresh(f"{var}_shape")
+            self.shape_base[self.shapes[var]] = var
+        return self.shapes[var]
+
+    def packed(self, name: str) -> str:
+        """What the forward sweep records for ``name``: the value, or the shape it stands for."""
+        base = self.shape_base.get(name)
+        return f"np.shape({base})" if base is not None else name
 
     def zeros(self, var: str) -> str:
         """Code for the zero adjoint of ``var``."""
@@ -271,8 +286,9 @@ class ReverseBuilder:
         then_code = self.forward_code(node.body)
         else_code = self.forward_code(node.orelse)
         if then_names or else_names:
-            then_code.append(f"{node.saved} = ({', '.join(then_names)}{',' if len(then_names) == 1 else ''})")
-            else_code.append(f"{node.saved} = ({', '.join(else_names)}{',' if len(else_names) == 1 else ''})")
+            for names, code in ((then_names, then_code), (else_names, else_code)):
+                items = ", ".join(self.packed(n) for n in names) + ("," if len(names) == 1 else "")
+                code.append(f"{node.saved} = ({items})")
         out = [Nest(f"if {node.test}:", tuple(then_code))]
         if has_statements(else_code):
             out.append(Nest("else:", tuple(else_code)))
@@ -289,8 +305,9 @@ class ReverseBuilder:
             names, tape = record
             if tape:
                 out.append(f"{loop.tape} = []")
-                item = names[0] if len(names) == 1 else ", ".join(names)
-                body.append(f"{loop.tape}.append({'(' + item + ')' if len(names) > 1 else item})")
+                packed = [self.packed(n) for n in names]
+                item = packed[0] if len(packed) == 1 else "(" + ", ".join(packed) + ")"
+                body.append(f"{loop.tape}.append({item})")
             else:
                 out.append(f"{loop.trips} = 0")
                 body.append(f"{loop.trips} += 1")
@@ -387,7 +404,7 @@ class ReverseBuilder:
                 if rule.elementwise and _may_broadcast(operand, bound, self.scalars):
                     expr = cst.Call(
                         cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
-                        [cst.Arg(expr), cst.Arg(cst.Name(operand.name))],
+                        [cst.Arg(expr), cst.Arg(cst.Name(self.shape_of(operand.name)))],
                     )
                 self.accumulate(lines, operand.name, expr)
             elif isinstance(operand, Seq):
@@ -565,10 +582,12 @@ class ReverseBuilder:
                 out.append(Restore(item.loop, kept, item.entry))
         return out
 
-    def level_names(self, body: tuple) -> set:
-        """level_names, plus the residuals of helper calls made at that level."""
+    def level_names(self, body: tuple, extra: frozenset = frozenset()) -> set:
+        """level_names, plus the residuals of helper calls made at that level and the shapes of
+        the names bound there (or in ``extra``)."""
         helpers = {self.helper_res[s] for s in body if isinstance(s, Stmt) and s in self.helper_res}
-        return level_names(body) | helpers
+        names = level_names(body) | helpers | set(extra)
+        return names | {shape for shape, base in self.shape_base.items() if base in names}
 
     def refuse_unknown(self, stmt: Stmt) -> None:
         name = stmt.prim.op
@@ -630,7 +649,7 @@ class ReverseBuilder:
             else:
                 returns.append(f"s2s.zeros_like({name})" if self.top_level else "None")
         backward = self.prune_restores(backward, returns)
-        visible = self.level_names(fn.body) | {p.name for p in fn.params}
+        visible = self.level_names(fn.body, frozenset(p.name for p in fn.params))
         residuals = tuple(sorted((code_reads(backward) | code_reads(returns)) & visible))
         forward = self.forward_code(fn.body)
         return VjpFunction(
@@ -640,7 +659,8 @@ class ReverseBuilder:
             params_code=self.params_code(),
             forward=tuple(forward),
             result_code=_code(operand_node(fn.result)),
-            residuals=residuals,
+            residuals=tuple(self.packed(n) for n in residuals),
+            residual_targets=residuals,
             residuals_param=self.namer.fresh("residuals"),
             seed=seed,
             backward=tuple(backward),

@@ -28,21 +28,24 @@ def mlp_loss_fwd(w1, b1, w2, x, labels):
     mlp_loss = -mean
     return mlp_loss, (
         b1,
+        np.shape(b1),
         exp_shifted,
         h,
         labels,
-        log_sum_exp_shifted,
+        np.shape(log_sum_exp_shifted),
         logits,
-        logp,
+        np.shape(logits),
+        np.shape(logp),
         logp_times_labels,
         max_logits,
-        shifted,
+        np.shape(max_logits),
+        np.shape(shifted),
         sum_exp_shifted,
         sum_logp_times_labels,
         w1,
         w2,
         x,
-        x_matmul_w1,
+        np.shape(x_matmul_w1),
     )
 
 
@@ -50,36 +53,39 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
     """Backward sweep of mlp_loss: the adjoints of w1, b1, w2."""
     (
         b1,
+        b1_shape,
         exp_shifted,
         h,
         labels,
-        log_sum_exp_shifted,
+        log_sum_exp_shifted_shape,
         logits,
-        logp,
+        logits_shape,
+        logp_shape,
         logp_times_labels,
         max_logits,
-        shifted,
+        max_logits_shape,
+        shifted_shape,
         sum_exp_shifted,
         sum_logp_times_labels,
         w1,
         w2,
         x,
-        x_matmul_w1,
+        x_matmul_w1_shape,
     ) = residuals
     # return -np.mean(np.sum(logp * labels, axis=1))
     mean_bar = -mlp_loss_bar
     sum_logp_times_labels_bar = s2s.mean_vjp(mean_bar, sum_logp_times_labels)
     logp_times_labels_bar = s2s.sum_vjp(sum_logp_times_labels_bar, logp_times_labels, 1)
-    logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp)
+    logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp_shape)
     # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
-    shifted_bar = s2s.unbroadcast(logp_bar, shifted)
-    log_sum_exp_shifted_bar = s2s.unbroadcast(-logp_bar, log_sum_exp_shifted)
+    shifted_bar = s2s.unbroadcast(logp_bar, shifted_shape)
+    log_sum_exp_shifted_bar = s2s.unbroadcast(-logp_bar, log_sum_exp_shifted_shape)
     sum_exp_shifted_bar = log_sum_exp_shifted_bar / sum_exp_shifted
     exp_shifted_bar = s2s.sum_vjp(sum_exp_shifted_bar, exp_shifted, 1, True)
     shifted_bar = shifted_bar + exp_shifted_bar * exp_shifted
     # shifted = logits - np.max(logits, axis=1, keepdims=True)
-    logits_bar = s2s.unbroadcast(shifted_bar, logits)
-    max_logits_bar = s2s.unbroadcast(-shifted_bar, max_logits)
+    logits_bar = s2s.unbroadcast(shifted_bar, logits_shape)
+    max_logits_bar = s2s.unbroadcast(-shifted_bar, max_logits_shape)
     logits_bar = logits_bar + s2s.extremum_vjp(
         max_logits_bar, max_logits, logits, 1, True
     )
@@ -88,8 +94,8 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
     w2_bar = s2s.matmul_vjp_b(logits_bar, h, w2)
     # h = np.tanh(x @ w1 + b1)
     x_matmul_w1_plus_b1_bar = h_bar * (1.0 - h * h)
-    x_matmul_w1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, x_matmul_w1)
-    b1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, b1)
+    x_matmul_w1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, x_matmul_w1_shape)
+    b1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, b1_shape)
     w1_bar = s2s.matmul_vjp_b(x_matmul_w1_bar, x, w1)
     return (s2s.like(w1_bar, w1), s2s.like(b1_bar, b1), s2s.like(w2_bar, w2))
 

@@ -31,8 +31,19 @@ def rnn_loss_fwd(wh, wx, xs):
             h_3 = h_2 + log1pexp_h_2_times_0_1
             # if t == 0:
             h_4 = h_3
-            if1_saved = (log1pexp_h_2_times_0_1, log1pexp_res)
-        loop1_tape.append((cond1, h, h_2, if1_saved, wh_matmul_h, wx_matmul_xs_t, xs_t))
+            if1_saved = (np.shape(log1pexp_h_2_times_0_1), log1pexp_res)
+        loop1_tape.append(
+            (
+                cond1,
+                h,
+                h_2,
+                np.shape(h_2),
+                if1_saved,
+                np.shape(wh_matmul_h),
+                np.shape(wx_matmul_xs_t),
+                xs_t,
+            )
+        )
         h = h_4
     # return np.sum(h**2)
     h_pow_2 = h**2
@@ -49,28 +60,35 @@ def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
     # for t in range(xs.shape[0]):
     wh_bar = s2s.zeros_like(wh)
     wx_bar = s2s.zeros_like(wx)
-    for cond1, h, h_2, if1_saved, wh_matmul_h, wx_matmul_xs_t, xs_t in reversed(
-        loop1_tape
-    ):
+    for (
+        cond1,
+        h,
+        h_2,
+        h_2_shape,
+        if1_saved,
+        wh_matmul_h_shape,
+        wx_matmul_xs_t_shape,
+        xs_t,
+    ) in reversed(loop1_tape):
         # for t in range(xs.shape[0]):
         h_4_bar = h_bar
         # if t == 0:
         if cond1:
             h_2_bar = h_4_bar
         else:
-            log1pexp_h_2_times_0_1, log1pexp_res = if1_saved
+            log1pexp_h_2_times_0_1_shape, log1pexp_res = if1_saved
             # h = h + 0.1 * log1pexp(h)
-            h_2_bar = s2s.unbroadcast(h_4_bar, h_2)
+            h_2_bar = s2s.unbroadcast(h_4_bar, h_2_shape)
             log1pexp_h_2_times_0_1_bar = s2s.unbroadcast(
-                h_4_bar, log1pexp_h_2_times_0_1
+                h_4_bar, log1pexp_h_2_times_0_1_shape
             )
             log1pexp_h_2_bar = log1pexp_h_2_times_0_1_bar * 0.1
             (h_2_bar_2,) = log1pexp_bwd(log1pexp_res, log1pexp_h_2_bar)
             h_2_bar = h_2_bar + h_2_bar_2
         # h = np.tanh(wh @ h + wx @ xs[t])
         total_bar = h_2_bar * (1.0 - h_2 * h_2)
-        wh_matmul_h_bar = s2s.unbroadcast(total_bar, wh_matmul_h)
-        wx_matmul_xs_t_bar = s2s.unbroadcast(total_bar, wx_matmul_xs_t)
+        wh_matmul_h_bar = s2s.unbroadcast(total_bar, wh_matmul_h_shape)
+        wx_matmul_xs_t_bar = s2s.unbroadcast(total_bar, wx_matmul_xs_t_shape)
         wx_bar += s2s.matmul_vjp_a(wx_matmul_xs_t_bar, wx, xs_t)
         wh_bar += s2s.matmul_vjp_a(wh_matmul_h_bar, wh, h)
         h_bar = s2s.matmul_vjp_b(wh_matmul_h_bar, wh, h)

@@ -20,20 +20,44 @@ def uses_helper_fwd(x, y):
     a_times_b = a * b
     sum_a_times_b = np.sum(a_times_b)
     uses_helper = sum_a_times_b + math.pi
-    return uses_helper, (a, a_times_b, b, smooth_res, smooth_res_2, sum_a_times_b, x, y)
+    return uses_helper, (
+        a,
+        np.shape(a),
+        a_times_b,
+        b,
+        np.shape(b),
+        smooth_res,
+        smooth_res_2,
+        np.shape(sum_a_times_b),
+        x,
+        y,
+        np.shape(y),
+    )
 
 
 def uses_helper_bwd(residuals, uses_helper_bar=1.0):
     """Backward sweep of uses_helper: the adjoints of x, y."""
-    a, a_times_b, b, smooth_res, smooth_res_2, sum_a_times_b, x, y = residuals
+    (
+        a,
+        a_shape,
+        a_times_b,
+        b,
+        b_shape,
+        smooth_res,
+        smooth_res_2,
+        sum_a_times_b_shape,
+        x,
+        y,
+        y_shape,
+    ) = residuals
     # return np.sum(a * b) + math.pi
-    sum_a_times_b_bar = s2s.unbroadcast(uses_helper_bar, sum_a_times_b)
+    sum_a_times_b_bar = s2s.unbroadcast(uses_helper_bar, sum_a_times_b_shape)
     a_times_b_bar = s2s.sum_vjp(sum_a_times_b_bar, a_times_b)
-    a_bar = s2s.unbroadcast(a_times_b_bar * b, a)
-    b_bar = s2s.unbroadcast(a_times_b_bar * a, b)
+    a_bar = s2s.unbroadcast(a_times_b_bar * b, a_shape)
+    b_bar = s2s.unbroadcast(a_times_b_bar * a, b_shape)
     # a, b = smooth(x), smooth(y * SCALE)
     (y_times_SCALE_bar,) = smooth_bwd(smooth_res_2, b_bar)
-    y_bar = s2s.unbroadcast(y_times_SCALE_bar * SCALE, y)
+    y_bar = s2s.unbroadcast(y_times_SCALE_bar * SCALE, y_shape)
     (x_bar,) = smooth_bwd(smooth_res, a_bar)
     return (s2s.like(x_bar, x), s2s.like(y_bar, y))
 
@@ -47,15 +71,21 @@ def smooth_fwd(v):
     log1p_exp_neg_abs_v = np.log1p(exp_neg_abs_v)
     maximum_v = np.maximum(v, 0.0)
     smooth = log1p_exp_neg_abs_v + maximum_v
-    return smooth, (exp_neg_abs_v, log1p_exp_neg_abs_v, maximum_v, v)
+    return smooth, (
+        exp_neg_abs_v,
+        np.shape(log1p_exp_neg_abs_v),
+        maximum_v,
+        np.shape(maximum_v),
+        v,
+    )
 
 
 def smooth_bwd(residuals, smooth_bar):
     """Backward sweep of smooth: the adjoints of v."""
-    exp_neg_abs_v, log1p_exp_neg_abs_v, maximum_v, v = residuals
+    exp_neg_abs_v, log1p_exp_neg_abs_v_shape, maximum_v, maximum_v_shape, v = residuals
     # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
-    log1p_exp_neg_abs_v_bar = s2s.unbroadcast(smooth_bar, log1p_exp_neg_abs_v)
-    maximum_v_bar = s2s.unbroadcast(smooth_bar, maximum_v)
+    log1p_exp_neg_abs_v_bar = s2s.unbroadcast(smooth_bar, log1p_exp_neg_abs_v_shape)
+    maximum_v_bar = s2s.unbroadcast(smooth_bar, maximum_v_shape)
     v_bar = maximum_v_bar * s2s.balanced_eq(v, maximum_v, 0.0)
     exp_neg_abs_v_bar = log1p_exp_neg_abs_v_bar / (1.0 + exp_neg_abs_v)
     neg_abs_v_bar = exp_neg_abs_v_bar * exp_neg_abs_v
