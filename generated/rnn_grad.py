@@ -32,7 +32,6 @@ def loss_fwd(w_h, w_x, b, w_o, b_o, xs, ys):
                 readout_h_2_minus_ys_t,
                 np.shape(readout_h_2),
                 readout_res,
-                np.shape(sum_power),
             )
         )
         h = h_2
@@ -61,14 +60,12 @@ def loss_bwd(residuals, loss_bar=1.0):
         readout_h_2_minus_ys_t,
         readout_h_2_shape,
         readout_res,
-        sum_power_shape,
     ) in reversed(loop1_tape):
         # for t in range(xs.shape[0]):
         total_2_bar = total_bar
         h_2_bar = h_bar
         # total = total + np.sum((readout(h, w_o, b_o) - ys[t]) ** 2)
-        sum_power_bar = s2s.unbroadcast(total_2_bar, sum_power_shape)
-        power_bar = s2s.sum_vjp(sum_power_bar, power)
+        power_bar = s2s.sum_vjp(total_2_bar, power)
         readout_h_2_minus_ys_t_bar = power_bar * 2 * readout_h_2_minus_ys_t
         readout_h_2_bar = s2s.unbroadcast(readout_h_2_minus_ys_t_bar, readout_h_2_shape)
         h_2_bar_2, w_o_bar_2, b_o_bar_2 = readout_bwd(readout_res, readout_h_2_bar)

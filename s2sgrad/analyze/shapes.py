@@ -6,10 +6,24 @@ with scalars has the output's shape already.
 
 from __future__ import annotations
 
+import re
+from typing import Optional
+
 import libcst as cst
 import libcst.matchers as m
 
-from ..lower.ir import Const, CoreFunction, Seq, Var, flatten
+from ..lower.ir import (
+    Const,
+    CoreFunction,
+    If,
+    Loop,
+    Seq,
+    Stmt,
+    Var,
+    definition_counts,
+    flatten,
+    prim_operands,
+)
 
 _FULL_REDUCTIONS = frozenset(
     f"{owner}.{name}"
@@ -75,3 +89,117 @@ def known_scalars(fn: CoreFunction, elementwise: frozenset) -> frozenset:
                 scalars.add(name)
                 changed = True
     return frozenset(scalars)
+
+
+# ----- shape classes ---------------------------------------------------------------------------
+
+TOP = "?"  # a shape nothing else is known to share
+SCALAR = "()"  # a scalar: broadcasting it against any shape gives that shape
+_BOTTOM = None  # not known yet (the fixed point starts optimistic)
+
+_SLICE0 = re.compile(r"^\[\s*(\d*)\s*:\s*(-\s*\d+)?\s*\]$")
+
+
+def _loop_depths(body: tuple, in_loop: bool, out: dict) -> None:
+    for node in body:
+        if isinstance(node, Stmt):
+            out[node] = in_loop
+        elif isinstance(node, If):
+            _loop_depths(node.body, in_loop, out)
+            _loop_depths(node.orelse, in_loop, out)
+        elif isinstance(node, Loop):
+            _loop_depths(node.body, True, out)
+            _loop_depths(node.carries, True, out)
+
+
+def _slice_class(base: str, index) -> Optional[str]:
+    """The class of ``base[a:-b]`` (a >= 0, b > 0, either left out): its first axis is
+    ``max(0, n - a - b)`` long and the others are ``base``'s, so it is named by ``a + b``."""
+    if not isinstance(index, Const) or not index.brackets:
+        return None
+    match = _SLICE0.match(index.brackets)
+    if match is None:
+        return None
+    start = int(match.group(1) or 0)
+    stop = -int(match.group(2).replace(" ", "")) if match.group(2) else 0
+    return f"{base}[{start + stop}:]"
+
+
+def shape_classes(fn: CoreFunction, elementwise: frozenset, scalars: frozenset) -> dict:
+    """Name -> shape class: two names of one class (other than ``TOP``) certainly hold arrays of
+    the same shape whenever they are read, so an elementwise operand whose class is the output's
+    needs no unbroadcasting. Classes are rooted in the parameters' shapes on entry and in the
+    results of statements that run at most once per call (outside loops, defined once); the
+    rest follows from elementwise operations, plain copies and ``x[a:-b]`` slices, to a fixed
+    point that starts optimistic (sound like constant propagation: every definition of a name
+    must give its class)."""
+    in_loop: dict = {}
+    _loop_depths(fn.body, False, in_loop)
+    defined = {t for stmt in in_loop for t in stmt.targets}
+    counts = definition_counts(fn.body)
+    params = {p.name for p in fn.params}
+    env: dict = {}
+
+    def operand_class(op):
+        if isinstance(op, Var):
+            if op.name in scalars:
+                return SCALAR
+            if op.name in env:
+                return env[op.name]
+            if op.name in params or op.name in defined:
+                return _BOTTOM
+            return TOP  # a loop target or a name bound elsewhere
+        if isinstance(op, Const):
+            if not op.reads and (is_scalar_literal(op.node) or (
+                    isinstance(op.node, cst.Name) and op.node.value in ("None", "True", "False"))):
+                return SCALAR
+        return TOP
+
+    def evaluate(stmt: Stmt, own: str) -> Optional[str]:
+        prim = stmt.prim
+        target = stmt.targets[0]
+        if target in scalars:
+            return SCALAR
+        if prim.op == "copy" and len(prim.args) == 1:
+            return operand_class(prim.args[0])
+        if prim.op in elementwise and \
+                prim.op not in ("operator.matmul", "operator.getitem"):
+            classes = {operand_class(o) for o in prim_operands(prim)}
+            classes.discard(SCALAR)
+            if TOP in classes or len(classes - {_BOTTOM}) > 1:
+                return own
+            known = classes - {_BOTTOM}
+            if known:
+                return known.pop()
+            return _BOTTOM if classes else SCALAR
+        if prim.op == "operator.getitem" and len(prim.args) == 2:
+            base = operand_class(prim.args[0])
+            if base is _BOTTOM:
+                return _BOTTOM
+            if base not in (TOP, SCALAR):
+                sliced = _slice_class(base, prim.args[1])
+                if sliced is not None:
+                    return sliced
+        return own
+
+    order = flatten(fn.body)
+    for name in params:
+        env[name] = f"<{name}>"
+    changed = True
+    while changed:
+        changed = False
+        for stmt in order:
+            if not stmt.targets:
+                continue
+            name = stmt.targets[0]
+            once = not in_loop[stmt] and counts.get(name, 0) == 1 and name not in params \
+                and len(stmt.targets) == 1
+            found = evaluate(stmt, f"<{name}>" if once else TOP) if len(stmt.targets) == 1 else TOP
+            targets = stmt.targets if found is not _BOTTOM else ()
+            for target in targets:
+                old = env.get(target, _BOTTOM)
+                new = found if old is _BOTTOM or old == found else TOP
+                if new != old:
+                    env[target] = new
+                    changed = True
+    return {k: v for k, v in env.items() if v not in (TOP, _BOTTOM)}

@@ -18,7 +18,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analyze.activity import Activity
-from ..analyze.shapes import is_scalar_literal, known_scalars
+from ..analyze.shapes import is_scalar_literal, known_scalars, shape_classes
 from ..errors import TransformError
 from ..lower.ir import (
     Const,
@@ -139,6 +139,7 @@ class ReverseBuilder:
         self.if_records: dict = {}  # If -> (then names, else names)
         elementwise = frozenset(name for name, rule in table.rules.items() if rule.elementwise)
         self.scalars = known_scalars(fn, elementwise)
+        self.classes = shape_classes(fn, elementwise, self.scalars)
         self.definitions = definition_counts(fn.body)
         for p in fn.params:
             self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
@@ -184,6 +185,13 @@ class ReverseBuilder:
         else:
             self.owned.discard(name)
         self.current[var] = name
+
+    def may_broadcast(self, operand: Var, bound: dict, target: str) -> bool:
+        """Whether the output of an elementwise statement may be larger than ``operand``."""
+        same = self.classes.get(operand.name)
+        if same is not None and same == self.classes.get(target):
+            return False
+        return _may_broadcast(operand, bound, self.scalars)
 
     def shape_of(self, var: str) -> str:
         """The name the backward sweep uses for ``var``'s shape; the forward sweep records
@@ -401,7 +409,7 @@ class ReverseBuilder:
                 continue
             expr = simplify(instantiate(template, mapping, defaulted))
             if isinstance(operand, Var):
-                if rule.elementwise and _may_broadcast(operand, bound, self.scalars):
+                if rule.elementwise and self.may_broadcast(operand, bound, target):
                     expr = cst.Call(
                         cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
                         [cst.Arg(expr), cst.Arg(cst.Name(self.shape_of(operand.name)))],

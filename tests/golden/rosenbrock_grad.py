@@ -20,47 +20,28 @@ def rosenbrock_fwd(x):
     total = power_times_100_0 + power_2
     rosenbrock = np.sum(total)
     return rosenbrock, (
-        np.shape(power_2),
-        np.shape(power_times_100_0),
         t_1_0_minus_x__neg1_2,
         total,
         x,
         x_1_minus_x__neg1_pow_2,
-        np.shape(x_1),
         x__neg1,
-        np.shape(x__neg1_pow_2),
     )
 
 
 def rosenbrock_bwd(residuals, rosenbrock_bar=1.0):
     """Backward sweep of rosenbrock: the adjoints of x."""
-    (
-        power_2_shape,
-        power_times_100_0_shape,
-        t_1_0_minus_x__neg1_2,
-        total,
-        x,
-        x_1_minus_x__neg1_pow_2,
-        x_1_shape,
-        x__neg1,
-        x__neg1_pow_2_shape,
-    ) = residuals
+    t_1_0_minus_x__neg1_2, total, x, x_1_minus_x__neg1_pow_2, x__neg1 = residuals
     # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
     total_bar = s2s.sum_vjp(rosenbrock_bar, total)
-    power_times_100_0_bar = s2s.unbroadcast(total_bar, power_times_100_0_shape)
-    power_2_bar = s2s.unbroadcast(total_bar, power_2_shape)
-    t_1_0_minus_x__neg1_2_bar = power_2_bar * 2 * t_1_0_minus_x__neg1_2
+    t_1_0_minus_x__neg1_2_bar = total_bar * 2 * t_1_0_minus_x__neg1_2
     x__neg1_2_bar = -t_1_0_minus_x__neg1_2_bar
     x_bar = s2s.getitem_vjp(x__neg1_2_bar, x, (slice(None, -1, None),))
-    power_bar = power_times_100_0_bar * 100.0
+    power_bar = total_bar * 100.0
     x_1_minus_x__neg1_pow_2_bar = power_bar * 2 * x_1_minus_x__neg1_pow_2
-    x_1_bar = s2s.unbroadcast(x_1_minus_x__neg1_pow_2_bar, x_1_shape)
-    x__neg1_pow_2_bar = s2s.unbroadcast(
-        -x_1_minus_x__neg1_pow_2_bar, x__neg1_pow_2_shape
-    )
+    x__neg1_pow_2_bar = -x_1_minus_x__neg1_pow_2_bar
     x__neg1_bar = x__neg1_pow_2_bar * 2 * x__neg1
     x_bar[:-1] += x__neg1_bar
-    x_bar[1:] += x_1_bar
+    x_bar[1:] += x_1_minus_x__neg1_pow_2_bar
     return (s2s.like(x_bar, x),)
 
 

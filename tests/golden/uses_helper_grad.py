@@ -71,23 +71,15 @@ def smooth_fwd(v):
     log1p_exp_neg_abs_v = np.log1p(exp_neg_abs_v)
     maximum_v = np.maximum(v, 0.0)
     smooth = log1p_exp_neg_abs_v + maximum_v
-    return smooth, (
-        exp_neg_abs_v,
-        np.shape(log1p_exp_neg_abs_v),
-        maximum_v,
-        np.shape(maximum_v),
-        v,
-    )
+    return smooth, (exp_neg_abs_v, maximum_v, v)
 
 
 def smooth_bwd(residuals, smooth_bar):
     """Backward sweep of smooth: the adjoints of v."""
-    exp_neg_abs_v, log1p_exp_neg_abs_v_shape, maximum_v, maximum_v_shape, v = residuals
+    exp_neg_abs_v, maximum_v, v = residuals
     # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
-    log1p_exp_neg_abs_v_bar = s2s.unbroadcast(smooth_bar, log1p_exp_neg_abs_v_shape)
-    maximum_v_bar = s2s.unbroadcast(smooth_bar, maximum_v_shape)
-    v_bar = maximum_v_bar * s2s.balanced_eq(v, maximum_v, 0.0)
-    exp_neg_abs_v_bar = log1p_exp_neg_abs_v_bar / (1.0 + exp_neg_abs_v)
+    v_bar = smooth_bar * s2s.balanced_eq(v, maximum_v, 0.0)
+    exp_neg_abs_v_bar = smooth_bar / (1.0 + exp_neg_abs_v)
     neg_abs_v_bar = exp_neg_abs_v_bar * exp_neg_abs_v
     abs_v_bar = -neg_abs_v_bar
     v_bar += abs_v_bar * np.sign(v)

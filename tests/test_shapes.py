@@ -1,0 +1,106 @@
+"""Shape classes (s2sgrad.analyze.shapes): which values certainly share a shape, so the backward
+sweep may skip unbroadcasting, and gradients where broadcasting does happen stay right."""
+
+import numpy as np
+import pytest
+from conftest import assert_gradients
+
+import s2sgrad
+from s2sgrad.analyze.shapes import known_scalars, shape_classes
+from s2sgrad.pipeline import DEFAULT_TABLE, find_function, from_function, lower
+
+
+def classes_of(fn):
+    core = lower(find_function(from_function(fn)), DEFAULT_TABLE)
+    elementwise = frozenset(n for n, r in DEFAULT_TABLE.rules.items() if r.elementwise)
+    return shape_classes(core, elementwise, known_scalars(core, elementwise))
+
+
+def chain(x, y):
+    a = np.sin(x) * 2.0
+    b = a + np.cos(x)
+    c = b * y
+    return np.sum(c)
+
+
+def carried(x):
+    for i in range(3):
+        x = x * 0.5 + np.sin(x)
+    return x
+
+
+def accumulator_from_scalar(x):
+    total = 0.0
+    for i in range(3):
+        total = total + x * i
+    return np.sum(total)
+
+
+def slices(x):
+    d = x[1:] - x[:-1] ** 2
+    e = x[2:] + 1.0
+    return np.sum(d * d) + np.sum(e)
+
+
+def reassigned_in_branch(x, w):
+    y = x * 2.0
+    if np.sum(x) > 0.0:
+        y = y * w
+    return np.sum(y * x)
+
+
+def broadcast_in_loop(x, b):
+    for i in range(2):
+        x = x + b
+    return np.sum(x * x)
+
+
+def test_elementwise_chain_shares_the_parameter_class():
+    classes = classes_of(chain)
+    assert classes["b"] == classes["x"] == "<x>"
+    assert classes["c"] == "<c>"  # x and y may differ: c's shape is its own
+    assert classes["y"] == "<y>"
+
+
+def test_carried_value_keeps_its_class():
+    classes = classes_of(carried)
+    assert classes["x"] == "<x>"
+
+
+def test_accumulator_started_from_a_scalar_has_no_class():
+    assert "total" not in classes_of(accumulator_from_scalar)
+
+
+def test_slices_of_one_length_share_a_class():
+    classes = classes_of(slices)
+    sliced = {name: cls for name, cls in classes.items() if "[" in cls}
+    assert sorted(set(sliced.values())) == ["<x>[1:]", "<x>[2:]"]
+    assert classes["d"] == "<x>[1:]"
+
+
+def test_name_reassigned_with_a_broadcast_has_no_class():
+    classes = classes_of(reassigned_in_branch)
+    assert classes["y"] == "<x>"
+    assert "y_3" not in classes  # the join of y (x's shape) and y * w (its own)
+
+
+def test_no_unbroadcast_where_shapes_provably_match():
+    code = s2sgrad.source(s2sgrad.grad(slices))
+    assert "unbroadcast" not in code and "np.shape" not in code
+    code = s2sgrad.source(s2sgrad.grad(carried))
+    assert "unbroadcast" not in code
+
+
+@pytest.mark.parametrize("fn, args", [
+    (chain, (np.linspace(-1, 1, 5), np.linspace(0.5, 1.5, 3)[:, None])),
+    (chain, (np.linspace(-1, 1, 5), 1.5)),
+    (carried, (0.3,)),
+    (accumulator_from_scalar, (np.linspace(-1, 1, 4),)),
+    (slices, (np.linspace(-1, 1, 6),)),
+    (slices, (np.linspace(-1, 1, 12).reshape(4, 3),)),
+    (reassigned_in_branch, (np.linspace(0.1, 1, 3), np.linspace(0.5, 1.5, 6).reshape(2, 3))),
+    (reassigned_in_branch, (np.linspace(-1, -0.1, 3), np.linspace(0.5, 1.5, 6).reshape(2, 3))),
+    (broadcast_in_loop, (np.linspace(-1, 1, 3), np.linspace(0.5, 1.5, 6).reshape(2, 3))),
+])
+def test_gradients_where_broadcasting_happens(fn, args):
+    assert_gradients(fn, *args)
