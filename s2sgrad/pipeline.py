@@ -17,6 +17,8 @@ import libcst.matchers as m
 
 from . import __version__
 from .analyze.activity import analyze, seeded_outputs
+from .analyze.invariance import stabilizers
+from .analyze.shapes import shape_facts
 from .differentiate.reverse import HelperCall, VjpFunction, reverse
 from .errors import TransformError
 from .lower.ir import CoreFunction, Param, Prim, Stmt
@@ -166,7 +168,10 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
     session.units.append((pf, core.globals_read))
     params = tuple(p.name for p in core.params)
     wrt = params if wrt is None else wrt
-    activity = analyze(core, wrt, seeded_outputs(core, has_aux), session.table.nondiff)
+    outputs = seeded_outputs(core, has_aux)
+    classes, scalars = shape_facts(core, session.table.elementwise)
+    stable = stabilizers(core, session.table, outputs, classes, scalars)
+    activity = analyze(core, wrt, outputs, session.table.nondiff, stable)
 
     def lookup(prim: Prim, stmt: Stmt) -> Optional[HelperCall]:
         return _helper(pf, prim, stmt, session)

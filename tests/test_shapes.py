@@ -104,3 +104,19 @@ def test_no_unbroadcast_where_shapes_provably_match():
 ])
 def test_gradients_where_broadcasting_happens(fn, args):
     assert_gradients(fn, *args)
+
+
+def normalized(x):
+    s = np.sum(x, axis=1, keepdims=True)
+    p = x / s
+    q = p - np.max(x, axis=0, keepdims=True)
+    return np.sum(q * q)
+
+
+def test_keepdims_reductions_broadcast_back_to_their_operand():
+    classes = classes_of(normalized)
+    assert classes["s"] == "<x>/kept"
+    assert classes["p"] == classes["q"] == "<x>"
+    code = s2sgrad.source(s2sgrad.grad(normalized))
+    assert code.count("unbroadcast") == 2  # the two reductions' adjoints are summed back down
+    assert_gradients(normalized, np.linspace(0.5, 2.0, 12).reshape(3, 4))

@@ -36,9 +36,12 @@ def seeded_outputs(fn: CoreFunction, has_aux: bool) -> tuple:
     return operand_vars(result)
 
 
-def analyze(fn: CoreFunction, wrt: tuple, outputs: tuple, nondiff: frozenset) -> Activity:
-    """Varied and useful names, to a fixed point (loops carry values around)."""
-    statements = [s for s in flatten(fn.body) if _differentiable(s.prim.op, nondiff)]
+def analyze(fn: CoreFunction, wrt: tuple, outputs: tuple, nondiff: frozenset,
+            constant: frozenset = frozenset()) -> Activity:
+    """Varied and useful names, to a fixed point (loops carry values around). Statements that
+    define only ``constant`` names (e.g. stabilizing maxima) carry no derivative."""
+    statements = [s for s in flatten(fn.body) if _differentiable(s.prim.op, nondiff)
+                  and not (s.targets and set(s.targets) <= constant)]
     varied = set(wrt)
     changed = True
     while changed:

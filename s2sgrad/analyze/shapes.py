@@ -97,7 +97,13 @@ TOP = "?"  # a shape nothing else is known to share
 SCALAR = "()"  # a scalar: broadcasting it against any shape gives that shape
 _BOTTOM = None  # not known yet (the fixed point starts optimistic)
 
+_KEPT = "/kept"  # suffix: a keepdims reduction of the class before it
+
 _SLICE0 = re.compile(r"^\[\s*(\d*)\s*:\s*(-\s*\d+)?\s*\]$")
+
+
+def _is_true(op) -> bool:
+    return isinstance(op, Const) and isinstance(op.node, cst.Name) and op.node.value == "True"
 
 
 def _loop_depths(body: tuple, in_loop: bool, out: dict) -> None:
@@ -130,7 +136,8 @@ def shape_classes(fn: CoreFunction, elementwise: frozenset, scalars: frozenset) 
     the same shape whenever they are read, so an elementwise operand whose class is the output's
     needs no unbroadcasting. Classes are rooted in the parameters' shapes on entry and in the
     results of statements that run at most once per call (outside loops, defined once); the
-    rest follows from elementwise operations, plain copies and ``x[a:-b]`` slices, to a fixed
+    rest follows from elementwise operations, plain copies, ``x[a:-b]`` slices and keepdims
+    reductions (which broadcast back to their operand's class), to a fixed
     point that starts optimistic (sound like constant propagation: every definition of a name
     must give its class)."""
     in_loop: dict = {}
@@ -166,12 +173,19 @@ def shape_classes(fn: CoreFunction, elementwise: frozenset, scalars: frozenset) 
                 prim.op not in ("operator.matmul", "operator.getitem"):
             classes = {operand_class(o) for o in prim_operands(prim)}
             classes.discard(SCALAR)
+            classes -= {c for c in classes if c and c.endswith(_KEPT) and c[:-len(_KEPT)] in classes}
             if TOP in classes or len(classes - {_BOTTOM}) > 1:
                 return own
             known = classes - {_BOTTOM}
             if known:
                 return known.pop()
             return _BOTTOM if classes else SCALAR
+        if prim.op in _FULL_REDUCTIONS and prim.args and \
+                any(k == "keepdims" and _is_true(v) for k, v in prim.kwargs):
+            base = operand_class(prim.args[0])
+            if base is _BOTTOM or base not in (TOP, SCALAR):
+                # The same rank with ones where reduced: it broadcasts to the base's shape.
+                return _BOTTOM if base is _BOTTOM else base + _KEPT
         if prim.op == "operator.getitem" and len(prim.args) == 2:
             base = operand_class(prim.args[0])
             if base is _BOTTOM:
@@ -203,3 +217,9 @@ def shape_classes(fn: CoreFunction, elementwise: frozenset, scalars: frozenset) 
                     env[target] = new
                     changed = True
     return {k: v for k, v in env.items() if v not in (TOP, _BOTTOM)}
+
+
+def shape_facts(fn: CoreFunction, elementwise: frozenset) -> tuple:
+    """(shape classes, known scalars) of ``fn``, given the names of the elementwise rules."""
+    scalars = known_scalars(fn, elementwise)
+    return shape_classes(fn, elementwise, scalars), scalars

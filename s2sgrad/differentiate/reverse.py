@@ -18,7 +18,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analyze.activity import Activity
-from ..analyze.shapes import is_scalar_literal, known_scalars, shape_classes
+from ..analyze.shapes import is_scalar_literal, shape_facts
 from ..errors import TransformError
 from ..lower.ir import (
     Const,
@@ -137,9 +137,7 @@ class ReverseBuilder:
         self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
         self.loop_entries: dict = {}  # Loop -> carried names restored from before the loop
         self.if_records: dict = {}  # If -> (then names, else names)
-        elementwise = frozenset(name for name, rule in table.rules.items() if rule.elementwise)
-        self.scalars = known_scalars(fn, elementwise)
-        self.classes = shape_classes(fn, elementwise, self.scalars)
+        self.classes, self.scalars = shape_facts(fn, table.elementwise)
         self.definitions = definition_counts(fn.body)
         for p in fn.params:
             self.definitions[p.name] = self.definitions.get(p.name, 0) + 1

@@ -142,6 +142,11 @@ class RuleTable:
     def get(self, name: str) -> Optional[Rule]:
         return self.rules.get(name)
 
+    @property
+    def elementwise(self) -> frozenset:
+        """Names of the rules marked elementwise."""
+        return frozenset(name for name, rule in self.rules.items() if getattr(rule, "elementwise", False))
+
     def with_rules(self, rules: Iterable[Rule]) -> "RuleTable":
         merged = dict(self.rules)
         for r in rules:

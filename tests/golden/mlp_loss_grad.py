@@ -33,13 +33,8 @@ def mlp_loss_fwd(w1, b1, w2, x, labels):
         h,
         labels,
         np.shape(log_sum_exp_shifted),
-        logits,
-        np.shape(logits),
         np.shape(logp),
         logp_times_labels,
-        max_logits,
-        np.shape(max_logits),
-        np.shape(shifted),
         sum_exp_shifted,
         sum_logp_times_labels,
         w1,
@@ -58,13 +53,8 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
         h,
         labels,
         log_sum_exp_shifted_shape,
-        logits,
-        logits_shape,
         logp_shape,
         logp_times_labels,
-        max_logits,
-        max_logits_shape,
-        shifted_shape,
         sum_exp_shifted,
         sum_logp_times_labels,
         w1,
@@ -78,20 +68,13 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
     logp_times_labels_bar = s2s.sum_vjp(sum_logp_times_labels_bar, logp_times_labels, 1)
     logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp_shape)
     # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
-    shifted_bar = s2s.unbroadcast(logp_bar, shifted_shape)
     log_sum_exp_shifted_bar = s2s.unbroadcast(-logp_bar, log_sum_exp_shifted_shape)
     sum_exp_shifted_bar = log_sum_exp_shifted_bar / sum_exp_shifted
     exp_shifted_bar = s2s.sum_vjp(sum_exp_shifted_bar, exp_shifted, 1, True)
-    shifted_bar = shifted_bar + exp_shifted_bar * exp_shifted
-    # shifted = logits - np.max(logits, axis=1, keepdims=True)
-    logits_bar = s2s.unbroadcast(shifted_bar, logits_shape)
-    max_logits_bar = s2s.unbroadcast(-shifted_bar, max_logits_shape)
-    logits_bar = logits_bar + s2s.extremum_vjp(
-        max_logits_bar, max_logits, logits, 1, True
-    )
+    shifted_bar = logp_bar + exp_shifted_bar * exp_shifted
     # logits = h @ w2
-    h_bar = s2s.matmul_vjp_a(logits_bar, h, w2)
-    w2_bar = s2s.matmul_vjp_b(logits_bar, h, w2)
+    h_bar = s2s.matmul_vjp_a(shifted_bar, h, w2)
+    w2_bar = s2s.matmul_vjp_b(shifted_bar, h, w2)
     # h = np.tanh(x @ w1 + b1)
     x_matmul_w1_plus_b1_bar = h_bar * (1.0 - h * h)
     x_matmul_w1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, x_matmul_w1_shape)
