@@ -46,11 +46,17 @@ def unbroadcast(g, x):
     return g
 
 
+def broadcast(g, shape):
+    """One number ``g`` as a (read-only) array of ``shape``: the adjoint of a full sum's operand."""
+    view = _scalar_view(g, shape)
+    return view if view is not None else np.broadcast_to(g, shape)
+
+
 def like(g, x):
     """``g`` as the gradient of ``x``: same shape, ``x``'s float dtype; a Python float for a float."""
     if type(g) is _ndarray and type(x) is _ndarray:
         x_dtype = x.dtype
-        if g.dtype is x_dtype and g.shape == x.shape and x_dtype.kind in "fc":
+        if g.dtype is x_dtype and g.shape == x.shape and x_dtype.kind in "fc" and g.flags.writeable:
             return g  # already the gradient of x: what the general path returns too
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         if isinstance(g, float):  # a Python float or a numpy float64 scalar
@@ -60,8 +66,10 @@ def like(g, x):
     if not np.issubdtype(x_dtype, np.inexact):
         x_dtype = np.dtype(np.float64)
     g = np.asarray(g)
-    if g.shape != np.shape(x):
-        g = np.broadcast_to(unbroadcast(g, x), np.shape(x))
+    if g.shape != np.shape(x) or not g.flags.writeable:
+        out = np.empty(np.shape(x), x_dtype)  # a fresh array the caller may write to
+        out[...] = unbroadcast(g, x)
+        return out
     if g.dtype != x_dtype:
         g = g.astype(x_dtype)
     return g

@@ -120,3 +120,63 @@ def test_keepdims_reductions_broadcast_back_to_their_operand():
     code = s2sgrad.source(s2sgrad.grad(normalized))
     assert code.count("unbroadcast") == 2  # the two reductions' adjoints are summed back down
     assert_gradients(normalized, np.linspace(0.5, 2.0, 12).reshape(3, 4))
+
+
+# ----- uniform adjoints: a full sum's adjoint stays one number while rules only scale it ---------
+
+
+def chain_sum(x):
+    return np.sum(np.tanh(x) * np.exp(-x**2) + np.sin(x) ** 2)
+
+
+def sum_into_reshape(x):
+    y = x * 3.0
+    return np.sum(y) + np.sum(np.reshape(y, (-1,))[1:] ** 2)
+
+
+def sum_then_loop(x):
+    y = x * 2.0
+    total = np.sum(y)
+    for i in range(2):
+        total = total * 1.5
+    return total
+
+
+def sum_in_branch(x, flag):
+    y = x * 2.0
+    if flag > 0.0:
+        s = np.sum(y)
+    else:
+        s = np.sum(y * y)
+    return s
+
+
+def plain_sum(x):
+    return np.sum(x)
+
+
+def test_full_sum_adjoint_is_not_broadcast_when_rules_only_scale_it():
+    code = s2sgrad.source(s2sgrad.grad(chain_sum))
+    assert "sum_vjp" not in code and "s2s.broadcast" not in code
+
+
+@pytest.mark.parametrize("fn, args", [
+    (chain_sum, (np.linspace(-1, 1, 7),)),
+    (chain_sum, (np.linspace(-1, 1, 6).reshape(2, 3),)),
+    (sum_into_reshape, (np.linspace(-1, 1, 6).reshape(2, 3),)),
+    (sum_then_loop, (np.linspace(-1, 1, 4),)),
+    (sum_in_branch, (np.linspace(-1, 1, 4), 1.0)),
+    (sum_in_branch, (np.linspace(-1, 1, 4), -1.0)),
+    (slices, (np.linspace(-1, 1, 6),)),
+])
+def test_uniform_adjoints(fn, args):
+    assert_gradients(fn, *args)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gradient_of_a_sum_is_a_fresh_writable_array(dtype):
+    x = np.linspace(-1, 1, 5).astype(dtype)
+    for fn in (plain_sum, chain_sum):
+        g = s2sgrad.grad(fn)(x)
+        assert g.dtype == dtype and g.shape == x.shape and g.flags.writeable
+        g *= 2.0  # the caller may scale it in place

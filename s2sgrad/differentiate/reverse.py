@@ -131,6 +131,9 @@ class ReverseBuilder:
         self.current: dict = {}  # var -> the name holding its adjoint so far
         self.unstable: set = set()  # adjoint names that are rebound later (never aliased)
         self.owned: set = set()  # adjoint names holding an array only this sweep made (+= is safe)
+        # Names whose adjoint is one number that stands for an array of their shape (the adjoint
+        # of a full sum's operand, and what elementwise rules make of it with scalars).
+        self.uniform: set = set()
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
         self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
         self.shape_base: dict = {}  # shape name -> var
@@ -155,13 +158,19 @@ class ReverseBuilder:
     def active(self, name: str) -> bool:
         return self.activity.is_active(name)
 
-    def accumulate(self, lines: list, var: str, expr: cst.BaseExpression) -> None:
+    def accumulate(self, lines: list, var: str, expr: cst.BaseExpression,
+                   uniform: bool = False) -> None:
         """Add ``expr`` to the adjoint of ``var``: ``=`` on the first write (no line at all when
-        ``expr`` is another adjoint's stable name), ``x_bar = x_bar + ...`` afterwards."""
+        ``expr`` is another adjoint's stable name), ``x_bar = x_bar + ...`` afterwards.
+        ``uniform``: ``expr`` is one number standing for an array of ``var``'s shape."""
         name = self.namer.adjoint(var)
         if var not in self.current:
             if isinstance(expr, cst.Name) and expr.value not in self.unstable:
                 self.current[var] = expr.value
+                if uniform:
+                    self.uniform.add(var)
+                else:
+                    self.uniform.discard(var)
                 return
             lines.append(f"{name} = {_code(expr)}")
             fresh = isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)) or \
@@ -178,11 +187,78 @@ class ReverseBuilder:
                 rhs = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             lines.append(f"{name} = {self.current[var]} + {_code(rhs)}")
             fresh = True
-        if fresh and name not in self.unstable and var not in self.fn.lists:
+        uniform = uniform and (var not in self.current or var in self.uniform)
+        if fresh and not uniform and name not in self.unstable and var not in self.fn.lists:
             self.owned.add(name)
         else:
             self.owned.discard(name)
+        if uniform:
+            self.uniform.add(var)
+        else:
+            self.uniform.discard(var)
         self.current[var] = name
+
+    def materialize(self, lines: list, var: str) -> None:
+        """Make ``var``'s adjoint a full array when it is one number standing for one."""
+        held = self.current.get(var)
+        if held is None or var not in self.uniform:
+            return
+        name = self.namer.fresh(f"{var}_bar") if held == self.namer.adjoint(var) else \
+            self.namer.adjoint(var)
+        lines.append(f"{name} = s2s.broadcast({held}, {self.shape_of(var)})")
+        self.current[var] = name
+        self.owned.discard(name)
+        self.uniform.discard(var)
+
+    def materialize_all(self, lines: list) -> None:
+        """Before a block boundary: every uniform adjoint becomes a full array."""
+        for var in sorted(self.current):
+            self.materialize(lines, var)
+
+    def uniform_sum(self, lines: list, stmt: Stmt, rule, g: str) -> bool:
+        """``s = np.sum(a)``: ``a``'s adjoint is ``g`` itself, standing for an array of ``a``'s
+        shape, when ``a``'s shape class is known (the rules that read it multiply it out)."""
+        prim = stmt.prim
+        if prim.op not in ("numpy.sum", "ndarray.sum") or len(prim.args) != 1 or prim.kwargs:
+            return False
+        operand = prim.args[0]
+        if not (isinstance(operand, Var) and self.active(operand.name)):
+            return False
+        if self.classes.get(operand.name) in (None, "()") or operand.name in self.fn.lists:
+            return False
+        self.accumulate(lines, operand.name, cst.Name(g), uniform=True)
+        return True
+
+    def uniform_kind(self, operand, bound: dict, target: str, expr: cst.BaseExpression,
+                     g: str) -> Optional[str]:
+        """What an elementwise rule's contribution ``expr`` is when its upstream ``g`` is one
+        number standing for an array of ``target``'s shape: ``"uniform"`` (it reads only
+        scalars besides ``g``), ``"full"`` (it reads an array of that shape, so it has it), or
+        None when ``g`` must first become an array."""
+        if not isinstance(operand, Var) or self.may_broadcast(operand, bound, target):
+            return None
+        reads = self.local_reads(expr) - {g}
+        if reads <= self.scalars:
+            return "uniform"
+        shape = self.classes.get(target)
+        if shape is not None and any(self.classes.get(r) == shape for r in reads):
+            return "full"
+        return None
+
+    def local_reads(self, expr: cst.BaseExpression) -> set:
+        """The function's own names ``expr`` reads (not attribute fields)."""
+        found: set = set()
+
+        class Reads(cst.CSTVisitor):
+            def visit_Attribute(self, node: cst.Attribute) -> bool:
+                node.value.visit(self)
+                return False
+
+            def visit_Name(self, node: cst.Name) -> None:
+                found.add(node.value)
+
+        expr.visit(Reads())
+        return {n for n in found if n in self.definitions}
 
     def may_broadcast(self, operand: Var, bound: dict, target: str) -> bool:
         """Whether the output of an elementwise statement may be larger than ``operand``."""
@@ -224,6 +300,7 @@ class ReverseBuilder:
             lines.append(f"{name} = {held}")
             self.owned.discard(name)
         self.current[var] = name
+        self.uniform.discard(var)
         self.unstable.add(name)
         return name
 
@@ -358,29 +435,35 @@ class ReverseBuilder:
             for t, g in consumed.items():  # nothing to pass on: the operands carry no derivative
                 if g is not None:
                     del self.current[t]
+                    self.uniform.discard(t)
             return lines
         helper = self.helper_for(stmt)
+        rule = None if helper is not None else self.rule_for(prim)
+        if helper is not None or not (getattr(rule, "elementwise", False) or _basic_getitem(prim))\
+                or isinstance(rule, RegisteredRule):
+            for t in stmt.targets:
+                self.materialize(lines, t)
         if helper is not None:
             if len(stmt.targets) > 1:
                 g = "(" + ", ".join(self.current.get(t) or f"s2s.zeros_like({t})"
                                     for t in stmt.targets) + ")"
             else:
                 g = self.current[target]
-            lines = self.helper_backward(stmt, helper, g)
+            lines += self.helper_backward(stmt, helper, g)
         else:
-            rule = self.rule_for(prim)
             if rule is None:
                 self.refuse_unknown(stmt)
             if len(stmt.targets) > 1:
                 raise self.located(stmt, f"unpacking the result of `{prim.op}` is not "
                                    "differentiable yet", "index the result instead")
             if isinstance(rule, RegisteredRule):
-                lines = self.registered_backward(stmt, rule, self.current[target])
-            else:
-                lines = self.rule_backward(stmt, rule, self.current[target])
+                lines += self.registered_backward(stmt, rule, self.current[target])
+            elif not self.uniform_sum(lines, stmt, rule, self.current[target]):
+                lines += self.rule_backward(stmt, rule, self.current[target])
         for t, g in consumed.items():
             if g is not None and self.current.get(t) == g:
                 del self.current[t]  # this definition's adjoint is consumed
+                self.uniform.discard(t)
         return lines
 
     def rule_backward(self, stmt: Stmt, rule, g: str) -> list:
@@ -396,23 +479,36 @@ class ReverseBuilder:
                     stmt, f"s2sgrad has no derivative of `{rule.name}` with respect to `{name}`",
                     f"pass a constant for `{name}`, wrap it in s2sgrad.stop_gradient(...) if its "
                     "gradient is not wanted, or give a rule with s2sgrad.register_gradient")
-        for param, template in rule.vjps:
-            operand = bound.get(param)
-            if operand is None or not any(self.active(n) for n in operand_vars(operand)):
-                continue
+        def contribution(template):
             mapping = {"g": cst.Name(g), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
+            return simplify(instantiate(template, mapping, defaulted))
+
+        wanted = [(param, template, bound.get(param)) for param, template in rule.vjps
+                  if bound.get(param) is not None
+                  and any(self.active(n) for n in operand_vars(bound[param]))]
+        kinds = {}  # param -> "uniform" | "full" (when g is one number standing for an array)
+        if target in self.uniform and _basic_getitem(prim):
+            kinds = {}  # a scatter into zeros: one number fills its slots as well as an array
+        elif target in self.uniform:
+            for param, template, operand in wanted:
+                kinds[param] = self.uniform_kind(operand, bound, target, contribution(template), g)
+            if None in kinds.values():
+                self.materialize(lines, target)
+                g = self.current[target]
+                kinds = {}
+        for param, template, operand in wanted:
             if prim.op == "operator.getitem" and isinstance(operand, Var) and \
                     self.scatter(lines, operand.name, bound.get("index"), g):
                 continue
-            expr = simplify(instantiate(template, mapping, defaulted))
+            expr = contribution(template)
             if isinstance(operand, Var):
                 if rule.elementwise and self.may_broadcast(operand, bound, target):
                     expr = cst.Call(
                         cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
                         [cst.Arg(expr), cst.Arg(cst.Name(self.shape_of(operand.name)))],
                     )
-                self.accumulate(lines, operand.name, expr)
+                self.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform")
             elif isinstance(operand, Seq):
                 parts = self.namer.fresh(f"{param}_bar")
                 lines.append(f"{parts} = {_code(expr)}")
@@ -492,12 +588,19 @@ class ReverseBuilder:
         return self.receive(wanted, f"{helper.bwd_name}({self.residuals_of(stmt)}, {g})")
 
     def backward_if(self, node: If) -> list:
+        lines: list = []
+        self.materialize_all(lines)
+        return lines + self.backward_if_body(node)
+
+    def backward_if_body(self, node: If) -> list:
         entry = dict(self.current)
         entry_owned = set(self.owned)
         then_code = self.backward_code(node.body)
+        self.materialize_all(then_code)
         then_state, then_owned = self.current, self.owned
         self.current, self.owned = dict(entry), set(entry_owned)
         else_code = self.backward_code(node.orelse)
+        self.materialize_all(else_code)
         else_state = self.current
         self.owned &= then_owned  # in place only where both paths made the array
         # Adjoints born inside the branches end there; one that flowed in (from uses after the
@@ -546,10 +649,12 @@ class ReverseBuilder:
         boundary = sorted(v for v in (reads - local) | carried | escaping if self.active(v))
         accumulators = (reads - local) - carried - escaping
         lines: list = []
+        self.materialize_all(lines)
         for var in boundary:
             self.hold(lines, var, accumulator=var in accumulators)
         entry = dict(self.current)
         body_code = self.backward_code(inside)
+        self.materialize_all(body_code)
         for var in boundary:
             self.hold(body_code, var)
         self.current = {k: v for k, v in self.current.items() if k in entry}
@@ -701,6 +806,12 @@ def _may_broadcast(operand: Var, bound: dict, scalars: frozenset) -> bool:
         else:
             return True
     return False
+
+
+def _basic_getitem(prim: Prim) -> bool:
+    """``x[i]`` with an index of integers and slices only."""
+    return prim.op == "operator.getitem" and len(prim.args) == 2 and \
+        isinstance(prim.args[1], Const) and prim.args[1].basic
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

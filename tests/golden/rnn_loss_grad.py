@@ -48,14 +48,14 @@ def rnn_loss_fwd(wh, wx, xs):
     # return np.sum(h**2)
     h_pow_2 = h**2
     rnn_loss = np.sum(h_pow_2)
-    return rnn_loss, (h, h_pow_2, loop1_tape, wh, wx)
+    return rnn_loss, (h, np.shape(h_pow_2), loop1_tape, wh, wx)
 
 
 def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
     """Backward sweep of rnn_loss: the adjoints of wh, wx."""
-    h, h_pow_2, loop1_tape, wh, wx = residuals
+    h, h_pow_2_shape, loop1_tape, wh, wx = residuals
     # return np.sum(h**2)
-    h_pow_2_bar = s2s.sum_vjp(rnn_loss_bar, h_pow_2)
+    h_pow_2_bar = s2s.broadcast(rnn_loss_bar, h_pow_2_shape)
     h_bar = h_pow_2_bar * 2 * h
     # for t in range(xs.shape[0]):
     wh_bar = s2s.zeros_like(wh)

@@ -23,7 +23,7 @@ def uses_helper_fwd(x, y):
     return uses_helper, (
         a,
         np.shape(a),
-        a_times_b,
+        np.shape(a_times_b),
         b,
         np.shape(b),
         smooth_res,
@@ -40,7 +40,7 @@ def uses_helper_bwd(residuals, uses_helper_bar=1.0):
     (
         a,
         a_shape,
-        a_times_b,
+        a_times_b_shape,
         b,
         b_shape,
         smooth_res,
@@ -52,7 +52,7 @@ def uses_helper_bwd(residuals, uses_helper_bar=1.0):
     ) = residuals
     # return np.sum(a * b) + math.pi
     sum_a_times_b_bar = s2s.unbroadcast(uses_helper_bar, sum_a_times_b_shape)
-    a_times_b_bar = s2s.sum_vjp(sum_a_times_b_bar, a_times_b)
+    a_times_b_bar = s2s.broadcast(sum_a_times_b_bar, a_times_b_shape)
     a_bar = s2s.unbroadcast(a_times_b_bar * b, a_shape)
     b_bar = s2s.unbroadcast(a_times_b_bar * a, b_shape)
     # a, b = smooth(x), smooth(y * SCALE)
