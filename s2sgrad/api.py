@@ -67,12 +67,16 @@ def _scalar_loss(value: Any, has_aux: bool, name: str) -> Any:
     return value
 
 
+_PLAIN = frozenset({np.ndarray, float, np.float64, np.float32})  # differentiable at a glance
+_SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
+
+
 def _differentiable_value(value: Any) -> bool:
     return isinstance(value, (np.ndarray, float, int, np.number)) and not isinstance(value, bool)
 
 
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
-    """The transform behind grad and value_and_grad: ``(text, run)`` where ``run(args, kwargs)``
+    """The transform behind grad and value_and_grad: ``(text, run)`` where ``run(*args, **kwargs)``
     returns the value and the gradients (one, or a tuple, as argnums says)."""
     wrt = _wrt_names(fun, argnums)
     text, fwd, bwd = _build(fun, wrt, has_aux)
@@ -80,15 +84,27 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     single = isinstance(argnums, int)
     positions = (argnums,) if single else tuple(argnums)
 
-    def run(args: tuple, kwargs: dict) -> tuple:
+    def check_arguments(args: tuple, kwargs: dict) -> None:
         for position, param in zip(positions, wrt):
             value = args[position] if -len(args) <= position < len(args) else kwargs.get(param, 0.0)
             if not _differentiable_value(value):
                 raise GradientError(
                     f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
                     f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments")
+
+    needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments the fast check reads
+
+    def run(*args: Any, **kwargs: Any) -> tuple:
+        if kwargs or len(args) < needed:
+            check_arguments(args, kwargs)
+        else:
+            for p in positions:
+                if type(args[p]) not in _PLAIN:
+                    check_arguments(args, kwargs)
+                    break
         value, residuals = fwd(*args, **kwargs)
-        _scalar_loss(value, has_aux, name)
+        if has_aux or type(value) not in _SCALARS:
+            _scalar_loss(value, has_aux, name)
         grads = bwd(residuals, 1.0)
         return value, (grads[0] if single else grads)
 
@@ -99,11 +115,7 @@ def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
     text, run = _sweep(fun, argnums, has_aux)
-
-    def value_and_grad_fun(*args: Any, **kwargs: Any) -> Any:
-        return run(args, kwargs)
-
-    return _attach(value_and_grad_fun, fun, text)
+    return _attach(run, fun, text)
 
 
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
@@ -111,7 +123,7 @@ def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool
     text, run = _sweep(fun, argnums, has_aux)
 
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
-        value, result = run(args, kwargs)
+        value, result = run(*args, **kwargs)
         return (result, value[1]) if has_aux else result
 
     return _attach(grad_fun, fun, text)
