@@ -384,6 +384,31 @@ def matmul_vjp_a(g, a, b):
     return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
 
 
+def matmul_vjp_b_sum(gs, lefts, b):
+    """The sum of ``matmul_vjp_b(g, a, b)`` over the pairs of ``gs`` and ``lefts`` (a loop's
+    contributions, collected per iteration): one matrix product when every ``a`` and ``g`` is a
+    vector (or every one a matrix) of one shape, the sum of the products otherwise."""
+    if not gs:
+        return zeros_like(b)
+    a0, g0 = lefts[0], gs[0]
+    if type(b) is _ndarray and b.ndim == 2 and type(a0) is _ndarray and type(g0) is _ndarray and \
+            a0.ndim == g0.ndim and a0.ndim in (1, 2):
+        try:
+            if a0.ndim == 1:
+                A, G = np.array(lefts), np.array(gs)
+            else:
+                A, G = np.concatenate(lefts), np.concatenate(gs)
+        except ValueError:  # shapes differ between iterations
+            A = G = None
+        if A is not None and A.ndim == 2 and G.ndim == 2 and A.dtype.kind in "fc" and \
+                G.dtype.kind in "fc" and A.shape[1] == b.shape[0] and G.shape[1] == b.shape[1]:
+            return A.T @ G
+    total = matmul_vjp_b(g0, a0, b)
+    for g, a in zip(gs[1:], lefts[1:]):
+        total = total + matmul_vjp_b(g, a, b)
+    return total
+
+
 def matmul_vjp_b(g, a, b):
     """Adjoint of ``b`` in ``a @ b``."""
     if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray:

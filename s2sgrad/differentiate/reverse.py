@@ -134,6 +134,10 @@ class ReverseBuilder:
         # Names whose adjoint is one number that stands for an array of their shape (the adjoint
         # of a full sum's operand, and what elementwise rules make of it with scalars).
         self.uniform: set = set()
+        # In a backward loop: accumulator var -> (list of upstreams, list of left operands) that
+        # collect its per-iteration ``a @ var`` contributions for one product after the loop.
+        self.batching: dict = {}
+        self.batched: dict = {}  # var -> the right operand's code, once a contribution was batched
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
         self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
         self.shape_base: dict = {}  # shape name -> var
@@ -227,6 +231,21 @@ class ReverseBuilder:
         if self.classes.get(operand.name) in (None, "()") or operand.name in self.fn.lists:
             return False
         self.accumulate(lines, operand.name, cst.Name(g), uniform=True)
+        return True
+
+    def batch(self, lines: list, var: str, expr: cst.BaseExpression) -> bool:
+        """In a backward loop, ``W_bar += s2s.matmul_vjp_b(g, a, W)`` for an accumulator ``W``
+        becomes two appends; the loop's end adds all of them in one matrix product."""
+        lists = self.batching.get(var)
+        call = m.Call(func=m.Attribute(m.Name("s2s"), m.Name("matmul_vjp_b")),
+                      args=[m.Arg(keyword=None)] * 3)
+        if lists is None or not m.matches(expr, call) or self.current.get(var) != self.namer.adjoint(var):
+            return False
+        g, a, b = (_code(arg.value) for arg in expr.args)
+        if self.batched.setdefault(var, b) != b:
+            return False
+        lines.append(f"{lists[0]}.append({g})")
+        lines.append(f"{lists[1]}.append({a})")
         return True
 
     def uniform_kind(self, operand, bound: dict, target: str, expr: cst.BaseExpression,
@@ -502,6 +521,8 @@ class ReverseBuilder:
                     self.scatter(lines, operand.name, bound.get("index"), g):
                 continue
             expr = contribution(template)
+            if isinstance(operand, Var) and self.batch(lines, operand.name, expr):
+                continue
             if isinstance(operand, Var):
                 if rule.elementwise and self.may_broadcast(operand, bound, target):
                     expr = cst.Call(
@@ -653,7 +674,13 @@ class ReverseBuilder:
         for var in boundary:
             self.hold(lines, var, accumulator=var in accumulators)
         entry = dict(self.current)
+        outer_batching, outer_batched = self.batching, self.batched
+        self.batching = {v: (self.namer.fresh(f"{v}_bar_upstreams"), self.namer.fresh(f"{v}_bar_lefts"))
+                         for v in boundary if v in accumulators and v not in self.fn.lists}
+        self.batched = {}
         body_code = self.backward_code(inside)
+        batching, batched = self.batching, self.batched
+        self.batching, self.batched = outer_batching, outer_batched
         self.materialize_all(body_code)
         for var in boundary:
             self.hold(body_code, var)
@@ -675,8 +702,19 @@ class ReverseBuilder:
             header = f"for {target} in reversed({loop.tape}):"
         else:
             header = f"for _ in range({loop.trips}):"
+        summed: list = []
+        for var in sorted(batched):
+            upstreams, lefts = batching[var]
+            lines.append(f"{upstreams} = []")
+            lines.append(f"{lefts} = []")
+            zeros = f"{self.namer.adjoint(var)} = {self.zeros(var)}"
+            if zeros in lines and self.namer.adjoint(var) not in code_reads(body_code):
+                lines.remove(zeros)  # every contribution was batched: the product is the adjoint
+                del self.current[var]
+            self.accumulate(summed, var, cst.parse_expression(
+                f"s2s.matmul_vjp_b_sum({upstreams}, {lefts}, {batched[var]})"))
         lines.append(Nest(header, tuple(body_code)))
-        return lines + after
+        return lines + after + summed
 
     def prune_restores(self, code: list, returns: list) -> list:
         """Keep, of each top-level Restore, the names code after it reads (inside loops every
