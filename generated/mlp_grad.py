@@ -37,8 +37,7 @@ def predict_fwd(w1, b1, w2, b2, x):
     """Forward sweep of predict: its value, and the residuals predict_bwd needs."""
     # hidden = np.tanh(x @ w1 + b1)
     x_matmul_w1 = x @ w1
-    x_matmul_w1_plus_b1 = x_matmul_w1 + b1
-    hidden = np.tanh(x_matmul_w1_plus_b1)
+    hidden = np.tanh(x_matmul_w1 + b1)
     # return hidden @ w2 + b2
     hidden_matmul_w2 = hidden @ w2
     predict = hidden_matmul_w2 + b2

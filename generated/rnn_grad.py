@@ -15,16 +15,13 @@ def loss_fwd(w_h, w_x, b, w_o, b_o, xs, ys):
     loop1_tape = []
     for t in range(xs.shape[0]):
         # h = cell(h, xs[t][:, None], w_h, w_x, b)
-        xs_t = xs[t]
-        xs_t___None = xs_t[:, None]
+        xs_t___None = xs[t][:, None]
         h_2, cell_res = cell_fwd(h, xs_t___None, w_h, w_x, b)
         # total = total + np.sum((readout(h, w_o, b_o) - ys[t]) ** 2)
         readout_h_2, readout_res = readout_fwd(h_2, w_o, b_o)
-        ys_t = ys[t]
-        readout_h_2_minus_ys_t = readout_h_2 - ys_t
+        readout_h_2_minus_ys_t = readout_h_2 - ys[t]
         power = readout_h_2_minus_ys_t**2
-        sum_power = np.sum(power)
-        total_2 = total + sum_power
+        total_2 = total + np.sum(power)
         loop1_tape.append(
             (
                 cell_res,
@@ -93,8 +90,7 @@ def cell_fwd(h, x_t, w_h, w_x, b):
     h_matmul_w_h = h @ w_h
     x_t_times_w_x = x_t * w_x
     total = h_matmul_w_h + x_t_times_w_x
-    total_plus_b = total + b
-    cell = np.tanh(total_plus_b)
+    cell = np.tanh(total + b)
     return cell, (
         np.shape(b),
         cell,

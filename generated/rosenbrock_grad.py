@@ -8,17 +8,10 @@ from s2sgrad import runtime as s2s
 def rosenbrock_fwd(x):
     """Forward sweep of rosenbrock: its value, and the residuals rosenbrock_bwd needs."""
     # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    x_1 = x[1:]
     x__neg1 = x[:-1]
-    x__neg1_pow_2 = x__neg1**2
-    x_1_minus_x__neg1_pow_2 = x_1 - x__neg1_pow_2
-    power = x_1_minus_x__neg1_pow_2**2
-    power_times_100_0 = 100.0 * power
-    x__neg1_2 = x[:-1]
-    t_1_0_minus_x__neg1_2 = 1.0 - x__neg1_2
-    power_2 = t_1_0_minus_x__neg1_2**2
-    total = power_times_100_0 + power_2
-    rosenbrock = np.sum(total)
+    x_1_minus_x__neg1_pow_2 = x[1:] - x__neg1**2
+    t_1_0_minus_x__neg1_2 = 1.0 - x[:-1]
+    rosenbrock = np.sum(100.0 * x_1_minus_x__neg1_pow_2**2 + t_1_0_minus_x__neg1_2**2)
     return rosenbrock, (t_1_0_minus_x__neg1_2, x, x_1_minus_x__neg1_pow_2, x__neg1)
 
 

@@ -9,13 +9,11 @@ def mlp_loss_fwd(w1, b1, w2, x, labels):
     """Forward sweep of mlp_loss: its value, and the residuals mlp_loss_bwd needs."""
     # h = np.tanh(x @ w1 + b1)
     x_matmul_w1 = x @ w1
-    x_matmul_w1_plus_b1 = x_matmul_w1 + b1
-    h = np.tanh(x_matmul_w1_plus_b1)
+    h = np.tanh(x_matmul_w1 + b1)
     # logits = h @ w2
     logits = h @ w2
     # shifted = logits - np.max(logits, axis=1, keepdims=True)
-    max_logits = np.max(logits, axis=1, keepdims=True)
-    shifted = logits - max_logits
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
     # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     exp_shifted = np.exp(shifted)
     sum_exp_shifted = np.sum(exp_shifted, axis=1, keepdims=True)
@@ -24,8 +22,7 @@ def mlp_loss_fwd(w1, b1, w2, x, labels):
     # return -np.mean(np.sum(logp * labels, axis=1))
     logp_times_labels = logp * labels
     sum_logp_times_labels = np.sum(logp_times_labels, axis=1)
-    mean = np.mean(sum_logp_times_labels)
-    mlp_loss = -mean
+    mlp_loss = -np.mean(sum_logp_times_labels)
     return mlp_loss, (
         b1,
         np.shape(b1),

@@ -16,8 +16,7 @@ def rnn_loss_fwd(wh, wx, xs):
         wh_matmul_h = wh @ h
         xs_t = xs[t]
         wx_matmul_xs_t = wx @ xs_t
-        total = wh_matmul_h + wx_matmul_xs_t
-        h_2 = np.tanh(total)
+        h_2 = np.tanh(wh_matmul_h + wx_matmul_xs_t)
         # if t == 0:
         cond1 = t == 0
         if cond1:

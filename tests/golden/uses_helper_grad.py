@@ -65,12 +65,9 @@ def uses_helper_bwd(residuals, uses_helper_bar=1.0):
 def smooth_fwd(v):
     """Forward sweep of smooth: its value, and the residuals smooth_bwd needs."""
     # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
-    abs_v = np.abs(v)
-    neg_abs_v = -abs_v
-    exp_neg_abs_v = np.exp(neg_abs_v)
-    log1p_exp_neg_abs_v = np.log1p(exp_neg_abs_v)
+    exp_neg_abs_v = np.exp(-np.abs(v))
     maximum_v = np.maximum(v, 0.0)
-    smooth = log1p_exp_neg_abs_v + maximum_v
+    smooth = np.log1p(exp_neg_abs_v) + maximum_v
     return smooth, (exp_neg_abs_v, maximum_v, v)
 
 
