@@ -18,8 +18,7 @@ def log1pexp_naive_bwd(residuals, log1pexp_naive_bar=1.0):
     """Backward sweep of log1pexp_naive: the adjoints of x."""
     exp_x, exp_x_plus_1, x = residuals
     # return np.log(1 + np.exp(x))
-    exp_x_plus_1_bar = log1pexp_naive_bar / exp_x_plus_1
-    x_bar = exp_x_plus_1_bar * exp_x
+    x_bar = log1pexp_naive_bar / exp_x_plus_1 * exp_x
     return (s2s.like(x_bar, x),)
 
 
@@ -46,8 +45,7 @@ def logistic_loss_fwd(w, b, x, y):
     x_matmul_w_plus_b = x_matmul_w + b
     margins = y * x_matmul_w_plus_b
     # return np.mean(log1pexp(-margins))
-    neg_margins = -margins
-    log1pexp_neg_margins, log1pexp_res = log1pexp_fwd(neg_margins)
+    log1pexp_neg_margins, log1pexp_res = log1pexp_fwd(-margins)
     logistic_loss = np.mean(log1pexp_neg_margins)
     return logistic_loss, (
         b,

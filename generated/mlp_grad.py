@@ -20,8 +20,7 @@ def loss_bwd(residuals, loss_bar=1.0):
     """Backward sweep of loss: the adjoints of w1, b1, w2, b2."""
     b1, b2, err, err_pow_2, predict_res, predict_w1_shape, w1, w2 = residuals
     # return np.mean(err**2)
-    err_pow_2_bar = s2s.mean_vjp(loss_bar, err_pow_2)
-    err_bar = err_pow_2_bar * 2 * err
+    err_bar = s2s.mean_vjp(loss_bar, err_pow_2) * 2 * err
     # err = predict(w1, b1, w2, b2, x) - y
     predict_w1_bar = s2s.unbroadcast(err_bar, predict_w1_shape)
     w1_bar, b1_bar, w2_bar, b2_bar, _ = predict_bwd(predict_res, predict_w1_bar)

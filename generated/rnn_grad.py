@@ -15,8 +15,7 @@ def loss_fwd(w_h, w_x, b, w_o, b_o, xs, ys):
     loop1_tape = []
     for t in range(xs.shape[0]):
         # h = cell(h, xs[t][:, None], w_h, w_x, b)
-        xs_t___None = xs[t][:, None]
-        h_2, cell_res = cell_fwd(h, xs_t___None, w_h, w_x, b)
+        h_2, cell_res = cell_fwd(h, xs[t][:, None], w_h, w_x, b)
         # total = total + np.sum((readout(h, w_o, b_o) - ys[t]) ** 2)
         readout_h_2, readout_res = readout_fwd(h_2, w_o, b_o)
         readout_h_2_minus_ys_t = readout_h_2 - ys[t]

@@ -73,3 +73,43 @@ def test_folds_stay_within_one_source_statement():
     forward = code.split("def two_statements_fwd")[1].split("def two_statements_bwd")[0]
     assert "a = np.sin(x) * 2.0" in forward  # a has its own line, as the user wrote it
     assert_gradients(two_statements, np.linspace(-1, 1, 5))
+
+
+# ----- folding generated lines (s2sgrad.differentiate.fold) --------------------------------------
+
+from collections import Counter  # noqa: E402
+
+from s2sgrad.differentiate.code import Nest  # noqa: E402
+from s2sgrad.differentiate.fold import fold  # noqa: E402
+
+
+@pytest.mark.parametrize("code, expected", [
+    (["a = x * 2", "b = np.sin(a)"], ["b = np.sin(x * 2)"]),
+    (["a = x + 1", "b = a * y", "c = -b"], ["b = (x + 1) * y", "c = -b"]),  # b: read outside too
+    (["a = x + 1", "e = a * y", "c = -e"], ["c = -((x + 1) * y)"]),
+    (["a = x * 2", "g += a"], ["g += x * 2"]),
+    (["a = x * 2", "g[1:] += a"], ["g[1:] += x * 2"]),
+    # read twice, or also by the caller: stays
+    (["a = x * 2", "b = a * a"], ["a = x * 2", "b = a * a"]),
+    # a comment (another source statement) between: stays
+    (["a = x * 2", "# next", "b = np.sin(a)"], ["a = x * 2", "# next", "b = np.sin(a)"]),
+    # an in-place update of what it reads between: stays
+    (["a = g * 2", "g += 1.0", "b = np.sin(a)"], ["a = g * 2", "g += 1.0", "b = np.sin(a)"]),
+    # random numbers and other calls are never moved
+    (["a = np.random.normal()", "b = a * x"], ["a = np.random.normal()", "b = a * x"]),
+    (["a = f(x)", "b = a * x"], ["a = f(x)", "b = a * x"]),
+    (["a = x * 2", "t.append(x)", "b = a * x"], ["a = x * 2", "t.append(x)", "b = a * x"]),
+    # an index: folds into an assignment's target, not into an in-place update's
+    (["i = k + 1", "g[i] = 2.0"], ["g[k + 1] = 2.0"]),
+    (["i = k + 1", "g[i] += 2.0"], ["i = k + 1", "g[i] += 2.0"]),
+    # rebinding what it reads between: stays
+    (["a = x * 2", "x = y", "b = a + x"], ["a = x * 2", "x = y", "b = a + x"]),
+    # nested blocks fold inside, never across
+    (["a = x * 2", Nest("for i in t:", ("c = i * 3", "d = np.cos(c)")), "b = a + 1"],
+     ["a = x * 2", Nest("for i in t:", ("d = np.cos(i * 3)",)), "b = a + 1"]),
+    # the sign joins a constant factor
+    (["a = -x", "b = a * 2 * y"], ["b = x * -2 * y"]),
+])
+def test_fold(code, expected):
+    outside = Counter({"b": 1, "d": 1})
+    assert fold(code, outside) == expected

@@ -1,20 +1,11 @@
-"""Inlining single-use temporaries of the forward sweep: IR blocks -> which statements to fold
-into their one reader, and expression substitution with the parentheses Python needs.
-
-The lowered form names every intermediate value; the forward sweep only needs names for what the
-backward sweep reads. Folding the others back into the expression that reads them makes the
-forward sweep read like the user's statement and lets numpy reuse its temporaries in place.
-Pure: nothing here runs or imports user code.
+"""Expression substitution: an expression + {name: expression} -> the expression with those names
+replaced, parenthesized exactly where Python's operator binding needs it (``-(a + b)``, not
+``-a + b``; ``a * b + c``, not ``(a * b) + c``). Pure; used by differentiate.fold.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Callable, Optional
-
 import libcst as cst
-
-from ..lower.ir import If, Loop, Stmt, operand_reads, prim_operands
 
 # Binding strength of expression kinds (higher binds tighter), for deciding parentheses.
 _BINARY = {
@@ -115,94 +106,3 @@ def substitute(expr: cst.BaseExpression, mapping: dict) -> cst.BaseExpression:
     if not mapping:
         return expr
     return expr.visit(_Substitute(mapping))
-
-
-_WORD = re.compile(r"[A-Za-z_]\w*")
-
-
-def _reads(node) -> list:
-    """Names a block node reads itself (a statement's operands, a branch's condition, a loop
-    header), with repeats."""
-    if isinstance(node, Stmt):
-        out: list = []
-        for op in prim_operands(node.prim):
-            out.extend(operand_reads(op))
-        return out
-    if isinstance(node, If):
-        return [node.test]
-    if isinstance(node, Loop):
-        return _WORD.findall(node.header)
-    return []
-
-
-def _all_reads(body: tuple, counts: dict) -> None:
-    for node in body:
-        for name in _reads(node):
-            counts[name] = counts.get(name, 0) + 1
-        if isinstance(node, If):
-            _all_reads(node.body, counts)
-            _all_reads(node.orelse, counts)
-        elif isinstance(node, Loop):
-            _all_reads(node.body, counts)
-            _all_reads(node.carries, counts)
-
-
-def plan(body: tuple, keep: frozenset, foldable: Callable[[Stmt], bool],
-         definitions: dict) -> dict:
-    """Statements to fold into their one reader: ``{name: defining Stmt}``. A statement folds
-    when ``foldable`` says so (pure, one target), its name is not in ``keep`` (values the sweep
-    records or returns), is defined once and read once in all, by a later ``foldable`` statement
-    of the same block and the same source line, with only ``foldable`` statements between that
-    rebind nothing it reads."""
-    counts: dict = {}
-    _all_reads(body, counts)
-    folded: dict = {}
-    _plan_block(body, keep, foldable, definitions, counts, folded)
-    for node in _nested_blocks(body):
-        _plan_block(node, keep, foldable, definitions, counts, folded)
-    return folded
-
-
-def _nested_blocks(body: tuple):
-    for node in body:
-        if isinstance(node, If):
-            yield node.body
-            yield node.orelse
-            yield from _nested_blocks(node.body)
-            yield from _nested_blocks(node.orelse)
-        elif isinstance(node, Loop):
-            yield node.body
-            yield from _nested_blocks(node.body)
-
-
-def _plan_block(block: tuple, keep: frozenset, foldable, definitions: dict, counts: dict,
-                folded: dict) -> None:
-    expanded: dict = {}  # Stmt -> the names its expression reads once folds are applied
-
-    def reads_of(stmt: Stmt) -> set:
-        if stmt not in expanded:
-            expanded[stmt] = set(_reads(stmt))
-        return expanded[stmt]
-
-    for i, stmt in enumerate(block):
-        if not (isinstance(stmt, Stmt) and foldable(stmt)):
-            continue
-        name = stmt.targets[0]
-        if name in keep or counts.get(name) != 1 or definitions.get(name) != 1:
-            continue
-        reader: Optional[Stmt] = None
-        between: list = []
-        for later in block[i + 1:]:
-            if not isinstance(later, Stmt) or not foldable(later):
-                break
-            if name in _reads(later):
-                reader = later
-                break
-            between.append(later)
-        if reader is None or reader.origin is not stmt.origin or _reads(reader).count(name) != 1:
-            continue
-        needed = reads_of(stmt) | {name}
-        if any(set(s.targets) & needed for s in between):
-            continue
-        folded[name] = stmt
-        reads_of(reader).update(reads_of(stmt))

@@ -42,8 +42,7 @@ from ..registry import RegisteredRule
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params
 from .code import Nest, Restore, code_reads, has_statements, unpack_target
-from .inline import plan as fold_plan
-from .inline import substitute
+from .fold import fold, line_read_counts
 from .simplify import simplify
 from .templates import instantiate, needs_parens
 
@@ -140,8 +139,6 @@ class ReverseBuilder:
         # collect its per-iteration ``a @ var`` contributions for one product after the loop.
         self.batching: dict = {}
         self.batched: dict = {}  # var -> the right operand's code, once a contribution was batched
-        self.folds: dict = {}  # name -> forward Stmt folded into the one expression reading it
-        self.folded_stmts: set = set()
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
         self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
         self.shape_base: dict = {}  # shape name -> var
@@ -365,55 +362,16 @@ class ReverseBuilder:
             if len(stmt.targets) > 1:
                 targets = f"({targets})"
             return f"{targets}, {self.residuals_of(stmt)} = {_code(new_call)}"
-        expr = self.folded_expr(stmt) if self.folds else stmt.expr
         if not stmt.targets:
-            return _code(expr)
-        return f"{targets} = {_code(expr)}"
-
-    def foldable(self, stmt: Stmt) -> bool:
-        """A forward statement that may fold into the expression reading its value: one target,
-        a pure primitive (no user function, no random numbers, no code kept verbatim)."""
-        prim = stmt.prim
-        if stmt.implicit or stmt.unpack or len(stmt.targets) != 1:
-            return False
-        if prim.op == "nondiff" or prim.op.startswith("numpy.random."):
-            return False
-        if prim.op in self.table.nondiff:
-            return True
-        rule = self.rule_for(prim)
-        return prim.op == "copy" or (rule is not None and not isinstance(rule, RegisteredRule)
-                                     and self.helper_for(stmt) is None)
-
-    def plan_folds(self, residuals: tuple) -> None:
-        """Choose the forward statements to fold into their one reader (differentiate.inline)."""
-        keep = set(residuals) | set(self.shape_base.values()) | {p.name for p in self.fn.params}
-        for names, _ in self.loop_records.values():
-            keep.update(names)
-        for then_names, else_names in self.if_records.values():
-            keep.update(then_names + else_names)
-        for names in self.loop_entries.values():
-            keep.update(names)
-        keep.update(operand_reads(self.fn.result))
-        self.folds = fold_plan(self.fn.body, frozenset(keep), self.foldable, self.definitions)
-        self.folded_stmts = {id(stmt) for stmt in self.folds.values()}
-        self.fold_exprs: dict = {}
-
-    def folded_expr(self, stmt: Stmt) -> cst.BaseExpression:
-        """``stmt``'s forward expression with the statements folded into it substituted."""
-        reads = {n for op in prim_operands(stmt.prim) for n in operand_reads(op)}
-        mapping = {}
-        for name in sorted(reads & set(self.folds)):
-            if name not in self.fold_exprs:
-                self.fold_exprs[name] = self.folded_expr(self.folds[name])
-            mapping[name] = self.fold_exprs[name]
-        return substitute(stmt.expr, mapping)
+            return _code(stmt.expr)
+        return f"{targets} = {_code(stmt.expr)}"
 
     def forward_code(self, body: tuple) -> list:
         out: list = []
         last = None
         for stmt in body:
             origin = stmt.origin
-            if isinstance(stmt, Stmt) and (stmt.implicit or id(stmt) in self.folded_stmts):
+            if isinstance(stmt, Stmt) and stmt.implicit:
                 continue
             if origin is not last:
                 out.append(f"# {origin.text}")
@@ -843,16 +801,18 @@ class ReverseBuilder:
         backward = self.prune_restores(backward, returns)
         visible = self.level_names(fn.body, frozenset(p.name for p in fn.params))
         residuals = tuple(sorted((code_reads(backward) | code_reads(returns)) & visible))
-        self.plan_folds(residuals)
-        forward = self.forward_code(fn.body)
+        backward = fold(backward, line_read_counts(returns))
+        packed = tuple(self.packed(n) for n in residuals)
+        result_code = _code(operand_node(fn.result))
+        forward = fold(self.forward_code(fn.body), line_read_counts(packed + (result_code,)))
         return VjpFunction(
             source_name=fn.name,
             fwd_name=self.fwd_name,
             bwd_name=self.bwd_name,
             params_code=self.params_code(),
             forward=tuple(forward),
-            result_code=_code(operand_node(fn.result)),
-            residuals=tuple(self.packed(n) for n in residuals),
+            result_code=result_code,
+            residuals=packed,
             residual_targets=residuals,
             residuals_param=self.namer.fresh("residuals"),
             seed=seed,

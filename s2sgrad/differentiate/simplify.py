@@ -51,6 +51,18 @@ class _Fold(cst.CSTTransformer):
         left = _number(updated.left)
         if isinstance(updated.operator, cst.Multiply) and left == 1 and not updated.lpar:
             return updated.right
+        inner = updated.left
+        if isinstance(updated.operator, cst.Multiply) and right is not None and \
+                isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Minus) \
+                and _number(inner) is None:
+            # -(e) * 2  ->  e * -2: the sign joins the constant instead of costing a pass
+            operand = inner.expression.with_changes(lpar=[], rpar=[])
+            tight = isinstance(operand, (cst.Name, cst.Attribute, cst.Call, cst.Subscript,
+                                         cst.UnaryOperation)) or \
+                (isinstance(operand, cst.BinaryOperation) and isinstance(
+                    operand.operator, (cst.Multiply, cst.Divide, cst.Power, cst.MatrixMultiply)))
+            if tight:
+                return updated.with_changes(left=operand, right=_literal(-right))
         return updated
 
 

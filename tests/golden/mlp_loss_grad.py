@@ -60,8 +60,7 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
         x_matmul_w1_shape,
     ) = residuals
     # return -np.mean(np.sum(logp * labels, axis=1))
-    mean_bar = -mlp_loss_bar
-    sum_logp_times_labels_bar = s2s.mean_vjp(mean_bar, sum_logp_times_labels)
+    sum_logp_times_labels_bar = s2s.mean_vjp(-mlp_loss_bar, sum_logp_times_labels)
     logp_times_labels_bar = s2s.sum_vjp(sum_logp_times_labels_bar, logp_times_labels, 1)
     logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp_shape)
     # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))

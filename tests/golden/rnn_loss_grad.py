@@ -54,8 +54,7 @@ def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
     """Backward sweep of rnn_loss: the adjoints of wh, wx."""
     h, h_pow_2_shape, loop1_tape, wh, wx = residuals
     # return np.sum(h**2)
-    h_pow_2_bar = s2s.broadcast(rnn_loss_bar, h_pow_2_shape)
-    h_bar = h_pow_2_bar * 2 * h
+    h_bar = s2s.broadcast(rnn_loss_bar, h_pow_2_shape) * 2 * h
     # for t in range(xs.shape[0]):
     wh_bar = s2s.zeros_like(wh)
     wx_bar = s2s.zeros_like(wx)
@@ -78,10 +77,9 @@ def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
             log1pexp_h_2_times_0_1_shape, log1pexp_res = if1_saved
             # h = h + 0.1 * log1pexp(h)
             h_2_bar = s2s.unbroadcast(h_4_bar, h_2_shape)
-            log1pexp_h_2_times_0_1_bar = s2s.unbroadcast(
-                h_4_bar, log1pexp_h_2_times_0_1_shape
+            log1pexp_h_2_bar = (
+                s2s.unbroadcast(h_4_bar, log1pexp_h_2_times_0_1_shape) * 0.1
             )
-            log1pexp_h_2_bar = log1pexp_h_2_times_0_1_bar * 0.1
             (h_2_bar_2,) = log1pexp_bwd(log1pexp_res, log1pexp_h_2_bar)
             h_2_bar = h_2_bar + h_2_bar_2
         # h = np.tanh(wh @ h + wx @ xs[t])

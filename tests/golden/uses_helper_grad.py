@@ -12,8 +12,7 @@ def uses_helper_fwd(x, y):
     """Forward sweep of uses_helper: its value, and the residuals uses_helper_bwd needs."""
     # a, b = smooth(x), smooth(y * SCALE)
     smooth_x, smooth_res = smooth_fwd(x)
-    y_times_SCALE = y * SCALE
-    smooth_y_times_SCALE, smooth_res_2 = smooth_fwd(y_times_SCALE)
+    smooth_y_times_SCALE, smooth_res_2 = smooth_fwd(y * SCALE)
     a = smooth_x
     b = smooth_y_times_SCALE
     # return np.sum(a * b) + math.pi
@@ -76,10 +75,7 @@ def smooth_bwd(residuals, smooth_bar):
     exp_neg_abs_v, maximum_v, v = residuals
     # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
     v_bar = smooth_bar * s2s.balanced_eq(v, maximum_v, 0.0)
-    exp_neg_abs_v_bar = smooth_bar / (1.0 + exp_neg_abs_v)
-    neg_abs_v_bar = exp_neg_abs_v_bar * exp_neg_abs_v
-    abs_v_bar = -neg_abs_v_bar
-    v_bar += abs_v_bar * np.sign(v)
+    v_bar += -(smooth_bar / (1.0 + exp_neg_abs_v) * exp_neg_abs_v) * np.sign(v)
     return (v_bar,)
 
 

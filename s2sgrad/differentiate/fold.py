@@ -1,0 +1,211 @@
+"""Folding single-use temporaries of generated code: code (lines and Nests) -> the same code with
+each temporary that one later line reads put into that line, and its own line dropped.
+
+The reverse builder names every intermediate value and every adjoint contribution. A name read
+once, by a nearby line of the same source statement, reads better as part of that line, and numpy
+can then reuse the temporary's buffer in place. A line folds when:
+
+- it is ``name = expr`` with ``name`` assigned nowhere else and read exactly once in all the code
+  (``outside`` counts reads the caller makes, e.g. returned residuals);
+- the reader comes later in the same block with no comment line between (the same source
+  statement), and every line between is a plain ``a = ...`` that rebinds nothing ``expr`` reads;
+- ``expr`` and the lines it moves past only call numpy (not ``np.random``) and s2sgrad's runtime,
+  so no effect is reordered;
+- the folded line stays short (``MAX_LINE``).
+Pure: code in, code out.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from .code import Nest, Restore
+from .inline import substitute
+from .simplify import simplify
+
+_PURE_OWNERS = ("np", "s2s")
+MAX_LINE = 80  # a folded line longer than this stays two lines: one expression per line reads best
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(line: str) -> Optional[cst.BaseSmallStatement]:
+    """A simple one-line statement, or None for comments and compound headers."""
+    text = line.strip()
+    if not text or text.startswith("#") or text.endswith(":"):
+        return None
+    module = cst.parse_module(text)
+    stmt = module.body[0]
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    return stmt.body[0]
+
+
+def _read_names(node: cst.CSTNode) -> Counter:
+    skip = {id(a.attr) for a in m.findall(node, m.Attribute())}
+    skip |= {id(a.keyword) for a in m.findall(node, m.Arg()) if a.keyword is not None}
+    return Counter(n.value for n in m.findall(node, m.Name()) if id(n) not in skip)
+
+
+def _target_names(node: cst.CSTNode) -> set:
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, (cst.Tuple, cst.List)):
+        out: set = set()
+        for element in node.elements:
+            out |= _target_names(element.value)
+        return out
+    return set()
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_facts(line: str) -> tuple:
+    """(reads as a Counter, names it binds, whether it is a plain ``a = ...``)."""
+    text = line.strip()
+    if not text or text.startswith("#") or text == "else:":
+        return Counter(), set(), False
+    if text.endswith(":"):
+        header = cst.parse_statement(text + " pass")
+        if isinstance(header, cst.For):
+            return _read_names(header.iter), _target_names(header.target), False
+        if isinstance(header, (cst.If, cst.While)):
+            return _read_names(header.test), set(), False
+        return Counter(), set(), False
+    small = _parse(line)
+    if isinstance(small, cst.Assign):
+        reads = _read_names(small.value)
+        binds: set = set()
+        for t in small.targets:
+            binds |= _target_names(t.target)
+            if not isinstance(t.target, (cst.Name, cst.Tuple, cst.List)):
+                reads += _read_names(t.target)
+        plain = len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+        return reads, binds, plain
+    if isinstance(small, cst.AugAssign):
+        return _read_names(small.target) + _read_names(small.value), _target_names(small.target), False
+    if isinstance(small, (cst.Expr, cst.Return)) and small.value is not None:
+        return _read_names(small.value), set(), False
+    return Counter(), set(), False
+
+
+def line_read_counts(expressions) -> Counter:
+    """How often each name is read by some expressions (code the caller writes around the code)."""
+    total: Counter = Counter()
+    for text in expressions:
+        total.update(_read_names(cst.parse_expression(text)))
+    return total
+
+
+def _text(item) -> str:
+    return item.text if isinstance(item, Restore) else item
+
+
+def _count(code, reads: Counter, binds: Counter) -> None:
+    for item in code:
+        if isinstance(item, Nest):
+            header_reads, header_binds, _ = _line_facts(item.header)
+            reads.update(header_reads)
+            binds.update(header_binds)
+            _count(item.body, reads, binds)
+        else:
+            line_reads, line_binds, _ = _line_facts(_text(item))
+            reads.update(line_reads)
+            binds.update(line_binds)
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    """``np.linalg.norm`` for an attribute chain on a name, "" for anything else."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return ""
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _pure(node: cst.CSTNode) -> bool:
+    """Whether every call in ``node`` is to numpy (not np.random) or s2sgrad's runtime."""
+    for call in m.findall(node, m.Call()):
+        owner = _dotted(call.func).split(".")
+        if len(owner) < 2 or owner[0] not in _PURE_OWNERS or owner[:2] == ["np", "random"]:
+            return False
+    return True
+
+
+def fold(code: list, outside: Counter = Counter()) -> list:
+    """``code`` with its single-use temporaries folded into their readers (see the module doc)."""
+    reads: Counter = Counter(outside)
+    binds: Counter = Counter()
+    _count(code, reads, binds)
+    return _fold_block(list(code), reads, binds)
+
+
+def _fold_block(block: list, reads: Counter, binds: Counter) -> list:
+    block = [Nest(item.header, tuple(_fold_block(list(item.body), reads, binds)))
+             if isinstance(item, Nest) else item for item in block]
+    i = 0
+    while i < len(block):
+        target = _foldable(block, i, reads, binds)
+        if target is None:
+            i += 1
+            continue
+        name, value, j = target
+        folded = simplify(substitute_statement(_parse(block[j]), {name: value}))
+        text = _code(folded)
+        if _read_names(folded)[name] or len(text) > MAX_LINE:
+            i += 1  # read where substitution does not reach (a target), or too long to read
+            continue
+        block[j] = text
+        del block[i]
+        # The reader may fold further now; look again from the line before the one removed.
+        i = max(i - 1, 0)
+    return block
+
+
+def _foldable(block: list, i: int, reads: Counter, binds: Counter) -> Optional[tuple]:
+    item = block[i]
+    if not isinstance(item, str):
+        return None
+    small = _parse(item)
+    facts = _line_facts(item)
+    if not isinstance(small, cst.Assign) or not facts[2]:
+        return None
+    name = small.targets[0].target.value
+    if reads[name] != 1 or binds[name] != 1 or not _pure(small.value):
+        return None
+    needed = set(facts[0]) | {name}
+    for j in range(i + 1, len(block)):
+        later = block[j]
+        if not isinstance(later, str) or later.lstrip().startswith("#"):
+            return None
+        later_reads, later_binds, plain = _line_facts(later)
+        if later_reads[name]:
+            if later_reads[name] != 1 or _parse(later) is None:
+                return None
+            return name, small.value, j
+        if not plain or later_binds & needed or not _pure(_parse(later)):
+            return None
+    return None
+
+
+def substitute_statement(small: cst.BaseSmallStatement, mapping: dict) -> cst.BaseSmallStatement:
+    """A simple statement with names replaced in what it reads (its bound names stay)."""
+    if isinstance(small, cst.Assign):
+        targets = [t if isinstance(t.target, (cst.Name, cst.Tuple, cst.List))
+                   else t.with_changes(target=substitute(t.target, mapping)) for t in small.targets]
+        return small.with_changes(targets=targets, value=substitute(small.value, mapping))
+    if isinstance(small, cst.AugAssign):
+        return small.with_changes(value=substitute(small.value, mapping))
+    if isinstance(small, (cst.Expr, cst.Return)):
+        return small.with_changes(value=substitute(small.value, mapping))
+    return small
+
+
+def _code(small: cst.BaseSmallStatement) -> str:
+    return cst.Module([]).code_for_node(small)
