@@ -19,6 +19,7 @@ from . import __version__
 from .analyze.activity import analyze, seeded_outputs
 from .analyze.invariance import stabilizers
 from .analyze.shapes import shape_facts
+from .lower.hoist import hoist_products
 from .differentiate.reverse import HelperCall, VjpFunction, reverse
 from .errors import TransformError
 from .lower.ir import CoreFunction, Param, Prim, Stmt
@@ -90,7 +91,7 @@ class _Session:
 def lower(pf: ParsedFunction, table: RuleTable) -> CoreFunction:
     """Structure (no jumps), fence and normalize one parsed function."""
     structured = replace(pf, node=structure(pf.node))
-    return lower_function(fence(structured), table.nondiff)
+    return hoist_products(lower_function(fence(structured), table.nondiff))
 
 
 def _function_digest(pf: ParsedFunction) -> str:

@@ -370,7 +370,7 @@ def matmul_vjp_a(g, a, b):
             if a_nd == 2 and g_nd == 2 and g.shape[0] == a.shape[0]:
                 return g @ b.T
             if a_nd == 1 and g_nd == 1:
-                return np.matmul(g[None, :], b.T)[0]
+                return g @ b.T
         elif b_nd == 1 and a_nd == 2 and g_nd == 1:
             return g[:, None] * b
     a_nd, b_nd = np.ndim(a), np.ndim(b)
@@ -382,6 +382,40 @@ def matmul_vjp_a(g, a, b):
     if a_nd == 1:
         return unbroadcast(np.matmul(g[..., None, :], np.swapaxes(b, -1, -2))[..., 0, :], a)
     return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
+
+
+def _one_product(a, b) -> bool:
+    """Whether ``a[:n] @ b`` gives the rows ``a[t] @ b`` (a stack of vectors or matrices times
+    one vector or matrix)."""
+    return type(a) is _ndarray and type(b) is _ndarray and a.ndim >= 2 and 1 <= b.ndim <= 2
+
+
+def rows_matmul(a, n, b):
+    """``a[t] @ b`` for every ``t < n``, stacked: ``a[:n] @ b`` in one product where that gives
+    the same rows, else the products one by one (a loop's per-step products, hoisted)."""
+    if _one_product(a, b):
+        return a[:n] @ b
+    rows = [a[t] @ b for t in range(min(n, len(a)))]
+    return np.array(rows) if rows else np.empty((0,))
+
+
+def rows_matmul_vjp_a(g, a, n, b):
+    out = zeros_like(a)
+    if _one_product(a, b):
+        out[:n] = matmul_vjp_a(g, a[:n], b)
+        return out
+    for t in range(len(g)):
+        out[t] += matmul_vjp_a(g[t], a[t], b)
+    return out
+
+
+def rows_matmul_vjp_b(g, a, n, b):
+    if _one_product(a, b):
+        return matmul_vjp_b(g, a[:n], b)
+    total = zeros_like(b)
+    for t in range(len(g)):
+        total = total + matmul_vjp_b(g[t], a[t], b)
+    return total
 
 
 def matmul_vjp_b_sum(gs, lefts, b):

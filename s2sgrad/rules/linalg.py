@@ -20,6 +20,12 @@ RULES = (
     _MATMUL,
     _DOT,
     alias("operator.matmul", _MATMUL, rename={"x1": "a", "x2": "b"}),
+    # A loop's per-step products ``a[t] @ b``, computed before the loop (lower.hoist).
+    defvjp(
+        "s2s.rows_matmul(a, n, b)",
+        a="s2s.rows_matmul_vjp_a(g, a, n, b)",
+        b="s2s.rows_matmul_vjp_b(g, a, n, b)",
+    ),
     alias("ndarray.dot", _DOT, rename={"a": "self"}),
     defvjp(
         "numpy.outer(a, b)",

@@ -1,0 +1,139 @@
+"""Hoisting per-step products out of loops: CoreFunction -> CoreFunction.
+
+In ``for t in range(n):``, a statement ``v = A[t] @ B`` whose ``A`` and ``B`` the loop leaves
+alone computes one row of ``A[:n] @ B`` per iteration. The rewrite computes all rows in one product
+before the loop, ``A_matmul_B = s2s.rows_matmul(A, n, B)``, and reads ``v = A_matmul_B[t]``
+inside it: one matrix product instead of ``n`` vector products (what a person does for the input
+projection of an RNN), and the backward sweep then forms ``B``'s gradient in one product too.
+``s2s.rows_matmul`` falls back to the per-row products when one product would not give the same
+rows (a 1-D ``A``, a stacked ``B``), so the values stay those of the loop as written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from .ir import Const, CoreFunction, If, Loop, Prim, Stmt, Var, defined_names, flatten, operand_reads
+from .naming import Namer
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+_SIMPLE_COUNT = (m.Integer() | m.Name() | m.Call(func=m.Name("len"), args=[m.Arg(value=m.Name())])
+                 | m.Subscript(value=m.Attribute(value=m.Name(), attr=m.Name("shape")),
+                               slice=[m.SubscriptElement(slice=m.Index(value=m.Integer()))]))
+
+
+def _range_count(loop: Loop) -> Optional[cst.BaseExpression]:
+    """``n`` of a ``for t in range(n):`` header (a literal, a name, ``len(x)`` or
+    ``x.shape[k]``: evaluating it again has no effect), else None."""
+    try:
+        header = cst.parse_statement(loop.header + " pass")
+    except cst.ParserSyntaxError:
+        return None
+    if not isinstance(header, cst.For) or not isinstance(header.target, cst.Name):
+        return None
+    it = header.iter
+    if not m.matches(it, m.Call(func=m.Name("range"))) or len(it.args) != 1 or it.args[0].keyword:
+        return None
+    count = it.args[0].value
+    return count if m.matches(count, _SIMPLE_COUNT) else None
+
+
+def _read_counts(fn: CoreFunction) -> dict:
+    counts: dict = {}
+    for stmt in flatten(fn.body):
+        for op in (*stmt.prim.args, *(v for _, v in stmt.prim.kwargs)):
+            for name in operand_reads(op):
+                counts[name] = counts.get(name, 0) + 1
+    for name in operand_reads(fn.result):
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+class _Hoister:
+    def __init__(self, fn: CoreFunction) -> None:
+        self.fn = fn
+        self.namer = Namer(fn.reserved | defined_names(fn.body) | {p.name for p in fn.params})
+        self.reads = _read_counts(fn)
+        self.added: set = set()
+
+    def block(self, body: tuple) -> tuple:
+        out: list = []
+        for node in body:
+            if isinstance(node, If):
+                out.append(replace(node, body=self.block(node.body), orelse=self.block(node.orelse)))
+            elif isinstance(node, Loop):
+                loop = replace(node, body=self.block(node.body))
+                before, loop = self.loop(loop)
+                out.extend(before)
+                out.append(loop)
+            else:
+                out.append(node)
+        return tuple(out)
+
+    def loop(self, loop: Loop) -> tuple:
+        count = _range_count(loop)
+        if count is None or len(loop.targets) != 1:
+            return (), loop
+        t = loop.targets[0]
+        changed = defined_names(loop.body) | defined_names(loop.carries) | {t}
+        if any(name in changed for name in m.findall(count, m.Name())):
+            return (), loop
+        rows = {}  # name of A[t] -> (A, its statement)
+        body = list(loop.body)
+        hoisted: list = []
+        dropped: set = set()
+        for index, stmt in enumerate(loop.body):
+            if not isinstance(stmt, Stmt) or len(stmt.targets) != 1:
+                continue
+            prim = stmt.prim
+            if prim.op == "operator.getitem" and len(prim.args) == 2 and not prim.kwargs:
+                base, key = prim.args
+                if isinstance(base, Var) and base.name not in changed and \
+                        isinstance(key, Const) and key.brackets == f"[{t}]":
+                    rows[stmt.targets[0]] = (base.name, stmt)
+                continue
+            if prim.op != "operator.matmul" or len(prim.args) != 2 or prim.kwargs:
+                continue
+            left, right = prim.args
+            if not (isinstance(left, Var) and left.name in rows and isinstance(right, Var)
+                    and right.name not in changed):
+                continue
+            a, row_stmt = rows[left.name]
+            b = right.name
+            product = self.namer.fresh(f"{a}_matmul_{b}")
+            self.added.add(product)
+            count_code = _code(count)
+            counted = tuple(n.value for n in m.findall(count, m.Name())
+                            if n.value not in ("len",))
+            hoisted.append(Stmt(
+                (product,), cst.parse_expression(f"s2s.rows_matmul({a}, {count_code}, {b})"),
+                Prim("s2s.rows_matmul", (Var(a), Const(count, count_code, counted), Var(b)),
+                     location=prim.location),
+                stmt.origin))
+            index_const = Const(cst.Name(t), t, (t,), f"[{t}]", True)
+            body[index] = Stmt(stmt.targets, cst.parse_expression(f"{product}[{t}]"),
+                               Prim("operator.getitem", (Var(product), index_const),
+                                    location=prim.location), stmt.origin)
+            self.reads[left.name] -= 1
+            if self.reads[left.name] == 0:  # the row is no longer read: drop its statement
+                dropped.add(id(row_stmt))
+        if not hoisted:
+            return (), loop
+        return tuple(hoisted), replace(loop, body=tuple(s for s in body if id(s) not in dropped))
+
+
+def hoist_products(fn: CoreFunction) -> CoreFunction:
+    """``fn`` with per-step ``A[t] @ B`` products of range loops computed before the loop."""
+    hoister = _Hoister(fn)
+    body = hoister.block(fn.body)
+    if not hoister.added:
+        return fn
+    return replace(fn, body=body, reserved=fn.reserved | frozenset(hoister.added))
