@@ -93,8 +93,10 @@ from s2sgrad.differentiate.fold import fold  # noqa: E402
     (["a = x * 2", "b = a * a"], ["a = x * 2", "b = a * a"]),
     # a comment (another source statement) between: stays
     (["a = x * 2", "# next", "b = np.sin(a)"], ["a = x * 2", "# next", "b = np.sin(a)"]),
-    # an in-place update of what it reads between: stays
+    # an in-place update of what it reads between: stays; of something else: folds past it
     (["a = g * 2", "g += 1.0", "b = np.sin(a)"], ["a = g * 2", "g += 1.0", "b = np.sin(a)"]),
+    (["a = g * 2", "g[1:] += 1.0", "b = np.sin(a)"], ["a = g * 2", "g[1:] += 1.0", "b = np.sin(a)"]),
+    (["a = x * 2", "g[1:] += 1.0", "b = np.sin(a)"], ["g[1:] += 1.0", "b = np.sin(x * 2)"]),
     # random numbers and other calls are never moved
     (["a = np.random.normal()", "b = a * x"], ["a = np.random.normal()", "b = a * x"]),
     (["a = f(x)", "b = a * x"], ["a = f(x)", "b = a * x"]),
@@ -109,6 +111,7 @@ from s2sgrad.differentiate.fold import fold  # noqa: E402
      ["a = x * 2", Nest("for i in t:", ("d = np.cos(i * 3)",)), "b = a + 1"]),
     # the sign joins a constant factor
     (["a = -x", "b = a * 2 * y"], ["b = x * -2 * y"]),
+    (["a = g * t * e", "b = -a * 2 * y"], ["b = g * -2 * t * e * y"]),  # exact: a power of two
 ])
 def test_fold(code, expected):
     outside = Counter({"b": 1, "d": 1})

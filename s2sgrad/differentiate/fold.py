@@ -8,7 +8,8 @@ can then reuse the temporary's buffer in place. A line folds when:
 - it is ``name = expr`` with ``name`` assigned nowhere else and read exactly once in all the code
   (``outside`` counts reads the caller makes, e.g. returned residuals);
 - the reader comes later in the same block with no comment line between (the same source
-  statement), and every line between is a plain ``a = ...`` that rebinds nothing ``expr`` reads;
+  statement), and every line between is a plain ``a = ...`` or an in-place ``a += ...`` that
+  rebinds or updates nothing ``expr`` reads;
 - ``expr`` and the lines it moves past only call numpy (not ``np.random``) and s2sgrad's runtime,
   so no effect is reordered;
 - the folded line stays short (``MAX_LINE``).
@@ -189,9 +190,22 @@ def _foldable(block: list, i: int, reads: Counter, binds: Counter) -> Optional[t
             if later_reads[name] != 1 or _parse(later) is None:
                 return None
             return name, small.value, j
-        if not plain or later_binds & needed or not _pure(_parse(later)):
+        small_later = _parse(later)
+        movable = plain or isinstance(small_later, cst.AugAssign)  # rebinds or updates its target
+        if not movable or later_binds & needed or _augmented_base(small_later) & needed \
+                or not _pure(small_later):
             return None
     return None
+
+
+def _augmented_base(small) -> set:
+    """The name an in-place update ``x[i] += ...`` writes into (its target's base)."""
+    if not isinstance(small, cst.AugAssign):
+        return set()
+    target = small.target
+    while isinstance(target, (cst.Subscript, cst.Attribute)):
+        target = target.value
+    return {target.value} if isinstance(target, cst.Name) else set()
 
 
 def substitute_statement(small: cst.BaseSmallStatement, mapping: dict) -> cst.BaseSmallStatement:

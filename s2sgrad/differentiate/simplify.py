@@ -6,6 +6,8 @@ Folds what a constant operand makes trivial, so ``x ** 2`` differentiates to ``g
 
 from __future__ import annotations
 
+import math
+
 import libcst as cst
 import libcst.matchers as m
 
@@ -33,6 +35,43 @@ def _literal(value) -> cst.BaseExpression:
     return cst.Float(text) if ("." in text or "e" in text) else cst.Integer(text)
 
 
+def _factors(node: cst.BaseExpression) -> list:
+    """The factors of a left-nested product ``a * b * c`` (one factor for anything else)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply) \
+            and not node.lpar:
+        return _factors(node.left) + [node.right]
+    return [node]
+
+
+def _product(factors: list) -> cst.BaseExpression:
+    out = factors[0]
+    for f in factors[1:]:
+        out = cst.BinaryOperation(out, cst.Multiply(), f)
+    return out
+
+
+def _power_of_two(value) -> bool:
+    """Scaling by it is exact: moving it within a product changes no rounding."""
+    if value is None or value == 0:
+        return False
+    mantissa, _ = math.frexp(abs(value))
+    return mantissa == 0.5
+
+
+def _gather_scales(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``g * a * 2 * x`` -> ``g * 2 * a * x``: exact (power-of-two) constants join the first
+    factor, so when that one is a number (a full sum's adjoint) the scaling costs no array pass."""
+    factors = _factors(node)
+    if len(factors) < 3:
+        return node
+    scales = [i for i, f in enumerate(factors[2:], 2) if _power_of_two(_number(f))]
+    if not scales or _number(factors[0]) is not None:
+        return node
+    moved = [factors[i] for i in scales]
+    rest = [f for i, f in enumerate(factors) if i not in scales]
+    return _product([rest[0], *moved, *rest[1:]])
+
+
 class _Fold(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if m.matches(updated.func, m.Attribute(value=m.Name("s2s"), attr=m.Name("safe_power_base"))) \
@@ -51,6 +90,10 @@ class _Fold(cst.CSTTransformer):
         left = _number(updated.left)
         if isinstance(updated.operator, cst.Multiply) and left == 1 and not updated.lpar:
             return updated.right
+        if isinstance(updated.operator, cst.Multiply) and not updated.lpar:
+            gathered = _gather_scales(updated)
+            if gathered is not updated:
+                return gathered
         inner = updated.left
         if isinstance(updated.operator, cst.Multiply) and right is not None and \
                 isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Minus) \
@@ -63,6 +106,18 @@ class _Fold(cst.CSTTransformer):
                     operand.operator, (cst.Multiply, cst.Divide, cst.Power, cst.MatrixMultiply)))
             if tight:
                 return updated.with_changes(left=operand, right=_literal(-right))
+        return updated
+
+
+    def leave_UnaryOperation(self, original, updated) -> cst.BaseExpression:
+        if not isinstance(updated.operator, cst.Minus) or _number(updated) is not None:
+            return updated
+        factors = _factors(updated.expression.with_changes(lpar=[], rpar=[]))
+        for i, f in enumerate(factors):
+            value = _number(f)
+            if value is not None and len(factors) > 1:  # -(g * 2 * t) -> g * -2 * t
+                factors[i] = _literal(-value)
+                return _product(factors).with_changes(lpar=updated.lpar, rpar=updated.rpar)
         return updated
 
 

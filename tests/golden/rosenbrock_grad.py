@@ -20,7 +20,7 @@ def rosenbrock_bwd(residuals, rosenbrock_bar=1.0):
     """Backward sweep of rosenbrock: the adjoints of x."""
     t_1_0_minus_x__neg1_2, x, x_1_minus_x__neg1_pow_2, x__neg1 = residuals
     # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    x__neg1_2_bar = -(rosenbrock_bar * 2 * t_1_0_minus_x__neg1_2)
+    x__neg1_2_bar = rosenbrock_bar * -2 * t_1_0_minus_x__neg1_2
     x_bar = s2s.getitem_vjp(x__neg1_2_bar, x, (slice(None, -1, None),))
     power_bar = rosenbrock_bar * 100.0
     x_1_minus_x__neg1_pow_2_bar = power_bar * 2 * x_1_minus_x__neg1_pow_2
