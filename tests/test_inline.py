@@ -112,7 +112,20 @@ from s2sgrad.differentiate.fold import fold  # noqa: E402
     # the sign joins a constant factor
     (["a = -x", "b = a * 2 * y"], ["b = x * -2 * y"]),
     (["a = g * t * e", "b = -a * 2 * y"], ["b = g * -2 * t * e * y"]),  # exact: a power of two
+    # a value the next update of the same name replaces: one line, a common factor taken out
+    (["v = g * np.cos(x)", "v = v + g * 0.9", "b = v"], ["b = g * (np.cos(x) + 0.9)"]),
+    (["v = g * 2", "v += y * z", "b = v"], ["b = g * 2 + y * z"]),
+    (["v = g * 2", "v -= y + z", "b = v"], ["b = g * 2 - (y + z)"]),
+    # read in between, or updated in place: stays
+    (["v = g * 2", "w = v", "v = v + y", "b = v + w"],
+     ["v = g * 2", "w = v", "v = v + y", "b = v + w"]),
+    (["v = g * 2", "v[1:] += y", "b = v"], ["v = g * 2", "v[1:] += y", "b = v"]),
 ])
 def test_fold(code, expected):
     outside = Counter({"b": 1, "d": 1})
     assert fold(code, outside) == expected
+
+
+def test_fold_keeps_known_scalars_inside_sums():
+    code = ["v = s * a", "v = v + s * b", "c = v"]
+    assert fold(code, Counter({"c": 1}), frozenset({"s"})) == ["c = s * a + s * b"]

@@ -180,3 +180,17 @@ def test_gradient_of_a_sum_is_a_fresh_writable_array(dtype):
         g = s2sgrad.grad(fn)(x)
         assert g.dtype == dtype and g.shape == x.shape and g.flags.writeable
         g *= 2.0  # the caller may scale it in place
+
+
+def summed_helper(a):
+    return np.tanh(np.sum(a / 1.5))
+
+
+def calls_summed_helper(x):
+    return summed_helper(x[0] + np.zeros((3, 4)))
+
+
+def test_uniform_adjoint_leaves_a_helper_as_a_full_array():
+    # Regression (property test, seed 1059): the helper's adjoint of `a` was the one number
+    # standing for an array, and the caller's unbroadcast summed a scalar instead of 3 rows.
+    assert_gradients(calls_summed_helper, np.linspace(-1, 1, 12).reshape(3, 4))

@@ -139,16 +139,17 @@ def _pure(node: cst.CSTNode) -> bool:
     return True
 
 
-def fold(code: list, outside: Counter = Counter()) -> list:
-    """``code`` with its single-use temporaries folded into their readers (see the module doc)."""
+def fold(code: list, outside: Counter = Counter(), scalars: frozenset = frozenset()) -> list:
+    """``code`` with its single-use temporaries folded into their readers (see the module doc).
+    ``scalars``: names known to hold one number (simplify does not factor them out of sums)."""
     reads: Counter = Counter(outside)
     binds: Counter = Counter()
     _count(code, reads, binds)
-    return _fold_block(list(code), reads, binds)
+    return _fold_block(list(code), reads, binds, scalars)
 
 
-def _fold_block(block: list, reads: Counter, binds: Counter) -> list:
-    block = [Nest(item.header, tuple(_fold_block(list(item.body), reads, binds)))
+def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset) -> list:
+    block = [Nest(item.header, tuple(_fold_block(list(item.body), reads, binds, scalars)))
              if isinstance(item, Nest) else item for item in block]
     i = 0
     while i < len(block):
@@ -157,13 +158,18 @@ def _fold_block(block: list, reads: Counter, binds: Counter) -> list:
             i += 1
             continue
         name, value, j = target
-        folded = simplify(substitute_statement(_parse(block[j]), {name: value}))
+        reader = _parse(block[j])
+        if isinstance(reader, cst.AugAssign) and _rebinds(reader, name):
+            reader = _as_assignment(reader)  # v = e1; v += e2  ->  v = e1 + e2
+        folded = simplify(substitute_statement(reader, {name: value}), scalars)
         text = _code(folded)
-        if _read_names(folded)[name] or len(text) > MAX_LINE:
+        if _line_facts(text)[0][name] or len(text) > MAX_LINE:
             i += 1  # read where substitution does not reach (a target), or too long to read
             continue
         block[j] = text
         del block[i]
+        reads[name] -= 1
+        binds[name] -= 1
         # The reader may fold further now; look again from the line before the one removed.
         i = max(i - 1, 0)
     return block
@@ -178,8 +184,11 @@ def _foldable(block: list, i: int, reads: Counter, binds: Counter) -> Optional[t
     if not isinstance(small, cst.Assign) or not facts[2]:
         return None
     name = small.targets[0].target.value
-    if reads[name] != 1 or binds[name] != 1 or not _pure(small.value):
+    if not _pure(small.value):
         return None
+    # Read and bound once in all; or else the reader must rebind the name (``v = v + e``,
+    # ``v += e``), which ends this value's life there.
+    rebinding = reads[name] != 1 or binds[name] != 1
     needed = set(facts[0]) | {name}
     for j in range(i + 1, len(block)):
         later = block[j]
@@ -187,7 +196,10 @@ def _foldable(block: list, i: int, reads: Counter, binds: Counter) -> Optional[t
             return None
         later_reads, later_binds, plain = _line_facts(later)
         if later_reads[name]:
-            if later_reads[name] != 1 or _parse(later) is None:
+            reader = _parse(later)
+            if later_reads[name] != 1 or reader is None:
+                return None
+            if rebinding and not _rebinds(reader, name):
                 return None
             return name, small.value, j
         small_later = _parse(later)
@@ -196,6 +208,26 @@ def _foldable(block: list, i: int, reads: Counter, binds: Counter) -> Optional[t
                 or not _pure(small_later):
             return None
     return None
+
+
+_AUGMENTED = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract,
+              cst.MultiplyAssign: cst.Multiply}
+
+
+def _rebinds(small, name: str) -> bool:
+    """``name = ...`` or ``name += ...`` (a plain name as the whole target)."""
+    if isinstance(small, cst.Assign):
+        return len(small.targets) == 1 and m.matches(small.targets[0].target, m.Name(name))
+    return isinstance(small, cst.AugAssign) and type(small.operator) in _AUGMENTED and \
+        m.matches(small.target, m.Name(name))
+
+
+def _as_assignment(small: cst.AugAssign) -> cst.Assign:
+    """``v += e`` as ``v = v + (e)`` (parenthesized where ``e`` binds looser than ``+``)."""
+    hole = cst.Name("__s2s_update__")
+    value = substitute(cst.BinaryOperation(small.target, _AUGMENTED[type(small.operator)](), hole),
+                       {hole.value: small.value})
+    return cst.Assign([cst.AssignTarget(small.target)], value)
 
 
 def _augmented_base(small) -> set:

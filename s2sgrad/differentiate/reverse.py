@@ -135,6 +135,7 @@ class ReverseBuilder:
         # Names whose adjoint is one number that stands for an array of their shape (the adjoint
         # of a full sum's operand, and what elementwise rules make of it with scalars).
         self.uniform: set = set()
+        self.uniform_names: set = set()  # every name that held a uniform adjoint
         # In a backward loop: accumulator var -> (list of upstreams, list of left operands) that
         # collect its per-iteration ``a @ var`` contributions for one product after the loop.
         self.batching: dict = {}
@@ -174,6 +175,7 @@ class ReverseBuilder:
                 self.current[var] = expr.value
                 if uniform:
                     self.uniform.add(var)
+                    self.uniform_names.add(expr.value)
                 else:
                     self.uniform.discard(var)
                 return
@@ -199,6 +201,7 @@ class ReverseBuilder:
             self.owned.discard(name)
         if uniform:
             self.uniform.add(var)
+            self.uniform_names.add(name)
         else:
             self.uniform.discard(var)
         self.current[var] = name
@@ -791,6 +794,9 @@ class ReverseBuilder:
         backward = self.backward_code(fn.body)
         if seed_unpack:
             backward.insert(0, seed_unpack)
+        if not self.top_level:  # a helper hands its adjoints to code that expects full arrays
+            for name in self.wrt:
+                self.materialize(backward, name)
         returns = []
         for name in self.wrt:
             if name in self.current:
@@ -801,7 +807,8 @@ class ReverseBuilder:
         backward = self.prune_restores(backward, returns)
         visible = self.level_names(fn.body, frozenset(p.name for p in fn.params))
         residuals = tuple(sorted((code_reads(backward) | code_reads(returns)) & visible))
-        backward = fold(backward, line_read_counts(returns))
+        scalars = self.uniform_names | set(self.scalars) | {self.namer.adjoint(v) for v in self.scalars}
+        backward = fold(backward, line_read_counts(returns), frozenset(scalars))
         packed = tuple(self.packed(n) for n in residuals)
         result_code = _code(operand_node(fn.result))
         forward = fold(self.forward_code(fn.body), line_read_counts(packed + (result_code,)))

@@ -72,7 +72,28 @@ def _gather_scales(node: cst.BaseExpression) -> cst.BaseExpression:
     return _product([rest[0], *moved, *rest[1:]])
 
 
+def _factor_common(node: cst.BinaryOperation, scalars: frozenset) -> cst.BaseExpression:
+    """``g * a + g * b`` -> ``g * (a + b)`` for a name ``g`` that may be an array: one pass over
+    ``g`` instead of two (a name known to hold one number is left in place: factoring it out
+    would cost an array pass, not save one)."""
+    if not isinstance(node.operator, (cst.Add, cst.Subtract)) or node.lpar:
+        return node
+    left, right = _factors(node.left), _factors(node.right)
+    if len(left) < 2 or len(right) < 2:
+        return node
+    g = left[0]
+    if not (isinstance(g, cst.Name) and m.matches(right[0], m.Name(g.value))) or g.value in scalars:
+        return node
+    inner = cst.BinaryOperation(_product(left[1:]), node.operator, _product(right[1:]),
+                                lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.BinaryOperation(g, cst.Multiply(), inner)
+
+
 class _Fold(cst.CSTTransformer):
+    def __init__(self, scalars: frozenset = frozenset()) -> None:
+        super().__init__()
+        self.scalars = scalars
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if m.matches(updated.func, m.Attribute(value=m.Name("s2s"), attr=m.Name("safe_power_base"))) \
                 and len(updated.args) == 1:
@@ -82,6 +103,9 @@ class _Fold(cst.CSTTransformer):
         return updated
 
     def leave_BinaryOperation(self, original, updated) -> cst.BaseExpression:
+        factored = _factor_common(updated, self.scalars)
+        if factored is not updated:
+            return factored
         right = _number(updated.right)
         if isinstance(updated.operator, cst.Power) and right == 1:
             return updated.left
@@ -121,5 +145,6 @@ class _Fold(cst.CSTTransformer):
         return updated
 
 
-def simplify(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node.visit(_Fold())
+def simplify(node: cst.CSTNode, scalars: frozenset = frozenset()) -> cst.CSTNode:
+    """``node`` with the folds above applied; ``scalars`` names values known to be one number."""
+    return node.visit(_Fold(scalars))
