@@ -145,15 +145,18 @@ def fold(code: list, outside: Counter = Counter(), scalars: frozenset = frozense
     reads: Counter = Counter(outside)
     binds: Counter = Counter()
     _count(code, reads, binds)
-    return _fold_block(list(code), reads, binds, scalars)
+    # Temporaries first, then updates of one name merged (those make lines longer).
+    code = _fold_block(list(code), reads, binds, scalars, False)
+    return _fold_block(code, reads, binds, scalars, True)
 
 
-def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset) -> list:
-    block = [Nest(item.header, tuple(_fold_block(list(item.body), reads, binds, scalars)))
+def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset,
+                rebind: bool) -> list:
+    block = [Nest(item.header, tuple(_fold_block(list(item.body), reads, binds, scalars, rebind)))
              if isinstance(item, Nest) else item for item in block]
     i = 0
     while i < len(block):
-        target = _foldable(block, i, reads, binds)
+        target = _foldable(block, i, reads, binds, rebind)
         if target is None:
             i += 1
             continue
@@ -175,7 +178,8 @@ def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset)
     return block
 
 
-def _foldable(block: list, i: int, reads: Counter, binds: Counter) -> Optional[tuple]:
+def _foldable(block: list, i: int, reads: Counter, binds: Counter,
+              rebind: bool) -> Optional[tuple]:
     item = block[i]
     if not isinstance(item, str):
         return None
@@ -189,6 +193,8 @@ def _foldable(block: list, i: int, reads: Counter, binds: Counter) -> Optional[t
     # Read and bound once in all; or else the reader must rebind the name (``v = v + e``,
     # ``v += e``), which ends this value's life there.
     rebinding = reads[name] != 1 or binds[name] != 1
+    if rebinding and not rebind:
+        return None
     needed = set(facts[0]) | {name}
     for j in range(i + 1, len(block)):
         later = block[j]

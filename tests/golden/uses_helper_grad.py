@@ -74,8 +74,8 @@ def smooth_bwd(residuals, smooth_bar):
     """Backward sweep of smooth: the adjoints of v."""
     exp_neg_abs_v, maximum_v, v = residuals
     # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
-    abs_v_bar = -(smooth_bar / (1.0 + exp_neg_abs_v) * exp_neg_abs_v)
-    v_bar = smooth_bar * s2s.balanced_eq(v, maximum_v, 0.0) + abs_v_bar * np.sign(v)
+    v_bar = smooth_bar * s2s.balanced_eq(v, maximum_v, 0.0)
+    v_bar += -(smooth_bar / (1.0 + exp_neg_abs_v) * exp_neg_abs_v) * np.sign(v)
     return (v_bar,)
 
 
