@@ -418,6 +418,19 @@ def rows_matmul_vjp_b(g, a, n, b):
     return total
 
 
+def stack_rows(rows, shape):
+    """The adjoint of an array whose rows ``0, 1, ...`` a backward loop visited last to first:
+    ``rows`` (in that visiting order) stacked, zeros for rows never read."""
+    if rows and len(rows) == shape[0]:
+        return np.array(rows[::-1])
+    first = np.asarray(rows[0]) if rows else None
+    out = np.zeros(shape, dtype=first.dtype if first is not None and first.dtype.kind in "fc"
+                   else np.float64)
+    if rows:
+        out[:len(rows)] = rows[::-1]
+    return out
+
+
 def matmul_vjp_b_sum(gs, lefts, b):
     """The sum of ``matmul_vjp_b(g, a, b)`` over the pairs of ``gs`` and ``lefts`` (a loop's
     contributions, collected per iteration): one matrix product when every ``a`` and ``g`` is a

@@ -11,6 +11,7 @@ nothing. A backward loop replays the forward loop's records in reverse.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -140,6 +141,11 @@ class ReverseBuilder:
         # collect its per-iteration ``a @ var`` contributions for one product after the loop.
         self.batching: dict = {}
         self.batched: dict = {}  # var -> the right operand's code, once a contribution was batched
+        # In a backward loop: accumulator var -> list of its rows' adjoints (see collect_row).
+        self.row_lists: dict = {}
+        self.rows_collected: dict = {}  # var -> id of the statement whose rows are collected
+        self.row_index = ""  # the loop counter rows are read at
+        self.row_statements: set = set()  # ids of the loop body's top-level statements
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
         self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
         self.shape_base: dict = {}  # shape name -> var
@@ -521,8 +527,9 @@ class ReverseBuilder:
                 g = self.current[target]
                 kinds = {}
         for param, template, operand in wanted:
-            if prim.op == "operator.getitem" and isinstance(operand, Var) and \
-                    self.scatter(lines, operand.name, bound.get("index"), g):
+            if prim.op == "operator.getitem" and isinstance(operand, Var) and (
+                    self.collect_row(lines, stmt, operand.name, bound.get("index"), g)
+                    or self.scatter(lines, operand.name, bound.get("index"), g)):
                 continue
             expr = contribution(template)
             if isinstance(operand, Var) and self.batch(lines, operand.name, expr):
@@ -587,6 +594,21 @@ class ReverseBuilder:
         for var, tmp in pending:
             self.accumulate(lines, var, cst.Name(tmp))
         return lines
+
+    def collect_row(self, lines: list, stmt: Stmt, var: str, index, g: str) -> bool:
+        """In a backward loop over ``range(n)`` or ``enumerate``, the adjoint of the row
+        ``A[t]`` read once per iteration (a statement at the body's top level, indexed by the
+        loop's own counter) is appended to a list; the rows are stacked once after the loop."""
+        rows = self.row_lists.get(var)
+        if rows is None or not (isinstance(index, Const) and index.brackets == f"[{self.row_index}]"):
+            return False
+        if id(stmt) not in self.row_statements or self.current.get(var) != self.namer.adjoint(var) \
+                or stmt.targets[0] in self.uniform:
+            return False
+        if self.rows_collected.setdefault(var, id(stmt)) != id(stmt):
+            return False  # one row per iteration: a second reader scatters instead
+        lines.append(f"{rows}.append({g})")
+        return True
 
     def scatter(self, lines: list, var: str, index, g: str) -> bool:
         """``x_bar[i] += g`` for a basic index into an adjoint array this sweep owns."""
@@ -678,13 +700,22 @@ class ReverseBuilder:
         for var in boundary:
             self.hold(lines, var, accumulator=var in accumulators)
         entry = dict(self.current)
-        outer_batching, outer_batched = self.batching, self.batched
+        outer = (self.batching, self.batched, self.row_lists, self.rows_collected, self.row_index,
+                 self.row_statements)
+        batchable = [v for v in boundary if v in accumulators and v not in self.fn.lists]
         self.batching = {v: (self.namer.fresh(f"{v}_bar_upstreams"), self.namer.fresh(f"{v}_bar_lefts"))
-                         for v in boundary if v in accumulators and v not in self.fn.lists}
+                         for v in batchable}
         self.batched = {}
+        self.row_index = _row_counter(loop)
+        self.row_lists = {v: self.namer.fresh(f"{v}_bar_rows") for v in batchable} \
+            if self.row_index else {}
+        self.rows_collected = {}
+        self.row_statements = {id(s) for s in loop.body if isinstance(s, Stmt)}
         body_code = self.backward_code(inside)
-        batching, batched = self.batching, self.batched
-        self.batching, self.batched = outer_batching, outer_batched
+        batching, batched, row_lists, rows_collected = \
+            self.batching, self.batched, self.row_lists, self.rows_collected
+        (self.batching, self.batched, self.row_lists, self.rows_collected, self.row_index,
+         self.row_statements) = outer
         self.materialize_all(body_code)
         for var in boundary:
             self.hold(body_code, var)
@@ -707,16 +738,21 @@ class ReverseBuilder:
         else:
             header = f"for _ in range({loop.trips}):"
         summed: list = []
-        for var in sorted(batched):
-            upstreams, lefts = batching[var]
-            lines.append(f"{upstreams} = []")
-            lines.append(f"{lefts} = []")
+        for var in sorted(set(batched) | set(rows_collected)):
             zeros = f"{self.namer.adjoint(var)} = {self.zeros(var)}"
             if zeros in lines and self.namer.adjoint(var) not in code_reads(body_code):
-                lines.remove(zeros)  # every contribution was batched: the product is the adjoint
+                lines.remove(zeros)  # every contribution was collected: they make the adjoint
                 del self.current[var]
-            self.accumulate(summed, var, cst.parse_expression(
-                f"s2s.matmul_vjp_b_sum({upstreams}, {lefts}, {batched[var]})"))
+            if var in batched:
+                upstreams, lefts = batching[var]
+                lines.append(f"{upstreams} = []")
+                lines.append(f"{lefts} = []")
+                self.accumulate(summed, var, cst.parse_expression(
+                    f"s2s.matmul_vjp_b_sum({upstreams}, {lefts}, {batched[var]})"))
+            if var in rows_collected:
+                lines.append(f"{row_lists[var]} = []")
+                self.accumulate(summed, var, cst.parse_expression(
+                    f"s2s.stack_rows({row_lists[var]}, {self.shape_of(var)})"))
         lines.append(Nest(header, tuple(body_code)))
         return lines + after + summed
 
@@ -855,6 +891,18 @@ def _may_broadcast(operand: Var, bound: dict, scalars: frozenset) -> bool:
         else:
             return True
     return False
+
+
+def _row_counter(loop: Loop) -> str:
+    """The name counting a loop's iterations from 0 by 1 (``for t in range(n)``, the index of
+    ``enumerate``), or "" when there is none."""
+    match = re.fullmatch(r"for (\w+) in range\(([^,]*)\):", loop.header)
+    if match and len(loop.targets) == 1:
+        return match.group(1)
+    match = re.fullmatch(r"for (\w+), .* in enumerate\(.*\):", loop.header)
+    if match and loop.targets and loop.targets[0] == match.group(1):
+        return match.group(1)
+    return ""
 
 
 def _basic_getitem(prim: Prim) -> bool:

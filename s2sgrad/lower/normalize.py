@@ -351,7 +351,7 @@ class Lowering:
             for seq, e in zip(seqs, elems):
                 name = self.bind(e.value)
                 names.append(name)
-                index_const = Const(cst.Name(index), index, (index,))
+                index_const = Const(cst.Name(index), index, (index,), f"[{index}]", True)
                 expr = cst.Subscript(self.operand_node(seq), [cst.SubscriptElement(cst.Index(cst.Name(index)))])
                 item_op = "list.getitem" if (isinstance(seq, Var) and seq.name in self.lists) or \
                     isinstance(seq, Seq) else "operator.getitem"
