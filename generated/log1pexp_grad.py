@@ -55,7 +55,7 @@ def logistic_loss_fwd(w, b, x, y):
         w,
         x,
         np.shape(x_matmul_w_plus_b),
-        np.shape(x_matmul_w),
+        x_matmul_w.shape,
         y,
     )
 

@@ -44,11 +44,11 @@ def predict_fwd(w1, b1, w2, b2, x):
         np.shape(b1),
         np.shape(b2),
         hidden,
-        np.shape(hidden_matmul_w2),
+        hidden_matmul_w2.shape,
         w1,
         w2,
         x,
-        np.shape(x_matmul_w1),
+        x_matmul_w1.shape,
     )
 
 

@@ -94,7 +94,7 @@ def cell_fwd(h, x_t, w_h, w_x, b):
         np.shape(b),
         cell,
         h,
-        np.shape(h_matmul_w_h),
+        h_matmul_w_h.shape,
         np.shape(total),
         w_h,
         w_x,
@@ -138,7 +138,7 @@ def readout_fwd(h, w_o, b_o):
     # return h @ w_o + b_o
     h_matmul_w_o = h @ w_o
     readout = h_matmul_w_o + b_o
-    return readout, (np.shape(b_o), h, np.shape(h_matmul_w_o), w_o)
+    return readout, (np.shape(b_o), h, h_matmul_w_o.shape, w_o)
 
 
 def readout_bwd(residuals, readout_bar):

@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 import libcst.matchers as m
+import numpy as np
 
 from ..analyze.activity import Activity
 from ..analyze.shapes import is_scalar_literal, shape_facts
@@ -154,6 +155,12 @@ class ReverseBuilder:
         self.if_records: dict = {}  # If -> (then names, else names)
         self.classes, self.scalars = shape_facts(fn, table.elementwise)
         self.definitions = definition_counts(fn.body)
+        self.definitions_params = {p.name for p in fn.params}
+        self.statements_defining: dict = {}
+        for stmt in flatten(fn.body):
+            for t in stmt.targets:
+                self.statements_defining.setdefault(t, []).append(stmt)
+        self.array_values: dict = {}
         for p in fn.params:
             self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
 
@@ -305,9 +312,35 @@ class ReverseBuilder:
         return self.shapes[var]
 
     def packed(self, name: str) -> str:
-        """What the forward sweep records for ``name``: the value, or the shape it stands for."""
+        """What the forward sweep records for ``name``: the value, or the shape it stands for
+        (``x.shape`` when ``x`` is certainly a numpy array or scalar, else ``np.shape(x)``)."""
         base = self.shape_base.get(name)
-        return f"np.shape({base})" if base is not None else name
+        if base is None:
+            return name
+        return f"{base}.shape" if self.numpy_valued(base) else f"np.shape({base})"
+
+    def numpy_valued(self, name: str) -> bool:
+        """Whether every definition of ``name`` makes a numpy array or numpy scalar: a matrix
+        product, an elementwise numpy function (a ufunc), a hoisted product, or a row of one."""
+        if name not in self.array_values:
+            self.array_values[name] = False  # a cycle (a loop-carried name) proves nothing
+            defs = self.statements_defining.get(name, [])
+            self.array_values[name] = bool(defs) and name not in self.definitions_params and \
+                all(self._numpy_result(stmt) for stmt in defs)
+        return self.array_values[name]
+
+    def _numpy_result(self, stmt: Stmt) -> bool:
+        prim = stmt.prim
+        if len(stmt.targets) != 1 or self.helper_for(stmt) is not None:
+            return False
+        if prim.op in ("operator.matmul", "s2s.rows_matmul"):
+            return True
+        if prim.op.startswith("numpy.") and prim.op in self.table.elementwise:
+            # a ufunc always returns a numpy array or scalar (np.real does not: a float stays one)
+            return isinstance(getattr(np, prim.op[len("numpy."):], None), np.ufunc)
+        base = prim.args[0] if prim.args else None
+        return prim.op == "operator.getitem" and isinstance(base, Var) and \
+            self.numpy_valued(base.name)
 
     def zeros(self, var: str) -> str:
         """Code for the zero adjoint of ``var``."""

@@ -29,7 +29,7 @@ def mlp_loss_fwd(w1, b1, w2, x, labels):
         exp_shifted,
         h,
         labels,
-        np.shape(log_sum_exp_shifted),
+        log_sum_exp_shifted.shape,
         np.shape(logp),
         logp_times_labels,
         sum_exp_shifted,
@@ -37,7 +37,7 @@ def mlp_loss_fwd(w1, b1, w2, x, labels):
         w1,
         w2,
         x,
-        np.shape(x_matmul_w1),
+        x_matmul_w1.shape,
     )
 
 

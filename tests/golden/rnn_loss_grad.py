@@ -36,10 +36,10 @@ def rnn_loss_fwd(wh, wx, xs):
                 cond1,
                 h,
                 h_2,
-                np.shape(h_2),
+                h_2.shape,
                 if1_saved,
-                np.shape(wh_matmul_h),
-                np.shape(wx_matmul_xs_t),
+                wh_matmul_h.shape,
+                wx_matmul_xs_t.shape,
                 xs_t,
             )
         )
