@@ -8,7 +8,7 @@ import pytest
 
 from s2sgrad import runtime
 from s2sgrad.rules import DEFAULT_TABLE
-from s2sgrad.rules.table import parse_template
+from s2sgrad.rules.table import defvjp, parse_template, validate
 
 RULES = sorted(DEFAULT_TABLE.rules.values(), key=lambda r: r.name)
 
@@ -42,3 +42,18 @@ def test_helper_defaults_match_rule_defaults(rule):
                 assert repr(helper_default) == repr(eval(rule_default)), (
                     f"{rule.name}: s2s.{call.func.attr.value} default {target}={helper_default!r} "
                     f"differs from the rule's {rule_default}")
+
+
+@pytest.mark.parametrize("name", sorted(DEFAULT_TABLE.rules))
+def test_rule_templates_are_valid(name):
+    validate(DEFAULT_TABLE.rules[name])
+
+
+@pytest.mark.parametrize("signature, templates", [
+    ("numpy.fake(x)", {"y": "g"}),  # a template for a parameter the rule lacks
+    ("numpy.fake(x)", {"x": "g * z"}),  # reads a name it cannot see
+    ("numpy.fake(x)", {"x": "s2s.no_such_helper(g)"}),
+])
+def test_invalid_templates_are_caught(signature, templates):
+    with pytest.raises(AssertionError):
+        validate(defvjp(signature, **templates))

@@ -7,10 +7,10 @@ ask which names it reads.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
-import libcst.matchers as m
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,45 @@ class Nest:
     body: tuple
 
 
+class _NameReads(cst.CSTVisitor):
+    """Counts the names an expression reads: not attribute fields, not keyword names."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: Counter = Counter()
+        self.calls: list = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names[node.value] += 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def name_reads(node: cst.CSTNode) -> Counter:
+    """How often ``node`` reads each name (attribute fields and keyword names excluded)."""
+    visitor = _NameReads()
+    node.visit(visitor)
+    return visitor.names
+
+
+def calls_in(node: cst.CSTNode) -> list:
+    """The calls inside ``node``, outermost first."""
+    visitor = _NameReads()
+    node.visit(visitor)
+    return visitor.calls
+
+
 def _names(node: cst.CSTNode) -> set:
-    skip = {id(a.attr) for a in m.findall(node, m.Attribute())}
-    skip |= {id(a.keyword) for a in m.findall(node, m.Arg()) if a.keyword is not None}
-    return {n.value for n in m.findall(node, m.Name()) if id(n) not in skip}
+    return set(name_reads(node))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -25,7 +25,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from .code import Nest, Restore
+from .code import Nest, Restore, calls_in, name_reads
 from .inline import substitute
 from .simplify import simplify
 
@@ -46,10 +46,7 @@ def _parse(line: str) -> Optional[cst.BaseSmallStatement]:
     return stmt.body[0]
 
 
-def _read_names(node: cst.CSTNode) -> Counter:
-    skip = {id(a.attr) for a in m.findall(node, m.Attribute())}
-    skip |= {id(a.keyword) for a in m.findall(node, m.Arg()) if a.keyword is not None}
-    return Counter(n.value for n in m.findall(node, m.Name()) if id(n) not in skip)
+_read_names = name_reads
 
 
 def _target_names(node: cst.CSTNode) -> set:
@@ -132,7 +129,7 @@ def _dotted(node: cst.BaseExpression) -> str:
 
 def _pure(node: cst.CSTNode) -> bool:
     """Whether every call in ``node`` is to numpy (not np.random) or s2sgrad's runtime."""
-    for call in m.findall(node, m.Call()):
+    for call in calls_in(node):
         owner = _dotted(call.func).split(".")
         if len(owner) < 2 or owner[0] not in _PURE_OWNERS or owner[:2] == ["np", "random"]:
             return False
