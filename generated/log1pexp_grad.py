@@ -50,7 +50,8 @@ def logistic_loss_fwd(w, b, x, y):
     return logistic_loss, (
         b,
         np.shape(b),
-        log1pexp_neg_margins,
+        np.shape(log1pexp_neg_margins),
+        np.size(log1pexp_neg_margins),
         log1pexp_res,
         w,
         x,
@@ -65,7 +66,8 @@ def logistic_loss_bwd(residuals, logistic_loss_bar=1.0):
     (
         b,
         b_shape,
-        log1pexp_neg_margins,
+        log1pexp_neg_margins_shape,
+        log1pexp_neg_margins_size,
         log1pexp_res,
         w,
         x,
@@ -74,8 +76,11 @@ def logistic_loss_bwd(residuals, logistic_loss_bar=1.0):
         y,
     ) = residuals
     # return np.mean(log1pexp(-margins))
-    log1pexp_neg_margins_bar = s2s.mean_vjp(logistic_loss_bar, log1pexp_neg_margins)
-    (neg_margins_bar,) = log1pexp_bwd(log1pexp_res, log1pexp_neg_margins_bar)
+    log1pexp_neg_margins_bar = logistic_loss_bar / log1pexp_neg_margins_size
+    log1pexp_neg_margins_bar_2 = s2s.broadcast(
+        log1pexp_neg_margins_bar, log1pexp_neg_margins_shape
+    )
+    (neg_margins_bar,) = log1pexp_bwd(log1pexp_res, log1pexp_neg_margins_bar_2)
     margins_bar = -neg_margins_bar
     # margins = y * (x @ w + b)
     x_matmul_w_plus_b_bar = s2s.unbroadcast(margins_bar * y, x_matmul_w_plus_b_shape)

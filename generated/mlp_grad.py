@@ -13,14 +13,23 @@ def loss_fwd(w1, b1, w2, b2, x, y):
     # return np.mean(err**2)
     err_pow_2 = err**2
     loss = np.mean(err_pow_2)
-    return loss, (b1, b2, err, err_pow_2, predict_res, np.shape(predict_w1), w1, w2)
+    return loss, (
+        b1,
+        b2,
+        err,
+        np.size(err_pow_2),
+        predict_res,
+        np.shape(predict_w1),
+        w1,
+        w2,
+    )
 
 
 def loss_bwd(residuals, loss_bar=1.0):
     """Backward sweep of loss: the adjoints of w1, b1, w2, b2."""
-    b1, b2, err, err_pow_2, predict_res, predict_w1_shape, w1, w2 = residuals
+    b1, b2, err, err_pow_2_size, predict_res, predict_w1_shape, w1, w2 = residuals
     # return np.mean(err**2)
-    err_bar = s2s.mean_vjp(loss_bar, err_pow_2) * 2 * err
+    err_bar = loss_bar / err_pow_2_size * 2 * err
     # err = predict(w1, b1, w2, b2, x) - y
     predict_w1_bar = s2s.unbroadcast(err_bar, predict_w1_shape)
     w1_bar, b1_bar, w2_bar, b2_bar, _ = predict_bwd(predict_res, predict_w1_bar)

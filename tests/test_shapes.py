@@ -194,3 +194,18 @@ def test_uniform_adjoint_leaves_a_helper_as_a_full_array():
     # Regression (property test, seed 1059): the helper's adjoint of `a` was the one number
     # standing for an array, and the caller's unbroadcast summed a scalar instead of 3 rows.
     assert_gradients(calls_summed_helper, np.linspace(-1, 1, 12).reshape(3, 4))
+
+
+def mean_chain(x):
+    return np.mean(np.sin(x) * 3.0) + np.mean(x**2)
+
+
+def test_full_mean_keeps_only_the_size():
+    code = s2sgrad.source(s2sgrad.grad(mean_chain))
+    assert "mean_vjp" not in code and ("np.size(" in code or ".size" in code)
+    for x in (np.linspace(-1, 1, 7), np.linspace(-1, 1, 6).reshape(2, 3)):
+        assert_gradients(mean_chain, x)
+    x32 = np.linspace(-1, 1, 5).astype(np.float32)
+    g32 = s2sgrad.grad(mean_chain)(x32)
+    assert g32.dtype == np.float32
+    np.testing.assert_allclose(g32, s2sgrad.grad(mean_chain)(x32.astype(np.float64)), rtol=1e-5)

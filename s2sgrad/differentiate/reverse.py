@@ -149,7 +149,8 @@ class ReverseBuilder:
         self.row_statements: set = set()  # ids of the loop body's top-level statements
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
         self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
-        self.shape_base: dict = {}  # shape name -> var
+        self.shape_base: dict = {}  # shape (or size) name -> var
+        self.sizes: dict = {}  # var -> the name of its number of elements
         self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
         self.loop_entries: dict = {}  # Loop -> carried names restored from before the loop
         self.if_records: dict = {}  # If -> (then names, else names)
@@ -240,14 +241,18 @@ class ReverseBuilder:
         """``s = np.sum(a)``: ``a``'s adjoint is ``g`` itself, standing for an array of ``a``'s
         shape, when ``a``'s shape class is known (the rules that read it multiply it out)."""
         prim = stmt.prim
-        if prim.op not in ("numpy.sum", "ndarray.sum") or len(prim.args) != 1 or prim.kwargs:
+        mean = prim.op in ("numpy.mean", "ndarray.mean")
+        if not (mean or prim.op in ("numpy.sum", "ndarray.sum")) or len(prim.args) != 1 \
+                or prim.kwargs:
             return False
         operand = prim.args[0]
         if not (isinstance(operand, Var) and self.active(operand.name)):
             return False
         if self.classes.get(operand.name) in (None, "()") or operand.name in self.fn.lists:
             return False
-        self.accumulate(lines, operand.name, cst.Name(g), uniform=True)
+        # np.mean(a): the same number over a's size (recorded, not a itself)
+        share = cst.parse_expression(f"{g} / {self.size_of(operand.name)}") if mean else cst.Name(g)
+        self.accumulate(lines, operand.name, share, uniform=True)
         return True
 
     def batch(self, lines: list, var: str, expr: cst.BaseExpression) -> bool:
@@ -311,13 +316,21 @@ class ReverseBuilder:
             self.shape_base[self.shapes[var]] = var
         return self.shapes[var]
 
+    def size_of(self, var: str) -> str:
+        """Like shape_of, for ``var``'s number of elements."""
+        if var not in self.sizes:
+            self.sizes[var] = self.namer.fresh(f"{var}_size")
+            self.shape_base[self.sizes[var]] = var
+        return self.sizes[var]
+
     def packed(self, name: str) -> str:
         """What the forward sweep records for ``name``: the value, or the shape it stands for
         (``x.shape`` when ``x`` is certainly a numpy array or scalar, else ``np.shape(x)``)."""
         base = self.shape_base.get(name)
         if base is None:
             return name
-        return f"{base}.shape" if self.numpy_valued(base) else f"np.shape({base})"
+        field = "size" if self.sizes.get(base) == name else "shape"
+        return f"{base}.{field}" if self.numpy_valued(base) else f"np.{field}({base})"
 
     def numpy_valued(self, name: str) -> bool:
         """Whether every definition of ``name`` makes a numpy array or numpy scalar: a matrix

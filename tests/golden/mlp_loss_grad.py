@@ -33,7 +33,8 @@ def mlp_loss_fwd(w1, b1, w2, x, labels):
         np.shape(logp),
         logp_times_labels,
         sum_exp_shifted,
-        sum_logp_times_labels,
+        np.shape(sum_logp_times_labels),
+        np.size(sum_logp_times_labels),
         w1,
         w2,
         x,
@@ -53,15 +54,21 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
         logp_shape,
         logp_times_labels,
         sum_exp_shifted,
-        sum_logp_times_labels,
+        sum_logp_times_labels_shape,
+        sum_logp_times_labels_size,
         w1,
         w2,
         x,
         x_matmul_w1_shape,
     ) = residuals
     # return -np.mean(np.sum(logp * labels, axis=1))
-    sum_logp_times_labels_bar = s2s.mean_vjp(-mlp_loss_bar, sum_logp_times_labels)
-    logp_times_labels_bar = s2s.sum_vjp(sum_logp_times_labels_bar, logp_times_labels, 1)
+    sum_logp_times_labels_bar = -mlp_loss_bar / sum_logp_times_labels_size
+    sum_logp_times_labels_bar_2 = s2s.broadcast(
+        sum_logp_times_labels_bar, sum_logp_times_labels_shape
+    )
+    logp_times_labels_bar = s2s.sum_vjp(
+        sum_logp_times_labels_bar_2, logp_times_labels, 1
+    )
     logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp_shape)
     # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     log_sum_exp_shifted_bar = s2s.unbroadcast(-logp_bar, log_sum_exp_shifted_shape)
