@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from . import __version__
 from .analyze.activity import analyze, seeded_outputs
@@ -22,6 +21,7 @@ from .analyze.shapes import shape_facts
 from .lower.hoist import hoist_products
 from .differentiate.reverse import HelperCall, VjpFunction, reverse
 from .errors import TransformError
+from .read.names import name_nodes
 from .lower.ir import CoreFunction, Param, Prim, Stmt
 from .lower.naming import Namer
 from .lower.custom import custom_vjp, is_custom_def
@@ -197,7 +197,7 @@ def _custom(pf: ParsedFunction, session: _Session, names: tuple, *, top_level: b
 
 
 def _free_names(node: cst.FunctionDef) -> list:
-    return sorted({n.value for n in m.findall(node, m.Name())})
+    return sorted({n.value for n in name_nodes(node)})
 
 
 def _helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session) -> Optional[HelperCall]:
@@ -357,7 +357,7 @@ def lower_signature(pf: ParsedFunction) -> CoreFunction:
     """A CoreFunction with only the signature of ``pf`` (for the ``_grad`` wrapper)."""
     params = tuple(Param(p.name.value, p.default)
                    for p in list(pf.node.params.params) + list(pf.node.params.kwonly_params))
-    names = frozenset(n.value for n in m.findall(pf.node, m.Name()))
+    names = frozenset(n.value for n in name_nodes(pf.node))
     return CoreFunction(pf.name, pf.name, params, (), None, None, names, (), pf.unit.path)
 
 

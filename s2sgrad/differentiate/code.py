@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..read.names import name_nodes
+
 
 @dataclass(frozen=True)
 class Restore:
@@ -35,24 +37,12 @@ class Nest:
     body: tuple
 
 
-class _NameReads(cst.CSTVisitor):
-    """Counts the names an expression reads: not attribute fields, not keyword names."""
+class _Calls(cst.CSTVisitor):
+    """Collects the calls of an expression."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.names: Counter = Counter()
         self.calls: list = []
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names[node.value] += 1
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
@@ -60,14 +50,12 @@ class _NameReads(cst.CSTVisitor):
 
 def name_reads(node: cst.CSTNode) -> Counter:
     """How often ``node`` reads each name (attribute fields and keyword names excluded)."""
-    visitor = _NameReads()
-    node.visit(visitor)
-    return visitor.names
+    return Counter(n.value for n in name_nodes(node, reads_only=True))
 
 
 def calls_in(node: cst.CSTNode) -> list:
     """The calls inside ``node``, outermost first."""
-    visitor = _NameReads()
+    visitor = _Calls()
     node.visit(visitor)
     return visitor.calls
 

@@ -14,6 +14,7 @@ from typing import Any, Optional
 import libcst as cst
 import libcst.matchers as m
 
+from ..read.names import name_nodes
 from ..read.parse import ParsedFunction
 from .ir import Const, CoreFunction, If, Loop, Origin, Param, Prim, Seq, Stmt, Var, operand_node
 from .naming import Namer
@@ -723,9 +724,7 @@ class Lowering:
 
 def read_names(node: cst.CSTNode) -> list:
     """Names ``node`` reads, in order: not attribute fields (``np.exp``'s ``exp``), not keywords."""
-    skip = {id(a.attr) for a in m.findall(node, m.Attribute())}
-    skip |= {id(a.keyword) for a in m.findall(node, m.Arg()) if a.keyword is not None}
-    return [n.value for n in m.findall(node, m.Name()) if id(n) not in skip]
+    return [n.value for n in name_nodes(node, reads_only=True)]
 
 
 def _literal_int(node) -> bool:

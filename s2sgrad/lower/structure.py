@@ -19,6 +19,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
+from ..read.names import name_nodes
 from .naming import Namer
 
 
@@ -99,7 +100,7 @@ class Structurer:
     """Rewrites one function; holds the namer for the flags and the result name."""
 
     def __init__(self, fn: cst.FunctionDef) -> None:
-        self.namer = Namer({n.value for n in m.findall(fn, m.Name())})
+        self.namer = Namer({n.value for n in name_nodes(fn)})
         self.result: Optional[str] = None
 
     # An exit handler turns the exit statement into what replaces it (possibly nothing).

@@ -134,6 +134,21 @@ class ParsedFunction:
         return ordered[0].name
 
 
+class _Definitions(cst.CSTVisitor):
+    """Collects every function definition (nested ones too) by name, in source order."""
+
+    def __init__(self, out: dict) -> None:
+        super().__init__()
+        self.out = out
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.out.setdefault(node.name.value, []).append(node)
+
+    # Expressions hold no definitions (lambdas are not defs): skip their subtrees.
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return False
+
+
 @functools.lru_cache(maxsize=64)
 def parse_module(text: str, path: str) -> ParsedModule:
     """Parse ``text`` and resolve qualified names and positions (cached by text)."""
@@ -151,8 +166,7 @@ def parse_module(text: str, path: str) -> ParsedModule:
     positions = dict(wrapper.resolve(PositionProvider))
     qualnames = QualifiedNames(module, positions)
     functions: dict = {}
-    for node in m.findall(module, m.FunctionDef()):
-        functions.setdefault(node.name.value, []).append(node)
+    module.visit(_Definitions(functions))
     return ParsedModule(module=module, qualnames=qualnames, positions=positions,
                         functions={k: tuple(v) for k, v in functions.items()})
 
