@@ -39,3 +39,28 @@ def test_lazy_names_match_whole_module_resolution(path):
         assert {q.name for q in got} == by_code[key], (path, key, cst.Module([]).code_for_node(node))
         checked += 1
     assert checked > 20
+
+
+@pytest.mark.parametrize("path", MODULES)
+def test_positions_per_statement_match_whole_module_positions(path):
+    text = (ROOT / path).read_text()
+    parsed = parse_module(text + "\n", path)  # a text of its own: a fresh, unresolved parse
+    whole = MetadataWrapper(parsed.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    checked = 0
+    for stmt in reversed(parsed.module.body):  # last statements first: lazy lookups in any order
+        for node in _all_nodes(stmt):
+            assert parsed.positions[node] == whole[node], (path, cst.Module([]).code_for_node(node))
+            checked += 1
+    assert checked > 100
+
+
+def _all_nodes(root):
+    found = []
+
+    class Every(cst.CSTVisitor):
+        def on_visit(self, node):
+            found.append(node)
+            return True
+
+    root.visit(Every())
+    return found

@@ -13,6 +13,8 @@ from typing import Mapping, Optional
 import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import (
+    CodePosition,
+    CodeRange,
     MetadataWrapper,
     PositionProvider,
     QualifiedNameProvider,
@@ -21,6 +23,60 @@ from libcst.metadata import (
 
 from ..errors import Location, TransformError
 from .capture import SourceUnit, location_of
+
+
+class Positions:
+    """Source positions of a module's nodes, computed one top-level statement at a time.
+
+    A statement's nodes get their positions from the statement alone (printed as a module of its
+    own), shifted by the lines before it; a whole-module pass costs ~0.1 ms per line, most of it
+    for functions nobody asked about. ``definitions`` maps each function definition (by id) to
+    its top-level statement, so looking one up resolves only that statement."""
+
+    def __init__(self, module: cst.Module, definitions: dict) -> None:
+        self.module = module
+        self.definitions = definitions
+        self.starts = []  # lines before each top-level statement's own text
+        line = sum(module.code_for_node(h).count("\n") for h in module.header)
+        for stmt in module.body:
+            self.starts.append(line)
+            line += module.code_for_node(stmt).count("\n")
+        self.found: dict = {}  # node -> CodeRange
+        self.statement: dict = {}  # node -> index of its top-level statement
+        self.done: set = set()
+
+    def statement_of(self, node: cst.CSTNode) -> Optional[int]:
+        self.get(node)
+        return self.statement.get(node)
+
+    def get(self, node: cst.CSTNode, default=None):
+        if node not in self.found:
+            index = self.definitions.get(id(node))
+            if index is not None:
+                self._resolve(index)
+            for index in range(len(self.module.body)):
+                if node in self.found:
+                    break
+                self._resolve(index)
+        return self.found.get(node, default)
+
+    def __getitem__(self, node: cst.CSTNode):
+        found = self.get(node)
+        if found is None:
+            raise KeyError(node)
+        return found
+
+    def _resolve(self, index: int) -> None:
+        if index in self.done:
+            return
+        self.done.add(index)
+        alone = self.module.with_changes(body=[self.module.body[index]], header=[], footer=[])
+        shift = self.starts[index]
+        wrapper = MetadataWrapper(alone, unsafe_skip_copy=True)
+        for key, where in wrapper.resolve(PositionProvider).items():
+            self.found[key] = CodeRange(CodePosition(where.start.line + shift, where.start.column),
+                                        CodePosition(where.end.line + shift, where.end.column))
+            self.statement[key] = index
 
 
 class QualifiedNames:
@@ -32,23 +88,16 @@ class QualifiedNames:
     binding is still there, so names resolve exactly as in the full module.
     """
 
-    def __init__(self, module: cst.Module, positions: Mapping) -> None:
+    def __init__(self, module: cst.Module, positions: Positions) -> None:
         self.module = module
-        self.spans = []  # (first line, last line, index) per top-level statement
-        for index, stmt in enumerate(module.body):
-            first = stmt.decorators[0] if getattr(stmt, "decorators", None) else stmt
-            self.spans.append((positions[first].start.line, positions[stmt].end.line, index))
         self.positions = positions
         self.resolved: dict = {}  # statement index -> {node: frozenset of QualifiedName}
 
     def get(self, node: cst.CSTNode, default=None):
-        pos = self.positions.get(node)
-        if pos is None:
+        index = self.positions.statement_of(node)
+        if index is None:
             return default
-        for first, last, index in self.spans:
-            if first <= pos.start.line <= last:
-                return self._resolve(index).get(node, default)
-        return default
+        return self._resolve(index).get(node, default)
 
     def _resolve(self, index: int) -> dict:
         if index not in self.resolved:
@@ -94,7 +143,7 @@ class ParsedModule:
 
     module: cst.Module
     qualnames: QualifiedNames = field(repr=False)
-    positions: Mapping[cst.CSTNode, object] = field(repr=False)
+    positions: Positions = field(repr=False)
     functions: Mapping[str, tuple] = field(default_factory=dict, repr=False)  # name -> defs
 
 
@@ -137,12 +186,15 @@ class ParsedFunction:
 class _Definitions(cst.CSTVisitor):
     """Collects every function definition (nested ones too) by name, in source order."""
 
-    def __init__(self, out: dict) -> None:
+    def __init__(self, out: dict, tops: dict) -> None:
         super().__init__()
         self.out = out
+        self.tops = tops  # id(def) -> index of the top-level statement holding it
+        self.index = 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.out.setdefault(node.name.value, []).append(node)
+        self.tops[id(node)] = self.index
 
     # Expressions hold no definitions (lambdas are not defs): skip their subtrees.
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
@@ -162,16 +214,20 @@ def parse_module(text: str, path: str) -> ParsedModule:
             Location(path, exc.raw_line, exc.raw_column + 1, quoted),
             "fix the syntax error first",
         ) from None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = dict(wrapper.resolve(PositionProvider))
-    qualnames = QualifiedNames(module, positions)
     functions: dict = {}
-    module.visit(_Definitions(functions))
+    tops: dict = {}
+    collector = _Definitions(functions, tops)
+    for index, stmt in enumerate(module.body):
+        collector.index = index
+        stmt.visit(collector)
+    positions = Positions(module, tops)
+    qualnames = QualifiedNames(module, positions)
     return ParsedModule(module=module, qualnames=qualnames, positions=positions,
                         functions={k: tuple(v) for k, v in functions.items()})
 
 
 def _def_start_line(parsed: ParsedModule, node: cst.FunctionDef) -> int:
+    parsed.positions.get(node)  # resolves the statement holding the def (decorators included)
     first = node.decorators[0] if node.decorators else node
     return parsed.positions[first].start.line
 
