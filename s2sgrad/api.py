@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from typing import Any, Callable, Sequence, Union
 
 import numpy as np
@@ -23,6 +24,10 @@ def _param_names(fun: Callable) -> tuple:
 
 
 def _wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
+    if not isinstance(inspect.unwrap(fun), types.FunctionType):
+        from .read.capture import from_function
+
+        from_function(fun)  # refuses it with the reason (a builtin, a ufunc, a class...)
     names = _param_names(fun)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     out = []
