@@ -40,6 +40,7 @@ from ..lower.ir import (
     prim_operands,
 )
 from ..lower.naming import Namer
+from ..read.names import name_nodes
 from ..registry import RegisteredRule
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params
@@ -287,19 +288,8 @@ class ReverseBuilder:
         return None
 
     def local_reads(self, expr: cst.BaseExpression) -> set:
-        """The function's own names ``expr`` reads (not attribute fields)."""
-        found: set = set()
-
-        class Reads(cst.CSTVisitor):
-            def visit_Attribute(self, node: cst.Attribute) -> bool:
-                node.value.visit(self)
-                return False
-
-            def visit_Name(self, node: cst.Name) -> None:
-                found.add(node.value)
-
-        expr.visit(Reads())
-        return {n for n in found if n in self.definitions}
+        """The function's own names ``expr`` reads (not attribute fields, not keywords)."""
+        return {n.value for n in name_nodes(expr, reads_only=True) if n.value in self.definitions}
 
     def may_broadcast(self, operand: Var, bound: dict, target: str) -> bool:
         """Whether the output of an elementwise statement may be larger than ``operand``."""
