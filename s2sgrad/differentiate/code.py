@@ -60,37 +60,56 @@ def calls_in(node: cst.CSTNode) -> list:
     return visitor.calls
 
 
-def _names(node: cst.CSTNode) -> set:
-    return set(name_reads(node))
+def _target_names(node: cst.CSTNode) -> set:
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, (cst.Tuple, cst.List)):
+        out: set = set()
+        for element in node.elements:
+            out |= _target_names(element.value)
+        return out
+    return set()
 
 
 @functools.lru_cache(maxsize=4096)
-def line_reads(line: str) -> frozenset:
-    """Names one line of generated code reads (comments read nothing)."""
+def line_facts(line: str) -> tuple:
+    """One line of generated code: (how often it reads each name, the names it binds, whether it
+    is a plain ``a = ...``). Comments read nothing; a compound header reads its condition or
+    iterable."""
     text = line.strip()
     if not text or text.startswith("#") or text == "else:":
-        return frozenset()
+        return Counter(), frozenset(), False
     if text.endswith(":"):
-        text += " pass"
+        header = cst.parse_statement(text + " pass")
+        if isinstance(header, cst.For):
+            return name_reads(header.iter), frozenset(_target_names(header.target)), False
+        if isinstance(header, (cst.If, cst.While)):
+            return name_reads(header.test), frozenset(), False
+        return Counter(), frozenset(), False
     stmt = cst.parse_statement(text)
-    if isinstance(stmt, (cst.For,)):
-        return frozenset(_names(stmt.iter))
-    if isinstance(stmt, (cst.If, cst.While)):
-        return frozenset(_names(stmt.test))
-    reads: set = set()
-    for small in getattr(stmt, "body", ()):
+    smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+    reads: Counter = Counter()
+    binds: set = set()
+    for small in smalls:
         if isinstance(small, cst.Assign):
-            reads |= _names(small.value)
+            reads += name_reads(small.value)
             for t in small.targets:
+                binds |= _target_names(t.target)
                 if not isinstance(t.target, (cst.Name, cst.Tuple, cst.List)):
-                    reads |= _names(t.target)
+                    reads += name_reads(t.target)
         elif isinstance(small, cst.AugAssign):
-            reads |= _names(small.target) | _names(small.value)
-        elif isinstance(small, cst.Return) and small.value is not None:
-            reads |= _names(small.value)
-        elif isinstance(small, cst.Expr):
-            reads |= _names(small.value)
-    return frozenset(reads)
+            reads += name_reads(small.target) + name_reads(small.value)
+            binds |= _target_names(small.target)
+        elif isinstance(small, (cst.Expr, cst.Return)) and small.value is not None:
+            reads += name_reads(small.value)
+    plain = len(smalls) == 1 and isinstance(smalls[0], cst.Assign) and \
+        len(smalls[0].targets) == 1 and isinstance(smalls[0].targets[0].target, cst.Name)
+    return reads, frozenset(binds), plain
+
+
+def line_reads(line: str) -> frozenset:
+    """Names one line of generated code reads."""
+    return frozenset(line_facts(line)[0])
 
 
 def code_reads(code) -> set:

@@ -25,7 +25,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from .code import Nest, Restore, calls_in, name_reads
+from .code import Nest, Restore, calls_in, line_facts, name_reads
 from .inline import substitute
 from .simplify import simplify
 
@@ -46,55 +46,11 @@ def _parse(line: str) -> Optional[cst.BaseSmallStatement]:
     return stmt.body[0]
 
 
-_read_names = name_reads
-
-
-def _target_names(node: cst.CSTNode) -> set:
-    if isinstance(node, cst.Name):
-        return {node.value}
-    if isinstance(node, (cst.Tuple, cst.List)):
-        out: set = set()
-        for element in node.elements:
-            out |= _target_names(element.value)
-        return out
-    return set()
-
-
-@functools.lru_cache(maxsize=4096)
-def _line_facts(line: str) -> tuple:
-    """(reads as a Counter, names it binds, whether it is a plain ``a = ...``)."""
-    text = line.strip()
-    if not text or text.startswith("#") or text == "else:":
-        return Counter(), set(), False
-    if text.endswith(":"):
-        header = cst.parse_statement(text + " pass")
-        if isinstance(header, cst.For):
-            return _read_names(header.iter), _target_names(header.target), False
-        if isinstance(header, (cst.If, cst.While)):
-            return _read_names(header.test), set(), False
-        return Counter(), set(), False
-    small = _parse(line)
-    if isinstance(small, cst.Assign):
-        reads = _read_names(small.value)
-        binds: set = set()
-        for t in small.targets:
-            binds |= _target_names(t.target)
-            if not isinstance(t.target, (cst.Name, cst.Tuple, cst.List)):
-                reads += _read_names(t.target)
-        plain = len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
-        return reads, binds, plain
-    if isinstance(small, cst.AugAssign):
-        return _read_names(small.target) + _read_names(small.value), _target_names(small.target), False
-    if isinstance(small, (cst.Expr, cst.Return)) and small.value is not None:
-        return _read_names(small.value), set(), False
-    return Counter(), set(), False
-
-
 def line_read_counts(expressions) -> Counter:
     """How often each name is read by some expressions (code the caller writes around the code)."""
     total: Counter = Counter()
     for text in expressions:
-        total.update(_read_names(cst.parse_expression(text)))
+        total.update(name_reads(cst.parse_expression(text)))
     return total
 
 
@@ -105,12 +61,12 @@ def _text(item) -> str:
 def _count(code, reads: Counter, binds: Counter) -> None:
     for item in code:
         if isinstance(item, Nest):
-            header_reads, header_binds, _ = _line_facts(item.header)
+            header_reads, header_binds, _ = line_facts(item.header)
             reads.update(header_reads)
             binds.update(header_binds)
             _count(item.body, reads, binds)
         else:
-            line_reads, line_binds, _ = _line_facts(_text(item))
+            line_reads, line_binds, _ = line_facts(_text(item))
             reads.update(line_reads)
             binds.update(line_binds)
 
@@ -163,7 +119,7 @@ def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset,
             reader = _as_assignment(reader)  # v = e1; v += e2  ->  v = e1 + e2
         folded = simplify(substitute_statement(reader, {name: value}), scalars)
         text = _code(folded)
-        if _line_facts(text)[0][name] or len(text) > MAX_LINE:
+        if line_facts(text)[0][name] or len(text) > MAX_LINE:
             i += 1  # read where substitution does not reach (a target), or too long to read
             continue
         block[j] = text
@@ -181,7 +137,7 @@ def _foldable(block: list, i: int, reads: Counter, binds: Counter,
     if not isinstance(item, str):
         return None
     small = _parse(item)
-    facts = _line_facts(item)
+    facts = line_facts(item)
     if not isinstance(small, cst.Assign) or not facts[2]:
         return None
     name = small.targets[0].target.value
@@ -197,7 +153,7 @@ def _foldable(block: list, i: int, reads: Counter, binds: Counter,
         later = block[j]
         if not isinstance(later, str) or later.lstrip().startswith("#"):
             return None
-        later_reads, later_binds, plain = _line_facts(later)
+        later_reads, later_binds, plain = line_facts(later)
         if later_reads[name]:
             reader = _parse(later)
             if later_reads[name] != 1 or reader is None:
