@@ -12,7 +12,7 @@ nothing. A backward loop replays the forward loop's records in reverse.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import libcst as cst
@@ -81,6 +81,20 @@ class VjpFunction:
     residual_targets: tuple = ()  # the backward's names for the residuals, when not the same
 
 
+@dataclass
+class Collecting:
+    """What one backward loop collects per iteration, for one pass after it: the ``a @ W``
+    contributions of accumulators (``products``: var -> upstream and left-operand lists) and the
+    adjoints of rows read at the loop ``counter`` (``rows``: var -> list)."""
+
+    products: dict
+    rows: dict
+    counter: str  # the name counting iterations from 0 ("" when the loop has none)
+    statements: frozenset  # ids of the loop body's top-level statements (run every iteration)
+    right: dict = field(default_factory=dict)  # var -> right operand's code, once one was collected
+    row_reader: dict = field(default_factory=dict)  # var -> id of the statement whose rows collect
+
+
 HelperLookup = Callable[[Prim, Stmt], Optional[HelperCall]]
 
 
@@ -139,15 +153,7 @@ class ReverseBuilder:
         # of a full sum's operand, and what elementwise rules make of it with scalars).
         self.uniform: set = set()
         self.uniform_names: set = set()  # every name that held a uniform adjoint
-        # In a backward loop: accumulator var -> (list of upstreams, list of left operands) that
-        # collect its per-iteration ``a @ var`` contributions for one product after the loop.
-        self.batching: dict = {}
-        self.batched: dict = {}  # var -> the right operand's code, once a contribution was batched
-        # In a backward loop: accumulator var -> list of its rows' adjoints (see collect_row).
-        self.row_lists: dict = {}
-        self.rows_collected: dict = {}  # var -> id of the statement whose rows are collected
-        self.row_index = ""  # the loop counter rows are read at
-        self.row_statements: set = set()  # ids of the loop body's top-level statements
+        self.collecting: Optional[Collecting] = None  # in a backward loop: what it collects
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
         self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
         self.shape_base: dict = {}  # shape (or size) name -> var
@@ -259,13 +265,14 @@ class ReverseBuilder:
     def batch(self, lines: list, var: str, expr: cst.BaseExpression) -> bool:
         """In a backward loop, ``W_bar += s2s.matmul_vjp_b(g, a, W)`` for an accumulator ``W``
         becomes two appends; the loop's end adds all of them in one matrix product."""
-        lists = self.batching.get(var)
+        collecting = self.collecting
+        lists = collecting.products.get(var) if collecting else None
         call = m.Call(func=m.Attribute(m.Name("s2s"), m.Name("matmul_vjp_b")),
                       args=[m.Arg(keyword=None)] * 3)
         if lists is None or not m.matches(expr, call) or self.current.get(var) != self.namer.adjoint(var):
             return False
         g, a, b = (_code(arg.value) for arg in expr.args)
-        if self.batched.setdefault(var, b) != b:
+        if collecting.right.setdefault(var, b) != b:
             return False
         lines.append(f"{lists[0]}.append({g})")
         lines.append(f"{lists[1]}.append({a})")
@@ -635,13 +642,14 @@ class ReverseBuilder:
         """In a backward loop over ``range(n)`` or ``enumerate``, the adjoint of the row
         ``A[t]`` read once per iteration (a statement at the body's top level, indexed by the
         loop's own counter) is appended to a list; the rows are stacked once after the loop."""
-        rows = self.row_lists.get(var)
-        if rows is None or not (isinstance(index, Const) and index.brackets == f"[{self.row_index}]"):
+        collecting = self.collecting
+        rows = collecting.rows.get(var) if collecting else None
+        if rows is None or not (isinstance(index, Const) and index.brackets == f"[{collecting.counter}]"):
             return False
-        if id(stmt) not in self.row_statements or self.current.get(var) != self.namer.adjoint(var) \
+        if id(stmt) not in collecting.statements or self.current.get(var) != self.namer.adjoint(var) \
                 or stmt.targets[0] in self.uniform:
             return False
-        if self.rows_collected.setdefault(var, id(stmt)) != id(stmt):
+        if collecting.row_reader.setdefault(var, id(stmt)) != id(stmt):
             return False  # one row per iteration: a second reader scatters instead
         lines.append(f"{rows}.append({g})")
         return True
@@ -736,22 +744,17 @@ class ReverseBuilder:
         for var in boundary:
             self.hold(lines, var, accumulator=var in accumulators)
         entry = dict(self.current)
-        outer = (self.batching, self.batched, self.row_lists, self.rows_collected, self.row_index,
-                 self.row_statements)
+        outer = self.collecting
         batchable = [v for v in boundary if v in accumulators and v not in self.fn.lists]
-        self.batching = {v: (self.namer.fresh(f"{v}_bar_upstreams"), self.namer.fresh(f"{v}_bar_lefts"))
-                         for v in batchable}
-        self.batched = {}
-        self.row_index = _row_counter(loop)
-        self.row_lists = {v: self.namer.fresh(f"{v}_bar_rows") for v in batchable} \
-            if self.row_index else {}
-        self.rows_collected = {}
-        self.row_statements = {id(s) for s in loop.body if isinstance(s, Stmt)}
+        counter = _row_counter(loop)
+        self.collecting = collecting = Collecting(
+            products={v: (self.namer.fresh(f"{v}_bar_upstreams"), self.namer.fresh(f"{v}_bar_lefts"))
+                      for v in batchable},
+            rows={v: self.namer.fresh(f"{v}_bar_rows") for v in batchable} if counter else {},
+            counter=counter,
+            statements=frozenset(id(s) for s in loop.body if isinstance(s, Stmt)))
         body_code = self.backward_code(inside)
-        batching, batched, row_lists, rows_collected = \
-            self.batching, self.batched, self.row_lists, self.rows_collected
-        (self.batching, self.batched, self.row_lists, self.rows_collected, self.row_index,
-         self.row_statements) = outer
+        self.collecting = outer
         self.materialize_all(body_code)
         for var in boundary:
             self.hold(body_code, var)
@@ -774,21 +777,22 @@ class ReverseBuilder:
         else:
             header = f"for _ in range({loop.trips}):"
         summed: list = []
-        for var in sorted(set(batched) | set(rows_collected)):
+        for var in sorted(set(collecting.right) | set(collecting.row_reader)):
             zeros = f"{self.namer.adjoint(var)} = {self.zeros(var)}"
             if zeros in lines and self.namer.adjoint(var) not in code_reads(body_code):
                 lines.remove(zeros)  # every contribution was collected: they make the adjoint
                 del self.current[var]
-            if var in batched:
-                upstreams, lefts = batching[var]
+            if var in collecting.right:
+                upstreams, lefts = collecting.products[var]
                 lines.append(f"{upstreams} = []")
                 lines.append(f"{lefts} = []")
                 self.accumulate(summed, var, cst.parse_expression(
-                    f"s2s.matmul_vjp_b_sum({upstreams}, {lefts}, {batched[var]})"))
-            if var in rows_collected:
-                lines.append(f"{row_lists[var]} = []")
+                    f"s2s.matmul_vjp_b_sum({upstreams}, {lefts}, {collecting.right[var]})"))
+            if var in collecting.row_reader:
+                rows = collecting.rows[var]
+                lines.append(f"{rows} = []")
                 self.accumulate(summed, var, cst.parse_expression(
-                    f"s2s.stack_rows({row_lists[var]}, {self.shape_of(var)})"))
+                    f"s2s.stack_rows({rows}, {self.shape_of(var)})"))
         lines.append(Nest(header, tuple(body_code)))
         return lines + after + summed
 
