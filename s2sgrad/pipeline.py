@@ -180,7 +180,8 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
     kwonly = tuple(p.name.value for p in pf.node.params.kwonly_params)
     fwd_name, bwd_name = names
     vjp = reverse(core, activity, session.table, wrt=wrt, has_aux=has_aux, top_level=top_level,
-                  helper_lookup=lookup, fwd_name=fwd_name, bwd_name=bwd_name, kwonly=kwonly)
+                  helper_lookup=lookup, fwd_name=fwd_name, bwd_name=bwd_name, kwonly=kwonly,
+                  shapes=(classes, scalars))
     return core, vjp
 
 

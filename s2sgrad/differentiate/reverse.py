@@ -133,7 +133,8 @@ class ReverseBuilder:
 
     def __init__(self, fn: CoreFunction, activity: Activity, table: RuleTable, wrt: tuple,
                  has_aux: bool, top_level: bool, helper_lookup: HelperLookup,
-                 fwd_name: str, bwd_name: str, kwonly: tuple = ()) -> None:
+                 fwd_name: str, bwd_name: str, kwonly: tuple = (),
+                 shapes: Optional[tuple] = None) -> None:
         self.fn = fn
         self.activity = activity
         self.table = table
@@ -161,7 +162,7 @@ class ReverseBuilder:
         self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
         self.loop_entries: dict = {}  # Loop -> carried names restored from before the loop
         self.if_records: dict = {}  # If -> (then names, else names)
-        self.classes, self.scalars = shape_facts(fn, table.elementwise)
+        self.classes, self.scalars = shapes or shape_facts(fn, table.elementwise)
         self.definitions = definition_counts(fn.body)
         self.definitions_params = {p.name for p in fn.params}
         self.statements_defining: dict = {}
@@ -957,7 +958,8 @@ def _is_none(node: cst.BaseExpression) -> bool:
 
 def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tuple, has_aux: bool,
             top_level: bool, helper_lookup: HelperLookup, fwd_name: str, bwd_name: str,
-            kwonly: tuple = ()) -> VjpFunction:
-    """Build the forward and backward sweeps of ``fn``."""
+            kwonly: tuple = (), shapes: Optional[tuple] = None) -> VjpFunction:
+    """Build the forward and backward sweeps of ``fn``. ``shapes``: its (shape classes, known
+    scalars) when the caller has them (analyze.shapes.shape_facts)."""
     return ReverseBuilder(fn, activity, table, wrt, has_aux, top_level, helper_lookup,
-                          fwd_name, bwd_name, kwonly).build()
+                          fwd_name, bwd_name, kwonly, shapes).build()
