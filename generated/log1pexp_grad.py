@@ -75,34 +75,36 @@ def logistic_loss_bwd(residuals, logistic_loss_bar=1.0):
         x_matmul_w_shape,
         y,
     ) = residuals
+    del residuals  # each residual is freed after its last use
     # return np.mean(log1pexp(-margins))
     log1pexp_neg_margins_bar = logistic_loss_bar / log1pexp_neg_margins_size
     log1pexp_neg_margins_bar_2 = s2s.broadcast(
         log1pexp_neg_margins_bar, log1pexp_neg_margins_shape
     )
     (neg_margins_bar,) = log1pexp_bwd(log1pexp_res, log1pexp_neg_margins_bar_2)
+    del log1pexp_res, log1pexp_neg_margins_bar_2
     margins_bar = -neg_margins_bar
+    del neg_margins_bar
     # margins = y * (x @ w + b)
     x_matmul_w_plus_b_bar = s2s.unbroadcast(margins_bar * y, x_matmul_w_plus_b_shape)
+    del margins_bar
     x_matmul_w_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, x_matmul_w_shape)
     b_bar = s2s.unbroadcast(x_matmul_w_plus_b_bar, b_shape)
+    del x_matmul_w_plus_b_bar
     w_bar = s2s.matmul_vjp_b(x_matmul_w_bar, x, w)
     return (s2s.like(w_bar, w), s2s.like(b_bar, b))
 
 
 def log1pexp_naive_grad(x, log1pexp_naive_bar=1.0):
     """Gradient of log1pexp_naive with respect to x."""
-    _, residuals = log1pexp_naive_fwd(x)
-    return log1pexp_naive_bwd(residuals, log1pexp_naive_bar)[0]
+    return log1pexp_naive_bwd(log1pexp_naive_fwd(x)[1], log1pexp_naive_bar)[0]
 
 
 def log1pexp_grad(x, log1pexp_bar=1.0):
     """Gradient of log1pexp with respect to x."""
-    _, residuals = log1pexp_fwd(x)
-    return log1pexp_bwd(residuals, log1pexp_bar)[0]
+    return log1pexp_bwd(log1pexp_fwd(x)[1], log1pexp_bar)[0]
 
 
 def logistic_loss_grad(w, b, x, y, logistic_loss_bar=1.0):
     """Gradient of logistic_loss with respect to w, b."""
-    _, residuals = logistic_loss_fwd(w, b, x, y)
-    return logistic_loss_bwd(residuals, logistic_loss_bar)
+    return logistic_loss_bwd(logistic_loss_fwd(w, b, x, y)[1], logistic_loss_bar)

@@ -28,10 +28,13 @@ def loss_fwd(w1, b1, w2, b2, x, y):
 def loss_bwd(residuals, loss_bar=1.0):
     """Backward sweep of loss: the adjoints of w1, b1, w2, b2."""
     b1, b2, err, err_pow_2_size, predict_res, predict_w1_shape, w1, w2 = residuals
+    del residuals  # each residual is freed after its last use
     # return np.mean(err**2)
     err_bar = loss_bar / err_pow_2_size * 2 * err
+    del err
     # err = predict(w1, b1, w2, b2, x) - y
     predict_w1_bar = s2s.unbroadcast(err_bar, predict_w1_shape)
+    del err_bar
     w1_bar, b1_bar, w2_bar, b2_bar, _ = predict_bwd(predict_res, predict_w1_bar)
     return (
         s2s.like(w1_bar, w1),
@@ -66,15 +69,19 @@ def predict_bwd(residuals, predict_bar):
     b1_shape, b2_shape, hidden, hidden_matmul_w2_shape, w1, w2, x, x_matmul_w1_shape = (
         residuals
     )
+    del residuals  # each residual is freed after its last use
     # return hidden @ w2 + b2
     hidden_matmul_w2_bar = s2s.unbroadcast(predict_bar, hidden_matmul_w2_shape)
     b2_bar = s2s.unbroadcast(predict_bar, b2_shape)
     hidden_bar = s2s.matmul_vjp_a(hidden_matmul_w2_bar, hidden, w2)
     w2_bar = s2s.matmul_vjp_b(hidden_matmul_w2_bar, hidden, w2)
+    del hidden_matmul_w2_bar
     # hidden = np.tanh(x @ w1 + b1)
     x_matmul_w1_plus_b1_bar = hidden_bar * (1.0 - hidden * hidden)
+    del hidden, hidden_bar
     x_matmul_w1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, x_matmul_w1_shape)
     b1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, b1_shape)
+    del x_matmul_w1_plus_b1_bar
     x_bar = s2s.matmul_vjp_a(x_matmul_w1_bar, x, w1)
     w1_bar = s2s.matmul_vjp_b(x_matmul_w1_bar, x, w1)
     return (w1_bar, b1_bar, w2_bar, b2_bar, x_bar)
@@ -82,5 +89,4 @@ def predict_bwd(residuals, predict_bar):
 
 def loss_grad(w1, b1, w2, b2, x, y, loss_bar=1.0):
     """Gradient of loss with respect to w1, b1, w2, b2."""
-    _, residuals = loss_fwd(w1, b1, w2, b2, x, y)
-    return loss_bwd(residuals, loss_bar)
+    return loss_bwd(loss_fwd(w1, b1, w2, b2, x, y)[1], loss_bar)

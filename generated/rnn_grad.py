@@ -41,12 +41,14 @@ def loss_fwd(w_h, w_x, b, w_o, b_o, xs, ys):
 def loss_bwd(residuals, loss_bar=1.0):
     """Backward sweep of loss: the adjoints of w_h, w_x, b, w_o, b_o."""
     b, b_o, h, loop1_tape, w_h, w_o, w_x, xs_size = residuals
+    del residuals  # each residual is freed after its last use
     # return total / xs.size
     total_bar = loss_bar / xs_size
     # for t in range(xs.shape[0]):
     b_bar = s2s.zeros_like(b)
     b_o_bar = s2s.zeros_like(b_o)
     h_bar = s2s.zeros_like(h)
+    del h
     w_h_bar = s2s.zeros_like(w_h)
     w_o_bar = s2s.zeros_like(w_o)
     w_x_bar = s2s.zeros_like(w_x)
@@ -120,14 +122,19 @@ def cell_bwd(residuals, cell_bar):
         x_t_shape,
         x_t_times_w_x_shape,
     ) = residuals
+    del residuals  # each residual is freed after its last use
     # return np.tanh(h @ w_h + x_t * w_x + b)
     total_plus_b_bar = cell_bar * (1.0 - cell * cell)
+    del cell
     total_bar = s2s.unbroadcast(total_plus_b_bar, total_shape)
     b_bar = s2s.unbroadcast(total_plus_b_bar, b_shape)
+    del total_plus_b_bar
     h_matmul_w_h_bar = s2s.unbroadcast(total_bar, h_matmul_w_h_shape)
     x_t_times_w_x_bar = s2s.unbroadcast(total_bar, x_t_times_w_x_shape)
+    del total_bar
     x_t_bar = s2s.unbroadcast(x_t_times_w_x_bar * w_x, x_t_shape)
     w_x_bar = s2s.unbroadcast(x_t_times_w_x_bar * x_t, w_x_shape)
+    del x_t_times_w_x_bar
     h_bar = s2s.matmul_vjp_a(h_matmul_w_h_bar, h, w_h)
     w_h_bar = s2s.matmul_vjp_b(h_matmul_w_h_bar, h, w_h)
     return (h_bar, x_t_bar, w_h_bar, w_x_bar, b_bar)
@@ -154,5 +161,4 @@ def readout_bwd(residuals, readout_bar):
 
 def loss_grad(w_h, w_x, b, w_o, b_o, xs, ys, loss_bar=1.0):
     """Gradient of loss with respect to w_h, w_x, b, w_o, b_o."""
-    _, residuals = loss_fwd(w_h, w_x, b, w_o, b_o, xs, ys)
-    return loss_bwd(residuals, loss_bar)
+    return loss_bwd(loss_fwd(w_h, w_x, b, w_o, b_o, xs, ys)[1], loss_bar)

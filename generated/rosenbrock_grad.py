@@ -19,17 +19,21 @@ def rosenbrock_fwd(x):
 def rosenbrock_bwd(residuals, rosenbrock_bar=1.0):
     """Backward sweep of rosenbrock: the adjoints of x."""
     t_1_0_minus_x__neg1_2, x, x_1_minus_x__neg1_pow_2, x__neg1 = residuals
+    del residuals  # each residual is freed after its last use
     # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
     x__neg1_2_bar = rosenbrock_bar * -2 * t_1_0_minus_x__neg1_2
+    del t_1_0_minus_x__neg1_2
     x_bar = s2s.getitem_vjp(x__neg1_2_bar, x, (slice(None, -1, None),))
+    del x__neg1_2_bar
     power_bar = rosenbrock_bar * 100.0
     x_1_minus_x__neg1_pow_2_bar = power_bar * 2 * x_1_minus_x__neg1_pow_2
+    del x_1_minus_x__neg1_pow_2
     x_bar[:-1] += x_1_minus_x__neg1_pow_2_bar * -2 * x__neg1
+    del x__neg1
     x_bar[1:] += x_1_minus_x__neg1_pow_2_bar
     return (s2s.like(x_bar, x),)
 
 
 def rosenbrock_grad(x, rosenbrock_bar=1.0):
     """Gradient of rosenbrock with respect to x."""
-    _, residuals = rosenbrock_fwd(x)
-    return rosenbrock_bwd(residuals, rosenbrock_bar)[0]
+    return rosenbrock_bwd(rosenbrock_fwd(x)[1], rosenbrock_bar)[0]

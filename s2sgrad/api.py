@@ -110,7 +110,9 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         value, residuals = fwd(*args, **kwargs)
         if has_aux or type(value) not in _SCALARS:
             _scalar_loss(value, has_aux, name)
-        grads = bwd(residuals, 1.0)
+        handover = [residuals]
+        del residuals
+        grads = bwd(handover.pop(), 1.0)  # the backward holds the only reference and frees early
         return value, (grads[0] if single else grads)
 
     return text, run

@@ -372,7 +372,7 @@ def _wrapper(core: CoreFunction, top: VjpFunction, grad_name: str) -> GradWrappe
     seed = namer.fresh(f"{core.name}_bar")
     call_args = ", ".join(p.name for p in core.params)
     return GradWrapper(grad_name, core.name, top.fwd_name, top.bwd_name, top.params_code,
-                       call_args, seed, top.wrt, namer.fresh("residuals"))
+                       call_args, seed, top.wrt)
 
 
 def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_TABLE) -> Generated:

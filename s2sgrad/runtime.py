@@ -434,26 +434,38 @@ def stack_rows(rows, shape):
 def matmul_vjp_b_sum(gs, lefts, b):
     """The sum of ``matmul_vjp_b(g, a, b)`` over the pairs of ``gs`` and ``lefts`` (a loop's
     contributions, collected per iteration): one matrix product when every ``a`` and ``g`` is a
-    vector (or every one a matrix) of one shape, the sum of the products otherwise."""
+    vector (or every one a matrix) of one shape, the sum of the products otherwise.
+
+    Consumes the two lists (the backward sweep collected them for this call alone): each is
+    emptied once stacked, so its arrays are freed before the next stack is built."""
     if not gs:
         return zeros_like(b)
     a0, g0 = lefts[0], gs[0]
     if type(b) is _ndarray and b.ndim == 2 and type(a0) is _ndarray and type(g0) is _ndarray and \
             a0.ndim == g0.ndim and a0.ndim in (1, 2):
-        try:
-            if a0.ndim == 1:
-                A, G = np.array(lefts), np.array(gs)
-            else:
-                A, G = np.concatenate(lefts), np.concatenate(gs)
-        except ValueError:  # shapes differ between iterations
-            A = G = None
-        if A is not None and A.ndim == 2 and G.ndim == 2 and A.dtype.kind in "fc" and \
-                G.dtype.kind in "fc" and A.shape[1] == b.shape[0] and G.shape[1] == b.shape[1]:
-            return A.T @ G
-    total = matmul_vjp_b(g0, a0, b)
+        A = _stacked(lefts, a0.ndim)
+        if A is not None and A.ndim == 2 and A.dtype.kind in "fc" and A.shape[1] == b.shape[0]:
+            blocks = [len(a) for a in lefts] if a0.ndim == 2 else None
+            lefts.clear()
+            G = _stacked(gs, g0.ndim)
+            if G is not None and G.ndim == 2 and G.dtype.kind in "fc" and \
+                    G.shape == (A.shape[0], b.shape[1]):
+                gs.clear()
+                return A.T @ G
+            # shapes differ between iterations: the left operands back from their stack
+            lefts[:] = list(A) if blocks is None else np.split(A, np.cumsum(blocks)[:-1])
+    total = matmul_vjp_b(gs[0], lefts[0], b)
     for g, a in zip(gs[1:], lefts[1:]):
         total = total + matmul_vjp_b(g, a, b)
     return total
+
+
+def _stacked(arrays, ndim):
+    """Vectors as the rows of a matrix, matrices one above the other; None when shapes differ."""
+    try:
+        return np.array(arrays) if ndim == 1 else np.concatenate(arrays)
+    except ValueError:
+        return None
 
 
 def matmul_vjp_b(g, a, b):

@@ -46,6 +46,7 @@ from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params
 from .code import Nest, Restore, code_reads, has_statements, unpack_target
 from .fold import fold, line_read_counts
+from .release import release
 from .simplify import simplify
 from .templates import instantiate, needs_parens
 
@@ -79,6 +80,7 @@ class VjpFunction:
     wrt: tuple
     top_level: bool
     residual_targets: tuple = ()  # the backward's names for the residuals, when not the same
+    releases_residuals: bool = False  # the backward frees residuals early: drop the tuple first
 
 
 @dataclass
@@ -887,6 +889,8 @@ class ReverseBuilder:
         scalars = self.uniform_names | set(self.scalars) | {self.namer.adjoint(v) for v in self.scalars}
         backward = fold(backward, line_read_counts(returns), frozenset(scalars))
         packed = tuple(self.packed(n) for n in residuals)
+        kept = {p.name for p in fn.params} | scalars | set(self.shape_base) | {seed}
+        backward, released = release(backward, residuals, frozenset(kept), returns)
         result_code = _code(operand_node(fn.result))
         forward = fold(self.forward_code(fn.body), line_read_counts(packed + (result_code,)))
         return VjpFunction(
@@ -904,6 +908,7 @@ class ReverseBuilder:
             returns=tuple(returns),
             wrt=self.wrt,
             top_level=self.top_level,
+            releases_residuals=bool(released & set(residuals)),
         )
 
     def params_code(self) -> str:

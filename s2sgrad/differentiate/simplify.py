@@ -72,6 +72,25 @@ def _gather_scales(node: cst.BaseExpression) -> cst.BaseExpression:
     return _product([rest[0], *moved, *rest[1:]])
 
 
+def _compound_first(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``g * a * (1.0 - t * t)`` -> ``g * (1.0 - t * t) * a``: the parenthesized factor, which
+    needs temporaries of its own, is computed before the running product holds one more; numpy
+    then multiplies into that factor's fresh result in place, so the line's peak is one array
+    lower. The leading factor and the numbers right after it (``g * -2``) stay first."""
+    factors = _factors(node)
+    lead = 1
+    while lead < len(factors) and _number(factors[lead]) is not None:
+        lead += 1
+    if not isinstance(factors[0], (cst.Name, cst.Integer, cst.Float)):
+        return node
+    for i in range(lead + 1, len(factors)):
+        f = factors[i]
+        if isinstance(f, cst.BinaryOperation) and f.lpar and \
+                (_number(f.left) is None or _number(f.right) is None):
+            return _product([*factors[:lead], f, *factors[lead:i], *factors[i + 1:]])
+    return node
+
+
 def _factor_common(node: cst.BinaryOperation, scalars: frozenset) -> cst.BaseExpression:
     """``g * a + g * b`` -> ``g * (a + b)`` for a name ``g`` that may be an array: one pass over
     ``g`` instead of two (a name known to hold one number is left in place: factoring it out
@@ -115,9 +134,9 @@ class _Fold(cst.CSTTransformer):
         if isinstance(updated.operator, cst.Multiply) and left == 1 and not updated.lpar:
             return updated.right
         if isinstance(updated.operator, cst.Multiply) and not updated.lpar:
-            gathered = _gather_scales(updated)
-            if gathered is not updated:
-                return gathered
+            reordered = _compound_first(_gather_scales(updated))
+            if reordered is not updated:
+                return reordered
         inner = updated.left
         if isinstance(updated.operator, cst.Multiply) and right is not None and \
                 isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Minus) \

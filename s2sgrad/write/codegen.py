@@ -35,7 +35,6 @@ class GradWrapper:
     call_args: str
     seed: str
     wrt: tuple
-    residuals: str
 
 
 @dataclass(frozen=True)
@@ -66,6 +65,8 @@ def function_lines(fn: VjpFunction) -> list:
         names = fn.residual_targets or fn.residuals
         target = ", ".join(names) + ("," if len(names) == 1 else "")
         lines.append(f"{INDENT}{target} = {res}")
+        if fn.releases_residuals:
+            lines.append(f"{INDENT}del {res}  # each residual is freed after its last use")
     lines.extend(render_code(fn.backward, INDENT))
     returns = ", ".join(fn.returns) + ("," if len(fn.returns) == 1 else "")
     lines.append(f"{INDENT}return ({returns})")
@@ -77,9 +78,9 @@ def wrapper_lines(w: GradWrapper) -> list:
     params = f"{w.params_code}, {w.seed}=1.0" if w.params_code else f"{w.seed}=1.0"
     lines = [f"def {w.name}({params}):"]
     lines.append(f'{INDENT}"""Gradient of {w.source_name} with respect to {wrt}."""')
-    lines.append(f"{INDENT}_, {w.residuals} = {w.fwd_name}({w.call_args})")
     index = "[0]" if len(w.wrt) == 1 else ""
-    lines.append(f"{INDENT}return {w.bwd_name}({w.residuals}, {w.seed}){index}")
+    # The residuals go straight to the backward sweep, which frees each after its last use.
+    lines.append(f"{INDENT}return {w.bwd_name}({w.fwd_name}({w.call_args})[1], {w.seed}){index}")
     return lines
 
 

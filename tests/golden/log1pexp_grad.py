@@ -23,5 +23,4 @@ def log1pexp_bwd(residuals, dy=1.0):
 
 def log1pexp_grad(x, log1pexp_bar=1.0):
     """Gradient of log1pexp with respect to x."""
-    _, residuals = log1pexp_fwd(x)
-    return log1pexp_bwd(residuals, log1pexp_bar)[0]
+    return log1pexp_bwd(log1pexp_fwd(x)[1], log1pexp_bar)[0]

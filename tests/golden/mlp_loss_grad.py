@@ -61,6 +61,7 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
         x,
         x_matmul_w1_shape,
     ) = residuals
+    del residuals  # each residual is freed after its last use
     # return -np.mean(np.sum(logp * labels, axis=1))
     sum_logp_times_labels_bar = -mlp_loss_bar / sum_logp_times_labels_size
     sum_logp_times_labels_bar_2 = s2s.broadcast(
@@ -69,24 +70,31 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
     logp_times_labels_bar = s2s.sum_vjp(
         sum_logp_times_labels_bar_2, logp_times_labels, 1
     )
+    del logp_times_labels, sum_logp_times_labels_bar_2
     logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp_shape)
+    del logp_times_labels_bar
     # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     log_sum_exp_shifted_bar = s2s.unbroadcast(-logp_bar, log_sum_exp_shifted_shape)
     sum_exp_shifted_bar = log_sum_exp_shifted_bar / sum_exp_shifted
+    del sum_exp_shifted, log_sum_exp_shifted_bar
     exp_shifted_bar = s2s.sum_vjp(sum_exp_shifted_bar, exp_shifted, 1, True)
+    del sum_exp_shifted_bar
     shifted_bar = logp_bar + exp_shifted_bar * exp_shifted
+    del exp_shifted, logp_bar, exp_shifted_bar
     # logits = h @ w2
     h_bar = s2s.matmul_vjp_a(shifted_bar, h, w2)
     w2_bar = s2s.matmul_vjp_b(shifted_bar, h, w2)
+    del shifted_bar
     # h = np.tanh(x @ w1 + b1)
     x_matmul_w1_plus_b1_bar = h_bar * (1.0 - h * h)
+    del h, h_bar
     x_matmul_w1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, x_matmul_w1_shape)
     b1_bar = s2s.unbroadcast(x_matmul_w1_plus_b1_bar, b1_shape)
+    del x_matmul_w1_plus_b1_bar
     w1_bar = s2s.matmul_vjp_b(x_matmul_w1_bar, x, w1)
     return (s2s.like(w1_bar, w1), s2s.like(b1_bar, b1), s2s.like(w2_bar, w2))
 
 
 def mlp_loss_grad(w1, b1, w2, x, labels, mlp_loss_bar=1.0):
     """Gradient of mlp_loss with respect to w1, b1, w2."""
-    _, residuals = mlp_loss_fwd(w1, b1, w2, x, labels)
-    return mlp_loss_bwd(residuals, mlp_loss_bar)
+    return mlp_loss_bwd(mlp_loss_fwd(w1, b1, w2, x, labels)[1], mlp_loss_bar)

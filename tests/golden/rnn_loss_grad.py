@@ -110,5 +110,4 @@ def log1pexp_bwd(residuals, dy):
 
 def rnn_loss_grad(wh, wx, xs, rnn_loss_bar=1.0):
     """Gradient of rnn_loss with respect to wh, wx."""
-    _, residuals = rnn_loss_fwd(wh, wx, xs)
-    return rnn_loss_bwd(residuals, rnn_loss_bar)
+    return rnn_loss_bwd(rnn_loss_fwd(wh, wx, xs)[1], rnn_loss_bar)

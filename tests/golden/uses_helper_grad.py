@@ -49,14 +49,19 @@ def uses_helper_bwd(residuals, uses_helper_bar=1.0):
         y,
         y_shape,
     ) = residuals
+    del residuals  # each residual is freed after its last use
     # return np.sum(a * b) + math.pi
     sum_a_times_b_bar = s2s.unbroadcast(uses_helper_bar, sum_a_times_b_shape)
     a_times_b_bar = s2s.broadcast(sum_a_times_b_bar, a_times_b_shape)
     a_bar = s2s.unbroadcast(a_times_b_bar * b, a_shape)
+    del b
     b_bar = s2s.unbroadcast(a_times_b_bar * a, b_shape)
+    del a, a_times_b_bar
     # a, b = smooth(x), smooth(y * SCALE)
     (y_times_SCALE_bar,) = smooth_bwd(smooth_res_2, b_bar)
+    del smooth_res_2, b_bar
     y_bar = s2s.unbroadcast(y_times_SCALE_bar * SCALE, y_shape)
+    del y_times_SCALE_bar
     (x_bar,) = smooth_bwd(smooth_res, a_bar)
     return (s2s.like(x_bar, x), s2s.like(y_bar, y))
 
@@ -73,13 +78,14 @@ def smooth_fwd(v):
 def smooth_bwd(residuals, smooth_bar):
     """Backward sweep of smooth: the adjoints of v."""
     exp_neg_abs_v, maximum_v, v = residuals
+    del residuals  # each residual is freed after its last use
     # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
     v_bar = smooth_bar * s2s.balanced_eq(v, maximum_v, 0.0)
+    del maximum_v
     v_bar += -(smooth_bar / (1.0 + exp_neg_abs_v) * exp_neg_abs_v) * np.sign(v)
     return (v_bar,)
 
 
 def uses_helper_grad(x, y, uses_helper_bar=1.0):
     """Gradient of uses_helper with respect to x, y."""
-    _, residuals = uses_helper_fwd(x, y)
-    return uses_helper_bwd(residuals, uses_helper_bar)
+    return uses_helper_bwd(uses_helper_fwd(x, y)[1], uses_helper_bar)
