@@ -1,8 +1,8 @@
-"""s2sgrad: source-to-source reverse-mode automatic differentiation for Python and NumPy."""
+"""s2sgrad: source-to-source automatic differentiation (reverse and forward mode) for Python and NumPy."""
 
 __version__ = "0.1.0"
 
-from .api import grad, source, value_and_grad, vjp  # noqa: E402
+from .api import grad, jvp, source, value_and_grad, vjp  # noqa: E402
 from .checks import check_grads  # noqa: E402
 from .custom import custom_gradient, stop_gradient  # noqa: E402
 from .decorator import differentiable  # noqa: E402
@@ -17,6 +17,7 @@ __all__ = [
     "custom_gradient",
     "differentiable",
     "grad",
+    "jvp",
     "register_gradient",
     "source",
     "stop_gradient",

@@ -13,6 +13,7 @@ from . import runtime
 from .errors import GradientError, Location, TransformError, UsageError
 
 SOURCE_ATTR = "__s2sgrad_source__"
+FORWARD_ATTR = "__s2sgrad_forward__"
 
 
 def _param_names(fun: Callable) -> tuple:
@@ -56,10 +57,51 @@ def _build(fun: Callable, wrt: tuple, has_aux: bool) -> tuple:
     return entry["text"], fwd, bwd
 
 
-def _attach(wrapper: Callable, fun: Callable, text: str) -> Callable:
+class _Forward:
+    """Forward mode of ``fun`` with respect to one parameter, built on first use (``None`` when
+    s2sgrad has no forward mode for it: the caller then uses reverse mode)."""
+
+    def __init__(self, fun: Callable, wrt: tuple) -> None:
+        self.fun = fun
+        self.wrt = wrt
+        self.built = False
+        self.fn: Any = None
+        self.text = ""
+        self.tangents: tuple = ()
+        self.positional = -1  # primal parameter count when the tangents follow them positionally
+        self.refusal: Any = None
+
+    def get(self) -> Any:
+        if not self.built:
+            self.built = True
+            try:
+                self.text, self.fn, self.tangents = _build_jvp(self.fun, self.wrt)
+                params = inspect.signature(self.fn).parameters.values()
+                if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params):
+                    self.positional = len(params) - len(self.tangents)
+            except TransformError as exc:
+                self.refusal = exc
+        return self.fn
+
+
+def _build_jvp(fun: Callable, wrt: tuple) -> tuple:
+    """Forward-mode transform of ``fun`` (or the disk cache): its text, its ``<name>_jvp``
+    function and the names of that function's tangent parameters."""
+    from .decorator import load_jvp, transform_jvp
+    from .read.capture import from_function
+
+    entry = transform_jvp(fun, from_function(fun), wrt)
+    fn = load_jvp(fun, entry)
+    params = tuple(inspect.signature(fn).parameters)
+    return entry["text"], fn, params[len(params) - len(wrt):]
+
+
+def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None) -> Callable:
     functools.update_wrapper(wrapper, fun, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     del wrapper.__wrapped__
     setattr(wrapper, SOURCE_ATTR, text)
+    if forward is not None:
+        setattr(wrapper, FORWARD_ATTR, forward)
     return wrapper
 
 
@@ -73,6 +115,7 @@ def _scalar_loss(value: Any, has_aux: bool, name: str) -> Any:
 
 
 _PLAIN = frozenset({np.ndarray, float, np.float64, np.float32})  # differentiable at a glance
+_FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no tape
 _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
 
 
@@ -81,13 +124,17 @@ def _differentiable_value(value: Any) -> bool:
 
 
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
-    """The transform behind grad and value_and_grad: ``(text, run)`` where ``run(*args, **kwargs)``
-    returns the value and the gradients (one, or a tuple, as argnums says)."""
+    """The transform behind grad and value_and_grad: ``(text, run, forward)`` where
+    ``run(*args, **kwargs)`` returns the value and the gradients (one, or a tuple, as argnums
+    says). With one differentiated argument that is a float, ``run`` uses forward mode (``forward``,
+    built on the first such call): one sweep carrying the derivative, nothing recorded."""
     wrt = _wrt_names(fun, argnums)
     text, fwd, bwd = _build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
     positions = (argnums,) if single else tuple(argnums)
+    forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
+    position = positions[0]
 
     def check_arguments(args: tuple, kwargs: dict) -> None:
         for position, param in zip(positions, wrt):
@@ -107,6 +154,16 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
                 if type(args[p]) not in _PLAIN:
                     check_arguments(args, kwargs)
                     break
+        if forward is not None and not kwargs and len(args) >= needed and \
+                type(args[position]) in _FLOATS and forward.get() is not None:
+            if len(args) == forward.positional:
+                value, tangent = forward.fn(*args, 1.0)
+            else:
+                value, tangent = forward.fn(*args, **{forward.tangents[0]: 1.0})
+            if type(value) not in _SCALARS:
+                _scalar_loss(value, False, name)
+            grad = runtime.like(tangent, args[position])
+            return value, (grad if single else (grad,))
         value, residuals = fwd(*args, **kwargs)
         if has_aux or type(value) not in _SCALARS:
             _scalar_loss(value, has_aux, name)
@@ -115,25 +172,25 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         grads = bwd(handover.pop(), 1.0)  # the backward holds the only reference and frees early
         return value, (grads[0] if single else grads)
 
-    return text, run
+    return text, run, forward
 
 
 def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
-    text, run = _sweep(fun, argnums, has_aux)
-    return _attach(run, fun, text)
+    text, run, forward = _sweep(fun, argnums, has_aux)
+    return _attach(run, fun, text, forward)
 
 
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
-    text, run = _sweep(fun, argnums, has_aux)
+    text, run, forward = _sweep(fun, argnums, has_aux)
 
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
         value, result = run(*args, **kwargs)
         return (result, value[1]) if has_aux else result
 
-    return _attach(grad_fun, fun, text)
+    return _attach(grad_fun, fun, text, forward)
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
@@ -156,9 +213,37 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return value, pullback
 
 
-def source(fn: Callable) -> str:
-    """The generated source behind a function s2sgrad returned."""
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
+    """Forward mode: ``(out, tangent_out)``, the value of ``fun(*primals)`` and its derivative
+    along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise UsageError(f"jvp needs one tangent per primal: got {len(primals)} primal(s) and "
+                         f"{len(tangents)} tangent(s)")
+    names = _param_names(fun)
+    wrt = _wrt_names(fun, tuple(range(len(primals))))
+    for param, value in zip(names, primals):
+        if not _differentiable_value(value):
+            raise GradientError(f"{getattr(fun, '__name__', 'the function')}: s2sgrad differentiates "
+                                f"with respect to arrays and floats, but `{param}` is a "
+                                f"{type(value).__name__}; pass its arrays as separate arguments")
+    _, fn, names_dot = _build_jvp(fun, wrt)
+    return fn(*primals, **dict(zip(names_dot, tangents)))
+
+
+def source(fn: Callable, mode: str = "rev") -> str:
+    """The generated source behind a function s2sgrad returned. ``mode="fwd"`` gives, for a
+    function of grad or value_and_grad with one differentiated argument, the forward-mode code
+    it runs when that argument is a float."""
     text = getattr(fn, SOURCE_ATTR, None)
     if text is None:
         raise UsageError(f"{fn!r} was not made by s2sgrad; pass what grad/value_and_grad/vjp returned")
-    return text
+    if mode == "rev":
+        return text
+    forward = getattr(fn, FORWARD_ATTR, None)
+    if mode != "fwd" or forward is None:
+        raise UsageError(f"source(fn, mode={mode!r}): mode is 'rev', or 'fwd' for what grad or "
+                         "value_and_grad returned for one differentiated argument")
+    if forward.get() is None:
+        raise forward.refusal
+    return forward.text

@@ -1,4 +1,5 @@
-"""check_grads: compare s2sgrad's reverse-mode gradient with central finite differences."""
+"""check_grads: compare s2sgrad's gradients (reverse mode) and directional derivatives (forward mode)
+with central finite differences."""
 
 from __future__ import annotations
 
@@ -34,26 +35,57 @@ def numerical_grad(fun: Callable, args: Sequence[Any], argnum: int, eps: float =
 def check_grads(fun: Callable, args: Sequence[Any], order: int = 1, modes: Sequence[str] = ("rev",),
                 *, argnums: Sequence[int] | None = None, rtol: float = 1e-5, atol: float = 1e-6,
                 eps: float = 1e-6) -> None:
-    """Raise GradientError with a per-argument report when the gradient disagrees with
-    central differences (float64 arguments recommended)."""
+    """Raise GradientError with a per-argument report when the gradient (``"rev"``) or the
+    derivative along a random direction (``"fwd"``, forward mode) disagrees with central
+    differences (float64 arguments recommended)."""
     from .api import grad
 
     if order != 1:
         raise GradientError("check_grads supports order=1 in this release")
-    unknown = [m for m in modes if m != "rev"]
+    unknown = [m for m in modes if m not in ("rev", "fwd")]
     if unknown:
-        raise GradientError(f"check_grads: mode(s) {unknown} are not available in this release; "
-                            "use modes=('rev',)")
+        raise GradientError(f"check_grads: unknown mode(s) {unknown}; use 'rev' and/or 'fwd'")
     argnums = tuple(range(len(args))) if argnums is None else tuple(argnums)
-    got = grad(fun, argnums=argnums)(*args)
     report = []
-    for k, i in enumerate(argnums):
-        expected = numerical_grad(fun, args, i, eps)
-        if not np.allclose(got[k], expected, rtol=rtol, atol=atol):
-            err = np.max(np.abs(np.asarray(got[k]) - np.asarray(expected)))
-            report.append(f"  argument {i}: max abs error {err:.3g}\n"
-                          f"    s2sgrad:             {np.asarray(got[k])!r}\n"
-                          f"    finite differences:  {np.asarray(expected)!r}")
+    if "rev" in modes:
+        got = grad(fun, argnums=argnums)(*args)
+        for k, i in enumerate(argnums):
+            expected = numerical_grad(fun, args, i, eps)
+            if not np.allclose(got[k], expected, rtol=rtol, atol=atol):
+                err = np.max(np.abs(np.asarray(got[k]) - np.asarray(expected)))
+                report.append(f"  argument {i}: max abs error {err:.3g}\n"
+                              f"    s2sgrad:             {np.asarray(got[k])!r}\n"
+                              f"    finite differences:  {np.asarray(expected)!r}")
+    if "fwd" in modes:
+        report.extend(_forward_report(fun, args, argnums, rtol, atol, eps))
     if report:
         name = getattr(fun, "__name__", "function")
         raise GradientError(f"gradient check failed for {name}:\n" + "\n".join(report))
+
+
+def _forward_report(fun: Callable, args: Sequence[Any], argnums: tuple, rtol: float, atol: float,
+                    eps: float) -> list:
+    """Forward mode along a fixed pseudo-random direction per argument, against central
+    differences along it."""
+    from .api import _build_jvp, _wrt_names
+
+    rng = np.random.default_rng(0)
+    report = []
+    for i, name in zip(argnums, _wrt_names(fun, argnums)):
+        x = args[i]
+        direction = rng.normal(size=np.shape(x))
+        tangent = float(direction) if np.ndim(x) == 0 else direction
+        _, fn, tangent_names = _build_jvp(fun, (name,))
+        got = fn(*args, **{tangent_names[0]: tangent})[1]
+        moved = list(args)
+        moved[i] = np.asarray(x, dtype=np.float64) + eps * direction
+        plus = np.asarray(fun(*moved), dtype=np.float64)
+        moved[i] = np.asarray(x, dtype=np.float64) - eps * direction
+        expected = (plus - np.asarray(fun(*moved), dtype=np.float64)) / (2 * eps)
+        if not np.allclose(got, expected, rtol=rtol, atol=atol):
+            err = np.max(np.abs(np.asarray(got) - expected))
+            report.append(f"  argument {i} (forward mode, along a random direction): max abs "
+                          f"error {err:.3g}\n"
+                          f"    s2sgrad:             {np.asarray(got)!r}\n"
+                          f"    finite differences:  {expected!r}")
+    return report

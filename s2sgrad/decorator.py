@@ -51,13 +51,13 @@ def _registry_fingerprint() -> str:
                     for name, fn in sorted(registered().items()))
 
 
-def cache_key(unit: SourceUnit, wrt: tuple, has_aux: bool = False) -> str:
-    """What the generated text depends on, hashed: the module text, where the def is, the options,
-    the registered gradients, and the Python and s2sgrad versions."""
+def cache_key(unit: SourceUnit, wrt: tuple, has_aux: bool = False, mode: str = "rev") -> str:
+    """What the generated text depends on, hashed: the module text, where the def is, the options
+    (reverse or forward mode), the registered gradients, and the Python and s2sgrad versions."""
     return cache.make_key(
         unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(wrt),
-        f"has_aux={has_aux}", _registry_fingerprint(), sys.version.split()[0], __version__,
-        installation_fingerprint())
+        f"has_aux={has_aux}", f"mode={mode}", _registry_fingerprint(), sys.version.split()[0],
+        __version__, installation_fingerprint())
 
 
 def _module_digest(filename: str) -> str:
@@ -100,6 +100,30 @@ def transform(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
              "deps": _dependencies(fun, dict(generated.live_names))}
     cache.put(key, entry)
     return entry
+
+
+def transform_jvp(fun: Callable, unit: SourceUnit, wrt: tuple) -> dict:
+    """The forward-mode text for ``fun``: from the disk cache, else from the pipeline (which
+    stores it). Returns ``{"text", "call": {"jvp"}, "deps"}``."""
+    key = cache_key(unit, wrt, mode="fwd")
+    entry = cache.get(key)
+    if entry is not None and isinstance(entry.get("text"), str) and \
+            isinstance(entry.get("call"), dict) and isinstance(entry["call"].get("jvp"), str) and \
+            _fresh(entry):
+        return entry
+    from .pipeline import generate_jvp  # libcst and black: only on a cache miss
+
+    generated = generate_jvp(unit, wrt)
+    entry = {"text": generated.text, "call": {"jvp": generated.names.fwd},
+             "deps": _dependencies(fun, dict(generated.live_names))}
+    cache.put(key, entry)
+    return entry
+
+
+def load_jvp(fun: Callable, entry: dict) -> Callable:
+    """Execute a forward-mode transform's text with ``fun``'s names: its ``<name>_jvp``."""
+    namespace = load(entry["text"], fun.__qualname__, namespace_for(fun, entry["text"], entry["deps"]))
+    return namespace[entry["call"]["jvp"]]
 
 
 def load_entry(fun: Callable, entry: dict) -> tuple:

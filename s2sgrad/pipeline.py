@@ -19,6 +19,7 @@ from .analyze.activity import analyze, seeded_outputs
 from .analyze.invariance import stabilizers
 from .analyze.shapes import shape_facts
 from .lower.hoist import hoist_products
+from .differentiate.forward import forward
 from .differentiate.reverse import HelperCall, VjpFunction, reverse
 from .errors import TransformError
 from .read.names import name_nodes
@@ -34,7 +35,7 @@ from .read.parse import ParsedFunction, ParsedModule, find_function, parse_modul
 from . import registry
 from .rules import DEFAULT_TABLE, RuleTable
 from .registry import RegisteredRule
-from .write.codegen import GradWrapper, Program, body_text, header_lines, render
+from .write.codegen import GradWrapper, Program, body_text, header_lines, jvp_lines, render
 from .write.imports import free_globals, import_lines
 
 
@@ -319,6 +320,86 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
     """Transform the function ``unit`` names into a generated module's text."""
     module = generate_module(((unit, options),), table, command=command)
     return Generated(module.text, module.names[0], module.live_names)
+
+
+def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE, *,
+                 command: str = "") -> Generated:
+    """Transform the function ``unit`` names into a module holding its forward-mode function
+    ``<name>_jvp(<params>, <wrt>_dot...)`` (named in ``names.fwd``), and those of the user
+    functions it calls."""
+    pf = find_function(unit)
+    if not is_custom_def(pf):
+        fence(replace(pf, node=structure(pf.node)))
+    _check_wrt(pf, Options(wrt=wrt))
+    table, live_rules = with_user_rules(table, (pf,))
+    core = None if is_custom_def(pf) else lower(pf, table)
+    reserved = set(core.globals_read) if core is not None else set(_free_names(pf.node))
+    session = _Session(table=table, module_namer=Namer(reserved | {pf.name}))
+    session.live.update(live_rules)
+    name = session.module_namer.fresh(f"{pf.name}_jvp")
+    top = _forward(pf, session, wrt, name, core)
+    digest = hashlib.sha256("\n".join(session.digests).encode()).hexdigest()
+    header = header_lines(unit.path, (pf.name,), digest, command or _jvp_command(pf, wrt))
+    body = "".join("\n\n\n" + "\n".join(jvp_lines(fn)) for fn in (top, *session.functions)) + "\n"
+    imports = import_lines(tuple(p for p, _ in session.units), free_globals(header_code(header) + body))
+    text = render(Program((), (), imports, header), body)
+    return Generated(text, EntryNames(name, "", ""), dict(session.live))
+
+
+def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
+             core: Optional[CoreFunction] = None):
+    """The JvpFunction of one function (helpers it calls are added to ``session.functions``)."""
+    if is_custom_def(pf):
+        raise pf.error(pf.node, "forward mode (jvp) does not support custom_gradient functions "
+                       "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
+    core = core if core is not None else lower(pf, session.table)
+    session.digests.append(_function_digest(pf))
+    if pf.unit.live is not None:
+        for n in core.globals_read:
+            if n in pf.unit.live:
+                session.live.setdefault(n, pf.unit.live[n])
+    session.units.append((pf, core.globals_read))
+    table = session.table
+    classes, scalars = shape_facts(core, table.elementwise)
+    stable = stabilizers(core, table, seeded_outputs(core, False), classes, scalars)
+    kwonly = tuple(p.name.value for p in pf.node.params.kwonly_params)
+
+    def lookup(prim: Prim, stmt: Stmt, choose: Any) -> Optional[tuple]:
+        return _jvp_helper(pf, prim, stmt, session, choose)
+
+    return forward(core, table, wrt=wrt, name=name, kwonly=kwonly, constant=stable,
+                   helper_lookup=lookup, shapes=(classes, scalars))
+
+
+def _jvp_helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session,
+                choose: Any) -> Optional[tuple]:
+    """The forward mode of the user function ``prim`` calls, with respect to the parameters
+    ``choose`` picks: ``(name, ((param, tangent parameter), ...))``, generated once per choice."""
+    target = _resolve_helper(caller, prim)
+    if target is None:
+        return None
+    params = tuple(p.name.value for p in list(target.node.params.params) +
+                   list(target.node.params.kwonly_params))
+    wrt = choose(params)
+    key = ("jvp", target.unit.path, target.unit.def_line, target.name, wrt)
+    if key in session.in_progress:
+        loc = prim.location or stmt.origin.location
+        raise TransformError(f"recursive call to {target.name} cannot be differentiated", loc,
+                             "rewrite the recursion as a loop")
+    if key not in session.helpers:
+        session.in_progress.add(key)
+        fn = _forward(target, session, wrt, session.module_namer.fresh(f"{target.name}_jvp"))
+        session.in_progress.discard(key)
+        session.helpers[key] = (fn.name, tuple(zip(wrt, fn.tangent_params)))
+        session.functions.append(fn)
+    return session.helpers[key]
+
+
+def _jvp_command(pf: ParsedFunction, wrt: tuple) -> str:
+    params = [p.name.value for p in pf.node.params.params]
+    if len(wrt) == 1 and wrt[0] in params:
+        return f"s2sgrad.source(s2sgrad.grad({pf.name}, argnums={params.index(wrt[0])}), mode='fwd')"
+    return f"s2sgrad.jvp({pf.name}, primals, tangents)"
 
 
 REGISTER_DECORATORS = frozenset({"s2sgrad.register_gradient", "s2sgrad.registry.register_gradient"})

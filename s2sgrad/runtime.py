@@ -224,6 +224,16 @@ def extremum_vjp(g, ans, x, axis=None, keepdims=False):
     return _expand(g, x, axis, keepdims) * hits / counts
 
 
+def extremum_jvp(t, ans, x, axis=None, keepdims=False):
+    """max/min in forward mode: the mean of the tangents at the positions that attain the
+    extremum (the reverse rule shares an adjoint among them equally: the same derivative)."""
+    if type(x) is not _ndarray:
+        x = np.asarray(x)
+    hits = x == _expand(ans, x, axis, keepdims)
+    total = np.sum(np.where(hits, t, 0.0), axis=axis, keepdims=keepdims)
+    return total / np.sum(hits, axis=axis, keepdims=keepdims)
+
+
 def _extremum_fast(g, ans, x, axis, keepdims):
     """extremum_vjp for a float64 adjoint, value for value what the general formula
     ``g * hits / counts`` gives; ``None`` when a case is left to it."""

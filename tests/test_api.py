@@ -152,6 +152,17 @@ def test_check_grads_reports_wrong_gradient():
         check_grads(loss, (W, 0.5, X), rtol=0.0, atol=0.0, eps=1e-2)
 
 
+def test_check_grads_in_forward_mode():
+    from s2sgrad.checks import check_grads
+
+    check_grads(loss, (W, 0.5, X), modes=("rev", "fwd"))
+    check_grads(loss, (W, 0.5, X), modes=("fwd",), argnums=(1,))
+    with pytest.raises(s2sgrad.GradientError, match=r"argument 0 \(forward mode"):
+        check_grads(loss, (W, 0.5, X), modes=("fwd",), rtol=0.0, atol=0.0, eps=1e-2)
+    with pytest.raises(s2sgrad.GradientError, match="unknown mode"):
+        check_grads(loss, (W, 0.5, X), modes=("backward",))
+
+
 def dict_input(params):
     return np.sum(params["w"] ** 2)
 

@@ -24,11 +24,27 @@ CASES = {
 }
 
 
+# Forward mode (jvp), as grad runs it for one float argument.
+FORWARD = {
+    "rosenbrock": dict(argnums=0),
+    "uses_helper": dict(argnums=0),
+}
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_source_matches_golden(name):
     fn = getattr(golden_inputs, name)
-    text = s2sgrad.source(s2sgrad.grad(fn, **CASES[name]))
-    path = GOLDEN / f"{name}_grad.py"
+    _compare(s2sgrad.source(s2sgrad.grad(fn, **CASES[name])), GOLDEN / f"{name}_grad.py")
+
+
+@pytest.mark.parametrize("name", sorted(FORWARD))
+def test_generated_forward_source_matches_golden(name):
+    fn = getattr(golden_inputs, name)
+    _compare(s2sgrad.source(s2sgrad.grad(fn, **FORWARD[name]), mode="fwd"),
+             GOLDEN / f"{name}_jvp.py")
+
+
+def _compare(text, path):
     if os.environ.get("S2SGRAD_UPDATE_GOLDEN"):
         path.write_text(text)
     expected = path.read_text()

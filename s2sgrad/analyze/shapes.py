@@ -48,6 +48,29 @@ def is_scalar_literal(node: cst.BaseExpression) -> bool:
     return False
 
 
+def may_be_array(op, scalars) -> bool:
+    """Whether an operand may be an array, and so may broadcast an elementwise output: not a
+    name known to hold one number, nor a number, None or a bool literal."""
+    if isinstance(op, Var):
+        return op.name not in scalars
+    if isinstance(op, Const):
+        literal = is_scalar_literal(op.node) or op.code in _SCALAR_CONSTANTS or \
+            (isinstance(op.node, cst.Name) and op.node.value in ("None", "True", "False"))
+        return bool(op.reads) or not literal
+    return True
+
+
+_SCALAR_CONSTANTS = frozenset(f"{module}.{name}" for module in ("math", "np", "numpy")
+                              for name in ("pi", "e", "tau", "inf", "nan")) - {"np.tau", "numpy.tau"}
+
+
+def may_broadcast(operand, bound: dict, scalars) -> bool:
+    """Whether an elementwise output may be larger than ``operand`` (one of the operands
+    ``bound`` to a rule's parameters): only when another operand may be an array."""
+    return any(may_be_array(other, scalars) for other in bound.values()
+               if not (other is operand or other == operand))
+
+
 def _is_scalar_operand(op, scalars: set) -> bool:
     if isinstance(op, Var):
         return op.name in scalars

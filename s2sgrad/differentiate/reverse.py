@@ -20,7 +20,7 @@ import libcst.matchers as m
 import numpy as np
 
 from ..analyze.activity import Activity
-from ..analyze.shapes import is_scalar_literal, shape_facts
+from ..analyze.shapes import may_broadcast, shape_facts
 from ..errors import TransformError
 from ..lower.ir import (
     Const,
@@ -306,7 +306,7 @@ class ReverseBuilder:
         same = self.classes.get(operand.name)
         if same is not None and same == self.classes.get(target):
             return False
-        return _may_broadcast(operand, bound, self.scalars)
+        return may_broadcast(operand, bound, self.scalars)
 
     def shape_of(self, var: str) -> str:
         """The name the backward sweep uses for ``var``'s shape; the forward sweep records
@@ -922,23 +922,6 @@ class ReverseBuilder:
         return ", ".join(parts)
 
 
-def _may_broadcast(operand: Var, bound: dict, scalars: frozenset) -> bool:
-    """Whether an elementwise output may be larger than ``operand``: only when another operand
-    may be an array (scalars and scalar literals never broadcast anything)."""
-    for other in bound.values():
-        if other is operand or other == operand:
-            continue
-        if isinstance(other, Var):
-            if other.name not in scalars:
-                return True
-        elif isinstance(other, Const):
-            if other.reads or not (is_scalar_literal(other.node) or _is_none(other.node)):
-                return True
-        else:
-            return True
-    return False
-
-
 def _row_counter(loop: Loop) -> str:
     """The name counting a loop's iterations from 0 by 1 (``for t in range(n)``, the index of
     ``enumerate``), or "" when there is none."""
@@ -955,10 +938,6 @@ def _basic_getitem(prim: Prim) -> bool:
     """``x[i]`` with an index of integers and slices only."""
     return prim.op == "operator.getitem" and len(prim.args) == 2 and \
         isinstance(prim.args[1], Const) and prim.args[1].basic
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value in ("None", "True", "False")
 
 
 def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tuple, has_aux: bool,

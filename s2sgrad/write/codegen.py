@@ -13,6 +13,7 @@ import libcst as cst
 
 from .. import __version__
 from ..differentiate.code import render as render_code
+from ..differentiate.forward import JvpFunction
 from ..differentiate.reverse import VjpFunction
 
 BLACK_MODE = black.Mode(
@@ -70,6 +71,17 @@ def function_lines(fn: VjpFunction) -> list:
     lines.extend(render_code(fn.backward, INDENT))
     returns = ", ".join(fn.returns) + ("," if len(fn.returns) == 1 else "")
     lines.append(f"{INDENT}return ({returns})")
+    return lines
+
+
+def jvp_lines(fn: JvpFunction) -> list:
+    """The source lines of one forward-mode function."""
+    along = ", ".join(fn.params_code.split(", ")[-len(fn.wrt):]) if fn.wrt else "nothing"
+    lines = [f"def {fn.name}({fn.params_code}):"]
+    lines.append(f'{INDENT}"""Forward mode of {fn.source_name}: its value, and its tangent along '
+                 f'{along}."""')
+    lines.extend(render_code(fn.code, INDENT))
+    lines.append(f"{INDENT}return {fn.value}, {fn.tangent}")
     return lines
 
 

@@ -17,8 +17,7 @@ def uses_helper_fwd(x, y):
     b = smooth_y_times_SCALE
     # return np.sum(a * b) + math.pi
     a_times_b = a * b
-    sum_a_times_b = np.sum(a_times_b)
-    uses_helper = sum_a_times_b + math.pi
+    uses_helper = np.sum(a_times_b) + math.pi
     return uses_helper, (
         a,
         np.shape(a),
@@ -27,7 +26,6 @@ def uses_helper_fwd(x, y):
         np.shape(b),
         smooth_res,
         smooth_res_2,
-        np.shape(sum_a_times_b),
         x,
         y,
         np.shape(y),
@@ -36,23 +34,12 @@ def uses_helper_fwd(x, y):
 
 def uses_helper_bwd(residuals, uses_helper_bar=1.0):
     """Backward sweep of uses_helper: the adjoints of x, y."""
-    (
-        a,
-        a_shape,
-        a_times_b_shape,
-        b,
-        b_shape,
-        smooth_res,
-        smooth_res_2,
-        sum_a_times_b_shape,
-        x,
-        y,
-        y_shape,
-    ) = residuals
+    a, a_shape, a_times_b_shape, b, b_shape, smooth_res, smooth_res_2, x, y, y_shape = (
+        residuals
+    )
     del residuals  # each residual is freed after its last use
     # return np.sum(a * b) + math.pi
-    sum_a_times_b_bar = s2s.unbroadcast(uses_helper_bar, sum_a_times_b_shape)
-    a_times_b_bar = s2s.broadcast(sum_a_times_b_bar, a_times_b_shape)
+    a_times_b_bar = s2s.broadcast(uses_helper_bar, a_times_b_shape)
     a_bar = s2s.unbroadcast(a_times_b_bar * b, a_shape)
     del b
     b_bar = s2s.unbroadcast(a_times_b_bar * a, b_shape)

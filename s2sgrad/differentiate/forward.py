@@ -1,0 +1,360 @@
+"""Forward mode: a lowered function -> the code of ``<name>_jvp``, which returns the value and the
+tangent of the output along the tangents of the differentiated parameters.
+
+Takes a CoreFunction, the rule table and the parameters to differentiate; returns a JvpFunction
+(code items and the returned expressions) for codegen. Each statement is followed by its tangent
+line (``y_dot = ...``); loops and branches stay as written and carry tangents like values, so
+nothing is recorded and memory stays that of the function itself.
+
+Tangent rules come from the reverse table where the two modes share a formula:
+- elementwise rules: the Jacobian is diagonal, so a reverse template with the output adjoint ``g``
+  replaced by the operand's tangent is that operand's tangent contribution (broadcasting applies
+  as in the primal);
+- operations linear in their array operand (sums, means, reshapes, indexing, transposes, copies):
+  the same call on the tangent;
+- matrix products: the product rule, ``a_dot @ b + a @ b_dot``.
+Anything else is refused with its location (the API then uses reverse mode where it chose forward
+mode itself).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import libcst as cst
+
+from ..analyze.shapes import may_be_array, may_broadcast
+from ..errors import TransformError
+from ..lower.ir import If, Loop, Seq, Stmt, Var, flatten, operand_node, operand_vars, prim_operands
+from ..lower.naming import Namer
+from ..rules.table import RuleTable
+from .binding import bind_arguments, defaulted_params
+from .code import Nest, has_statements
+from .fold import fold, line_read_counts
+from .simplify import simplify
+from .templates import instantiate, needs_parens
+
+# Linear in the operand at position 0 (the other arguments are constants such as axes).
+LINEAR = frozenset({
+    "copy", "numpy.copy", "ndarray.copy", "numpy.asarray", "numpy.array", "numpy.asanyarray",
+    "numpy.ascontiguousarray", "numpy.sum", "ndarray.sum", "numpy.mean", "ndarray.mean",
+    "operator.getitem", "numpy.reshape", "ndarray.reshape", "numpy.ravel", "ndarray.ravel",
+    "ndarray.flatten", "numpy.squeeze", "ndarray.squeeze", "numpy.transpose", "ndarray.transpose",
+    "ndarray.T", "numpy.permute_dims", "numpy.matrix_transpose", "ndarray.mT", "numpy.swapaxes",
+    "ndarray.swapaxes", "numpy.moveaxis", "numpy.expand_dims", "numpy.broadcast_to", "numpy.flip",
+    "numpy.fliplr", "numpy.flipud", "numpy.roll", "numpy.cumsum", "ndarray.cumsum", "numpy.trace",
+    "ndarray.trace", "numpy.diagonal", "ndarray.diagonal", "numpy.tril", "numpy.triu",
+    "numpy.repeat", "ndarray.repeat", "numpy.tile", "numpy.take", "ndarray.take",
+})
+# Linear in each of the operands at these positions (products).
+BILINEAR = {op: (0, 1) for op in ("operator.matmul", "numpy.matmul", "numpy.dot", "ndarray.dot",
+                                  "numpy.outer", "numpy.inner", "numpy.kron")}
+BILINEAR["s2s.rows_matmul"] = (0, 2)  # a loop's per-step products, hoisted: rows_matmul(a, n, b)
+BILINEAR["numpy.cross"] = (0, 1)  # its reverse rule is marked elementwise, but it is a product
+# Linear in each item of the sequence at position 0.
+JOINS = frozenset({"numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack",
+                   "numpy.dstack", "numpy.column_stack", "numpy.row_stack"})
+# Their own tangent templates (names as in the reverse rule; ``t``: the first operand's tangent).
+TEMPLATES = {op: "s2s.extremum_jvp(t, ans, a, axis, keepdims)"
+             for op in ("numpy.max", "numpy.amax", "numpy.min", "numpy.amin")}
+TEMPLATES.update({op: "s2s.extremum_jvp(t, ans, self, axis, keepdims)"
+                  for op in ("ndarray.max", "ndarray.min")})
+
+
+@dataclass(frozen=True)
+class JvpFunction:
+    """One generated ``<name>_jvp`` function."""
+
+    source_name: str
+    name: str
+    params_code: str  # the primal's parameters, then one tangent per differentiated parameter
+    code: tuple  # code items (str | Nest)
+    value: str  # the returned value's code
+    tangent: str  # the returned tangent's code
+    wrt: tuple
+    tangent_params: tuple = ()  # the tangent parameter of each name in wrt
+
+
+# (prim, stmt, choose) -> (jvp function name, ((param, its tangent parameter), ...)) or None, where
+# choose(params of the callee) gives the callee's parameters that receive tangents at this call.
+HelperLookup = Callable[..., Optional[tuple]]
+
+
+class ForwardBuilder:
+    """Builds the JvpFunction for one CoreFunction. Used once."""
+
+    def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
+                 constant: frozenset, helper_lookup: Optional[HelperLookup], shapes: tuple) -> None:
+        self.fn = fn
+        self.classes, self.scalars = shapes
+        self.helper_lookup = helper_lookup
+        self.kwonly = kwonly
+        self.constant = constant
+        self.table = table
+        self.wrt = wrt
+        self.name = name
+        self.namer = Namer(fn.reserved | {name})
+        self.varied = self._varied()
+        self.tangents = {n: self.namer.fresh(f"{n}_dot") for n in sorted(self.varied)}
+
+    def _varied(self) -> set:
+        """Names that depend on a differentiated parameter (to a fixed point: loops carry them)."""
+        statements = [s for s in flatten(self.fn.body) if self._differentiable(s.prim.op)
+                      and not (s.targets and set(s.targets) <= self.constant)]
+        varied = set(self.wrt)
+        changed = True
+        while changed:
+            changed = False
+            for stmt in statements:
+                if any(n in varied for op in prim_operands(stmt.prim) for n in operand_vars(op)):
+                    new = set(stmt.targets) - varied
+                    if new:
+                        varied |= new
+                        changed = True
+        return varied
+
+    def _differentiable(self, op: str) -> bool:
+        return not (op in self.table.nondiff or op == "nondiff" or op.startswith("numpy.random."))
+
+    # ----- code ------------------------------------------------------------------------------
+
+    def code(self, body: tuple) -> list:
+        out: list = []
+        last = None
+        for stmt in body:
+            if stmt.origin is not last and not (isinstance(stmt, Stmt) and stmt.implicit):
+                out.append(f"# {stmt.origin.text}")
+                last = stmt.origin
+            if isinstance(stmt, Stmt):
+                out.extend(self.statement(stmt))
+            elif isinstance(stmt, If):
+                out.append(Nest(f"if {stmt.test}:", tuple(self.code(stmt.body))))
+                orelse = self.code(stmt.orelse)
+                if has_statements(orelse):
+                    out.append(Nest("else:", tuple(orelse)))
+            else:
+                out.append(self.loop(stmt))
+        return out
+
+    def loop(self, loop: Loop) -> Nest:
+        body = self.code(loop.body)
+        body.extend(item for item in self.code(loop.carries)
+                    if not (isinstance(item, str) and item.startswith("#")))
+        return Nest(loop.header, tuple(body))
+
+    def statement(self, stmt: Stmt) -> list:
+        targets = [t for t in stmt.targets if t in self.varied]
+        primal = [] if stmt.implicit else \
+            [f"{', '.join(stmt.targets)} = {_code(stmt.expr)}" if stmt.targets else _code(stmt.expr)]
+        if not targets:
+            return primal
+        if not self._differentiable(stmt.prim.op) or set(stmt.targets) <= self.constant:
+            # a zero derivative (np.floor, comparisons) into a name other statements vary
+            return primal + [f"{self.tangents[t]} = s2s.zeros_like({t})" for t in targets]
+        if self.is_user_call(stmt.prim):
+            return [self.helper_call(stmt)]
+        if len(stmt.targets) > 1:
+            raise self.refuse(stmt, f"unpacking the result of `{stmt.prim.op}`")
+        target = targets[0]
+        tangent = self.tangent_of(stmt, target)
+        line = f"{self.tangents[target]} = {_code(tangent)}"
+        operands = {n for op in prim_operands(stmt.prim) for n in operand_vars(op)}
+        if target in operands:  # ``x = f(x)``: the tangent reads the old x, so it goes first
+            rule = self.rule_for(stmt.prim)
+            if rule is not None and any("ans" in t for _, t in getattr(rule, "vjps", ())):
+                raise self.refuse(stmt, "rebinding an operand's own name here")
+            return [line, *primal]
+        return [*primal, line]
+
+    def tangent_of(self, stmt: Stmt, target: str) -> cst.BaseExpression:
+        prim = stmt.prim
+        active = [i for i, op in enumerate(prim.args) if self.is_active(op)]
+        if not active and not any(self.is_active(v) for _, v in prim.kwargs):
+            return cst.parse_expression(f"s2s.zeros_like({target})")
+        if prim.op == "copy" and isinstance(prim.args[0], Var):
+            return cst.Name(self.tangents[prim.args[0].name])
+        rule = self.rule_for(prim)
+        kwargs_active = any(self.is_active(v) for _, v in prim.kwargs)
+        if prim.op in TEMPLATES and rule is not None and active == [0] and not kwargs_active:
+            template = TEMPLATES[prim.op]
+            bound = bind_arguments(rule, prim)
+            mapping = {"t": cst.Name(self.tangents[prim.args[0].name]), "ans": cst.Name(target)}
+            mapping.update({name: operand_node(op) for name, op in bound.items()})
+            return instantiate(template, mapping, defaulted_params(rule, prim))
+        if prim.op in JOINS and active == [0] and not kwargs_active and isinstance(prim.args[0], Seq):
+            items = [cst.Element(cst.Name(self.tangents[item.name]) if self.is_active(item) else
+                                 cst.parse_expression(f"s2s.zeros_like({_code(operand_node(item))})"))
+                     for item in prim.args[0].items]
+            seq = cst.List(items) if prim.args[0].kind == "list" else cst.Tuple(items)
+            return self.replaced(stmt, 0, seq)
+        if getattr(rule, "elementwise", False) and prim.op not in BILINEAR:
+            return self.elementwise(stmt, rule, target)
+        if prim.op in LINEAR and active == [0] and not kwargs_active:
+            return self.replaced(stmt, 0)
+        if prim.op in BILINEAR and set(active) <= set(BILINEAR[prim.op]) and not kwargs_active:
+            parts = [self.replaced(stmt, i) for i in active]
+            return _sum(parts)
+        raise self.refuse(stmt, f"`{prim.op}`")
+
+    def rule_for(self, prim):
+        """The table's rule for ``prim``: by its name, or as ``module.name`` for a function of the
+        user's own module (a registered gradient)."""
+        rule = self.table.get(prim.op)
+        if rule is None and "." not in prim.op and self.fn.module:
+            rule = self.table.get(f"{self.fn.module}.{prim.op}")
+        return rule
+
+    def is_user_call(self, prim) -> bool:
+        """A call of something that is neither a rule's function nor numpy's or s2sgrad's own
+        (the reverse builder's test): a user function, when its source can be found."""
+        return self.rule_for(prim) is None and prim.op not in ("copy", "nondiff") and \
+            not prim.op.startswith(("ndarray.", "operator.", "numpy.", "math.", "builtins.", "s2s."))
+
+    def helper_call(self, stmt: Stmt) -> str:
+        """``y, y_dot = helper_jvp(a, b, a_dot=a_dot)``: a user function called here, in forward
+        mode with respect to the parameters that receive varied values (``(p, q), (p_dot, _) =``
+        when its result is unpacked)."""
+        prim = stmt.prim
+        call = stmt.expr
+        tangents: dict = {}
+
+        def choose(params: tuple) -> tuple:
+            for i, op in enumerate(prim.args):
+                if i < len(params) and self.is_active(op):
+                    tangents[params[i]] = op
+            for key, op in prim.kwargs:
+                if key in params and self.is_active(op):
+                    tangents[key] = op
+            return tuple(p for p in params if p in tangents)
+
+        found = self.helper_lookup(prim, stmt, choose) if self.helper_lookup else None
+        if found is None or not isinstance(call, cst.Call) or \
+                any(not isinstance(op, Var) for op in tangents.values()):
+            raise self.refuse(stmt, f"calls to `{prim.callee}` (no source s2sgrad can read)")
+        name, pairs = found
+        args = [*call.args[:-1], call.args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] \
+            if call.args else []
+        for param, tangent_param in pairs:
+            args.append(cst.Arg(cst.Name(self.tangents[tangents[param].name]),
+                                keyword=cst.Name(tangent_param)))
+        new = call.with_changes(func=cst.Name(name), args=args)
+        if len(stmt.targets) == 1:
+            return f"{stmt.targets[0]}, {self.tangents[stmt.targets[0]]} = {_code(new)}"
+        tangents = ", ".join(self.tangents.get(t, "_") for t in stmt.targets)
+        return f"({', '.join(stmt.targets)}), ({tangents}) = {_code(new)}"
+
+    def is_active(self, op) -> bool:
+        return any(n in self.varied for n in operand_vars(op))
+
+    def elementwise(self, stmt: Stmt, rule, target: str) -> cst.BaseExpression:
+        bound = bind_arguments(rule, stmt.prim)
+        defaulted = defaulted_params(rule, stmt.prim)
+        templates = dict(rule.vjps)
+        parts = []
+        full = False  # whether some varied operand has the output's shape
+        for param, operand in bound.items():
+            if not self.is_active(operand):
+                continue
+            if param not in templates or isinstance(operand, Seq):
+                raise self.refuse(stmt, f"`{rule.name}` with respect to `{param}`")
+            mapping = {"g": cst.Name(self.tangents[operand.name]), "ans": cst.Name(target)}
+            mapping.update({name: operand_node(op) for name, op in bound.items()})
+            parts.append(simplify(instantiate(templates[param], mapping, defaulted)))
+            full = full or not self.may_broadcast(operand, bound, target)
+        tangent = _sum(parts)
+        if full or all(self.is_active(op) or not may_be_array(op, self.scalars)
+                       for op in bound.values()):
+            return tangent  # a varied operand has the output's shape, or all that may broadcast vary
+        # every varied operand may be smaller than the output (x[0] + np.zeros(4)): the tangent
+        # takes the output's shape, as later indexing and reductions expect
+        return cst.parse_expression(f"s2s.broadcast({_code(tangent)}, np.shape({target}))")
+
+    def may_broadcast(self, operand: Var, bound: dict, target: str) -> bool:
+        """Whether the output of an elementwise statement may be larger than ``operand``."""
+        same = self.classes.get(operand.name)
+        if same is not None and same == self.classes.get(target):
+            return False
+        return may_broadcast(operand, bound, self.scalars)
+
+    def replaced(self, stmt: Stmt, position: int, new=None) -> cst.BaseExpression:
+        """The statement's expression with operand ``position`` replaced by its tangent (or by
+        ``new``)."""
+        operand = stmt.prim.args[position]
+        if new is None:
+            if not isinstance(operand, Var):
+                raise self.refuse(stmt, f"`{stmt.prim.op}` of a sequence")
+            new = cst.Name(self.tangents[operand.name])
+        expr = stmt.expr
+        method = stmt.prim.op.startswith("ndarray.")
+        if isinstance(expr, cst.BinaryOperation) and position in (0, 1):
+            return expr.with_changes(**{("left" if position == 0 else "right"): new})
+        if isinstance(expr, (cst.Subscript, cst.Attribute)) and position == 0:
+            return expr.with_changes(value=new)
+        if isinstance(expr, cst.Call):
+            if method and isinstance(expr.func, cst.Attribute):
+                if position == 0:
+                    return expr.with_changes(func=expr.func.with_changes(value=new))
+                position -= 1
+            args = list(expr.args)
+            if position < len(args) and args[position].keyword is None and not args[position].star:
+                args[position] = args[position].with_changes(value=new)
+                return expr.with_changes(args=args)
+        raise self.refuse(stmt, f"`{stmt.prim.op}` written this way")
+
+    def refuse(self, stmt: Stmt, what: str) -> TransformError:
+        loc = stmt.prim.location or stmt.origin.location
+        return TransformError(f"forward mode (jvp) does not support {what} yet", loc,
+                              "use s2sgrad.grad or s2sgrad.vjp (reverse mode) for this function")
+
+    # ----- assembly ----------------------------------------------------------------------------
+
+    def build(self) -> JvpFunction:
+        fn = self.fn
+        code = self.code(fn.body)
+        value = _code(operand_node(fn.result))
+        tangent = self.result_tangent(fn.result)
+        code = fold(code, line_read_counts((value, tangent)))
+        params = []
+        for p in fn.params:
+            if p.name in self.kwonly and "*" not in params:
+                params.append("*")
+            params.append(p.name if p.default is None else f"{p.name}={_code(p.default)}")
+        if "*" not in params and any(p.default is not None for p in fn.params):
+            params.append("*")  # after parameters with defaults, the tangents go by keyword
+        params += [self.tangents[n] for n in self.wrt]
+        return JvpFunction(fn.name, self.name, ", ".join(params), tuple(code), value, tangent,
+                           self.wrt, tuple(self.tangents[n] for n in self.wrt))
+
+    def result_tangent(self, result) -> str:
+        if isinstance(result, Var):
+            if result.name in self.varied:
+                return self.tangents[result.name]
+            return f"s2s.zeros_like({result.name})"
+        if isinstance(result, Seq):
+            items = [self.result_tangent(item) for item in result.items]
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return f"s2s.zeros_like({_code(operand_node(result))})"
+
+
+def _sum(parts: list) -> cst.BaseExpression:
+    parts = [p.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+             if len(parts) > 1 and needs_parens(p, "+") else p for p in parts]
+    out = parts[0]
+    for part in parts[1:]:
+        out = cst.BinaryOperation(out, cst.Add(), part)
+    return out
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def forward(fn, table: RuleTable, *, wrt: tuple, name: str, kwonly: tuple = (),
+            constant: frozenset = frozenset(),
+            helper_lookup: Optional[HelperLookup] = None, shapes: tuple = ({}, frozenset())) -> JvpFunction:
+    """The forward-mode function of ``fn`` with respect to ``wrt`` (``kwonly``: the names of its
+    keyword-only parameters; ``constant``: names whose tangent provably cancels in the output,
+    such as stabilizing maxima, given none; ``helper_lookup``: the forward mode of user functions
+    it calls; ``shapes``: shape classes and known scalars from analyze.shapes)."""
+    return ForwardBuilder(fn, table, wrt, name, kwonly, constant, helper_lookup, shapes).build()
