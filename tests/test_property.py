@@ -1,4 +1,5 @@
-"""Property test: random programs from the supported subset, s2sgrad vs autograd and finite differences.
+"""Property test: random programs from the supported subset, s2sgrad vs autograd and finite differences,
+and forward mode (jvp) against the reverse-mode gradient.
 
 tests/program_gen.py writes each program as the source of a module (``f(x, v, s, flag)`` and up to
 two helpers): assignments, re-assignment (of parameters too), augmented assignment, tuple
@@ -36,6 +37,7 @@ from hypothesis import strategies as st
 from program_gen import Chooser, generate
 
 import s2sgrad
+from s2sgrad.api import _build_jvp
 from s2sgrad.checks import numerical_grad
 
 ARGNUMS = (0, 1, 2)  # x, v, s (flag is a bool)
@@ -127,5 +129,17 @@ def test_random_program_gradients(data, tmp_path_factory):
     # a single argnum gives that entry of the tuple, as a bare value
     k = data.draw(st.sampled_from(range(len(ARGNUMS))), label="single argnum")
     single = s2sgrad.grad(f, argnums=ARGNUMS[k])(*args)
-    np.testing.assert_allclose(single, got[k], rtol=1e-12, atol=0,
-                               err_msg=_report(prog, prog.render(probe=False), f"argnums={ARGNUMS[k]} vs the tuple"))
+    source = prog.render(probe=False)
+    # s (k == 2) is a Python float: grad runs forward mode, which may round differently
+    rtol, atol = (1e-9, 1e-12 * max(1.0, abs(got[k]))) if k == 2 else (1e-12, 0)
+    np.testing.assert_allclose(single, got[k], rtol=rtol, atol=atol,
+                               err_msg=_report(prog, source, f"argnums={ARGNUMS[k]} vs the tuple"))
+    # forward mode along a random direction: the tangent is <gradient, direction>
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16), label="direction seed"))
+    direction = [rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()) for a in args[:3]]
+    _, jvp_fn, names = _build_jvp(f, ("x", "v", "s"))
+    value, tangent = jvp_fn(*args, **dict(zip(names, direction)))
+    expected = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(got, direction))
+    np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg=_report(prog, source, "jvp value"))
+    np.testing.assert_allclose(tangent, expected, rtol=1e-7, atol=1e-9 * max(1.0, abs(expected)),
+                               err_msg=_report(prog, source, "jvp vs <gradient, direction>"))
