@@ -96,6 +96,25 @@ def test_rnn_weight_gradients_are_one_product_after_the_loop():
     assert code.count("s2s.rows_matmul(") == 1 and code.count("s2s.rows_matmul_vjp_b(") == 1
 
 
+def rows_broadcast(W, xs, B):
+    P = xs @ W
+    total = 0.0
+    for t in range(P.shape[0]):
+        total = total + np.sum(np.sin(P[t] + B))  # a row (d,) broadcast against B (k, d)
+    return total
+
+
+def test_a_row_of_an_array_made_before_the_loop_takes_its_shape_from_that_array():
+    # no per-iteration record of the row's shape: the array's shape less its first axis
+    code = s2sgrad.source(s2sgrad.grad(rnn, argnums=(0, 1)))
+    assert "s2s.unbroadcast(total_bar, xs_matmul_W_shape[1:])" in code
+    assert "loop1_tape.append((h, h_2, h_matmul_U.shape))" in code
+    rng = np.random.default_rng(7)
+    args = (rng.normal(size=(3, 4)), rng.normal(size=(5, 3)), rng.normal(size=(2, 4)))
+    assert "P_shape[1:]" in s2sgrad.source(s2sgrad.grad(rows_broadcast, argnums=(0, 2)))
+    assert_gradients(rows_broadcast, *args, argnums=(0, 2))
+
+
 # ----- per-step products hoisted out of the loop (s2sgrad.lower.hoist) -------------------------
 
 

@@ -93,6 +93,7 @@ class Collecting:
     rows: dict
     counter: str  # the name counting iterations from 0 ("" when the loop has none)
     statements: frozenset  # ids of the loop body's top-level statements (run every iteration)
+    defined: frozenset = frozenset()  # names the loop body defines
     right: dict = field(default_factory=dict)  # var -> right operand's code, once one was collected
     row_reader: dict = field(default_factory=dict)  # var -> id of the statement whose rows collect
 
@@ -310,11 +311,32 @@ class ReverseBuilder:
 
     def shape_of(self, var: str) -> str:
         """The name the backward sweep uses for ``var``'s shape; the forward sweep records
-        ``np.shape(var)`` under it, so the value itself need not be kept for that."""
+        ``np.shape(var)`` under it, so the value itself need not be kept for that. A row read at
+        the loop counter of an array made before the loop has that array's shape less its first
+        axis (``xs_shape[1:]``): one record before the loop, none per iteration."""
+        row = self.row_shape(var)
+        if row is not None:
+            return row
         if var not in self.shapes:
             self.shapes[var] = self.namer.fresh(f"{var}_shape")
             self.shape_base[self.shapes[var]] = var
         return self.shapes[var]
+
+    def row_shape(self, var: str) -> Optional[str]:
+        collecting = self.collecting
+        defs = self.statements_defining.get(var, [])
+        if collecting is None or not collecting.counter or len(defs) != 1 or \
+                id(defs[0]) not in collecting.statements:
+            return None
+        prim = defs[0].prim
+        if prim.op != "operator.getitem" or len(prim.args) != 2 or \
+                not isinstance(prim.args[0], Var) or not isinstance(prim.args[1], Const) or \
+                prim.args[1].brackets != f"[{collecting.counter}]":
+            return None
+        base = prim.args[0].name
+        if base in collecting.defined or base in self.fn.lists or not self.numpy_valued(base):
+            return None
+        return f"{self.shape_of(base)}[1:]"
 
     def size_of(self, var: str) -> str:
         """Like shape_of, for ``var``'s number of elements."""
@@ -584,7 +606,7 @@ class ReverseBuilder:
                 if rule.elementwise and self.may_broadcast(operand, bound, target):
                     expr = cst.Call(
                         cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
-                        [cst.Arg(expr), cst.Arg(cst.Name(self.shape_of(operand.name)))],
+                        [cst.Arg(expr), cst.Arg(cst.parse_expression(self.shape_of(operand.name)))],
                     )
                 self.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform")
             elif isinstance(operand, Seq):
@@ -755,7 +777,8 @@ class ReverseBuilder:
                       for v in batchable},
             rows={v: self.namer.fresh(f"{v}_bar_rows") for v in batchable} if counter else {},
             counter=counter,
-            statements=frozenset(id(s) for s in loop.body if isinstance(s, Stmt)))
+            statements=frozenset(id(s) for s in loop.body if isinstance(s, Stmt)),
+            defined=frozenset(definition_counts(loop.body)))
         body_code = self.backward_code(inside)
         self.collecting = outer
         self.materialize_all(body_code)
