@@ -210,3 +210,18 @@ def test_extremum_tangent_is_the_mean_over_ties():
     np.testing.assert_allclose(extremum_jvp(t, np.max(x, axis=1), x, 1), [30.0, 1.0])
     np.testing.assert_allclose(extremum_jvp(t, np.max(x, axis=1, keepdims=True), x, 1, True),
                                [[30.0], [1.0]])
+
+
+def feeds_back(a, b):
+    for i in range(3):
+        b = b * np.cos(a)
+        a = np.sin(a + b)  # a, given no tangent, varies from the second iteration on
+    return np.sum(a)
+
+
+def test_a_parameter_without_a_tangent_that_the_loop_makes_vary_starts_from_zero():
+    a = np.linspace(0.1, 0.5, 3)
+    g = s2sgrad.grad(feeds_back, argnums=1)
+    forward = g(a, 0.3)  # b a float: forward mode with respect to b alone
+    assert "a_dot = s2s.zeros_like(a)" in s2sgrad.source(g, mode="fwd")
+    np.testing.assert_allclose(forward, g(a, np.array(0.3)), rtol=1e-12)

@@ -129,3 +129,18 @@ def test_fold(code, expected):
 def test_fold_keeps_known_scalars_inside_sums():
     code = ["v = s * a", "v = v + s * b", "c = v"]
     assert fold(code, Counter({"c": 1}), frozenset({"s"})) == ["c = s * a + s * b"]
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("-(-a) * b", "a * b"),
+    ("g * a * (1.0 - t * t)", "g * (1.0 - t * t) * a"),
+    ("g * -2 * a * (b + c)", "g * -2 * (b + c) * a"),
+    ("(b + c) * a", "(b + c) * a"),
+])
+def test_simplify_products(expr, expected):
+    from s2sgrad.differentiate.simplify import simplify
+
+    node = simplify(cst.parse_expression(expr))
+    assert cst.Module([]).code_for_node(node) == expected
+    env = dict(a=1.5, b=-0.25, c=3.0, g=0.5, t=0.3)
+    assert eval(cst.Module([]).code_for_node(node), env) == pytest.approx(eval(expr, env))

@@ -311,7 +311,11 @@ class ForwardBuilder:
 
     def build(self) -> JvpFunction:
         fn = self.fn
-        code = self.code(fn.body)
+        # a parameter given no tangent that the body makes vary (a loop feeds a varied value back
+        # into it) starts from a zero tangent
+        code = [f"{self.tangents[p.name]} = s2s.zeros_like({p.name})" for p in fn.params
+                if p.name in self.varied and p.name not in self.wrt]
+        code += self.code(fn.body)
         value = _code(operand_node(fn.result))
         tangent = self.result_tangent(fn.result)
         code = fold(code, line_read_counts((value, tangent)))

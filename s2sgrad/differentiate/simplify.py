@@ -155,6 +155,9 @@ class _Fold(cst.CSTTransformer):
     def leave_UnaryOperation(self, original, updated) -> cst.BaseExpression:
         if not isinstance(updated.operator, cst.Minus) or _number(updated) is not None:
             return updated
+        inner = updated.expression
+        if isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Minus):
+            return inner.expression.with_changes(lpar=updated.lpar, rpar=updated.rpar)  # --e -> e
         factors = _factors(updated.expression.with_changes(lpar=[], rpar=[]))
         for i, f in enumerate(factors):
             value = _number(f)
