@@ -159,7 +159,7 @@ def namespace_for(fun: Callable, text: str, deps: list) -> dict:
 
 
 class _Loaded:
-    """The generated code, executed on first use: ``self(*args)`` -> ``(value, pullback)``."""
+    """The generated code, executed on first use: ``self(args, kwargs)`` -> ``(value, grads)``."""
 
     def __init__(self, fun: Callable, entry: dict) -> None:
         self.fun = fun
@@ -167,12 +167,15 @@ class _Loaded:
         self.text = entry["text"]
         self.sweeps: Optional[tuple] = None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> tuple:
+    def __call__(self, args: tuple, kwargs: dict) -> tuple:
         if self.sweeps is None:
             self.sweeps = load_entry(self.fun, self.entry)
         fwd, bwd = self.sweeps
         value, residuals = fwd(*args, **kwargs)
-        return value, functools.partial(bwd, residuals)
+        runtime.check_scalar(value, self.fun.__name__)
+        handover = [residuals]
+        del residuals
+        return value, bwd(handover.pop(), 1.0)  # the backward holds the only reference, frees early
 
 
 def _default_wrt(fun: Callable) -> tuple:
@@ -187,14 +190,12 @@ def _default_wrt(fun: Callable) -> tuple:
     return (params[0],)
 
 
-def _attach(fun: Callable, wrt: tuple, text: str, vjp: _Loaded) -> Callable:
+def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     single = len(wrt) == 1
     name = fun.__name__
 
     def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
-        value, pullback = vjp(*args, **kwargs)
-        runtime.check_scalar(value, name)
-        grads = pullback(1.0)
+        value, grads = sweeps(args, kwargs)
         return value, (grads[0] if single else tuple(grads))
 
     def grad(*args: Any, **kwargs: Any) -> Any:
