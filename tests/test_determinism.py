@@ -13,11 +13,12 @@ sys.path.insert(0, "tests")
 import golden_inputs, s2sgrad
 for name in ("mlp_loss", "uses_helper", "rosenbrock"):
     sys.stdout.write(s2sgrad.source(s2sgrad.grad(getattr(golden_inputs, name))))
+    sys.stdout.write(s2sgrad.source(s2sgrad.grad(getattr(golden_inputs, name)), mode="fwd"))
 """
 
 
 def _emit(seed: str) -> bytes:
-    env = dict(os.environ, PYTHONHASHSEED=seed)
+    env = dict(os.environ, PYTHONHASHSEED=seed, S2SGRAD_CACHE_DIR="")  # no cache: transform anew
     return subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, check=True,
                           capture_output=True).stdout
 
