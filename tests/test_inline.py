@@ -133,6 +133,8 @@ def test_fold_keeps_known_scalars_inside_sums():
 
 @pytest.mark.parametrize("expr, expected", [
     ("-(-a) * b", "a * b"),
+    ("-(-(a + b)) * c", "(a + b) * c"),
+    ("(-(-a)) ** 2", "(a) ** 2"),
     ("g * a * (1.0 - t * t)", "g * (1.0 - t * t) * a"),
     ("g * -2 * a * (b + c)", "g * -2 * (b + c) * a"),
     ("(b + c) * a", "(b + c) * a"),

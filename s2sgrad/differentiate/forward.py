@@ -149,8 +149,9 @@ class ForwardBuilder:
             [f"{', '.join(stmt.targets)} = {_code(stmt.expr)}" if stmt.targets else _code(stmt.expr)]
         if not targets:
             return primal
-        if not self._differentiable(stmt.prim.op) or set(stmt.targets) <= self.constant:
-            # a zero derivative (np.floor, comparisons) into a name other statements vary
+        if not self._differentiable(stmt.prim.op) or set(stmt.targets) <= self.constant or \
+                not any(self.is_active(op) for op in prim_operands(stmt.prim)):
+            # a zero derivative (np.floor, comparisons, constants) into a name others vary
             return primal + [f"{self.tangents[t]} = s2s.zeros_like({t})" for t in targets]
         if self.is_user_call(stmt.prim):
             return [self.helper_call(stmt)]
@@ -170,8 +171,6 @@ class ForwardBuilder:
     def tangent_of(self, stmt: Stmt, target: str) -> cst.BaseExpression:
         prim = stmt.prim
         active = [i for i, op in enumerate(prim.args) if self.is_active(op)]
-        if not active and not any(self.is_active(v) for _, v in prim.kwargs):
-            return cst.parse_expression(f"s2s.zeros_like({target})")
         if prim.op == "copy" and isinstance(prim.args[0], Var):
             return cst.Name(self.tangents[prim.args[0].name])
         rule = self.rule_for(prim)
@@ -324,7 +323,7 @@ class ForwardBuilder:
             if p.name in self.kwonly and "*" not in params:
                 params.append("*")
             params.append(p.name if p.default is None else f"{p.name}={_code(p.default)}")
-        if "*" not in params and any(p.default is not None for p in fn.params):
+        if "*" not in params and self.wrt and any(p.default is not None for p in fn.params):
             params.append("*")  # after parameters with defaults, the tangents go by keyword
         params += [self.tangents[n] for n in self.wrt]
         return JvpFunction(fn.name, self.name, ", ".join(params), tuple(code), value, tangent,

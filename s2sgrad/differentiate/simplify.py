@@ -157,7 +157,10 @@ class _Fold(cst.CSTTransformer):
             return updated
         inner = updated.expression
         if isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Minus):
-            return inner.expression.with_changes(lpar=updated.lpar, rpar=updated.rpar)  # --e -> e
+            result = inner.expression  # --e -> e, keeping e's own parentheses: -(-(a + b)) * c
+            if updated.lpar and not result.lpar:
+                result = result.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+            return result
         factors = _factors(updated.expression.with_changes(lpar=[], rpar=[]))
         for i, f in enumerate(factors):
             value = _number(f)
