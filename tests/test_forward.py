@@ -225,3 +225,22 @@ def test_a_parameter_without_a_tangent_that_the_loop_makes_vary_starts_from_zero
     forward = g(a, 0.3)  # b a float: forward mode with respect to b alone
     assert "a_dot = s2s.zeros_like(a)" in s2sgrad.source(g, mode="fwd")
     np.testing.assert_allclose(forward, g(a, np.array(0.3)), rtol=1e-12)
+
+
+def scaled(a, c=0.5):
+    return a * c
+
+
+def constant_call_in_a_branch(x):
+    y = x * 2.0
+    if np.sum(x) > 100.0:
+        y = scaled(np.ones(3))  # no varied operand, into a name that varies elsewhere
+    return np.sum(y * y)
+
+
+def test_a_call_with_constant_operands_gives_a_zero_tangent():
+    x = np.linspace(0.0, 1.0, 3)
+    for point in (x, x + 100.0):
+        _, tangent = s2sgrad.jvp(constant_call_in_a_branch, (point,), (np.ones(3),))
+        expected = np.sum(s2sgrad.grad(constant_call_in_a_branch)(point))
+        np.testing.assert_allclose(tangent, expected, rtol=1e-12)
