@@ -79,9 +79,21 @@ class _Forward:
                 params = inspect.signature(self.fn).parameters.values()
                 if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params):
                     self.positional = len(params) - len(self.tangents)
-            except TransformError as exc:
+            except Exception as exc:  # noqa: BLE001 - a refusal (or a failure) means reverse mode
                 self.refusal = exc
+                self.fn = None
         return self.fn
+
+    def run(self, args: tuple) -> Any:
+        """``(value, tangent)`` along 1.0, or None after forward mode failed here (it is then
+        left for reverse mode, which runs the user's code again and raises what it raises)."""
+        try:
+            if len(args) == self.positional:
+                return self.fn(*args, 1.0)
+            return self.fn(*args, **{self.tangents[0]: 1.0})
+        except Exception as exc:  # noqa: BLE001
+            self.refusal, self.fn = exc, None
+            return None
 
 
 def _build_jvp(fun: Callable, wrt: tuple) -> tuple:
@@ -156,14 +168,13 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
                     break
         if forward is not None and not kwargs and len(args) >= needed and \
                 type(args[position]) in _FLOATS and forward.get() is not None:
-            if len(args) == forward.positional:
-                value, tangent = forward.fn(*args, 1.0)
-            else:
-                value, tangent = forward.fn(*args, **{forward.tangents[0]: 1.0})
-            if type(value) not in _SCALARS:
-                _scalar_loss(value, False, name)
-            grad = runtime.like(tangent, args[position])
-            return value, (grad if single else (grad,))
+            result = forward.run(args)
+            if result is not None:
+                value, tangent = result
+                if type(value) not in _SCALARS:
+                    _scalar_loss(value, False, name)
+                grad = runtime.like(tangent, args[position])
+                return value, (grad if single else (grad,))
         value, residuals = fwd(*args, **kwargs)
         if has_aux or type(value) not in _SCALARS:
             _scalar_loss(value, has_aux, name)
@@ -245,5 +256,8 @@ def source(fn: Callable, mode: str = "rev") -> str:
         raise UsageError(f"source(fn, mode={mode!r}): mode is 'rev', or 'fwd' for what grad or "
                          "value_and_grad returned for one differentiated argument")
     if forward.get() is None:
-        raise forward.refusal
+        if isinstance(forward.refusal, TransformError):
+            raise forward.refusal
+        raise UsageError(f"forward mode is not used for {getattr(fn, '__name__', fn)!r}: "
+                         f"{type(forward.refusal).__name__}: {forward.refusal}")
     return forward.text

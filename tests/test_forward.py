@@ -244,3 +244,16 @@ def test_a_call_with_constant_operands_gives_a_zero_tangent():
         _, tangent = s2sgrad.jvp(constant_call_in_a_branch, (point,), (np.ones(3),))
         expected = np.sum(s2sgrad.grad(constant_call_in_a_branch)(point))
         np.testing.assert_allclose(tangent, expected, rtol=1e-12)
+
+
+def bad_reshape(x):
+    a = np.linspace(0.0, 1.0, 3) * x
+    return np.sum(a.reshape(2, 2))  # numpy refuses: 3 elements into (2, 2)
+
+
+def test_an_error_in_the_function_is_raised_as_numpy_raises_it_in_both_modes():
+    g = s2sgrad.grad(bad_reshape)
+    with pytest.raises(ValueError, match="cannot reshape"):
+        g(0.5)  # a float: forward mode first, then reverse mode runs the code again and raises
+    with pytest.raises(ValueError, match="cannot reshape"):
+        g(np.array(0.5))
