@@ -248,3 +248,31 @@ def test_helper_is_generated_once():
     text = s2sgrad.source(s2sgrad.grad(calls_helper))
     assert text.count("def helper_fwd(") == 1 and text.count("def helper_bwd(") == 1
     assert text.count(" helper_fwd(") == 4  # the definition and three call sites
+
+
+def multi_line(x, w):
+    y = (
+        x * 2.0  # a comment inside the brackets
+        + np.sin(x) * x
+    )
+    z = np.sum(
+        np.tanh(y)
+        * w[
+            1:
+        ],
+        axis=0,
+    )
+    return np.sum(z * z) + (np.max(y) +
+                            1.0)
+
+
+def test_statements_written_over_several_lines():
+    # black's style: the lowering drops a statement's outer parentheses, so the line breaks
+    # inside them must not reach the generated code (they did: an internal syntax error)
+    rng = np.random.default_rng(0)
+    x, w = rng.normal(size=(3, 2)), rng.normal(size=(4, 2))
+    assert_gradients(multi_line, x, w)
+    text = s2sgrad.source(s2sgrad.grad(multi_line, argnums=(0, 1)))
+    assert "# y = (x * 2.0 + np.sin(x) * x)" in text  # the comment inside is gone too
+    _, tangent = s2sgrad.jvp(multi_line, (x, w), (np.ones_like(x), np.zeros_like(w)))
+    np.testing.assert_allclose(tangent, np.sum(s2sgrad.grad(multi_line)(x, w)), rtol=1e-10)

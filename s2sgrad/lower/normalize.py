@@ -8,6 +8,8 @@ cannot carry a derivative (shapes, comparisons, index expressions) stay verbatim
 
 from __future__ import annotations
 
+import re
+
 import types
 from typing import Any, Optional
 
@@ -47,10 +49,25 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """A statement's text on one line (for a provenance comment): ``y = (a\n + b)`` -> ``y = (a + b)``."""
+    text = " ".join(text.split())
+    return re.sub(r" ([)\]}])", r"\1", re.sub(r"([(\[{]) ", r"\1", text))
 
 
-class _Renamer(cst.CSTTransformer):
+class _OneLine(cst.CSTTransformer):
+    """Line breaks (and comments) inside brackets become one space: a statement written over
+    several lines stays valid once lowering drops its outer parentheses."""
+
+    def leave_ParenthesizedWhitespace(self, original, updated) -> cst.BaseParenthesizableWhitespace:
+        return cst.SimpleWhitespace(" ")
+
+
+def one_line(node: cst.CSTNode) -> cst.CSTNode:
+    """``node`` with the whitespace inside its brackets on one line."""
+    return node.visit(_OneLine())
+
+
+class _Renamer(_OneLine):
     """Renames local Names (not attribute fields, not keyword names) through ``mapping``."""
 
     def __init__(self, mapping: dict) -> None:
@@ -108,7 +125,7 @@ class Lowering:
 
     def emit(self, targets: tuple, expr: cst.BaseExpression, prim: Prim, unpack: bool = False) -> None:
         assert self.origin is not None
-        self.body.append(Stmt(targets, expr, prim, self.origin, unpack))
+        self.body.append(Stmt(targets, one_line(expr), prim, self.origin, unpack))
 
     def bind(self, user_name: str) -> str:
         """A fresh SSA version for an assignment to ``user_name``."""
@@ -155,7 +172,7 @@ class Lowering:
         )
 
     def origin_of(self, stmt: cst.CSTNode) -> Origin:
-        text = _one_line(_code(stmt).strip())
+        text = _one_line(_code(one_line(stmt)).strip())  # comments inside brackets left out
         return Origin(text, self.pf.location(stmt))
 
     def lower_any(self, stmt: cst.CSTNode, is_first: bool = False) -> None:
