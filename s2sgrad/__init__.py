@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from .api import grad, jvp, source, value_and_grad, vjp  # noqa: E402
+from .api import grad, hessian, hvp, jvp, source, value_and_grad, vjp  # noqa: E402
 from .checks import check_grads  # noqa: E402
 from .custom import custom_gradient, stop_gradient  # noqa: E402
 from .decorator import differentiable  # noqa: E402
@@ -17,6 +17,8 @@ __all__ = [
     "custom_gradient",
     "differentiable",
     "grad",
+    "hessian",
+    "hvp",
     "jvp",
     "register_gradient",
     "source",

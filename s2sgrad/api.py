@@ -231,15 +231,105 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     if len(primals) != len(tangents):
         raise UsageError(f"jvp needs one tangent per primal: got {len(primals)} primal(s) and "
                          f"{len(tangents)} tangent(s)")
-    names = _param_names(fun)
     wrt = _wrt_names(fun, tuple(range(len(primals))))
-    for param, value in zip(names, primals):
+    _check_values(fun, wrt, primals)
+    _, fn, names_dot = _build_jvp(fun, wrt)
+    return fn(*primals, **dict(zip(names_dot, tangents)))
+
+
+def _second_order(fun: Callable, wrt: tuple) -> tuple:
+    """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` (with respect to
+    ``wrt``) times ``tangents``, one block per name of ``wrt``: reverse mode over the generated
+    forward-mode function, seeded on its tangent output. ``text``: the forward-mode module, then
+    the reverse sweep over its ``<f>_jvp``."""
+    jvp_text, jvp_fn, names = _build_jvp(fun, wrt)
+    name = getattr(fun, "__name__", "the function")
+    try:
+        reverse_text, fwd, bwd = _build(jvp_fn, wrt, False)
+    except TransformError as exc:
+        raise TransformError(
+            f"second derivatives of {name}: its forward-mode code uses something reverse mode "
+            f"cannot differentiate again ({exc.message})", _def_location(fun),
+            "use s2sgrad.grad of a function that returns the first derivative you need, or "
+            "differences of gradients") from exc
+
+    def run(args: tuple, tangents: tuple) -> tuple:
+        (value, _), residuals = fwd(*args, **dict(zip(names, tangents)))
+        runtime.check_scalar(value, name)
+        handover = [residuals]
+        del residuals
+        return tuple(bwd(handover.pop(), (0.0, 1.0)))
+
+    intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): reverse mode (the "
+             f"second module) over its forward-mode code (the first).\n")
+    return intro + jvp_text + "\n\n" + reverse_text, run
+
+
+def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
+    """The Hessian of scalar ``fun`` at ``primals`` times ``tangents`` (one per primal, each
+    shaped like it): a tuple with one entry per primal. Reverse mode over forward mode: the
+    gradient of ``fun``'s derivative along ``tangents``, both sweeps generated code."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise UsageError(f"hvp needs one tangent per primal: got {len(primals)} primal(s) and "
+                         f"{len(tangents)} tangent(s)")
+    wrt = _wrt_names(fun, tuple(range(len(primals))))
+    _check_values(fun, wrt, primals)
+    return _second_order(fun, wrt)[1](primals, tangents)
+
+
+def hessian(fun: Callable, argnums: Union[int, Sequence[int]] = 0) -> Callable:
+    """The Hessian of scalar ``fun``: for an int ``argnums``, an array of shape ``x.shape +
+    x.shape`` (a float for a float ``x``); for a tuple, a tuple of tuples of blocks ``[i][j]`` of
+    shape ``x_i.shape + x_j.shape``. One Hessian-vector product (``hvp``) per element."""
+    wrt = _wrt_names(fun, argnums)
+    single = isinstance(argnums, int)
+    positions = (argnums,) if single else tuple(argnums)
+    text, run = _second_order(fun, wrt)
+
+    def hessian_fun(*args: Any) -> Any:
+        _check_values(fun, wrt, [args[p] for p in positions])
+        points = [np.asarray(args[p], dtype=np.result_type(args[p], np.float64)) for p in positions]
+        rows = [[] for _ in positions]  # rows[j]: the columns of the blocks [., j]
+        for j, point in enumerate(points):
+            for k in range(point.size):
+                unit = [np.zeros_like(p) for p in points]
+                unit[j].reshape(-1)[k] = 1.0
+                tangents = tuple(float(u) if np.ndim(args[p]) == 0 else u
+                                 for u, p in zip(unit, positions))
+                rows[j].append(run(args, tangents))
+        blocks = tuple(
+            tuple(np.stack([np.asarray(col[i]) for col in rows[j]], axis=-1).reshape(
+                points[i].shape + points[j].shape) for j in range(len(points)))
+            for i in range(len(points)))
+        if single:
+            h = blocks[0][0]
+            return float(h) if np.ndim(args[positions[0]]) == 0 else h
+        return blocks
+
+    return _attach(hessian_fun, fun, text)
+
+
+def _def_location(fun: Callable) -> Location:
+    """Where ``fun`` is defined, its ``def`` line quoted."""
+    import linecache
+
+    from .read.capture import display_path
+
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    if code is None:
+        return Location("<unknown>", 0, 0, "")
+    lines = linecache.getlines(code.co_filename)
+    text = lines[code.co_firstlineno - 1] if len(lines) >= code.co_firstlineno else ""
+    return Location(display_path(code.co_filename), code.co_firstlineno, 1, text)
+
+
+def _check_values(fun: Callable, names: Sequence[str], values: Sequence[Any]) -> None:
+    for param, value in zip(names, values):
         if not _differentiable_value(value):
             raise GradientError(f"{getattr(fun, '__name__', 'the function')}: s2sgrad differentiates "
                                 f"with respect to arrays and floats, but `{param}` is a "
                                 f"{type(value).__name__}; pass its arrays as separate arguments")
-    _, fn, names_dot = _build_jvp(fun, wrt)
-    return fn(*primals, **dict(zip(names_dot, tangents)))
 
 
 def source(fn: Callable, mode: str = "rev") -> str:

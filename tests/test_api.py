@@ -163,6 +163,16 @@ def test_check_grads_in_forward_mode():
         check_grads(loss, (W, 0.5, X), modes=("backward",))
 
 
+def test_check_grads_of_second_order():
+    from s2sgrad.checks import check_grads
+
+    check_grads(loss, (W, 0.5, X), order=2, argnums=(0, 1), rtol=1e-4, atol=1e-6)
+    with pytest.raises(s2sgrad.GradientError, match="Hessian times a random direction"):
+        check_grads(loss, (W, 0.5, X), order=2, argnums=(0,), rtol=0.0, atol=0.0, eps=1e-2)
+    with pytest.raises(s2sgrad.GradientError, match="order=3"):
+        check_grads(loss, (W, 0.5, X), order=3)
+
+
 def dict_input(params):
     return np.sum(params["w"] ** 2)
 

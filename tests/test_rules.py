@@ -21,6 +21,7 @@ import pytest
 from scipy import special
 
 import s2sgrad
+from s2sgrad import runtime as s2s
 from s2sgrad.lower.ir import flatten
 from s2sgrad.checks import numerical_grad
 from s2sgrad.pipeline import lower
@@ -776,6 +777,23 @@ def h_rows(a, b):
 for _sa, _sb in (((4, 3), (3, 2)), ((4, 2, 3), (3, 2)), ((4, 3), (3,)), ((4, 2, 3), (3,)),
                  ((4, 2, 3), (5, 3, 2)), ((4, 3), (5, 3, 2))):  # the last two: row by row
     add("s2s.rows_matmul", h_rows, uniform(_sa), uniform(_sb))
+
+
+# ===== s2sgrad's own runtime helpers (what generated forward-mode code calls) ===================
+
+def r_broadcast(x): return np.sum(s2s.broadcast(x, (3, 4)) * W)
+def r_extremum_jvp(t, x): return np.sum(s2s.extremum_jvp(t, np.max(x, axis=1), x, 1) * V3)
+def r_safe_power_base(y): return np.sum(s2s.safe_power_base(y) * W)
+def r_safe_log_base(x): return np.sum(s2s.safe_log_base(x) * W)
+def r_rows_matmul(a, b): return np.sum(np.sin(s2s.rows_matmul(a, 3, b)))
+
+
+add("s2sgrad.runtime.broadcast", r_broadcast, uniform((4,)), oracle="none")
+add("s2sgrad.runtime.broadcast", r_broadcast, uniform((3, 4)), oracle="none")
+add("s2sgrad.runtime.extremum_jvp", r_extremum_jvp, uniform((3, 4)), uniform((3, 4)), oracle="none")
+add("s2sgrad.runtime.safe_power_base", r_safe_power_base, uniform((3, 4), 0.5, 2.0), oracle="none")
+add("s2sgrad.runtime.safe_log_base", r_safe_log_base, uniform((3, 4), 0.2, 2.0), oracle="none")
+add("s2sgrad.runtime.rows_matmul", r_rows_matmul, uniform((3, 2)), uniform((2, 4)), oracle="none")
 
 
 # ===== the tests ===============================================================================

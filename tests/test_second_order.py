@@ -1,0 +1,127 @@
+"""Second derivatives: hvp and hessian (reverse mode over the generated forward-mode code) against
+autograd's Hessians and against central differences of s2sgrad's own gradients."""
+
+import autograd
+import numpy as np
+import pytest
+from conftest import _rebind
+
+import s2sgrad
+from s2sgrad.errors import GradientError, TransformError, UsageError
+
+
+def chain(x):
+    return np.sum(np.tanh(x) * np.exp(-x**2) + np.sin(x) ** 2)
+
+
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def layer(x, W):
+    h = np.tanh(x @ W)
+    return np.sum(h * h) + np.max(h) + np.mean(np.maximum(h, 0.1) ** 3)
+
+
+def softmax_xent(z, y):
+    m = np.max(z)
+    return np.log(np.sum(np.exp(z - m))) + m - np.sum(y * z)
+
+
+def scalar_loop(x):
+    for i in range(20):
+        x = x * 0.9 + np.sin(x)
+    return x
+
+
+def smooth(v):
+    return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
+
+
+def with_helper(x, y):
+    return np.sum(smooth(x) * smooth(y * 2.0)) + np.sum(x ** 3 * y)
+
+
+def branchy(x):
+    total = 0.0
+    for i in range(3):
+        if np.sum(x) > 0.0:
+            total = total + np.sum(x ** 2) * (i + 1.0)
+        else:
+            total = total - np.sum(np.cos(x))
+    return total
+
+
+def _points(rng):
+    return [
+        (chain, (rng.uniform(-2, 2, size=5),), 0),
+        (rosenbrock, (rng.uniform(-1.5, 1.5, size=6),), 0),
+        (layer, (rng.normal(size=3), rng.normal(size=(3, 4))), (0, 1)),
+        (softmax_xent, (rng.normal(size=5), np.eye(5)[2]), 0),
+        (scalar_loop, (0.7,), 0),
+        (with_helper, (rng.normal(size=4), rng.normal(size=4)), (0, 1)),
+        (branchy, (rng.normal(size=4) + 0.5,), 0),
+    ]
+
+
+@pytest.mark.parametrize("index", range(7))
+def test_hessian_matches_autograd(index):
+    fn, args, argnums = _points(np.random.default_rng(20 + index))[index]
+    got = s2sgrad.hessian(fn, argnums=argnums)(*args)
+    if isinstance(argnums, int):
+        expected = autograd.hessian(_rebind(fn), argnums)(*args)
+        assert np.shape(got) == np.shape(args[argnums]) * 2
+        np.testing.assert_allclose(got, expected, rtol=1e-7, atol=1e-9)
+        if np.ndim(args[argnums]) == 0:
+            assert type(got) is float
+        return
+    for i, a in enumerate(argnums):
+        for j, b in enumerate(argnums):
+            # autograd: the derivative with respect to argument b of the gradient for argument a
+            expected = autograd.jacobian(autograd.grad(_rebind(fn), a), b)(*args)
+            assert got[i][j].shape == np.shape(args[a]) + np.shape(args[b])
+            np.testing.assert_allclose(got[i][j], expected, rtol=1e-7, atol=1e-9,
+                                       err_msg=f"block [{i}][{j}]")
+
+
+def test_hvp_equals_differences_of_gradients():
+    rng = np.random.default_rng(3)
+    x, W = rng.normal(size=3), rng.normal(size=(3, 4))
+    vx, vW = rng.normal(size=3), rng.normal(size=(3, 4))
+    hx, hW = s2sgrad.hvp(layer, (x, W), (vx, vW))
+    g = s2sgrad.grad(layer, argnums=(0, 1))
+    eps = 1e-6
+    plus, minus = g(x + eps * vx, W + eps * vW), g(x - eps * vx, W - eps * vW)
+    np.testing.assert_allclose(hx, (plus[0] - minus[0]) / (2 * eps), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(hW, (plus[1] - minus[1]) / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+def test_the_second_order_code_is_readable_source():
+    text = s2sgrad.source(s2sgrad.hessian(chain))
+    assert "def chain_jvp(x, x_dot):" in text  # the forward-mode function ...
+    assert "def chain_jvp_bwd(" in text  # ... and the reverse sweep over it
+
+
+def sinc_loss(x):
+    return np.sum(np.sinc(x))
+
+
+def test_second_derivatives_refused_with_the_functions_location():
+    with pytest.raises(TransformError) as info:
+        s2sgrad.hessian(sinc_loss)
+    text = str(info.value)
+    assert "test_second_order.py" in text and "def sinc_loss(x):" in text
+    assert "second derivatives of sinc_loss" in text
+
+
+def test_second_order_usage_errors():
+    with pytest.raises(UsageError, match="one tangent per primal"):
+        s2sgrad.hvp(chain, (np.ones(3),), ())
+    with pytest.raises(GradientError, match="`x` is a str"):
+        s2sgrad.hvp(chain, ("abc",), (1.0,))
+
+    def vector(x):
+        return x * 2.0
+
+    with pytest.raises(GradientError):
+        s2sgrad.hvp(vector, (np.ones(2),), (np.ones(2),))
