@@ -1,5 +1,6 @@
 """Property test: random programs from the supported subset, s2sgrad vs autograd and finite differences,
-and forward mode (jvp) against the reverse-mode gradient.
+forward mode (jvp) against the reverse-mode gradient, and Hessian-vector products against
+differences of gradients.
 
 tests/program_gen.py writes each program as the source of a module (``f(x, v, s, flag)`` and up to
 two helpers): assignments, re-assignment (of parameters too), augmented assignment, tuple
@@ -37,7 +38,7 @@ from hypothesis import strategies as st
 from program_gen import Chooser, generate
 
 import s2sgrad
-from s2sgrad.api import _build_jvp
+from s2sgrad.api import _build_jvp, _second_order
 from s2sgrad.checks import numerical_grad
 
 ARGNUMS = (0, 1, 2)  # x, v, s (flag is a bool)
@@ -143,3 +144,15 @@ def test_random_program_gradients(data, tmp_path_factory):
     np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg=_report(prog, source, "jvp value"))
     np.testing.assert_allclose(tangent, expected, rtol=1e-7, atol=1e-9 * max(1.0, abs(expected)),
                                err_msg=_report(prog, source, "jvp vs <gradient, direction>"))
+    # second order: the Hessian times the direction (reverse mode over the forward-mode code)
+    # against central differences of the gradient along it
+    _, hvp_run = _second_order(f, ("x", "v", "s"))
+    hv = hvp_run(args, tuple(direction))
+    grad_all = s2sgrad.grad(f, argnums=ARGNUMS)
+    eps = 1e-5
+    plus = grad_all(*[a + eps * d for a, d in zip(args[:3], direction)], *args[3:])
+    minus = grad_all(*[a - eps * d for a, d in zip(args[:3], direction)], *args[3:])
+    for k in range(3):
+        fd = (np.asarray(plus[k]) - np.asarray(minus[k])) / (2 * eps)
+        np.testing.assert_allclose(hv[k], fd, rtol=1e-4, atol=1e-5 * max(1.0, float(np.max(np.abs(fd)))),
+                                   err_msg=_report(prog, source, f"hvp argument {k} vs differences"))

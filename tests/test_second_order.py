@@ -125,3 +125,32 @@ def test_second_order_usage_errors():
 
     with pytest.raises(GradientError):
         s2sgrad.hvp(vector, (np.ones(2),), (np.ones(2),))
+
+
+def test_returned_names_assigned_in_nested_branches_are_recorded(tmp_path):
+    # Found by the program generator (seed 134): the reverse sweep over a forward-mode function
+    # zeroed the adjoint of a returned name (`result_dot`) that only nested branches assign, with
+    # `s2s.zeros_like(result_dot)`, but had not recorded it: a NameError. Returned names are now
+    # always recordable at the end of the forward sweep.
+    import importlib.util
+    import sys
+
+    from program_gen import Chooser, generate
+
+    prog = generate(Chooser(seed=134))
+    path = tmp_path / "seed134.py"
+    path.write_text(prog.render(probe=False))
+    spec = importlib.util.spec_from_file_location("seed134", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["seed134"] = module
+    spec.loader.exec_module(module)
+    args = prog.args()
+    direction = tuple(np.ones_like(a) if np.ndim(a) else 1.0 for a in args[:3])
+    hv = s2sgrad.api._second_order(module.f, ("x", "v", "s"))[1](args, direction)
+    g = s2sgrad.grad(module.f, argnums=(0, 1, 2))
+    eps = 1e-5
+    plus = g(*[a + eps * d for a, d in zip(args[:3], direction)], args[3])
+    minus = g(*[a - eps * d for a, d in zip(args[:3], direction)], args[3])
+    for k in range(3):
+        np.testing.assert_allclose(hv[k], (np.asarray(plus[k]) - np.asarray(minus[k])) / (2 * eps),
+                                   rtol=1e-4, atol=1e-6)

@@ -907,7 +907,10 @@ class ReverseBuilder:
             else:
                 returns.append(f"s2s.zeros_like({name})" if self.top_level else "None")
         backward = self.prune_restores(backward, returns)
-        visible = self.level_names(fn.body, frozenset(p.name for p in fn.params))
+        # the parameters, and the returned names (bound when the function returns, wherever a
+        # branch assigned them), can always be recorded at the end of the forward sweep
+        visible = self.level_names(fn.body, frozenset(p.name for p in fn.params) |
+                                   frozenset(operand_vars(fn.result)))
         residuals = tuple(sorted((code_reads(backward) | code_reads(returns)) & visible))
         scalars = self.uniform_names | set(self.scalars) | {self.namer.adjoint(v) for v in self.scalars}
         backward = fold(backward, line_read_counts(returns), frozenset(scalars))
