@@ -860,6 +860,10 @@ def _check_float32(gradient, case, want):
 @pytest.mark.parametrize("key", list(GROUPS), ids=GROUP_IDS)
 def test_rule(key):
     fn, argnums = key
+    try:
+        fn(*GROUPS[key][0].args)
+    except AttributeError as exc:  # math.exp2 before Python 3.11, np.row_stack after numpy 2.4
+        pytest.skip(f"not in this Python or numpy: {exc}")
     gradient = s2sgrad.grad(fn, argnums=argnums)
     for case in GROUPS[key]:
         want = _check_case(gradient, case)
