@@ -150,15 +150,15 @@ def test_forward_mode_takes_tangents_after_defaults_by_keyword():
 
 
 def uses_inverse(x):
-    return np.sum(np.linalg.inv(np.eye(2) * x + 1.0))
+    return np.sum(np.linalg.solve(np.eye(2) * x + 1.0, np.ones(2)))
 
 
 def test_jvp_refuses_what_it_cannot_do_with_the_location():
     with pytest.raises(TransformError) as info:
         s2sgrad.jvp(uses_inverse, (0.5,), (1.0,))
     text = str(info.value)
-    assert "test_forward.py" in text and "np.linalg.inv" in text
-    assert "forward mode (jvp) does not support `numpy.linalg.inv`" in text
+    assert "test_forward.py" in text and "np.linalg.solve" in text
+    assert "forward mode (jvp) does not support `numpy.linalg.solve`" in text
     assert "s2sgrad.grad" in text  # what to do instead
 
 
@@ -182,6 +182,7 @@ def test_jvp_usage_errors():
 
 def test_forward_rule_tables_name_real_rules_and_helpers():
     import inspect
+    import re
 
     from s2sgrad import runtime
     from s2sgrad.differentiate.forward import BILINEAR, JOINS, LINEAR, TEMPLATES
@@ -191,14 +192,17 @@ def test_forward_rule_tables_name_real_rules_and_helpers():
     for op in sorted(LINEAR | set(BILINEAR) | JOINS | set(TEMPLATES)):
         assert DEFAULT_TABLE.get(op) is not None or op in ("numpy.outer", "numpy.inner",
                                                            "numpy.matmul"), op
-    for op, template in sorted(TEMPLATES.items()):
+    for op, templates in sorted(TEMPLATES.items()):
         rule = DEFAULT_TABLE.get(op)
         params = {p.name for p in rule.params}
-        assert template_names(template) <= params | {"t", "ans", "np", "s2s"}, op
-        helper = getattr(runtime, "extremum_jvp")
-        defaults = {n: p.default for n, p in inspect.signature(helper).parameters.items()
-                    if p.default is not inspect.Parameter.empty}
-        assert defaults == {"axis": None, "keepdims": False}  # the rule's defaults, left out
+        for param, template in sorted(templates.items()):
+            assert param in params, (op, param)
+            assert template_names(template) <= params | {"t", "ans", "np", "s2s"}, op
+            for helper in re.findall(r"s2s\.(\w+)", template):
+                assert callable(getattr(runtime, helper, None)), (op, helper)
+    defaults = {n: p.default for n, p in inspect.signature(runtime.extremum_jvp).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    assert defaults == {"axis": None, "keepdims": False}  # the rule's defaults, which are left out
 
 
 def test_extremum_tangent_is_the_mean_over_ties():
@@ -257,3 +261,26 @@ def test_an_error_in_the_function_is_raised_as_numpy_raises_it_in_both_modes():
         g(0.5)  # a float: forward mode first, then reverse mode runs the code again and raises
     with pytest.raises(ValueError, match="cannot reshape"):
         g(np.array(0.5))
+
+
+def linalg(A, b):
+    return np.sum(np.linalg.inv(A) * 0.3) + np.linalg.det(A) + np.sum((np.linalg.inv(A) @ b) ** 2)
+
+
+def test_linalg_in_forward_mode_and_second_order():
+    rng = np.random.default_rng(8)
+    A = rng.normal(size=(3, 3)) + 3.0 * np.eye(3)
+    args_vec, args_mat = (A, rng.normal(size=3)), (A, rng.normal(size=(3, 2)))
+    for args in (args_vec, args_mat):
+        tangents = tuple(rng.normal(size=a.shape) for a in args)
+        _, tangent = s2sgrad.jvp(linalg, args, tangents)
+        grads = s2sgrad.grad(linalg, argnums=(0, 1))(*args)
+        expected = sum(np.sum(g * t) for g, t in zip(grads, tangents))
+        np.testing.assert_allclose(tangent, expected, rtol=1e-9)
+        hv = s2sgrad.hvp(linalg, args, tangents)
+        eps = 1e-6
+        g = s2sgrad.grad(linalg, argnums=(0, 1))
+        plus = g(*[a + eps * t for a, t in zip(args, tangents)])
+        minus = g(*[a - eps * t for a, t in zip(args, tangents)])
+        for k in range(2):
+            np.testing.assert_allclose(hv[k], (plus[k] - minus[k]) / (2 * eps), rtol=1e-5, atol=1e-6)

@@ -55,11 +55,14 @@ BILINEAR["numpy.cross"] = (0, 1)  # its reverse rule is marked elementwise, but 
 # Linear in each item of the sequence at position 0.
 JOINS = frozenset({"numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack",
                    "numpy.dstack", "numpy.column_stack", "numpy.row_stack"})
-# Their own tangent templates (names as in the reverse rule; ``t``: the first operand's tangent).
-TEMPLATES = {op: "s2s.extremum_jvp(t, ans, a, axis, keepdims)"
+# Their own tangent templates, per parameter (names as in the reverse rule; ``t``: that
+# parameter's tangent, ``ans``: the output); the contributions of varied parameters add up.
+TEMPLATES = {op: {"a": "s2s.extremum_jvp(t, ans, a, axis, keepdims)"}
              for op in ("numpy.max", "numpy.amax", "numpy.min", "numpy.amin")}
-TEMPLATES.update({op: "s2s.extremum_jvp(t, ans, self, axis, keepdims)"
+TEMPLATES.update({op: {"self": "s2s.extremum_jvp(t, ans, self, axis, keepdims)"}
                   for op in ("ndarray.max", "ndarray.min")})
+TEMPLATES["numpy.linalg.inv"] = {"a": "-ans @ t @ ans"}
+TEMPLATES["numpy.linalg.det"] = {"a": "ans * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"}
 
 
 @dataclass(frozen=True)
@@ -175,12 +178,8 @@ class ForwardBuilder:
             return cst.Name(self.tangents[prim.args[0].name])
         rule = self.rule_for(prim)
         kwargs_active = any(self.is_active(v) for _, v in prim.kwargs)
-        if prim.op in TEMPLATES and rule is not None and active == [0] and not kwargs_active:
-            template = TEMPLATES[prim.op]
-            bound = bind_arguments(rule, prim)
-            mapping = {"t": cst.Name(self.tangents[prim.args[0].name]), "ans": cst.Name(target)}
-            mapping.update({name: operand_node(op) for name, op in bound.items()})
-            return instantiate(template, mapping, defaulted_params(rule, prim))
+        if prim.op in TEMPLATES and rule is not None:
+            return self.own_templates(stmt, rule, TEMPLATES[prim.op], target)
         if prim.op in JOINS and active == [0] and not kwargs_active and isinstance(prim.args[0], Seq):
             items = [cst.Element(cst.Name(self.tangents[item.name]) if self.is_active(item) else
                                  cst.parse_expression(f"s2s.zeros_like({_code(operand_node(item))})"))
@@ -195,6 +194,21 @@ class ForwardBuilder:
             parts = [self.replaced(stmt, i) for i in active]
             return _sum(parts)
         raise self.refuse(stmt, f"`{prim.op}`")
+
+    def own_templates(self, stmt: Stmt, rule, templates: dict, target: str) -> cst.BaseExpression:
+        """The sum of a TEMPLATES entry's contributions of the varied parameters."""
+        bound = bind_arguments(rule, stmt.prim)
+        defaulted = defaulted_params(rule, stmt.prim)
+        parts = []
+        for param, operand in bound.items():
+            if not self.is_active(operand):
+                continue
+            if param not in templates or not isinstance(operand, Var):
+                raise self.refuse(stmt, f"`{rule.name}` with respect to `{param}`")
+            mapping = {name: operand_node(op) for name, op in bound.items()}
+            mapping.update({"t": cst.Name(self.tangents[operand.name]), "ans": cst.Name(target)})
+            parts.append(instantiate(templates[param], mapping, defaulted))
+        return _sum(parts)
 
     def rule_for(self, prim):
         """The table's rule for ``prim``: by its name, or as ``module.name`` for a function of the
