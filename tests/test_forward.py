@@ -284,3 +284,13 @@ def test_linalg_in_forward_mode_and_second_order():
         minus = g(*[a - eps * t for a, t in zip(args, tangents)])
         for k in range(2):
             np.testing.assert_allclose(hv[k], (plus[k] - minus[k]) / (2 * eps), rtol=1e-5, atol=1e-6)
+
+
+def nested_join(x):
+    return np.sum(np.stack([[x[0], x[1]], [x[1], x[2]]]))
+
+
+def test_joins_of_nested_sequences_are_refused_with_the_location():
+    with pytest.raises(TransformError) as info:
+        s2sgrad.jvp(nested_join, (np.ones(3),), (np.ones(3),))
+    assert "test_forward.py" in str(info.value) and "nested sequences" in str(info.value)

@@ -181,6 +181,8 @@ class ForwardBuilder:
         if prim.op in TEMPLATES and rule is not None:
             return self.own_templates(stmt, rule, TEMPLATES[prim.op], target)
         if prim.op in JOINS and active == [0] and not kwargs_active and isinstance(prim.args[0], Seq):
+            if any(self.is_active(item) and not isinstance(item, Var) for item in prim.args[0].items):
+                raise self.refuse(stmt, f"`{prim.op}` of nested sequences")
             items = [cst.Element(cst.Name(self.tangents[item.name]) if self.is_active(item) else
                                  cst.parse_expression(f"s2s.zeros_like({_code(operand_node(item))})"))
                      for item in prim.args[0].items]
