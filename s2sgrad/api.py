@@ -146,7 +146,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     single = isinstance(argnums, int)
     positions = (argnums,) if single else tuple(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
-    position = positions[0]
+    first = positions[0]  # the argument forward mode differentiates, when it runs
 
     def check_arguments(args: tuple, kwargs: dict) -> None:
         for position, param in zip(positions, wrt):
@@ -167,13 +167,13 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
                     check_arguments(args, kwargs)
                     break
         if forward is not None and not kwargs and len(args) >= needed and \
-                type(args[position]) in _FLOATS and forward.get() is not None:
+                type(args[first]) in _FLOATS and forward.get() is not None:
             result = forward.run(args)
             if result is not None:
                 value, tangent = result
                 if type(value) not in _SCALARS:
                     _scalar_loss(value, False, name)
-                grad = runtime.like(tangent, args[position])
+                grad = runtime.like(tangent, args[first])
                 return value, (grad if single else (grad,))
         value, residuals = fwd(*args, **kwargs)
         if has_aux or type(value) not in _SCALARS:
@@ -227,12 +227,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
     """Forward mode: ``(out, tangent_out)``, the value of ``fun(*primals)`` and its derivative
     along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded."""
-    primals, tangents = tuple(primals), tuple(tangents)
-    if len(primals) != len(tangents):
-        raise UsageError(f"jvp needs one tangent per primal: got {len(primals)} primal(s) and "
-                         f"{len(tangents)} tangent(s)")
-    wrt = _wrt_names(fun, tuple(range(len(primals))))
-    _check_values(fun, wrt, primals)
+    primals, tangents, wrt = _directional(fun, primals, tangents, "jvp")
     _, fn, names_dot = _build_jvp(fun, wrt)
     return fn(*primals, **dict(zip(names_dot, tangents)))
 
@@ -269,12 +264,7 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     """The Hessian of scalar ``fun`` at ``primals`` times ``tangents`` (one per primal, each
     shaped like it): a tuple with one entry per primal. Reverse mode over forward mode: the
     gradient of ``fun``'s derivative along ``tangents``, both sweeps generated code."""
-    primals, tangents = tuple(primals), tuple(tangents)
-    if len(primals) != len(tangents):
-        raise UsageError(f"hvp needs one tangent per primal: got {len(primals)} primal(s) and "
-                         f"{len(tangents)} tangent(s)")
-    wrt = _wrt_names(fun, tuple(range(len(primals))))
-    _check_values(fun, wrt, primals)
+    primals, tangents, wrt = _directional(fun, primals, tangents, "hvp")
     return _second_order(fun, wrt)[1](primals, tangents)
 
 
@@ -322,6 +312,18 @@ def _def_location(fun: Callable) -> Location:
     lines = linecache.getlines(code.co_filename)
     text = lines[code.co_firstlineno - 1] if len(lines) >= code.co_firstlineno else ""
     return Location(display_path(code.co_filename), code.co_firstlineno, 1, text)
+
+
+def _directional(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], what: str) -> tuple:
+    """``(primals, tangents, wrt)`` for jvp/hvp: one tangent per primal, each primal an array or
+    a float; ``wrt`` the names of the parameters the primals are passed to."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise UsageError(f"{what} needs one tangent per primal: got {len(primals)} primal(s) and "
+                         f"{len(tangents)} tangent(s)")
+    wrt = _wrt_names(fun, tuple(range(len(primals))))
+    _check_values(fun, wrt, primals)
+    return primals, tangents, wrt
 
 
 def _check_values(fun: Callable, names: Sequence[str], values: Sequence[Any]) -> None:

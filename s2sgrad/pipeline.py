@@ -158,8 +158,9 @@ def _imported_function(path: str, module: cst.Module, parts: list, depth: int) -
     return _imported_function(filename, parsed.module, names[-1:], depth + 1)
 
 
-def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple], has_aux: bool,
-                   top_level: bool, names: tuple, core: Optional[CoreFunction] = None) -> tuple:
+def _lowered(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction]) -> CoreFunction:
+    """``pf`` lowered (unless ``core`` already is), its digest, the globals it reads and the live
+    values of those recorded in ``session``."""
     core = core if core is not None else lower(pf, session.table)
     session.globals_read.update(core.globals_read)
     session.digests.append(_function_digest(pf))
@@ -168,6 +169,12 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
             if name in pf.unit.live:
                 session.live.setdefault(name, pf.unit.live[name])
     session.units.append((pf, core.globals_read))
+    return core
+
+
+def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple], has_aux: bool,
+                   top_level: bool, names: tuple, core: Optional[CoreFunction] = None) -> tuple:
+    core = _lowered(pf, session, core)
     params = tuple(p.name for p in core.params)
     wrt = params if wrt is None else wrt
     outputs = seeded_outputs(core, has_aux)
@@ -328,11 +335,9 @@ def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
     ``<name>_jvp(<params>, <wrt>_dot...)`` (named in ``names.fwd``), and those of the user
     functions it calls."""
     pf = find_function(unit)
-    if not is_custom_def(pf):
-        fence(replace(pf, node=structure(pf.node)))
     _check_wrt(pf, Options(wrt=wrt))
     table, live_rules = with_user_rules(table, (pf,))
-    core = None if is_custom_def(pf) else lower(pf, table)
+    core = None if is_custom_def(pf) else lower(pf, table)  # structured and fenced there
     reserved = set(core.globals_read) if core is not None else set(_free_names(pf.node))
     session = _Session(table=table, module_namer=Namer(reserved | {pf.name}))
     session.live.update(live_rules)
@@ -352,13 +357,7 @@ def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
     if is_custom_def(pf):
         raise pf.error(pf.node, "forward mode (jvp) does not support custom_gradient functions "
                        "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
-    core = core if core is not None else lower(pf, session.table)
-    session.digests.append(_function_digest(pf))
-    if pf.unit.live is not None:
-        for n in core.globals_read:
-            if n in pf.unit.live:
-                session.live.setdefault(n, pf.unit.live[n])
-    session.units.append((pf, core.globals_read))
+    core = _lowered(pf, session, core)
     table = session.table
     classes, scalars = shape_facts(core, table.elementwise)
     stable = stabilizers(core, table, seeded_outputs(core, False), classes, scalars)

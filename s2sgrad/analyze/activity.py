@@ -24,8 +24,37 @@ class Activity:
         return name in self.varied and name in self.useful
 
 
-def _differentiable(op: str, nondiff: frozenset) -> bool:
-    return op not in nondiff and not op.startswith("numpy.random.")
+def differentiable(op: str, nondiff: frozenset) -> bool:
+    """Whether a primitive can carry a derivative (not a zero-derivative function, not a kept
+    verbatim expression, not a random draw)."""
+    return op not in nondiff and op != "nondiff" and not op.startswith("numpy.random.")
+
+
+def _carrying(fn: CoreFunction, nondiff: frozenset, constant: frozenset) -> list:
+    """The statements that can pass a derivative on: differentiable, and defining more than
+    ``constant`` names."""
+    return [s for s in flatten(fn.body) if differentiable(s.prim.op, nondiff)
+            and not (s.targets and set(s.targets) <= constant)]
+
+
+def varied_names(fn: CoreFunction, wrt: tuple, nondiff: frozenset,
+                 constant: frozenset = frozenset()) -> set:
+    """Names that depend on ``wrt``, to a fixed point (loops carry values around)."""
+    return _varied(_carrying(fn, nondiff, constant), wrt)
+
+
+def _varied(statements: list, wrt: tuple) -> set:
+    varied = set(wrt)
+    changed = True
+    while changed:
+        changed = False
+        for stmt in statements:
+            if any(name in varied for op in prim_operands(stmt.prim) for name in operand_vars(op)):
+                new = set(stmt.targets) - varied
+                if new:
+                    varied |= new
+                    changed = True
+    return varied
 
 
 def seeded_outputs(fn: CoreFunction, has_aux: bool) -> tuple:
@@ -40,18 +69,8 @@ def analyze(fn: CoreFunction, wrt: tuple, outputs: tuple, nondiff: frozenset,
             constant: frozenset = frozenset()) -> Activity:
     """Varied and useful names, to a fixed point (loops carry values around). Statements that
     define only ``constant`` names (e.g. stabilizing maxima) carry no derivative."""
-    statements = [s for s in flatten(fn.body) if _differentiable(s.prim.op, nondiff)
-                  and not (s.targets and set(s.targets) <= constant)]
-    varied = set(wrt)
-    changed = True
-    while changed:
-        changed = False
-        for stmt in statements:
-            if any(name in varied for op in prim_operands(stmt.prim) for name in operand_vars(op)):
-                new = set(stmt.targets) - varied
-                if new:
-                    varied |= new
-                    changed = True
+    statements = _carrying(fn, nondiff, constant)
+    varied = _varied(statements, wrt)
     useful = set(outputs)
     changed = True
     while changed:

@@ -24,9 +24,10 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from ..analyze.activity import differentiable, varied_names
 from ..analyze.shapes import may_be_array, may_broadcast
 from ..errors import TransformError
-from ..lower.ir import If, Loop, Seq, Stmt, Var, flatten, operand_node, operand_vars, prim_operands
+from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, prim_operands
 from ..lower.naming import Namer
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params
@@ -98,27 +99,8 @@ class ForwardBuilder:
         self.wrt = wrt
         self.name = name
         self.namer = Namer(fn.reserved | {name})
-        self.varied = self._varied()
+        self.varied = varied_names(fn, wrt, table.nondiff, constant)
         self.tangents = {n: self.namer.fresh(f"{n}_dot") for n in sorted(self.varied)}
-
-    def _varied(self) -> set:
-        """Names that depend on a differentiated parameter (to a fixed point: loops carry them)."""
-        statements = [s for s in flatten(self.fn.body) if self._differentiable(s.prim.op)
-                      and not (s.targets and set(s.targets) <= self.constant)]
-        varied = set(self.wrt)
-        changed = True
-        while changed:
-            changed = False
-            for stmt in statements:
-                if any(n in varied for op in prim_operands(stmt.prim) for n in operand_vars(op)):
-                    new = set(stmt.targets) - varied
-                    if new:
-                        varied |= new
-                        changed = True
-        return varied
-
-    def _differentiable(self, op: str) -> bool:
-        return not (op in self.table.nondiff or op == "nondiff" or op.startswith("numpy.random."))
 
     # ----- code ------------------------------------------------------------------------------
 
@@ -152,7 +134,8 @@ class ForwardBuilder:
             [f"{', '.join(stmt.targets)} = {_code(stmt.expr)}" if stmt.targets else _code(stmt.expr)]
         if not targets:
             return primal
-        if not self._differentiable(stmt.prim.op) or set(stmt.targets) <= self.constant or \
+        if not differentiable(stmt.prim.op, self.table.nondiff) or \
+                set(stmt.targets) <= self.constant or \
                 not any(self.is_active(op) for op in prim_operands(stmt.prim)):
             # a zero derivative (np.floor, comparisons, constants) into a name others vary
             return primal + [f"{self.tangents[t]} = s2s.zeros_like({t})" for t in targets]
