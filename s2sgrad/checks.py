@@ -52,11 +52,7 @@ def check_grads(fun: Callable, args: Sequence[Any], order: int = 1, modes: Seque
         got = grad(fun, argnums=argnums)(*args)
         for k, i in enumerate(argnums):
             expected = numerical_grad(fun, args, i, eps)
-            if not np.allclose(got[k], expected, rtol=rtol, atol=atol):
-                err = np.max(np.abs(np.asarray(got[k]) - np.asarray(expected)))
-                report.append(f"  argument {i}: max abs error {err:.3g}\n"
-                              f"    s2sgrad:             {np.asarray(got[k])!r}\n"
-                              f"    finite differences:  {np.asarray(expected)!r}")
+            report.extend(_mismatch(f"argument {i}", got[k], expected, rtol, atol))
     if "fwd" in modes:
         report.extend(_forward_report(fun, args, argnums, rtol, atol, eps))
     if order == 2:
@@ -85,12 +81,8 @@ def _forward_report(fun: Callable, args: Sequence[Any], argnums: tuple, rtol: fl
         plus = np.asarray(fun(*moved), dtype=np.float64)
         moved[i] = np.asarray(x, dtype=np.float64) - eps * direction
         expected = (plus - np.asarray(fun(*moved), dtype=np.float64)) / (2 * eps)
-        if not np.allclose(got, expected, rtol=rtol, atol=atol):
-            err = np.max(np.abs(np.asarray(got) - expected))
-            report.append(f"  argument {i} (forward mode, along a random direction): max abs "
-                          f"error {err:.3g}\n"
-                          f"    s2sgrad:             {np.asarray(got)!r}\n"
-                          f"    finite differences:  {expected!r}")
+        report.extend(_mismatch(f"argument {i} (forward mode, along a random direction)", got,
+                                expected, rtol, atol))
     return report
 
 
@@ -117,10 +109,17 @@ def _second_order_report(fun: Callable, args: Sequence[Any], argnums: tuple, rto
     report = []
     for k, i in enumerate(argnums):
         expected = (np.asarray(plus[k]) - np.asarray(minus[k])) / (2 * eps)
-        if not np.allclose(got[k], expected, rtol=rtol, atol=atol):
-            err = np.max(np.abs(np.asarray(got[k]) - expected))
-            report.append(f"  argument {i} (Hessian times a random direction): max abs error "
-                          f"{err:.3g}\n"
-                          f"    s2sgrad:             {np.asarray(got[k])!r}\n"
-                          f"    finite differences:  {expected!r}")
+        report.extend(_mismatch(f"argument {i} (Hessian times a random direction)", got[k],
+                                expected, rtol, atol))
     return report
+
+
+def _mismatch(what: str, got: Any, expected: Any, rtol: float, atol: float) -> list:
+    """One report entry when ``got`` and the finite-difference ``expected`` disagree, else none."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    if np.allclose(got, expected, rtol=rtol, atol=atol):
+        return []
+    err = np.max(np.abs(got - expected))
+    return [f"  {what}: max abs error {err:.3g}\n"
+            f"    s2sgrad:             {got!r}\n"
+            f"    finite differences:  {expected!r}"]
