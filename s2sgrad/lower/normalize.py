@@ -187,10 +187,13 @@ class Lowering:
             self.origin = self.origin_of(stmt)
             self.lower_statement(stmt, is_first)
 
-    def lower_block(self, statements: list, prologue: tuple = ()) -> tuple:
-        """Lower ``statements`` into a new block (``prologue`` statements first)."""
+    def lower_block(self, statements: list, prologue: tuple = (), start=None) -> tuple:
+        """Lower ``statements`` into a new block (``prologue`` statements first, then what
+        ``start()`` emits)."""
         saved_body, saved_origin = self.body, self.origin
         self.body = list(prologue)
+        if start is not None:
+            start()
         for stmt in statements:
             self.lower_any(stmt)
         block = tuple(self.body)
@@ -330,59 +333,17 @@ class Lowering:
         self.origin = origin
         tape = self.namer.fresh(f"loop{n}_tape")
         self.bind_conditional_locals(node.body)
-        it = node.iter
-        index_name = None
-        if m.matches(it, m.Call(func=m.Name("enumerate"))) and len(it.args) == 1 and \
-                m.matches(node.target, m.Tuple(elements=[m.Element(m.Name()), m.DoNotCare()])):
-            index_name = node.target.elements[0].value.value
-            elem_target = node.target.elements[1].value
-            seq_node = it.args[0].value
-        else:
-            elem_target = node.target
-            seq_node = it
-        if index_name is None and (self.is_nondiff(it) or self.is_constant(it)):
-            iter_code, _ = self.verbatim(it)
-            before = dict(self.env)
+        index_name, start, elem_target, seq_node = self.loop_parts(node)
+        before = dict(self.env)
+        if index_name is None and (self.is_nondiff(node.iter) or self.is_constant(node.iter)):
+            iter_code, _ = self.verbatim(node.iter)
             targets = tuple(self.bind(n_.value) for n_ in m.findall(node.target, m.Name()))
             target_code = _code(node.target.visit(_Renamer(self.env)))
             header = f"for {target_code} in {_code(iter_code)}:"
-            prologue: tuple = ()
+            body = self.lower_block(_statements(node.body))
         else:
-            if m.matches(seq_node, m.Call(func=m.Name("zip"))):
-                seqs = [self.operand(a.value) for a in seq_node.args]
-                elems = [e.value for e in elem_target.elements] if isinstance(
-                    elem_target, (cst.Tuple, cst.List)) else None
-                if elems is None or len(elems) != len(seqs):
-                    raise self.pf.error(node.target, "unpack zip() into one name per sequence",
-                                        "write `for a, b in zip(xs, ys):`")
-            else:
-                seqs = [self.operand(seq_node)]
-                elems = [elem_target]
-            for e in elems:
-                if not isinstance(e, cst.Name):
-                    raise self.pf.error(e, "loop targets must be plain names",
-                                        "unpack inside the loop body instead")
-            before = dict(self.env)
-            index = self.bind(index_name) if index_name else self.namer.fresh(f"loop{n}_index")
-            prologue_list = []
-            names = []
-            for seq, e in zip(seqs, elems):
-                name = self.bind(e.value)
-                names.append(name)
-                index_const = Const(cst.Name(index), index, (index,), f"[{index}]", True)
-                expr = cst.Subscript(self.operand_node(seq), [cst.SubscriptElement(cst.Index(cst.Name(index)))])
-                item_op = "list.getitem" if (isinstance(seq, Var) and seq.name in self.lists) or \
-                    isinstance(seq, Seq) else "operator.getitem"
-                prologue_list.append(Stmt((name,), expr, Prim(item_op, (seq, index_const),
-                                                              location=origin.location),
-                                          origin, implicit=True))
-            seq_code = _code(self.operand_node(seqs[0])) if len(seqs) == 1 else \
-                "zip(" + ", ".join(_code(self.operand_node(q)) for q in seqs) + ")"
-            elem_code = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
-            header = f"for {index}, {elem_code} in enumerate({seq_code}):"
-            targets = (index, *names)
-            prologue = tuple(prologue_list)
-        body = self.lower_block(_statements(node.body), prologue)
+            header, targets, body = self.lower_sequence_loop(node, n, index_name, start,
+                                                             elem_target, seq_node)
         self.origin = origin
         carries = self.loop_carries(before, origin)
         self.body.append(Loop(header, targets, body, carries, tape, origin,
@@ -390,6 +351,81 @@ class Lowering:
         if node.orelse is not None:
             for stmt in _statements(node.orelse.body):
                 self.lower_any(stmt)
+
+    def loop_parts(self, node: cst.For) -> tuple:
+        """``(index name, start, element target, sequence)`` of a for header: the index and its
+        start come from ``enumerate(seq[, start])`` unpacked into two targets, else None."""
+        it = node.iter
+        if m.matches(it, m.Call(func=m.Name("enumerate"))) and 1 <= len(it.args) <= 2 and \
+                m.matches(node.target, m.Tuple(elements=[m.Element(m.Name()), m.DoNotCare()])):
+            seq_arg = it.args[0]
+            start = it.args[1].value if len(it.args) == 2 else None
+            if seq_arg.keyword is not None or (len(it.args) == 2 and it.args[1].keyword not in
+                                               (None,) and it.args[1].keyword.value != "start"):
+                raise self.pf.error(it, "enumerate() takes a sequence and an optional start here",
+                                    "write `for i, x in enumerate(xs, start):`")
+            return node.target.elements[0].value.value, start, node.target.elements[1].value, \
+                seq_arg.value
+        return None, None, node.target, it
+
+    def loop_sequences(self, node: cst.For, elem_target, seq_node) -> tuple:
+        """The sequences a loop walks (several for ``zip``) and one target per sequence."""
+        if m.matches(seq_node, m.Call(func=m.Name("zip"))):
+            if any(a.keyword is not None or a.star for a in seq_node.args):
+                raise self.pf.error(seq_node, "zip() with keywords or starred sequences is not supported",
+                                    "list the sequences: `zip(xs, ys)`")
+            seqs = [self.operand(a.value) for a in seq_node.args]
+            elems = [e.value for e in elem_target.elements] if isinstance(
+                elem_target, (cst.Tuple, cst.List)) else None
+            if elems is None or len(elems) != len(seqs):
+                raise self.pf.error(node.target, "unpack zip() into one name per sequence",
+                                    "write `for a, b in zip(xs, ys):`")
+            return seqs, elems
+        return [self.operand(seq_node)], [elem_target]
+
+    def lower_sequence_loop(self, node, n, index_name, start, elem_target, seq_node) -> tuple:
+        """A loop over sequences as ``for index, elems in enumerate(seq):``, each element bound
+        by an implicit read ``seq[index]``; a tuple element is unpacked at the top of the body."""
+        seqs, elems = self.loop_sequences(node, elem_target, seq_node)
+        for e in elems:
+            if not (isinstance(e, cst.Name) or m.matches(e, m.Tuple() | m.List()) and all(
+                    isinstance(x.value, cst.Name) for x in e.elements)):
+                raise self.pf.error(e, "loop targets must be names or tuples of names",
+                                    "unpack inside the loop body instead")
+        index = self.bind(index_name) if index_name and start is None \
+            else self.namer.fresh(f"loop{n}_index")
+        prologue, names, unpacks = [], [], []
+        for seq, e in zip(seqs, elems):
+            name = self.bind(e.value) if isinstance(e, cst.Name) else self.namer.fresh(f"loop{n}_item")
+            names.append(name)
+            if not isinstance(e, cst.Name):
+                unpacks.append((e, name))
+            prologue.append(self.loop_item(seq, index, name))
+        seq_code = _code(self.operand_node(seqs[0])) if len(seqs) == 1 else \
+            "zip(" + ", ".join(_code(self.operand_node(q)) for q in seqs) + ")"
+        elem_code = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
+        header = f"for {index}, {elem_code} in enumerate({seq_code}):"
+        body = self.lower_block(_statements(node.body), tuple(prologue),
+                                lambda: self.loop_unpacks(index_name, start, index, unpacks))
+        return header, (index, *names), body
+
+    def loop_item(self, seq: Any, index: str, name: str) -> Stmt:
+        """The implicit ``name = seq[index]`` a loop header binds."""
+        index_const = Const(cst.Name(index), index, (index,), f"[{index}]", True)
+        expr = cst.Subscript(self.operand_node(seq), [cst.SubscriptElement(cst.Index(cst.Name(index)))])
+        item_op = "list.getitem" if (isinstance(seq, Var) and seq.name in self.lists) or \
+            isinstance(seq, Seq) else "operator.getitem"
+        return Stmt((name,), expr, Prim(item_op, (seq, index_const), location=self.origin.location),
+                    self.origin, implicit=True)
+
+    def loop_unpacks(self, index_name, start, index: str, unpacks: list) -> None:
+        """Statements at the top of a loop body: the user's counter when ``enumerate`` has a
+        start, and the unpacking of tuple elements."""
+        if index_name and start is not None:
+            expr = cst.BinaryOperation(cst.Name(index), cst.Add(), self.verbatim(start)[0])
+            self.emit((self.bind(index_name),), expr, Prim("nondiff", (), location=self.origin.location))
+        for target, name in unpacks:
+            self.assign(target, cst.Name(name), source=Var(name))
 
     def lower_return(self, stmt: cst.Return) -> Any:
         if stmt.value is None:
@@ -437,7 +473,8 @@ class Lowering:
             return
         raise self.pf.error(stmt, f"unsupported statement: {_one_line(_code(stmt))}")
 
-    def assign(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    def assign(self, target: cst.BaseExpression, value: cst.BaseExpression, source: Any = None) -> None:
+        """``target = value``; ``source`` is ``value`` already lowered, when it is."""
         if isinstance(target, cst.Name):
             op = self.operand(value, target=target.value)
             if isinstance(op, Var) and op.name == self.env.get(target.value):
@@ -467,7 +504,7 @@ class Lowering:
                     all(isinstance(e, cst.Name) for e in elements):
                 self.lower_call(value, None, unpack_to=tuple(e.value for e in elements))
                 return
-            source = self.operand(value)
+            source = self.operand(value) if source is None else source
             op = "list.getitem" if isinstance(source, Var) and source.name in self.lists \
                 else "operator.getitem"
             for i, el in enumerate(elements):
