@@ -1115,6 +1115,10 @@ def custom_result(name, grads, primals, params):
     from .errors import GradientError
 
     if len(params) == 1 and not (isinstance(grads, (tuple, list)) and len(grads) == 1):
+        if isinstance(grads, (tuple, list)) and not isinstance(primals[0], (tuple, list)):
+            raise GradientError(
+                f"custom_gradient {name}: grad_fn returned {len(grads)} gradients, but {name} has "
+                f"1 positional parameter ({params[0]}); return one gradient")
         grads = (grads,)
     if not isinstance(grads, (tuple, list)):
         raise GradientError(

@@ -106,6 +106,18 @@ def calls_wrong_count(x):
     return np.sum(wrong_count(x, 2.0))
 
 
+@s2sgrad.custom_gradient
+def two_for_one(x):
+    def grad(dy):
+        return dy * 2.0, dy * 3.0
+
+    return x * 2.0, grad
+
+
+def calls_two_for_one(x):
+    return np.sum(two_for_one(x))
+
+
 def calls_summed_shape(x):
     return np.sum(summed_shape(x))
 

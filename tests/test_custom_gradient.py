@@ -62,6 +62,14 @@ def test_dict_output_leaves_in_sorted_key_order():
     np.testing.assert_allclose(s2sgrad.grad(ci.uses_dict_both)(x), np.cos(2 * x))
 
 
+@pytest.mark.parametrize("x", [1.5, np.ones(2), np.ones((2, 3))])
+def test_two_gradients_for_one_parameter_is_a_count_error(x):
+    # TensorFlow: "expected to return 1 gradients, but returned 2"; they were once summed into one.
+    with pytest.raises(s2sgrad.GradientError, match=r"two_for_one: grad_fn returned 2 gradients, "
+                       r"but two_for_one has 1 positional parameter \(x\)"):
+        s2sgrad.grad(ci.calls_two_for_one)(x)
+
+
 def test_wrong_count_names_function_and_counts():
     with pytest.raises(s2sgrad.GradientError, match=r"wrong_count: grad_fn returned 1 gradient, "
                        r"but wrong_count has 2 positional parameters \(x, y\)"):
