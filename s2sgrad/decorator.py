@@ -22,7 +22,8 @@ from typing import Any, Callable, Optional
 from . import __version__, runtime
 from .api import SOURCE_ATTR
 from .errors import Location, TransformError
-from .read.capture import SourceUnit, display_path, from_function, is_source_function, live_names
+from .read.capture import SourceUnit, display_path, from_function, is_source_function
+from .read.live import fingerprint, names_read, resolve
 from .write import cache
 from .write.loader import load
 
@@ -51,16 +52,19 @@ def _registry_fingerprint() -> str:
                     for name, fn in sorted(registered().items()))
 
 
-def cache_key(unit: SourceUnit, wrt: tuple, has_aux: bool = False, mode: str = "rev") -> str:
-    """What the generated text depends on, hashed: the module text, where the def is, the options
-    (reverse or forward mode), the registered gradients, and the Python and s2sgrad versions."""
+def cache_key(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
+              mode: str = "rev") -> str:
+    """What the generated text depends on, hashed: the module text, where the def is, what the
+    names the function (and the functions it calls) read are bound to, the options (reverse or
+    forward mode), the registered gradients, and the Python and s2sgrad versions."""
     return cache.make_key(
         unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(wrt),
-        f"has_aux={has_aux}", f"mode={mode}", _registry_fingerprint(), sys.version.split()[0],
-        __version__, installation_fingerprint())
+        f"has_aux={has_aux}", f"mode={mode}", fingerprint(fun), _registry_fingerprint(),
+        sys.version.split()[0], __version__, installation_fingerprint())
 
 
 def _module_digest(filename: str) -> str:
+    linecache.checkcache(filename)
     return hashlib.sha256("".join(linecache.getlines(filename)).encode()).hexdigest()
 
 
@@ -88,7 +92,7 @@ def _valid_call(call: Any) -> bool:
 def transform(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False) -> dict:
     """The generated text and names for ``fun``: from the disk cache, else from the pipeline
     (which stores it). Returns ``{"text", "call": {"fwd", "bwd"}, "deps"}``."""
-    key = cache_key(unit, wrt, has_aux)
+    key = cache_key(fun, unit, wrt, has_aux)
     entry = cache.get(key)
     if (entry is not None and isinstance(entry.get("text"), str) and _valid_call(entry.get("call"))
             and _fresh(entry)):
@@ -105,7 +109,7 @@ def transform(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
 def transform_jvp(fun: Callable, unit: SourceUnit, wrt: tuple) -> dict:
     """The forward-mode text for ``fun``: from the disk cache, else from the pipeline (which
     stores it). Returns ``{"text", "call": {"jvp"}, "deps"}``."""
-    key = cache_key(unit, wrt, mode="fwd")
+    key = cache_key(fun, unit, wrt, mode="fwd")
     entry = cache.get(key)
     if entry is not None and isinstance(entry.get("text"), str) and \
             isinstance(entry.get("call"), dict) and isinstance(entry["call"].get("jvp"), str) and \
@@ -132,22 +136,14 @@ def load_entry(fun: Callable, entry: dict) -> tuple:
     return namespace[entry["call"]["fwd"]], namespace[entry["call"]["bwd"]]
 
 
-def _names_read(code: types.CodeType) -> set:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _names_read(const)
-    return names
-
-
 def namespace_for(fun: Callable, text: str, deps: list) -> dict:
     """Values for the names ``text`` reads: ``fun``'s globals and closure now, then the globals of
     the other modules whose functions were inlined (for the constants those read), then the
     registered gradient functions."""
     from .registry import registered
 
-    wanted = sorted(_names_read(compile(text, "<s2sgrad>", "exec")))
-    scopes = [live_names(fun)]
+    wanted = names_read(compile(text, "<s2sgrad>", "exec"))
+    scopes = [resolve(fun, wanted)]
     scopes.extend(vars(sys.modules[d[0]]) for d in deps if d[0] in sys.modules)
     scopes.append({getattr(fn, "__name__", ""): fn for fn in registered().values()})
     out: dict = {}

@@ -325,6 +325,8 @@ def getitem_vjp(g, x, index):
         if type(g) is not _ndarray or g.dtype is not dtype:
             dtype = np.result_type(g, x)
         out = np.zeros(x.shape, dtype=dtype)
+    elif isinstance(x, (tuple, list, dict)):
+        return list_getitem_vjp(g, x, index)  # a sequence passed where an array could be
     else:
         out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64 if not hasattr(x, "dtype") else x))
     for part in (index if type(index) is tuple else (index,)):
@@ -1164,15 +1166,30 @@ def add(a, b):
     if isinstance(a, dict):
         return {k: a[k] + b[k] for k in a}
     if isinstance(a, list) or isinstance(b, list):
-        return [p + q for p, q in zip(a, b)]
+        return Parts(add(p, q) for p, q in zip(a, b))
     return a + b
+
+
+class Parts(list):
+    """The adjoint of a list or tuple: one adjoint per element, and ``+`` adds element by
+    element (so an adjoint accumulated with ``+`` where the value's type was not known adds up
+    instead of concatenating)."""
+
+    def __add__(self, other):
+        return Parts(add(p, q) for p, q in zip(self, other))
+
+    __radd__ = __add__
+
+    def __getitem__(self, index):
+        item = list.__getitem__(self, index)
+        return Parts(item) if isinstance(index, slice) else item
 
 
 def list_zeros(xs):
     """The zero adjoint of a list (or tuple, or dict): one zero per element."""
     if isinstance(xs, dict):
         return {k: zeros_like(v) for k, v in xs.items()}
-    return [zeros_like(x) for x in xs]
+    return Parts(zeros_like(x) for x in xs)
 
 
 def leaves(value):

@@ -612,13 +612,17 @@ class ReverseBuilder:
             elif isinstance(operand, Seq):
                 parts = self.namer.fresh(f"{param}_bar")
                 lines.append(f"{parts} = {_code(expr)}")
-                for i, item in enumerate(operand.items):
-                    if isinstance(item, Var) and self.active(item.name):
-                        self.accumulate(lines, item.name, cst.parse_expression(f"{parts}[{i}]"))
-                    elif isinstance(item, Seq) and any(self.active(n) for n in operand_vars(item)):
-                        raise self.located(stmt, "nested sequences of differentiated values are "
-                                           "not supported here", "pass a flat list of arrays")
+                self.distribute(lines, stmt, operand, parts)
         return lines
+
+    def distribute(self, lines: list, stmt: Stmt, seq: Seq, parts: str) -> None:
+        """Add ``parts[i]`` (the adjoint of a list or tuple display) to each of its items."""
+        for i, item in enumerate(seq.items):
+            if isinstance(item, Var) and self.active(item.name):
+                self.accumulate(lines, item.name, cst.parse_expression(f"{parts}[{i}]"))
+            elif isinstance(item, Seq) and any(self.active(n) for n in operand_vars(item)):
+                raise self.located(stmt, "nested sequences of differentiated values are "
+                                   "not supported here", "pass a flat list of arrays")
 
     def registered_backward(self, stmt: Stmt, rule: RegisteredRule, g: str) -> list:
         """A user-registered gradient: ``rule(g, ans, *args, **kwargs)``, one adjoint per
@@ -641,13 +645,16 @@ class ReverseBuilder:
 
     def receive(self, wanted: list, call: str) -> list:
         """``slots = call`` where ``call`` returns one adjoint per entry of ``wanted`` (a Var to
-        add it to, or None to drop it): first writes land in the adjoint's own name."""
+        add it to, a name to bind it to, or None to drop it): first writes land in the adjoint's
+        own name."""
         slots = []
         pending = []
         claimed: set = set()
         for op in wanted:
             if op is None:
                 slots.append("_")
+            elif isinstance(op, str):
+                slots.append(op)  # a name the caller reads itself
             elif op.name in self.current or op.name in claimed:
                 tmp = self.namer.fresh(f"{op.name}_bar")
                 slots.append(tmp)
@@ -696,12 +703,21 @@ class ReverseBuilder:
             bound[name] = op
         for key, op in prim.kwargs:
             bound[key] = op
-        wanted = []
+        wanted, displays = [], []
         for name, has_adjoint in zip(helper.params, helper.returns_adjoint):
             operand = bound.get(name)
+            if has_adjoint and isinstance(operand, Seq) and any(
+                    self.active(n) for n in operand_vars(operand)):
+                parts = self.namer.fresh(f"{name}_bar")
+                displays.append((operand, parts))
+                wanted.append(parts)
+                continue
             ok = has_adjoint and isinstance(operand, Var) and self.active(operand.name)
             wanted.append(operand if ok else None)
-        return self.receive(wanted, f"{helper.bwd_name}({self.residuals_of(stmt)}, {g})")
+        lines = self.receive(wanted, f"{helper.bwd_name}({self.residuals_of(stmt)}, {g})")
+        for seq, parts in displays:
+            self.distribute(lines, stmt, seq, parts)
+        return lines
 
     def backward_if(self, node: If) -> list:
         lines: list = []

@@ -8,6 +8,8 @@ cannot carry a derivative (shapes, comparisons, index expressions) stay verbatim
 
 from __future__ import annotations
 
+import cmath
+
 import re
 
 import types
@@ -139,11 +141,12 @@ class Lowering:
         node = self.pf.node
         params = []
         for p in list(node.params.params) + list(node.params.kwonly_params):
-            params.append(Param(p.name.value, p.default))
+            default = self.default_of(p)
+            params.append(Param(p.name.value, default))
             self.env[p.name.value] = p.name.value
             self.namer.reserve(p.name.value)
-            if p.default is not None:
-                self.globals_read.update(read_names(p.default))
+            if default is not None:
+                self.globals_read.update(read_names(default))
         statements = _statements(node.body)
         result = None
         result_origin = None
@@ -170,6 +173,20 @@ class Lowering:
             module=self.pf.unit.module,
             lists=frozenset(self.lists),
         )
+
+    def default_of(self, param: cst.Param) -> Optional[cst.BaseExpression]:
+        """A parameter's default as code: as written, or, when it reads a name the function
+        cannot see when it runs (``num=num`` in a closure factory), the value it had."""
+        live = self.pf.unit.live
+        if param.default is None or live is None or all(n in live for n in read_names(param.default)):
+            return param.default
+        value = self.pf.unit.defaults.get(param.name.value)
+        if isinstance(value, (bool, int, float, complex, str, type(None))) and \
+                not (isinstance(value, (float, complex)) and not cmath.isfinite(value)):
+            return cst.parse_expression(repr(value))
+        raise self.pf.error(param.default, f"the default of `{param.name.value}` reads names from "
+                            "the enclosing function, and its value is not a number or string",
+                            "pass the value as an argument, or read it from the closure in the body")
 
     def origin_of(self, stmt: cst.CSTNode) -> Origin:
         text = _one_line(_code(one_line(stmt)).strip())  # comments inside brackets left out

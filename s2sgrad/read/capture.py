@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from ..errors import Location, TransformError
+from .live import _unwrap, check_current, live_names
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class SourceUnit:
     def_line: int
     sha256: str
     live: Optional[Mapping[str, Any]] = field(default=None, compare=False, repr=False)
+    defaults: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def display_path(filename: str) -> str:
@@ -46,26 +48,6 @@ def display_path(filename: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def _unwrap(fn: Any) -> Any:
-    seen = 0
-    while hasattr(fn, "__wrapped__") and seen < 16:
-        fn = fn.__wrapped__
-        seen += 1
-    return fn
-
-
-def live_names(fn: types.FunctionType) -> dict:
-    """The values a live function can see by name: its globals, overlaid by its closure cells."""
-    names = dict(fn.__globals__)
-    if fn.__closure__:
-        for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-            try:
-                names[var] = cell.cell_contents
-            except ValueError:  # empty cell: defined later in the enclosing scope
-                continue
-    return names
-
-
 def from_function(fn: Any) -> SourceUnit:
     """Capture the module source of a live Python function."""
     fn = _unwrap(fn)
@@ -77,6 +59,7 @@ def from_function(fn: Any) -> SourceUnit:
         )
     code = fn.__code__
     filename = code.co_filename
+    linecache.checkcache(filename)  # a module reloaded from an edited file: read the new text
     lines = linecache.getlines(filename, fn.__globals__)
     if not lines:
         raise TransformError(
@@ -90,6 +73,7 @@ def from_function(fn: Any) -> SourceUnit:
             Location(display_path(filename), code.co_firstlineno, 1, lines[code.co_firstlineno - 1]),
             "write the function with `def`",
         )
+    check_current(fn, lines, display_path(filename))
     text = "".join(lines)
     return SourceUnit(
         text=text,
@@ -99,7 +83,18 @@ def from_function(fn: Any) -> SourceUnit:
         def_line=code.co_firstlineno,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
         live=live_names(fn),
+        defaults=parameter_defaults(fn),
     )
+
+
+def parameter_defaults(fn: types.FunctionType) -> dict:
+    """Parameter name -> default value, for the parameters of ``fn`` that have one."""
+    code = fn.__code__
+    positional = code.co_varnames[:code.co_argcount]
+    values = fn.__defaults__ or ()
+    out = dict(zip(positional[len(positional) - len(values):], values))
+    out.update(fn.__kwdefaults__ or {})
+    return out
 
 
 def from_file(path: str, name: str, def_line: int, module: str, text: str) -> SourceUnit:

@@ -4,7 +4,7 @@ from .table import defvjp
 
 RULES = (
     defvjp("list.append(lst, item)", lst="g[:-1]", item="g[-1]"),
-    defvjp("list.getitem(lst, index)", lst="s2s.list_getitem_vjp(g, lst, index)"),
+    defvjp("list.getitem(lst, index)", lst="s2s.list_getitem_vjp(g, lst, index)", view=True),
     defvjp(
         "builtins.sum(iterable, start=0)",
         iterable="s2s.sum_list_vjp(g, iterable)",

@@ -39,12 +39,15 @@ class Rule:
 
     ``vjps`` maps a parameter name to the template of its adjoint contribution. ``elementwise``
     means each contribution has the broadcast shape of the output and is summed back to the operand.
+    ``view``: the result may share memory with the first argument (a slice, a reshape, ``.T``), so
+    an in-place update of either changes the other.
     """
 
     name: str
     params: tuple
     vjps: tuple  # ((param, template code), ...)
     elementwise: bool = False
+    view: bool = False
 
     def param(self, name: str) -> RuleParam:
         for p in self.params:
@@ -75,22 +78,22 @@ def _parse_signature(text: str) -> tuple:
     return name.strip(), tuple(params)
 
 
-def defvjp(signature: str, *, elementwise: bool = False, **templates: str) -> Rule:
+def defvjp(signature: str, *, elementwise: bool = False, view: bool = False, **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter."""
     name, params = _parse_signature(signature)
-    return Rule(name, params, tuple(templates.items()), elementwise)
+    return Rule(name, params, tuple(templates.items()), elementwise, view)
 
 
 def alias(name: str, rule: Rule, *, rename: Optional[dict] = None) -> Rule:
     """The same rule under another name (``numpy.absolute`` for ``numpy.abs``, ``ndarray.sum``)."""
     if not rename:
-        return Rule(name, rule.params, rule.vjps, rule.elementwise)
+        return Rule(name, rule.params, rule.vjps, rule.elementwise, rule.view)
     params = tuple(RuleParam(rename.get(p.name, p.name), p.kind, p.default) for p in rule.params)
     vjps = []
     for param, code in rule.vjps:
         node = parse_template(code).visit(_NameSwap(rename))
         vjps.append((rename.get(param, param), cst.Module([]).code_for_node(node)))
-    return Rule(name, params, tuple(vjps), rule.elementwise)
+    return Rule(name, params, tuple(vjps), rule.elementwise, rule.view)
 
 
 class _NameSwap(cst.CSTTransformer):
@@ -147,6 +150,11 @@ class RuleTable:
     def elementwise(self) -> frozenset:
         """Names of the rules marked elementwise."""
         return frozenset(name for name, rule in self.rules.items() if getattr(rule, "elementwise", False))
+
+    @property
+    def views(self) -> frozenset:
+        """Names of the rules whose result may share memory with their first argument."""
+        return frozenset(name for name, rule in self.rules.items() if getattr(rule, "view", False))
 
     def with_rules(self, rules: Iterable[Rule]) -> "RuleTable":
         merged = dict(self.rules)

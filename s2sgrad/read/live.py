@@ -1,0 +1,197 @@
+"""What a live function can see: names -> values through its globals and closure, the functions it
+reaches, a fingerprint of what the generated text depends on, and a check that the source read
+is the source the function was compiled from.
+
+Takes live function objects; returns dicts, strings or raises TransformError. Never calls user code.
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import textwrap
+import tokenize
+import types
+from typing import Any, Iterator
+
+from ..errors import Location, TransformError
+
+_LITERALS = (int, float, complex, bool, str, bytes, type(None))
+
+
+def _unwrap(fn: Any) -> Any:
+    seen = 0
+    while hasattr(fn, "__wrapped__") and seen < 16:
+        fn = fn.__wrapped__
+        seen += 1
+    return fn
+
+
+def live_names(fn: types.FunctionType) -> dict:
+    """The values a live function can see by name: its globals, overlaid by its closure cells."""
+    names = dict(fn.__globals__)
+    if fn.__closure__:
+        for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                names[var] = cell.cell_contents
+            except ValueError:  # empty cell: defined later in the enclosing scope
+                continue
+    return names
+
+
+def names_read(code: types.CodeType) -> list:
+    """Every global, attribute and free name ``code`` (and code nested in it) reads, sorted."""
+    found = set(code.co_names) | set(code.co_freevars)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found |= set(names_read(const))
+    return sorted(found)
+
+
+def _python_function(value: Any) -> Any:
+    value = _unwrap(value)
+    if not isinstance(value, types.FunctionType):
+        return None
+    module = getattr(value, "__module__", "") or ""
+    return None if module.split(".")[0] in {"numpy", "s2sgrad", "scipy", "math"} else value
+
+
+def reachable(fn: types.FunctionType) -> Iterator[tuple]:
+    """``(function, the names it sees)`` for ``fn`` and every user function it can call by
+    name, transitively (each once, in a deterministic order)."""
+    seen: set = set()
+    todo = [fn]
+    while todo:
+        current = todo.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        names = live_names(current)
+        yield current, names
+        for name in names_read(current.__code__):
+            callee = _python_function(names.get(name))
+            if callee is not None and id(callee) not in seen:
+                todo.append(callee)
+
+
+def _describe(value: Any) -> str:
+    """What of ``value`` the generated text can depend on: what a function or module is, the
+    value of a literal, the type of anything else (arrays are read when the code runs)."""
+    if isinstance(value, types.ModuleType):
+        return f"module {value.__name__}"
+    if isinstance(value, _LITERALS):
+        return f"{type(value).__name__} {value!r}"
+    python = _python_function(value)
+    if python is not None:
+        code = python.__code__
+        return f"function {python.__module__}.{python.__qualname__} {code.co_filename}:{code.co_firstlineno}"
+    if callable(value):
+        owner = getattr(value, "__module__", None) or type(value).__module__
+        return f"callable {owner}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
+    return f"value of type {type(value).__module__}.{type(value).__qualname__}"
+
+
+def fingerprint(fn: types.FunctionType) -> str:
+    """The free names of ``fn`` and of the user functions it reaches, with what each is bound to,
+    plus their parameter defaults: part of the cache key (``make(np.sin)`` and ``make(np.cos)``
+    build the same inner ``def`` and must not share an entry)."""
+    parts = []
+    for function, names in reachable(_unwrap(fn)):
+        code = function.__code__
+        parts.append(f"{function.__qualname__}@{code.co_filename}:{code.co_firstlineno}")
+        for name in names_read(code):
+            if name in names:
+                parts.append(f"  {name}: {_describe(names[name])}")
+        for value in (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).values()):
+            parts.append(f"  default: {_describe(value)}")
+    return "\n".join(parts)
+
+
+def resolve(fn: types.FunctionType, wanted: list) -> dict:
+    """Values for ``wanted`` names: ``fn``'s own first, then those of the functions it reaches
+    (a closure's helper reading its own closure)."""
+    out: dict = {}
+    for _, names in reachable(_unwrap(fn)):
+        for name in wanted:
+            if name not in out and name in names:
+                out[name] = names[name]
+        if len(out) == len(wanted):
+            break
+    return out
+
+
+def check_current(fn: types.FunctionType, lines: list, path: str) -> None:
+    """Raise when the source lines s2sgrad read for ``fn`` are not what ``fn`` was compiled from
+    (its file was edited after it was defined, and the module not reloaded)."""
+    code = fn.__code__
+    block = _def_block(lines, code.co_firstlineno)
+    if block is None:
+        return
+    compiled = _compile_block(block, code)
+    if compiled is None or _same_code(compiled, code):
+        return
+    raise TransformError(
+        f"the file holding {fn.__qualname__} has changed since {fn.__name__} was defined: "
+        "its source no longer matches the function that runs",
+        Location(path, code.co_firstlineno, 1, lines[code.co_firstlineno - 1]),
+        "reload the module (importlib.reload) or restart, so the running function is the one in the file",
+    )
+
+
+def _def_block(lines: list, first: int) -> Any:
+    """The decorators and def starting at 1-based line ``first``, dedented; None when unclear."""
+    if not 0 < first <= len(lines):
+        return None
+    try:
+        block = inspect.getblock(lines[first - 1:])
+    except (SyntaxError, IndentationError, tokenize.TokenError):
+        return None
+    return textwrap.dedent("".join(block))
+
+
+def _compile_block(block: str, code: types.CodeType) -> Any:
+    """``block`` compiled inside a def that binds ``code``'s free names, so they stay free."""
+    free = code.co_freevars
+    body = textwrap.indent(block, "    ")
+    binds = f"    {' = '.join(free)} = None\n" if free else ""
+    text = f"def _s2sgrad_enclosing():\n{binds}{body}\n"
+    try:
+        outer = compile(text, "<s2sgrad-check>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    for const in outer.co_consts:
+        if isinstance(const, types.CodeType):
+            for inner in const.co_consts:
+                if isinstance(inner, types.CodeType) and inner.co_name == code.co_name:
+                    return inner
+    return None
+
+
+_IGNORED = frozenset({"CACHE", "EXTENDED_ARG", "NOP", "PRECALL", "PUSH_NULL", "RESUME"})
+_SAME = {"LOAD_METHOD": "LOAD_ATTR"}  # a call on an imported module's attribute compiles either way
+
+
+def _instructions(code: types.CodeType) -> list:
+    """``code``'s instructions as (operation, value), without what depends on the surrounding
+    module rather than on the function's text (a method-call form, jump offsets, padding)."""
+    out = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in _IGNORED:
+            continue
+        name = _SAME.get(ins.opname, ins.opname)
+        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs or isinstance(ins.argval, types.CodeType):
+            out.append((name, None))
+        elif name in ("LOAD_ATTR", "LOAD_GLOBAL"):
+            out.append((name, ins.argval))
+        else:
+            out.append((name, ins.argrepr))
+    return out
+
+
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    if a.co_names != b.co_names or a.co_varnames != b.co_varnames or \
+            _instructions(a) != _instructions(b):
+        return False
+    nested_a = [c for c in a.co_consts if isinstance(c, types.CodeType)]
+    nested_b = [c for c in b.co_consts if isinstance(c, types.CodeType)]
+    return len(nested_a) == len(nested_b) and all(map(_same_code, nested_a, nested_b))

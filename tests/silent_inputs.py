@@ -1,0 +1,56 @@
+"""Programs behind tests/test_silent_failures.py: each once gave a wrong gradient in silence."""
+
+import numpy as np
+
+
+def first_plus_sine(xy):
+    return np.sum(xy[0]) + np.sum(np.sin(xy[1]))
+
+
+def tuple_to_helper(a, b):
+    return first_plus_sine((a, b))
+
+
+def list_to_helper(a, b):
+    return first_plus_sine([a * 2.0, b])
+
+
+def weighted_pair(xy, k=2.0):
+    u, w = xy
+    return np.sum(u * w) * k
+
+
+def tuple_to_helper_with_keyword(a, b):
+    return weighted_pair((a, b), k=3.0)
+
+
+def nested_helper_tuple(a, b):
+    return weighted_pair((a, np.tanh(b))) + first_plus_sine((b, a))
+
+
+def make_with_default(num):
+    def scaled(x, y, num=num):
+        return np.sum(x * y) * num
+
+    return scaled
+
+
+def make_calling_closures(c):
+    def inner(z):
+        return np.sin(z) * c
+
+    def outer(x):
+        return np.sum(inner(x) * x)
+
+    return outer
+
+
+def make_shadowing_closures(c):
+    def inner(z, k=2.0):
+        return np.sin(z) * c * k
+
+    def outer(x):
+        c = 10.0
+        return np.sum(inner(x)) * c
+
+    return outer
