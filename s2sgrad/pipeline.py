@@ -18,6 +18,7 @@ from . import __version__
 from .analyze.activity import analyze, seeded_outputs
 from .analyze.invariance import stabilizers
 from .analyze.shapes import shape_facts
+from .lower.aliasing import check_inplace
 from .lower.hoist import hoist_products
 from .differentiate.forward import forward
 from .differentiate.reverse import HelperCall, VjpFunction, reverse
@@ -92,7 +93,9 @@ class _Session:
 def lower(pf: ParsedFunction, table: RuleTable) -> CoreFunction:
     """Structure (no jumps), fence and normalize one parsed function."""
     structured = replace(pf, node=structure(pf.node))
-    return hoist_products(lower_function(fence(structured), table.nondiff))
+    core = lower_function(fence(structured), table.nondiff)
+    check_inplace(core, table.views)
+    return hoist_products(core)
 
 
 def _function_digest(pf: ParsedFunction) -> str:

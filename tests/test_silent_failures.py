@@ -134,3 +134,31 @@ def test_a_file_edited_but_not_reloaded_is_refused(tmp_path, monkeypatch):
     with pytest.raises(s2sgrad.TransformError, match=r"stale_edit.py:4:1: the file holding f has "
                        r"changed since f was defined(.|\n)*hint: reload the module"):
         s2sgrad.grad(module.f)
+
+
+ALIASED = {  # function -> (line, column) of the update, the updated and the other name
+    "a1": (7, 5, "z", "y"), "a2": (11, 5, "z", "y"), "a3": (15, 5, "z", "y"),
+    "a4": (34, 9, "y", "w"), "a5": (46, 5, "z", "y"), "a6": (55, 9, "row", "xs"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIASED))
+def test_an_in_place_update_of_a_shared_array_is_refused(name):
+    import alias_inputs
+
+    line, col, owner, other = ALIASED[name]
+    with pytest.raises(s2sgrad.TransformError) as info:
+        s2sgrad.grad(getattr(alias_inputs, name))
+    text = str(info.value)
+    assert text.startswith(f"tests/alias_inputs.py:{line}:{col}: `{owner}` may share its array "
+                           f"with `{other}`"), text
+    assert f"copy first (`{owner} = {other}.copy()`)" in text
+
+
+@pytest.mark.parametrize("name", ["ok1", "ok2", "ok3", "ok4", "ok5", "ok6"])
+def test_updates_no_other_live_name_sees_are_differentiated(name):
+    import alias_inputs
+
+    fn = getattr(alias_inputs, name)
+    x = np.array([0.5, -1.0, 2.0])
+    assert_gradients(fn, x, autograd_oracle=name == "ok2")  # autograd has no .copy or += on boxes

@@ -8,7 +8,7 @@ display of operands, e.g. the argument of ``np.stack``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Mapping, Optional, Union
 
 import libcst as cst
 
@@ -124,6 +124,10 @@ class CoreFunction:
     path: str
     module: str = ""
     lists: frozenset = frozenset()  # names known to hold Python lists (adjoints add per element)
+    # (new name, updated name, Location) for each in-place update in the user's code (``+=``,
+    # an index write, ``.append``), which the core form writes as a new value
+    inplace: tuple = ()
+    user_names: Mapping = field(default_factory=dict, compare=False)  # SSA name -> user's name
 
 
 def operand_vars(op: Operand) -> tuple:

@@ -107,6 +107,8 @@ class Lowering:
         self.if_count = 0
         self.loop_count = 0
         self.lists: set = set()  # names known to hold Python lists or tuples
+        self.inplace: list = []  # (new name, updated name, Location): see CoreFunction.inplace
+        self.user_names: dict = {}  # SSA name -> the user's name it versions
 
     # ----- names -------------------------------------------------------------------------------
 
@@ -135,6 +137,7 @@ class Lowering:
         if name == user_name:
             self.namer.reserve(name)
         self.env[user_name] = name
+        self.user_names[name] = user_name
         return name
 
     def lower(self) -> CoreFunction:
@@ -172,6 +175,8 @@ class Lowering:
             path=self.pf.unit.path,
             module=self.pf.unit.module,
             lists=frozenset(self.lists),
+            inplace=tuple(self.inplace),
+            user_names=dict(self.user_names),
         )
 
     def default_of(self, param: cst.Param) -> Optional[cst.BaseExpression]:
@@ -476,7 +481,10 @@ class Lowering:
             op_type = type(stmt.operator).__name__.replace("Assign", "")
             binop = cst.BinaryOperation(left=target, operator=getattr(cst, op_type)(),
                                         right=stmt.value)
+            before = self.env.get(target.value) if isinstance(target, cst.Name) else None
             self.assign(target, binop)
+            if before is not None and self.env.get(target.value) != before:
+                self.inplace.append((self.env[target.value], before, self.pf.location(stmt)))
             return
         if isinstance(stmt, cst.AnnAssign):
             self.assign(stmt.target, stmt.value)
@@ -504,6 +512,7 @@ class Lowering:
             held = self.operand(value)
             _, index = self.index(target)
             name = self.bind(target.value.value)
+            self.inplace.append((name, base.name, self.pf.location(target)))
             call = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("setitem")),
                             [cst.Arg(cst.Name(base.name)), cst.Arg(index.node),
                              cst.Arg(self.operand_node(held))])
@@ -542,6 +551,7 @@ class Lowering:
         base = Var(self.env[owner])
         item = self.operand(item_node)
         name = self.bind(owner)
+        self.inplace.append((name, base.name, self.pf.location(stmt)))
         expr = cst.BinaryOperation(cst.Name(base.name), cst.Add(),
                                    cst.List([cst.Element(self.operand_node(item))]))
         self.emit((name,), expr, Prim("list.append", (base, item), location=self.pf.location(stmt)))

@@ -150,20 +150,21 @@ def _def_block(lines: list, first: int) -> Any:
 
 
 def _compile_block(block: str, code: types.CodeType) -> Any:
-    """``block`` compiled inside a def that binds ``code``'s free names, so they stay free."""
+    """``block`` compiled alone, or inside a def that binds ``code``'s free names (so they stay
+    free)."""
     free = code.co_freevars
-    body = textwrap.indent(block, "    ")
-    binds = f"    {' = '.join(free)} = None\n" if free else ""
-    text = f"def _s2sgrad_enclosing():\n{binds}{body}\n"
+    if free:
+        binds = f"    {' = '.join(free)} = None\n"
+        block = f"def _s2sgrad_enclosing():\n{binds}{textwrap.indent(block, '    ')}\n"
     try:
-        outer = compile(text, "<s2sgrad-check>", "exec", dont_inherit=True)
+        outer = compile(block, "<s2sgrad-check>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
-    for const in outer.co_consts:
-        if isinstance(const, types.CodeType):
-            for inner in const.co_consts:
-                if isinstance(inner, types.CodeType) and inner.co_name == code.co_name:
-                    return inner
+    if free:
+        outer = next((c for c in outer.co_consts if isinstance(c, types.CodeType)), None)
+    for inner in outer.co_consts if outer is not None else ():
+        if isinstance(inner, types.CodeType) and inner.co_name == code.co_name:
+            return inner
     return None
 
 
@@ -183,6 +184,8 @@ def _instructions(code: types.CodeType) -> list:
             out.append((name, None))
         elif name in ("LOAD_ATTR", "LOAD_GLOBAL"):
             out.append((name, ins.argval))
+        elif isinstance(ins.argval, str) and "<locals>." in ins.argval:
+            out.append((name, ins.argval.rsplit("<locals>.", 1)[1]))  # a nested def's qualname
         else:
             out.append((name, ins.argrepr))
     return out

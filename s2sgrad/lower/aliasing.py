@@ -1,0 +1,135 @@
+"""In-place updates of shared arrays: CoreFunction -> nothing, or a located TransformError.
+
+The core form is functional: ``z += 1``, ``z[i] = v`` and ``lst.append(v)`` make new values. In
+the user's program they change an object in place, and every other name bound to that object
+(``z = y``, a view ``z = y[1:]`` / ``y.T`` / ``y.reshape(...)``, a list element) sees the change.
+This pass finds the names that may share an object (points-to sets, views as the rule table
+declares them) and refuses an in-place update when another name sharing the object is read after
+it: s2sgrad would otherwise differentiate a program other than the one that runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import TransformError
+from .ir import Const, CoreFunction, If, Loop, Seq, Stmt, Var, operand_reads, operand_vars
+
+
+@dataclass
+class _Walk:
+    """Positions in source order: where each name is defined and read, what it may point to,
+    and the span of each loop."""
+
+    views: frozenset
+    points: dict = field(default_factory=dict)  # name -> frozenset of object ids
+    defined: dict = field(default_factory=dict)  # name -> first position
+    reads: dict = field(default_factory=dict)  # name -> [positions]
+    loops: list = field(default_factory=list)  # (start, end, carried names)
+    where: dict = field(default_factory=dict)  # name -> enclosing loop spans (innermost last)
+    position: int = 0
+    stack: list = field(default_factory=list)
+
+    def objects(self, op) -> frozenset:
+        out: frozenset = frozenset()
+        for name in operand_vars(op):
+            out |= self.points.get(name, frozenset())
+        return out
+
+    def bind(self, name: str, objects: frozenset) -> None:
+        self.points[name] = self.points.get(name, frozenset()) | objects
+        self.defined.setdefault(name, self.position)
+        self.where.setdefault(name, tuple(self.stack))
+
+    def statement(self, stmt: Stmt, inplace: dict) -> None:
+        self.position += 1
+        prim = stmt.prim
+        for op in prim.args + tuple(v for _, v in prim.kwargs):
+            for name in operand_reads(op):
+                self.reads.setdefault(name, []).append(self.position)
+        for target in stmt.targets:
+            self.bind(target, self.shares(stmt, target, inplace))
+
+    def shares(self, stmt: Stmt, target: str, inplace: dict) -> frozenset:
+        """The objects ``target`` may be bound to after ``stmt``."""
+        prim = stmt.prim
+        if target in inplace:
+            return self.points.get(inplace[target][0], frozenset())
+        if prim.op == "copy" or prim.op in self.views or prim.op.startswith("user:"):
+            ops = prim.args if prim.op.startswith("user:") or prim.op == "copy" else prim.args[:1]
+            if prim.op in self.views and prim.op == "operator.getitem" and \
+                    isinstance(prim.args[1], Const) and not prim.args[1].basic and \
+                    not isinstance(prim.args[0], Seq):
+                return frozenset({target})  # fancy indexing copies
+            shared = frozenset().union(*(self.objects(op) for op in ops)) if ops else frozenset()
+            return shared | (frozenset({target}) if prim.op.startswith("user:") else frozenset())
+        return frozenset({target})
+
+    def block(self, body: tuple, inplace: dict) -> None:
+        for stmt in body:
+            if isinstance(stmt, Stmt):
+                self.statement(stmt, inplace)
+            elif isinstance(stmt, If):
+                self.reads.setdefault(stmt.test, []).append(self.position + 1)
+                self.block(stmt.body, inplace)
+                self.block(stmt.orelse, inplace)
+            elif isinstance(stmt, Loop):
+                self.loop(stmt, inplace)
+
+    def loop(self, loop: Loop, inplace: dict) -> None:
+        start, index = self.position + 1, len(self.loops)
+        self.loops.append(None)
+        self.stack.append(index)
+        for target in loop.targets:
+            self.bind(target, frozenset({target}))
+        self.block(loop.body, inplace)
+        self.block(loop.carries, inplace)
+        self.stack.pop()
+        carried = frozenset(t for c in loop.carries for t in c.targets)
+        self.loops[index] = (start, self.position, carried)
+
+
+def check_inplace(fn: CoreFunction, views: frozenset) -> None:
+    """Raise a located TransformError for an in-place update that another live name would see."""
+    if not fn.inplace:
+        return
+    inplace = {target: (mutated, location) for target, mutated, location in fn.inplace}
+    walk = _Walk(views)
+    for p in fn.params:
+        walk.bind(p.name, frozenset({p.name}))
+    for _ in range(2):  # a second pass: what loop carries bring back to the top of the loop
+        walk.position, walk.reads, walk.defined = 0, {}, {n: 0 for n in (p.name for p in fn.params)}
+        walk.loops, walk.where = [], {}
+        walk.block(fn.body, inplace)
+    end = walk.position + 1
+    for name in operand_reads(fn.result):
+        walk.reads.setdefault(name, []).append(end)
+    for target, (mutated, location) in inplace.items():
+        _check_one(fn, walk, target, mutated, location)
+
+
+def _check_one(fn: CoreFunction, walk: _Walk, target: str, mutated: str, location) -> None:
+    at = walk.defined.get(target, 0)
+    shared = walk.points.get(mutated, frozenset())
+    owner = fn.user_names.get(mutated, mutated)
+    loops = [walk.loops[i] for i in walk.where.get(target, ())]
+    for name in sorted(walk.points):
+        if fn.user_names.get(name, name) == owner or not (walk.points[name] & shared):
+            continue
+        if name not in fn.user_names and name not in {p.name for p in fn.params}:
+            continue  # a temporary lives within its own statement
+        reads = walk.reads.get(name, [])
+        born = walk.defined.get(name, 0)
+        late = born < at and any(r > at for r in reads)
+        looped = any((born < start or name in carried) and any(start <= r <= stop for r in reads)
+                     for start, stop, carried in loops)
+        if late or looped:
+            other = fn.user_names.get(name, name)
+            raise TransformError(
+                f"`{owner}` may share its array with `{other}` (an assignment, a slice or a view "
+                f"binds both to one array), so this in-place update would change `{other}` too, "
+                "and s2sgrad does not model that",
+                location,
+                f"make a new array instead (`{owner} = {owner} + ...`), or copy first "
+                f"(`{owner} = {other}.copy()`)",
+            )

@@ -1,0 +1,62 @@
+"""Programs behind the aliasing tests in tests/test_silent_failures.py: a<n> update an array
+another live name shares (refused), ok<n> do not."""
+
+import numpy as np
+def a1(y):
+    z = y
+    z += 1.0
+    return np.sum(y * z)
+def a2(y):
+    z = y[1:]
+    z[0] = 5.0
+    return np.sum(y)
+def a3(y):
+    z = y.T
+    z *= 2.0
+    return np.sum(y ** 2)
+def ok1(y):
+    z = y.copy()
+    z += 1.0
+    return np.sum(y * z)
+def ok2(y):
+    z = y
+    z = z + 1.0
+    return np.sum(y * z)
+def ok3(y):
+    z = y
+    z += 1.0
+    return np.sum(z ** 2)
+def a4(y):
+    w = y
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(w)
+        y += 1.0
+    return s
+def ok4(y):
+    s = 0.0
+    for i in range(3):
+        y += 1.0
+        w = y.T
+        s = s + np.sum(w)
+    return s + np.sum(w)
+def a5(y):
+    lst = [y, y * 2]
+    z = lst[0]
+    z += 1.0
+    return np.sum(y)
+def ok5(x):
+    y = x * 1.0
+    y[0] = 3.0
+    return np.sum(y.T * x)
+def a6(xs):
+    s = 0.0
+    for row in xs:
+        row += 1.0
+        s = s + np.sum(row)
+    return s + np.sum(xs)
+def ok6(x):
+    y = np.zeros(3)
+    for i in range(3):
+        y[i] = x[i] * 2.0
+    return np.sum(y * y)
