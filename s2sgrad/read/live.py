@@ -8,15 +8,14 @@ Takes live function objects; returns dicts, strings or raises TransformError. Ne
 from __future__ import annotations
 
 import dis
-import inspect
 import textwrap
-import tokenize
 import types
 from typing import Any, Iterator
 
 from ..errors import Location, TransformError
 
 _LITERALS = (int, float, complex, bool, str, bytes, type(None))
+_CHECKED: dict = {}  # id(code) -> (code, what it was checked against): each def checked once
 
 
 def _unwrap(fn: Any) -> Any:
@@ -124,11 +123,13 @@ def check_current(fn: types.FunctionType, lines: list, path: str) -> None:
     """Raise when the source lines s2sgrad read for ``fn`` are not what ``fn`` was compiled from
     (its file was edited after it was defined, and the module not reloaded)."""
     code = fn.__code__
-    block = _def_block(lines, code.co_firstlineno)
-    if block is None:
+    key = (code.co_filename, code.co_firstlineno, hash(tuple(lines)))
+    if _CHECKED.get(id(code), (None, None))[1] == key:
         return
-    compiled = _compile_block(block, code)
+    block = _def_block(lines, code)
+    compiled = _compile_block(block, code) if block is not None else None
     if compiled is None or _same_code(compiled, code):
+        _CHECKED[id(code)] = (code, key)  # the code object is kept, so its id is not reused
         return
     raise TransformError(
         f"the file holding {fn.__qualname__} has changed since {fn.__name__} was defined: "
@@ -138,15 +139,22 @@ def check_current(fn: types.FunctionType, lines: list, path: str) -> None:
     )
 
 
-def _def_block(lines: list, first: int) -> Any:
-    """The decorators and def starting at 1-based line ``first``, dedented; None when unclear."""
-    if not 0 < first <= len(lines):
+def _def_block(lines: list, code: types.CodeType) -> Any:
+    """The decorators and def of ``code`` (from its first line to the last line its instructions
+    name, and any closing lines after that), dedented; None when unclear."""
+    first = code.co_firstlineno
+    last = max((line for _, _, line in code.co_lines() if line), default=first)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            last = max([last] + [line for _, _, line in const.co_lines() if line])
+    if not 0 < first <= last <= len(lines):
         return None
-    try:
-        block = inspect.getblock(lines[first - 1:])
-    except (SyntaxError, IndentationError, tokenize.TokenError):
-        return None
-    return textwrap.dedent("".join(block))
+    indent = len(lines[first - 1]) - len(lines[first - 1].lstrip())
+    while last < len(lines) and (not lines[last].strip() or
+                                 len(lines[last]) - len(lines[last].lstrip()) > indent or
+                                 lines[last].lstrip()[:1] in ")]}"):
+        last += 1
+    return textwrap.dedent("".join(lines[first - 1:last]))
 
 
 def _compile_block(block: str, code: types.CodeType) -> Any:
