@@ -188,6 +188,8 @@ def _instructions(code: types.CodeType) -> list:
         if ins.opname in _IGNORED:
             continue
         name = _SAME.get(ins.opname, ins.opname)
+        if name == "STORE_NAME" and ins.argval == "__firstlineno__" and out:
+            out[-1] = (out[-1][0], None)  # a class body's own line (3.13): where, not what
         if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs or isinstance(ins.argval, types.CodeType):
             out.append((name, None))
         elif name in ("LOAD_ATTR", "LOAD_GLOBAL"):
