@@ -43,10 +43,12 @@ RULES = (
         b="s2s.tensordot_vjp_b(g, a, b, axes)",
     ),
     defvjp("numpy.einsum(subscripts, *operands)", operands="s2s.einsum_vjps(g, subscripts, operands)"),
-    defvjp("numpy.linalg.inv(a)", a=f"-{_T} @ g @ {_T}"),
+    # forward mode: plain numpy, so second derivatives go through them
+    defvjp("numpy.linalg.inv(a)", a=f"-{_T} @ g @ {_T}", jvps={"a": "-ans @ t @ ans"}),
     defvjp(
         "numpy.linalg.det(a)",
         a="np.expand_dims(g * ans, (-1, -2)) * np.swapaxes(np.linalg.inv(a), -1, -2)",
+        jvps={"a": "ans * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"},
     ),
     _TRACE,
     alias("ndarray.trace", _TRACE, rename={"a": "self"}),
