@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .runtime_contract import einsum_vjp, einsum_vjps  # noqa: F401 (re-exported)
 
 _ndarray = np.ndarray
 _float64 = np.float64
@@ -516,6 +517,19 @@ def dot_vjp_b(g, a, b):
     return tensordot_vjp_b(g, a, b, ([np.ndim(a) - 1], [max(np.ndim(b) - 2, 0)]))
 
 
+def inner_vjp_a(g, a, b):
+    """Adjoint of ``a`` in ``np.inner(a, b)``: over the last axes, or a product with a number."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return dot_vjp_a(g, a, b)
+    return tensordot_vjp_a(g, a, b, ([-1], [-1]))
+
+
+def inner_vjp_b(g, a, b):
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return dot_vjp_b(g, a, b)
+    return tensordot_vjp_b(g, a, b, ([-1], [-1]))
+
+
 def _tensordot_axes(a_nd, b_nd, axes):
     if np.ndim(axes) == 0:
         axes = int(axes)
@@ -553,43 +567,6 @@ def tensordot_vjp_b(g, a, b, axes=2):
     return np.transpose(out, np.argsort(order))
 
 
-def einsum_vjp(g, subscripts, operands, index):
-    """Adjoint of ``operands[index]`` in ``np.einsum(subscripts, *operands)`` (explicit ``->``)."""
-    if "->" not in subscripts:
-        inputs = subscripts.replace(" ", "")
-        letters = sorted(c for c in inputs if c.isalpha() and inputs.count(c) == 1)
-        subscripts = inputs + "->" + "".join(letters)
-    lhs, out = subscripts.replace(" ", "").split("->")
-    ins = lhs.split(",")
-    if any("." in s for s in ins):
-        raise NotImplementedError("einsum with '...' is not differentiable by s2sgrad yet")
-    target = ins[index]
-    others = [s for i, s in enumerate(ins) if i != index]
-    other_ops = [o for i, o in enumerate(operands) if i != index]
-    x = operands[index]
-    # Letters of the target missing from the output and other inputs are broadcast (summed) dims.
-    available = set(out) | set("".join(others))
-    kept = "".join(c for c in target if c in available)
-    spec = ",".join([out] + others) + "->" + _dedupe(kept)
-    partial = np.einsum(spec, g, *other_ops)
-    if len(set(target)) != len(target):
-        raise NotImplementedError("einsum with a repeated index in one operand is not supported")
-    letters = _dedupe(kept)
-    expanded = partial
-    for ax, c in enumerate(target):
-        if c not in letters:
-            expanded = np.expand_dims(expanded, ax)
-    return np.broadcast_to(expanded, np.shape(x))
-
-
-def _dedupe(s):
-    out = ""
-    for c in s:
-        if c not in out:
-            out += c
-    return out
-
-
 def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
     """Adjoint of ``np.linalg.norm``: vector norms, and matrix norms over two axes."""
     x = np.asarray(x)
@@ -616,11 +593,6 @@ def safe_power_base(x2):
 def safe_log_base(x1):
     """log(x) with x == 0 replaced by 1, so that d/dy x**y at x == 0 is 0, not NaN."""
     return np.log(np.where(x1 == 0, 1.0, x1)) if np.ndim(x1) else np.log(x1 if x1 != 0 else 1.0)
-
-
-def einsum_vjps(g, subscripts, operands):
-    """Adjoints of every operand of ``np.einsum(subscripts, *operands)``."""
-    return [einsum_vjp(g, subscripts, operands, i) for i in range(len(operands))]
 
 
 def inside(a, a_min=None, a_max=None):
@@ -683,11 +655,16 @@ def split_diff(g, x, n=1, axis=-1, prepend=None, append=None):
     x = np.asarray(x)
     axis = axis % x.ndim
     g = np.asarray(g)
-    for _ in range(n):
-        zero = np.zeros_like(np.take(g, [0], axis=axis))
-        g = np.concatenate([zero, g], axis=axis) - np.concatenate([g, zero], axis=axis)
     before = 0 if prepend is None else (1 if np.ndim(prepend) == 0 else np.shape(prepend)[axis])
     after = before + x.shape[axis]
+    total = after + (0 if append is None else (1 if np.ndim(append) == 0 else np.shape(append)[axis]))
+    if g.shape[axis] == 0:  # n at least the joined length: an empty output, a zero gradient
+        g = np.zeros(g.shape[:axis] + (total,) + g.shape[axis + 1:], np.result_type(g, 1.0))
+        n = 0
+    zero_shape = g.shape[:axis] + (1,) + g.shape[axis + 1:]
+    for _ in range(n):
+        zero = np.zeros(zero_shape, g.dtype)
+        g = np.concatenate([zero, g], axis=axis) - np.concatenate([g, zero], axis=axis)
     parts = [None, np.take(g, range(before, after), axis=axis), None]
     for k, (extra, piece) in enumerate(((prepend, range(0, before)), (append, range(after, g.shape[axis])))):
         if extra is not None:

@@ -34,8 +34,8 @@ RULES = (
     ),
     defvjp(
         "numpy.inner(a, b)",
-        a="s2s.tensordot_vjp_a(g, a, b, ([-1], [-1]))",
-        b="s2s.tensordot_vjp_b(g, a, b, ([-1], [-1]))",
+        a="s2s.inner_vjp_a(g, a, b)",
+        b="s2s.inner_vjp_b(g, a, b)",
     ),
     defvjp(
         "numpy.tensordot(a, b, axes=2)",
