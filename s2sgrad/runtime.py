@@ -10,6 +10,9 @@ import math
 
 import numpy as np
 
+from .runtime_complex import (  # noqa: F401 (re-exported)
+    abs_slope, abs_slope_vjp, angle_slope, angle_slope_vjp, match_complex,
+)
 from .runtime_contract import einsum_vjp, einsum_vjps  # noqa: F401 (re-exported)
 
 _ndarray = np.ndarray
@@ -62,11 +65,14 @@ def like(g, x):
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         if isinstance(g, float):  # a Python float or a numpy float64 scalar
             return float(g)
+        g = np.real(g)  # the gradient of a real number is real (runtime_complex)
         return float(np.sum(g)) if np.ndim(g) else float(g)
     x_dtype = np.result_type(x)
     if not np.issubdtype(x_dtype, np.inexact):
         x_dtype = np.dtype(np.float64)
     g = np.asarray(g)
+    if g.dtype.kind == "c" and x_dtype.kind != "c":
+        g = g.real
     if g.shape != np.shape(x) or not g.flags.writeable:
         out = np.empty(np.shape(x), x_dtype)  # a fresh array the caller may write to
         out[...] = unbroadcast(g, x)
@@ -200,15 +206,23 @@ def mean_vjp(g, x, axis=None, keepdims=False):
 def var_vjp(g, x, axis=None, ddof=0, keepdims=False):
     x = np.asarray(x)
     n = _count(x, axis)
-    centered = x - np.mean(x, axis=axis, keepdims=True)
-    return 2.0 * _expand(g, x, axis, keepdims) * centered / (n - ddof)
+    centered = _conj(x - np.mean(x, axis=axis, keepdims=True))
+    return 2.0 * _expand(np.real(g), x, axis, keepdims) * centered / (n - ddof)
 
 
 def std_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):
+    """0 where one value is reduced (autograd's convention: its std is 0 whatever the value)."""
     x = np.asarray(x)
     n = _count(x, axis)
-    centered = x - np.mean(x, axis=axis, keepdims=True)
-    return _expand(g / ans, x, axis, keepdims) * centered / (n - ddof)
+    if n <= 1:
+        return np.zeros(x.shape, np.result_type(x, np.real(g), 1.0))
+    centered = _conj(x - np.mean(x, axis=axis, keepdims=True))
+    return _expand(np.real(g) / ans, x, axis, keepdims) * centered / (n - ddof)
+
+
+def _conj(x):
+    """``np.conj(x)`` for a complex array (the adjoints of real functions of it), ``x`` else."""
+    return np.conj(x) if x.dtype.kind == "c" else x
 
 
 def extremum_vjp(g, ans, x, axis=None, keepdims=False):
@@ -729,8 +743,8 @@ def nanvar_vjp(g, x, axis=None, ddof=0, keepdims=False):
     x = np.asarray(x)
     kept = _finite_mask(x)
     count = np.sum(kept, axis=axis, keepdims=True)
-    centered = np.where(kept, x - np.nanmean(x, axis=axis, keepdims=True), 0.0)
-    return 2.0 * _expand(g, x, axis, keepdims) * centered / (count - ddof)
+    centered = _conj(np.where(kept, x - np.nanmean(x, axis=axis, keepdims=True), 0.0))
+    return 2.0 * _expand(np.real(g), x, axis, keepdims) * centered / (count - ddof)
 
 
 def nanstd_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):
@@ -773,22 +787,24 @@ def logsumexp_vjp_b(g, ans, a, axis=None, b=None, keepdims=False):
 
 def vector_norm_vjp(g, ans, x, ord, axis, keepdims):
     x = np.asarray(x)
+    g = np.real(g)  # a norm is real; its adjoint at a complex x is conjugated (runtime_complex)
     if ord is None or ord == 2:
-        return _expand(g / ans, x, axis, keepdims) * x
+        return _expand(g / ans, x, axis, keepdims) * _conj(x)
     if ord == 1:
-        return _expand(g, x, axis, keepdims) * np.sign(x)
+        return _expand(g, x, axis, keepdims) * abs_slope(x)
     if ord in (np.inf, -np.inf):
-        return extremum_vjp(g, ans, np.abs(x), axis, keepdims) * np.sign(x)
+        return extremum_vjp(g, ans, np.abs(x), axis, keepdims) * abs_slope(x)
     if ord == 0:
         return np.zeros(x.shape, dtype=np.result_type(x, np.float64))
-    return _expand(g * ans ** (1.0 - ord), x, axis, keepdims) * np.abs(x) ** (ord - 1) * np.sign(x)
+    return _expand(g * ans ** (1.0 - ord), x, axis, keepdims) * np.abs(x) ** (ord - 1) * abs_slope(x)
 
 
 def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
     """Matrix norms over the two ``axes`` (Frobenius, nuclear, 1, -1, inf, -inf, 2, -2)."""
     x = np.asarray(x)
+    g = np.real(g)
     if ord is None or ord == "fro":
-        return _expand(g / ans, x, axes, keepdims) * x
+        return _expand(g / ans, x, axes, keepdims) * _conj(x)
     g_full = _expand(g, x, axes, keepdims)
     moved = np.moveaxis(x, axes, (-2, -1))
     g_m = np.moveaxis(g_full, axes, (-2, -1))[..., :1, :1]
@@ -799,13 +815,14 @@ def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
         else:
             k = 0 if ord == 2 else -1
             out = u[..., :, k:k + 1 if k == 0 else None] @ vt[..., k:k + 1 if k == 0 else None, :]
+        out = _conj(out)
     elif ord in (1, -1, np.inf, -np.inf):
         line_axis = -2 if ord in (1, -1) else -1  # 1: column sums (sum over rows)
         sums = np.sum(np.abs(moved), axis=line_axis, keepdims=True)
         best = np.max(sums, axis=-1 if line_axis == -2 else -2, keepdims=True) if ord > 0 else \
             np.min(sums, axis=-1 if line_axis == -2 else -2, keepdims=True)
         hits = sums == best
-        out = np.sign(moved) * hits / np.sum(hits, axis=(-2, -1), keepdims=True)
+        out = abs_slope(moved) * hits / np.sum(hits, axis=(-2, -1), keepdims=True)
     else:
         raise NotImplementedError(f"the gradient of np.linalg.norm with ord={ord!r} is not supported")
     return np.moveaxis(g_m * out, (-2, -1), axes)

@@ -321,6 +321,8 @@ def r_var_method(x): return np.sum(x.var(axis=-1) * V3)
 def r_std(x): return np.sum(np.std(x, axis=1) * V3) + np.std(x)
 def r_std_ddof(x): return np.sum(np.std(x, axis=(0, 2), ddof=1) * V3)
 def r_std_method(x): return np.sum(x.std(axis=1, keepdims=True) * V3[:, None])
+# one value reduced: its std is 0 whatever the value, and so is the gradient (autograd's choice)
+def r_std_one(x): return np.std(x[0, :1]) + np.sum(np.std(x[:, :1], axis=1) * V3) + x[:, :1].std()
 def r_max(x): return np.sum(np.max(x, axis=0) * V4) + np.max(x)
 def r_max_keep(x): return np.sum(np.max(x, axis=(0, 2), keepdims=True) * V3[:, None])
 def r_amax(x): return np.sum(np.amax(x, axis=1) * V3)
@@ -361,6 +363,7 @@ add("ndarray.var", r_var_method, X34)
 add("numpy.std", r_std, X34)
 add("numpy.std", r_std_ddof, X234)
 add("ndarray.std", r_std_method, X34)
+add(("numpy.std", "ndarray.std"), r_std_one, X34)
 add("numpy.max", r_max, X34)
 add("numpy.max", r_max_keep, X234)
 add("numpy.amax", r_amax, X34)
@@ -550,6 +553,10 @@ add("numpy.trace", l_trace_axes, uniform((2, 3, 4)), oracle="none")
 def u_sinc(x): return np.sum(np.sinc(x) * W)
 def u_real(x): return np.sum(np.real(x) * W)
 def u_nan_to_num(x): return np.sum(np.nan_to_num(x) * W)
+# Functions of complex numbers on real values (tests/test_rules_complex.py has complex ones): the
+# imaginary part and the angle of a real number are constant, their gradient is zero.
+def u_imag(x): return np.sum((np.imag(x) + np.angle(x) + np.angle(x, deg=True) + x) * W)
+def u_methods(x): return np.sum((x.real + x.imag + x.conj() * 2.0 + x.conjugate()) * W)
 def b_atan2(x, y): return np.sum(np.atan2(x, y) * W)
 def b_float_power(x, y): return np.sum(np.float_power(x, y) * W)
 def b_fmod(x, y): return np.sum(np.fmod(x, y) * W)
@@ -562,7 +569,10 @@ def m_fmod(x, y): return math.fmod(x * 3.0, y) * 1.5
 for _shape in ((3, 4), (4,), None):
     add("numpy.sinc", u_sinc, uniform(_shape, -2.0, 2.0))
     add("numpy.real", u_real, uniform(_shape))
+    add(("numpy.imag", "numpy.angle"), u_imag, uniform(_shape), oracle="none")  # no deg= in autograd
     add("numpy.nan_to_num", u_nan_to_num, uniform(_shape))
+add(("ndarray.real", "ndarray.imag", "ndarray.conj", "ndarray.conjugate"), u_methods,
+    uniform((3, 4)), oracle="none")  # autograd's arrays have no .real
 # autograd gives NaN at x == 0, where the derivative of sinc is 0.
 add("numpy.sinc", u_sinc, np.array([0.0, 0.5, -1.5, 2.5]), oracle="none")
 # non-finite entries get a zero gradient (finite differences see a constant there)
@@ -805,6 +815,7 @@ def r_extremum_jvp(t, x): return np.sum(s2s.extremum_jvp(t, np.max(x, axis=1), x
 def r_safe_power_base(y): return np.sum(s2s.safe_power_base(y) * W)
 def r_safe_log_base(x): return np.sum(s2s.safe_log_base(x) * W)
 def r_rows_matmul(a, b): return np.sum(np.sin(s2s.rows_matmul(a, 3, b)))
+def r_slopes(x): return np.sum((s2s.abs_slope(x) + s2s.angle_slope(x, True) + x) * W)
 
 
 add("s2sgrad.runtime.broadcast", r_broadcast, uniform((4,)), oracle="none")
@@ -813,6 +824,8 @@ add("s2sgrad.runtime.extremum_jvp", r_extremum_jvp, uniform((3, 4)), uniform((3,
 add("s2sgrad.runtime.safe_power_base", r_safe_power_base, uniform((3, 4), 0.5, 2.0), oracle="none")
 add("s2sgrad.runtime.safe_log_base", r_safe_log_base, uniform((3, 4), 0.2, 2.0), oracle="none")
 add("s2sgrad.runtime.rows_matmul", r_rows_matmul, uniform((3, 2)), uniform((2, 4)), oracle="none")
+add(("s2sgrad.runtime.abs_slope", "s2sgrad.runtime.angle_slope"), r_slopes, uniform((3, 4)),
+    oracle="none")  # piecewise constant for real values (tests/test_rules_complex.py: complex)
 
 
 # ===== the tests ===============================================================================

@@ -53,9 +53,9 @@ RULES = (
     _TRACE,
     alias("ndarray.trace", _TRACE, rename={"a": "self"}),
     defvjp(
-        "numpy.vdot(a, b)",
-        a="np.reshape(g * np.ravel(b), np.shape(a))",
-        b="np.reshape(g * np.ravel(a), np.shape(b))",
+        "numpy.vdot(a, b)",  # sum(conj(a) * b): conjugate-linear in a (tests/test_rules_complex.py)
+        a="np.reshape(np.conj(g * np.ravel(b)), np.shape(a))",
+        b="np.reshape(g * np.conj(np.ravel(a)), np.shape(b))",
     ),
     defvjp("numpy.kron(a, b)", a="s2s.kron_vjp(g, a, b)[0]", b="s2s.kron_vjp(g, a, b)[1]"),
     defvjp(
