@@ -27,7 +27,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from ..analyze.activity import differentiable, varied_names
+from ..analyze.activity import differentiable, refuse_constant_subscripts, varied_names
 from ..analyze.shapes import may_be_array, may_broadcast
 from ..errors import TransformError
 from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, prim_operands
@@ -93,6 +93,7 @@ class ForwardBuilder:
         self.name = name
         self.namer = Namer(fn.reserved | {name})
         self.varied = varied_names(fn, wrt, table.nondiff, constant)
+        refuse_constant_subscripts(fn, self.varied)
         self.tangents = {n: self.namer.fresh(f"{n}_dot") for n in sorted(self.varied)}
 
     # ----- code ------------------------------------------------------------------------------
