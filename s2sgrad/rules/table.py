@@ -88,21 +88,17 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent)."""
     name, params = _parse_signature(signature)
-    return Rule(name, params, tuple(templates.items()), elementwise, tuple((jvps or {}).items()))
-
-
-def with_jvps(rule: Rule, **templates: str) -> Rule:
-    """``rule`` with forward mode's own templates (``t``: the parameter's tangent)."""
-    return Rule(rule.name, rule.params, rule.vjps, rule.elementwise, tuple(templates.items()))
+    return Rule(name, params, tuple(templates.items()), elementwise,
+                jvps=tuple((jvps or {}).items()))
 
 
 def alias(name: str, rule: Rule, *, rename: Optional[dict] = None) -> Rule:
     """The same rule under another name (``numpy.absolute`` for ``numpy.abs``, ``ndarray.sum``)."""
     if not rename:
-        return Rule(name, rule.params, rule.vjps, rule.elementwise, rule.jvps)
+        return Rule(name, rule.params, rule.vjps, rule.elementwise, jvps=rule.jvps)
     params = tuple(RuleParam(rename.get(p.name, p.name), p.kind, p.default) for p in rule.params)
     return Rule(name, params, _renamed(rule.vjps, rename), rule.elementwise,
-                _renamed(rule.jvps, rename))
+                jvps=_renamed(rule.jvps, rename))
 
 
 def _renamed(templates: tuple, rename: dict) -> tuple:
