@@ -10,6 +10,10 @@ import math
 
 import numpy as np
 
+from .runtime_complex import (  # noqa: F401 (re-exported)
+    abs_slope, abs_slope_vjp, angle_slope, angle_slope_vjp, match_complex,
+)
+from .runtime_contract import einsum_vjp, einsum_vjps  # noqa: F401 (re-exported)
 
 _ndarray = np.ndarray
 _float64 = np.float64
@@ -61,11 +65,14 @@ def like(g, x):
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         if isinstance(g, float):  # a Python float or a numpy float64 scalar
             return float(g)
+        g = np.real(g)  # the gradient of a real number is real (runtime_complex)
         return float(np.sum(g)) if np.ndim(g) else float(g)
     x_dtype = np.result_type(x)
     if not np.issubdtype(x_dtype, np.inexact):
         x_dtype = np.dtype(np.float64)
     g = np.asarray(g)
+    if g.dtype.kind == "c" and x_dtype.kind != "c":
+        g = g.real
     if g.shape != np.shape(x) or not g.flags.writeable:
         out = np.empty(np.shape(x), x_dtype)  # a fresh array the caller may write to
         out[...] = unbroadcast(g, x)
@@ -199,15 +206,23 @@ def mean_vjp(g, x, axis=None, keepdims=False):
 def var_vjp(g, x, axis=None, ddof=0, keepdims=False):
     x = np.asarray(x)
     n = _count(x, axis)
-    centered = x - np.mean(x, axis=axis, keepdims=True)
-    return 2.0 * _expand(g, x, axis, keepdims) * centered / (n - ddof)
+    centered = _conj(x - np.mean(x, axis=axis, keepdims=True))
+    return 2.0 * _expand(np.real(g), x, axis, keepdims) * centered / (n - ddof)
 
 
 def std_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):
+    """0 where one value is reduced (autograd's convention: its std is 0 whatever the value)."""
     x = np.asarray(x)
     n = _count(x, axis)
-    centered = x - np.mean(x, axis=axis, keepdims=True)
-    return _expand(g / ans, x, axis, keepdims) * centered / (n - ddof)
+    if n <= 1:
+        return np.zeros(x.shape, np.result_type(x, np.real(g), 1.0))
+    centered = _conj(x - np.mean(x, axis=axis, keepdims=True))
+    return _expand(np.real(g) / ans, x, axis, keepdims) * centered / (n - ddof)
+
+
+def _conj(x):
+    """``np.conj(x)`` for a complex array (the adjoints of real functions of it), ``x`` else."""
+    return np.conj(x) if x.dtype.kind == "c" else x
 
 
 def extremum_vjp(g, ans, x, axis=None, keepdims=False):
@@ -518,6 +533,19 @@ def dot_vjp_b(g, a, b):
     return tensordot_vjp_b(g, a, b, ([np.ndim(a) - 1], [max(np.ndim(b) - 2, 0)]))
 
 
+def inner_vjp_a(g, a, b):
+    """Adjoint of ``a`` in ``np.inner(a, b)``: over the last axes, or a product with a number."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return dot_vjp_a(g, a, b)
+    return tensordot_vjp_a(g, a, b, ([-1], [-1]))
+
+
+def inner_vjp_b(g, a, b):
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return dot_vjp_b(g, a, b)
+    return tensordot_vjp_b(g, a, b, ([-1], [-1]))
+
+
 def _tensordot_axes(a_nd, b_nd, axes):
     if np.ndim(axes) == 0:
         axes = int(axes)
@@ -555,43 +583,6 @@ def tensordot_vjp_b(g, a, b, axes=2):
     return np.transpose(out, np.argsort(order))
 
 
-def einsum_vjp(g, subscripts, operands, index):
-    """Adjoint of ``operands[index]`` in ``np.einsum(subscripts, *operands)`` (explicit ``->``)."""
-    if "->" not in subscripts:
-        inputs = subscripts.replace(" ", "")
-        letters = sorted(c for c in inputs if c.isalpha() and inputs.count(c) == 1)
-        subscripts = inputs + "->" + "".join(letters)
-    lhs, out = subscripts.replace(" ", "").split("->")
-    ins = lhs.split(",")
-    if any("." in s for s in ins):
-        raise NotImplementedError("einsum with '...' is not differentiable by s2sgrad yet")
-    target = ins[index]
-    others = [s for i, s in enumerate(ins) if i != index]
-    other_ops = [o for i, o in enumerate(operands) if i != index]
-    x = operands[index]
-    # Letters of the target missing from the output and other inputs are broadcast (summed) dims.
-    available = set(out) | set("".join(others))
-    kept = "".join(c for c in target if c in available)
-    spec = ",".join([out] + others) + "->" + _dedupe(kept)
-    partial = np.einsum(spec, g, *other_ops)
-    if len(set(target)) != len(target):
-        raise NotImplementedError("einsum with a repeated index in one operand is not supported")
-    letters = _dedupe(kept)
-    expanded = partial
-    for ax, c in enumerate(target):
-        if c not in letters:
-            expanded = np.expand_dims(expanded, ax)
-    return np.broadcast_to(expanded, np.shape(x))
-
-
-def _dedupe(s):
-    out = ""
-    for c in s:
-        if c not in out:
-            out += c
-    return out
-
-
 def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
     """Adjoint of ``np.linalg.norm``: vector norms, and matrix norms over two axes."""
     x = np.asarray(x)
@@ -618,11 +609,6 @@ def safe_power_base(x2):
 def safe_log_base(x1):
     """log(x) with x == 0 replaced by 1, so that d/dy x**y at x == 0 is 0, not NaN."""
     return np.log(np.where(x1 == 0, 1.0, x1)) if np.ndim(x1) else np.log(x1 if x1 != 0 else 1.0)
-
-
-def einsum_vjps(g, subscripts, operands):
-    """Adjoints of every operand of ``np.einsum(subscripts, *operands)``."""
-    return [einsum_vjp(g, subscripts, operands, i) for i in range(len(operands))]
 
 
 def inside(a, a_min=None, a_max=None):
@@ -685,11 +671,16 @@ def split_diff(g, x, n=1, axis=-1, prepend=None, append=None):
     x = np.asarray(x)
     axis = axis % x.ndim
     g = np.asarray(g)
-    for _ in range(n):
-        zero = np.zeros_like(np.take(g, [0], axis=axis))
-        g = np.concatenate([zero, g], axis=axis) - np.concatenate([g, zero], axis=axis)
     before = 0 if prepend is None else (1 if np.ndim(prepend) == 0 else np.shape(prepend)[axis])
     after = before + x.shape[axis]
+    total = after + (0 if append is None else (1 if np.ndim(append) == 0 else np.shape(append)[axis]))
+    if g.shape[axis] == 0:  # n at least the joined length: an empty output, a zero gradient
+        g = np.zeros(g.shape[:axis] + (total,) + g.shape[axis + 1:], np.result_type(g, 1.0))
+        n = 0
+    zero_shape = g.shape[:axis] + (1,) + g.shape[axis + 1:]
+    for _ in range(n):
+        zero = np.zeros(zero_shape, g.dtype)
+        g = np.concatenate([zero, g], axis=axis) - np.concatenate([g, zero], axis=axis)
     parts = [None, np.take(g, range(before, after), axis=axis), None]
     for k, (extra, piece) in enumerate(((prepend, range(0, before)), (append, range(after, g.shape[axis])))):
         if extra is not None:
@@ -754,8 +745,8 @@ def nanvar_vjp(g, x, axis=None, ddof=0, keepdims=False):
     x = np.asarray(x)
     kept = _finite_mask(x)
     count = np.sum(kept, axis=axis, keepdims=True)
-    centered = np.where(kept, x - np.nanmean(x, axis=axis, keepdims=True), 0.0)
-    return 2.0 * _expand(g, x, axis, keepdims) * centered / (count - ddof)
+    centered = _conj(np.where(kept, x - np.nanmean(x, axis=axis, keepdims=True), 0.0))
+    return 2.0 * _expand(np.real(g), x, axis, keepdims) * centered / (count - ddof)
 
 
 def nanstd_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):
@@ -798,22 +789,24 @@ def logsumexp_vjp_b(g, ans, a, axis=None, b=None, keepdims=False):
 
 def vector_norm_vjp(g, ans, x, ord, axis, keepdims):
     x = np.asarray(x)
+    g = np.real(g)  # a norm is real; its adjoint at a complex x is conjugated (runtime_complex)
     if ord is None or ord == 2:
-        return _expand(g / ans, x, axis, keepdims) * x
+        return _expand(g / ans, x, axis, keepdims) * _conj(x)
     if ord == 1:
-        return _expand(g, x, axis, keepdims) * np.sign(x)
+        return _expand(g, x, axis, keepdims) * abs_slope(x)
     if ord in (np.inf, -np.inf):
-        return extremum_vjp(g, ans, np.abs(x), axis, keepdims) * np.sign(x)
+        return extremum_vjp(g, ans, np.abs(x), axis, keepdims) * abs_slope(x)
     if ord == 0:
         return np.zeros(x.shape, dtype=np.result_type(x, np.float64))
-    return _expand(g * ans ** (1.0 - ord), x, axis, keepdims) * np.abs(x) ** (ord - 1) * np.sign(x)
+    return _expand(g * ans ** (1.0 - ord), x, axis, keepdims) * np.abs(x) ** (ord - 1) * abs_slope(x)
 
 
 def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
     """Matrix norms over the two ``axes`` (Frobenius, nuclear, 1, -1, inf, -inf, 2, -2)."""
     x = np.asarray(x)
+    g = np.real(g)
     if ord is None or ord == "fro":
-        return _expand(g / ans, x, axes, keepdims) * x
+        return _expand(g / ans, x, axes, keepdims) * _conj(x)
     g_full = _expand(g, x, axes, keepdims)
     moved = np.moveaxis(x, axes, (-2, -1))
     g_m = np.moveaxis(g_full, axes, (-2, -1))[..., :1, :1]
@@ -824,13 +817,14 @@ def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
         else:
             k = 0 if ord == 2 else -1
             out = u[..., :, k:k + 1 if k == 0 else None] @ vt[..., k:k + 1 if k == 0 else None, :]
+        out = _conj(out)
     elif ord in (1, -1, np.inf, -np.inf):
         line_axis = -2 if ord in (1, -1) else -1  # 1: column sums (sum over rows)
         sums = np.sum(np.abs(moved), axis=line_axis, keepdims=True)
         best = np.max(sums, axis=-1 if line_axis == -2 else -2, keepdims=True) if ord > 0 else \
             np.min(sums, axis=-1 if line_axis == -2 else -2, keepdims=True)
         hits = sums == best
-        out = np.sign(moved) * hits / np.sum(hits, axis=(-2, -1), keepdims=True)
+        out = abs_slope(moved) * hits / np.sum(hits, axis=(-2, -1), keepdims=True)
     else:
         raise NotImplementedError(f"the gradient of np.linalg.norm with ord={ord!r} is not supported")
     return np.moveaxis(g_m * out, (-2, -1), axes)

@@ -129,3 +129,16 @@ def for_over_generator(x):
 
 def calls_builtin_without_rule(x):
     return np.sum(sorted(x))  # refused
+
+
+def index_built_row(x):
+    y = np.sin(x)
+    return np.sum(np.r_[y, x] ** 2)  # refused
+
+
+def index_built_columns(x):
+    return np.sum(np.c_[x, x * 2.0] ** 2)  # refused
+
+
+def constant_indexed_by_varied(x):
+    return np.sum(GLOBAL_ARRAY[x.astype(int)] * x)  # refused

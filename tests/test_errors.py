@@ -34,6 +34,9 @@ REFUSED = [
     ("computed_while_condition", "while condition must be a comparison"),
     ("for_over_generator", "comprehensions"),
     ("calls_builtin_without_rule", "no derivative rule for `builtins.sorted`"),
+    ("index_built_row", "indexing the constant `np.r_` with a differentiated value"),
+    ("index_built_columns", "indexing the constant `np.c_` with a differentiated value"),
+    ("constant_indexed_by_varied", "indexing the constant `GLOBAL_ARRAY` with a differentiated"),
 ]
 
 
@@ -68,6 +71,25 @@ def test_every_refusal_has_a_test():
     defined = {n for n, v in vars(bad_inputs).items() if callable(v)
                and getattr(v, "__module__", "") == "bad_inputs" and n != "helper_condition"}
     assert refused == defined
+
+
+def test_constant_indexed_by_varied_value_is_refused_in_forward_mode_too():
+    for name in ("index_built_row", "index_built_columns"):
+        with pytest.raises(s2sgrad.TransformError, match="indexing the constant `np.[rc]_`"):
+            s2sgrad.jvp(getattr(bad_inputs, name), (np.ones(3),), (np.ones(3),))
+
+
+def global_rows(x):
+    total = 0.0
+    for i in range(2):  # a global indexed by a counter: no derivative through the index, no error
+        total = total + np.sum(bad_inputs.GLOBAL_ARRAY[i:i + 2] * x[i]) + x[i] * x[i]
+    return total
+
+
+def test_constant_indexed_by_counter_is_fine():
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(s2sgrad.grad(global_rows)(x), [2.0, 4.0, 0.0])
+    np.testing.assert_allclose(s2sgrad.jvp(global_rows, (x,), (np.ones(3),))[1], 6.0)
 
 
 def test_inactive_unknown_function_is_fine():

@@ -321,6 +321,8 @@ def r_var_method(x): return np.sum(x.var(axis=-1) * V3)
 def r_std(x): return np.sum(np.std(x, axis=1) * V3) + np.std(x)
 def r_std_ddof(x): return np.sum(np.std(x, axis=(0, 2), ddof=1) * V3)
 def r_std_method(x): return np.sum(x.std(axis=1, keepdims=True) * V3[:, None])
+# one value reduced: its std is 0 whatever the value, and so is the gradient (autograd's choice)
+def r_std_one(x): return np.std(x[0, :1]) + np.sum(np.std(x[:, :1], axis=1) * V3) + x[:, :1].std()
 def r_max(x): return np.sum(np.max(x, axis=0) * V4) + np.max(x)
 def r_max_keep(x): return np.sum(np.max(x, axis=(0, 2), keepdims=True) * V3[:, None])
 def r_amax(x): return np.sum(np.amax(x, axis=1) * V3)
@@ -361,6 +363,7 @@ add("ndarray.var", r_var_method, X34)
 add("numpy.std", r_std, X34)
 add("numpy.std", r_std_ddof, X234)
 add("ndarray.std", r_std_method, X34)
+add(("numpy.std", "ndarray.std"), r_std_one, X34)
 add("numpy.max", r_max, X34)
 add("numpy.max", r_max_keep, X234)
 add("numpy.amax", r_amax, X34)
@@ -487,6 +490,13 @@ def l_einsum_full(x, y): return np.einsum("ij,ij->", x, y) * 2.0
 def l_einsum_sum(x): return np.sum(np.einsum("ij->j", x) * V4)
 def l_einsum_implicit(x, y): return np.sum(np.sin(np.einsum("ij,jk", x, y)))
 def l_einsum_three(x, y, z): return np.einsum("i,ij,j->", x, y, z)
+# '...' (batch axes broadcast between operands) and repeated indices (diagonals)
+def l_einsum_batch(x, y): return np.sum(np.sin(np.einsum("...ij,...jk->...ik", x, y)))
+def l_einsum_ellipsis_implicit(x, y): return np.sum(np.einsum("...i,...i", x, y) * V3)
+def l_einsum_trace(x): return np.einsum("ii->", x) * 2.0
+def l_einsum_diagonal(x): return np.sum(np.einsum("ii->i", x) * V3)
+def l_einsum_diagonal_product(x, y): return np.sum(np.sin(np.einsum("ij,jj->i", x, y)))
+def l_inner_numbers(x, y): return np.inner(x, y) * 2.0 + np.sum(np.inner(x, V3))
 def l_inv(x): return np.sum(np.linalg.inv(x) * W[:, :3])
 def l_det(x): return np.linalg.det(x) * 2.0
 def l_det_batched(x): return np.sum(np.linalg.det(x) * V4[:2])
@@ -520,6 +530,15 @@ add("numpy.einsum", l_einsum_full, uniform((3, 4)), uniform((3, 4)))
 add("numpy.einsum", l_einsum_sum, uniform((3, 4)))
 add("numpy.einsum", l_einsum_implicit, uniform((3, 5)), uniform((5, 4)))
 add("numpy.einsum", l_einsum_three, uniform((3,)), uniform((3, 4)), uniform((4,)))
+add("numpy.einsum", l_einsum_batch, uniform((2, 3, 4)), uniform((4, 5)))
+add("numpy.einsum", l_einsum_batch, uniform((2, 3, 4)), uniform((1, 4, 5)), oracle="none")
+add("numpy.einsum", l_einsum_batch, uniform((2, 1, 3, 4)), uniform((5, 4, 2)), oracle="none")
+add("numpy.einsum", l_einsum_ellipsis_implicit, uniform((3, 4)), uniform((4,)), oracle="none")
+add("numpy.einsum", l_einsum_trace, uniform((3, 3)), oracle="none")  # autograd fails on these
+add("numpy.einsum", l_einsum_diagonal, uniform((3, 3)), oracle="none")
+add("numpy.einsum", l_einsum_diagonal_product, uniform((2, 3)), uniform((3, 3)), oracle="none")
+# np.inner of numbers is their product (autograd fails on it too)
+add("numpy.inner", l_inner_numbers, uniform(None), uniform(None), argnums=(0, 1), oracle="none")
 add("numpy.linalg.inv", l_inv, SPD)
 add("numpy.linalg.det", l_det, SPD)
 add("numpy.linalg.det", l_det_batched, np.stack([SPD, SPD.T + 0.5]))
@@ -534,6 +553,10 @@ add("numpy.trace", l_trace_axes, uniform((2, 3, 4)), oracle="none")
 def u_sinc(x): return np.sum(np.sinc(x) * W)
 def u_real(x): return np.sum(np.real(x) * W)
 def u_nan_to_num(x): return np.sum(np.nan_to_num(x) * W)
+# Functions of complex numbers on real values (tests/test_rules_complex.py has complex ones): the
+# imaginary part and the angle of a real number are constant, their gradient is zero.
+def u_imag(x): return np.sum((np.imag(x) + np.angle(x) + np.angle(x, deg=True) + x) * W)
+def u_methods(x): return np.sum((x.real + x.imag + x.conj() * 2.0 + x.conjugate()) * W)
 def b_atan2(x, y): return np.sum(np.atan2(x, y) * W)
 def b_float_power(x, y): return np.sum(np.float_power(x, y) * W)
 def b_fmod(x, y): return np.sum(np.fmod(x, y) * W)
@@ -546,7 +569,10 @@ def m_fmod(x, y): return math.fmod(x * 3.0, y) * 1.5
 for _shape in ((3, 4), (4,), None):
     add("numpy.sinc", u_sinc, uniform(_shape, -2.0, 2.0))
     add("numpy.real", u_real, uniform(_shape))
+    add(("numpy.imag", "numpy.angle"), u_imag, uniform(_shape), oracle="none")  # no deg= in autograd
     add("numpy.nan_to_num", u_nan_to_num, uniform(_shape))
+add(("ndarray.real", "ndarray.imag", "ndarray.conj", "ndarray.conjugate"), u_methods,
+    uniform((3, 4)), oracle="none")  # autograd's arrays have no .real
 # autograd gives NaN at x == 0, where the derivative of sinc is 0.
 add("numpy.sinc", u_sinc, np.array([0.0, 0.5, -1.5, 2.5]), oracle="none")
 # non-finite entries get a zero gradient (finite differences see a constant there)
@@ -568,6 +594,8 @@ def r_cumprod(x): return np.sum(np.cumprod(x, axis=1) * W)
 def r_cumprod_flat(x): return np.sum(np.cumprod(x) * W.ravel())
 def r_cumprod_method(x): return np.sum(x.cumprod(axis=0) * W)
 def r_diff(x): return np.sum(np.diff(x) * W[:, :3])
+# an empty difference: n at least the axis length
+def r_diff_short(x): return np.sum(np.diff(x[:1], axis=0)) + np.sum(np.diff(x, n=5)) + np.sum(x * W)
 def r_diff_axis(x): return np.sum(np.diff(x, n=2, axis=0) * V4)
 def r_diff_pend(x, p): return np.sum(np.sin(np.diff(x, prepend=p, append=x[:, :2] * 2.0)))
 def r_average(x): return np.sum(np.average(x, axis=0) * V4) + np.average(x)
@@ -596,6 +624,7 @@ add("numpy.cumprod", r_cumprod_flat, np.array([[0.5, 0.0, 1.2, 0.8], [1.1, 0.9, 
 add("ndarray.cumprod", r_cumprod_method, uniform((3, 4), 0.5, 1.5), oracle="none")
 add("numpy.diff", r_diff, X34)
 add("numpy.diff", r_diff_axis, uniform((4, 4)))
+add("numpy.diff", r_diff_short, X34, oracle="none")  # autograd fails on it
 add("numpy.diff", r_diff_pend, X34, 0.5, oracle="none")
 add("numpy.diff", r_diff_pend, X34, uniform((3, 2)), oracle="none")
 add("numpy.average", r_average, X34, oracle="none")
@@ -786,6 +815,7 @@ def r_extremum_jvp(t, x): return np.sum(s2s.extremum_jvp(t, np.max(x, axis=1), x
 def r_safe_power_base(y): return np.sum(s2s.safe_power_base(y) * W)
 def r_safe_log_base(x): return np.sum(s2s.safe_log_base(x) * W)
 def r_rows_matmul(a, b): return np.sum(np.sin(s2s.rows_matmul(a, 3, b)))
+def r_slopes(x): return np.sum((s2s.abs_slope(x) + s2s.angle_slope(x, True) + x) * W)
 
 
 add("s2sgrad.runtime.broadcast", r_broadcast, uniform((4,)), oracle="none")
@@ -794,6 +824,8 @@ add("s2sgrad.runtime.extremum_jvp", r_extremum_jvp, uniform((3, 4)), uniform((3,
 add("s2sgrad.runtime.safe_power_base", r_safe_power_base, uniform((3, 4), 0.5, 2.0), oracle="none")
 add("s2sgrad.runtime.safe_log_base", r_safe_log_base, uniform((3, 4), 0.2, 2.0), oracle="none")
 add("s2sgrad.runtime.rows_matmul", r_rows_matmul, uniform((3, 2)), uniform((2, 4)), oracle="none")
+add(("s2sgrad.runtime.abs_slope", "s2sgrad.runtime.angle_slope"), r_slopes, uniform((3, 4)),
+    oracle="none")  # piecewise constant for real values (tests/test_rules_complex.py: complex)
 
 
 # ===== the tests ===============================================================================

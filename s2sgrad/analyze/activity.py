@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..lower.ir import CoreFunction, Seq, flatten, operand_vars, prim_operands
+import libcst.matchers as m
+
+from ..errors import TransformError
+from ..lower.ir import CoreFunction, Const, Seq, flatten, operand_reads, operand_vars, prim_operands
 
 
 @dataclass(frozen=True)
@@ -83,3 +86,22 @@ def analyze(fn: CoreFunction, wrt: tuple, outputs: tuple, nondiff: frozenset,
                         useful |= new
                         changed = True
     return Activity(frozenset(varied), frozenset(useful))
+
+
+def refuse_constant_subscripts(fn: CoreFunction, varied: set) -> None:
+    """Raise for an index of a constant (a global, a module attribute such as ``np.r_``) that reads
+    a varied value: indexing carries no derivative through its index, so its gradient would be
+    silently dropped (``np.r_[x, y]`` joins arrays, but is a subscript, not a call)."""
+    for stmt in flatten(fn.body):
+        args = stmt.prim.args
+        if len(args) != 2 or not isinstance(args[0], Const) or not isinstance(args[1], Const) \
+                or not args[1].brackets:
+            continue
+        names = set(operand_reads(args[1])) | {n.value for n in m.findall(args[1].node, m.Name())}
+        if names & varied:  # (the reads of a Const list user locals, not temporaries)
+            raise TransformError(
+                f"indexing the constant `{args[0].code}` with a differentiated value would drop "
+                "its gradient (s2sgrad differentiates an index expression through its array only)",
+                stmt.prim.location or stmt.origin.location,
+                "join arrays with np.concatenate, np.stack or np.column_stack (not np.r_ or np.c_), "
+                "or wrap the index in s2sgrad.stop_gradient(...) if no gradient should flow")

@@ -6,7 +6,10 @@ Takes a CoreFunction, the rule table and the parameters to differentiate; return
 line (``y_dot = ...``); loops and branches stay as written and carry tangents like values, so
 nothing is recorded and memory stays that of the function itself.
 
-Tangent rules come from the reverse table where the two modes share a formula:
+Tangent rules come from the rule table: a rule's own tangent templates (``Rule.jvps``: max/min,
+linalg.inv and det, and the functions of complex numbers that are not holomorphic, such as ``real``,
+``conj`` and ``abs``, whose tangent is not the reverse template with ``g`` replaced), else the
+reverse table where the two modes share a formula:
 - elementwise rules: the Jacobian is diagonal, so a reverse template with the output adjoint ``g``
   replaced by the operand's tangent is that operand's tangent contribution (broadcasting applies
   as in the primal);
@@ -24,7 +27,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from ..analyze.activity import differentiable, varied_names
+from ..analyze.activity import differentiable, refuse_constant_subscripts, varied_names
 from ..analyze.shapes import may_be_array, may_broadcast
 from ..errors import TransformError
 from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, prim_operands
@@ -56,16 +59,6 @@ BILINEAR["numpy.cross"] = (0, 1)  # its reverse rule is marked elementwise, but 
 # Linear in each item of the sequence at position 0.
 JOINS = frozenset({"numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack",
                    "numpy.dstack", "numpy.column_stack", "numpy.row_stack"})
-# Their own tangent templates, per parameter (names as in the reverse rule; ``t``: that
-# parameter's tangent, ``ans``: the output); the contributions of varied parameters add up.
-TEMPLATES = {op: {"a": "s2s.extremum_jvp(t, ans, a, axis, keepdims)"}
-             for op in ("numpy.max", "numpy.amax", "numpy.min", "numpy.amin")}
-TEMPLATES.update({op: {"self": "s2s.extremum_jvp(t, ans, self, axis, keepdims)"}
-                  for op in ("ndarray.max", "ndarray.min")})
-TEMPLATES["numpy.linalg.inv"] = {"a": "-ans @ t @ ans"}
-TEMPLATES["numpy.linalg.det"] = {"a": "ans * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"}
-
-
 @dataclass(frozen=True)
 class JvpFunction:
     """One generated ``<name>_jvp`` function."""
@@ -100,6 +93,7 @@ class ForwardBuilder:
         self.name = name
         self.namer = Namer(fn.reserved | {name})
         self.varied = varied_names(fn, wrt, table.nondiff, constant)
+        refuse_constant_subscripts(fn, self.varied)
         self.tangents = {n: self.namer.fresh(f"{n}_dot") for n in sorted(self.varied)}
 
     # ----- code ------------------------------------------------------------------------------
@@ -161,8 +155,8 @@ class ForwardBuilder:
             return cst.Name(self.tangents[prim.args[0].name])
         rule = self.rule_for(prim)
         kwargs_active = any(self.is_active(v) for _, v in prim.kwargs)
-        if prim.op in TEMPLATES and rule is not None:
-            return self.own_templates(stmt, rule, TEMPLATES[prim.op], target)
+        if getattr(rule, "jvps", ()):  # the rule states its tangents (not derived from g)
+            return self.own_templates(stmt, rule, dict(rule.jvps), target)
         if prim.op in JOINS and active == [0] and not kwargs_active and isinstance(prim.args[0], Seq):
             if any(self.is_active(item) and not isinstance(item, Var) for item in prim.args[0].items):
                 raise self.refuse(stmt, f"`{prim.op}` of nested sequences")
@@ -181,7 +175,7 @@ class ForwardBuilder:
         raise self.refuse(stmt, f"`{prim.op}`")
 
     def own_templates(self, stmt: Stmt, rule, templates: dict, target: str) -> cst.BaseExpression:
-        """The sum of a TEMPLATES entry's contributions of the varied parameters."""
+        """The sum of the rule's own tangent templates (``rule.jvps``) over the varied parameters."""
         bound = bind_arguments(rule, stmt.prim)
         defaulted = defaulted_params(rule, stmt.prim)
         parts = []

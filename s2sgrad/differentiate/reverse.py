@@ -19,7 +19,7 @@ import libcst as cst
 import libcst.matchers as m
 import numpy as np
 
-from ..analyze.activity import Activity
+from ..analyze.activity import Activity, refuse_constant_subscripts
 from ..analyze.shapes import may_broadcast, shape_facts
 from ..errors import TransformError
 from ..lower.ir import (
@@ -138,6 +138,7 @@ class ReverseBuilder:
                  has_aux: bool, top_level: bool, helper_lookup: HelperLookup,
                  fwd_name: str, bwd_name: str, kwonly: tuple = (),
                  shapes: Optional[tuple] = None) -> None:
+        refuse_constant_subscripts(fn, activity.varied)
         self.fn = fn
         self.activity = activity
         self.table = table

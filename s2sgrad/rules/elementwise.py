@@ -34,13 +34,29 @@ _UNARY = (
     ("reciprocal", "-g * ans * ans"),
     ("negative", "-g"),
     ("positive", "g"),
-    ("abs", "g * np.sign(x)"),
-    ("conjugate", "g"),
-    ("real", "g"),  # real inputs only (complex numbers are not supported)
     ("sinc", "g * s2s.sinc_slope(x)"),
 )
 
-_NUMPY_UNARY = tuple(defvjp(f"numpy.{name}(x)", elementwise=True, x=t) for name, t in _UNARY)
+# ----- complex numbers ------------------------------------------------------------------------
+# The convention is autograd's and JAX's (s2sgrad/runtime_complex.py): a holomorphic function's
+# adjoint is g * f'(x) (the templates above, no conjugate). These functions are not holomorphic:
+# each states its adjoint and its tangent (forward mode cannot derive it from the adjoint), and
+# the ones with a real output read only the real part of its adjoint.
+_COMPLEX = (
+    defvjp("numpy.abs(x)", elementwise=True, x="np.real(g) * s2s.abs_slope(x)",
+           jvps={"x": "np.real(t * s2s.abs_slope(x))"}),
+    defvjp("numpy.conjugate(x)", elementwise=True, x="np.conj(g)", jvps={"x": "np.conj(t)"}),
+    defvjp("numpy.real(val)", elementwise=True, val="s2s.match_complex(val, np.real(g))",
+           jvps={"val": "np.real(t)"}),
+    defvjp("numpy.imag(val)", elementwise=True, val="s2s.match_complex(val, -1j * np.real(g))",
+           jvps={"val": "np.imag(t)"}),
+    defvjp("numpy.angle(z, deg=False)", elementwise=True,
+           z="s2s.match_complex(z, np.real(g) * s2s.angle_slope(z, deg))",
+           jvps={"z": "np.real(t * s2s.angle_slope(z, deg))"}),
+)
+
+_NUMPY_UNARY = tuple(defvjp(f"numpy.{name}(x)", elementwise=True, x=t) for name, t in _UNARY) + \
+    _COMPLEX
 _BY_NAME = {r.name: r for r in _NUMPY_UNARY}
 
 _NUMPY_ALIASES = (
@@ -55,6 +71,10 @@ _NUMPY_ALIASES = (
     alias("numpy.radians", _BY_NAME["numpy.deg2rad"]),
     alias("numpy.degrees", _BY_NAME["numpy.rad2deg"]),
     alias("numpy.conj", _BY_NAME["numpy.conjugate"]),
+    alias("ndarray.conj", _BY_NAME["numpy.conjugate"], rename={"x": "self"}),
+    alias("ndarray.conjugate", _BY_NAME["numpy.conjugate"], rename={"x": "self"}),
+    alias("ndarray.real", _BY_NAME["numpy.real"], rename={"val": "self"}),
+    alias("ndarray.imag", _BY_NAME["numpy.imag"], rename={"val": "self"}),
     alias("builtins.abs", _BY_NAME["numpy.abs"]),
     defvjp(
         "numpy.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)",

@@ -34,8 +34,8 @@ RULES = (
     ),
     defvjp(
         "numpy.inner(a, b)",
-        a="s2s.tensordot_vjp_a(g, a, b, ([-1], [-1]))",
-        b="s2s.tensordot_vjp_b(g, a, b, ([-1], [-1]))",
+        a="s2s.inner_vjp_a(g, a, b)",
+        b="s2s.inner_vjp_b(g, a, b)",
     ),
     defvjp(
         "numpy.tensordot(a, b, axes=2)",
@@ -43,17 +43,19 @@ RULES = (
         b="s2s.tensordot_vjp_b(g, a, b, axes)",
     ),
     defvjp("numpy.einsum(subscripts, *operands)", operands="s2s.einsum_vjps(g, subscripts, operands)"),
-    defvjp("numpy.linalg.inv(a)", a=f"-{_T} @ g @ {_T}"),
+    # forward mode: plain numpy, so second derivatives go through them
+    defvjp("numpy.linalg.inv(a)", a=f"-{_T} @ g @ {_T}", jvps={"a": "-ans @ t @ ans"}),
     defvjp(
         "numpy.linalg.det(a)",
         a="np.expand_dims(g * ans, (-1, -2)) * np.swapaxes(np.linalg.inv(a), -1, -2)",
+        jvps={"a": "ans * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"},
     ),
     _TRACE,
     alias("ndarray.trace", _TRACE, rename={"a": "self"}),
     defvjp(
-        "numpy.vdot(a, b)",
-        a="np.reshape(g * np.ravel(b), np.shape(a))",
-        b="np.reshape(g * np.ravel(a), np.shape(b))",
+        "numpy.vdot(a, b)",  # sum(conj(a) * b): conjugate-linear in a (tests/test_rules_complex.py)
+        a="np.reshape(np.conj(g * np.ravel(b)), np.shape(a))",
+        b="np.reshape(g * np.conj(np.ravel(a)), np.shape(b))",
     ),
     defvjp("numpy.kron(a, b)", a="s2s.kron_vjp(g, a, b)[0]", b="s2s.kron_vjp(g, a, b)[1]"),
     defvjp(

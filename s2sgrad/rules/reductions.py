@@ -25,6 +25,7 @@ _STD = defvjp(
 _MAX = defvjp(
     "numpy.max(a, axis=None, out=None, keepdims=False)",
     a="s2s.extremum_vjp(g, ans, a, axis, keepdims)",
+    jvps={"a": "s2s.extremum_jvp(t, ans, a, axis, keepdims)"},
 )
 _PROD = defvjp(
     "numpy.prod(a, axis=None, dtype=None, out=None, keepdims=False)",

@@ -4,6 +4,12 @@ A reverse rule reads like the code it produces. In a template, ``g`` is the adjo
 ``ans`` the output, each parameter name the value passed for it; ``np`` is numpy and ``s2s`` the
 runtime helpers (s2sgrad.runtime). The transformer, not the rule, decides ``=`` versus
 accumulation, and unbroadcasts the contributions of elementwise rules to their operand's shape.
+
+A rule may also state its forward-mode (tangent) templates, one per parameter, where ``t`` is that
+parameter's tangent. Without them, forward mode derives an elementwise rule's tangent from its
+reverse template (``g`` replaced by ``t``), which is right only for a holomorphic function (or a
+real one); functions of complex numbers that are not (``real``, ``conj``, ``abs``, ``angle``)
+state theirs.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class Rule:
 
     ``vjps`` maps a parameter name to the template of its adjoint contribution. ``elementwise``
     means each contribution has the broadcast shape of the output and is summed back to the operand.
+    ``jvps`` (optional) maps a parameter name to the template of its tangent contribution.
     ``view``: the result may share memory with the first argument (a slice, a reshape, ``.T``), so
     an in-place update of either changes the other.
     """
@@ -47,6 +54,7 @@ class Rule:
     params: tuple
     vjps: tuple  # ((param, template code), ...)
     elementwise: bool = False
+    jvps: tuple = ()  # ((param, tangent template code), ...): forward mode's own templates
     view: bool = False
 
     def param(self, name: str) -> RuleParam:
@@ -78,22 +86,31 @@ def _parse_signature(text: str) -> tuple:
     return name.strip(), tuple(params)
 
 
-def defvjp(signature: str, *, elementwise: bool = False, view: bool = False, **templates: str) -> Rule:
-    """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter."""
+def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = None,
+           view: bool = False, **templates: str) -> Rule:
+    """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
+    ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); ``view``: the
+    result may share the first argument's memory."""
     name, params = _parse_signature(signature)
-    return Rule(name, params, tuple(templates.items()), elementwise, view)
+    return Rule(name, params, tuple(templates.items()), elementwise,
+                jvps=tuple((jvps or {}).items()), view=view)
 
 
 def alias(name: str, rule: Rule, *, rename: Optional[dict] = None) -> Rule:
     """The same rule under another name (``numpy.absolute`` for ``numpy.abs``, ``ndarray.sum``)."""
     if not rename:
-        return Rule(name, rule.params, rule.vjps, rule.elementwise, rule.view)
+        return Rule(name, rule.params, rule.vjps, rule.elementwise, jvps=rule.jvps, view=rule.view)
     params = tuple(RuleParam(rename.get(p.name, p.name), p.kind, p.default) for p in rule.params)
-    vjps = []
-    for param, code in rule.vjps:
+    return Rule(name, params, _renamed(rule.vjps, rename), rule.elementwise,
+                jvps=_renamed(rule.jvps, rename), view=rule.view)
+
+
+def _renamed(templates: tuple, rename: dict) -> tuple:
+    out = []
+    for param, code in templates:
         node = parse_template(code).visit(_NameSwap(rename))
-        vjps.append((rename.get(param, param), cst.Module([]).code_for_node(node)))
-    return Rule(name, params, tuple(vjps), rule.elementwise, rule.view)
+        out.append((rename.get(param, param), cst.Module([]).code_for_node(node)))
+    return tuple(out)
 
 
 class _NameSwap(cst.CSTTransformer):
@@ -122,9 +139,9 @@ def validate(rule: Rule) -> None:
     """Raise AssertionError when a template names a parameter the rule lacks, reads a name it
     cannot see, or calls a runtime helper that does not exist (checked by the test suite, not
     at import: parsing every template costs a third of a second)."""
-    allowed = {"g", "ans"} | {p.name for p in rule.params} | TEMPLATE_GLOBALS
     names = {p.name for p in rule.params}
-    for param, code in rule.vjps:
+    for param, code, seed in [(p, c, "g") for p, c in rule.vjps] + [(p, c, "t") for p, c in rule.jvps]:
+        allowed = {seed, "ans"} | names | TEMPLATE_GLOBALS
         if param not in names:
             raise AssertionError(f"rule {rule.name}: template for unknown parameter {param!r}")
         unknown = template_names(code) - allowed
@@ -164,7 +181,7 @@ class RuleTable:
 
     def key(self) -> tuple:
         """A hashable summary for cache keys."""
-        return tuple(sorted((k, r.vjps) for k, r in self.rules.items()))
+        return tuple(sorted((k, r.vjps, r.jvps) for k, r in self.rules.items()))
 
 
 def build_table(groups: Iterable[Iterable[Rule]], nondiff: Iterable[str]) -> RuleTable:

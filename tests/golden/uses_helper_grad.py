@@ -69,7 +69,9 @@ def smooth_bwd(residuals, smooth_bar):
     # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
     v_bar = smooth_bar * s2s.balanced_eq(v, maximum_v, 0.0)
     del maximum_v
-    v_bar += -(smooth_bar / (1.0 + exp_neg_abs_v) * exp_neg_abs_v) * np.sign(v)
+    abs_v_bar = -(smooth_bar / (1.0 + exp_neg_abs_v) * exp_neg_abs_v)
+    del exp_neg_abs_v
+    v_bar += np.real(abs_v_bar) * s2s.abs_slope(v)
     return (v_bar,)
 
 

@@ -27,7 +27,7 @@ def smooth_jvp(v, v_dot):
     """Forward mode of smooth: its value, and its tangent along v_dot."""
     # return np.log1p(np.exp(-np.abs(v))) + np.maximum(v, 0.0)
     exp_neg_abs_v = np.exp(-np.abs(v))
-    exp_neg_abs_v_dot = -(v_dot * np.sign(v)) * exp_neg_abs_v
+    exp_neg_abs_v_dot = -np.real(v_dot * s2s.abs_slope(v)) * exp_neg_abs_v
     maximum_v = np.maximum(v, 0.0)
     maximum_v_dot = v_dot * s2s.balanced_eq(v, maximum_v, 0.0)
     smooth = np.log1p(exp_neg_abs_v) + maximum_v

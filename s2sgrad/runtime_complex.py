@@ -1,0 +1,64 @@
+"""Runtime helpers for complex numbers (numpy only; re-exported by s2sgrad.runtime).
+
+The convention is autograd's and JAX's: for a real-valued ``f`` of a complex ``z = x + iy``, the
+gradient is ``df/dx - i df/dy`` (the conjugate of the steepest-ascent direction), so a holomorphic
+function's adjoint is ``g * f'(z)`` with no conjugate, and the adjoint of a real value is real.
+The functions that are not holomorphic (``real``, ``imag``, ``conj``, ``abs``, ``angle``) state
+their adjoints with these helpers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def match_complex(x, g):
+    """``g`` as the adjoint of ``x``: its real part when ``x`` is real, complex when ``x`` is."""
+    if np.iscomplexobj(x):
+        return g + 0j if not np.iscomplexobj(g) else g
+    return np.real(g) if np.iscomplexobj(g) else g
+
+
+def abs_slope(x):
+    """``conj(x) / |x|`` (0 at 0): ``np.sign(x)`` for a real ``x``. ``g * abs_slope(x)`` is the
+    adjoint of ``x`` in ``|x|``, ``real(t * abs_slope(x))`` its tangent."""
+    if not np.iscomplexobj(x):
+        return np.sign(x)
+    size = np.abs(x)
+    return np.conj(x) / np.where(size == 0, 1.0, size)
+
+
+def angle_slope(x, deg=False):
+    """``conj(1j * x) / |x|**2`` (0 at 0), in degrees with ``deg``: ``g * angle_slope(x)`` is the
+    adjoint of ``x`` in ``np.angle(x)``, ``real(t * angle_slope(x))`` its tangent (0 for a real
+    ``x``, whose angle is constant where it is differentiable)."""
+    if not np.iscomplexobj(x):
+        return np.zeros_like(x, dtype=np.result_type(x, 1.0)) if np.ndim(x) else 0.0
+    size2 = np.real(x * np.conj(x))
+    slope = -1j * np.conj(x) / np.where(size2 == 0, 1.0, size2)
+    return slope * (180.0 / np.pi) if deg else slope
+
+
+
+# ----- their derivatives, for reverse mode over generated forward-mode code (s2sgrad.hvp) ------
+
+
+def abs_slope_vjp(g, x):
+    """Adjoint of ``x`` in ``abs_slope(x)``: 0 for a real ``x`` (a sign is piecewise constant)."""
+    if not np.iscomplexobj(x):
+        return np.zeros(np.shape(x), np.result_type(x, 1.0)) if np.ndim(x) else 0.0
+    size = np.abs(x)
+    safe = np.where(size == 0, 1.0, size)
+    out = np.conj(g) / safe - np.real(g * np.conj(x)) * np.conj(x) / safe ** 3
+    return np.where(size == 0, 0.0, out)
+
+
+def angle_slope_vjp(g, x, deg=False):
+    """Adjoint of ``x`` in ``angle_slope(x, deg)``: 0 for a real ``x``."""
+    if not np.iscomplexobj(x):
+        return np.zeros(np.shape(x), np.result_type(x, 1.0)) if np.ndim(x) else 0.0
+    g = g * (180.0 / np.pi) if deg else g
+    size2 = np.real(x * np.conj(x))
+    safe = np.where(size2 == 0, 1.0, size2)
+    out = np.conj(-1j * g) / safe - 2.0 * np.real(-1j * g * np.conj(x)) * np.conj(x) / safe ** 2
+    return np.where(size2 == 0, 0.0, out)

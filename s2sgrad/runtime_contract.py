@@ -1,0 +1,83 @@
+"""Runtime helpers for ``np.einsum`` (numpy only; re-exported by s2sgrad.runtime).
+
+The adjoint of an einsum operand is an einsum of the output's adjoint with the other operands.
+Three things make that more than one call: ``...`` (its axes get letters of their own, aligned
+from the right and broadcast like numpy's), a size-1 axis broadcast against a longer one (it gets
+a letter of its own, so the adjoint sums over the longer axis and keeps the 1), and a repeated
+index (``'ii->'``: the operand's diagonal is read, so its adjoint is the partial result written on
+a diagonal of zeros, through the writable view ``np.einsum('ii->i', out)`` returns).
+"""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+_LETTERS = string.ascii_letters
+
+
+def einsum_vjps(g, subscripts, operands):
+    """Adjoints of every operand of ``np.einsum(subscripts, *operands)``."""
+    return [einsum_vjp(g, subscripts, operands, i) for i in range(len(operands))]
+
+
+def einsum_vjp(g, subscripts, operands, index):
+    """Adjoint of ``operands[index]`` in ``np.einsum(subscripts, *operands)``."""
+    ins, out = _explicit(subscripts, [np.ndim(o) for o in operands])
+    shapes = [np.shape(o) for o in operands]
+    sizes = _sizes(ins + [out], shapes + [np.shape(g)])
+    x = operands[index]
+    target = list(ins[index])
+    fresh = iter(c for c in _LETTERS if c not in sizes)
+    for ax, c in enumerate(target):  # an axis of 1 broadcast against a longer one: its own letter
+        if shapes[index][ax] == 1 and sizes[c] != 1:
+            target[ax] = next(fresh)
+    others = [s for i, s in enumerate(ins) if i != index]
+    available = set(out).union(*others)
+    kept = "".join(dict.fromkeys(c for c in target if c in available))
+    spec = ",".join([out] + others) + "->" + kept
+    partial = np.einsum(spec, g, *(o for i, o in enumerate(operands) if i != index))
+    unique = "".join(dict.fromkeys(target))
+    if kept != unique:  # summed in the forward (only in this operand): broadcast back
+        for ax, c in enumerate(unique):
+            if c not in kept:
+                partial = np.expand_dims(partial, ax)
+    full_shape = np.shape(x)
+    if len(unique) == len(target):
+        return np.broadcast_to(partial, full_shape)
+    # a repeated index: the partial result goes on the diagonal of zeros
+    result = np.zeros(full_shape, np.result_type(partial, x, 1.0))
+    diagonal = np.einsum("".join(target) + "->" + unique, result)
+    diagonal[...] = partial
+    return result
+
+
+def _explicit(subscripts, ndims):
+    """The inputs' and the output's subscripts with ``...`` spelled as letters and ``->`` made
+    explicit (numpy's implicit output: the broadcast axes, then the letters used once, sorted)."""
+    text = subscripts.replace(" ", "")
+    lhs, arrow, out = text.partition("->")
+    ins = lhs.split(",")
+    used = set(text) - set(".,->")
+    spare = [c for c in _LETTERS if c not in used]
+    named = [len(s.replace("...", "")) for s in ins]
+    width = max((nd - n for s, nd, n in zip(ins, ndims, named) if "..." in s), default=0)
+    ellipsis = "".join(spare[:width])
+    ins = [s.replace("...", ellipsis[width - (nd - n):] if nd - n else "")
+           for s, nd, n in zip(ins, ndims, named)]
+    if not arrow:
+        letters = "".join(ins)
+        out = ("..." if width else "") + "".join(sorted(c for c in set(letters) - set(ellipsis)
+                                                         if letters.count(c) == 1))
+    return ins, out.replace("...", ellipsis)
+
+
+def _sizes(specs, shapes):
+    """The size of each letter: the largest of the axes it names (numpy broadcasts 1s)."""
+    sizes: dict = {}
+    for spec, shape in zip(specs, shapes):
+        for c, n in zip(spec, shape):
+            sizes[c] = max(sizes.get(c, 1), n)
+    return sizes
+
