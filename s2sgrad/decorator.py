@@ -21,8 +21,10 @@ from typing import Any, Callable, Optional
 
 from . import __version__, runtime
 from .api import SOURCE_ATTR
+from .boundary import api_boundary
 from .errors import Location, TransformError
-from .read.capture import SourceUnit, display_path, from_function, is_source_function, live_names
+from .read.capture import (MADE_ATTR, SourceUnit, display_path, from_function, is_source_function,
+                           live_names)
 from .write import cache
 from .write.loader import load
 
@@ -207,6 +209,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
         helper.__module__ = fun.__module__
         helper.__doc__ = f"The {what} of {name} with respect to {', '.join(wrt)}."
         setattr(helper, SOURCE_ATTR, text)
+        setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
     fun.grad = grad
     fun.value_and_grad = value_and_grad
     fun.source = text
@@ -214,6 +217,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     return fun
 
 
+@api_boundary
 def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = None) -> Any:
     """Mark ``fun`` for ``s2sgrad emit`` and transform it now.
 
