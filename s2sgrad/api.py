@@ -10,6 +10,7 @@ from typing import Any, Callable, Sequence, Union
 import numpy as np
 
 from . import runtime
+from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
 
 SOURCE_ATTR = "__s2sgrad_source__"
@@ -25,23 +26,26 @@ def _param_names(fun: Callable) -> tuple:
 
 
 def _wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
-    if not isinstance(inspect.unwrap(fun), types.FunctionType):
-        from .read.capture import from_function
+    from .read.capture import check_function
 
-        from_function(fun)  # refuses it with the reason (a builtin, a ufunc, a class...)
+    check_function(fun)  # refuses a builtin, a ufunc, a method, what s2sgrad returned... at the call
+    return _argnum_names(fun, argnums)
+
+
+def _argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
+    from .read.capture import caller_location
+
     names = _param_names(fun)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     out = []
     for n in nums:
         if not isinstance(n, int) or not -len(names) <= n < len(names):
-            code = getattr(fun, "__code__", None)
+            where = _def_location(fun)
             raise TransformError(
-                f"argnums {argnums!r} does not fit {getattr(fun, '__name__', fun)!r}, "
-                f"which has {len(names)} parameter(s)",
-                Location(code.co_filename if code else "<unknown>",
-                         code.co_firstlineno if code else 0, 1, ""),
-                "pass argnums as parameter positions (0 is the first)",
-            )
+                f"argnums {argnums!r} does not fit {getattr(fun, '__name__', fun)!r} (defined at "
+                f"{where.path}:{where.line}), which has {len(names)} parameter(s)"
+                + (f": {', '.join(names)}" if names else ""),
+                caller_location(), "pass argnums as parameter positions (0 is the first)")
         out.append(names[n])
     return tuple(out)
 
@@ -108,10 +112,13 @@ def _build_jvp(fun: Callable, wrt: tuple) -> tuple:
     return entry["text"], fn, params[len(params) - len(wrt):]
 
 
-def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None) -> Callable:
+def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, made: str = "") -> Callable:
+    from .read.capture import MADE_ATTR
+
     functools.update_wrapper(wrapper, fun, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     del wrapper.__wrapped__
     setattr(wrapper, SOURCE_ATTR, text)
+    setattr(wrapper, MADE_ATTR, f"{made}({getattr(fun, '__qualname__', fun)})")
     if forward is not None:
         setattr(wrapper, FORWARD_ATTR, forward)
     return wrapper
@@ -140,6 +147,8 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     ``run(*args, **kwargs)`` returns the value and the gradients (one, or a tuple, as argnums
     says). With one differentiated argument that is a float, ``run`` uses forward mode (``forward``,
     built on the first such call): one sweep carrying the derivative, nothing recorded."""
+    if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
+        return _method_sweep(fun, argnums, has_aux)
     wrt = _wrt_names(fun, argnums)
     text, fwd, bwd = _build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
@@ -186,13 +195,33 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     return text, run, forward
 
 
+def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
+    """_sweep of a bound method: its function, differentiated with respect to the explicit
+    arguments ``argnums`` names (the object's attributes are constants), called with the object."""
+    _argnum_names(method, argnums)  # checked against the explicit parameters
+
+    def shift(p: Any) -> Any:
+        return p + 1 if isinstance(p, int) and p >= 0 else p
+
+    inner = shift(argnums) if isinstance(argnums, int) else tuple(shift(p) for p in argnums)
+    text, run, forward = _sweep(method.__func__, inner, has_aux)
+    owner = method.__self__
+
+    def run_method(*args: Any, **kwargs: Any) -> tuple:
+        return run(owner, *args, **kwargs)
+
+    return text, run_method, forward
+
+
+@api_boundary
 def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
     text, run, forward = _sweep(fun, argnums, has_aux)
-    return _attach(run, fun, text, forward)
+    return _attach(run, fun, text, forward, "s2sgrad.value_and_grad")
 
 
+@api_boundary
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
     text, run, forward = _sweep(fun, argnums, has_aux)
@@ -201,29 +230,31 @@ def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool
         value, result = run(*args, **kwargs)
         return (result, value[1]) if has_aux else result
 
-    return _attach(grad_fun, fun, text, forward)
+    return _attach(grad_fun, fun, text, forward, "s2sgrad.grad")
 
 
+@api_boundary
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(out, pullback)``: ``pullback(cotangent)`` returns one adjoint per primal, as a tuple.
 
     With ``has_aux=True``, ``fun`` returns ``(out, aux)`` and vjp returns ``(out, pullback, aux)``.
     """
-    names = _param_names(fun)
-    wrt = names[: len(primals)]
+    _wrt_names(fun, ())  # refuses what s2sgrad cannot read, at the user's call
+    wrt = _param_names(fun)[: len(primals)]
     text, fwd, bwd = _build(fun, wrt, has_aux)
     value, residuals = fwd(*primals)
 
     def pullback(cotangent: Any) -> tuple:
         return bwd(residuals, cotangent)
 
-    _attach(pullback, fun, text)
+    _attach(pullback, fun, text, made="the pullback of s2sgrad.vjp")
     if has_aux:
         out, aux = value
         return out, pullback, aux
     return value, pullback
 
 
+@api_boundary
 def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
     """Forward mode: ``(out, tangent_out)``, the value of ``fun(*primals)`` and its derivative
     along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded."""
@@ -260,6 +291,7 @@ def _second_order(fun: Callable, wrt: tuple) -> tuple:
     return intro + jvp_text + "\n\n" + reverse_text, run
 
 
+@api_boundary
 def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
     """The Hessian of scalar ``fun`` at ``primals`` times ``tangents`` (one per primal, each
     shaped like it): a tuple with one entry per primal. Reverse mode over forward mode: the
@@ -268,6 +300,7 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     return _second_order(fun, wrt)[1](primals, tangents)
 
 
+@api_boundary
 def hessian(fun: Callable, argnums: Union[int, Sequence[int]] = 0) -> Callable:
     """The Hessian of scalar ``fun``: for an int ``argnums``, an array of shape ``x.shape +
     x.shape`` (a float for a float ``x``); for a tuple, a tuple of tuples of blocks ``[i][j]`` of
@@ -297,7 +330,7 @@ def hessian(fun: Callable, argnums: Union[int, Sequence[int]] = 0) -> Callable:
             return float(h) if np.ndim(args[positions[0]]) == 0 else h
         return blocks
 
-    return _attach(hessian_fun, fun, text)
+    return _attach(hessian_fun, fun, text, made="s2sgrad.hessian")
 
 
 def _def_location(fun: Callable) -> Location:
@@ -334,6 +367,7 @@ def _check_values(fun: Callable, names: Sequence[str], values: Sequence[Any]) ->
                                 f"{type(value).__name__}; pass its arrays as separate arguments")
 
 
+@api_boundary
 def source(fn: Callable, mode: str = "rev") -> str:
     """The generated source behind a function s2sgrad returned. ``mode="fwd"`` gives, for a
     function of grad or value_and_grad with one differentiated argument, the forward-mode code

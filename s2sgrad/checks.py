@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .boundary import api_boundary
 from .errors import GradientError
 
 
@@ -32,6 +33,7 @@ def numerical_grad(fun: Callable, args: Sequence[Any], argnum: int, eps: float =
     return float(grad) if scalar else grad
 
 
+@api_boundary
 def check_grads(fun: Callable, args: Sequence[Any], order: int = 1, modes: Sequence[str] = ("rev",),
                 *, argnums: Sequence[int] | None = None, rtol: float = 1e-5, atol: float = 1e-6,
                 eps: float = 1e-6) -> None:

@@ -188,6 +188,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if os.environ.get("S2SGRAD_TRACEBACK"):
             raise
         _error(f"s2sgrad: internal error: {type(exc).__name__}: {exc} (please report it; set "
-               f"S2SGRAD_TRACEBACK=1 to see the traceback)")
+               f"S2SGRAD_TRACEBACK=full to see the traceback)")
         return EXIT_INTERNAL
     return EXIT_ERROR

@@ -16,13 +16,13 @@ import inspect
 import linecache
 import os
 import sys
-import types
 from typing import Any, Callable, Optional
 
 from . import __version__, runtime
 from .api import SOURCE_ATTR
+from .boundary import api_boundary
 from .errors import Location, TransformError
-from .read.capture import SourceUnit, display_path, from_function, is_source_function
+from .read.capture import MADE_ATTR, SourceUnit, display_path, from_function, is_source_function
 from .read.live import fingerprint, names_read, resolve
 from .write import cache
 from .write.loader import load
@@ -203,6 +203,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
         helper.__module__ = fun.__module__
         helper.__doc__ = f"The {what} of {name} with respect to {', '.join(wrt)}."
         setattr(helper, SOURCE_ATTR, text)
+        setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
     fun.grad = grad
     fun.value_and_grad = value_and_grad
     fun.source = text
@@ -210,6 +211,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     return fun
 
 
+@api_boundary
 def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = None) -> Any:
     """Mark ``fun`` for ``s2sgrad emit`` and transform it now.
 

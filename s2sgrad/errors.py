@@ -46,3 +46,7 @@ class GradientError(ValueError):
 
 class UsageError(TypeError, ValueError):
     """s2sgrad's API was called with an argument it cannot take (a foreign function, a bad name)."""
+
+
+# Shown as ``s2sgrad.TransformError`` in tracebacks: the name users import.
+TransformError.__module__ = GradientError.__module__ = "s2sgrad"

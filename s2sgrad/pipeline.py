@@ -22,6 +22,7 @@ from .lower.aliasing import check_inplace
 from .lower.hoist import hoist_products
 from .differentiate.forward import forward
 from .differentiate.reverse import HelperCall, VjpFunction, reverse
+from .differentiate.unknown import refuse_user_method
 from .errors import TransformError
 from .read.names import name_nodes
 from .lower.ir import CoreFunction, Param, Prim, Stmt
@@ -112,6 +113,7 @@ def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
         for part in prim.callee.split(".")[1:]:
             value = getattr(value, part, None)
         if value is None or not is_source_function(value):
+            refuse_user_method(prim.callee, value, prim.location)
             return None
         return find_function(from_function(value))
     # Static (the CLI's path, or a live function calling a def further down its own file): a
@@ -125,10 +127,8 @@ def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
 
 
 def _module_def(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
-    for node in module.body:
-        if isinstance(node, cst.FunctionDef) and node.name.value == name:
-            return node
-    return None
+    return next((node for node in module.body
+                 if isinstance(node, cst.FunctionDef) and node.name.value == name), None)
 
 
 def _function_at(unit: SourceUnit, parsed: ParsedModule, node: cst.FunctionDef) -> ParsedFunction:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .boundary import api_boundary
+
 _REGISTERED: dict = {}  # qualified name -> rule function, in registration order
 
 
@@ -26,6 +28,7 @@ class RegisteredRule:
     params: tuple = ()
 
 
+@api_boundary
 def register_gradient(name: str) -> Callable:
     """Decorator: use the decorated ``rule(g, ans, *args, **kwargs)`` as the reverse rule of the
     function called ``name`` (its qualified name, e.g. ``"scipy.special.erfcx"`` or

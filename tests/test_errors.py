@@ -20,7 +20,7 @@ REFUSED = [
     ("star_args", "\\*args"),
     ("star_call", "star-arguments"),
     ("unknown_function", "no derivative rule for `scipy.special.log_ndtr`"),
-    ("unknown_method", "no derivative rule for the method `.cumprod_like_nothing`"),
+    ("unknown_method", "`x.cumprod_like_nothing\\(...\\)` calls a method numpy arrays do not have"),
     ("subscript_write_to_global", "only a local array can be written"),
     ("subscript_write_nested", "only a local array can be written"),
     ("attribute_write", "assignment to an attribute"),

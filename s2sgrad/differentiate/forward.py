@@ -38,6 +38,7 @@ from .code import Nest, has_statements
 from .fold import fold, line_read_counts
 from .simplify import simplify
 from .templates import instantiate, needs_parens
+from .unknown import object_member
 
 # Linear in the operand at position 0 (the other arguments are constants such as axes).
 LINEAR = frozenset({
@@ -172,7 +173,7 @@ class ForwardBuilder:
         if prim.op in BILINEAR and set(active) <= set(BILINEAR[prim.op]) and not kwargs_active:
             parts = [self.replaced(stmt, i) for i in active]
             return _sum(parts)
-        raise self.refuse(stmt, f"`{prim.op}`")
+        raise object_member(stmt) or self.refuse(stmt, f"`{prim.op}`")
 
     def own_templates(self, stmt: Stmt, rule, templates: dict, target: str) -> cst.BaseExpression:
         """The sum of the rule's own tangent templates (``rule.jvps``) over the varied parameters."""

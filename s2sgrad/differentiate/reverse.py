@@ -19,7 +19,7 @@ import libcst as cst
 import libcst.matchers as m
 import numpy as np
 
-from ..analyze.activity import Activity, refuse_constant_subscripts
+from ..analyze.activity import Activity, differentiable, refuse_constant_subscripts
 from ..analyze.shapes import may_broadcast, shape_facts
 from ..errors import TransformError
 from ..lower.ir import (
@@ -49,6 +49,7 @@ from .fold import fold, line_read_counts
 from .release import release
 from .simplify import simplify
 from .templates import instantiate, needs_parens
+from .unknown import no_rule
 
 
 @dataclass(frozen=True)
@@ -523,7 +524,7 @@ class ReverseBuilder:
     def backward_stmt(self, stmt: Stmt) -> list:
         prim = stmt.prim
         lines: list = []
-        if prim.op in self.table.nondiff or prim.op.startswith("numpy.random.") or prim.op == "nondiff":
+        if not differentiable(prim.op, self.table.nondiff):
             return lines
         if not any(t in self.current for t in stmt.targets):
             return lines
@@ -862,14 +863,16 @@ class ReverseBuilder:
         return names | {shape for shape, base in self.shape_base.items() if base in names}
 
     def refuse_unknown(self, stmt: Stmt) -> None:
-        name = stmt.prim.op
-        what = f"the method `.{name.split('.', 1)[1]}`" if name.startswith("ndarray.") else f"`{name}`"
-        raise self.located(
-            stmt,
-            f"no derivative rule for {what}, and it has no Python source s2sgrad can read",
-            f"give it a rule with s2sgrad.register_gradient({name!r}), or rewrite the "
-            "expression with supported numpy functions",
-        )
+        """Refuse the first statement, in source order, that has no rule and no source (the
+        backward sweep meets the last one first)."""
+        first = next((s for s in flatten(self.fn.body) if s is stmt or self.unknown(s)), stmt)
+        raise no_rule(first, self.table)
+
+    def unknown(self, stmt: Stmt) -> bool:
+        prim = stmt.prim
+        return differentiable(prim.op, self.table.nondiff) and any(map(self.active, stmt.targets)) \
+            and any(self.active(n) for op in prim_operands(prim) for n in operand_vars(op)) and \
+            self.rule_for(prim) is None and self.helper_for(stmt) is None
 
     def located(self, stmt: Stmt, message: str, hint: str) -> TransformError:
         loc = stmt.prim.location or stmt.origin.location

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import TransformError
-from .ir import Const, CoreFunction, If, Loop, Seq, Stmt, Var, operand_reads, operand_vars
+from .ir import Const, CoreFunction, If, Loop, Seq, Stmt, operand_reads, operand_vars
 
 
 @dataclass

@@ -5,9 +5,11 @@ Nothing here imports or runs user code; for a live function we read what Python 
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import linecache
 import os
+import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
@@ -35,28 +37,113 @@ class SourceUnit:
     defaults: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # s2sgrad/
+
+
 def display_path(filename: str) -> str:
-    """A path relative to the working directory when it lies below it; never absolute otherwise."""
+    """A path relative to the working directory when it lies below it, else the absolute path
+    (so that an error location is one a terminal or an editor can open)."""
     if filename.startswith("<"):
         return filename
+    absolute = os.path.abspath(filename)
     try:
-        rel = os.path.relpath(filename)
-    except ValueError:
-        return os.path.basename(filename)
-    if rel.startswith(".."):
-        return os.path.basename(filename)
+        rel = os.path.relpath(absolute)
+    except ValueError:  # another drive (Windows)
+        return absolute
+    if rel == ".." or rel.startswith(".." + os.sep):
+        return absolute
     return rel.replace(os.sep, "/")
+
+
+def internal_file(filename: str) -> bool:
+    """True for a file of s2sgrad itself (its frames are kept out of what users see)."""
+    return not filename.startswith("<") and os.path.abspath(filename).startswith(PACKAGE_DIR + os.sep)
+
+
+def _quoted(filename: str, line: int, namespace: Optional[Mapping] = None) -> str:
+    lines = linecache.getlines(filename, namespace)
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _column(frame: types.FrameType, line: int) -> int:
+    """The 1-based column of the call ``frame`` is executing (Python 3.11+ records it), else of
+    the first character of its line."""
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is not None and frame.f_lasti >= 0:
+        for index, where in enumerate(positions()):
+            if index == frame.f_lasti // 2:
+                if where[0] == line and where[2] is not None:
+                    return where[2] + 1
+                break
+    text = _quoted(frame.f_code.co_filename, line, frame.f_globals)
+    return len(text) - len(text.lstrip()) + 1
+
+
+def caller_location() -> Location:
+    """Where the user's code called s2sgrad: the innermost frame outside s2sgrad, its line quoted."""
+    frame: Optional[types.FrameType] = sys._getframe(1)
+    while frame is not None and internal_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return Location("<unknown>", 0, 0, "")
+    filename, line = frame.f_code.co_filename, frame.f_lineno
+    return Location(display_path(filename), line, _column(frame, line),
+                    _quoted(filename, line, frame.f_globals))
+
+
+def _lambda_column(code: types.CodeType, lines: list) -> int:
+    """The 1-based column of the lambda whose code is ``code`` on its first line (1 when unknown)."""
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return 1
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+             and node.lineno == code.co_firstlineno]
+    found.sort(key=lambda node: node.col_offset)
+    for node in found:
+        args = node.args
+        if tuple(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs) == params:
+            text = lines[node.lineno - 1].encode()
+            return len(text[:node.col_offset].decode(errors="replace")) + 1
+    return 1
+
+
+MADE_ATTR = "__s2sgrad_made__"  # on what s2sgrad returns: how it was made, e.g. "s2sgrad.grad(f)"
+
+
+def check_function(fn: Any) -> None:
+    """Refuse, at the user's call, what is not a plain Python function s2sgrad can read: a
+    builtin, a ufunc, a bound method, a class, or a function s2sgrad itself returned."""
+    fn = _unwrap(fn)
+    made = getattr(fn, MADE_ATTR, None)
+    if made is not None:
+        raise TransformError(
+            f"{made} is a function s2sgrad returned; s2sgrad cannot differentiate the functions "
+            "it returns again yet", caller_location(),
+            "for second derivatives use s2sgrad.hessian or s2sgrad.hvp on the original function; "
+            "otherwise differentiate a function you write with `def`")
+    if isinstance(fn, types.FunctionType) and internal_file(fn.__code__.co_filename):
+        raise TransformError(f"{fn.__qualname__} is part of s2sgrad, not a function to differentiate",
+                             caller_location(), "pass a function you write with `def`")
+    if isinstance(fn, types.MethodType):
+        raise TransformError(
+            f"{fn.__qualname__} is a bound method; this s2sgrad function takes a plain function",
+            caller_location(),
+            f"s2sgrad.grad and s2sgrad.value_and_grad take bound methods; here, pass a `def` "
+            f"function that takes the arrays it needs as arguments")
+    if not isinstance(fn, types.FunctionType):
+        raise TransformError(
+            f"s2sgrad differentiates Python functions; got {type(fn).__name__} {fn!r}",
+            caller_location(),
+            "pass a function defined with `def` in a file; to differentiate a numpy function, "
+            "call it inside one (`def f(x): return np.sum(np.sin(x))`)")
 
 
 def from_function(fn: Any) -> SourceUnit:
     """Capture the module source of a live Python function."""
     fn = _unwrap(fn)
-    if not isinstance(fn, types.FunctionType):
-        raise TransformError(
-            f"s2sgrad differentiates Python functions; got {type(fn).__name__} {fn!r}",
-            Location("<unknown>", 0, 0, ""),
-            "pass a function defined with `def` in a file",
-        )
+    check_function(fn)
     code = fn.__code__
     filename = code.co_filename
     linecache.checkcache(filename)  # a module reloaded from an edited file: read the new text
@@ -70,7 +157,8 @@ def from_function(fn: Any) -> SourceUnit:
     if fn.__name__ == "<lambda>":
         raise TransformError(
             "s2sgrad cannot differentiate a lambda",
-            Location(display_path(filename), code.co_firstlineno, 1, lines[code.co_firstlineno - 1]),
+            Location(display_path(filename), code.co_firstlineno,
+                     _lambda_column(code, lines), lines[code.co_firstlineno - 1]),
             "write the function with `def`",
         )
     check_current(fn, lines, display_path(filename))

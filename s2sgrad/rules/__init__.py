@@ -10,6 +10,7 @@ DEFAULT_TABLE = build_table(
     (elementwise.RULES, reductions.RULES, shapes.RULES, linalg.RULES, special.RULES,
      containers.RULES, generated.RULES),
     NONDIFF | frozenset(generated.NONDIFF),
+    linalg.INSTEAD,
 )
 
 __all__ = ["DEFAULT_TABLE", "Rule", "RuleTable", "alias", "build_table", "defvjp"]

@@ -71,3 +71,19 @@ RULES = (
     defvjp("numpy.linalg.pinv(a)", a="s2s.pinv_vjp(g, ans, a)"),
     defvjp("numpy.linalg.matrix_power(a, n)", a="s2s.matrix_power_vjp(g, a, n)"),
 )
+
+# What to write instead of the decompositions that have no rule (hints of the refusals).
+_EIGVALS = ("for the eigenvalues of a symmetric (Hermitian) matrix use `np.linalg.eigvalsh(a)`, "
+            "which has a rule")
+INSTEAD = {
+    "numpy.linalg.eigh": "if only the eigenvalues are needed, use `np.linalg.eigvalsh(a)`, which "
+                         "has a rule (eigenvectors have none yet)",
+    "numpy.linalg.eig": _EIGVALS,
+    "numpy.linalg.eigvals": _EIGVALS,
+    "numpy.linalg.svd": "if only the singular values are needed, use `np.linalg.svdvals(x)`, "
+                        "which has a rule (singular vectors have none yet)",
+    "numpy.linalg.slogdet": "for a symmetric positive-definite `a`, write the log-determinant with "
+                            "a Cholesky factor, which has a rule: `2 * np.sum(np.log(np.diagonal("
+                            "np.linalg.cholesky(a), axis1=-2, axis2=-1)), axis=-1)`; otherwise "
+                            "`np.log(np.abs(np.linalg.det(a)))`",
+}

@@ -15,6 +15,7 @@ state theirs.
 from __future__ import annotations
 
 import builtins
+import difflib
 import functools
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -153,15 +154,41 @@ def validate(rule: Rule) -> None:
                 raise AssertionError(f"rule {rule.name}: s2s.{attr.attr.value} is not in runtime")
 
 
+def spoken(name: str) -> str:
+    """A qualified name as users write it: ``np.linalg.eigvalsh``, ``.sum`` for ``ndarray.sum``."""
+    if name.startswith("numpy."):
+        return "np." + name[len("numpy."):]
+    if name.startswith("ndarray."):
+        return name[len("ndarray"):]
+    return name
+
+
 @dataclass(frozen=True)
 class RuleTable:
-    """Reverse rules by qualified name, and the names whose derivative is zero."""
+    """Reverse rules by qualified name, the names whose derivative is zero, and what to write
+    instead of a function that has no rule (``instead``: name -> advice, declared by the banners)."""
 
     rules: Mapping[str, Rule] = field(default_factory=lambda: MappingProxyType({}))
     nondiff: frozenset = frozenset()
+    instead: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def get(self, name: str) -> Optional[Rule]:
         return self.rules.get(name)
+
+    def suggest(self, name: str) -> str:
+        """Advice for ``name``, which has no rule: what its banner declares, else the functions
+        of the same namespace with a rule and a close name (``eigvals`` -> ``eigvalsh``); "" when
+        there is none."""
+        if name in self.instead:
+            return self.instead[name]
+        namespace, _, short = name.rpartition(".")
+        siblings = sorted(k.rpartition(".")[2] for k in self.rules
+                          if k.rpartition(".")[0] == namespace and k.rpartition(".")[2][:2] == short[:2])
+        close = difflib.get_close_matches(short, siblings, n=3, cutoff=0.8)
+        if not close:
+            return ""
+        names = ", ".join(f"`{spoken(f'{namespace}.{c}')}`" for c in close)
+        return f"similar names with a rule: {names}"
 
     @property
     def elementwise(self) -> frozenset:
@@ -177,18 +204,23 @@ class RuleTable:
         merged = dict(self.rules)
         for r in rules:
             merged[r.name] = r
-        return RuleTable(MappingProxyType(merged), self.nondiff)
+        return RuleTable(MappingProxyType(merged), self.nondiff, self.instead)
 
     def key(self) -> tuple:
         """A hashable summary for cache keys."""
         return tuple(sorted((k, r.vjps, r.jvps) for k, r in self.rules.items()))
 
 
-def build_table(groups: Iterable[Iterable[Rule]], nondiff: Iterable[str]) -> RuleTable:
+def build_table(groups: Iterable[Iterable[Rule]], nondiff: Iterable[str],
+                instead: Optional[Mapping[str, str]] = None) -> RuleTable:
     rules = {}
     for group in groups:
         for r in group:
             if r.name in rules:
                 raise AssertionError(f"rule {r.name} defined twice")
             rules[r.name] = r
-    return RuleTable(MappingProxyType(rules), frozenset(nondiff))
+    advice = dict(instead or {})
+    for name in advice:
+        if name in rules:
+            raise AssertionError(f"{name} has a rule and advice instead of one")
+    return RuleTable(MappingProxyType(rules), frozenset(nondiff), MappingProxyType(advice))

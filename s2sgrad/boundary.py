@@ -1,0 +1,60 @@
+"""The public API's boundary: a refusal leaves s2sgrad showing only the user's frames.
+
+A TransformError (or UsageError) says where the problem is in the user's code; the dozen frames of
+s2sgrad's pipeline above it would only bury that. ``api_boundary`` wraps each public entry point
+and, when such an error leaves it, removes s2sgrad's own frames from its traceback (as JAX filters
+its tracebacks), and drops the internal exception it was raised from. Set the environment
+variable ``S2SGRAD_TRACEBACK=full`` to keep everything (when debugging s2sgrad itself).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import types
+from typing import Any, Callable, Optional
+
+from .errors import TransformError, UsageError
+from .read.capture import internal_file
+
+TRACEBACK_VARIABLE = "S2SGRAD_TRACEBACK"
+
+
+def full_tracebacks() -> bool:
+    """True when the user asked for s2sgrad's own frames (``S2SGRAD_TRACEBACK=full``; any value
+    but an empty one or ``0`` does, as for the CLI's internal errors)."""
+    return os.environ.get(TRACEBACK_VARIABLE, "").strip() not in ("", "0")
+
+
+def user_frames(tb: Optional[types.TracebackType]) -> Optional[types.TracebackType]:
+    """``tb`` without the entries of s2sgrad's own files, in the same order."""
+    kept = []
+    while tb is not None:
+        if not internal_file(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for entry in reversed(kept):
+        out = types.TracebackType(out, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return out
+
+
+def api_boundary(fun: Callable) -> Callable:
+    """Wrap a public entry point so that its refusals show the user's frames only."""
+
+    @functools.wraps(fun)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fun(*args, **kwargs)
+        except (TransformError, UsageError) as err:
+            if not full_tracebacks():
+                err.with_traceback(user_frames(err.__traceback__))
+                if err.__cause__ is not None or err.__context__ is not None:
+                    err.__cause__ = None  # an internal exception: its text is in the message
+                    err.__suppress_context__ = True
+                if sys.version_info < (3, 11):  # a bare raise would restore the caught traceback
+                    raise err.with_traceback(err.__traceback__)  # (shows this one frame)
+            raise  # a bare raise (3.11+) adds no entry for this frame
+
+    return entry

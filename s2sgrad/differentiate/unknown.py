@@ -1,0 +1,77 @@
+"""What s2sgrad says about a primitive it has no derivative for: a function with no rule (and
+what the rule table offers instead), an attribute or method numpy arrays do not have (one of the
+user's own objects, which s2sgrad does not follow), or a method of a user object called by name."""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Optional
+
+import libcst as cst
+import numpy as np
+
+from ..errors import Location, TransformError
+from ..lower.ir import Stmt, Var
+from ..rules.table import RuleTable
+
+_FOLLOW = ("differentiate a plain function that takes the arrays as arguments: move the method's "
+           "body into a module-level `def` that takes them (the method can call it), and call "
+           "that here")
+
+
+def _owner(stmt: Stmt) -> str:
+    owner = stmt.prim.args[0] if stmt.prim.args else None
+    return owner.name if isinstance(owner, Var) else "the object"
+
+
+def object_member(stmt: Stmt) -> Optional[TransformError]:
+    """The refusal of ``owner.name`` or ``owner.name(...)`` when numpy arrays have no ``name``
+    (``owner`` is then one of the user's objects), else None."""
+    op = stmt.prim.op
+    if not op.startswith("ndarray.") or hasattr(np.ndarray, op.split(".", 1)[1]):
+        return None
+    member, owner = op.split(".", 1)[1], _owner(stmt)
+    loc = stmt.prim.location or stmt.origin.location
+    if isinstance(stmt.expr, cst.Call):
+        return TransformError(
+            f"`{owner}.{member}(...)` calls a method numpy arrays do not have, with values that "
+            f"carry a derivative; s2sgrad does not follow method calls on objects", loc, _FOLLOW)
+    return TransformError(
+        f"`{owner}.{member}` reads an attribute numpy arrays do not have from `{owner}`, which "
+        "carries a derivative; s2sgrad differentiates arrays and floats, not objects", loc,
+        f"pass `{member}` as an argument of its own and differentiate with respect to it; for a "
+        "method, s2sgrad.grad(obj.method) differentiates its explicit arguments, with the "
+        "object's attributes as constants")
+
+
+def no_rule(stmt: Stmt, table: RuleTable) -> TransformError:
+    """The refusal of a primitive with neither a rule nor source s2sgrad can read."""
+    found = object_member(stmt)
+    if found is not None:
+        return found
+    name = stmt.prim.op
+    what = f"the method `.{name.split('.', 1)[1]}`" if name.startswith("ndarray.") else f"`{name}`"
+    alternative = table.suggest(name)
+    register = f"give it a rule with s2sgrad.register_gradient({name!r})"
+    hint = f"{alternative}; or {register}" if alternative else \
+        f"{register}, or rewrite the expression with supported numpy functions"
+    head = name.split(".")[0]
+    if "." in name and all(not key.startswith(head + ".") for key in table.rules):
+        hint = (f"if `{head}` is one of your objects: s2sgrad does not follow method calls on "
+                f"objects; {_FOLLOW}. Otherwise {hint}")
+    return TransformError(f"no derivative rule for {what}, and it has no Python source s2sgrad "
+                          "can read", stmt.prim.location or stmt.origin.location, hint)
+
+
+def refuse_user_method(callee: str, value: Any, location: Optional[Location]) -> None:
+    """Refuse ``model.loss(x)`` when ``model.loss`` is a method of a user object."""
+    if not (isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType)):
+        return
+    cls = type(value.__self__)
+    if cls.__module__.split(".")[0] in {"numpy", "builtins", "s2sgrad", "scipy"}:
+        return
+    raise TransformError(
+        f"`{callee}` is a method of `{cls.__qualname__}` (your class); s2sgrad does not follow "
+        "method calls on objects", location or Location("<unknown>", 0, 0, ""),
+        f"{_FOLLOW}; or differentiate the method itself with s2sgrad.grad({callee}), which "
+        "treats the object's attributes as constants")
