@@ -231,6 +231,7 @@ class Gen:
         self.in_main = False
         self.in_if = 0
         self.refuse = refuse
+        self.frozen = set()  # names that must not be bound (a closure's free variable)
 
     def tag(self, *names):
         self.prog.tags.update(names)
@@ -653,7 +654,7 @@ class Gen:
 
     # ---------------------------------------------------------------- statements
     def targets(self):
-        names = [n for n in self.env if n not in ("flag",) and "[" not in n]
+        names = [n for n in self.env if n not in ("flag",) and "[" not in n and n not in self.frozen]
         if self.reassignable is not None:
             names = [n for n in names if n in self.reassignable]
         return names
@@ -1196,6 +1197,7 @@ class Gen:
             self.env["c"] = (S, 1.0, False)
         if kind == "closure":
             self.env["scale"] = (S, 1.0, False)
+            self.frozen = {"scale"}
         sig = ", ".join(p for p, _ in params) + (", c=0.5" if default else "")
         self.reassignable = None
         self.block(lines, "    ", 1, self.ch.int(0, 2))
@@ -1218,6 +1220,7 @@ class Gen:
             self.tag("early_return", "helper_early_return")
         lines.append(f"    return {', '.join(e.src for e in outs)}")
         self.env, self.lists, self.reassignable, self.ints, self.loops, self.in_if, self.helpers = saved
+        self.frozen = set()
         body = "\n".join(lines) if len(lines) else ""
         if kind == "closure":
             c = self.ch.choice([0.5, 1.5, -0.25])
