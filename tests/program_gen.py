@@ -232,6 +232,7 @@ class Gen:
         self.in_if = 0
         self.refuse = refuse
         self.frozen = set()  # names that must not be bound (a closure's free variable)
+        self.loop_vars = set()  # names bound by for loops so far
 
     def tag(self, *names):
         self.prog.tags.update(names)
@@ -954,7 +955,7 @@ class Gen:
             return f"{idx} in range({k})", [], (idx, k - 1), k
         if form == "array":
             src, es, eb, n = self.sequence(avoid)
-            var = self.new_name("row" if es else "el")
+            var = self.loop_var("row" if es else "el", avoid | names_in(src))
             return f"{var} in {src}", [(var, es, eb)], None, n
         if form in ("zip", "enumerate_zip"):
             shifted = self.shifted(avoid) if self.ch.bool(30) else None
@@ -969,7 +970,9 @@ class Gen:
                 if len(seqs) == 3:
                     self.tag("for_zip3")
             self.tag("for_zip", "tuple_target")
-            names = [self.new_name("a") for _ in shapes]
+            names = []
+            for _ in shapes:
+                names.append(self.loop_var("a", avoid | names_in(src) | set(names)))
             target = ", ".join(names)
             lvars = list(zip(names, shapes, bounds))
             if form == "zip":
@@ -979,9 +982,20 @@ class Gen:
             return f"{idx}, ({target}) in enumerate({src})", lvars, (idx, n - 1), n
         src, es, eb, n = self.sequence(avoid)
         idx = self.index_name()
-        var = self.new_name("p")
+        var = self.loop_var("p", avoid | names_in(src))
         self.tag("for_enumerate", "tuple_target")
         return f"{idx}, {var} in enumerate({src})", [(var, es, eb)], (idx, n - 1), n
+
+    def loop_var(self, prefix, avoid):
+        """A new loop variable, or (sometimes) the name of an earlier loop's variable that this
+        context may re-bind."""
+        old = [n for n in self.targets() if n in self.loop_vars and n not in avoid]
+        if old and self.ch.bool(60):
+            self.tag("loop_name_reused")
+            return self.ch.choice(old)
+        name = self.new_name(prefix)
+        self.loop_vars.add(name)
+        return name
 
     def index_name(self):
         idx = "i" if not self.ints else "j"

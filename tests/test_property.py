@@ -340,7 +340,7 @@ COVERAGE = {
                                      "nondiff_zeros_like", "nondiff_shape", "nondiff_random"],
 }
 # constructs the brief asks for that the README's list does not name
-EXTRA = ["custom_gradient", "custom_gradient_lambda", "alias_rebind", "copy_augment"]
+EXTRA = ["custom_gradient", "custom_gradient_lambda", "alias_rebind", "copy_augment", "loop_name_reused"]
 EXPLANATIONS = [
     "(gradients are summed back to each input's shape)",
     "the forward works on a copy, so earlier values stay available to the backward sweep",
