@@ -1,7 +1,9 @@
 """Random programs in s2sgrad's supported subset, as Python source, for tests/test_property.py.
 
 A program is a module holding ``f(x, v, s, flag)`` (``x`` of shape (3, 4), ``v`` of shape (4,),
-``s`` a Python float, ``flag`` a Python bool) and up to two helper functions it calls.
+``s`` a Python float, ``flag`` a Python bool), up to three helper functions it calls (plain,
+closures, helpers taking a tuple or returning a pair, ``@s2sgrad.custom_gradient`` helpers) and
+sometimes a second module whose helpers it imports.
 
 Values stay bounded: every expression carries an upper bound on its magnitude, and an operand that
 could grow too large is squashed (``np.tanh``/``np.sin``/``np.cos``) before it is used; ``exp`` only
@@ -10,18 +12,30 @@ divisor is bounded away from zero. Loop-carried variables are updated by contrac
 holds for every iteration.
 
 Computed conditions never sit near a tie. Which way each condition goes is drawn when the program
-is generated, so the path through the program is known statically (shapes and bounds follow the
-taken path). Each condition is a *site* ``value OP threshold``; the program is first run as a
-*probe* in which the site records every value it sees and returns the drawn outcome, and the
-threshold is then placed ``MARGIN`` beyond all the recorded values on the drawn side. The probe and
-the final program therefore take the same path, and a perturbation of the inputs by a
-finite-difference step cannot flip any condition.
+is generated, so the path through the program is known statically (shapes, bounds, list lengths
+and trip counts follow the taken path). Each condition is a *site* ``value OP threshold``; the
+program is first run as a *probe* in which the site records every value it sees and returns the
+drawn outcome, and the threshold is then placed between the values seen on the two sides (or
+``MARGIN`` beyond them). The probe and the final program therefore take the same path, and a
+perturbation of the inputs by a finite-difference step cannot flip any condition. A ``while``
+condition is a site too: its value is ``tanh(...) + 3.0 * steps`` (the loop's own counter), and its
+drawn outcome is "true while ``steps`` < the drawn trip count", so the threshold falls in a gap of
+width at least 1 between the last true and the first false value.
+
+In-place updates (``+=``-family, index writes) only touch names that cannot share memory with
+another name that is read later (``E.fresh`` and the loops' *pinned* sets); ``generate(ch,
+refuse=True)`` instead ends the program with an in-place update through an alias or a view that
+s2sgrad must refuse, marked ``# refused``.
+
+Every production records a tag in ``Program.tags``; tests/test_property.py maps the README's
+"What is supported" list onto these tags.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +43,7 @@ import numpy as np
 M, V, S, K, R = (3, 4), (4,), (), (3, 1), (3,)
 MARGIN = 0.5
 BIG = 6.0  # operands above this bound are squashed before arithmetic that multiplies bounds
+NAME_RE = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
 class Chooser:
@@ -66,46 +81,112 @@ class E:
 
 @dataclass
 class Site:
+    """A condition ``value OP threshold``. ``trips`` is None for an ordinary site (its outcome is
+    ``outcome`` every time); for a while loop's site the outcome is ``steps < trips``."""
+
     value: str
     op: str
     outcome: bool
     threshold: float = 0.0
+    steps: str = None
+    trips: int = None
+
+    def decide(self, steps=None):
+        if self.trips is None:
+            return self.outcome
+        return steps < self.trips
 
 
 @dataclass
 class Program:
-    helpers: list = field(default_factory=list)  # source blocks
+    helpers: list = field(default_factory=list)  # (source, autograd twin source)
+    lib_helpers: list = field(default_factory=list)  # the same, for the imported module
+    lib_names: list = field(default_factory=list)  # helper names main imports from it
+    imports: set = field(default_factory=set)  # "math", "special", "s2sgrad"
     main: str = ""
     sites: list = field(default_factory=list)
+    tags: Counter = field(default_factory=Counter)
+    autograd: bool = True  # False: autograd cannot run it (index writes)
+    refused: bool = False  # the program ends with an in-place update s2sgrad must refuse
     x: np.ndarray = None
     v: np.ndarray = None
     s: float = 0.0
     flag: bool = False
 
-    def render(self, probe: bool) -> str:
-        parts = ["import numpy as np\n"]
+    def _header(self, probe, twin):
+        parts = ["import autograd.numpy as np" if twin else "import numpy as np"]
+        if "math" in self.imports:
+            parts.append("import autograd.numpy as math" if twin else "import math")
+        if "special" in self.imports:
+            parts.append("from autograd.scipy import special" if twin else "from scipy import special")
+        if "s2sgrad" in self.imports and not twin:
+            parts.append("import s2sgrad")
         if probe:
-            parts.append("_probe = None\n")
-        text = "\n\n".join(self.helpers + [self.main])
+            parts.append("_probe = None")
+        return "\n".join(parts) + "\n"
+
+    def _sites(self, text, probe):
         # a site's value may hold earlier sites (never later ones): replace the later first
         for k, site in reversed(list(enumerate(self.sites))):
             if probe:
-                cond = f"_probe({k}, {site.value})"
+                extra = f", {site.steps}" if site.steps else ""
+                cond = f"_probe({k}, {site.value}{extra})"
             else:
                 cond = f"{site.value} {site.op} {site.threshold!r}"
             text = text.replace(f"__SITE{k}__", cond)
-        return "\n".join(parts) + "\n\n" + text + "\n"
+        return text
+
+    @staticmethod
+    def _twin(text):
+        # autograd has no derivative for copies: an undecorated twin multiplies by 1.0 instead;
+        # ``z += e`` on a name no other name shares is ``z = z + (e)`` (autograd cannot add a
+        # traced value into a constant array in place)
+        text = re.sub(r"(?m)^(\s*)([A-Za-z_][A-Za-z_0-9]*) ([-+*/])= ([^#\n]*?)(\s*#[^\n]*)?$",
+                      r"\1\2 = \2 \3 (\4)\5", text)
+        text = re.sub(r"np\.copy\(([A-Za-z_0-9]+)\)", r"(\1 * 1.0)", text)
+        return re.sub(r"([A-Za-z_][A-Za-z_0-9]*)\.copy\(\)", r"(\1 * 1.0)", text)
+
+    def render(self, probe: bool, twin: bool = False, lib: str = "s2sgrad_prop_lib") -> str:
+        """The main module's source; ``twin``: the autograd twin (autograd.numpy, custom gradients
+        undecorated, copies as products)."""
+        pick = 1 if twin else 0
+        head = self._header(probe, twin)
+        if self.lib_names:
+            head += f"from {lib} import {', '.join(self.lib_names)}\n"
+        text = "\n\n".join([h[pick] for h in self.helpers] + [self.main])
+        text = self._sites(text, probe)
+        if twin:
+            text = self._twin(text)
+        return head + "\n\n" + text + "\n"
+
+    def render_lib(self, probe: bool, twin: bool = False) -> str:
+        pick = 1 if twin else 0
+        text = self._sites("\n\n".join(h[pick] for h in self.lib_helpers), probe)
+        if twin:
+            text = self._twin(text)
+        return self._header(probe, twin) + "\n\n" + text + "\n"
 
     def set_thresholds(self, seen: dict) -> None:
-        """Place each threshold MARGIN beyond every value the probe recorded at its site."""
+        """Place each threshold between the values the probe recorded on the two sides of its
+        site (``seen[k]``: (value, outcome) pairs), or MARGIN beyond them."""
         for k, site in enumerate(self.sites):
-            values = seen.get(k)
-            if not values:
+            pairs = seen.get(k)
+            if not pairs:
                 site.threshold = 0.0
                 continue
-            below = (site.op in (">", ">=")) == site.outcome  # all values must lie above it
-            t = min(values) - MARGIN if below else max(values) + MARGIN
-            site.threshold = round(float(t), 3)
+            true = [v for v, o in pairs if o]
+            false = [v for v, o in pairs if not o]
+            up = site.op in ("<", "<=")  # the condition holds below the threshold
+            lo_side, hi_side = (true, false) if up else (false, true)
+            if lo_side and hi_side:
+                lo, hi = max(lo_side), min(hi_side)
+                assert hi - lo > 0.5, f"site {k}: no gap between {lo_side} and {hi_side}"
+                t = (lo + hi) / 2
+            elif lo_side:
+                t = max(lo_side) + MARGIN
+            else:
+                t = min(hi_side) - MARGIN
+            site.threshold = round(float(t), 4)
 
     def args(self):
         return (self.x.copy(), self.v.copy(), self.s, self.flag)
@@ -130,20 +211,31 @@ def size(shape):
     return int(np.prod(shape)) if shape else 1
 
 
+def names_in(src):
+    return set(NAME_RE.findall(src))
+
+
 class Gen:
-    def __init__(self, ch: Chooser):
+    def __init__(self, ch: Chooser, refuse: bool = False, avoid=()):
         self.ch = ch
+        self.avoid = set(avoid)  # productions left out ("zip", "tuple_param"): to look past known bugs
         self.prog = Program()
         self.counter = 0
-        self.helpers = []  # (name, params [(name, shape)], has_default, result E-shape, bound)
-        self.ints = []  # loop indices in scope: (name, max value)
-        self.env = {}
+        self.helpers = []  # dicts: name, params, default, outs [(shape, bound)], kind
+        self.ints = []  # integer names in scope: (name, max value)
+        self.env = {}  # name -> (shape, bound, fresh)
+        self.lists = {}  # name -> (element shape, element bound, length)
+        self.loops = []  # enclosing loops: {"trips": n, "pinned": names updated in place}
         self.reassignable = None  # None: any non-int name; else a set of names
         self.max_depth = 3
         self.in_main = False
-        # Names first bound in some arms of an if only (bound on some paths).
-        self.partial = set()
         self.in_if = 0
+        self.refuse = refuse
+        self.frozen = set()  # names that must not be bound (a closure's free variable)
+        self.loop_vars = set()  # names bound by for loops so far
+
+    def tag(self, *names):
+        self.prog.tags.update(names)
 
     # ---------------------------------------------------------------- names and sites
     def new_name(self, prefix="t"):
@@ -153,7 +245,26 @@ class Gen:
     def site(self, value_src):
         k = len(self.prog.sites)
         self.prog.sites.append(Site(value_src, self.ch.choice([">", "<", ">=", "<="]), self.ch.bool()))
+        self.tag("site")
         return f"__SITE{k}__", self.prog.sites[-1].outcome
+
+    def mult(self):
+        return int(np.prod([lp["trips"] for lp in self.loops])) if self.loops else 1
+
+    def pinned(self):
+        return set().union(*(lp["pinned"] for lp in self.loops)) if self.loops else set()
+
+    def guard(self, e: E) -> E:
+        """``e`` is about to be bound, appended or iterated over: if it may share memory with a
+        name updated in place earlier in an enclosing loop body (the update runs again in the next
+        iteration, while the alias lives on), bind a copy instead."""
+        if not e.fresh and names_in(e.src) & self.pinned():
+            return E(f"({e.src} + 0.0)", e.shape, e.bound)
+        return e
+
+    def updated_in_place(self, name):
+        for lp in self.loops:
+            lp["pinned"].add(name)
 
     # ---------------------------------------------------------------- expressions
     def squash(self, e: E, limit=BIG) -> E:
@@ -167,61 +278,131 @@ class Gen:
         for name, (shape, bound, _fresh) in self.env.items():
             if fits(shape, maxshape):
                 options.append(("var", name))
-            for idx, sh in self.index_forms(shape):
+            for idx, sh, tag in self.index_forms(shape):
                 if fits(sh, maxshape):
-                    options.append(("index", name, idx, sh))
+                    options.append(("index", name, idx, sh, tag))
+            if len(shape) >= 1 and maxshape == S and "[" not in name:
+                options.append(("mask", name))
+        for name, (es, eb, n) in self.lists.items():
+            if n >= 1:
+                options += [("list", name)] * 4
         options.append(("const",))
         if self.ints:
             options.append(("int",))
         pick = self.ch.choice(options)
         if pick[0] == "var":
             shape, bound, _ = self.env[pick[1]]
+            if pick[1] == "s":
+                self.tag("python_float")
             return E(pick[1], shape, bound, fresh=False)
         if pick[0] == "index":
-            _, name, idx, sh = pick
+            _, name, idx, sh, tag = pick
+            self.tag("index_read", tag)
             return E(f"{name}{idx}", sh, self.env[name][1], fresh=False)
+        if pick[0] == "mask":
+            # a boolean mask computed from the data: the selection's size depends on the values
+            name = pick[1]
+            shape, bound, _ = self.env[name]
+            c = self.ch.choice([0.0, 0.2, -0.3])
+            self.tag("index_read", "index_mask")
+            return self.squash(E(f"np.sum({name}[{name} > {c}])", S, bound * size(shape)), 30.0)
+        if pick[0] == "list":
+            return self.list_use(pick[1], maxshape)
         if pick[0] == "int":
             name, top = self.ch.choice(self.ints)
             c = self.ch.choice([0.5, 0.25, 1.0])
             return E(f"({name} * {c})", S, top * c + 1e-9)
         c = self.ch.choice([0.5, 1.5, 2.0, -0.75, 3.0, 0.1])
+        self.tag("python_float")
         return E(f"({c})" if c < 0 else repr(c), S, abs(c))
 
     def index_forms(self, shape):
+        """(index source, result shape, tag) for reads of a value of ``shape``."""
         forms = []
         if shape == M:
-            forms = [("[0]", V), ("[-1]", V), ("[1:]", (2, 4)), ("[:, 1]", R), ("[:, -1:]", K),
-                     ("[1, 2]", S), ("[:2, 1:3]", (2, 2))]
-            forms += [(f"[{n}]", V) for n, top in self.ints if top <= 2]
-            forms += [(f"[:, {n}]", R) for n, top in self.ints if top <= 3]
+            forms = [("[0]", V, "index_int"), ("[-1]", V, "index_neg"), ("[1:]", (2, 4), "index_slice"),
+                     ("[:, 1]", R, "index_tuple"), ("[:, -1:]", K, "index_slice"), ("[1, 2]", S, "index_tuple"),
+                     ("[:2, 1:3]", (2, 2), "index_slice"), ("[np.array([2, 0, 1])]", M, "index_intarray"),
+                     ("[[1, 1, 0]]", M, "index_intarray"),
+                     ("[np.array([True, False, True])]", (2, 4), "index_mask")]
+            forms += [(f"[{n}]", V, "index_loop") for n, top in self.ints if top <= 2]
+            forms += [(f"[:, {n}]", R, "index_loop") for n, top in self.ints if top <= 3]
         elif shape == V:
-            forms = [("[0]", S), ("[1:]", (3,)), ("[-1]", S), ("[::2]", (2,))]
-            forms += [(f"[{n}]", S) for n, top in self.ints if top <= 3]
+            forms = [("[0]", S, "index_int"), ("[1:]", (3,), "index_slice"), ("[-1]", S, "index_neg"),
+                     ("[::2]", (2,), "index_slice"), ("[np.array([3, 0, 1, 1])]", V, "index_intarray"),
+                     ("[np.array([True, False, True, True])]", (3,), "index_mask"),
+                     ("[None, :]", (1, 4), "index_none")]
+            forms += [(f"[{n}]", S, "index_loop") for n, top in self.ints if top <= 3]
         elif shape == R:
-            forms = [("[0]", S), ("[1:]", (2,)), ("[:, None]", K)]
+            forms = [("[0]", S, "index_int"), ("[1:]", (2,), "index_slice"), ("[:, None]", K, "index_none"),
+                     ("[-2]", S, "index_neg")]
         elif shape == K:
-            forms = [("[:, 0]", R), ("[0]", (1,))]
+            forms = [("[:, 0]", R, "index_tuple"), ("[0]", (1,), "index_int")]
         elif len(shape) >= 1:
-            forms = [("[0]", shape[1:])]
+            forms = [("[0]", shape[1:], "index_int")]
         return forms
+
+    def list_use(self, name, maxshape) -> E:
+        es, eb, n = self.lists[name]
+        forms = ["index", "sum", "stack", "array"]
+        if len(es) >= 1:
+            forms.append("concatenate")
+        if any(top <= n - 1 for _, top in self.ints):
+            forms.append("loop_index")
+        form = self.ch.choice(forms)
+        if form == "index":
+            k = self.ch.int(-n, n - 1)
+            self.tag("list_index")
+            e = E(f"{name}[{k}]", es, eb, fresh=False)
+        elif form == "loop_index":
+            i = self.ch.choice([i for i, top in self.ints if top <= n - 1])
+            self.tag("list_index")
+            e = E(f"{name}[{i}]", es, eb, fresh=False)
+        elif form == "sum":
+            self.tag("sum_list")
+            e = self.squash(E(f"sum({name})", es, eb * n), 30.0)
+        elif form == "concatenate":
+            self.tag("np_concatenate")
+            whole = (n * es[0],) + es[1:]
+            if fits(whole, maxshape) and self.ch.bool():
+                e = E(f"np.concatenate({name})", whole, eb)
+            else:
+                e = E(f"np.concatenate({name})[-{es[0]}:]", es, eb, fresh=False)
+        else:
+            fn = "np.stack" if form == "stack" else "np.array"
+            self.tag("np_stack" if form == "stack" else "np_array_list")
+            whole = (n,) + es
+            if fits(whole, maxshape) and self.ch.bool():
+                e = E(f"{fn}({name})", whole, eb)
+            else:
+                red = self.ch.choice(["sum", "mean"])
+                e = self.squash(E(f"np.{red}({fn}({name}), axis=0)", es, eb * (n if red == "sum" else 1)), 30.0)
+        if not fits(e.shape, maxshape):  # an element wider than wanted: reduce it
+            e = self.squash(E(f"np.sum({e.src})", S, e.bound * size(e.shape)), 30.0)
+        return e
 
     def expr(self, maxshape, depth) -> E:
         if depth <= 0:
             return self.leaf(maxshape)
         kinds = ["leaf", "binop", "binop", "binop", "div", "pow", "neg", "unary", "unary", "unary",
-                 "reduce", "maximum"]
+                 "reduce", "maximum", "rule", "rule"]
         if self.helpers:
-            kinds.append("call")
+            kinds += ["call", "call"]
         if depth >= 2:
             kinds.append("ifexp")
         kind = self.ch.choice(kinds)
         d = depth - 1
+        if depth >= 3:
+            self.tag("nested_expr")
         if kind == "leaf":
             return self.leaf(maxshape)
         if kind == "binop":
             op = self.ch.choice(["+", "-", "*"])
             a = self.expr(maxshape, d)
             b = self.expr(maxshape, d)
+            self.tag({"+": "add", "-": "sub", "*": "mul"}[op])
+            if a.shape != b.shape:
+                self.tag("broadcast")
             if op == "*":
                 a, b = self.squash(a), self.squash(b)
                 bound = a.bound * b.bound
@@ -235,10 +416,12 @@ class Gen:
                                    "3.0"])
             den = form.format(b=b.src)
             shape = a.shape if form == "3.0" else bshape(a.shape, b.shape)
+            self.tag("div")
             return E(f"({a.src} / {den})", shape, a.bound * 2.0)
         if kind == "pow":
             a = self.expr(maxshape, d)
             form = self.ch.choice(["int", "int", "float", "neg"])
+            self.tag("pow")
             if form == "int":
                 a = self.squash(a, 2.5)
                 n = self.ch.choice([2, 3, 2.0])
@@ -249,10 +432,12 @@ class Gen:
                      (1.0 + a.bound**2) ** p if p > 0 else 1.0)
         if kind == "neg":
             a = self.expr(maxshape, d)
+            self.tag("neg")
             return E(f"(-{a.src})", a.shape, a.bound)
         if kind == "unary":
             a = self.expr(maxshape, d)
             fn = self.ch.choice(["sin", "cos", "tanh", "exp", "log", "sqrt", "abs"])
+            self.tag("elementwise")
             if fn in ("sin", "cos", "tanh"):
                 return E(f"np.{fn}({a.src})", a.shape, 1.0)
             if fn == "exp":
@@ -265,6 +450,7 @@ class Gen:
                 a = self.squash(a, 10.0)
                 return E(f"np.sqrt(1.0 + {a.src} * {a.src})", a.shape, float(np.sqrt(1 + a.bound**2)))
             # abs: a kink at 0 only; random inputs never sit within a finite-difference step of it
+            self.tag("abs")
             return E(f"{self.ch.choice(['abs', 'np.abs'])}({a.src})", a.shape, a.bound)
         if kind == "reduce":
             a = self.expr(M, d)
@@ -278,6 +464,11 @@ class Gen:
                 options += [(", axis=0", S)]
             options = [o for o in options if fits(o[1], maxshape)]
             kw, shape = self.ch.choice(options)
+            self.tag("reduce")
+            if "axis" in kw:
+                self.tag("reduce_axis")
+            if "keepdims" in kw:
+                self.tag("keepdims")
             bound = a.bound * (size(a.shape) // max(size(shape), 1) if fn == "sum" else 1)
             return self.squash(E(f"np.{fn}({a.src}{kw})", shape, bound), 30.0)
         if kind == "maximum":
@@ -286,7 +477,10 @@ class Gen:
             fn = self.ch.choice(["maximum", "minimum"])
             order = self.ch.bool()
             args = f"{a.src}, {c}" if order else f"{c}, {a.src}"
+            self.tag("elementwise")
             return E(f"np.{fn}({args})", a.shape, max(a.bound, abs(c)))
+        if kind == "rule":
+            return self.rule(maxshape, d)
         if kind == "call":
             return self.call(maxshape, d)
         # conditional expression: both arms must be valid code, only the taken one runs
@@ -294,7 +488,91 @@ class Gen:
         a = self.expr(maxshape, d)
         b = self.expr(maxshape, d)
         taken = a if outcome else b
+        self.tag("ifexp")
         return E(f"({a.src} if {cond} else {b.src})", taken.shape, taken.bound, fresh=False)
+
+    def rule(self, maxshape, d) -> E:
+        """A call of one of the other rule families (products, scans, shapes, joins, linalg,
+        scipy.special, math, ndarray methods, zero-derivative functions), fitted to maxshape."""
+        arg = lambda shape, bound=1.0: self.fit_arg(shape, max(d, 0), bound)  # noqa: E731
+        a33 = lambda: f"(2.0 * np.eye(3) + 0.3 * {arg(M)}[:, :3])"  # noqa: E731 - well conditioned
+        forms = [
+            ("matmul", R, lambda: E(f"({arg(M)} @ {arg(V)})", R, 4.0)),
+            ("matmul", V, lambda: E(f"({arg(R)} @ {arg(M)})", V, 3.0)),
+            ("matmul", S, lambda: E(f"({arg(V)} @ {arg(V)})", S, 4.0)),
+            ("rule_dot", R, lambda: E(f"np.dot({arg(M)}, {arg(V)})", R, 4.0)),
+            ("rule_einsum", R, lambda: E(f'np.einsum("ij,j->i", {arg(M)}, {arg(V)})', R, 4.0)),
+            ("rule_einsum", V, lambda: E(f'np.einsum("ij,ij->j", {arg(M)}, {arg(M)})', V, 3.0)),
+            ("rule_tensordot", S, lambda: E(f"np.tensordot({arg(M)}, {arg(M)}, axes=2)", S, 12.0)),
+            ("rule_outer", M, lambda: E(f"np.outer({arg(R)}, {arg(V)})", M, 1.0)),
+            ("rule_cumsum", V, lambda: E(f"np.cumsum({arg(V)})", V, 4.0)),
+            ("rule_cumsum", M, lambda: E(f"np.cumsum({arg(M)}, axis=1)", M, 4.0)),
+            ("rule_shapes", M, lambda: E(f"np.reshape({arg(M)}, (4, 3)).T", M, 1.0)),
+            ("rule_shapes", K, lambda: E(f"np.expand_dims({arg(R)}, 1)", K, 1.0)),
+            ("rule_shapes", R, lambda: E(f"np.squeeze({arg(K)}, axis=1)", R, 1.0)),
+            ("rule_shapes", M, lambda: E(f"np.transpose({arg((4, 3))})", M, 1.0)),
+            ("rule_joins", V, lambda: E(f"np.concatenate([{arg(V)}, {arg(R)}])[2:6]", V, 1.0)),
+            ("rule_joins", M, lambda: E(f"np.stack([{arg(R)}, {arg(R)}, {arg(R)}, {arg(R)}], axis=1)", M, 1.0)),
+            ("linalg_det", S, lambda: E(f"np.linalg.det({a33()})", S, 25.0)),
+            ("linalg_inv", R, lambda: E(f"(np.linalg.inv({a33()}) @ {arg(R)})", R, 3.0)),
+            ("linalg_solve", R, lambda: E(f"np.linalg.solve({a33()}, {arg(R)})", R, 3.0)),
+            ("linalg_norm", S, lambda: E(f"np.linalg.norm({arg(V)})", S, 2.0)),
+            ("linalg_cholesky", R, lambda: self._cholesky(a33())),
+            ("special_expit", maxshape, lambda: self._elementwise("special.expit", maxshape, d)),
+            ("special_erf", maxshape, lambda: self._elementwise("special.erf", maxshape, d)),
+            ("special_logsumexp", R, lambda: E(f"special.logsumexp({arg(M)}, axis=1)", R, 2.5)),
+            ("math", S, lambda: self._math(d)),
+            ("methods", S, lambda: E(f"{arg(M)}.sum()", S, 12.0)),
+            ("methods", V, lambda: E(f"{arg(M)}.mean(axis=0)", V, 1.0)),
+            ("methods", M, lambda: E(f"{arg((4, 3))}.T", M, 1.0, fresh=False)),
+            ("methods", V, lambda: E(f"{arg(M)}.reshape(12)[3:7]", V, 1.0, fresh=False)),
+            ("nondiff_floor", maxshape, lambda: self._floor(maxshape, d)),
+            ("nondiff_argmax", S, lambda: E(f"np.argmax({arg(V)})", S, 3.0)),
+            ("nondiff_compare", maxshape, lambda: self._compare(maxshape, d)),
+            ("nondiff_zeros_like", maxshape, lambda: self._zeros_like(maxshape, d)),
+            ("nondiff_shape", S, lambda: E(f"{arg(M)}.shape[1]", S, 4.0)),
+            ("nondiff_random", M, lambda: E("np.random.default_rng(7).uniform(-1.0, 1.0, size=(3, 4))", M, 1.0)),
+        ]
+        # a (3,) result also serves a (3, 1) slot (so a (3, 4) one) as a column
+        column = lambda shape: shape == R and not fits(R, maxshape) and fits(K, maxshape)  # noqa: E731
+        forms = [f for f in forms if fits(f[1], maxshape) or column(f[1])]
+        tag = self.ch.choice(sorted({f[0] for f in forms}))  # each family equally often
+        tag, shape, build = self.ch.choice([f for f in forms if f[0] == tag])
+        e = build()
+        if column(e.shape):
+            e = E(f"{e.src}[:, None]", K, e.bound, fresh=False)
+        self.tag("rule", tag)
+        if tag.startswith("special"):
+            self.prog.imports.add("special")
+        if tag == "math":
+            self.prog.imports.add("math")
+        return self.squash(e, 30.0)
+
+    def _cholesky(self, a33):
+        return E(f"np.sum(np.linalg.cholesky({a33} @ {a33}.T), axis=1)", R, 9.0)
+
+    def _elementwise(self, fn, maxshape, d):
+        a = self.squash(self.expr(maxshape, d), 10.0)
+        return E(f"{fn}({a.src})", a.shape, 1.0)
+
+    def _math(self, d):
+        a = self.squash(self.expr(S, d), 2.0)
+        fn = self.ch.choice(["sin", "cos", "tanh", "exp"])
+        return E(f"math.{fn}({a.src})", S, float(np.exp(a.bound)) if fn == "exp" else 1.0)
+
+    def _floor(self, maxshape, d):
+        a = self.expr(maxshape, d)
+        b = self.squash(self.expr(maxshape, d))
+        return E(f"(np.floor({a.src}) * {b.src})", bshape(a.shape, b.shape), (a.bound + 1.0) * b.bound)
+
+    def _compare(self, maxshape, d):
+        a = self.expr(maxshape, d)
+        b = self.squash(self.expr(maxshape, d))
+        return E(f"(({a.src} > 0.2) * {b.src})", bshape(a.shape, b.shape), b.bound)
+
+    def _zeros_like(self, maxshape, d):
+        a = self.expr(maxshape, d)
+        return E(f"(np.zeros_like({a.src}) + 1.5)", a.shape, 1.5)
 
     def condition(self, depth, nest=0):
         """A condition source and the outcome it is drawn to have."""
@@ -307,6 +585,7 @@ class Gen:
         if form == "flag":
             return ("flag", self.prog.flag) if self.ch.bool() else ("not flag", not self.prog.flag)
         if form in ("and", "or", "not"):
+            self.tag(form)
             inner, out = self.condition(depth, nest + 1)
             if form == "not":
                 return f"not ({inner})", not out
@@ -327,32 +606,56 @@ class Gen:
         """An argument of exactly ``shape`` with |value| <= bound."""
         a = self.squash(self.expr(shape, depth), bound)
         if a.shape != shape:
+            if len(shape) == 0:
+                return f"np.mean({a.src})"
             return f"({a.src} + np.zeros({shape[0] if len(shape) == 1 else shape}))"
         return a.src
 
-    def call(self, maxshape, depth) -> E:
-        options = [h for h in self.helpers if fits(h["shape"], maxshape)]
-        if not options:
-            return self.leaf(maxshape)
-        h = self.ch.choice(options)
+    def call_args(self, h, depth):
         args = []
         for pname, pshape in h["params"]:
-            args.append(self.fit_arg(pshape, depth))
+            if pshape and pshape[0] == "tuple":
+                self.tag("call_tuple_arg")
+                args.append(f"({self.fit_arg(pshape[1], depth)}, {self.fit_arg(pshape[2], depth)})")
+            else:
+                args.append(self.fit_arg(pshape, depth))
         if h["default"]:
             how = self.ch.choice(["omit", "keyword", "positional"])
             c = self.squash(self.expr(S, depth), 1.0).src
             if how == "keyword":
                 args.append(f"c={c}")
+                self.tag("call_kw")
             elif how == "positional":
                 args.append(c)
+            else:
+                self.tag("call_default")
         if len(h["params"]) >= 2 and "=" not in args[-1] and self.ch.bool(30):
             args[1] = f"{h['params'][1][0]}={args[1]}"
             args = args[:2] + [a if "=" in a else f"c={a}" for a in args[2:]]
-        return E(f"{h['name']}({', '.join(args)})", h["shape"], h["bound"], fresh=False)
+            self.tag("call_kw")
+        self.tag("call", f"call_{h['kind']}")
+        if self.loops:
+            self.tag("call_in_loop")
+        if self.in_if:
+            self.tag("call_in_branch")
+        return f"{h['name']}({', '.join(args)})"
+
+    def call(self, maxshape, depth) -> E:
+        options = [(h, k) for h in self.helpers for k, (shape, _) in enumerate(h["outs"])
+                   if fits(shape, maxshape)]
+        if not options:
+            return self.leaf(maxshape)
+        h, k = self.ch.choice(options)
+        src = self.call_args(h, depth)
+        shape, bound = h["outs"][k]
+        if len(h["outs"]) > 1:
+            self.tag("call_index_result")
+            src = f"{src}[{k}]"
+        return E(src, shape, bound, fresh=False)
 
     # ---------------------------------------------------------------- statements
     def targets(self):
-        names = [n for n in self.env if n not in ("flag",)]
+        names = [n for n in self.env if n not in ("flag",) and "[" not in n and n not in self.frozen]
         if self.reassignable is not None:
             names = [n for n in names if n in self.reassignable]
         return names
@@ -361,74 +664,204 @@ class Gen:
         """``e`` may be (a view of) a name it mentions: no ``+=`` on those names any more, as
         numpy would then change both."""
         if not e.fresh:
-            for name in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", e.src):
+            for name in names_in(e.src):
                 if name in self.env:
                     shape, bound, _ = self.env[name]
                     self.env[name] = (shape, bound, False)
 
-    def assign(self, lines, ind, name, e: E):
-        lines.append(f"{ind}{name} = {e.src}")
+    def bind(self, name, e: E):
         self.unfresh(e)
         self.env[name] = (e.shape, e.bound, e.fresh)
         if self.reassignable is not None:
             self.reassignable.add(name)
 
+    def assign(self, lines, ind, name, e: E):
+        e = self.guard(e)
+        lines.append(f"{ind}{name} = {e.src}")
+        self.bind(name, e)
+
+    def inplace_candidates(self, arrays_only=False):
+        out = []
+        for n in self.targets() if not self.loops else self.env:
+            if "[" in n or n == "flag" or n not in self.env:
+                continue
+            shape, _, fresh = self.env[n]
+            if fresh and (len(shape) >= 1 or not arrays_only):
+                out.append(n)
+        if self.loops:  # in a loop body: body names, carried names are left to the loop
+            carried = set().union(*(lp["carried"] for lp in self.loops))
+            out = [n for n in out if n not in carried
+                   and (n in (self.reassignable or ()) or len(self.env[n][0]) >= 1)]
+            if not arrays_only:
+                out = [n for n in out if n in (self.reassignable or ())]
+        return out
+
     def statement(self, lines, ind, depth_left, top=False):
-        kinds = ["assign", "assign", "reassign", "augment", "unpack", "if"]
+        kinds = ["assign", "assign", "reassign", "augment", "unpack", "if", "index_write", "alias",
+                 "copy_augment"]
+        if any(len(h["outs"]) > 1 for h in self.helpers):
+            kinds.append("call_unpack")
         if depth_left > 0:
-            kinds.append("for")
+            kinds += ["loop", "loop", "list"]
         kind = self.ch.choice(kinds)
         maxshape = self.ch.choice([M, M, V, V, S, K, R])
         if kind == "reassign" and self.targets():
             name = self.ch.choice(self.targets())
+            self.tag("reassign")
             self.assign(lines, ind, name, self.squash(self.expr(maxshape, self.ch.int(1, self.max_depth)), 30.0))
-        elif kind == "augment" and any(self.env[n][2] for n in self.targets()):
-            name = self.ch.choice([n for n in self.targets() if self.env[n][2]])
-            shape, bound, fresh = self.env[name]
-            op = self.ch.choice(["+=", "-=", "*=", "/="])
-            e = self.expr(shape, self.ch.int(1, 2))
-            if op in ("+=", "-="):
-                e = self.squash(e, 30.0)
-                bound = bound + e.bound
-                src = e.src
-            elif op == "*=":
-                src = self.ch.choice(["np.cos({})", "np.tanh({})", "np.sin({})"]).format(e.src)
-            else:
-                e = self.squash(e)
-                src = f"(1.0 + {e.src} * {e.src})"
-            lines.append(f"{ind}{name} {op} {src}")
-            self.env[name] = (shape, bound, fresh)
+        elif kind == "augment" and self.inplace_candidates():
+            self.augment(lines, ind, self.ch.choice(self.inplace_candidates()))
         elif kind == "unpack":
-            a = self.squash(self.expr(maxshape, self.ch.int(1, 2)), 30.0)
-            b = self.squash(self.expr(self.ch.choice([M, V, S]), self.ch.int(1, 2)), 30.0)
+            a = self.guard(self.squash(self.expr(maxshape, self.ch.int(1, 2)), 30.0))
+            b = self.guard(self.squash(self.expr(self.ch.choice([M, V, S]), self.ch.int(1, 2)), 30.0))
             n1, n2 = self.new_name(), self.new_name()
             lines.append(f"{ind}{n1}, {n2} = {a.src}, {b.src}")
+            self.tag("unpack")
             for n, e in ((n1, a), (n2, b)):
-                self.unfresh(e)
-                self.env[n] = (e.shape, e.bound, e.fresh)
-                if self.reassignable is not None:
-                    self.reassignable.add(n)
+                self.bind(n, e)
+        elif kind == "call_unpack":
+            h = self.ch.choice([h for h in self.helpers if len(h["outs"]) > 1])
+            src = self.call_args(h, self.ch.int(1, 2))
+            n1, n2 = self.new_name(), self.new_name()
+            lines.append(f"{ind}{n1}, {n2} = {src}")
+            self.tag("call_unpack", "unpack")
+            self.unfresh(E(src, S, 0.0, fresh=False))
+            for n, (shape, bound) in zip((n1, n2), h["outs"]):
+                self.bind(n, E(n, shape, bound, fresh=False))
+            if names_in(src) & self.pinned():  # the results may alias a pinned name
+                lines.append(f"{ind}{n1}, {n2} = {n1} + 0.0, {n2} + 0.0")
+        elif kind == "index_write" and self.inplace_candidates(arrays_only=True):
+            self.index_write(lines, ind, self.ch.choice(self.inplace_candidates(arrays_only=True)))
+        elif kind == "index_write" and self.arrays():  # a fresh copy to write into
+            arrays = self.arrays()
+            src = self.ch.choice(arrays)
+            shape, bound, _ = self.env[src]
+            name = self.new_name("y")
+            form = self.ch.choice(["{}.copy()", "np.copy({})", "np.zeros({shape})", "{} * 1.0"])
+            self.assign(lines, ind, name, E(form.format(src, shape=shape if len(shape) > 1 else shape[0]),
+                                           shape, bound))
+            self.tag("copy")
+            self.index_write(lines, ind, name)
+        elif kind == "alias":
+            self.alias(lines, ind, maxshape)
+        elif kind == "copy_augment" and self.arrays():
+            arrays = self.arrays()
+            src = self.ch.choice(arrays)
+            shape, bound, _ = self.env[src]
+            name = self.new_name("z")
+            copy = self.ch.choice(["{}.copy()", "np.copy({})"]).format(src)
+            self.assign(lines, ind, name, E(copy, shape, bound))
+            self.tag("copy_augment", "copy")
+            self.augment(lines, ind, name)
         elif kind == "if":
             self.if_statement(lines, ind, depth_left)
-        elif kind == "for":
-            self.for_statement(lines, ind, depth_left)
+        elif kind == "loop":
+            self.loop_statement(lines, ind, depth_left)
+        elif kind == "list":
+            self.list_statement(lines, ind, depth_left)
         else:
+            self.tag("assign")
             self.assign(lines, ind, self.new_name(),
                         self.squash(self.expr(maxshape, self.ch.int(1, self.max_depth)), 30.0))
+
+    def arrays(self):
+        return [n for n in self.env if len(self.env[n][0]) >= 1 and "[" not in n]
+
+    def augment(self, lines, ind, name):
+        shape, bound, fresh = self.env[name]
+        op = self.ch.choice(["+=", "-=", "*=", "/="])
+        e = self.expr(shape, self.ch.int(1, 2))
+        if op in ("+=", "-="):
+            e = self.squash(e, 30.0 if not self.loops else 1.0)
+            bound = bound + e.bound * self.mult()
+            src = e.src
+        elif op == "*=":
+            src = self.ch.choice(["np.cos({})", "np.tanh({})", "np.sin({})"]).format(e.src)
+        else:
+            e = self.squash(e)
+            src = f"(1.0 + {e.src} * {e.src})"
+        lines.append(f"{ind}{name} {op} {src}")
+        self.tag("augment")
+        self.env[name] = (shape, bound, fresh)
+        if len(shape) >= 1:
+            self.updated_in_place(name)
+
+    def write_forms(self, shape):
+        forms = []
+        if shape == M:
+            forms = [("[0]", V), ("[-1]", V), ("[1:]", (2, 4)), ("[:, 1]", R), ("[1, 2]", S),
+                     ("[0:2, 1:3]", (2, 2)), ("[np.array([0, 2])]", (2, 4))]
+            forms += [(f"[{n}]", V) for n, top in self.ints if top <= 2]
+            forms += [(f"[:, {n}]", R) for n, top in self.ints if top <= 3]
+        elif shape == V:
+            forms = [("[0]", S), ("[1:3]", (2,)), ("[-1]", S), ("[::2]", (2,))]
+            forms += [(f"[{n}]", S) for n, top in self.ints if top <= 3]
+        elif shape == R:
+            forms = [("[0]", S), ("[1:]", (2,))]
+        elif shape == K:
+            forms = [("[0]", (1,)), ("[:, 0]", R)]
+        elif len(shape) >= 1:
+            forms = [("[0]", shape[1:])]
+        return forms
+
+    def index_write(self, lines, ind, name):
+        """``name[idx] = v`` or ``name[idx] += v`` (and -=, *=) on an array no other name shares."""
+        shape, bound, fresh = self.env[name]
+        idx, target = self.ch.choice(self.write_forms(shape))
+        op = self.ch.choice(["=", "=", "+=", "-=", "*="])
+        e = self.expr(target, self.ch.int(1, 2))
+        if op == "=":
+            e = self.squash(e, 2.0)
+            bound = max(bound, e.bound)
+            src = e.src
+        elif op == "*=":
+            src = self.ch.choice(["np.cos({})", "np.tanh({})"]).format(e.src)
+        else:
+            e = self.squash(e, 1.0)
+            bound = bound + e.bound * self.mult()
+            src = e.src
+        lines.append(f"{ind}{name}{idx} {op} {src}")
+        self.tag("index_write", "index_write_set" if op == "=" else "index_write_aug")
+        if op != "=" and ":" in idx:
+            self.tag("index_write_slice_aug")
+        self.prog.autograd = False
+        self.env[name] = (shape, bound, fresh)
+        self.updated_in_place(name)
+
+    def alias(self, lines, ind, maxshape):
+        """``z = y`` then plain re-binding of ``z``: ``y`` is untouched."""
+        names = [n for n in self.env if "[" not in n and n != "flag"]
+        if not names:
+            return self.statement(lines, ind, 0)
+        name_src = self.ch.choice(names)
+        shape, bound, fresh = self.env[name_src]
+        z = self.new_name("z")
+        lines.append(f"{ind}{z} = {name_src}")
+        e = self.squash(self.expr(shape, self.ch.int(1, 2)), 10.0)
+        form, zb = self.ch.choice([("{z} + {e}", bound + e.bound), ("np.sin({z}) * {e}", e.bound),
+                                   ("{z} * 0.5 - {e}", 0.5 * bound + e.bound)])
+        lines.append(f"{ind}{z} = {form.format(z=z, e=e.src)}")
+        self.unfresh(e)
+        self.env[z] = (bshape(shape, e.shape), zb, True)
+        if self.reassignable is not None:
+            self.reassignable.add(z)
+        self.tag("alias_rebind")
 
     def block(self, lines, ind, depth_left, n):
         for _ in range(n):
             self.statement(lines, ind, depth_left)
 
     def if_statement(self, lines, ind, depth_left):
-        """if / elif / else; the environment afterwards is the taken branch's."""
+        """if / elif / else; the environment afterwards is the taken branch's, except that a name
+        is fresh only if it is fresh on every path (it may share memory otherwise)."""
         arms = self.ch.int(1, 3)  # 1: if, 2: if/else, 3: if/elif/else
-        start_env = dict(self.env)
+        start_env, start_lists = dict(self.env), dict(self.lists)
         start_re = None if self.reassignable is None else set(self.reassignable)
-        taken_env, taken_re, decided = None, None, False
-        arm_names = []
+        taken, decided = None, False
+        arm_envs = []
+        self.tag("if")
         for arm in range(arms):
-            self.env = dict(start_env)
+            self.env, self.lists = dict(start_env), dict(start_lists)
             self.reassignable = None if start_re is None else set(start_re)
             if arm == 0:
                 cond, out = self.condition(1)
@@ -436,30 +869,141 @@ class Gen:
             elif arm == arms - 1 and arms > 1:
                 cond, out = None, True
                 lines.append(f"{ind}else:")
+                self.tag("else")
             else:
                 cond, out = self.condition(1)
                 lines.append(f"{ind}elif {cond}:")
+                self.tag("elif")
             self.in_if += 1
             self.block(lines, ind + "    ", depth_left - 1, self.ch.int(1, 2))
             self.in_if -= 1
-            arm_names.append(set(self.env))
+            arm_envs.append(self.env)
             if out and not decided:
                 decided = True
-                taken_env, taken_re = self.env, self.reassignable
+                taken = (self.env, self.lists, self.reassignable)
         if not decided:  # no arm ran
-            taken_env, taken_re = start_env, start_re
-        # names bound in the taken arm only stay readable: they are bound on the path that runs
-        self.env, self.reassignable = taken_env, taken_re
-        everywhere = set.intersection(*arm_names) if arms > 1 else set(start_env)
-        self.partial.update(n for n in self.env if n not in start_env and n not in everywhere)
+            taken = (start_env, start_lists, start_re)
+        paths = arm_envs + ([start_env] if arms == 1 else [])
+        self.env, self.lists, self.reassignable = taken
+        for name, (shape, bound, fresh) in list(self.env.items()):
+            if fresh and not all(p[name][2] for p in paths if name in p):
+                self.env[name] = (shape, bound, False)
 
-    def for_statement(self, lines, ind, depth_left):
-        k = self.ch.int(1, 3)
+    # ---------------------------------------------------------------- loops
+    def sequence(self, avoid):
+        """Something to iterate over: (source, element shape, element bound, length)."""
+        options = []
+        for n, (shape, bound, _) in self.env.items():
+            if len(shape) >= 1 and n not in avoid and "[" not in n:
+                options.append(("name", n))
+                if len(shape) == 2:
+                    options.append(("T", n))
+        for n, (es, eb, length) in self.lists.items():
+            if length >= 1:
+                options.append(("list", n))
+        options += [("expr",), ("literal",)]
+        pick = self.ch.choice(options)
+        if pick[0] in ("name", "T"):
+            shape, bound, fresh = self.env[pick[1]]
+            src = pick[1] if pick[0] == "name" else f"{pick[1]}.T"
+            if pick[0] == "T":
+                shape = shape[::-1]
+            e = self.guard(E(src, shape, bound, fresh=False))
+            self.unfresh(e)
+            self.tag("for_array")
+            return e.src, shape[1:], bound, shape[0]
+        if pick[0] == "list":
+            es, eb, length = self.lists[pick[1]]
+            self.tag("for_list")
+            return pick[1], es, eb, length
+        if pick[0] == "expr":
+            shape = self.ch.choice([M, V, R, K])
+            self.tag("for_array")
+            return self.fit_arg(shape, 2), shape[1:], 2.0, shape[0]
+        es = self.ch.choice([M, V, S, R])
+        n = self.ch.int(2, 3)
+        items = []
+        for _ in range(n):
+            e = self.guard(self.squash(self.expr(es, 1), 2.0))
+            self.unfresh(e)
+            items.append(e.src if e.shape == es else self.fit_arg(es, 0))
+        self.tag("for_list", "for_list_literal")
+        return f"[{', '.join(items)}]", es, 2.0, n
+
+    def shifted(self, avoid):
+        """``zip(p[:-1], p[1:])`` over an array with at least two rows."""
+        arrays = [n for n, (sh, _, _) in self.env.items()
+                  if len(sh) >= 1 and sh[0] >= 2 and n not in avoid and "[" not in n]
+        if not arrays:
+            return None
+        n = self.ch.choice(arrays)
+        shape, bound, _ = self.env[n]
+        self.unfresh(E(n, shape, bound, fresh=False))
+        if n in self.pinned():
+            n = f"({n} + 0.0)"
+        return f"zip({n}[:-1], {n}[1:])", [shape[1:], shape[1:]], bound, shape[0] - 1
+
+    def iteration(self, avoid):
+        """(header without ``for``/``:``, loop variables [(name, shape, bound)], index (name, top)
+        or None, trip count)."""
+        forms = ["range", "range", "array", "zip", "zip", "enumerate", "enumerate_zip"]
+        form = self.ch.choice([f for f in forms if "zip" not in f or "zip" not in self.avoid])
+        if form == "range":
+            k = self.ch.int(1, 3)
+            idx = self.index_name()
+            self.tag("for_range")
+            return f"{idx} in range({k})", [], (idx, k - 1), k
+        if form == "array":
+            src, es, eb, n = self.sequence(avoid)
+            var = self.loop_var("row" if es else "el", avoid | names_in(src))
+            return f"{var} in {src}", [(var, es, eb)], None, n
+        if form in ("zip", "enumerate_zip"):
+            shifted = self.shifted(avoid) if self.ch.bool(30) else None
+            if shifted:
+                src, shapes, eb, n = shifted
+                bounds = [eb, eb]
+                self.tag("for_zip_shift")
+            else:
+                seqs = [self.sequence(avoid) for _ in range(self.ch.choice([2, 2, 3]))]
+                src = f"zip({', '.join(s[0] for s in seqs)})"
+                shapes, bounds, n = [s[1] for s in seqs], [s[2] for s in seqs], min(s[3] for s in seqs)
+                if len(seqs) == 3:
+                    self.tag("for_zip3")
+            self.tag("for_zip", "tuple_target")
+            names = []
+            for _ in shapes:
+                names.append(self.loop_var("a", avoid | names_in(src) | set(names)))
+            target = ", ".join(names)
+            lvars = list(zip(names, shapes, bounds))
+            if form == "zip":
+                return f"{target} in {src}", lvars, None, n
+            idx = self.index_name()
+            self.tag("for_enumerate", "for_enumerate_zip")
+            return f"{idx}, ({target}) in enumerate({src})", lvars, (idx, n - 1), n
+        src, es, eb, n = self.sequence(avoid)
+        idx = self.index_name()
+        var = self.loop_var("p", avoid | names_in(src))
+        self.tag("for_enumerate", "tuple_target")
+        return f"{idx}, {var} in enumerate({src})", [(var, es, eb)], (idx, n - 1), n
+
+    def loop_var(self, prefix, avoid):
+        """A new loop variable, or (sometimes) the name of an earlier loop's variable that this
+        context may re-bind."""
+        old = [n for n in self.targets() if n in self.loop_vars and n not in avoid]
+        if old and self.ch.bool(60):
+            self.tag("loop_name_reused")
+            return self.ch.choice(old)
+        name = self.new_name(prefix)
+        self.loop_vars.add(name)
+        return name
+
+    def index_name(self):
         idx = "i" if not self.ints else "j"
         if any(n == idx for n, _ in self.ints):
             idx = self.new_name("i")
-        # carried variables: new accumulators, or existing names this context may reassign
-        jump = self.ch.choice(["continue", "break"]) if k > 1 and self.ch.bool(25) else None
+        return idx
+
+    def carried_setup(self, lines, ind):
         carried = []
         for _ in range(self.ch.int(1, 2)):
             existing = [n for n in self.targets() if n not in carried]
@@ -467,30 +1011,99 @@ class Gen:
                 carried.append(self.ch.choice(existing))
             else:
                 name = self.new_name("acc")
-                init = self.ch.choice(["0.0", "expr"])
-                if init == "0.0":
+                if self.ch.bool():
                     self.assign(lines, ind, name, E("0.0", S, 0.0))
                 else:
                     e = self.squash(self.expr(self.ch.choice([M, V, S]), 2), 6.0)
                     self.assign(lines, ind, name, e)
                 carried.append(name)
+        return carried
+
+    def loop_statement(self, lines, ind, depth_left, append_to=None):
+        """A for or while loop with carried variables, maybe break/continue and ``else``;
+        ``append_to``: a list name the body appends to (its length is updated)."""
+        if self.loops:
+            self.tag("nested_loop")
+        carried = self.carried_setup(lines, ind)
+        while_loop = self.ch.bool(20)
+        steps = None
+        if while_loop:
+            steps = self.new_name("steps")
+            lines.append(f"{ind}{steps} = 0")
+            trips = self.ch.choice([0, 1, 2, 2, 3])
+            w = self.ch.choice(["scalar", "sum", "max"])
+            a = self.expr(S if w == "scalar" else M, 2)
+            val = a.src if w == "scalar" else f"np.{w}({a.src})"
+            sq = self.ch.choice(["np.tanh", "np.sin", "np.cos"])
+            if self.ch.bool():
+                value, op = f"{sq}({val}) + 3.0 * {steps}", self.ch.choice(["<", "<="])
+            else:
+                value, op = f"{sq}({val}) - 3.0 * {steps}", self.ch.choice([">", ">="])
+            k = len(self.prog.sites)
+            self.prog.sites.append(Site(value, op, True, steps=steps, trips=trips))
+            cond = f"__SITE{k}__"
+            if self.ch.bool(30):
+                other, out = self.condition(1, nest=1)
+                if out:
+                    cond = f"({cond}) and ({other})"
+                else:
+                    cond = f"({cond}) and not ({other})"
+            header, lvars, index, n = f"while {cond}:", [], (steps, trips), trips
+            self.tag("while", "site")
+        else:
+            it, lvars, index, n = self.iteration(set(carried))
+            header = f"for {it}:"
+        # jumps: a break/continue on the loop index or a computed condition
+        jump = None
+        if self.ch.bool(30) and n >= 1:
+            jump = self.ch.choice(["continue", "break"])
         forms = {}
+        fresh_before = {name: self.env[name][2] for name in carried}
         for name in carried:
             shape, b0, fresh = self.env[name]
             form = self.ch.choice(["contract", "sin", "cos_mul"] + (["augment"] if fresh else []))
-            bound = {"contract": max(b0, 2.0), "sin": max(b0, 1.0), "cos_mul": b0, "augment": b0 + k}[form]
+            bound = {"contract": max(b0, 2.0), "sin": max(b0, 1.0), "cos_mul": b0, "augment": b0 + n}[form]
             forms[name] = form
             self.env[name] = (shape, bound, fresh if form in ("augment", "cos_mul") else True)
-        lines.append(f"{ind}for {idx} in range({k}):")
+        start_env, start_lists = dict(self.env), dict(self.lists)
+        lines.append(f"{ind}{header}")
         body = ind + "    "
         outer_re = self.reassignable
         self.reassignable = set()
-        self.ints.append((idx, k - 1))
+        for var, shape, bound in lvars:
+            self.env[var] = (shape, bound, False)
+        if index:
+            self.ints.append(index)
+        self.loops.append({"trips": max(n, 1), "pinned": set(), "carried": set(carried)})
         n_before = len(lines)
+        if while_loop:
+            lines.append(f"{body}{steps} = {steps} + 1")
         self.block(lines, body, depth_left - 1, self.ch.int(0, 2))
+        appended = False
+        if append_to:
+            es = self.lists[append_to][0]
+            e = self.guard(E(self.fit_arg(es, self.ch.int(1, 2)), es, 2.0, fresh=False))
+            self.unfresh(e)
+            lines.append(f"{body}{append_to}.append({e.src})")
+            self.tag("list_append")
+            appended = True
+        # iterations that run the statements before the jump; whether a break ends the loop
+        runs, broke = n, False
         if jump:
-            lines.append(f"{body}if {idx} == {self.ch.int(0, k - 1)}:")
+            if index and n > 1 and self.ch.bool(70):
+                lo = 1 if while_loop else 0
+                c = self.ch.int(lo, index[1] if not while_loop else n)
+                lines.append(f"{body}if {index[0]} == {c}:")
+                fires = True
+                at = c - 1 if while_loop else c
+            else:
+                cond, fires = self.condition(1)
+                lines.append(f"{body}if {cond}:")
+                at = 0
             lines.append(f"{body}    {jump}")
+            self.tag(jump)
+            if fires and jump == "break":
+                runs, broke = at + 1, True
         for name in carried:
             shape, bound, fresh = self.env[name]
             e = self.expr(shape, self.ch.int(1, 2))
@@ -506,35 +1119,215 @@ class Gen:
                 lines.append(f"{body}{name} = {name} * np.cos({e.src})")
             else:
                 lines.append(f"{body}{name} += np.cos({e.src})")
+                self.tag("augment")
+            self.unfresh(e)
         assert len(lines) > n_before or carried
-        # a name first bound in the body stays readable after the loop: the body runs at least
-        # once and every statement in it comes before the loop's break/continue
-        self.ints.pop()
+        self.loops.pop()
+        if index:
+            self.ints.pop()
         self.reassignable = outer_re
         if outer_re is not None:
             outer_re.update(carried)
+        for name in carried:  # the updates may not have run (break, continue, no trip)
+            shape, bound, fresh = self.env[name]
+            self.env[name] = (shape, bound, fresh and fresh_before[name])
+        if appended:  # the list was made just before this loop
+            es, eb, length = self.lists[append_to]
+            self.lists[append_to] = (es, eb, length + runs)
+        if n == 0:  # the body never ran: only what was bound before it is bound
+            for name in list(self.env):
+                if name not in start_env:
+                    del self.env[name]
+            self.lists = {k: v for k, v in self.lists.items() if k in start_lists or k == append_to}
+        if self.ch.bool(20):
+            # loop else: runs when no break ended the loop
+            before, before_lists = dict(self.env), dict(self.lists)
+            lines.append(f"{ind}else:")
+            self.tag("loop_else")
+            self.block(lines, body, depth_left - 1, 1)
+            if broke:
+                self.env, self.lists = before, before_lists
+        # names first bound in the body stay readable after the loop: the body runs at least once
+        # (n >= 1) and every statement of the block comes before the loop's break/continue
+
+    def list_statement(self, lines, ind, depth_left):
+        """A list, built by a loop's appends or written as a literal (then maybe appended to)."""
+        name = self.new_name("lst")
+        es = self.ch.choice([M, V, V, S, R, K])
+        if self.ch.bool(65):
+            lines.append(f"{ind}{name} = []")
+            self.tag("list_empty")
+            self.lists[name] = (es, 2.0, 0)
+            self.loop_statement(lines, ind, depth_left, append_to=name)
+        else:
+            items = []
+            for _ in range(self.ch.int(1, 3)):
+                e = self.guard(E(self.fit_arg(es, 1), es, 2.0, fresh=False))
+                self.unfresh(e)
+                items.append(e.src)
+            lines.append(f"{ind}{name} = [{', '.join(items)}]")
+            self.tag("list_literal")
+            n = len(items)
+            if self.ch.bool():
+                e = self.guard(E(self.fit_arg(es, 1), es, 2.0, fresh=False))
+                self.unfresh(e)
+                lines.append(f"{ind}{name}.append({e.src})")
+                self.tag("list_append")
+                n += 1
+            self.lists[name] = (es, 2.0, n)
 
     # ---------------------------------------------------------------- functions
-    def helper(self, index):
+    def helper(self, index, imported=False):
+        kind = self.ch.choice([k for k in ["plain", "plain", "closure", "tuple_param", "pair", "custom"]
+                               if k not in self.avoid])
+        if imported and kind == "closure":
+            kind = "plain"
+        if kind == "custom":
+            return self.custom_helper(index)
         name = f"helper{index}"
         nparams = self.ch.int(1, 2)
         params = [(p, self.ch.choice([M, V, S])) for p in ("a", "b")[:nparams]]
+        if kind == "tuple_param":
+            params[0] = ("ab", ("tuple", self.ch.choice([M, V, S]), self.ch.choice([M, V, S])))
         default = self.ch.bool(40)
-        saved = (self.env, self.reassignable)
-        self.env = {p: (shape, 2.0, False) for p, shape in params}
-        saved_partial, self.partial = self.partial, set()
+        saved = (self.env, self.lists, self.reassignable, self.ints, self.loops, self.in_if, self.helpers)
+        if imported:  # an imported helper can call only the helpers of its own module
+            self.helpers = [h for h in self.helpers if h.get("imported")]
+        self.env, self.lists, self.ints, self.loops, self.in_if = {}, {}, [], [], 0
+        lines = []
+        for p, shape in params:
+            if shape and shape[0] == "tuple":
+                if self.ch.bool():
+                    lines.append(f"    p1, p2 = {p}")
+                    self.env["p1"] = (shape[1], 2.0, False)
+                    self.env["p2"] = (shape[2], 2.0, False)
+                    self.tag("helper_tuple_unpack")
+                else:
+                    self.env[f"{p}[0]"] = (shape[1], 2.0, False)
+                    self.env[f"{p}[1]"] = (shape[2], 2.0, False)
+            else:
+                self.env[p] = (shape, 2.0, False)
         if default:
             self.env["c"] = (S, 1.0, False)
+        if kind == "closure":
+            self.env["scale"] = (S, 1.0, False)
+            self.frozen = {"scale"}
         sig = ", ".join(p for p, _ in params) + (", c=0.5" if default else "")
-        lines = [f"def {name}({sig}):"]
         self.reassignable = None
         self.block(lines, "    ", 1, self.ch.int(0, 2))
-        e = self.squash(self.expr(self.ch.choice([M, V, S]), self.ch.int(1, 3)), 30.0)
-        lines.append(f"    return {e.src}")
-        self.partial = saved_partial
-        self.env, self.reassignable = saved
-        self.helpers.append(dict(name=name, params=params, default=default, shape=e.shape, bound=e.bound))
-        self.prog.helpers.append("\n".join(lines))
+        nout = 2 if kind == "pair" else 1
+
+        def result():
+            return [self.squash(self.expr(self.ch.choice([M, V, S]), self.ch.int(1, 3)), 30.0)
+                    for _ in range(nout)]
+
+        outs = result()
+        if self.ch.bool(15):
+            # an early return, with results of the same shapes as the final one
+            cond, _ = self.condition(1)
+            early = [self.squash(self.expr(e.shape, 2), 30.0) for e in outs]
+            early = [e.src if e.shape == f.shape else f"({e.src} + np.zeros({f.shape}))"
+                     if f.shape else f"np.sum({e.src})" for e, f in zip(early, outs)]
+            lines.append(f"    if {cond}:")
+            lines.append(f"        return {', '.join(early)}")
+            outs = [E(o.src, o.shape, max(o.bound, 30.0)) for o in outs]
+            self.tag("early_return", "helper_early_return")
+        lines.append(f"    return {', '.join(e.src for e in outs)}")
+        self.env, self.lists, self.reassignable, self.ints, self.loops, self.in_if, self.helpers = saved
+        self.frozen = set()
+        body = "\n".join(lines) if len(lines) else ""
+        if kind == "closure":
+            c = self.ch.choice([0.5, 1.5, -0.25])
+            src = (f"def make_{name}(scale):\n" + f"    def {name}({sig}):\n"
+                   + "\n".join("    " + ln for ln in lines) + f"\n\n    return {name}\n\n\n{name} = make_{name}({c})")
+        else:
+            src = f"def {name}({sig}):\n{body}"
+        self.helpers.append(dict(name=name, params=params, default=default,
+                                 outs=[(e.shape, e.bound) for e in outs], kind=kind, imported=imported))
+        if imported:
+            self.prog.lib_helpers.append((src, src))
+            self.prog.lib_names.append(name)
+            self.tag("imported_helper")
+        else:
+            self.prog.helpers.append((src, src))
+            self.tag(f"helper_{kind}")
+
+    CUSTOM = {  # value of a, its derivative (may use the value, e)
+        "sin": ("np.sin({a})", "np.cos({a})", 1.0),
+        "tanh": ("np.tanh({a})", "(1.0 - {e} * {e})", 1.0),
+        "square": ("0.5 * {a} * {a}", "{a}", 2.0),
+        "log": ("np.log(1.0 + {a} * {a})", "2.0 * {a} / (1.0 + {a} * {a})", 1.7),
+        "exp": ("np.exp(0.3 * {a})", "0.3 * {e}", 1.9),
+    }
+
+    def custom_helper(self, index):
+        """``@s2sgrad.custom_gradient`` with a correct grad_fn; its autograd twin returns the value."""
+        name = f"cg{index}"
+        params = [(p, self.ch.choice([M, V, S])) for p in ("a", "b")[:self.ch.int(1, 2)]]
+        fns = [self.ch.choice(sorted(self.CUSTOM)) for _ in params]
+        body, values, derivs, bound = [], [], [], 1.0
+        for (p, _), fn in zip(params, fns):
+            val, der, b = self.CUSTOM[fn]
+            e = f"e_{p}"
+            body.append(f"    {e} = {val.format(a=p)}")
+            values.append(e)
+            derivs.append(der.format(a=p, e=e))
+            bound *= b
+        if len(params) == 1:
+            value, grads = values[0], [f"dy * {derivs[0]}"]
+        elif self.ch.bool():
+            value, grads = f"{values[0]} * {values[1]}", [f"dy * {derivs[0]} * {values[1]}",
+                                                           f"dy * {values[0]} * {derivs[1]}"]
+        else:
+            value, grads = f"{values[0]} + {values[1]}", [f"dy * {derivs[0]}", f"dy * {derivs[1]}"]
+            bound = sum(self.CUSTOM[fn][2] for fn in fns)
+        sig = ", ".join(p for p, _ in params)
+        if self.ch.bool(30):
+            grad_fn = f"lambda dy: {grads[0]}" if len(grads) == 1 else f"lambda dy: ({', '.join(grads)})"
+            real = body + [f"    return {value}, {grad_fn}"]
+            self.tag("custom_gradient_lambda")
+        else:
+            real = body + ["", "    def grad(dy):", f"        return {', '.join(grads)}", "",
+                           f"    return {value}, grad"]
+        src = f"@s2sgrad.custom_gradient\ndef {name}({sig}):\n" + "\n".join(real)
+        twin = f"def {name}({sig}):\n" + "\n".join(body + [f"    return {value}"])
+        shape = S
+        for _, sh in params:
+            shape = bshape(shape, sh)
+        self.prog.imports.add("s2sgrad")
+        self.prog.helpers.append((src, twin))
+        self.helpers.append(dict(name=name, params=params, default=False, outs=[(shape, bound)],
+                                 kind="custom"))
+        self.tag("custom_gradient")
+
+    def refusal(self, lines):
+        """An in-place update of a name that shares memory with another name read afterwards:
+        s2sgrad must refuse it, located at this line."""
+        arrays = [n for n, (sh, _, _) in self.env.items() if len(sh) >= 1 and "[" not in n]
+        y = self.ch.choice(arrays)
+        shape, bound, _ = self.env[y]
+        z = self.new_name("z")
+        form = self.ch.choice(["alias", "alias_write", "slice", "T", "reshape"])
+        if form in ("alias", "alias_write"):
+            lines.append(f"    {z} = {y}")
+            zshape = shape
+        elif form == "slice":
+            lines.append(f"    {z} = {y}[1:]")
+            zshape = (shape[0] - 1,) + shape[1:]
+        elif form == "T":
+            lines.append(f"    {z} = {y}.T")
+            zshape = shape[::-1]
+        else:
+            lines.append(f"    {z} = {y}.reshape(-1)")
+            zshape = (size(shape),)
+        if form == "alias" or (form != "alias_write" and self.ch.bool()) or zshape[0] == 0:
+            e = self.squash(self.expr(zshape, 1), 1.0)
+            lines.append(f"    {z} += {e.src}  # refused")
+        else:
+            e = self.squash(self.expr(zshape[1:], 1), 1.0)
+            lines.append(f"    {z}[0] = {e.src}  # refused")
+        self.tag(f"refuse_{form}")
+        return y
 
     def program(self) -> Program:
         ch = self.ch
@@ -545,26 +1338,36 @@ class Gen:
         self.prog.s = round(float(rng.uniform(-1, 1)), 3)
         self.prog.flag = ch.bool()
         for index in range(ch.int(0, 2)):
-            self.helper(index + 1)
+            self.helper(index + 1, imported=ch.bool(15))
         self.env = {"x": (M, 1.0, False), "v": (V, 1.0, False), "s": (S, 1.0, False)}
+        self.lists = {}
         self.reassignable = None
         self.in_main = True
         lines = ["def f(x, v, s, flag):"]
-        for n in range(ch.int(1, 5)):
+        for n in range(ch.int(1, 4)):
             # an early return on a computed condition (taken or not, as drawn)
             if n > 0 and ch.bool(15):
                 cond, _ = self.condition(1)
                 e = self.expr(M, 2)
                 lines.append(f"    if {cond}:")
                 lines.append(f"        return np.sum({e.src})")
+                self.tag("early_return")
             self.statement(lines, "    ", 2, top=True)
+        tail = ""
+        if self.refuse:
+            y = self.refusal(lines)
+            tail = f" + np.sum({y})"
+            self.prog.refused = True
         e = self.expr(M, ch.int(1, 3))
         last = [n for n in self.env if n not in ("x", "v", "s")]
-        tail = f" + np.sum({ch.choice(last)})" if last and ch.bool(70) else ""
+        if last and ch.bool(70):
+            tail += f" + np.sum({ch.choice(last)})"
         lines.append(f"    return np.sum({e.src}){tail}")
         self.prog.main = "\n".join(lines)
         return self.prog
 
 
-def generate(ch: Chooser) -> Program:
-    return Gen(ch).program()
+def generate(ch: Chooser, refuse: bool = False, avoid=()) -> Program:
+    """A random program; ``refuse``: one that ends with an in-place update s2sgrad must refuse;
+    ``avoid``: productions to leave out (for looking past known bugs outside the suite)."""
+    return Gen(ch, refuse, avoid).program()

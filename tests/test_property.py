@@ -3,36 +3,48 @@ forward mode (jvp) against the reverse-mode gradient, and Hessian-vector product
 differences of gradients.
 
 tests/program_gen.py writes each program as the source of a module (``f(x, v, s, flag)`` and up to
-two helpers): assignments, re-assignment (of parameters too), augmented assignment, tuple
-unpacking, nested ``+ - * / **`` and unary minus, smooth numpy functions on safe domains, sum/mean
-with and without axis/keepdims, maximum/minimum with a constant, abs, broadcasting between (3, 4),
-(4,), (3,), (3, 1) and Python floats, indexing reads (integers, negative, slices, ``None``, the loop
-index), ``if``/``elif``/``else`` and conditional expressions on computed conditions with
-``and``/``or``/``not`` and a bool parameter, ``for`` loops over ``range`` (nested, with carried
-variables, ``break``/``continue``), an early ``return``, and calls to generated helpers (keyword
-arguments, defaults). Each program is written to a real file and imported, as s2sgrad reads source
-from files. A failure prints the program, its inputs and a script that replays it.
+three helpers, sometimes a second module it imports helpers from): assignments, re-assignment (of
+parameters too), augmented assignment, tuple unpacking, nested ``+ - * / ** @`` and unary minus,
+smooth numpy functions on safe domains, sum/mean with and without axis/keepdims, maximum/minimum
+with a constant, abs, broadcasting between (3, 4), (4,), (3,), (3, 1) and Python floats, indexing
+reads (integers, negative, slices, tuples, ``None``, integer arrays, boolean masks, the loop
+index), index writes (``y[i] = v``, ``y[a:b] += v``) into copies, aliases re-bound (``z = y; z = z +
+1``) and copies updated in place (``z = y.copy(); z += 1``), ``if``/``elif``/``else`` and conditional
+expressions on computed conditions with ``and``/``or``/``not`` and a bool parameter, ``for`` loops
+over ``range``, arrays, lists, ``zip`` (two or three sequences, ``zip(p[:-1], p[1:])``) and
+``enumerate`` (of ``zip`` too) with tuple targets, ``while`` loops on computed conditions, nested
+loops with carried variables, ``break``/``continue``, loop ``else``, lists (``[]``, ``.append``,
+literals, indexing, iteration, ``np.stack``/``np.concatenate``/``np.array``/``sum``), early
+``return``, calls to generated helpers (keyword arguments, defaults, closures, a tuple argument, a
+pair of results unpacked, imported from another module, ``@s2sgrad.custom_gradient`` with a
+correct ``grad_fn``), and calls of the other rule families (products, scans, shapes, joins,
+``linalg``, ``scipy.special``, ``math``, ndarray methods, zero-derivative functions). Each program
+is written to a real file and imported, as s2sgrad reads source from files. A failure prints the
+program, its inputs and a script that replays it.
 
-Names joined at an if/else or a loop's exit and read later (in loops, conditional expressions,
-further ifs), names bound in one arm of an if or in a loop body only, loops carrying the results
-of exp/tanh/sqrt/division, ifs nested in ifs and ifs after an early return are all generated
-(s2sgrad bugs A, B, C and E, once steered around here, are fixed; their regression tests are in
-tests/test_control_flow.py).
+Reverse mode is checked against central differences always, and against autograd on the
+program's *twin* (autograd.numpy, custom gradients undecorated, copies as products) unless the
+program writes into arrays, which autograd cannot run. Forward mode (and with it the
+Hessian-vector product) may refuse a construct with a TransformError (index writes, appended
+lists, custom gradients, ...): a refusal is fine, a wrong value or another exception is not.
 
-Bugs this test found are fixed; each has a regression test in tests/test_control_flow.py.
+test_readme_constructs_have_productions ties the README's "What is supported" list to the
+generator: every construct named there maps to production tags (COVERAGE), and every tag must be
+generated within COVERAGE_SEEDS seeded programs.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import itertools
+import pathlib
+import re
 import sys
 import warnings
 
 import autograd
 import numpy as np
 import pytest
-from conftest import _rebind
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from program_gen import Chooser, generate
@@ -43,6 +55,7 @@ from s2sgrad.checks import numerical_grad
 
 ARGNUMS = (0, 1, 2)  # x, v, s (flag is a bool)
 _ids = itertools.count()
+README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -53,8 +66,7 @@ def _no_disk_cache():
         yield
 
 
-def _load(directory, source, stem):
-    name = f"s2sgrad_prop_{stem}_{next(_ids)}"
+def _load(directory, source, name):
     path = directory / f"{name}.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -64,57 +76,163 @@ def _load(directory, source, stem):
     return module
 
 
+def _variant(prog, directory, probe=False, twin=False):
+    """Load the imported module (if any) and the main module of one rendering of ``prog``."""
+    n = next(_ids)
+    lib = f"s2sgrad_prop_lib_{n}"
+    lib_module = None
+    if prog.lib_names:
+        lib_module = _load(directory, prog.render_lib(probe, twin), lib)
+    main = _load(directory, prog.render(probe, twin, lib=lib), f"s2sgrad_prop_{n}")
+    return main, lib_module
+
+
 def _build(prog, directory):
-    """Run the probe version, place the thresholds, and import the final program."""
-    probe = _load(directory, prog.render(probe=True), "probe")
+    """Run the probe version, place the thresholds, and import the final program and (when
+    autograd can run it) its autograd twin: ``(module, twin or None)``."""
+    probe, probe_lib = _variant(prog, directory, probe=True)
     seen = {}
 
-    def record(site, value):
-        seen.setdefault(site, []).append(float(value))
-        return prog.sites[site].outcome
+    def record(site, value, *steps):
+        outcome = prog.sites[site].decide(*steps)
+        seen.setdefault(site, []).append((float(value), outcome))
+        return outcome
 
     probe._probe = record
+    if probe_lib is not None:
+        probe_lib._probe = record
     probe.f(*prog.args())
     prog.set_thresholds(seen)
-    return _load(directory, prog.render(probe=False), "prog")
+    module, _ = _variant(prog, directory)
+    twin = _variant(prog, directory, twin=True)[0] if prog.autograd and not prog.refused else None
+    return module, twin
 
 
-def _report(prog, source, what):
-    return (f"{what}\n--- program (saved as prog.py) ---\n{source}--- inputs ---\n{prog.inputs_repr()}\n"
+def _source(prog):
+    text = prog.render(probe=False)
+    if prog.lib_names:
+        text += f"--- imported module (saved as s2sgrad_prop_lib.py) ---\n{prog.render_lib(probe=False)}"
+    return text
+
+
+def _report(prog, what):
+    return (f"{what}\n--- program (saved as prog.py) ---\n{_source(prog)}--- inputs ---\n{prog.inputs_repr()}\n"
             f"--- replay ---\nimport numpy as np, s2sgrad, prog\n"
             f"print(s2sgrad.grad(prog.f, argnums={ARGNUMS})(x, v, s, flag))\n")
 
 
 def check(prog, directory):
-    """Build ``prog`` in ``directory`` and compare s2sgrad's gradient with autograd's and with
-    central differences; an AssertionError carries the program. Returns the module."""
-    module = _build(prog, directory)
-    source = prog.render(probe=False)
+    """Build ``prog`` in ``directory`` and compare s2sgrad's gradient with autograd's (on the twin)
+    and with central differences; an AssertionError carries the program. Returns the module,
+    the gradient and the gradient function."""
+    module, twin = _build(prog, directory)
     f, args = module.f, prog.args()
     value = f(*args)
-    assert np.ndim(value) == 0 and np.isfinite(value), _report(prog, source, f"bad value {value!r}")
+    assert np.ndim(value) == 0 and np.isfinite(value), _report(prog, f"bad value {value!r}")
 
     try:
-        got = s2sgrad.grad(f, argnums=ARGNUMS)(*args)
+        grad_all = s2sgrad.grad(f, argnums=ARGNUMS)
+        got = grad_all(*args)
     except Exception as exc:  # noqa: BLE001 - the report must carry the program
-        raise AssertionError(_report(prog, source, f"s2sgrad raised {type(exc).__name__}: {exc}")) from exc
+        raise AssertionError(_report(prog, f"s2sgrad raised {type(exc).__name__}: {exc}")) from exc
 
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Output seems independent of input")
-        oracle = autograd.grad(_rebind(f), ARGNUMS)(*args)
-    scale = max(1.0, *(float(np.max(np.abs(g))) for g in oracle))
+    oracle = None
+    if twin is not None and np.asarray(value).dtype.kind == "f":  # autograd refuses an int output
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Output seems independent of input")
+            oracle = autograd.grad(twin.f, ARGNUMS)(*args)
+    fds = [numerical_grad(f, args, i, eps=1e-6) for i in ARGNUMS]
+    scale = max(1.0, *(float(np.max(np.abs(g))) for g in (oracle or fds)))
     for k, i in enumerate(ARGNUMS):
         assert np.shape(got[k]) == np.shape(args[i]), _report(
-            prog, source, f"argument {i}: gradient shape {np.shape(got[k])}")
+            prog, f"argument {i}: gradient shape {np.shape(got[k])}")
         if i == 2:
             assert isinstance(got[k], float), _report(
-                prog, source, f"gradient of the Python float s is {type(got[k]).__name__}")
-        np.testing.assert_allclose(got[k], oracle[k], rtol=1e-7, atol=1e-10 * scale,
-                                   err_msg=_report(prog, source, f"argument {i} vs autograd"))
-        expected = numerical_grad(f, args, i, eps=1e-6)
-        np.testing.assert_allclose(got[k], expected, rtol=1e-4, atol=1e-6 * scale,
-                                   err_msg=_report(prog, source, f"argument {i} vs finite differences"))
-    return module, got
+                prog, f"gradient of the Python float s is {type(got[k]).__name__}")
+        if oracle is not None:
+            np.testing.assert_allclose(got[k], oracle[k], rtol=1e-7, atol=1e-10 * scale,
+                                       err_msg=_report(prog, f"argument {i} vs autograd"))
+        np.testing.assert_allclose(got[k], fds[k], rtol=1e-4, atol=1e-6 * scale,
+                                   err_msg=_report(prog, f"argument {i} vs finite differences"))
+    return module, got, grad_all
+
+
+def check_modes(prog, directory, k, direction_seed):
+    """Everything for one program: reverse mode (check), one argnum alone against the tuple,
+    forward mode along a random direction against ``<gradient, direction>``, and the
+    Hessian-vector product against differences of gradients. Returns the modes that refused
+    ("jvp", "hvp": a TransformError there is allowed), each with the first line of its message."""
+    module, got, grad_all = check(prog, directory)
+    f, args = module.f, prog.args()
+    refused = {}
+    # a single argnum gives that entry of the tuple, as a bare value
+    single = s2sgrad.grad(f, argnums=ARGNUMS[k])(*args)
+    # s (k == 2) is a Python float: grad runs forward mode, which may round differently
+    rtol, atol = (1e-9, 1e-12 * max(1.0, abs(got[k]))) if k == 2 else (1e-12, 0)
+    np.testing.assert_allclose(single, got[k], rtol=rtol, atol=atol,
+                               err_msg=_report(prog, f"argnums={ARGNUMS[k]} vs the tuple"))
+    # forward mode along a random direction: the tangent is <gradient, direction>
+    rng = np.random.default_rng(direction_seed)
+    direction = [rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()) for a in args[:3]]
+    try:
+        _, jvp_fn, names = _build_jvp(f, ("x", "v", "s"))
+    except s2sgrad.TransformError as exc:
+        return {"jvp": str(exc).splitlines()[0], "hvp": "(jvp refused)"}
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"jvp raised {type(exc).__name__}: {exc}")) from exc
+    try:
+        value, tangent = jvp_fn(*args, **dict(zip(names, direction)))
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"the jvp code raised {type(exc).__name__}: {exc}")) from exc
+    expected = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(got, direction))
+    np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg=_report(prog, "jvp value"))
+    np.testing.assert_allclose(tangent, expected, rtol=1e-7, atol=1e-9 * max(1.0, abs(expected)),
+                               err_msg=_report(prog, "jvp vs <gradient, direction>"))
+    # second order: the Hessian times the direction (reverse mode over the forward-mode code)
+    # against central differences of the gradient along it
+    try:
+        _, hvp_run = _second_order(f, ("x", "v", "s"))
+    except s2sgrad.TransformError as exc:
+        return {"hvp": str(exc).splitlines()[0]}
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"hvp raised {type(exc).__name__}: {exc}")) from exc
+    try:
+        hv = hvp_run(args, tuple(direction))
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"the hvp code raised {type(exc).__name__}: {exc}")) from exc
+    eps = 1e-5
+    plus = grad_all(*[a + eps * d for a, d in zip(args[:3], direction)], *args[3:])
+    minus = grad_all(*[a - eps * d for a, d in zip(args[:3], direction)], *args[3:])
+    for i in range(3):
+        fd = (np.asarray(plus[i]) - np.asarray(minus[i])) / (2 * eps)
+        np.testing.assert_allclose(hv[i], fd, rtol=1e-4, atol=1e-5 * max(1.0, float(np.max(np.abs(fd)))),
+                                   err_msg=_report(prog, f"hvp argument {i} vs differences"))
+    return refused
+
+
+def check_refused(prog, directory):
+    """``prog`` ends with an in-place update through an alias or a view (marked ``# refused``):
+    s2sgrad must refuse it with a TransformError located at that line and column."""
+    module, _ = _build(prog, directory)
+    path = pathlib.Path(module.__file__)
+    lines = path.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if "# refused" in text)
+    col = len(lines[line - 1]) - len(lines[line - 1].lstrip()) + 1
+    try:
+        s2sgrad.grad(module.f, argnums=ARGNUMS)(*prog.args())
+    except s2sgrad.TransformError as exc:
+        head = str(exc).splitlines()[0]
+        where = re.match(r"^(.*):(\d+):(\d+): ", head)
+        assert where, _report(prog, f"refusal not located: {head}")
+        assert pathlib.Path(where[1]).resolve() == path.resolve() or where[1].endswith(path.name), _report(
+            prog, f"refusal names {where[1]}, not {path}")
+        assert (int(where[2]), int(where[3])) == (line, col), _report(
+            prog, f"refusal at {where[2]}:{where[3]}, the update is at {line}:{col}: {head}")
+        return
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"s2sgrad raised {type(exc).__name__}, not TransformError: {exc}")) from exc
+    raise AssertionError(_report(prog, "s2sgrad accepted an in-place update of a name that shares memory "
+                                       "with another name read later"))
 
 
 # No shrinking: the report already holds the whole program, and shrinking a program through
@@ -125,34 +243,163 @@ def check(prog, directory):
 @given(data=st.data())
 def test_random_program_gradients(data, tmp_path_factory):
     prog = generate(Chooser(data))
-    module, got = check(prog, tmp_path_factory.mktemp("prog"))
-    f, args = module.f, prog.args()
-    # a single argnum gives that entry of the tuple, as a bare value
     k = data.draw(st.sampled_from(range(len(ARGNUMS))), label="single argnum")
-    single = s2sgrad.grad(f, argnums=ARGNUMS[k])(*args)
-    source = prog.render(probe=False)
-    # s (k == 2) is a Python float: grad runs forward mode, which may round differently
-    rtol, atol = (1e-9, 1e-12 * max(1.0, abs(got[k]))) if k == 2 else (1e-12, 0)
-    np.testing.assert_allclose(single, got[k], rtol=rtol, atol=atol,
-                               err_msg=_report(prog, source, f"argnums={ARGNUMS[k]} vs the tuple"))
-    # forward mode along a random direction: the tangent is <gradient, direction>
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**16), label="direction seed"))
-    direction = [rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()) for a in args[:3]]
-    _, jvp_fn, names = _build_jvp(f, ("x", "v", "s"))
-    value, tangent = jvp_fn(*args, **dict(zip(names, direction)))
-    expected = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(got, direction))
-    np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg=_report(prog, source, "jvp value"))
-    np.testing.assert_allclose(tangent, expected, rtol=1e-7, atol=1e-9 * max(1.0, abs(expected)),
-                               err_msg=_report(prog, source, "jvp vs <gradient, direction>"))
-    # second order: the Hessian times the direction (reverse mode over the forward-mode code)
-    # against central differences of the gradient along it
-    _, hvp_run = _second_order(f, ("x", "v", "s"))
-    hv = hvp_run(args, tuple(direction))
-    grad_all = s2sgrad.grad(f, argnums=ARGNUMS)
-    eps = 1e-5
-    plus = grad_all(*[a + eps * d for a, d in zip(args[:3], direction)], *args[3:])
-    minus = grad_all(*[a - eps * d for a, d in zip(args[:3], direction)], *args[3:])
-    for k in range(3):
-        fd = (np.asarray(plus[k]) - np.asarray(minus[k])) / (2 * eps)
-        np.testing.assert_allclose(hv[k], fd, rtol=1e-4, atol=1e-5 * max(1.0, float(np.max(np.abs(fd)))),
-                                   err_msg=_report(prog, source, f"hvp argument {k} vs differences"))
+    direction_seed = data.draw(st.integers(0, 2**16), label="direction seed")
+    check_modes(prog, tmp_path_factory.mktemp("prog"), k, direction_seed)
+
+
+# s2sgrad is being changed to refuse these (an in-place update on a name that may share memory
+# with another name read later); until that lands it accepts them and computes numpy's aliasing
+# wrongly. Remove the marker when it lands (strict: an unexpected pass fails, as a reminder).
+@pytest.mark.xfail(strict=True, reason="s2sgrad does not yet refuse in-place updates through aliases/views")
+@settings(max_examples=8, deadline=None, derandomize=True, database=None,
+          phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_aliased_in_place_update_is_refused(data, tmp_path_factory):
+    check_refused(generate(Chooser(data), refuse=True), tmp_path_factory.mktemp("prog"))
+
+
+# ---------------------------------------------------------------------------------------------
+# README coverage: each construct of "What is supported" -> the production tags that make it.
+# Phrases are matched in the section's text (longest first); what is left of each bullet once
+# they are removed must be filler words, so a construct added to the README without an entry here
+# fails. EXPLANATIONS are phrases that explain rather than name a construct.
+
+COVERAGE = {
+    # assignments and arithmetic
+    "Assignments": ["assign"],
+    "tuple unpacking": ["unpack"],
+    "re-assignment": ["reassign"],
+    "augmented assignment": ["augment"],
+    "expressions of any nesting": ["nested_expr"],
+    "`+ - * / ** @`": ["add", "sub", "mul", "div", "pow", "matmul"],
+    "unary `-`": ["neg"],
+    "`abs`": ["abs"],
+    "Python floats": ["python_float"],
+    "arrays of any broadcastable shapes": ["broadcast"],
+    # indexing
+    "Indexing reads": ["index_read"],
+    "integers": ["index_int", "index_loop"],
+    "slices": ["index_slice"],
+    "negative indices": ["index_neg"],
+    "tuples": ["index_tuple"],
+    "`None`": ["index_none"],
+    "integer arrays": ["index_intarray"],
+    "boolean masks": ["index_mask"],
+    "index writes": ["index_write", "copy"],
+    "`y[i] = v`": ["index_write_set"],
+    "`y[a:b] += v`": ["index_write_slice_aug", "index_write_aug"],
+    # control flow
+    "`if`/`elif`/`else`": ["if", "elif", "else"],
+    "on computed conditions": ["site"],
+    "(`and`/`or`/`not` included)": ["and", "or", "not"],
+    "`a if c else b`": ["ifexp"],
+    "`for` over `range(...)`, arrays, lists, `enumerate` and `zip`": [
+        "for_range", "for_array", "for_list", "for_list_literal", "for_enumerate", "for_zip",
+        "for_zip3", "for_zip_shift", "for_enumerate_zip", "tuple_target"],
+    "`while` on computed conditions": ["while"],
+    "nested loops": ["nested_loop"],
+    "`break`": ["break"],
+    "`continue`": ["continue"],
+    "loop `else`": ["loop_else"],
+    "early `return`": ["early_return", "helper_early_return"],
+    # lists
+    "Lists:": ["list_literal"],
+    "`[]`": ["list_empty"],
+    "`.append`": ["list_append"],
+    "indexing, iteration": ["list_index", "for_list"],
+    "`np.stack`/`np.concatenate`/`np.array`/`sum` of lists": [
+        "np_stack", "np_concatenate", "np_array_list", "sum_list"],
+    # calls
+    "Calls to your own functions": ["call", "call_plain", "helper_tuple_param", "call_tuple_arg",
+                                    "helper_tuple_unpack"],
+    "module-level": ["helper_plain"],
+    "imported from your own modules": ["imported_helper"],
+    "or closures": ["helper_closure", "call_closure"],
+    "with keyword arguments and defaults": ["call_kw", "call_default"],
+    "in loops and branches": ["call_in_loop", "call_in_branch"],
+    "A call whose result is unpacked (`a, b = f(x)`) gets one upstream per output": [
+        "call_unpack", "helper_pair", "call_index_result"],
+    # rule families
+    "About 230 derivative rules": ["rule"],
+    "numpy elementwise": ["elementwise"],
+    "reductions with `axis`/`keepdims`": ["reduce", "reduce_axis", "keepdims"],
+    "scans": ["rule_cumsum"],
+    "shapes, joins and indexing": ["rule_shapes", "rule_joins", "index_read"],
+    "`matmul`/`dot`/`einsum`/`tensordot`": ["matmul", "rule_dot", "rule_einsum", "rule_tensordot",
+                                            "rule_outer"],
+    "`linalg` (`inv`, `det`, `norm`, `solve`, `cholesky`, ...)": [
+        "linalg_inv", "linalg_det", "linalg_norm", "linalg_solve", "linalg_cholesky"],
+    "`scipy.special` (`expit`, `logsumexp`, `erf`, ...)": ["special_expit", "special_logsumexp",
+                                                          "special_erf"],
+    "the `math` module on floats": ["math"],
+    "ndarray methods": ["methods"],
+    "Functions with a zero derivative (`np.floor`, `np.argmax`, comparisons, `np.zeros_like`, "
+    "shapes, random numbers, ...)": ["nondiff_floor", "nondiff_argmax", "nondiff_compare",
+                                     "nondiff_zeros_like", "nondiff_shape", "nondiff_random"],
+}
+# constructs the brief asks for that the README's list does not name
+EXTRA = ["custom_gradient", "custom_gradient_lambda", "alias_rebind", "copy_augment", "loop_name_reused"]
+EXPLANATIONS = [
+    "(gradients are summed back to each input's shape)",
+    "the forward works on a copy, so earlier values stay available to the backward sweep",
+    "each is transformed once into a helper of the same generated module",
+    "see `s2sgrad/rules/`",
+    "give no gradient and no error",
+]
+FILLER = {"and", "or", "on", "of", "in", "with", "the", "a", "to", "for", "over"}
+COVERAGE_SEEDS = 300
+
+
+def readme_supported_bullets(text):
+    section = text.split("## What is supported", 1)[1].split("\n## ", 1)[0]
+    bullets, current = [], None
+    for line in section.splitlines():
+        if line.startswith("- "):
+            current = [line[2:].strip()]
+            bullets.append(current)
+        elif current is not None and line.startswith("  ") and line.strip():
+            current.append(line.strip())
+        else:
+            current = None
+    return [" ".join(b) for b in bullets]
+
+
+def readme_uncovered(text):
+    """Words of the README's "What is supported" bullets that no COVERAGE or EXPLANATIONS phrase
+    accounts for (filler words aside), with their bullets; and phrases no longer in the list."""
+    bullets = readme_supported_bullets(text)
+    assert len(bullets) >= 6, bullets
+    phrases = sorted(list(COVERAGE) + EXPLANATIONS, key=len, reverse=True)
+    joined = "\n".join(bullets)
+    stale = [p for p in phrases if p not in joined]
+    unknown = []
+    for bullet in bullets:
+        rest = bullet
+        for p in phrases:
+            rest = rest.replace(p, " ")
+        words = [w for w in re.split(r"[\s,;:.()]+", rest) if w and w.lower() not in FILLER]
+        if words:
+            unknown.append((words, bullet))
+    return unknown, stale
+
+
+def test_readme_coverage_check_sees_a_new_construct():
+    text = README.read_text()
+    assert "loop `else`," in text
+    unknown, _ = readme_uncovered(text.replace("loop `else`,", "loop `else`, generators,"))
+    assert [words for words, _ in unknown] == [["generators"]]
+
+
+def test_readme_constructs_have_productions():
+    unknown, stale = readme_uncovered(README.read_text())
+    assert not stale, f"COVERAGE/EXPLANATIONS phrases no longer in README's list: {stale}"
+    assert not unknown, f"README 'What is supported' names something with no production tag in COVERAGE: {unknown}"
+    wanted = {t for tags in COVERAGE.values() for t in tags} | set(EXTRA)
+    seen = set()
+    for seed in range(COVERAGE_SEEDS):
+        seen.update(generate(Chooser(seed=seed)).tags)
+    seen.update(generate(Chooser(seed=0), refuse=True).tags)
+    missing = sorted(wanted - seen)
+    assert not missing, f"productions never generated in {COVERAGE_SEEDS} programs: {missing}"
