@@ -54,3 +54,22 @@ def make_shadowing_closures(c):
         return np.sum(inner(x)) * c
 
     return outer
+
+
+def same_twice(x):
+    y = np.sin(x)
+    return y, y
+
+
+def uses_same_twice(x):
+    a, b = same_twice(x)
+    return np.sum(a * 2.0 + b * 3.0)
+
+
+def pair_helper(a, b):
+    return np.sum(a), (b[-1] + a[-1])
+
+
+def indexes_a_pair(x):
+    z = np.sin(x)
+    return np.sum(pair_helper(x, z * z)[1])

@@ -162,3 +162,18 @@ def test_updates_no_other_live_name_sees_are_differentiated(name):
     fn = getattr(alias_inputs, name)
     x = np.array([0.5, -1.0, 2.0])
     assert_gradients(fn, x, autograd_oracle=name == "ok2")  # autograd has no .copy or += on boxes
+
+
+def test_a_name_returned_twice_gets_both_cotangents():
+    # The second occurrence's cotangent was dropped (`y_bar, _ = f_bar`).
+    x = np.array([0.3, 0.5])
+    np.testing.assert_allclose(s2sgrad.grad(si.uses_same_twice)(x), 5.0 * np.cos(x))
+    _, pullback = s2sgrad.vjp(si.same_twice, x)
+    np.testing.assert_allclose(pullback((np.ones(2), 2.0 * np.ones(2)))[0], 3.0 * np.cos(x))
+
+
+def test_second_order_through_a_helper_returning_nested_tuples():
+    # The helper's forward-mode code returns ((value...), (tangent...)): reverse mode over it
+    # dropped the nested cotangents (found by the program generator, seed 7083).
+    x = np.array([[0.3, 0.5], [0.1, -0.4]])
+    s2sgrad.check_grads(si.indexes_a_pair, (x,), order=2, modes=("rev", "fwd"))

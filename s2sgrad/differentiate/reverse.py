@@ -887,25 +887,42 @@ class ReverseBuilder:
         if isinstance(result, Var):
             adjoint = self.namer.adjoint(result.name)
             self.current[result.name] = adjoint
-            return adjoint, ""
+            return adjoint, []
         if isinstance(result, Seq):
             if self.has_aux:
                 first = result.items[0]
                 if isinstance(first, Var):
                     adjoint = self.namer.adjoint(first.name)
                     self.current[first.name] = adjoint
-                    return adjoint, ""
-                return self.namer.fresh(f"{name}_bar"), ""
+                    return adjoint, []
+                return self.namer.fresh(f"{name}_bar"), []
             seed = self.namer.fresh(f"{name}_bar")
-            slots = []
-            for item in result.items:
-                if isinstance(item, Var) and item.name not in self.current:
-                    slots.append(self.namer.adjoint(item.name))
-                    self.current[item.name] = slots[-1]
-                else:
-                    slots.append("_")
-            return seed, f"{unpack_target(slots)} = {seed}"
-        return self.namer.fresh(f"{name}_bar"), ""
+            later: list = []
+            target = self.seed_target(result, later)
+            return seed, [f"{target} = {seed}"] + later
+        return self.namer.fresh(f"{name}_bar"), []
+
+    def seed_target(self, seq: Seq, later: list) -> str:
+        """The unpacking target for the cotangent of a returned tuple (nested tuples nest); a
+        name returned twice gets a second slot that ``later`` adds to its adjoint."""
+        slots = []
+        for item in seq.items:
+            if isinstance(item, Seq):
+                slots.append(f"({self.seed_target(item, later)})")
+            elif isinstance(item, Var) and item.name not in self.current:
+                slots.append(self.namer.adjoint(item.name))
+                self.current[item.name] = slots[-1]
+            elif isinstance(item, Var):
+                slots.append(self.namer.fresh(f"{item.name}_bar"))
+                later.extend(self.accumulate_lines(item.name, slots[-1]))
+            else:
+                slots.append("_")
+        return unpack_target(slots)
+
+    def accumulate_lines(self, var: str, expr: str) -> list:
+        lines: list = []
+        self.accumulate(lines, var, cst.parse_expression(expr))
+        return lines
 
     def build(self) -> VjpFunction:
         fn = self.fn
@@ -914,8 +931,7 @@ class ReverseBuilder:
                 self.residuals_of(stmt)
         seed, seed_unpack = self.seed()
         backward = self.backward_code(fn.body)
-        if seed_unpack:
-            backward.insert(0, seed_unpack)
+        backward[:0] = seed_unpack
         if not self.top_level:  # a helper hands its adjoints to code that expects full arrays
             for name in self.wrt:
                 self.materialize(backward, name)
