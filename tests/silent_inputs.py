@@ -73,3 +73,17 @@ def pair_helper(a, b):
 def indexes_a_pair(x):
     z = np.sin(x)
     return np.sum(pair_helper(x, z * z)[1])
+
+
+def last_list_after_loop(x):
+    for k in range(3):
+        parts = []
+        for j in range(k + 1):
+            parts.append(np.sin(x * (j + 1.0)))
+    return np.sum(sum(parts))
+
+
+def last_slice_after_loop(x):
+    for k in range(1, 4):
+        head = np.tanh(x[:k]) * k
+    return np.sum(head * head)

@@ -177,3 +177,10 @@ def test_second_order_through_a_helper_returning_nested_tuples():
     # dropped the nested cotangents (found by the program generator, seed 7083).
     x = np.array([[0.3, 0.5], [0.1, -0.4]])
     s2sgrad.check_grads(si.indexes_a_pair, (x,), order=2, modes=("rev", "fwd"))
+
+
+@pytest.mark.parametrize("fn", [si.last_list_after_loop, si.last_slice_after_loop])
+def test_a_loop_value_read_after_the_loop_whose_shape_changes_per_iteration(fn):
+    # Its adjoint was zeroed for the earlier iterations with the wrong iteration's value (a list
+    # of another length: IndexError; found by the program generator, seed 7097).
+    assert_gradients(fn, np.array([0.3, -0.5, 0.8]))

@@ -786,6 +786,11 @@ class ReverseBuilder:
         self.materialize_all(lines)
         for var in boundary:
             self.hold(lines, var, accumulator=var in accumulators)
+        everywhere, inside_counts = definition_counts(self.fn.body), definition_counts(loop.body)
+        params = {p.name for p in self.fn.params}
+        own = [v for v in sorted(escaping & set(boundary))  # defined in this loop only
+               if v not in params and everywhere.get(v, 0) == inside_counts.get(v, 0) + (v in loop.targets)]
+        firsts = self.last_iteration_adjoints(lines, own)
         entry = dict(self.current)
         outer = self.collecting
         batchable = [v for v in boundary if v in accumulators and v not in self.fn.lists]
@@ -801,7 +806,11 @@ class ReverseBuilder:
         self.collecting = outer
         self.materialize_all(body_code)
         for var in boundary:
-            self.hold(body_code, var)
+            if var in firsts:
+                self.current[var] = self.namer.adjoint(var)  # set again at the top of the body
+            else:
+                self.hold(body_code, var)
+        body_code[:0] = [line for var in sorted(firsts) for line in firsts[var]]
         self.current = {k: v for k, v in self.current.items() if k in entry}
         names = tuple(sorted(code_reads(body_code) & (self.level_names(inside) | set(loop.targets))))
         # Carried names the records do not restore come back from a copy taken before the loop:
@@ -839,6 +848,21 @@ class ReverseBuilder:
                     f"s2s.stack_rows({rows}, {self.shape_of(var)})"))
         lines.append(Nest(header, tuple(body_code)))
         return lines + after + summed
+
+    def last_iteration_adjoints(self, lines: list, escaping: list) -> dict:
+        """A loop's own value read after the loop gets that adjoint in the last iteration only:
+        kept aside before the backward loop, handed over in its first pass, zeros (shaped like
+        that iteration's value: a list may grow by another count each time) in the others.
+        Returns the lines that start the backward body, per name."""
+        firsts = {}
+        for var in escaping:
+            name = self.namer.adjoint(var)
+            kept = self.namer.fresh(f"{var}_bar_after_loop")
+            lines.append(f"{kept} = {name}")
+            firsts[var] = [f"{name} = {self.zeros(var)} if {kept} is None else {kept}",
+                           f"{kept} = None"]
+            self.owned.discard(name)
+        return firsts
 
     def prune_restores(self, code: list, returns: list) -> list:
         """Keep, of each top-level Restore, the names code after it reads (inside loops every
