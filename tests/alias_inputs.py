@@ -60,3 +60,26 @@ def ok6(x):
     for i in range(3):
         y[i] = x[i] * 2.0
     return np.sum(y * y)
+
+
+def ok7(x):
+    m = np.outer(x, x)
+    s = 0.0
+    for row in m.T:
+        z = m.copy()
+        z /= 2.0
+        s = s + np.sum(row) * np.sum(z)
+    for row in z.T:  # the name comes back bound to a view of z: not what the update above saw
+        s = s + np.sum(row)
+    return s
+
+
+def ok8(x):
+    s = 0.0
+    z = x * 1.0
+    for k in range(2):
+        if np.sum(x) > 100.0:
+            z = x * 2.0
+        z -= 1.0  # the version joined after the branch is still the user's z
+        s = s + np.sum(z * z)
+    return s

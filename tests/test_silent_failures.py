@@ -155,7 +155,7 @@ def test_an_in_place_update_of_a_shared_array_is_refused(name):
     assert f"copy first (`{owner} = {other}.copy()`)" in text
 
 
-@pytest.mark.parametrize("name", ["ok1", "ok2", "ok3", "ok4", "ok5", "ok6"])
+@pytest.mark.parametrize("name", ["ok1", "ok2", "ok3", "ok4", "ok5", "ok6", "ok7", "ok8"])
 def test_updates_no_other_live_name_sees_are_differentiated(name):
     import alias_inputs
 

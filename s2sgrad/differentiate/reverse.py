@@ -116,8 +116,8 @@ def _reads(statements) -> set:
 
 def level_names(body: tuple) -> set:
     """Names bound after ``body`` ran, at its own level: what its statements assign, its compound
-    statements' tapes and records, and names a nested block assigns that a later statement of
-    ``body`` (at any depth) reads, so the forward sweep itself needs them bound there."""
+    statements' tapes and records, what its loops carry, and names a nested block assigns that a
+    later statement of ``body`` (at any depth) reads, so the forward sweep itself needs them bound there."""
     names: set = set()
     for index, stmt in enumerate(body):
         if isinstance(stmt, Stmt):
@@ -127,6 +127,7 @@ def level_names(body: tuple) -> set:
             names.update((stmt.test, stmt.saved))
         else:
             names.update((stmt.tape, stmt.trips, stmt.entry))
+            names.update(t for carry in stmt.carries for t in carry.targets)  # bound before, too
         later = _reads(flatten(body[index + 1:]))
         names |= defined_names((stmt,)) & later
     return names

@@ -29,6 +29,7 @@ class _Walk:
     where: dict = field(default_factory=dict)  # name -> enclosing loop spans (innermost last)
     position: int = 0
     stack: list = field(default_factory=list)
+    sharing: dict = field(default_factory=dict)  # in-place target -> names sharing its array then
 
     def objects(self, op) -> frozenset:
         out: frozenset = frozenset()
@@ -48,6 +49,10 @@ class _Walk:
             for name in operand_reads(op):
                 self.reads.setdefault(name, []).append(self.position)
         for target in stmt.targets:
+            if target in inplace:  # who shares the array at this point of the program
+                shared = self.points.get(inplace[target][0], frozenset())
+                self.sharing.setdefault(target, set()).update(
+                    n for n, objects in self.points.items() if objects & shared)
             self.bind(target, self.shares(stmt, target, inplace))
 
     def shares(self, stmt: Stmt, target: str, inplace: dict) -> frozenset:
@@ -77,13 +82,17 @@ class _Walk:
                 self.loop(stmt, inplace)
 
     def loop(self, loop: Loop, inplace: dict) -> None:
+        """Walk a loop twice over the same positions: the second time, what the carries bring
+        back to the top is known."""
         start, index = self.position + 1, len(self.loops)
         self.loops.append(None)
         self.stack.append(index)
         for target in loop.targets:
             self.bind(target, frozenset({target}))
-        self.block(loop.body, inplace)
-        self.block(loop.carries, inplace)
+        for _ in range(2):
+            self.position = start - 1
+            self.block(loop.body, inplace)
+            self.block(loop.carries, inplace)
         self.stack.pop()
         carried = frozenset(t for c in loop.carries for t in c.targets)
         self.loops[index] = (start, self.position, carried)
@@ -97,10 +106,7 @@ def check_inplace(fn: CoreFunction, views: frozenset) -> None:
     walk = _Walk(views)
     for p in fn.params:
         walk.bind(p.name, frozenset({p.name}))
-    for _ in range(2):  # a second pass: what loop carries bring back to the top of the loop
-        walk.position, walk.reads, walk.defined = 0, {}, {n: 0 for n in (p.name for p in fn.params)}
-        walk.loops, walk.where = [], {}
-        walk.block(fn.body, inplace)
+    walk.block(fn.body, inplace)
     end = walk.position + 1
     for name in operand_reads(fn.result):
         walk.reads.setdefault(name, []).append(end)
@@ -110,11 +116,10 @@ def check_inplace(fn: CoreFunction, views: frozenset) -> None:
 
 def _check_one(fn: CoreFunction, walk: _Walk, target: str, mutated: str, location) -> None:
     at = walk.defined.get(target, 0)
-    shared = walk.points.get(mutated, frozenset())
     owner = fn.user_names.get(mutated, mutated)
     loops = [walk.loops[i] for i in walk.where.get(target, ())]
-    for name in sorted(walk.points):
-        if fn.user_names.get(name, name) == owner or not (walk.points[name] & shared):
+    for name in sorted(walk.sharing.get(target, ())):
+        if fn.user_names.get(name, name) == owner:
             continue
         if name not in fn.user_names and name not in {p.name for p in fn.params}:
             continue  # a temporary lives within its own statement

@@ -258,6 +258,7 @@ class Lowering:
                 continue
             else:
                 target = self.namer.fresh(name)
+            self.user_names[target] = name
             for env, out in zip(branches, copies):
                 source = env.get(name)
                 if source == target:
