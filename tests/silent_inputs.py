@@ -87,3 +87,29 @@ def last_slice_after_loop(x):
     for k in range(1, 4):
         head = np.tanh(x[:k]) * k
     return np.sum(head * head)
+
+
+def break_in_a_loop_else(x):
+    total = 0.0
+    for a in x:
+        total = total + a
+    else:
+        for b in x:
+            if b > 0.5:
+                break
+            total = total * np.cos(b)
+    return total
+
+
+def row_at_break(x):
+    for row in x:
+        if np.sum(row) > 0.5:
+            break
+    return np.sum(np.sin(row))
+
+
+def index_at_break(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            break
+    return x[i] * 2.0

@@ -184,3 +184,23 @@ def test_a_loop_value_read_after_the_loop_whose_shape_changes_per_iteration(fn):
     # Its adjoint was zeroed for the earlier iterations with the wrong iteration's value (a list
     # of another length: IndexError; found by the program generator, seed 7097).
     assert_gradients(fn, np.array([0.3, -0.5, 0.8]))
+
+
+def test_a_break_in_a_loop_inside_a_loop_else_is_restructured():
+    # The loops in a loop's `else` were left as written, so their `break` was refused
+    # (found by the program generator, seed 20006).
+    x = np.array([0.3, -0.2, 0.9, 0.1])
+    assert_gradients(si.break_in_a_loop_else, x)
+    s2sgrad.check_grads(si.break_in_a_loop_else, (x,), order=2, modes=("rev", "fwd"))
+
+
+@pytest.mark.parametrize("fn, x", [
+    (si.row_at_break, np.array([[0.1, 0.2], [0.4, 0.3], [-0.2, 0.1]])),
+    (si.index_at_break, np.array([0.1, 0.7, 0.2, 0.9])),
+])
+def test_a_loop_target_keeps_its_value_at_a_break(fn, x):
+    # The restructured loop went on binding its target after the break (the value and the
+    # gradient were those of the last row; found by the program generator, seed 20001).
+    np.testing.assert_allclose(s2sgrad.value_and_grad(fn)(x)[0], fn(x))
+    assert_gradients(fn, x)
+    s2sgrad.check_grads(fn, (x,), order=2, modes=("rev", "fwd"))

@@ -141,6 +141,10 @@ class Structurer:
             return stmt
         body = _stmts(stmt.body)
         kinds = (cst.Break, cst.Continue)
+        orelse = [x for s in _stmts(stmt.orelse.body) for x in self.visit(s)] \
+            if stmt.orelse is not None else []
+        if stmt.orelse is not None:  # the loops in a loop's `else` are rewritten too
+            stmt = stmt.with_changes(orelse=stmt.orelse.with_changes(body=_block(orelse)))
         if not any(_has_exit(s, kinds) for s in body):
             return stmt.with_changes(body=_block([x for s in body for x in self.visit(s)]))
         has_break = any(_has_exit(s, (cst.Break,)) for s in body)
@@ -162,11 +166,17 @@ class Structurer:
                                         cst.And(), not_flag)
             new_loop = stmt.with_changes(test=test, body=_block(new_body), orelse=None)
         else:
-            guarded = cst.If(test=not_flag, body=_block(new_body))
-            new_loop = stmt.with_changes(body=_block([guarded]), orelse=None)
+            # The header binds its targets in every pass, so after a break they must not move:
+            # the header binds fresh names, and the guarded body hands them to the user's.
+            fresh = {n.value: self.namer.fresh(f"{n.value}_next")
+                     for n in m.findall(stmt.target, m.Name())}
+            header_target = stmt.target.visit(_Rename(fresh))
+            handover = _line(cst.Assign([cst.AssignTarget(stmt.target)], header_target))
+            guarded = cst.If(test=not_flag, body=_block([handover] + new_body))
+            new_loop = stmt.with_changes(target=header_target, body=_block([guarded]), orelse=None)
         after = []
         if stmt.orelse is not None:
-            after = [cst.If(test=not_flag, body=_block(_stmts(stmt.orelse.body)))]
+            after = [cst.If(test=not_flag, body=_block(orelse))]
         return [init, new_loop, *after]
 
     def function(self, fn: cst.FunctionDef) -> cst.FunctionDef:
@@ -183,6 +193,14 @@ class Structurer:
             flat = self.absorb(flat, (cst.Return,), replace)
             flat.append(_line(cst.Return(cst.Name(self.result))))
         return fn.with_changes(body=_block(flat))
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, mapping: dict) -> None:
+        self.mapping = mapping
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.mapping.get(original.value, original.value))
 
 
 def _needs_structuring(fn: cst.FunctionDef) -> bool:
