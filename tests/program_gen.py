@@ -503,6 +503,8 @@ class Gen:
             ("rule_dot", R, lambda: E(f"np.dot({arg(M)}, {arg(V)})", R, 4.0)),
             ("rule_einsum", R, lambda: E(f'np.einsum("ij,j->i", {arg(M)}, {arg(V)})', R, 4.0)),
             ("rule_einsum", V, lambda: E(f'np.einsum("ij,ij->j", {arg(M)}, {arg(M)})', V, 3.0)),
+            ("rule_einsum_ellipsis", R, lambda: E(f'np.einsum("...j,j->...", {arg(M)}, {arg(V)})', R, 4.0)),
+            ("rule_einsum_repeated", S, lambda: E(f'np.einsum("ii->", {arg(M)}[:, :3])', S, 3.0)),
             ("rule_tensordot", S, lambda: E(f"np.tensordot({arg(M)}, {arg(M)}, axes=2)", S, 12.0)),
             ("rule_outer", M, lambda: E(f"np.outer({arg(R)}, {arg(V)})", M, 1.0)),
             ("rule_cumsum", V, lambda: E(f"np.cumsum({arg(V)})", V, 4.0)),
@@ -955,6 +957,12 @@ class Gen:
             return f"{idx} in range({k})", [], (idx, k - 1), k
         if form == "array":
             src, es, eb, n = self.sequence(avoid)
+            if len(es) == 1 and es[0] >= 2 and self.ch.bool(60):  # rows unpacked: `for a, b in pairs`
+                names = [self.loop_var("a", avoid | names_in(src)) for _ in range(2)]
+                if names[0] != names[1] and es[0] % 2 == 0:
+                    self.tag("tuple_target", "for_pairs")
+                    return f"{names[0]}, {names[1]} in np.reshape({src}, (-1, 2))", \
+                        [(nm, S, eb) for nm in names], None, n * es[0] // 2
             var = self.loop_var("row" if es else "el", avoid | names_in(src))
             return f"{var} in {src}", [(var, es, eb)], None, n
         if form in ("zip", "enumerate_zip"):
@@ -984,6 +992,9 @@ class Gen:
         idx = self.index_name()
         var = self.loop_var("p", avoid | names_in(src))
         self.tag("for_enumerate", "tuple_target")
+        if self.ch.bool(25):  # a start: the counter runs from 1 to n
+            self.tag("for_enumerate_start")
+            return f"{idx}, {var} in enumerate({src}, 1)", [(var, es, eb)], (idx, n), n
         return f"{idx}, {var} in enumerate({src})", [(var, es, eb)], (idx, n - 1), n
 
     def loop_var(self, prefix, avoid):

@@ -251,7 +251,6 @@ def test_random_program_gradients(data, tmp_path_factory):
 # s2sgrad is being changed to refuse these (an in-place update on a name that may share memory
 # with another name read later); until that lands it accepts them and computes numpy's aliasing
 # wrongly. Remove the marker when it lands (strict: an unexpected pass fails, as a reminder).
-@pytest.mark.xfail(strict=True, reason="s2sgrad does not yet refuse in-place updates through aliases/views")
 @settings(max_examples=8, deadline=None, derandomize=True, database=None,
           phases=[Phase.explicit, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -295,9 +294,11 @@ COVERAGE = {
     "on computed conditions": ["site"],
     "(`and`/`or`/`not` included)": ["and", "or", "not"],
     "`a if c else b`": ["ifexp"],
-    "`for` over `range(...)`, arrays, lists, `enumerate` and `zip`": [
-        "for_range", "for_array", "for_list", "for_list_literal", "for_enumerate", "for_zip",
-        "for_zip3", "for_zip_shift", "for_enumerate_zip", "tuple_target"],
+    "`for` over `range(...)`, arrays, lists, `enumerate` (with a start) and `zip` (of any number "
+    "of sequences)": [
+        "for_range", "for_array", "for_list", "for_list_literal", "for_enumerate",
+        "for_enumerate_start", "for_zip", "for_zip3", "for_zip_shift", "for_enumerate_zip"],
+    "tuple loop targets (`for a, b in pairs`)": ["tuple_target", "for_pairs"],
     "`while` on computed conditions": ["while"],
     "nested loops": ["nested_loop"],
     "`break`": ["break"],
@@ -327,8 +328,9 @@ COVERAGE = {
     "reductions with `axis`/`keepdims`": ["reduce", "reduce_axis", "keepdims"],
     "scans": ["rule_cumsum"],
     "shapes, joins and indexing": ["rule_shapes", "rule_joins", "index_read"],
-    "`matmul`/`dot`/`einsum`/`tensordot`": ["matmul", "rule_dot", "rule_einsum", "rule_tensordot",
-                                            "rule_outer"],
+    "`matmul`/`dot`/`tensordot`": ["matmul", "rule_dot", "rule_tensordot", "rule_outer"],
+    "`einsum` (`...` and repeated indices included)": ["rule_einsum", "rule_einsum_ellipsis",
+                                                       "rule_einsum_repeated"],
     "`linalg` (`inv`, `det`, `norm`, `solve`, `cholesky`, ...)": [
         "linalg_inv", "linalg_det", "linalg_norm", "linalg_solve", "linalg_cholesky"],
     "`scipy.special` (`expit`, `logsumexp`, `erf`, ...)": ["special_expit", "special_logsumexp",

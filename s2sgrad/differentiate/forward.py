@@ -276,7 +276,7 @@ class ForwardBuilder:
         operand = stmt.prim.args[position]
         if new is None:
             if not isinstance(operand, Var):
-                raise self.refuse(stmt, f"`{stmt.prim.op}` of a sequence")
+                raise self.refuse(stmt, "lists and tuples of differentiated values")
             new = cst.Name(self.tangents[operand.name])
         expr = stmt.expr
         method = stmt.prim.op.startswith("ndarray.")
