@@ -113,3 +113,12 @@ def index_at_break(x):
         if x[i] > 0.5:
             break
     return x[i] * 2.0
+
+
+def pair_at_break(x, y):
+    total = 0.0
+    for i, (a, b) in enumerate(zip(x, y)):
+        if a > 0.5:
+            break
+        total = total + a * b
+    return total + a * b * i

@@ -204,3 +204,9 @@ def test_a_loop_target_keeps_its_value_at_a_break(fn, x):
     np.testing.assert_allclose(s2sgrad.value_and_grad(fn)(x)[0], fn(x))
     assert_gradients(fn, x)
     s2sgrad.check_grads(fn, (x,), order=2, modes=("rev", "fwd"))
+
+
+def test_unpacked_loop_targets_keep_their_values_at_a_break():
+    x, y = np.array([0.1, 0.3, 0.7, 0.2]), np.array([1.0, -2.0, 0.5, 3.0])
+    np.testing.assert_allclose(s2sgrad.value_and_grad(si.pair_at_break)(x, y)[0], si.pair_at_break(x, y))
+    assert_gradients(si.pair_at_break, x, y)

@@ -171,8 +171,9 @@ class Structurer:
             fresh = {n.value: self.namer.fresh(f"{n.value}_next")
                      for n in m.findall(stmt.target, m.Name())}
             header_target = stmt.target.visit(_Rename(fresh))
-            handover = _line(cst.Assign([cst.AssignTarget(stmt.target)], header_target))
-            guarded = cst.If(test=not_flag, body=_block([handover] + new_body))
+            handover = [_line(cst.Assign([cst.AssignTarget(cst.Name(old))], cst.Name(new)))
+                        for old, new in fresh.items()]
+            guarded = cst.If(test=not_flag, body=_block(handover + new_body))
             new_loop = stmt.with_changes(target=header_target, body=_block([guarded]), orelse=None)
         after = []
         if stmt.orelse is not None:
