@@ -83,3 +83,19 @@ def ok8(x):
         z -= 1.0  # the version joined after the branch is still the user's z
         s = s + np.sum(z * z)
     return s
+
+
+def ok9(x):
+    h = np.tanh(x)
+    hs = [h]
+    for k in range(2):
+        hs.append(np.sin(hs[-1]))
+    return np.sum(np.stack(hs)) + np.sum(h)  # appending to the list changes no element
+
+
+def a7(x):
+    h = np.tanh(x)
+    hs = [h, x * 2.0]
+    first = hs[0]
+    first += 1.0
+    return np.sum(h)

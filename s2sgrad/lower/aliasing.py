@@ -22,23 +22,26 @@ class _Walk:
     and the span of each loop."""
 
     views: frozenset
-    points: dict = field(default_factory=dict)  # name -> frozenset of object ids
+    points: dict = field(default_factory=dict)  # name -> the objects (ids) it may be
+    elements: dict = field(default_factory=dict)  # name -> the objects a list or tuple may hold
     defined: dict = field(default_factory=dict)  # name -> first position
     reads: dict = field(default_factory=dict)  # name -> [positions]
     loops: list = field(default_factory=list)  # (start, end, carried names)
-    where: dict = field(default_factory=dict)  # name -> enclosing loop spans (innermost last)
+    where: dict = field(default_factory=dict)  # name -> indices of its enclosing loops in ``loops``
     position: int = 0
     stack: list = field(default_factory=list)
     sharing: dict = field(default_factory=dict)  # in-place target -> names sharing its array then
 
-    def objects(self, op) -> frozenset:
+    def objects(self, op, table: str = "points") -> frozenset:
+        """What the names inside ``op`` are (``points``) or hold (``elements``)."""
         out: frozenset = frozenset()
         for name in operand_vars(op):
-            out |= self.points.get(name, frozenset())
+            out |= getattr(self, table).get(name, frozenset())
         return out
 
-    def bind(self, name: str, objects: frozenset) -> None:
-        self.points[name] = self.points.get(name, frozenset()) | objects
+    def bind(self, name: str, objects: tuple) -> None:
+        self.points[name] = self.points.get(name, frozenset()) | objects[0]
+        self.elements[name] = self.elements.get(name, frozenset()) | objects[1]
         self.defined.setdefault(name, self.position)
         self.where.setdefault(name, tuple(self.stack))
 
@@ -55,20 +58,31 @@ class _Walk:
                     n for n, objects in self.points.items() if objects & shared)
             self.bind(target, self.shares(stmt, target, inplace))
 
-    def shares(self, stmt: Stmt, target: str, inplace: dict) -> frozenset:
-        """The objects ``target`` may be bound to after ``stmt``."""
-        prim = stmt.prim
-        if target in inplace:
-            return self.points.get(inplace[target][0], frozenset())
-        if prim.op == "copy" or prim.op in self.views or prim.op.startswith("user:"):
-            ops = prim.args if prim.op.startswith("user:") or prim.op == "copy" else prim.args[:1]
-            if prim.op in self.views and prim.op == "operator.getitem" and \
-                    isinstance(prim.args[1], Const) and not prim.args[1].basic and \
-                    not isinstance(prim.args[0], Seq):
-                return frozenset({target})  # fancy indexing copies
-            shared = frozenset().union(*(self.objects(op) for op in ops)) if ops else frozenset()
-            return shared | (frozenset({target}) if prim.op.startswith("user:") else frozenset())
-        return frozenset({target})
+    def shares(self, stmt: Stmt, target: str, inplace: dict) -> tuple:
+        """(the objects ``target`` may be, the objects it may hold as a list's or tuple's
+        elements) after ``stmt``."""
+        prim, own = stmt.prim, frozenset({target})
+        args = prim.args
+        if target in inplace:  # the same object, changed (``.append`` adds an element)
+            mutated = inplace[target][0]
+            added = self.objects(args[1]) if prim.op == "list.append" else frozenset()
+            return self.points.get(mutated, frozenset()), self.elements.get(mutated, frozenset()) | added
+        if prim.op == "copy" and args and isinstance(args[0], Seq):
+            return own, self.objects(args[0])  # a new list or tuple holding these
+        if prim.op == "copy" and args:
+            return self.objects(args[0]), self.objects(args[0], "elements")
+        if prim.op.startswith("user:"):  # the result may be, or hold, any argument
+            everything = frozenset().union(*(self.objects(a) | self.objects(a, "elements") for a in args))
+            return own | everything, everything
+        if prim.op in ("list.getitem", "operator.getitem") and isinstance(args[0], Seq):
+            return self.objects(args[0]), frozenset()
+        if prim.op == "list.getitem":
+            return self.objects(args[0], "elements"), frozenset()
+        if prim.op == "operator.getitem" and isinstance(args[1], Const) and not args[1].basic:
+            return own | self.objects(args[0], "elements"), frozenset()  # fancy indexing copies
+        if prim.op in self.views:  # a view (or an element of a tuple parameter)
+            return self.objects(args[0]) | self.objects(args[0], "elements"), frozenset()
+        return own, frozenset()
 
     def block(self, body: tuple, inplace: dict) -> None:
         for stmt in body:
@@ -88,7 +102,7 @@ class _Walk:
         self.loops.append(None)
         self.stack.append(index)
         for target in loop.targets:
-            self.bind(target, frozenset({target}))
+            self.bind(target, (frozenset({target}), frozenset()))
         for _ in range(2):
             self.position = start - 1
             self.block(loop.body, inplace)
@@ -105,7 +119,7 @@ def check_inplace(fn: CoreFunction, views: frozenset) -> None:
     inplace = {target: (mutated, location) for target, mutated, location in fn.inplace}
     walk = _Walk(views)
     for p in fn.params:
-        walk.bind(p.name, frozenset({p.name}))
+        walk.bind(p.name, (frozenset({p.name}), frozenset()))
     walk.block(fn.body, inplace)
     end = walk.position + 1
     for name in operand_reads(fn.result):
