@@ -122,3 +122,20 @@ def pair_at_break(x, y):
             break
         total = total + a * b
     return total + a * b * i
+
+
+SCALE = 3.0
+
+
+def make_shadowing_global(SCALE):
+    def inner(z):
+        return np.sin(z) * SCALE
+
+    return inner
+
+
+shadowing_inner = make_shadowing_global(0.5)
+
+
+def reads_global_and_a_closure_of_the_same_name(x):
+    return np.sum(shadowing_inner(x)) * SCALE

@@ -211,3 +211,11 @@ def test_unpacked_loop_targets_keep_their_values_at_a_break():
     x, y = np.array([0.1, 0.3, 0.7, 0.2]), np.array([1.0, -2.0, 0.5, 3.0])
     np.testing.assert_allclose(s2sgrad.value_and_grad(si.pair_at_break)(x, y)[0], si.pair_at_break(x, y))
     assert_gradients(si.pair_at_break, x, y)
+
+
+def test_one_name_with_two_values_in_a_function_and_its_helper_is_refused():
+    # The generated code of both shares one namespace: the helper would have read the caller's.
+    with pytest.raises(s2sgrad.TransformError, match=r"`SCALE` is one value in "
+                       r"reads_global_and_a_closure_of_the_same_name and another in "
+                       r"make_shadowing_global.<locals>.inner"):
+        s2sgrad.grad(si.reads_global_and_a_closure_of_the_same_name)(X2)

@@ -8,6 +8,7 @@ Takes live function objects; returns dicts, strings or raises TransformError. Ne
 from __future__ import annotations
 
 import dis
+import linecache
 import textwrap
 import types
 from typing import Any, Iterator
@@ -110,13 +111,32 @@ def resolve(fn: types.FunctionType, wanted: list) -> dict:
     """Values for ``wanted`` names: ``fn``'s own first, then those of the functions it reaches
     (a closure's helper reading its own closure)."""
     out: dict = {}
-    for _, names in reachable(_unwrap(fn)):
+    owner: dict = {}
+    for function, names in reachable(_unwrap(fn)):
+        reads = set(names_read(function.__code__))
         for name in wanted:
-            if name not in out and name in names:
-                out[name] = names[name]
-        if len(out) == len(wanted):
-            break
+            if name not in names:
+                continue
+            if name not in out:
+                out[name], owner[name] = names[name], function
+            elif name in reads and names[name] is not out[name] and name in set(names_read(owner[name].__code__)):
+                raise _two_meanings(name, owner[name], function)
     return out
+
+
+def _two_meanings(name: str, first: types.FunctionType, second: types.FunctionType) -> TransformError:
+    from .capture import display_path  # capture imports this module
+
+    code = second.__code__
+    lines = linecache.getlines(code.co_filename)
+    quoted = lines[code.co_firstlineno - 1] if 0 < code.co_firstlineno <= len(lines) else ""
+    return TransformError(
+        f"`{name}` is one value in {first.__qualname__} and another in {second.__qualname__}, "
+        "which it calls; the generated code of both lives in one module",
+        Location(display_path(code.co_filename), code.co_firstlineno,
+                 len(quoted) - len(quoted.lstrip()) + 1, quoted),
+        f"rename `{name}` in one of them",
+    )
 
 
 def check_current(fn: types.FunctionType, lines: list, path: str) -> None:
