@@ -139,3 +139,13 @@ shadowing_inner = make_shadowing_global(0.5)
 
 def reads_global_and_a_closure_of_the_same_name(x):
     return np.sum(shadowing_inner(x)) * SCALE
+
+
+def loop_name_reused_in_a_branch(x, v):
+    s = 0.0
+    for p in x:
+        s = s + np.sum(p * p)
+    if np.sum(v) > 100.0:  # not taken: p stays the last row of x
+        for p in v:
+            s = s + p
+    return s + np.sum(np.sin(p))

@@ -219,3 +219,24 @@ def test_one_name_with_two_values_in_a_function_and_its_helper_is_refused():
                        r"reads_global_and_a_closure_of_the_same_name and another in "
                        r"make_shadowing_global.<locals>.inner"):
         s2sgrad.grad(si.reads_global_and_a_closure_of_the_same_name)(X2)
+
+
+def test_a_name_a_nested_loop_carries_is_recorded_for_the_other_path():
+    # The branch that does not run the loop zeroed the adjoint of `p6` from a value never
+    # recorded: UnboundLocalError in the generated code (found by the program generator, seed 30038).
+    import seed30038_program as prog
+
+    from s2sgrad.checks import numerical_grad
+
+    args = INPUTS_30038
+    got = s2sgrad.grad(prog.f, argnums=(0, 1, 2))(*args)
+    for i in range(3):
+        np.testing.assert_allclose(got[i], numerical_grad(prog.f, args, i), rtol=1e-5, atol=1e-6)
+    assert_gradients(si.loop_name_reused_in_a_branch, np.array([[0.3, -0.2], [0.5, 0.1]]),
+                     np.array([0.2, 0.4]))
+
+
+INPUTS_30038 = (
+    np.array([[0.608, 0.405, 0.903, 0.678], [0.096, 0.617, -0.45, 0.683],
+              [-0.211, 0.941, -0.556, -0.334]]),
+    np.array([0.501, 0.361, 0.674, -0.579]), 0.501, True)

@@ -116,21 +116,40 @@ def _reads(statements) -> set:
 
 def level_names(body: tuple) -> set:
     """Names bound after ``body`` ran, at its own level: what its statements assign, its compound
-    statements' tapes and records, what its loops carry, and names a nested block assigns that a
-    later statement of ``body`` (at any depth) reads, so the forward sweep itself needs them bound there."""
+    statements' tapes and records, what its loops carry (at any depth, when the name was bound
+    before at this level: a carried name keeps a value on every path), and names a nested block
+    assigns that a later statement of ``body`` (at any depth) reads, so the forward sweep itself
+    needs them bound there."""
     names: set = set()
+    bound: set = set()
     for index, stmt in enumerate(body):
         if isinstance(stmt, Stmt):
             names.update(stmt.targets)
+            bound.update(stmt.targets)
             continue
         if isinstance(stmt, If):
             names.update((stmt.test, stmt.saved))
         else:
             names.update((stmt.tape, stmt.trips, stmt.entry))
             names.update(t for carry in stmt.carries for t in carry.targets)  # bound before, too
+        names |= _carried_within(stmt) & bound
         later = _reads(flatten(body[index + 1:]))
         names |= defined_names((stmt,)) & later
+        bound |= defined_names((stmt,))
     return names
+
+
+def _carried_within(stmt) -> set:
+    """Names the loops inside a compound statement (at any depth) carry."""
+    found: set = set()
+    blocks = (stmt.body, stmt.orelse) if isinstance(stmt, If) else (stmt.body,)
+    for block in blocks:
+        for inner in block:
+            if isinstance(inner, Loop):
+                found.update(t for carry in inner.carries for t in carry.targets)
+            if isinstance(inner, (If, Loop)):
+                found |= _carried_within(inner)
+    return found
 
 
 class ReverseBuilder:
