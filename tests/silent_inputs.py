@@ -149,3 +149,13 @@ def loop_name_reused_in_a_branch(x, v):
         for p in v:
             s = s + p
     return s + np.sum(np.sin(p))
+
+
+def constant_pair(a):
+    b = a * 2.0
+    return -0.75, -2.0
+
+
+def uses_constant_pair(x):
+    p, q = constant_pair(x)
+    return np.sum(x * p) + q

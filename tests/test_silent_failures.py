@@ -240,3 +240,10 @@ INPUTS_30038 = (
     np.array([[0.608, 0.405, 0.903, 0.678], [0.096, 0.617, -0.45, 0.683],
               [-0.211, 0.941, -0.556, -0.334]]),
     np.array([0.501, 0.361, 0.674, -0.579]), 0.501, True)
+
+
+def test_a_helper_returning_a_tuple_of_constants():
+    # `return -0.75, -2.0` became `return -0.75, -2.0, ()` in the forward sweep (program
+    # generator, seed 30132).
+    x = np.array([0.3, 0.5])
+    np.testing.assert_allclose(s2sgrad.grad(si.uses_constant_pair)(x), [-0.75, -0.75])

@@ -158,7 +158,9 @@ def operand_node(op: Operand) -> cst.BaseExpression:
     """An operand as code: a name, the constant's expression, or a list/tuple display."""
     if isinstance(op, Var):
         return cst.Name(op.name)
-    if isinstance(op, Const):
+    if isinstance(op, Const):  # a tuple written without parentheses (`return 1.0, 2.0`) gets them
+        if isinstance(op.node, cst.Tuple) and not op.node.lpar:
+            return op.node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         return op.node
     elements = [cst.Element(operand_node(i)) for i in op.items]
     if op.kind == "list":
