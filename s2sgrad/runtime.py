@@ -88,6 +88,8 @@ def zeros_like(x):
         return np.zeros(x.shape, dtype=x.dtype)
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         return 0.0
+    if isinstance(x, (tuple, list, dict)):  # a sequence passed where an array could be
+        return list_zeros(x)
     dtype = np.result_type(x)
     if not np.issubdtype(dtype, np.inexact):
         dtype = np.dtype(np.float64)

@@ -159,3 +159,17 @@ def constant_pair(a):
 def uses_constant_pair(x):
     p, q = constant_pair(x)
     return np.sum(x * p) + q
+
+
+def ragged_pair_in_a_branch(ab, b):
+    if np.cos(ab[1][-1]) > 2.0:  # never: ab gets a zero adjoint here
+        return np.sum(ab[0])
+    return b ** 3
+
+
+def passes_a_ragged_pair(x, v):
+    return helper_of_pair((x, v), 0.5) * np.sum(x)
+
+
+def helper_of_pair(ab, b):
+    return ragged_pair_in_a_branch(ab, b)

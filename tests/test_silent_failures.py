@@ -247,3 +247,9 @@ def test_a_helper_returning_a_tuple_of_constants():
     # generator, seed 30132).
     x = np.array([0.3, 0.5])
     np.testing.assert_allclose(s2sgrad.grad(si.uses_constant_pair)(x), [-0.75, -0.75])
+
+
+def test_a_ragged_tuple_argument_with_a_zero_adjoint():
+    # s2s.zeros_like of a tuple of arrays of two shapes raised (program generator, seed 50115).
+    x, v = np.array([[0.3, 0.5], [0.1, 0.2]]), np.array([0.2, 0.4, 0.6])
+    assert_gradients(si.passes_a_ragged_pair, x, v)
