@@ -809,7 +809,8 @@ class ReverseBuilder:
         everywhere, inside_counts = definition_counts(self.fn.body), definition_counts(loop.body)
         params = {p.name for p in self.fn.params}
         own = [v for v in sorted(escaping & set(boundary))  # defined in this loop only
-               if v not in params and everywhere.get(v, 0) == inside_counts.get(v, 0) + (v in loop.targets)]
+               if v not in params and
+               everywhere.get(v, 0) == inside_counts.get(v, 0) + (v in loop.targets)]
         firsts = self.last_iteration_adjoints(lines, own)
         entry = dict(self.current)
         outer = self.collecting

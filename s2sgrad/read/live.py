@@ -119,7 +119,8 @@ def resolve(fn: types.FunctionType, wanted: list) -> dict:
                 continue
             if name not in out:
                 out[name], owner[name] = names[name], function
-            elif name in reads and names[name] is not out[name] and name in set(names_read(owner[name].__code__)):
+            elif name in reads and names[name] is not out[name] and \
+                    name in names_read(owner[name].__code__):
                 raise _two_meanings(name, owner[name], function)
     return out
 
