@@ -16,6 +16,7 @@ from typing import Any, Mapping, Optional
 
 from ..errors import Location, TransformError
 from .live import _unwrap, check_current, live_names
+from .paths import display_path
 
 
 @dataclass(frozen=True)
@@ -38,21 +39,6 @@ class SourceUnit:
 
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # s2sgrad/
-
-
-def display_path(filename: str) -> str:
-    """A path relative to the working directory when it lies below it, else the absolute path
-    (so that an error location is one a terminal or an editor can open)."""
-    if filename.startswith("<"):
-        return filename
-    absolute = os.path.abspath(filename)
-    try:
-        rel = os.path.relpath(absolute)
-    except ValueError:  # another drive (Windows)
-        return absolute
-    if rel == ".." or rel.startswith(".." + os.sep):
-        return absolute
-    return rel.replace(os.sep, "/")
 
 
 def internal_file(filename: str) -> bool:

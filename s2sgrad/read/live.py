@@ -14,6 +14,7 @@ import types
 from typing import Any, Iterator
 
 from ..errors import Location, TransformError
+from .paths import display_path
 
 _LITERALS = (int, float, complex, bool, str, bytes, type(None))
 _CHECKED: dict = {}  # id(code) -> (code, what it was checked against): each def checked once
@@ -126,8 +127,6 @@ def resolve(fn: types.FunctionType, wanted: list) -> dict:
 
 
 def _two_meanings(name: str, first: types.FunctionType, second: types.FunctionType) -> TransformError:
-    from .capture import display_path  # capture imports this module
-
     code = second.__code__
     lines = linecache.getlines(code.co_filename)
     quoted = lines[code.co_firstlineno - 1] if 0 < code.co_firstlineno <= len(lines) else ""
