@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from ..errors import Location, TransformError
-from .live import _unwrap, check_current, live_names
+from .live import _unwrap, check_current, live_names, python_function
 from .paths import display_path
 
 
@@ -193,8 +193,4 @@ def location_of(unit: SourceUnit, line: int, col: int) -> Location:
 
 def is_source_function(value: Any) -> bool:
     """True for a plain Python function whose source s2sgrad may read (not numpy, not s2sgrad)."""
-    value = _unwrap(value)
-    if not isinstance(value, types.FunctionType):
-        return False
-    module = getattr(value, "__module__", "") or ""
-    return not (module.split(".")[0] in {"numpy", "s2sgrad", "scipy", "math"})
+    return python_function(value) is not None

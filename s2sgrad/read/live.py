@@ -49,7 +49,9 @@ def names_read(code: types.CodeType) -> list:
     return sorted(found)
 
 
-def _python_function(value: Any) -> Any:
+def python_function(value: Any) -> Any:
+    """``value`` unwrapped when it is a plain Python function whose source s2sgrad may read (not
+    numpy's, scipy's, math's or s2sgrad's own), else None."""
     value = _unwrap(value)
     if not isinstance(value, types.FunctionType):
         return None
@@ -70,7 +72,7 @@ def reachable(fn: types.FunctionType) -> Iterator[tuple]:
         names = live_names(current)
         yield current, names
         for name in names_read(current.__code__):
-            callee = _python_function(names.get(name))
+            callee = python_function(names.get(name))
             if callee is not None and id(callee) not in seen:
                 todo.append(callee)
 
@@ -82,7 +84,7 @@ def _describe(value: Any) -> str:
         return f"module {value.__name__}"
     if isinstance(value, _LITERALS):
         return f"{type(value).__name__} {value!r}"
-    python = _python_function(value)
+    python = python_function(value)
     if python is not None:
         code = python.__code__
         return f"function {python.__module__}.{python.__qualname__} {code.co_filename}:{code.co_firstlineno}"
