@@ -181,9 +181,9 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
     params = tuple(p.name for p in core.params)
     wrt = params if wrt is None else wrt
     outputs = seeded_outputs(core, has_aux)
-    classes, scalars = shape_facts(core, session.table.elementwise)
+    classes, scalars = shape_facts(core, session.table)
     stable = stabilizers(core, session.table, outputs, classes, scalars)
-    activity = analyze(core, wrt, outputs, session.table.nondiff, stable)
+    activity = analyze(core, wrt, outputs, session.table, stable)
 
     def lookup(prim: Prim, stmt: Stmt) -> Optional[HelperCall]:
         return _helper(pf, prim, stmt, session)
@@ -362,7 +362,7 @@ def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
                        "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
     core = _lowered(pf, session, core)
     table = session.table
-    classes, scalars = shape_facts(core, table.elementwise)
+    classes, scalars = shape_facts(core, table)
     stable = stabilizers(core, table, seeded_outputs(core, False), classes, scalars)
     kwonly = tuple(p.name.value for p in pf.node.params.kwonly_params)
 

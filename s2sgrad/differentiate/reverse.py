@@ -17,9 +17,8 @@ from typing import Callable, Optional
 
 import libcst as cst
 import libcst.matchers as m
-import numpy as np
 
-from ..analyze.activity import Activity, differentiable, refuse_constant_subscripts
+from ..analyze.activity import Activity, refuse_constant_subscripts
 from ..analyze.shapes import may_broadcast, shape_facts
 from ..errors import TransformError
 from ..lower.ir import (
@@ -29,6 +28,7 @@ from ..lower.ir import (
     Loop,
     Prim,
     Seq,
+    SUBSCRIPT,
     Stmt,
     Var,
     defined_names,
@@ -187,7 +187,7 @@ class ReverseBuilder:
         self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
         self.loop_entries: dict = {}  # Loop -> carried names restored from before the loop
         self.if_records: dict = {}  # If -> (then names, else names)
-        self.classes, self.scalars = shapes or shape_facts(fn, table.elementwise)
+        self.classes, self.scalars = shapes or shape_facts(fn, table)
         self.definitions = definition_counts(fn.body)
         self.definitions_params = {p.name for p in fn.params}
         self.statements_defining: dict = {}
@@ -274,9 +274,9 @@ class ReverseBuilder:
         """``s = np.sum(a)``: ``a``'s adjoint is ``g`` itself, standing for an array of ``a``'s
         shape, when ``a``'s shape class is known (the rules that read it multiply it out)."""
         prim = stmt.prim
-        mean = prim.op in ("numpy.mean", "ndarray.mean")
-        if not (mean or prim.op in ("numpy.sum", "ndarray.sum")) or len(prim.args) != 1 \
-                or prim.kwargs:
+        reduction = getattr(rule, "reduction", "")
+        mean = reduction == "mean"
+        if reduction not in ("sum", "mean") or len(prim.args) != 1 or prim.kwargs:
             return False
         operand = prim.args[0]
         if not (isinstance(operand, Var) and self.active(operand.name)):
@@ -351,7 +351,7 @@ class ReverseBuilder:
                 id(defs[0]) not in collecting.statements:
             return None
         prim = defs[0].prim
-        if prim.op != "operator.getitem" or len(prim.args) != 2 or \
+        if prim.op != SUBSCRIPT or len(prim.args) != 2 or \
                 not isinstance(prim.args[0], Var) or not isinstance(prim.args[1], Const) or \
                 prim.args[1].brackets != f"[{collecting.counter}]":
             return None
@@ -390,13 +390,10 @@ class ReverseBuilder:
         prim = stmt.prim
         if len(stmt.targets) != 1 or self.helper_for(stmt) is not None:
             return False
-        if prim.op in ("operator.matmul", "s2s.rows_matmul"):
+        if self.table.gives_array(prim.op):
             return True
-        if prim.op.startswith("numpy.") and prim.op in self.table.elementwise:
-            # a ufunc always returns a numpy array or scalar (np.real does not: a float stays one)
-            return isinstance(getattr(np, prim.op[len("numpy."):], None), np.ufunc)
         base = prim.args[0] if prim.args else None
-        return prim.op == "operator.getitem" and isinstance(base, Var) and \
+        return prim.op == SUBSCRIPT and isinstance(base, Var) and \
             self.numpy_valued(base.name)
 
     def zeros(self, var: str) -> str:
@@ -437,7 +434,7 @@ class ReverseBuilder:
         prim = stmt.prim
         if prim.op in self.table.nondiff or self.rule_for(prim) is not None:
             return None
-        if prim.op.startswith(("ndarray.", "operator.", "numpy.", "math.", "builtins.", "s2s.")):
+        if self.table.is_library(prim.op):
             return None
         if prim.op in ("copy", "nondiff") or not any(self.active(t) for t in stmt.targets):
             return None
@@ -544,7 +541,7 @@ class ReverseBuilder:
     def backward_stmt(self, stmt: Stmt) -> list:
         prim = stmt.prim
         lines: list = []
-        if not differentiable(prim.op, self.table.nondiff):
+        if not self.table.differentiable(prim.op):
             return lines
         if not any(t in self.current for t in stmt.targets):
             return lines
@@ -617,7 +614,7 @@ class ReverseBuilder:
                 g = self.current[target]
                 kinds = {}
         for param, template, operand in wanted:
-            if prim.op == "operator.getitem" and isinstance(operand, Var) and (
+            if prim.op == SUBSCRIPT and isinstance(operand, Var) and (
                     self.collect_row(lines, stmt, operand.name, bound.get("index"), g)
                     or self.scatter(lines, operand.name, bound.get("index"), g)):
                 continue
@@ -915,7 +912,7 @@ class ReverseBuilder:
 
     def unknown(self, stmt: Stmt) -> bool:
         prim = stmt.prim
-        return differentiable(prim.op, self.table.nondiff) and any(map(self.active, stmt.targets)) \
+        return self.table.differentiable(prim.op) and any(map(self.active, stmt.targets)) \
             and any(self.active(n) for op in prim_operands(prim) for n in operand_vars(op)) and \
             self.rule_for(prim) is None and self.helper_for(stmt) is None
 
@@ -1043,7 +1040,7 @@ def _row_counter(loop: Loop) -> str:
 
 def _basic_getitem(prim: Prim) -> bool:
     """``x[i]`` with an index of integers and slices only."""
-    return prim.op == "operator.getitem" and len(prim.args) == 2 and \
+    return prim.op == SUBSCRIPT and len(prim.args) == 2 and \
         isinstance(prim.args[1], Const) and prim.args[1].basic
 
 
