@@ -13,7 +13,7 @@ _MATMUL = defvjp(
     x2="s2s.matmul_vjp_b(g, x1, x2)",
 )
 _DOT = defvjp(
-    "numpy.dot(a, b)",
+    "numpy.dot(a, b)", methods=("dot",),
     linear=("a", "b"),
     a="s2s.dot_vjp_a(g, a, b)",
     b="s2s.dot_vjp_b(g, a, b)",
@@ -22,7 +22,7 @@ _DOT = defvjp(
 _T = "np.swapaxes(ans, -1, -2)"
 # Keywords for axis1/axis2: a positional ``offset=1`` could be taken for the default ``axis2=1``.
 _TRACE = defvjp(
-    "numpy.trace(a, offset=0, axis1=0, axis2=1)", linear=("a",),
+    "numpy.trace(a, offset=0, axis1=0, axis2=1)", methods=("trace",), linear=("a",),
     a="s2s.trace_vjp(g, a, offset, axis1=axis1, axis2=axis2)",
 )
 
@@ -36,7 +36,6 @@ RULES = (
         a="s2s.rows_matmul_vjp_a(g, a, n, b)",
         b="s2s.rows_matmul_vjp_b(g, a, n, b)",
     ),
-    alias("ndarray.dot", _DOT, rename={"a": "self"}),
     defvjp(
         "numpy.outer(a, b)", linear=("a", "b"),
         a="np.reshape(g @ np.ravel(b), np.shape(a))",
@@ -65,7 +64,6 @@ RULES = (
         jvps={"a": "ans * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"},
     ),
     _TRACE,
-    alias("ndarray.trace", _TRACE, rename={"a": "self"}),
     defvjp(
         # sum(conj(a) * b): conjugate-linear in a (tests/test_rules_complex.py)
         "numpy.vdot(a, b)",

@@ -12,43 +12,49 @@ _JOINTLY = ("linear in several arguments together, which the linear route (one a
             "time) does not cover")
 
 _SUM = defvjp(
-    "numpy.sum(a, axis=None, dtype=None, out=None, keepdims=False)", linear=("a",), reduction="sum",
+    "numpy.sum(a, axis=None, dtype=None, out=None, keepdims=False)",
+    methods=("sum",),
+    linear=("a",),
+    reduction="sum",
     a="s2s.sum_vjp(g, a, axis, keepdims)",
 )
 _MEAN = defvjp(
-    "numpy.mean(a, axis=None, dtype=None, out=None, keepdims=False)", linear=("a",), reduction="mean",
+    "numpy.mean(a, axis=None, dtype=None, out=None, keepdims=False)",
+    methods=("mean",),
+    linear=("a",),
+    reduction="mean",
     a="s2s.mean_vjp(g, a, axis, keepdims)",
 )
 _VAR = defvjp(
-    "numpy.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)",
+    "numpy.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)", methods=("var",),
     reverse_only=_NONLINEAR,
     reduction="other",
     a="s2s.var_vjp(g, a, axis, ddof=ddof, keepdims=keepdims)",
 )
 _STD = defvjp(
-    "numpy.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)",
+    "numpy.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)", methods=("std",),
     reverse_only=_NONLINEAR,
     reduction="other",
     a="s2s.std_vjp(g, ans, a, axis, ddof=ddof, keepdims=keepdims)",
 )
 _MAX = defvjp(
-    "numpy.max(a, axis=None, out=None, keepdims=False)", reduction="extremum",
+    "numpy.max(a, axis=None, out=None, keepdims=False)", methods=("max",), reduction="extremum",
     a="s2s.extremum_vjp(g, ans, a, axis, keepdims)",
     jvps={"a": "s2s.extremum_jvp(t, ans, a, axis, keepdims)"},
 )
 _PROD = defvjp(
-    "numpy.prod(a, axis=None, dtype=None, out=None, keepdims=False)",
+    "numpy.prod(a, axis=None, dtype=None, out=None, keepdims=False)", methods=("prod",),
     reverse_only=_NONLINEAR,
     reduction="other",
     a="s2s.prod_vjp(g, ans, a, axis, keepdims)",
 )
 _CUMSUM = defvjp(
-    "numpy.cumsum(a, axis=None, dtype=None, out=None)",
+    "numpy.cumsum(a, axis=None, dtype=None, out=None)", methods=("cumsum",),
     linear=("a",),
     a="s2s.cumsum_vjp(g, a, axis)",
 )
 _CUMPROD = defvjp(
-    "numpy.cumprod(a, axis=None, dtype=None, out=None)",
+    "numpy.cumprod(a, axis=None, dtype=None, out=None)", methods=("cumprod",),
     reverse_only=_NONLINEAR,
     a="s2s.cumprod_vjp(g, ans, a, axis)",
 )
@@ -57,8 +63,6 @@ _NANMAX = defvjp(
     reverse_only=_NONLINEAR,
     a="s2s.extremum_vjp(g, ans, a, axis, keepdims)",
 )
-
-_SELF = {"a": "self"}
 
 RULES = (
     _SUM,
@@ -69,18 +73,9 @@ RULES = (
     _PROD,
     _CUMSUM,
     alias("numpy.amax", _MAX),
-    alias("numpy.min", _MAX),
+    alias("numpy.min", _MAX, methods=("min",)),
     alias("numpy.amin", _MAX),
-    alias("ndarray.sum", _SUM, rename=_SELF),
-    alias("ndarray.mean", _MEAN, rename=_SELF),
-    alias("ndarray.var", _VAR, rename=_SELF),
-    alias("ndarray.std", _STD, rename=_SELF),
-    alias("ndarray.max", _MAX, rename=_SELF),
-    alias("ndarray.min", _MAX, rename=_SELF),
-    alias("ndarray.prod", _PROD, rename=_SELF),
-    alias("ndarray.cumsum", _CUMSUM, rename=_SELF),
     _CUMPROD,
-    alias("ndarray.cumprod", _CUMPROD, rename=_SELF),
     defvjp(
         "numpy.diff(a, n=1, axis=-1, prepend=None, append=None)",
         reverse_only=_JOINTLY,

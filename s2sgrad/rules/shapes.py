@@ -16,12 +16,13 @@ _RESHAPE = defvjp("numpy.reshape(a, shape=None, order='C')", linear=("a",),
                   a="np.reshape(g, np.shape(a), order=order)",
                   view=True)
 _RAVEL = defvjp(
-    "numpy.ravel(a, order='C')",
+    "numpy.ravel(a, order='C')", methods=("ravel",),
     linear=("a",),
     a="np.reshape(g, np.shape(a), order=order)",
     view=True,
 )
-_SQUEEZE = defvjp("numpy.squeeze(a, axis=None)", linear=("a",), a=_RESHAPE_BACK, view=True)
+_SQUEEZE = defvjp("numpy.squeeze(a, axis=None)", methods=("squeeze",), linear=("a",), a=_RESHAPE_BACK,
+                  view=True)
 _TRANSPOSE = defvjp(
     "numpy.transpose(a, axes=None)",
     linear=("a",),
@@ -29,22 +30,23 @@ _TRANSPOSE = defvjp(
     view=True,
 )
 _DIAGONAL = defvjp(
-    "numpy.diagonal(a, offset=0, axis1=0, axis2=1)", linear=("a",),
+    "numpy.diagonal(a, offset=0, axis1=0, axis2=1)", methods=("diagonal",), linear=("a",),
     a="s2s.diagonal_vjp(g, a, offset, axis1=axis1, axis2=axis2)",
     view=True,
 )
 _REPEAT = defvjp(
-    "numpy.repeat(a, repeats, axis=None)",
+    "numpy.repeat(a, repeats, axis=None)", methods=("repeat",),
     linear=("a",),
     a="s2s.repeat_vjp(g, a, repeats, axis)",
 )
 _SWAPAXES = defvjp(
-    "numpy.swapaxes(a, axis1, axis2)",
+    "numpy.swapaxes(a, axis1, axis2)", methods=("swapaxes",),
     linear=("a",),
     a="np.swapaxes(g, axis1, axis2)",
     view=True,
 )
-_TAKE = defvjp("numpy.take(a, indices, axis=None)", linear=("a",), a="s2s.take_vjp(g, a, indices, axis)")
+_TAKE = defvjp("numpy.take(a, indices, axis=None)", methods=("take",), linear=("a",),
+               a="s2s.take_vjp(g, a, indices, axis)")
 _MATRIX_T = defvjp("numpy.matrix_transpose(x)", linear=("x",), x="np.swapaxes(g, -1, -2)", view=True)
 
 RULES = (
@@ -90,13 +92,11 @@ RULES = (
         self="s2s.transpose_vjp(g, axes)",
         view=True,
     ),
-    alias("ndarray.ravel", _RAVEL, rename={"a": "self"}),
     defvjp(
         "ndarray.flatten(self, order='C')",
         linear=("self",),
         self="np.reshape(g, np.shape(self), order=order)",
     ),
-    alias("ndarray.squeeze", _SQUEEZE, rename={"a": "self"}),
     defvjp("ndarray.copy(self)", linear=("self",), self="g"),
     defvjp("ndarray.astype(self, dtype)", linear=("self",), self="g"),
     defvjp("numpy.astype(x, dtype, copy=True)", linear=("x",), x="g"),
@@ -108,11 +108,9 @@ RULES = (
     _MATRIX_T,
     alias("numpy.linalg.matrix_transpose", _MATRIX_T),
     defvjp("ndarray.mT(self)", linear=("self",), self="np.swapaxes(g, -1, -2)", view=True),
-    alias("ndarray.swapaxes", _SWAPAXES, rename={"a": "self"}),
     # ----- diagonals and triangles ------------------------------------------------------------
     defvjp("numpy.diag(v, k=0)", linear=("v",), v="s2s.diag_vjp(g, v, k)"),
     _DIAGONAL,
-    alias("ndarray.diagonal", _DIAGONAL, rename={"a": "self"}),
     defvjp("numpy.tril(m, k=0)", linear=("m",), m="np.tril(g, k)"),
     defvjp("numpy.triu(m, k=0)", linear=("m",), m="np.triu(g, k)"),
     # ----- moving and copying elements --------------------------------------------------------
@@ -125,7 +123,6 @@ RULES = (
     ),
     defvjp("numpy.tile(A, reps)", linear=("A",), A="s2s.tile_vjp(g, A, reps)"),
     _REPEAT,
-    alias("ndarray.repeat", _REPEAT, rename={"a": "self"}),
     defvjp(
         "numpy.pad(array, pad_width, mode='constant')",
         reverse_only=_PAD_MODES,
@@ -137,7 +134,6 @@ RULES = (
         a="s2s.sort_vjp(g, a, axis=axis)",
     ),
     _TAKE,
-    alias("ndarray.take", _TAKE, rename={"a": "self"}),
     defvjp(
         "numpy.take_along_axis(arr, indices, axis)", linear=("arr",),
         arr="s2s.take_along_axis_vjp(g, arr, indices, axis)",

@@ -75,6 +75,7 @@ class Rule:
     algebra: str = ""
     reverse_only: str = ""  # why forward mode has no tangent for this function
     array_result: bool = False  # always returns a numpy array (analyses need not prove it)
+    methods: tuple = ()  # ndarray members spelling it, first parameter as ``self`` (``x.sum()``)
 
     @property
     def tangent_route(self) -> str:
@@ -128,28 +129,36 @@ def _parse_signature(text: str) -> tuple:
 def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = None,
            view: bool = False, linear: Iterable[str] = (), reduction: str = "",
            algebra: str = "", reverse_only: str = "", array_result: bool = False,
-           **templates: str) -> Rule:
+           methods: Iterable[str] = (), **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
     name, params = _parse_signature(signature)
     rule = Rule(name, params, tuple(templates.items()), elementwise, jvps=tuple((jvps or {}).items()),
                 view=view, linear=tuple(linear), reduction=reduction, algebra=algebra,
-                reverse_only=reverse_only, array_result=array_result)
+                reverse_only=reverse_only, array_result=array_result, methods=tuple(methods))
     unknown = set(rule.linear) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear in unknown parameters {sorted(unknown)}")
     return rule
 
 
-def alias(name: str, rule: Rule, *, rename: Optional[dict] = None) -> Rule:
-    """The same rule under another name (``numpy.absolute`` for ``numpy.abs``, ``ndarray.sum``)."""
+def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iterable[str] = ()) -> Rule:
+    """The same rule under another name (``numpy.absolute`` for ``numpy.abs``), its parameters
+    renamed by ``rename``, spelled as the ndarray members ``methods``."""
     if not rename:
-        return replace(rule, name=name)
+        return replace(rule, name=name, methods=tuple(methods))
     params = tuple(RuleParam(rename.get(p.name, p.name), p.kind, p.default) for p in rule.params)
     return replace(rule, name=name, params=params, vjps=_renamed(rule.vjps, rename),
-                   jvps=_renamed(rule.jvps, rename),
+                   jvps=_renamed(rule.jvps, rename), methods=tuple(methods),
                    linear=tuple(rename.get(p, p) for p in rule.linear))
+
+
+def method_rules(rule: Rule) -> tuple:
+    """The rules of ``rule``'s method spellings: ``ndarray.<member>`` with its first parameter
+    named ``self``."""
+    first = rule.params[0].name
+    return tuple(alias(f"ndarray.{member}", rule, rename={first: "self"}) for member in rule.methods)
 
 
 def _renamed(templates: tuple, rename: dict) -> tuple:
@@ -289,7 +298,7 @@ def build_table(groups: Iterable[Iterable[Rule]], nondiff: Iterable[str],
                 instead: Optional[Mapping[str, str]] = None) -> RuleTable:
     rules = {}
     for group in groups:
-        for r in group:
+        for r in (r for declared in group for r in (declared, *method_rules(declared))):
             if r.name in rules:
                 raise AssertionError(f"rule {r.name} defined twice")
             rules[r.name] = r
