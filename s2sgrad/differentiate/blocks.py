@@ -188,29 +188,63 @@ class BlockSweeps:
         return out
 
     def backward_loop(self, loop: Loop) -> list:
+        """The backward loop replaying ``loop``'s records, with what it needs before and after."""
         inside = loop.body + loop.carries
+        boundary, accumulators, carried, own = self.loop_boundary(loop)
+        lines: list = []
+        self.adj.materialize_all(lines)
+        zero_lines = {}  # var -> the index in lines of its zeros (dropped when all is collected)
+        for var in boundary:
+            if not self.adj.has(var):
+                zero_lines[var] = len(lines)
+            self.adj.hold(lines, var, accumulator=var in accumulators)
+        firsts = self.last_iteration_adjoints(lines, own)
+        entry = dict(self.adj.current)
+        body_code, collecting = self.collected_body(loop, inside, boundary, accumulators)
+        self.adj.materialize_all(body_code)
+        for var in boundary:
+            if var in firsts:
+                self.adj.current[var] = self.namer.adjoint(var)  # set again at the top of the body
+            else:
+                self.adj.hold(body_code, var)
+        body_code[:0] = [line for var in sorted(firsts) for line in firsts[var]]
+        self.adj.current = {k: v for k, v in self.adj.current.items() if k in entry}
+        names, restore = self.loop_record(loop, inside, body_code, carried)
+        after = [Restore(loop, restore, loop.entry)] if restore else []
+        if not has_statements(body_code):
+            return lines + after
+        summed = self.after_loop_sums(lines, zero_lines, collecting, body_code)
+        if names:
+            target = names[0] if len(names) == 1 else unpack_target(names)
+            header = f"for {target} in reversed({loop.tape}):"
+        else:
+            header = f"for _ in range({loop.trips}):"
+        lines.append(Nest(header, tuple(body_code)))
+        return lines + after + summed
+
+    def loop_boundary(self, loop: Loop) -> tuple:
+        """``(boundary, accumulators, carried, own)``: the active names whose adjoints cross
+        iterations (of values read from outside the loop, of carried values, and of loop values
+        read after the loop, whose adjoint only the last iteration gets), those only ever added
+        to, the carried names, and the loop's own values read after it."""
         local = defined_names(loop.body) | set(loop.targets)
         carried = {s.targets[0] for s in loop.carries}
         reads = set()
-        for stmt in flatten(inside):
+        for stmt in flatten(loop.body + loop.carries):
             for op in prim_operands(stmt.prim):
                 reads.update(operand_vars(op))
-        # Adjoints that cross iterations: of values read from outside the loop, of carried values,
-        # and of loop values read after the loop (only the last iteration's gets that adjoint).
-        escaping = {v for v in local if v in self.adj.current}
+        escaping = {v for v in local if self.adj.has(v)}
         boundary = sorted(v for v in (reads - local) | carried | escaping if self.active(v))
         accumulators = (reads - local) - carried - escaping
-        lines: list = []
-        self.adj.materialize_all(lines)
-        for var in boundary:
-            self.adj.hold(lines, var, accumulator=var in accumulators)
         everywhere, inside_counts = definition_counts(self.fn.body), definition_counts(loop.body)
         params = {p.name for p in self.fn.params}
         own = [v for v in sorted(escaping & set(boundary))  # defined in this loop only
                if v not in params and
                everywhere.get(v, 0) == inside_counts.get(v, 0) + (v in loop.targets)]
-        firsts = self.last_iteration_adjoints(lines, own)
-        entry = dict(self.adj.current)
+        return boundary, accumulators, carried, own
+
+    def collected_body(self, loop: Loop, inside: tuple, boundary: list, accumulators: set) -> tuple:
+        """The backward body of ``loop``, and what it collected for one pass after the loop."""
         outer = self.collecting
         batchable = [v for v in boundary if v in accumulators and v not in self.fn.lists]
         counter = row_counter(loop)
@@ -223,41 +257,35 @@ class BlockSweeps:
             defined=frozenset(definition_counts(loop.body)))
         body_code = self.backward_code(inside)
         self.collecting = outer
-        self.adj.materialize_all(body_code)
-        for var in boundary:
-            if var in firsts:
-                self.adj.current[var] = self.namer.adjoint(var)  # set again at the top of the body
-            else:
-                self.adj.hold(body_code, var)
-        body_code[:0] = [line for var in sorted(firsts) for line in firsts[var]]
-        self.adj.current = {k: v for k, v in self.adj.current.items() if k in entry}
+        return body_code, collecting
+
+    def loop_record(self, loop: Loop, inside: tuple, body_code: list, carried: set) -> tuple:
+        """``(names, restore)``: what each iteration records for the backward body, and the
+        carried names restored instead from a copy taken before the loop (the backward sweep of
+        what precedes the loop reads their values from then)."""
         names = tuple(sorted(code_reads(body_code) & (self.level_names(inside) | set(loop.targets))))
-        # Carried names the records do not restore come back from a copy taken before the loop:
-        # the backward sweep of what precedes the loop reads their values from then.
         restore = tuple(sorted(carried - set(names)))
         if not has_statements(body_code):
             names = ()
         else:
             self.loop_records[loop] = (names, bool(names))
         self.loop_entries[loop] = restore
-        after = [Restore(loop, restore, loop.entry)] if restore else []
-        if not has_statements(body_code):
-            return lines + after
-        if names:
-            target = names[0] if len(names) == 1 else unpack_target(names)
-            header = f"for {target} in reversed({loop.tape}):"
-        else:
-            header = f"for _ in range({loop.trips}):"
+        return names, restore
+
+    def after_loop_sums(self, lines: list, zero_lines: dict, collecting: Collecting,
+                        body_code: list) -> list:
+        """The lists a backward loop fills (started in ``lines``) and the one pass after it that
+        adds them to their adjoints; an adjoint made of collected contributions alone starts
+        from them (its zeros are dropped from ``lines``)."""
         summed: list = []
+        dropped = set()
         for var in sorted(set(collecting.right) | set(collecting.row_reader)):
-            zeros = f"{self.namer.adjoint(var)} = {self.adj.zeros(var)}"
-            if zeros in lines and self.namer.adjoint(var) not in code_reads(body_code):
-                lines.remove(zeros)  # every contribution was collected: they make the adjoint
-                del self.adj.current[var]
+            if var in zero_lines and self.namer.adjoint(var) not in code_reads(body_code):
+                dropped.add(zero_lines[var])  # every contribution was collected
+                self.adj.drop(var)
             if var in collecting.right:
                 upstreams, lefts = collecting.products[var]
-                lines.append(f"{upstreams} = []")
-                lines.append(f"{lefts} = []")
+                lines.extend([f"{upstreams} = []", f"{lefts} = []"])
                 self.adj.accumulate(summed, var, cst.parse_expression(
                     f"s2s.matmul_vjp_b_sum({upstreams}, {lefts}, {collecting.right[var]})"))
             if var in collecting.row_reader:
@@ -265,8 +293,8 @@ class BlockSweeps:
                 lines.append(f"{rows} = []")
                 self.adj.accumulate(summed, var, cst.parse_expression(
                     f"s2s.stack_rows({rows}, {self.shape_of(var)})"))
-        lines.append(Nest(header, tuple(body_code)))
-        return lines + after + summed
+        lines[:] = [line for index, line in enumerate(lines) if index not in dropped]
+        return summed
 
     def last_iteration_adjoints(self, lines: list, escaping: list) -> dict:
         """A loop's own value read after the loop gets that adjoint in the last iteration only:

@@ -57,45 +57,29 @@ class Contributions:
         return True
 
     def rule_backward(self, stmt: Stmt, rule, g: str) -> list:
-        prim = stmt.prim
-        target = stmt.targets[0]
-        lines: list = []
+        """The contributions of ``stmt`` (upstream adjoint ``g``) by its rule's templates."""
+        prim, target = stmt.prim, stmt.targets[0]
         bound = bind_arguments(rule, prim)
+        self.refuse_missing_templates(stmt, rule, bound)
         defaulted = defaulted_params(rule, prim)
-        with_template = {param for param, _ in rule.vjps}
-        for name, operand in bound.items():
-            if name not in with_template and any(self.active(n) for n in operand_vars(operand)):
-                raise self.located(
-                    stmt, f"s2sgrad has no derivative of `{rule.name}` with respect to `{name}`",
-                    f"pass a constant for `{name}`, wrap it in s2sgrad.stop_gradient(...) if its "
-                    "gradient is not wanted, or give a rule with s2sgrad.register_gradient")
-        def contribution(template):
-            mapping = {"g": cst.Name(g), "ans": cst.Name(target)}
+
+        def contribution(template: str, upstream: str) -> cst.BaseExpression:
+            mapping = {"g": cst.Name(upstream), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
             return simplify(instantiate(template, mapping, defaulted))
 
         wanted = [(param, template, bound.get(param)) for param, template in rule.vjps
                   if bound.get(param) is not None
                   and any(self.active(n) for n in operand_vars(bound[param]))]
-        kinds = {}  # param -> "uniform" | "full" (when g is one number standing for an array)
-        if target in self.adj.uniform and basic_getitem(prim):
-            kinds = {}  # a scatter into zeros: one number fills its slots as well as an array
-        elif target in self.adj.uniform:
-            for param, template, operand in wanted:
-                kinds[param] = self.uniform_kind(operand, bound, target, contribution(template), g)
-            if None in kinds.values():
-                self.adj.materialize(lines, target)
-                g = self.adj.current[target]
-                kinds = {}
+        lines: list = []
+        g, kinds = self.upstream_kinds(lines, stmt, wanted, bound, contribution, g)
         for param, template, operand in wanted:
             if prim.op == SUBSCRIPT and isinstance(operand, Var) and (
                     self.collect_row(lines, stmt, operand.name, bound.get("index"), g)
                     or self.scatter(lines, operand.name, bound.get("index"), g)):
                 continue
-            expr = contribution(template)
-            if isinstance(operand, Var) and self.batch(lines, operand.name, expr):
-                continue
-            if isinstance(operand, Var):
+            expr = contribution(template, g)
+            if isinstance(operand, Var) and not self.batch(lines, operand.name, expr):
                 if rule.elementwise and self.may_broadcast(operand, bound, target):
                     expr = cst.Call(
                         cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
@@ -107,6 +91,31 @@ class Contributions:
                 lines.append(f"{parts} = {_code(expr)}")
                 self.distribute(lines, stmt, operand, parts)
         return lines
+
+    def refuse_missing_templates(self, stmt: Stmt, rule, bound: dict) -> None:
+        """Refuse an active argument for a parameter the rule has no template for."""
+        with_template = {param for param, _ in rule.vjps}
+        for name, operand in bound.items():
+            if name not in with_template and any(self.active(n) for n in operand_vars(operand)):
+                raise self.located(
+                    stmt, f"s2sgrad has no derivative of `{rule.name}` with respect to `{name}`",
+                    f"pass a constant for `{name}`, wrap it in s2sgrad.stop_gradient(...) if its "
+                    "gradient is not wanted, or give a rule with s2sgrad.register_gradient")
+
+    def upstream_kinds(self, lines: list, stmt: Stmt, wanted: list, bound: dict, contribution,
+                       g: str) -> tuple:
+        """``(g, kinds)``: when the upstream ``g`` is one number standing for an array, what
+        each contribution is (param -> ``"uniform"`` | ``"full"``); when one needs a full array,
+        ``g`` becomes one first (and ``kinds`` is empty)."""
+        target = stmt.targets[0]
+        if target not in self.adj.uniform or basic_getitem(stmt.prim):
+            return g, {}  # a scatter into zeros: one number fills its slots as well as an array
+        kinds = {param: self.uniform_kind(operand, bound, target, contribution(template, g), g)
+                 for param, template, operand in wanted}
+        if None in kinds.values():
+            self.adj.materialize(lines, target)
+            return self.adj.current[target], {}
+        return g, kinds
 
     def uniform_kind(self, operand, bound: dict, target: str, expr: cst.BaseExpression,
                      g: str) -> Optional[str]:

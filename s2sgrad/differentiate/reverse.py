@@ -183,7 +183,6 @@ class ReverseBuilder(Contributions, BlockSweeps):
             return lines
         if not any(t in self.adj.current for t in stmt.targets):
             return lines
-        target = stmt.targets[0]
         consumed = {t: self.adj.current.get(t) for t in stmt.targets}
         if not any(self.active(n) for op in prim_operands(prim) for n in operand_vars(op)):
             for t, g in consumed.items():  # nothing to pass on: the operands carry no derivative
@@ -197,25 +196,35 @@ class ReverseBuilder(Contributions, BlockSweeps):
             for t in stmt.targets:
                 self.adj.materialize(lines, t)
         if helper is not None:
-            if len(stmt.targets) > 1:
-                g = "(" + ", ".join(self.adj.current.get(t) or f"s2s.zeros_like({t})"
-                                    for t in stmt.targets) + ")"
-            else:
-                g = self.adj.current[target]
-            lines += self.helper_backward(stmt, helper, g)
+            lines += self.helper_backward(stmt, helper, self.upstream_of_targets(stmt))
         else:
-            if rule is None:
-                self.refuse_unknown(stmt)
-            if len(stmt.targets) > 1:
-                raise self.located(stmt, f"unpacking the result of `{prim.op}` is not "
-                                   "differentiable yet", "index the result instead")
-            if isinstance(rule, RegisteredRule):
-                lines += self.registered_backward(stmt, rule, self.adj.current[target])
-            elif not self.uniform_sum(lines, stmt, rule, self.adj.current[target]):
-                lines += self.rule_backward(stmt, rule, self.adj.current[target])
+            lines += self.primitive_backward(stmt, rule)
         for t, g in consumed.items():
             if g is not None:
                 self.adj.consume(t, g)  # this definition's adjoint is consumed
+        return lines
+
+    def upstream_of_targets(self, stmt: Stmt) -> str:
+        """The adjoint of a helper call's result: of its one target, or a tuple (zeros where a
+        target has none) when the result is unpacked."""
+        if len(stmt.targets) == 1:
+            return self.adj.current[stmt.targets[0]]
+        return "(" + ", ".join(self.adj.current.get(t) or f"s2s.zeros_like({t})"
+                               for t in stmt.targets) + ")"
+
+    def primitive_backward(self, stmt: Stmt, rule) -> list:
+        """The contributions of a primitive with a rule (a table's, or a registered gradient)."""
+        if rule is None:
+            self.refuse_unknown(stmt)
+        if len(stmt.targets) > 1:
+            raise self.located(stmt, f"unpacking the result of `{stmt.prim.op}` is not "
+                               "differentiable yet", "index the result instead")
+        g = self.adj.current[stmt.targets[0]]
+        if isinstance(rule, RegisteredRule):
+            return self.registered_backward(stmt, rule, g)
+        lines: list = []
+        if not self.uniform_sum(lines, stmt, rule, g):
+            lines += self.rule_backward(stmt, rule, g)
         return lines
 
     def refuse_unknown(self, stmt: Stmt) -> None:
@@ -291,19 +300,9 @@ class ReverseBuilder(Contributions, BlockSweeps):
         if not self.top_level:  # a helper hands its adjoints to code that expects full arrays
             for name in self.wrt:
                 self.adj.materialize(backward, name)
-        returns = []
-        for name in self.wrt:
-            if name in self.adj.current:
-                adj = self.adj.current[name]
-                returns.append(f"s2s.like({adj}, {name})" if self.top_level else adj)
-            else:
-                returns.append(f"s2s.zeros_like({name})" if self.top_level else "None")
+        returns = self.returned_adjoints()
         backward = self.prune_restores(backward, returns)
-        # the parameters, and the returned names (bound when the function returns, wherever a
-        # branch assigned them), can always be recorded at the end of the forward sweep
-        visible = self.level_names(fn.body, frozenset(p.name for p in fn.params) |
-                                   frozenset(operand_vars(fn.result)))
-        residuals = tuple(sorted((code_reads(backward) | code_reads(returns)) & visible))
+        residuals = self.residual_names(backward, returns)
         scalars = self.adj.uniform_names | set(self.scalars) | {self.namer.adjoint(v) for v in self.scalars}
         backward = fold(backward, line_read_counts(returns), frozenset(scalars))
         packed = tuple(self.rec.packed(n) for n in residuals)
@@ -312,22 +311,33 @@ class ReverseBuilder(Contributions, BlockSweeps):
         result_code = _code(operand_node(fn.result))
         forward = fold(self.forward_code(fn.body), line_read_counts(packed + (result_code,)))
         return VjpFunction(
-            source_name=fn.name,
-            fwd_name=self.fwd_name,
-            bwd_name=self.bwd_name,
-            params_code=self.params_code(),
-            forward=tuple(forward),
-            result_code=result_code,
-            residuals=packed,
-            residual_targets=residuals,
-            residuals_param=self.namer.fresh("residuals"),
-            seed=seed,
-            backward=tuple(backward),
-            returns=tuple(returns),
-            wrt=self.wrt,
-            top_level=self.top_level,
+            source_name=fn.name, fwd_name=self.fwd_name, bwd_name=self.bwd_name,
+            params_code=self.params_code(), forward=tuple(forward), result_code=result_code,
+            residuals=packed, residual_targets=residuals,
+            residuals_param=self.namer.fresh("residuals"), seed=seed, backward=tuple(backward),
+            returns=tuple(returns), wrt=self.wrt, top_level=self.top_level,
             releases_residuals=bool(released & set(residuals)),
         )
+
+    def returned_adjoints(self) -> list:
+        """The code of each differentiated parameter's adjoint, as the backward returns it."""
+        returns = []
+        for name in self.wrt:
+            if name in self.adj.current:
+                adj = self.adj.current[name]
+                returns.append(f"s2s.like({adj}, {name})" if self.top_level else adj)
+            else:
+                returns.append(f"s2s.zeros_like({name})" if self.top_level else "None")
+        return returns
+
+    def residual_names(self, backward: list, returns: list) -> tuple:
+        """The names the backward reads that the forward sweep binds at its own level: the
+        parameters, and the returned names (bound when the function returns, wherever a branch
+        assigned them), can always be recorded at its end."""
+        fn = self.fn
+        visible = self.level_names(fn.body, frozenset(p.name for p in fn.params) |
+                                   frozenset(operand_vars(fn.result)))
+        return tuple(sorted((code_reads(backward) | code_reads(returns)) & visible))
 
     def params_code(self) -> str:
         parts = []
