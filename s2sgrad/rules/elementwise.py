@@ -38,7 +38,7 @@ _UNARY = (
 )
 
 # ----- complex numbers ------------------------------------------------------------------------
-# The convention is autograd's and JAX's (s2sgrad/runtime_complex.py): a holomorphic function's
+# The convention is autograd's and JAX's (s2sgrad/runtime/complex.py): a holomorphic function's
 # adjoint is g * f'(x) (the templates above, no conjugate). These functions are not holomorphic:
 # each states its adjoint and its tangent (forward mode cannot derive it from the adjoint), and
 # the ones with a real output read only the real part of its adjoint.

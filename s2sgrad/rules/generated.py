@@ -38,7 +38,7 @@ RULES = (
         x="g * (x != 0) / np.where(x == 0, 1.0, x)",
     ),
     alias("s2sgrad.runtime.rows_matmul", _ROWS_MATMUL),
-    # the slopes in the tangents of abs and angle (runtime_complex): 0 for real values
+    # the slopes in the tangents of abs and angle (runtime/complex.py): 0 for real values
     defvjp(
         "s2sgrad.runtime.abs_slope(x)",
         reverse_only=_GENERATED,
