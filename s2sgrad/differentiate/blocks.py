@@ -26,12 +26,14 @@ from ..lower.ir import (
     defined_names,
     definition_counts,
     flatten,
+    operand_node,
     operand_reads,
     operand_vars,
     prim_operands,
 )
 from .code import Nest, Restore, code_reads, has_statements, unpack_target
-from .vjp_types import Collecting
+from .templates import instantiate
+from .vjp_types import Collecting, StepSum
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -99,6 +101,12 @@ def row_counter(loop: Loop) -> str:
             loop.targets[0] == target.elements[0].value.value:
         return loop.targets[0]
     return ""
+
+
+def reads_counter(index, counter: str) -> bool:
+    """Whether an index is the loop counter itself (``xs[t]``)."""
+    return bool(counter) and isinstance(index, Const) and bool(index.brackets) and \
+        m.matches(index.node, m.Name(counter))
 
 
 class BlockSweeps:
@@ -249,8 +257,7 @@ class BlockSweeps:
         batchable = [v for v in boundary if v in accumulators and v not in self.fn.lists]
         counter = row_counter(loop)
         self.collecting = collecting = Collecting(
-            products={v: (self.namer.fresh(f"{v}_bar_upstreams"), self.namer.fresh(f"{v}_bar_lefts"))
-                      for v in batchable},
+            batchable=frozenset(batchable),
             rows={v: self.namer.fresh(f"{v}_bar_rows") for v in batchable} if counter else {},
             counter=counter,
             statements=frozenset(id(s) for s in loop.body if isinstance(s, Stmt)),
@@ -279,15 +286,16 @@ class BlockSweeps:
         from them (its zeros are dropped from ``lines``)."""
         summed: list = []
         dropped = set()
-        for var in sorted(set(collecting.right) | set(collecting.row_reader)):
+        for var in sorted(set(collecting.sums) | set(collecting.row_reader)):
             if var in zero_lines and self.namer.adjoint(var) not in code_reads(body_code):
                 dropped.add(zero_lines[var])  # every contribution was collected
                 self.adj.drop(var)
-            if var in collecting.right:
-                upstreams, lefts = collecting.products[var]
-                lines.extend([f"{upstreams} = []", f"{lefts} = []"])
-                self.adj.accumulate(summed, var, cst.parse_expression(
-                    f"s2s.matmul_vjp_b_sum({upstreams}, {lefts}, {collecting.right[var]})"))
+            step = collecting.sums.get(var)
+            if step is not None:
+                lines.extend([f"{step.upstreams} = []", f"{step.others} = []"])
+                self.adj.accumulate(summed, var, instantiate(step.template, {
+                    "gs": cst.Name(step.upstreams), "others": cst.Name(step.others),
+                    step.param: cst.Name(var)}))
             if var in collecting.row_reader:
                 rows = collecting.rows[var]
                 lines.append(f"{rows} = []")
@@ -342,7 +350,7 @@ class BlockSweeps:
         prim = defs[0].prim
         if prim.op != SUBSCRIPT or len(prim.args) != 2 or \
                 not isinstance(prim.args[0], Var) or not isinstance(prim.args[1], Const) or \
-                prim.args[1].brackets != f"[{collecting.counter}]":
+                not reads_counter(prim.args[1], collecting.counter):
             return None
         base = prim.args[0].name
         if base in collecting.defined or base in self.fn.lists or not self.rec.numpy_valued(base):
@@ -355,7 +363,7 @@ class BlockSweeps:
         loop's own counter) is appended to a list; the rows are stacked once after the loop."""
         collecting = self.collecting
         rows = collecting.rows.get(var) if collecting else None
-        if rows is None or not (isinstance(index, Const) and index.brackets == f"[{collecting.counter}]"):
+        if rows is None or not reads_counter(index, collecting.counter):
             return False
         if id(stmt) not in collecting.statements or self.adj.current.get(var) != self.namer.adjoint(var) \
                 or stmt.targets[0] in self.adj.uniform:
@@ -365,18 +373,25 @@ class BlockSweeps:
         lines.append(f"{rows}.append({g})")
         return True
 
-    def batch(self, lines: list, var: str, expr: cst.BaseExpression) -> bool:
-        """In a backward loop, ``W_bar += s2s.matmul_vjp_b(g, a, W)`` for an accumulator ``W``
-        becomes two appends; the loop's end adds all of them in one matrix product."""
+    def batch(self, lines: list, var: str, rule, param: str, bound: dict, g: str) -> bool:
+        """In a backward loop, a product's contribution to an accumulator ``var`` (passed for
+        ``param``, the rule has a step sum for it) becomes two appends: the upstream and the
+        other factor; one call after the loop adds them all (blocks.after_loop_sums)."""
         collecting = self.collecting
-        lists = collecting.products.get(var) if collecting else None
-        call = m.Call(func=m.Attribute(m.Name("s2s"), m.Name("matmul_vjp_b")),
-                      args=[m.Arg(keyword=None)] * 3)
-        if lists is None or not m.matches(expr, call) or self.adj.current.get(var) != self.namer.adjoint(var):
+        template = dict(getattr(rule, "step_sums", ())).get(param)
+        if collecting is None or template is None or var not in collecting.batchable or \
+                self.adj.current.get(var) != self.namer.adjoint(var):
             return False
-        g, a, b = (_code(arg.value) for arg in expr.args)
-        if collecting.right.setdefault(var, b) != b:
-            return False
-        lines.append(f"{lists[0]}.append({g})")
-        lines.append(f"{lists[1]}.append({a})")
+        others = [p for p in bound if p != param]
+        if len(others) != 1 or not set(bound) <= set(rule.linear):
+            return False  # only the two factors are passed
+        step = collecting.sums.get(var)
+        if step is None:
+            side = "lefts" if rule.linear.index(param) == 1 else "rights"
+            step = collecting.sums[var] = StepSum(template, param, self.namer.fresh(f"{var}_bar_upstreams"),
+                                                  self.namer.fresh(f"{var}_bar_{side}"))
+        elif (step.template, step.param) != (template, param):
+            return False  # another product of it: added per iteration
+        lines.append(f"{step.upstreams}.append({g})")
+        lines.append(f"{step.others}.append({_code(operand_node(bound[others[0]]))})")
         return True

@@ -78,8 +78,10 @@ class Contributions:
                     self.collect_row(lines, stmt, operand.name, bound.get("index"), g)
                     or self.scatter(lines, operand.name, bound.get("index"), g)):
                 continue
+            if isinstance(operand, Var) and self.batch(lines, operand.name, rule, param, bound, g):
+                continue
             expr = contribution(template, g)
-            if isinstance(operand, Var) and not self.batch(lines, operand.name, expr):
+            if isinstance(operand, Var):
                 if rule.elementwise and self.may_broadcast(operand, bound, target):
                     expr = cst.Call(
                         cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),

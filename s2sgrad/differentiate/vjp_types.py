@@ -43,17 +43,28 @@ class VjpFunction:
 
 
 @dataclass
-class Collecting:
-    """What one backward loop collects per iteration, for one pass after it: the ``a @ W``
-    contributions of accumulators (``products``: var -> upstream and left-operand lists) and the
-    adjoints of rows read at the loop ``counter`` (``rows``: var -> list)."""
+class StepSum:
+    """The lists a backward loop fills for one accumulator (a product's loop-invariant factor),
+    and the template of its rule (``Rule.step_sums``) that adds them up after the loop."""
 
-    products: dict
+    template: str
+    param: str  # the accumulator's parameter in the rule
+    upstreams: str  # the list of upstream adjoints
+    others: str  # the list of the other factor's values
+
+
+@dataclass
+class Collecting:
+    """What one backward loop collects per iteration, for one pass after it: a product's
+    contributions to an accumulator (``sums``: var -> StepSum, set by the first one collected)
+    and the adjoints of rows read at the loop ``counter`` (``rows``: var -> list)."""
+
+    batchable: frozenset  # accumulators (only ever added to in the loop) whose contributions may wait
     rows: dict
     counter: str  # the name counting iterations from 0 ("" when the loop has none)
     statements: frozenset  # ids of the loop body's top-level statements (run every iteration)
     defined: frozenset = frozenset()  # names the loop body defines
-    right: dict = field(default_factory=dict)  # var -> right operand's code, once one was collected
+    sums: dict = field(default_factory=dict)
     row_reader: dict = field(default_factory=dict)  # var -> id of the statement whose rows collect
 
 

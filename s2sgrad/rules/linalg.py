@@ -9,12 +9,14 @@ _MATRIX_FUNCTION = "a matrix function; its tangent template is not written yet"
 
 _MATMUL = defvjp(
     "numpy.matmul(x1, x2)", linear=("x1", "x2"),
+    step_sums={"x1": "s2s.matmul_vjp_a_sum(gs, x1, others)", "x2": "s2s.matmul_vjp_b_sum(gs, others, x2)"},
     x1="s2s.matmul_vjp_a(g, x1, x2)",
     x2="s2s.matmul_vjp_b(g, x1, x2)",
 )
 _DOT = defvjp(
     "numpy.dot(a, b)", methods=("dot",),
     linear=("a", "b"),
+    step_sums={"a": "s2s.dot_vjp_a_sum(gs, a, others)", "b": "s2s.dot_vjp_b_sum(gs, others, b)"},
     a="s2s.dot_vjp_a(g, a, b)",
     b="s2s.dot_vjp_b(g, a, b)",
 )

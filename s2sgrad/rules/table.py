@@ -19,6 +19,11 @@ A rule with neither says why in ``reverse_only``. The other facts the analyses a
 (``"sum"``, ``"mean"``, ``"extremum"`` for max/min, ``"other"``: a call on the whole array gives
 one number), ``algebra`` (the identity the shift-invariance proof of analyze/invariance.py reads:
 ``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"neg"``, ``"exp"``, ``"log"``) and ``view``.
+
+A product may state ``step_sums``: per factor, the template of the sum of a loop's contributions
+to that factor when it is the same in every iteration (a weight matrix), from the lists of the
+upstream adjoints (``gs``) and of the other factor (``others``) the backward loop collected, so
+one matrix product after the loop replaces one per iteration, whichever side the factor is on.
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ class Rule:
     reverse_only: str = ""  # why forward mode has no tangent for this function
     array_result: bool = False  # always returns a numpy array (analyses need not prove it)
     methods: tuple = ()  # ndarray members spelling it, first parameter as ``self`` (``x.sum()``)
+    step_sums: tuple = ()  # ((param, template), ...): a loop's contributions to it, summed at once
 
     @property
     def tangent_route(self) -> str:
@@ -129,14 +135,16 @@ def _parse_signature(text: str) -> tuple:
 def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = None,
            view: bool = False, linear: Iterable[str] = (), reduction: str = "",
            algebra: str = "", reverse_only: str = "", array_result: bool = False,
-           methods: Iterable[str] = (), **templates: str) -> Rule:
+           methods: Iterable[str] = (), step_sums: Optional[dict] = None,
+           **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
     name, params = _parse_signature(signature)
     rule = Rule(name, params, tuple(templates.items()), elementwise, jvps=tuple((jvps or {}).items()),
                 view=view, linear=tuple(linear), reduction=reduction, algebra=algebra,
-                reverse_only=reverse_only, array_result=array_result, methods=tuple(methods))
+                reverse_only=reverse_only, array_result=array_result, methods=tuple(methods),
+                step_sums=tuple((step_sums or {}).items()))
     unknown = set(rule.linear) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear in unknown parameters {sorted(unknown)}")
@@ -151,6 +159,7 @@ def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iter
     params = tuple(RuleParam(rename.get(p.name, p.name), p.kind, p.default) for p in rule.params)
     return replace(rule, name=name, params=params, vjps=_renamed(rule.vjps, rename),
                    jvps=_renamed(rule.jvps, rename), methods=tuple(methods),
+                   step_sums=_renamed(rule.step_sums, rename),
                    linear=tuple(rename.get(p, p) for p in rule.linear))
 
 
@@ -196,8 +205,9 @@ def validate(rule: Rule) -> None:
     cannot see, or calls a runtime helper that does not exist (checked by the test suite, not
     at import: parsing every template costs a third of a second)."""
     names = {p.name for p in rule.params}
-    for param, code, seed in [(p, c, "g") for p, c in rule.vjps] + [(p, c, "t") for p, c in rule.jvps]:
-        allowed = {seed, "ans"} | names | TEMPLATE_GLOBALS
+    for param, code, seeds in [(p, c, {"g", "ans"}) for p, c in rule.vjps] + \
+            [(p, c, {"t", "ans"}) for p, c in rule.jvps] + [(p, c, {"gs", "others"}) for p, c in rule.step_sums]:
+        allowed = seeds | names | TEMPLATE_GLOBALS
         if param not in names:
             raise AssertionError(f"rule {rule.name}: template for unknown parameter {param!r}")
         unknown = template_names(code) - allowed

@@ -1,6 +1,7 @@
 """Adjoints of products (numpy only): ``@``, ``np.dot``, ``np.inner``, ``np.tensordot`` and
 ``np.kron`` (``s2s.matmul_vjp_a``, ...), and a loop's per-step products hoisted into one
-(``s2s.rows_matmul``, its adjoints, and ``s2s.matmul_vjp_b_sum`` for a backward loop's sum)."""
+(``s2s.rows_matmul``, its adjoints), and the sums of a backward loop's per-step contributions
+to a product's loop-invariant factor in one product (``s2s.matmul_vjp_b_sum``, ...)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ __all__ = [
     "rows_matmul_vjp_a",
     "rows_matmul_vjp_b",
     "matmul_vjp_b_sum",
+    "dot_vjp_b_sum",
+    "matmul_vjp_a_sum",
+    "dot_vjp_a_sum",
     "matmul_vjp_b",
     "dot_vjp_a",
     "dot_vjp_b",
@@ -90,6 +94,56 @@ def matmul_vjp_b_sum(gs, lefts, b):
 
     Consumes the two lists (the backward sweep collected them for this call alone): each is
     emptied once stacked, so its arrays are freed before the next stack is built."""
+    return _product_sum_b(gs, lefts, b, matmul_vjp_b)
+
+
+def dot_vjp_b_sum(gs, lefts, b):
+    """The sum of ``dot_vjp_b(g, a, b)`` over the pairs (np.dot is the matrix product for
+    operands of one or two axes: the same single product then)."""
+    return _product_sum_b(gs, lefts, b, dot_vjp_b)
+
+
+def matmul_vjp_a_sum(gs, a, rights):
+    """The sum of ``matmul_vjp_a(g, a, r)`` over the pairs of ``gs`` and ``rights``: one matrix
+    product when ``a`` is a matrix and every ``r`` and ``g`` a vector (or every one a matrix) of
+    one shape, the sum of the products otherwise. Consumes the two lists."""
+    return _product_sum_a(gs, a, rights, matmul_vjp_a)
+
+
+def dot_vjp_a_sum(gs, a, rights):
+    """The sum of ``dot_vjp_a(g, a, r)`` over the pairs (see dot_vjp_b_sum)."""
+    return _product_sum_a(gs, a, rights, dot_vjp_a)
+
+
+def _product_sum_a(gs, a, rights, vjp):
+    if not gs:
+        return zeros_like(a)
+    r0, g0 = rights[0], gs[0]
+    if type(a) is _ndarray and a.ndim == 2 and type(r0) is _ndarray and type(g0) is _ndarray and \
+            r0.ndim == g0.ndim and r0.ndim in (1, 2):
+        # sum_t g_t r_t^T: the pairs side by side, as the columns of two matrices
+        R = _side_by_side(rights, r0.ndim)
+        if R is not None and R.dtype.kind in "fc" and R.shape[0] == a.shape[1]:
+            G = _side_by_side(gs, g0.ndim)
+            if G is not None and G.dtype.kind in "fc" and G.shape == (a.shape[0], R.shape[1]):
+                rights.clear()
+                gs.clear()
+                return G @ R.T
+    total = vjp(gs[0], a, rights[0])
+    for g, r in zip(gs[1:], rights[1:]):
+        total = total + vjp(g, a, r)
+    return total
+
+
+def _side_by_side(arrays, ndim):
+    """Vectors as the columns of a matrix, matrices side by side; None when shapes differ."""
+    try:
+        return np.array(arrays).T if ndim == 1 else np.concatenate(arrays, axis=1)
+    except ValueError:
+        return None
+
+
+def _product_sum_b(gs, lefts, b, vjp):
     if not gs:
         return zeros_like(b)
     a0, g0 = lefts[0], gs[0]
@@ -106,9 +160,9 @@ def matmul_vjp_b_sum(gs, lefts, b):
                 return A.T @ G
             # shapes differ between iterations: the left operands back from their stack
             lefts[:] = list(A) if blocks is None else np.split(A, np.cumsum(blocks)[:-1])
-    total = matmul_vjp_b(gs[0], lefts[0], b)
+    total = vjp(gs[0], lefts[0], b)
     for g, a in zip(gs[1:], lefts[1:]):
-        total = total + matmul_vjp_b(g, a, b)
+        total = total + vjp(g, a, b)
     return total
 
 
