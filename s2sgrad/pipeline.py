@@ -96,7 +96,7 @@ def lower(pf: ParsedFunction, table: RuleTable) -> CoreFunction:
     structured = replace(pf, node=structure(pf.node))
     core = lower_function(fence(structured), table.nondiff)
     check_inplace(core, table.views)
-    return hoist_products(core)
+    return hoist_products(core, table)
 
 
 def _function_digest(pf: ParsedFunction) -> str:

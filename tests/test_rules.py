@@ -809,6 +809,35 @@ for _sa, _sb in (((4, 3), (3, 2)), ((4, 2, 3), (3, 2)), ((4, 3), (3,)), ((4, 2, 
     add("s2s.rows_matmul", h_rows, uniform(_sa), uniform(_sb))
 
 
+# The same with the row on the right (b @ a[t]) and with np.dot on either side.
+def h_rows_right(a, b):
+    total = 0.0
+    for t in range(a.shape[0]):
+        total = total + np.sum(np.sin(b @ a[t]) * (t + 1.0))
+    return total
+
+
+def h_rows_dot(a, b):
+    total = 0.0
+    for t in range(a.shape[0]):
+        total = total + np.sum(np.sin(np.dot(a[t], b)) * (t + 1.0))
+    return total
+
+
+def h_rows_rdot(a, b):
+    total = 0.0
+    for t in range(a.shape[0]):
+        total = total + np.sum(np.sin(b.dot(a[t])) * (t + 1.0))
+    return total
+
+
+for _sa, _sb in (((4, 3), (2, 3)), ((4, 3, 2), (5, 3)), ((4, 3), (3,)), ((4, 3, 2), (3,))):
+    add("s2s.rows_rmatmul", h_rows_right, uniform(_sa), uniform(_sb))
+    add("s2s.rows_rdot", h_rows_rdot, uniform(_sa), uniform(_sb), oracle="none")
+for _sa, _sb in (((4, 3), (3, 2)), ((4, 2, 3), (3, 2)), ((4, 3), (3,)), ((4, 2, 3), (5, 3, 2))):
+    add("s2s.rows_dot", h_rows_dot, uniform(_sa), uniform(_sb))
+
+
 # ===== s2sgrad's own runtime helpers (what generated forward-mode code calls) ===================
 
 def r_broadcast(x): return np.sum(s2s.broadcast(x, (3, 4)) * W)
@@ -816,6 +845,9 @@ def r_extremum_jvp(t, x): return np.sum(s2s.extremum_jvp(t, np.max(x, axis=1), x
 def r_safe_power_base(y): return np.sum(s2s.safe_power_base(y) * W)
 def r_safe_log_base(x): return np.sum(s2s.safe_log_base(x) * W)
 def r_rows_matmul(a, b): return np.sum(np.sin(s2s.rows_matmul(a, 3, b)))
+def r_rows_rmatmul(a, b): return np.sum(np.sin(s2s.rows_rmatmul(a, 3, b)))
+def r_rows_dot(a, b): return np.sum(np.sin(s2s.rows_dot(a, 3, b)))
+def r_rows_rdot(a, b): return np.sum(np.sin(s2s.rows_rdot(a, 3, b)))
 def r_slopes(x): return np.sum((s2s.abs_slope(x) + s2s.angle_slope(x, True) + x) * W)
 
 
@@ -825,6 +857,9 @@ add("s2sgrad.runtime.extremum_jvp", r_extremum_jvp, uniform((3, 4)), uniform((3,
 add("s2sgrad.runtime.safe_power_base", r_safe_power_base, uniform((3, 4), 0.5, 2.0), oracle="none")
 add("s2sgrad.runtime.safe_log_base", r_safe_log_base, uniform((3, 4), 0.2, 2.0), oracle="none")
 add("s2sgrad.runtime.rows_matmul", r_rows_matmul, uniform((3, 2)), uniform((2, 4)), oracle="none")
+add("s2sgrad.runtime.rows_rmatmul", r_rows_rmatmul, uniform((3, 2)), uniform((4, 2)), oracle="none")
+add("s2sgrad.runtime.rows_dot", r_rows_dot, uniform((3, 2)), uniform((2, 4)), oracle="none")
+add("s2sgrad.runtime.rows_rdot", r_rows_rdot, uniform((3, 2)), uniform((4, 2)), oracle="none")
 add(("s2sgrad.runtime.abs_slope", "s2sgrad.runtime.angle_slope"), r_slopes, uniform((3, 4)),
     oracle="none")  # piecewise constant for real values (tests/test_rules_complex.py: complex)
 

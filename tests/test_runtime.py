@@ -18,7 +18,7 @@ from s2sgrad.rules import DEFAULT_TABLE
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HELPER = re.compile(r"\bs2s\.([A-Za-z_][A-Za-z0-9_]*)")
 LISTED = ("broadcasting", "containers", "custom", "elementwise", "indexing", "linalg", "products",
-          "reductions", "scans", "shapes")  # what runtime.py itself defined: __all__
+          "reductions", "rows", "scans", "shapes")  # what runtime.py itself defined: __all__
 UNLISTED = ("complex", "contract")  # re-exported by name, not in __all__ (as before the split)
 
 

@@ -30,6 +30,7 @@ from ..lower.ir import (
     operand_reads,
     operand_vars,
     prim_operands,
+    reads_counter,
 )
 from .code import Nest, Restore, code_reads, has_statements, unpack_target
 from .templates import instantiate
@@ -101,12 +102,6 @@ def row_counter(loop: Loop) -> str:
             loop.targets[0] == target.elements[0].value.value:
         return loop.targets[0]
     return ""
-
-
-def reads_counter(index, counter: str) -> bool:
-    """Whether an index is the loop counter itself (``xs[t]``)."""
-    return bool(counter) and isinstance(index, Const) and bool(index.brackets) and \
-        m.matches(index.node, m.Name(counter))
 
 
 class BlockSweeps:

@@ -1,12 +1,15 @@
-"""Hoisting per-step products out of loops: CoreFunction -> CoreFunction.
+"""Hoisting per-step products out of loops: CoreFunction + RuleTable -> CoreFunction.
 
 In ``for t in range(n):``, a statement ``v = A[t] @ B`` whose ``A`` and ``B`` the loop leaves
 alone computes one row of ``A[:n] @ B`` per iteration. The rewrite computes all rows in one product
 before the loop, ``A_matmul_B = s2s.rows_matmul(A, n, B)``, and reads ``v = A_matmul_B[t]``
 inside it: one matrix product instead of ``n`` vector products (what a person does for the input
 projection of an RNN), and the backward sweep then forms ``B``'s gradient in one product too.
-``s2s.rows_matmul`` falls back to the per-row products when one product would not give the same
-rows (a 1-D ``A``, a stacked ``B``), so the values stay those of the loop as written.
+Which products qualify, on which side, is the rule table's: a product's rule names the primitive
+for a row at each factor (``Rule.row_products``: ``B @ A[t]`` is ``s2s.rows_rmatmul``,
+``np.dot(A[t], B)`` and ``A[t].dot(B)`` are ``s2s.rows_dot``). The primitives fall back to the
+per-row products when one product would not give the same rows (a 1-D ``A``, a stacked ``B``), so
+the values stay those of the loop as written.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from .ir import Const, CoreFunction, If, Loop, Prim, Stmt, Var, defined_names, flatten, operand_reads
+from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, Stmt, Var, defined_names, flatten,
+                 operand_reads, reads_counter)
 from .naming import Namer
 
 
@@ -58,8 +62,9 @@ def _read_counts(fn: CoreFunction) -> dict:
 
 
 class _Hoister:
-    def __init__(self, fn: CoreFunction) -> None:
+    def __init__(self, fn: CoreFunction, table) -> None:
         self.fn = fn
+        self.table = table
         self.namer = Namer(fn.reserved | defined_names(fn.body) | {p.name for p in fn.params})
         self.reads = _read_counts(fn)
         self.added: set = set()
@@ -78,6 +83,33 @@ class _Hoister:
                 out.append(node)
         return tuple(out)
 
+    def row_product(self, prim: Prim, rows: dict, changed: set) -> Optional[tuple]:
+        """``(position, rows rule)`` when ``prim`` is a product (its rule names row products)
+        of a row ``A[t]`` at ``position`` and a name the loop leaves alone."""
+        rule = self.table.get(prim.op)
+        products = dict(getattr(rule, "row_products", ()))
+        if not products or len(prim.args) != 2 or prim.kwargs:
+            return None
+        for position in (0, 1):
+            row, other = prim.args[position], prim.args[1 - position]
+            name = products.get(rule.params[position].name)
+            if name and isinstance(row, Var) and row.name in rows and isinstance(other, Var) and \
+                    other.name not in changed:
+                return position, name
+        return None
+
+    def rows_statement(self, stmt: Stmt, rows_rule: str, a: str, b: str, count, position: int) -> Stmt:
+        """``product = <rows_rule>(a, n, b)``: the loop's products of ``a[t]`` and ``b``."""
+        word = stmt.prim.op.rpartition(".")[2]  # matmul, dot
+        left, right = (a, b) if position == 0 else (b, a)
+        product = self.namer.fresh(f"{left}_{word}_{right}")
+        self.added.add(product)
+        count_code = _code(count)
+        counted = tuple(n.value for n in m.findall(count, m.Name()) if n.value not in ("len",))
+        return Stmt((product,), cst.parse_expression(f"{rows_rule}({a}, {count_code}, {b})"),
+                    Prim(rows_rule, (Var(a), Const(count, count_code, counted), Var(b)),
+                         location=stmt.prim.location), stmt.origin)
+
     def loop(self, loop: Loop) -> tuple:
         count = _range_count(loop)
         if count is None or len(loop.targets) != 1:
@@ -94,45 +126,35 @@ class _Hoister:
             if not isinstance(stmt, Stmt) or len(stmt.targets) != 1:
                 continue
             prim = stmt.prim
-            if prim.op == "operator.getitem" and len(prim.args) == 2 and not prim.kwargs:
+            if prim.op == SUBSCRIPT and len(prim.args) == 2 and not prim.kwargs:
                 base, key = prim.args
-                if isinstance(base, Var) and base.name not in changed and \
-                        isinstance(key, Const) and key.brackets == f"[{t}]":
+                if isinstance(base, Var) and base.name not in changed and reads_counter(key, t):
                     rows[stmt.targets[0]] = (base.name, stmt)
                 continue
-            if prim.op != "operator.matmul" or len(prim.args) != 2 or prim.kwargs:
+            choice = self.row_product(prim, rows, changed)
+            if choice is None:
                 continue
-            left, right = prim.args
-            if not (isinstance(left, Var) and left.name in rows and isinstance(right, Var)
-                    and right.name not in changed):
-                continue
-            a, row_stmt = rows[left.name]
-            b = right.name
-            product = self.namer.fresh(f"{a}_matmul_{b}")
-            self.added.add(product)
-            count_code = _code(count)
-            counted = tuple(n.value for n in m.findall(count, m.Name())
-                            if n.value not in ("len",))
-            hoisted.append(Stmt(
-                (product,), cst.parse_expression(f"s2s.rows_matmul({a}, {count_code}, {b})"),
-                Prim("s2s.rows_matmul", (Var(a), Const(count, count_code, counted), Var(b)),
-                     location=prim.location),
-                stmt.origin))
+            position, rows_rule = choice
+            row, other = prim.args[position], prim.args[1 - position]
+            a, row_stmt = rows[row.name]
+            hoisted.append(self.rows_statement(stmt, rows_rule, a, other.name, count, position))
+            product = hoisted[-1].targets[0]
             index_const = Const(cst.Name(t), t, (t,), f"[{t}]", True)
             body[index] = Stmt(stmt.targets, cst.parse_expression(f"{product}[{t}]"),
-                               Prim("operator.getitem", (Var(product), index_const),
-                                    location=prim.location), stmt.origin)
-            self.reads[left.name] -= 1
-            if self.reads[left.name] == 0:  # the row is no longer read: drop its statement
+                               Prim(SUBSCRIPT, (Var(product), index_const), location=prim.location),
+                               stmt.origin)
+            self.reads[row.name] -= 1
+            if self.reads[row.name] == 0:  # the row is no longer read: drop its statement
                 dropped.add(id(row_stmt))
         if not hoisted:
             return (), loop
         return tuple(hoisted), replace(loop, body=tuple(s for s in body if id(s) not in dropped))
 
 
-def hoist_products(fn: CoreFunction) -> CoreFunction:
-    """``fn`` with per-step ``A[t] @ B`` products of range loops computed before the loop."""
-    hoister = _Hoister(fn)
+def hoist_products(fn: CoreFunction, table) -> CoreFunction:
+    """``fn`` with the per-step products of range loops that the rule table knows how to stack
+    (``A[t] @ B``, ``B @ A[t]``, ``np.dot``, ``.dot``) computed before the loop."""
+    hoister = _Hoister(fn, table)
     body = hoister.block(fn.body)
     if not hoister.added:
         return fn

@@ -52,6 +52,12 @@ SUBSCRIPT = "operator.getitem"
 MATMUL = "operator.matmul"
 
 
+def reads_counter(index, counter: str) -> bool:
+    """Whether an index operand is the loop counter itself (``xs[t]``)."""
+    node = index.node if isinstance(index, Const) and index.brackets else None
+    return bool(counter) and isinstance(node, cst.Name) and node.value == counter
+
+
 @dataclass(frozen=True)
 class Prim:
     """One primitive application. ``op`` is a rule key (``numpy.tanh``, ``operator.mul``,

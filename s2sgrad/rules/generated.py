@@ -7,12 +7,11 @@ names are ``s2sgrad.runtime.<name>``. Parameters are named so as not to collide 
 """
 
 from .table import alias, defvjp
-from .linalg import RULES as _LINALG
+from .linalg import ROW_PRODUCTS as _ROW_PRODUCTS
 
 # Why forward mode has no tangent for a rule (Rule.reverse_only).
 _GENERATED = "a helper of generated forward-mode code, which only reverse mode reads again (hvp)"
 
-_ROWS_MATMUL = next(rule for rule in _LINALG if rule.name == "s2s.rows_matmul")
 
 RULES = (
     # a tangent given the output's shape: the adjoint is summed back to the tangent's shape
@@ -37,7 +36,7 @@ RULES = (
         elementwise=True,
         x="g * (x != 0) / np.where(x == 0, 1.0, x)",
     ),
-    alias("s2sgrad.runtime.rows_matmul", _ROWS_MATMUL),
+    *(alias(f"s2sgrad.runtime.{rule.name[len('s2s.'):]}", rule) for rule in _ROW_PRODUCTS),
     # the slopes in the tangents of abs and angle (runtime/complex.py): 0 for real values
     defvjp(
         "s2sgrad.runtime.abs_slope(x)",

@@ -9,6 +9,7 @@ _MATRIX_FUNCTION = "a matrix function; its tangent template is not written yet"
 
 _MATMUL = defvjp(
     "numpy.matmul(x1, x2)", linear=("x1", "x2"),
+    row_products={"x1": "s2s.rows_matmul", "x2": "s2s.rows_rmatmul"},
     step_sums={"x1": "s2s.matmul_vjp_a_sum(gs, x1, others)", "x2": "s2s.matmul_vjp_b_sum(gs, others, x2)"},
     x1="s2s.matmul_vjp_a(g, x1, x2)",
     x2="s2s.matmul_vjp_b(g, x1, x2)",
@@ -16,6 +17,7 @@ _MATMUL = defvjp(
 _DOT = defvjp(
     "numpy.dot(a, b)", methods=("dot",),
     linear=("a", "b"),
+    row_products={"a": "s2s.rows_dot", "b": "s2s.rows_rdot"},
     step_sums={"a": "s2s.dot_vjp_a_sum(gs, a, others)", "b": "s2s.dot_vjp_b_sum(gs, others, b)"},
     a="s2s.dot_vjp_a(g, a, b)",
     b="s2s.dot_vjp_b(g, a, b)",
@@ -28,16 +30,19 @@ _TRACE = defvjp(
     a="s2s.trace_vjp(g, a, offset, axis1=axis1, axis2=axis2)",
 )
 
+# A loop's per-step products with a loop-invariant factor, computed before the loop (lower/hoist.py
+# writes them where a product's rule names one in ``row_products``): ``rows_matmul(a, n, b)``
+# stacks ``a[t] @ b``, ``rows_rmatmul`` stacks ``b @ a[t]``, ``rows_dot``/``rows_rdot`` with np.dot.
+ROW_PRODUCTS = tuple(
+    defvjp(f"s2s.{name}(a, n, b)", linear=("a", "b"), array_result=True,
+           a=f"s2s.{name}_vjp_a(g, a, n, b)", b=f"s2s.{name}_vjp_b(g, a, n, b)")
+    for name in ("rows_matmul", "rows_rmatmul", "rows_dot", "rows_rdot"))
+
 RULES = (
     _MATMUL,
     _DOT,
     replace(alias("operator.matmul", _MATMUL, rename={"x1": "a", "x2": "b"}), array_result=True),
-    # A loop's per-step products ``a[t] @ b``, computed before the loop (lower.hoist).
-    defvjp(
-        "s2s.rows_matmul(a, n, b)", linear=("a", "b"), array_result=True,
-        a="s2s.rows_matmul_vjp_a(g, a, n, b)",
-        b="s2s.rows_matmul_vjp_b(g, a, n, b)",
-    ),
+    *ROW_PRODUCTS,
     defvjp(
         "numpy.outer(a, b)", linear=("a", "b"),
         a="np.reshape(g @ np.ravel(b), np.shape(a))",

@@ -24,6 +24,9 @@ A product may state ``step_sums``: per factor, the template of the sum of a loop
 to that factor when it is the same in every iteration (a weight matrix), from the lists of the
 upstream adjoints (``gs``) and of the other factor (``others``) the backward loop collected, so
 one matrix product after the loop replaces one per iteration, whichever side the factor is on.
+It may also name, per factor, the rule of its ``row_products``: the primitive that computes a
+loop's products with the rows ``a[t]`` of a loop-invariant array there and a loop-invariant other
+factor all at once before the loop (``s2s.rows_matmul(a, n, b)``: ``a[t] @ b`` for ``t < n``).
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ class Rule:
     array_result: bool = False  # always returns a numpy array (analyses need not prove it)
     methods: tuple = ()  # ndarray members spelling it, first parameter as ``self`` (``x.sum()``)
     step_sums: tuple = ()  # ((param, template), ...): a loop's contributions to it, summed at once
+    row_products: tuple = ()  # ((param, rule name), ...): per-step products with a row there, at once
 
     @property
     def tangent_route(self) -> str:
@@ -136,7 +140,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            view: bool = False, linear: Iterable[str] = (), reduction: str = "",
            algebra: str = "", reverse_only: str = "", array_result: bool = False,
            methods: Iterable[str] = (), step_sums: Optional[dict] = None,
-           **templates: str) -> Rule:
+           row_products: Optional[dict] = None, **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -144,7 +148,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
     rule = Rule(name, params, tuple(templates.items()), elementwise, jvps=tuple((jvps or {}).items()),
                 view=view, linear=tuple(linear), reduction=reduction, algebra=algebra,
                 reverse_only=reverse_only, array_result=array_result, methods=tuple(methods),
-                step_sums=tuple((step_sums or {}).items()))
+                step_sums=tuple((step_sums or {}).items()),
+                row_products=tuple((row_products or {}).items()))
     unknown = set(rule.linear) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear in unknown parameters {sorted(unknown)}")
@@ -160,6 +165,7 @@ def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iter
     return replace(rule, name=name, params=params, vjps=_renamed(rule.vjps, rename),
                    jvps=_renamed(rule.jvps, rename), methods=tuple(methods),
                    step_sums=_renamed(rule.step_sums, rename),
+                   row_products=tuple((rename.get(p, p), name) for p, name in rule.row_products),
                    linear=tuple(rename.get(p, p) for p in rule.linear))
 
 

@@ -9,7 +9,8 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - scans: cumsum, cumprod, nancumsum, diff
 - indexing: x[index], stack_rows, take, take_along_axis, sort, diag, diagonal, pad
 - shapes: concatenations, stacks, splits, transpose, tile, repeat, rollaxis, linspace
-- products: matmul, dot, inner, tensordot, kron, rows_matmul
+- products: matmul, dot, inner, tensordot, kron, and a loop's sums of their contributions
+- rows: a loop's per-step products, computed before it (rows_matmul, rows_rmatmul, rows_dot, rows_rdot)
 - linalg: solve, cholesky, eigvalsh, svdvals, pinv, matrix_power, norms, trace
 - elementwise: balanced_eq, safe_power_base, safe_log_base, inside, log_vjp, sinc_slope
 - custom: custom_result
@@ -23,7 +24,7 @@ it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/norm
 from __future__ import annotations
 
 from . import (broadcasting, containers, custom, elementwise, indexing, linalg, products,
-               reductions, scans, shapes)
+               reductions, rows, scans, shapes)
 from .broadcasting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
 from .containers import *  # noqa: F401,F403
@@ -34,6 +35,7 @@ from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
+from .rows import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 
@@ -42,4 +44,4 @@ from .shapes import *  # noqa: F401,F403
 # still are not.
 __all__ = sorted(broadcasting.__all__ + containers.__all__ + custom.__all__ + elementwise.__all__
                  + indexing.__all__ + linalg.__all__ + products.__all__ + reductions.__all__
-                 + scans.__all__ + shapes.__all__)
+                 + rows.__all__ + scans.__all__ + shapes.__all__)

@@ -1,6 +1,5 @@
 """Adjoints of products (numpy only): ``@``, ``np.dot``, ``np.inner``, ``np.tensordot`` and
-``np.kron`` (``s2s.matmul_vjp_a``, ...), and a loop's per-step products hoisted into one
-(``s2s.rows_matmul``, its adjoints), and the sums of a backward loop's per-step contributions
+``np.kron`` (``s2s.matmul_vjp_a``, ...), and the sums of a backward loop's per-step contributions
 to a product's loop-invariant factor in one product (``s2s.matmul_vjp_b_sum``, ...)."""
 
 from __future__ import annotations
@@ -12,9 +11,6 @@ from .containers import zeros_like
 
 __all__ = [
     "matmul_vjp_a",
-    "rows_matmul",
-    "rows_matmul_vjp_a",
-    "rows_matmul_vjp_b",
     "matmul_vjp_b_sum",
     "dot_vjp_b_sum",
     "matmul_vjp_a_sum",
@@ -51,40 +47,6 @@ def matmul_vjp_a(g, a, b):
     if a_nd == 1:
         return unbroadcast(np.matmul(g[..., None, :], np.swapaxes(b, -1, -2))[..., 0, :], a)
     return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
-
-
-def _one_product(a, b) -> bool:
-    """Whether ``a[:n] @ b`` gives the rows ``a[t] @ b`` (a stack of vectors or matrices times
-    one vector or matrix)."""
-    return type(a) is _ndarray and type(b) is _ndarray and a.ndim >= 2 and 1 <= b.ndim <= 2
-
-
-def rows_matmul(a, n, b):
-    """``a[t] @ b`` for every ``t < n``, stacked: ``a[:n] @ b`` in one product where that gives
-    the same rows, else the products one by one (a loop's per-step products, hoisted)."""
-    if _one_product(a, b):
-        return a[:n] @ b
-    rows = [a[t] @ b for t in range(min(n, len(a)))]
-    return np.array(rows) if rows else np.empty((0,))
-
-
-def rows_matmul_vjp_a(g, a, n, b):
-    out = zeros_like(a)
-    if _one_product(a, b):
-        out[:n] = matmul_vjp_a(g, a[:n], b)
-        return out
-    for t in range(len(g)):
-        out[t] += matmul_vjp_a(g[t], a[t], b)
-    return out
-
-
-def rows_matmul_vjp_b(g, a, n, b):
-    if _one_product(a, b):
-        return matmul_vjp_b(g, a[:n], b)
-    total = zeros_like(b)
-    for t in range(len(g)):
-        total = total + matmul_vjp_b(g[t], a[t], b)
-    return total
 
 
 def matmul_vjp_b_sum(gs, lefts, b):

@@ -9,14 +9,14 @@ def rnn_loss_fwd(wh, wx, xs):
     """Forward sweep of rnn_loss: its value, and the residuals rnn_loss_bwd needs."""
     # h = np.zeros(wh.shape[0])
     h = np.zeros(wh.shape[0])
+    # h = np.tanh(wh @ h + wx @ xs[t])
+    wx_matmul_xs = s2s.rows_rmatmul(xs, xs.shape[0], wx)
     # for t in range(xs.shape[0]):
     loop1_tape = []
     for t in range(xs.shape[0]):
         # h = np.tanh(wh @ h + wx @ xs[t])
         wh_matmul_h = wh @ h
-        xs_t = xs[t]
-        wx_matmul_xs_t = wx @ xs_t
-        h_2 = np.tanh(wh_matmul_h + wx_matmul_xs_t)
+        h_2 = np.tanh(wh_matmul_h + wx_matmul_xs[t])
         # if t == 0:
         cond1 = t == 0
         if cond1:
@@ -31,46 +31,25 @@ def rnn_loss_fwd(wh, wx, xs):
             # if t == 0:
             h_4 = h_3
             if1_saved = (np.shape(log1pexp_h_2_times_0_1), log1pexp_res)
-        loop1_tape.append(
-            (
-                cond1,
-                h,
-                h_2,
-                h_2.shape,
-                if1_saved,
-                wh_matmul_h.shape,
-                wx_matmul_xs_t.shape,
-                xs_t,
-            )
-        )
+        loop1_tape.append((cond1, h, h_2, h_2.shape, if1_saved, wh_matmul_h.shape))
         h = h_4
     # return np.sum(h**2)
     h_pow_2 = h**2
     rnn_loss = np.sum(h_pow_2)
-    return rnn_loss, (h, np.shape(h_pow_2), loop1_tape, wh, wx)
+    return rnn_loss, (h, np.shape(h_pow_2), loop1_tape, wh, wx, wx_matmul_xs.shape, xs)
 
 
 def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
     """Backward sweep of rnn_loss: the adjoints of wh, wx."""
-    h, h_pow_2_shape, loop1_tape, wh, wx = residuals
+    h, h_pow_2_shape, loop1_tape, wh, wx, wx_matmul_xs_shape, xs = residuals
     del residuals  # each residual is freed after its last use
     # return np.sum(h**2)
     h_bar = s2s.broadcast(rnn_loss_bar, h_pow_2_shape) * 2 * h
     # for t in range(xs.shape[0]):
     wh_bar_upstreams = []
     wh_bar_rights = []
-    wx_bar_upstreams = []
-    wx_bar_rights = []
-    for (
-        cond1,
-        h,
-        h_2,
-        h_2_shape,
-        if1_saved,
-        wh_matmul_h_shape,
-        wx_matmul_xs_t_shape,
-        xs_t,
-    ) in reversed(loop1_tape):
+    wx_matmul_xs_bar_rows = []
+    for cond1, h, h_2, h_2_shape, if1_saved, wh_matmul_h_shape in reversed(loop1_tape):
         # for t in range(xs.shape[0]):
         h_4_bar = h_bar
         # if t == 0:
@@ -88,15 +67,17 @@ def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
         # h = np.tanh(wh @ h + wx @ xs[t])
         total_bar = h_2_bar * (1.0 - h_2 * h_2)
         wh_matmul_h_bar = s2s.unbroadcast(total_bar, wh_matmul_h_shape)
-        wx_bar_upstreams.append(s2s.unbroadcast(total_bar, wx_matmul_xs_t_shape))
-        wx_bar_rights.append(xs_t)
+        wx_matmul_xs_bar_rows.append(s2s.unbroadcast(total_bar, wx_matmul_xs_shape[1:]))
         wh_bar_upstreams.append(wh_matmul_h_bar)
         wh_bar_rights.append(h)
         h_bar = s2s.matmul_vjp_b(wh_matmul_h_bar, wh, h)
     del h, loop1_tape, h_bar
     wh_bar = s2s.matmul_vjp_a_sum(wh_bar_upstreams, wh, wh_bar_rights)
     del wh_bar_upstreams, wh_bar_rights
-    wx_bar = s2s.matmul_vjp_a_sum(wx_bar_upstreams, wx, wx_bar_rights)
+    wx_matmul_xs_bar = s2s.stack_rows(wx_matmul_xs_bar_rows, wx_matmul_xs_shape)
+    del wx_matmul_xs_bar_rows
+    # h = np.tanh(wh @ h + wx @ xs[t])
+    wx_bar = s2s.rows_rmatmul_vjp_b(wx_matmul_xs_bar, xs, xs.shape[0], wx)
     return (s2s.like(wh_bar, wh), s2s.like(wx_bar, wx))
 
 

@@ -1,0 +1,127 @@
+"""A loop's per-step products with one loop-invariant factor, computed before the loop (numpy
+only; lower/hoist.py writes the calls): ``s2s.rows_matmul(a, n, b)`` stacks ``a[t] @ b`` for
+``t < n``, ``rows_rmatmul`` stacks ``b @ a[t]``, ``rows_dot`` and ``rows_rdot`` the same with
+``np.dot``; each has the adjoints of ``a`` and ``b``. One product where it gives the same rows
+(stacked vectors or matrices and one vector or matrix), else the products one by one, so values
+stay those of the loop as written."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .broadcasting import _ndarray
+from .containers import zeros_like
+from .products import dot_vjp_a, dot_vjp_b, matmul_vjp_a, matmul_vjp_b
+
+__all__ = [
+    "rows_matmul",
+    "rows_matmul_vjp_a",
+    "rows_matmul_vjp_b",
+    "rows_rmatmul",
+    "rows_rmatmul_vjp_a",
+    "rows_rmatmul_vjp_b",
+    "rows_dot",
+    "rows_dot_vjp_a",
+    "rows_dot_vjp_b",
+    "rows_rdot",
+    "rows_rdot_vjp_a",
+    "rows_rdot_vjp_b",
+]
+
+
+def _one_product(a, b, left: bool) -> bool:
+    """Whether one product of ``a[:n]`` gives the rows: ``a[t] @ b`` for a stack of vectors or
+    matrices and one vector or matrix; ``b @ a[t]`` for a matrix ``b`` and a stack of vectors or
+    matrices (np.dot is the same product for these)."""
+    if type(a) is not _ndarray or type(b) is not _ndarray:
+        return False
+    return a.ndim >= 2 and 1 <= b.ndim <= 2 if left else b.ndim == 2 and a.ndim in (2, 3)
+
+
+def _rows(a, n, b, product, left: bool):
+    if _one_product(a, b, left):
+        if left:
+            return a[:n] @ b
+        return a[:n] @ b.T if a.ndim == 2 else np.matmul(b, a[:n])
+    rows = [product(a[t], b) if left else product(b, a[t]) for t in range(min(n, len(a)))]
+    return np.array(rows) if rows else np.empty((0,))
+
+
+def _rows_vjp_a(g, a, n, b, row_vjp, left: bool):
+    """The adjoint of the stacked array: the per-row adjoints in its first ``n`` rows."""
+    out = zeros_like(a)
+    if _one_product(a, b, left):
+        if left:
+            out[:n] = matmul_vjp_a(g, a[:n], b)
+        else:
+            out[:n] = g @ b if a.ndim == 2 else np.matmul(b.T, g)
+        return out
+    for t in range(len(g)):
+        out[t] += row_vjp(g[t], a[t], b)
+    return out
+
+
+def _rows_vjp_b(g, a, n, b, fixed_vjp, left: bool):
+    """The adjoint of the loop-invariant factor: the sum over the rows."""
+    if _one_product(a, b, left):
+        if left:
+            return matmul_vjp_b(g, a[:n], b)
+        if a.ndim == 2:
+            return g.T @ a[:n]
+        return np.tensordot(g, a[:n], axes=([0, 2], [0, 2]))
+    total = zeros_like(b)
+    for t in range(len(g)):
+        total = total + fixed_vjp(g[t], a[t], b)
+    return total
+
+
+def rows_matmul(a, n, b):
+    """``a[t] @ b`` for every ``t < n``, stacked."""
+    return _rows(a, n, b, np.matmul, True)
+
+
+def rows_matmul_vjp_a(g, a, n, b):
+    return _rows_vjp_a(g, a, n, b, matmul_vjp_a, True)
+
+
+def rows_matmul_vjp_b(g, a, n, b):
+    return _rows_vjp_b(g, a, n, b, matmul_vjp_b, True)
+
+
+def rows_rmatmul(a, n, b):
+    """``b @ a[t]`` for every ``t < n``, stacked."""
+    return _rows(a, n, b, np.matmul, False)
+
+
+def rows_rmatmul_vjp_a(g, a, n, b):
+    return _rows_vjp_a(g, a, n, b, lambda gt, at, b_: matmul_vjp_b(gt, b_, at), False)
+
+
+def rows_rmatmul_vjp_b(g, a, n, b):
+    return _rows_vjp_b(g, a, n, b, lambda gt, at, b_: matmul_vjp_a(gt, b_, at), False)
+
+
+def rows_dot(a, n, b):
+    """``np.dot(a[t], b)`` for every ``t < n``, stacked."""
+    return _rows(a, n, b, np.dot, True)
+
+
+def rows_dot_vjp_a(g, a, n, b):
+    return _rows_vjp_a(g, a, n, b, dot_vjp_a, True)
+
+
+def rows_dot_vjp_b(g, a, n, b):
+    return _rows_vjp_b(g, a, n, b, dot_vjp_b, True)
+
+
+def rows_rdot(a, n, b):
+    """``np.dot(b, a[t])`` for every ``t < n``, stacked."""
+    return _rows(a, n, b, np.dot, False)
+
+
+def rows_rdot_vjp_a(g, a, n, b):
+    return _rows_vjp_a(g, a, n, b, lambda gt, at, b_: dot_vjp_b(gt, b_, at), False)
+
+
+def rows_rdot_vjp_b(g, a, n, b):
+    return _rows_vjp_b(g, a, n, b, lambda gt, at, b_: dot_vjp_a(gt, b_, at), False)
