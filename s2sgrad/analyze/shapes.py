@@ -171,20 +171,52 @@ def shape_classes(fn: CoreFunction, table: RuleTable, scalars: frozenset) -> dic
     reductions (which broadcast back to their operand's class), to a fixed
     point that starts optimistic (sound like constant propagation: every definition of a name
     must give its class)."""
-    in_loop: dict = {}
-    _loop_depths(fn.body, False, in_loop)
-    defined = {t for stmt in in_loop for t in stmt.targets}
-    counts = definition_counts(fn.body)
-    params = {p.name for p in fn.params}
-    env: dict = {}
+    return _Classes(fn, table, scalars).solve()
 
-    def operand_class(op):
+
+class _Classes:
+    """The fixed point of shape_classes: ``env`` maps names to classes found so far."""
+
+    def __init__(self, fn: CoreFunction, table: RuleTable, scalars: frozenset) -> None:
+        self.fn, self.table, self.scalars = fn, table, scalars
+        self.in_loop: dict = {}
+        _loop_depths(fn.body, False, self.in_loop)
+        self.defined = {t for stmt in self.in_loop for t in stmt.targets}
+        self.counts = definition_counts(fn.body)
+        self.params = {p.name for p in fn.params}
+        self.env: dict = {name: f"<{name}>" for name in self.params}
+
+    def solve(self) -> dict:
+        changed = True
+        while changed:
+            changed = False
+            for stmt in flatten(self.fn.body):
+                if stmt.targets:
+                    changed = self.update(stmt) or changed
+        return {k: v for k, v in self.env.items() if v not in (TOP, _BOTTOM)}
+
+    def update(self, stmt: Stmt) -> bool:
+        """Join what ``stmt`` gives into its targets' classes; whether one changed."""
+        name = stmt.targets[0]
+        once = not self.in_loop[stmt] and self.counts.get(name, 0) == 1 and \
+            name not in self.params and len(stmt.targets) == 1
+        found = self.evaluate(stmt, f"<{name}>" if once else TOP) if len(stmt.targets) == 1 else TOP
+        changed = False
+        for target in (stmt.targets if found is not _BOTTOM else ()):
+            old = self.env.get(target, _BOTTOM)
+            new = found if old is _BOTTOM or old == found else TOP
+            if new != old:
+                self.env[target] = new
+                changed = True
+        return changed
+
+    def operand_class(self, op):
         if isinstance(op, Var):
-            if op.name in scalars:
+            if op.name in self.scalars:
                 return SCALAR
-            if op.name in env:
-                return env[op.name]
-            if op.name in params or op.name in defined:
+            if op.name in self.env:
+                return self.env[op.name]
+            if op.name in self.params or op.name in self.defined:
                 return _BOTTOM
             return TOP  # a loop target or a name bound elsewhere
         if isinstance(op, Const):
@@ -193,31 +225,24 @@ def shape_classes(fn: CoreFunction, table: RuleTable, scalars: frozenset) -> dic
                 return SCALAR
         return TOP
 
-    def evaluate(stmt: Stmt, own: str) -> Optional[str]:
+    def evaluate(self, stmt: Stmt, own: str) -> Optional[str]:
+        """The class of ``stmt``'s one target (``own``: its own class, when nothing else is
+        known of it)."""
         prim = stmt.prim
-        target = stmt.targets[0]
-        if target in scalars:
+        if stmt.targets[0] in self.scalars:
             return SCALAR
         if prim.op == "copy" and len(prim.args) == 1:
-            return operand_class(prim.args[0])
-        if prim.op in table.elementwise:
-            classes = {operand_class(o) for o in prim_operands(prim)}
-            classes.discard(SCALAR)
-            classes -= {c for c in classes if c and c.endswith(_KEPT) and c[:-len(_KEPT)] in classes}
-            if TOP in classes or len(classes - {_BOTTOM}) > 1:
-                return own
-            known = classes - {_BOTTOM}
-            if known:
-                return known.pop()
-            return _BOTTOM if classes else SCALAR
-        if getattr(table.get(prim.op), "reduction", "") and prim.args and \
+            return self.operand_class(prim.args[0])
+        if prim.op in self.table.elementwise:
+            return self.elementwise_class(prim, own)
+        if getattr(self.table.get(prim.op), "reduction", "") and prim.args and \
                 any(k == "keepdims" and _is_true(v) for k, v in prim.kwargs):
-            base = operand_class(prim.args[0])
+            base = self.operand_class(prim.args[0])
             if base is _BOTTOM or base not in (TOP, SCALAR):
                 # The same rank with ones where reduced: it broadcasts to the base's shape.
                 return _BOTTOM if base is _BOTTOM else base + _KEPT
         if prim.op == SUBSCRIPT and len(prim.args) == 2:
-            base = operand_class(prim.args[0])
+            base = self.operand_class(prim.args[0])
             if base is _BOTTOM:
                 return _BOTTOM
             if base not in (TOP, SCALAR):
@@ -226,27 +251,18 @@ def shape_classes(fn: CoreFunction, table: RuleTable, scalars: frozenset) -> dic
                     return sliced
         return own
 
-    order = flatten(fn.body)
-    for name in params:
-        env[name] = f"<{name}>"
-    changed = True
-    while changed:
-        changed = False
-        for stmt in order:
-            if not stmt.targets:
-                continue
-            name = stmt.targets[0]
-            once = not in_loop[stmt] and counts.get(name, 0) == 1 and name not in params \
-                and len(stmt.targets) == 1
-            found = evaluate(stmt, f"<{name}>" if once else TOP) if len(stmt.targets) == 1 else TOP
-            targets = stmt.targets if found is not _BOTTOM else ()
-            for target in targets:
-                old = env.get(target, _BOTTOM)
-                new = found if old is _BOTTOM or old == found else TOP
-                if new != old:
-                    env[target] = new
-                    changed = True
-    return {k: v for k, v in env.items() if v not in (TOP, _BOTTOM)}
+    def elementwise_class(self, prim, own: str) -> Optional[str]:
+        """The one class of the operands that are not scalars (a keepdims reduction of one of
+        them broadcasts to it), else ``own``."""
+        classes = {self.operand_class(o) for o in prim_operands(prim)}
+        classes.discard(SCALAR)
+        classes -= {c for c in classes if c and c.endswith(_KEPT) and c[:-len(_KEPT)] in classes}
+        if TOP in classes or len(classes - {_BOTTOM}) > 1:
+            return own
+        known = classes - {_BOTTOM}
+        if known:
+            return known.pop()
+        return _BOTTOM if classes else SCALAR
 
 
 def shape_facts(fn: CoreFunction, table: RuleTable) -> tuple:
