@@ -165,63 +165,82 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
         statements = statements[1:]
     value, grad, forward_stmts = find_grad_fn(pf, statements)
     positional = [p.name.value for p in fn.params.params]
-    every_name = {n.value for n in m.findall(fn, m.Name())}
-    namer = Namer(every_name | {fwd_name, bwd_name})
-    locals_ = set(positional) | {p.name.value for p in fn.params.kwonly_params}
-    for stmt in forward_stmts:
-        locals_ |= _assigned(stmt)
-    # What grad_fn reads from the enclosing function.
-    grad_node = grad.node
-    grad_own = set(grad.params) | _assigned(grad_node.body if isinstance(grad_node, cst.FunctionDef)
-                                            else grad_node)
-    if isinstance(grad_node, cst.FunctionDef):
-        reads = set(read_names(grad_node.body))
-    else:
-        reads = set(read_names(grad.lambda_body))
-    captured = sorted((reads - grad_own) & locals_)
+    namer = Namer({n.value for n in m.findall(fn, m.Name())} | {fwd_name, bwd_name})
+    captured, shadowed = _captured(fn, grad, forward_stmts)
     # The primals, for shapes; renamed where grad_fn's own names would hide them.
-    shadowed = grad_own | set(grad.params)
-    shape_names = {}
-    for p in positional:
-        shape_names[p] = namer.fresh(f"{p}_primal") if p in shadowed else p
-    residual_sources = list(captured)
-    residual_targets = list(captured)
-    for p in positional:
-        if shape_names[p] not in residual_targets:
-            residual_sources.append(p)
-            residual_targets.append(shape_names[p])
-    order = sorted(range(len(residual_targets)), key=lambda i: residual_targets[i])
-    residual_sources = [residual_sources[i] for i in order]
-    residual_targets = [residual_targets[i] for i in order]
-
-    forward: list = []
-    for stmt in forward_stmts:
-        forward.extend(_lines(stmt))
-    if len(grad.params) == 1:
-        seed = grad.params[0]
-        backward: list = []
-    else:
-        seed = namer.fresh("upstream")
-        backward = [f"{', '.join(grad.params)} = s2s.leaves({seed})"]
+    shape_names = {p: namer.fresh(f"{p}_primal") if p in shadowed else p for p in positional}
+    sources, targets = _residuals(captured, positional, shape_names)
+    forward = [line for stmt in forward_stmts for line in _lines(stmt)]
+    seed, backward = _seed(grad, namer)
     grads = namer.fresh("grads")
-    backward.append(f"# >>> custom_gradient {name} (user code)")
-    if grad.body is not None:
-        for stmt in grad.body[:-1]:
-            backward.extend(_lines(stmt))
-        backward.append(f"{grads} = {_code(grad.body[-1].value)}")
-    elif grad.lambda_body is not None:
-        backward.append(f"{grads} = {_code(grad.lambda_body)}")
-    else:
-        backward.extend(_lines(grad.definition))
-        call_args = ", ".join(grad.params)
-        backward.append(f"{grads} = {grad.definition.name.value}({call_args})")
-    backward.append(f"# <<< custom_gradient {name}")
+    backward += _grad_lines(grad, name, grads)
     adjoints = [namer.fresh(f"{p}_bar") for p in positional]
     primals = ", ".join(shape_names[p] for p in positional) + ("," if len(positional) == 1 else "")
     params_text = ", ".join(repr(p) for p in positional) + ("," if len(positional) == 1 else "")
     backward.append(f"{unpack_target(adjoints)} = s2s.custom_result({name!r}, {grads}, "
                     f"({primals}), ({params_text}))")
     chosen = wrt if wrt is not None else tuple(positional)
+    returns = _returns(chosen, positional, adjoints, shape_names, top_level)
+    return VjpFunction(
+        source_name=name, fwd_name=fwd_name, bwd_name=bwd_name, params_code=_code(fn.params),
+        forward=tuple(forward), result_code=_code(value), residuals=tuple(sources),
+        residuals_param=namer.fresh("residuals"), seed=seed, backward=tuple(backward),
+        returns=tuple(returns), wrt=tuple(chosen), top_level=top_level,
+        residual_targets=tuple(targets),
+    )
+
+
+def _captured(fn: cst.FunctionDef, grad, forward_stmts: list) -> tuple:
+    """``(captured, shadowed)``: the enclosing function's names grad_fn reads (sorted), and the
+    names grad_fn binds itself."""
+    locals_ = {p.name.value for p in fn.params.params} | {p.name.value for p in fn.params.kwonly_params}
+    for stmt in forward_stmts:
+        locals_ |= _assigned(stmt)
+    grad_node = grad.node
+    is_def = isinstance(grad_node, cst.FunctionDef)
+    grad_own = set(grad.params) | _assigned(grad_node.body if is_def else grad_node)
+    reads = set(read_names(grad_node.body if is_def else grad.lambda_body))
+    return sorted((reads - grad_own) & locals_), grad_own | set(grad.params)
+
+
+def _residuals(captured: list, positional: list, shape_names: dict) -> tuple:
+    """``(sources, targets)``: what the forward hands on (the captured values, then the primals
+    for their shapes) under the names the backward reads, sorted by those names."""
+    sources, targets = list(captured), list(captured)
+    for p in positional:
+        if shape_names[p] not in targets:
+            sources.append(p)
+            targets.append(shape_names[p])
+    order = sorted(range(len(targets)), key=lambda i: targets[i])
+    return [sources[i] for i in order], [targets[i] for i in order]
+
+
+def _seed(grad, namer: Namer) -> tuple:
+    """The backward's upstream parameter and the lines that unpack it into grad_fn's parameters."""
+    if len(grad.params) == 1:
+        return grad.params[0], []
+    seed = namer.fresh("upstream")
+    return seed, [f"{', '.join(grad.params)} = s2s.leaves({seed})"]
+
+
+def _grad_lines(grad, name: str, grads: str) -> list:
+    """grad_fn's own code, inlined, ending in ``grads = <what it returns>``."""
+    lines = [f"# >>> custom_gradient {name} (user code)"]
+    if grad.body is not None:
+        for stmt in grad.body[:-1]:
+            lines.extend(_lines(stmt))
+        lines.append(f"{grads} = {_code(grad.body[-1].value)}")
+    elif grad.lambda_body is not None:
+        lines.append(f"{grads} = {_code(grad.lambda_body)}")
+    else:
+        lines.extend(_lines(grad.definition))
+        lines.append(f"{grads} = {grad.definition.name.value}({', '.join(grad.params)})")
+    lines.append(f"# <<< custom_gradient {name}")
+    return lines
+
+
+def _returns(chosen: tuple, positional: list, adjoints: list, shape_names: dict,
+             top_level: bool) -> list:
     returns = []
     for p in chosen:
         adj = adjoints[positional.index(p)] if p in positional else None
@@ -229,19 +248,4 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
             returns.append(f"s2s.like({adj}, {shape_names[p]})" if adj else f"s2s.zeros_like({p})")
         else:
             returns.append(adj or "None")
-    return VjpFunction(
-        source_name=name,
-        fwd_name=fwd_name,
-        bwd_name=bwd_name,
-        params_code=_code(fn.params),
-        forward=tuple(forward),
-        result_code=_code(value),
-        residuals=tuple(residual_sources),
-        residuals_param=namer.fresh("residuals"),
-        seed=seed,
-        backward=tuple(backward),
-        returns=tuple(returns),
-        wrt=tuple(chosen),
-        top_level=top_level,
-        residual_targets=tuple(residual_targets),
-    )
+    return returns
