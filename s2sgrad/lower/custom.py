@@ -95,32 +95,12 @@ def find_grad_fn(pf: ParsedFunction, statements: list) -> tuple:
         raise pf.error(last, f"custom_gradient function {name} must end with "
                        "`return value, grad_fn`", "return the value and the gradient function")
     value, grad_expr = (e.value for e in last.value.elements)
-    forward = []
-    grad = None
     if isinstance(grad_expr, cst.Lambda):
         grad = _GradFn(_grad_params(pf, grad_expr.params, "grad_fn"), None, grad_expr.body, None,
                        grad_expr)
         forward = list(statements[:-1])
     elif isinstance(grad_expr, cst.Name):
-        gname = grad_expr.value
-        for stmt in statements[:-1]:
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == gname:
-                grad = _grad_function(pf, stmt)
-            elif m.matches(stmt, m.Assign(targets=[m.AssignTarget(m.Name(gname))], value=m.Lambda())):
-                lam = stmt.value
-                grad = _GradFn(_grad_params(pf, lam.params, gname), None, lam.body, stmt, lam)
-            else:
-                forward.append(stmt)
-        if grad is None:
-            raise pf.error(grad_expr, f"`{gname}` returned by {name} is not a function defined in "
-                           f"{name}", f"define it inside {name}: `def {gname}(dy): ...`")
-        for stmt in forward:
-            for n in m.findall(stmt, m.Name(gname)):
-                raise pf.error(n, f"grad_fn `{gname}` escapes {name}: it may only be returned",
-                               "do not store, pass or call the gradient function")
-        for n in m.findall(value, m.Name(gname)):
-            raise pf.error(n, f"grad_fn `{gname}` escapes {name}: it may only be returned",
-                           "do not store, pass or call the gradient function")
+        grad, forward = _named_grad_fn(pf, statements[:-1], grad_expr, value)
     else:
         raise pf.error(grad_expr, f"the second element returned by {name} is not a function",
                        "return `value, grad_fn` where grad_fn is a def or lambda in the body")
@@ -129,6 +109,29 @@ def find_grad_fn(pf: ParsedFunction, statements: list) -> tuple:
             raise pf.error(stmt, f"custom_gradient function {name} must return once, at the end",
                            "compute the value, then `return value, grad_fn`")
     return value, grad, forward
+
+
+def _named_grad_fn(pf: ParsedFunction, statements: list, grad_expr: cst.Name, value) -> tuple:
+    """``(_GradFn, forward statements)`` for ``return value, grad_fn`` where grad_fn is a def or
+    a lambda bound in the body, which must not escape it."""
+    name, gname = pf.node.name.value, grad_expr.value
+    grad, forward = None, []
+    for stmt in statements:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == gname:
+            grad = _grad_function(pf, stmt)
+        elif m.matches(stmt, m.Assign(targets=[m.AssignTarget(m.Name(gname))], value=m.Lambda())):
+            lam = stmt.value
+            grad = _GradFn(_grad_params(pf, lam.params, gname), None, lam.body, stmt, lam)
+        else:
+            forward.append(stmt)
+    if grad is None:
+        raise pf.error(grad_expr, f"`{gname}` returned by {name} is not a function defined in "
+                       f"{name}", f"define it inside {name}: `def {gname}(dy): ...`")
+    for n in [n for stmt in forward for n in m.findall(stmt, m.Name(gname))] + \
+            list(m.findall(value, m.Name(gname))):
+        raise pf.error(n, f"grad_fn `{gname}` escapes {name}: it may only be returned",
+                       "do not store, pass or call the gradient function")
+    return grad, forward
 
 
 def _grad_function(pf: ParsedFunction, node: cst.FunctionDef) -> _GradFn:
