@@ -160,25 +160,29 @@ class Structurer:
             return [stmt.with_changes(body=_block(new_body))]
         not_flag = cst.UnaryOperation(cst.Not(), cst.Name(flag))
         init = _line(cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Name("False")))
-        if isinstance(stmt, cst.While):
-            test = cst.BooleanOperation(stmt.test.with_changes(lpar=[cst.LeftParen()],
-                                                               rpar=[cst.RightParen()]),
-                                        cst.And(), not_flag)
-            new_loop = stmt.with_changes(test=test, body=_block(new_body), orelse=None)
-        else:
-            # The header binds its targets in every pass, so after a break they must not move:
-            # the header binds fresh names, and the guarded body hands them to the user's.
-            fresh = {n.value: self.namer.fresh(f"{n.value}_next")
-                     for n in m.findall(stmt.target, m.Name())}
-            header_target = stmt.target.visit(_Rename(fresh))
-            handover = [_line(cst.Assign([cst.AssignTarget(cst.Name(old))], cst.Name(new)))
-                        for old, new in fresh.items()]
-            guarded = cst.If(test=not_flag, body=_block(handover + new_body))
-            new_loop = stmt.with_changes(target=header_target, body=_block([guarded]), orelse=None)
+        new_loop = self.guarded_loop(stmt, new_body, not_flag)
         after = []
         if stmt.orelse is not None:
             after = [cst.If(test=not_flag, body=_block(orelse))]
         return [init, new_loop, *after]
+
+    def guarded_loop(self, stmt, new_body: list, not_flag: cst.BaseExpression):
+        """The loop with its body skipped once the break flag is set: a while loop tests the
+        flag; a for loop (which goes on binding its targets) binds fresh names in its header and
+        hands them to the user's only while the flag is unset, so after a break they keep the
+        values they had."""
+        if isinstance(stmt, cst.While):
+            test = cst.BooleanOperation(stmt.test.with_changes(lpar=[cst.LeftParen()],
+                                                               rpar=[cst.RightParen()]),
+                                        cst.And(), not_flag)
+            return stmt.with_changes(test=test, body=_block(new_body), orelse=None)
+        fresh = {n.value: self.namer.fresh(f"{n.value}_next")
+                 for n in m.findall(stmt.target, m.Name())}
+        header_target = stmt.target.visit(_Rename(fresh))
+        handover = [_line(cst.Assign([cst.AssignTarget(cst.Name(old))], cst.Name(new)))
+                    for old, new in fresh.items()]
+        guarded = cst.If(test=not_flag, body=_block(handover + new_body))
+        return stmt.with_changes(target=header_target, body=_block([guarded]), orelse=None)
 
     def function(self, fn: cst.FunctionDef) -> cst.FunctionDef:
         body = _stmts(fn.body)
