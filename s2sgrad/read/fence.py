@@ -57,6 +57,13 @@ def _star_params(fn: cst.FunctionDef) -> bool:
 
 def fence(pf: ParsedFunction) -> ParsedFunction:
     """Raise TransformError at the first construct outside the supported subset."""
+    _check_signature(pf)
+    _check_refused(pf)
+    _check_body(pf)
+    return pf
+
+
+def _check_signature(pf: ParsedFunction) -> None:
     fn = pf.node
     if fn.asynchronous is not None:
         raise pf.error(fn, f"async function {fn.name.value} cannot be differentiated",
@@ -68,6 +75,11 @@ def fence(pf: ParsedFunction) -> ParsedFunction:
     if fn.params.posonly_params:
         raise pf.error(fn.params.posonly_params[0], "positional-only parameters are not supported",
                        "remove the `/` from the signature")
+
+
+def _check_refused(pf: ParsedFunction) -> None:
+    """The first refused construct in source order, with the message of the rule it breaks."""
+    fn = pf.node
     found = []
     for node in m.findall(fn.body, _ANY_REFUSED):  # one pass, then say which rule it breaks
         for matcher, message, hint in _REFUSED:
@@ -78,6 +90,10 @@ def fence(pf: ParsedFunction) -> ParsedFunction:
         found.sort(key=lambda item: (item[0].line, item[0].col))
         loc, message, hint, node = found[0]
         raise pf.error(node, message, hint)
+
+
+def _check_body(pf: ParsedFunction) -> None:
+    fn = pf.node
     for node in m.findall(fn.body, m.Return()):
         if node is not _last_statement(fn):
             raise pf.error(node, "return inside a loop is not supported",
@@ -96,7 +112,6 @@ def fence(pf: ParsedFunction) -> ParsedFunction:
                                "pass the arguments one by one")
     for node in m.findall(fn.body, m.StarredElement()):
         raise pf.error(node, "starred elements are not supported", "list the elements explicitly")
-    return pf
 
 
 def _check_target(pf: ParsedFunction, target: cst.BaseExpression) -> None:
