@@ -8,20 +8,19 @@ cannot carry a derivative (shapes, comparisons, index expressions) stay verbatim
 
 from __future__ import annotations
 
-import cmath
-
-import re
-
-import types
 from typing import Any, Optional
 
 import libcst as cst
 import libcst.matchers as m
 
-from ..read.names import name_nodes
 from ..read.parse import ParsedFunction
+from .describe import describe_slice, describe_verbatim, short
+from .index_parts import basic_element, slice_to_expr
 from .ir import Const, CoreFunction, If, Loop, Origin, Param, Prim, Seq, Stmt, Var, operand_node
 from .naming import Namer
+from .resolve import callee_name, default_of
+from .scope import all_names, assigned_names, read_names, statements_of, targets_in
+from .text import Renamer, code, one_line, one_line_text
 
 BINARY_OPS = {
     cst.Add: ("operator.add", "plus", "total"),
@@ -46,51 +45,6 @@ LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Concate
             cst.FormattedString)
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
-def _one_line(text: str) -> str:
-    """A statement's text on one line (for a provenance comment): ``y = (a\n + b)`` -> ``y = (a + b)``."""
-    text = " ".join(text.split())
-    return re.sub(r" ([)\]}])", r"\1", re.sub(r"([(\[{]) ", r"\1", text))
-
-
-class _OneLine(cst.CSTTransformer):
-    """Line breaks (and comments) inside brackets become one space: a statement written over
-    several lines stays valid once lowering drops its outer parentheses."""
-
-    def leave_ParenthesizedWhitespace(self, original, updated) -> cst.BaseParenthesizableWhitespace:
-        return cst.SimpleWhitespace(" ")
-
-
-def one_line(node: cst.CSTNode) -> cst.CSTNode:
-    """``node`` with the whitespace inside its brackets on one line."""
-    return node.visit(_OneLine())
-
-
-class _Renamer(_OneLine):
-    """Renames local Names (not attribute fields, not keyword names) through ``mapping``."""
-
-    def __init__(self, mapping: dict) -> None:
-        self.mapping = mapping
-        self.reads: list = []
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        new = self.mapping.get(original.value)
-        if new is None:
-            return updated
-        if new not in self.reads:
-            self.reads.append(new)
-        return updated.with_changes(value=new)
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        return updated.with_changes(attr=original.attr)
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)
-
-
 class Lowering:
     """Lowers one function. Holds the per-function naming state; used once."""
 
@@ -100,9 +54,9 @@ class Lowering:
         self.body: list = []
         self.env: dict = {}  # user name -> current SSA name
         self.origin: Optional[Origin] = None
-        self.locals = _assigned_names(pf.node)
+        self.locals = assigned_names(pf.node)
         self.globals_read: set = set()
-        self.namer = Namer(_all_names(pf.node))
+        self.namer = Namer(all_names(pf.node))
         self.temps: set = set()
         self.if_count = 0
         self.loop_count = 0
@@ -114,16 +68,7 @@ class Lowering:
 
     def callee_name(self, func: cst.BaseExpression) -> Optional[str]:
         """The dotted name a call target resolves to, statically or from the live function."""
-        name = self.pf.qualified_name(func)
-        if name is not None and "<locals>" not in name:
-            return name
-        live = self.pf.unit.live
-        text = _code(func)
-        if live is not None:
-            value = _live_lookup(live, text)
-            if value is not None:
-                return _object_name(value) or text
-        return name or text
+        return callee_name(self.pf, func)
 
     # ----- statements ----------------------------------------------------------------------------
 
@@ -150,7 +95,7 @@ class Lowering:
             self.namer.reserve(p.name.value)
             if default is not None:
                 self.globals_read.update(read_names(default))
-        statements = _statements(node.body)
+        statements = statements_of(node.body)
         result = None
         result_origin = None
         for i, stmt in enumerate(statements):
@@ -180,21 +125,10 @@ class Lowering:
         )
 
     def default_of(self, param: cst.Param) -> Optional[cst.BaseExpression]:
-        """A parameter's default as code: as written, or, when it reads a name the function
-        cannot see when it runs (``num=num`` in a closure factory), the value it had."""
-        live = self.pf.unit.live
-        if param.default is None or live is None or all(n in live for n in read_names(param.default)):
-            return param.default
-        value = self.pf.unit.defaults.get(param.name.value)
-        if isinstance(value, (bool, int, float, complex, str, type(None))) and \
-                not (isinstance(value, (float, complex)) and not cmath.isfinite(value)):
-            return cst.parse_expression(repr(value))
-        raise self.pf.error(param.default, f"the default of `{param.name.value}` reads names from "
-                            "the enclosing function, and its value is not a number or string",
-                            "pass the value as an argument, or read it from the closure in the body")
+        return default_of(self.pf, param)
 
     def origin_of(self, stmt: cst.CSTNode) -> Origin:
-        text = _one_line(_code(one_line(stmt)).strip())  # comments inside brackets left out
+        text = one_line_text(code(one_line(stmt)).strip())  # comments inside brackets left out
         return Origin(text, self.pf.location(stmt))
 
     def lower_any(self, stmt: cst.CSTNode, is_first: bool = False) -> None:
@@ -223,7 +157,7 @@ class Lowering:
         return block
 
     def header_origin(self, text: str, node: cst.CSTNode) -> Origin:
-        return Origin(_one_line(text), self.pf.location(node))
+        return Origin(one_line_text(text), self.pf.location(node))
 
     def condition(self, test: cst.BaseExpression, name: str) -> str:
         """The name holding the value of a branch condition (recorded for the backward sweep)."""
@@ -279,12 +213,12 @@ class Lowering:
     def lower_if(self, node: cst.If, keyword: str = "if") -> None:
         self.if_count += 1
         n = self.if_count
-        origin = self.header_origin(f"{keyword} {_code(node.test)}:", node)
+        origin = self.header_origin(f"{keyword} {code(node.test)}:", node)
         self.origin = origin
         test = self.condition(node.test, f"cond{n}")
         saved = self.namer.fresh(f"if{n}_saved")
         before = dict(self.env)
-        body = self.lower_block(_statements(node.body))
+        body = self.lower_block(statements_of(node.body))
         env_then = self.env
         self.env = dict(before)
         if isinstance(node.orelse, cst.If):
@@ -294,7 +228,7 @@ class Lowering:
             orelse = tuple(self.body)
             self.body = saved_body
         elif node.orelse is not None:
-            orelse = self.lower_block(_statements(node.orelse.body))
+            orelse = self.lower_block(statements_of(node.orelse.body))
         else:
             orelse = ()
         env_else = self.env
@@ -309,9 +243,9 @@ class Lowering:
         an iteration that skips the assignment must see the previous iteration's value, so the
         name is carried around the loop like any other."""
         names = set()
-        for stmt in _statements(body):
+        for stmt in statements_of(body):
             if isinstance(stmt, (cst.If, cst.For, cst.While)):
-                names |= _targets_in(stmt)
+                names |= targets_in(stmt)
         for name in sorted(names - set(self.env)):
             none = cst.Name("None")
             self.emit((self.bind(name),), none, Prim("copy", (Const(none, "None"),)))
@@ -330,7 +264,7 @@ class Lowering:
     def lower_while(self, node: cst.While) -> None:
         self.loop_count += 1
         n = self.loop_count
-        origin = self.header_origin(f"while {_code(node.test)}:", node)
+        origin = self.header_origin(f"while {code(node.test)}:", node)
         self.origin = origin
         if not (self.is_nondiff(node.test) or self.is_constant(node.test)
                 or isinstance(node.test, cst.Name)):
@@ -340,19 +274,19 @@ class Lowering:
         tape = self.namer.fresh(f"loop{n}_tape")
         self.bind_conditional_locals(node.body)
         before = dict(self.env)
-        body = self.lower_block(_statements(node.body))
+        body = self.lower_block(statements_of(node.body))
         self.origin = origin
         carries = self.loop_carries(before, origin)
-        self.body.append(Loop(f"while {_code(test)}:", (), body, carries, tape, origin,
+        self.body.append(Loop(f"while {code(test)}:", (), body, carries, tape, origin,
                               self.namer.fresh(f"loop{n}_trips"), self.namer.fresh(f"loop{n}_entry")))
         if node.orelse is not None:
-            for stmt in _statements(node.orelse.body):
+            for stmt in statements_of(node.orelse.body):
                 self.lower_any(stmt)
 
     def lower_for(self, node: cst.For) -> None:
         self.loop_count += 1
         n = self.loop_count
-        origin = self.header_origin(f"for {_code(node.target)} in {_code(node.iter)}:", node)
+        origin = self.header_origin(f"for {code(node.target)} in {code(node.iter)}:", node)
         self.origin = origin
         tape = self.namer.fresh(f"loop{n}_tape")
         self.bind_conditional_locals(node.body)
@@ -361,9 +295,9 @@ class Lowering:
         if index_name is None and (self.is_nondiff(node.iter) or self.is_constant(node.iter)):
             iter_code, _ = self.verbatim(node.iter)
             targets = tuple(self.bind(n_.value) for n_ in m.findall(node.target, m.Name()))
-            target_code = _code(node.target.visit(_Renamer(self.env)))
-            header = f"for {target_code} in {_code(iter_code)}:"
-            body = self.lower_block(_statements(node.body))
+            target_code = code(node.target.visit(Renamer(self.env)))
+            header = f"for {target_code} in {code(iter_code)}:"
+            body = self.lower_block(statements_of(node.body))
         else:
             header, targets, body = self.lower_sequence_loop(node, n, index_name, start,
                                                              elem_target, seq_node)
@@ -372,7 +306,7 @@ class Lowering:
         self.body.append(Loop(header, targets, body, carries, tape, origin,
                               self.namer.fresh(f"loop{n}_trips"), self.namer.fresh(f"loop{n}_entry")))
         if node.orelse is not None:
-            for stmt in _statements(node.orelse.body):
+            for stmt in statements_of(node.orelse.body):
                 self.lower_any(stmt)
 
     def loop_parts(self, node: cst.For) -> tuple:
@@ -424,11 +358,11 @@ class Lowering:
             if not isinstance(e, cst.Name):
                 unpacks.append((e, name))
             prologue.append(self.loop_item(seq, index, name))
-        seq_code = _code(self.operand_node(seqs[0])) if len(seqs) == 1 else \
-            "zip(" + ", ".join(_code(self.operand_node(q)) for q in seqs) + ")"
+        seq_code = code(self.operand_node(seqs[0])) if len(seqs) == 1 else \
+            "zip(" + ", ".join(code(self.operand_node(q)) for q in seqs) + ")"
         elem_code = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
         header = f"for {index}, {elem_code} in enumerate({seq_code}):"
-        body = self.lower_block(_statements(node.body), tuple(prologue),
+        body = self.lower_block(statements_of(node.body), tuple(prologue),
                                 lambda: self.loop_unpacks(index_name, start, index, unpacks))
         return header, (index, *names), body
 
@@ -497,7 +431,7 @@ class Lowering:
             for other in rest:
                 self.assign(other, first)
             return
-        raise self.pf.error(stmt, f"unsupported statement: {_one_line(_code(stmt))}")
+        raise self.pf.error(stmt, f"unsupported statement: {one_line_text(code(stmt))}")
 
     def assign(self, target: cst.BaseExpression, value: cst.BaseExpression, source: Any = None) -> None:
         """``target = value``; ``source`` is ``value`` already lowered, when it is."""
@@ -580,7 +514,7 @@ class Lowering:
 
     def verbatim(self, node: cst.BaseExpression) -> tuple:
         """``node`` with locals renamed to their SSA names, and the names it reads."""
-        renamer = _Renamer({k: v for k, v in self.env.items()})
+        renamer = Renamer({k: v for k, v in self.env.items()})
         new = node.visit(renamer)
         for name in read_names(node):
             if name not in self.env and name not in self.locals:
@@ -627,7 +561,7 @@ class Lowering:
             return Var(self.env[node.value])
         if self.is_constant(node):
             new, reads = self.verbatim(node)
-            return Const(new, _code(new), reads)
+            return Const(new, code(new), reads)
         if isinstance(node, (cst.Tuple, cst.List)):
             kind = "tuple" if isinstance(node, cst.Tuple) else "list"
             items = []
@@ -640,7 +574,7 @@ class Lowering:
         name = None
         if self.is_nondiff(node):
             expr, reads = self.verbatim(node)
-            name = self.new_target(target, _describe_verbatim(expr), "value")
+            name = self.new_target(target, describe_verbatim(expr), "value")
             self.emit((name,), expr, Prim("nondiff", (), location=self.pf.location(node)))
             return Var(name)
         if isinstance(node, cst.BinaryOperation):
@@ -651,16 +585,16 @@ class Lowering:
                                      lpar=[], rpar=[])
             if isinstance(left, Const) and not isinstance(right, Const) and \
                     op in ("operator.mul", "operator.add"):
-                desc = f"{_short(right)}_{word}_{_short(left)}"
+                desc = f"{short(right)}_{word}_{short(left)}"
             else:
-                desc = f"{_short(left)}_{word}_{_short(right)}"
+                desc = f"{short(left)}_{word}_{short(right)}"
             return self.emit_prim(target, desc, fallback, expr, Prim(op, (left, right),
                                   location=self.pf.location(node)))
         if isinstance(node, cst.UnaryOperation) and type(node.operator) in UNARY_OPS:
             op, word = UNARY_OPS[type(node.operator)]
             inner = self.operand(node.expression)
             expr = node.with_changes(expression=self.operand_node(inner), lpar=[], rpar=[])
-            return self.emit_prim(target, f"{word}_{_short(inner)}", word, expr,
+            return self.emit_prim(target, f"{word}_{short(inner)}", word, expr,
                                   Prim(op, (inner,), location=self.pf.location(node)))
         if isinstance(node, cst.Call):
             return self.lower_call(node, target)
@@ -670,20 +604,20 @@ class Lowering:
             value = self.operand(node.value)
             expr = node.with_changes(value=self.operand_node(value), lpar=[], rpar=[])
             attr = node.attr.value
-            return self.emit_prim(target, f"{_short(value)}_{attr}", attr, expr,
+            return self.emit_prim(target, f"{short(value)}_{attr}", attr, expr,
                                   Prim(f"ndarray.{attr}", (value,), location=self.pf.location(node)))
         if isinstance(node, cst.Subscript):
             value = self.operand(node.value)
             index_node, index = self.index(node)
             expr = self.subscript_expr(value, index_node)
-            desc = f"{_short(value)}_{_describe_slice(index_node)}"
+            desc = f"{short(value)}_{describe_slice(index_node)}"
             if isinstance(value, Var) and isinstance(index.node, (cst.SimpleString, cst.ConcatenatedString)):
                 self.lists.add(value.name)  # indexed by a string key: a dict
             op = "list.getitem" if isinstance(value, Var) and value.name in self.lists \
                 else "operator.getitem"
             return self.emit_prim(target, desc, "item", expr,
                                   Prim(op, (value, index), location=self.pf.location(node)))
-        raise self.pf.error(node, f"unsupported expression: {_one_line(_code(node))}",
+        raise self.pf.error(node, f"unsupported expression: {one_line_text(code(node))}",
                             "rewrite it with supported operations (see the README)")
 
     def lower_ifexp(self, node: cst.IfExp, target: Optional[str]) -> Var:
@@ -702,7 +636,7 @@ class Lowering:
             arms.append((tuple(self.body), op))
             self.body = saved_body
         self.env = before
-        name = self.new_target(target, f"{_short(arms[0][1])}_or_{_short(arms[1][1])}", "choice")
+        name = self.new_target(target, f"{short(arms[0][1])}_or_{short(arms[1][1])}", "choice")
         blocks = [block + (Stmt((name,), self.operand_node(op), Prim("copy", (op,)), self.origin),)
                   for block, op in arms]
         self.body.append(If(test, blocks[0], blocks[1], saved, self.origin))
@@ -730,10 +664,10 @@ class Lowering:
         if len(renamed.slice) == 1 and isinstance(renamed.slice[0].slice, cst.Index):
             index_node = renamed.slice[0].slice.value
         else:
-            index_node = cst.Tuple([cst.Element(_slice_to_expr(e.slice)) for e in renamed.slice])
-        brackets = _code(renamed)[len(_code(renamed.value)):]
-        basic = all(_basic_element(e.slice) for e in renamed.slice)
-        return renamed, Const(index_node, _code(index_node), reads, brackets, basic)
+            index_node = cst.Tuple([cst.Element(slice_to_expr(e.slice)) for e in renamed.slice])
+        brackets = code(renamed)[len(code(renamed.value)):]
+        basic = all(basic_element(e.slice) for e in renamed.slice)
+        return renamed, Const(index_node, code(index_node), reads, brackets, basic)
 
     def _simple_index(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, (cst.Name, cst.Integer)) or self.is_constant(node):
@@ -770,7 +704,7 @@ class Lowering:
             method = func.attr.value
             func_new = func.with_changes(value=self.operand_node(owner))
             expr = node.with_changes(func=func_new, args=new_args, lpar=[], rpar=[])
-            desc = f"{_short(owner)}_{method}"
+            desc = f"{short(owner)}_{method}"
             return self.emit_prim(target, desc, method, expr,
                                   Prim(f"ndarray.{method}", (owner, *args), tuple(kwargs),
                                        location=self.pf.location(node)))
@@ -778,10 +712,10 @@ class Lowering:
         func_new, _ = self.verbatim(func)
         expr = node.with_changes(func=func_new, args=new_args, lpar=[], rpar=[])
         short_fn = callee.rsplit(".", 1)[-1]
-        first = _short(args[0]) if args else ""
+        first = short(args[0]) if args else ""
         desc = f"{short_fn}_{first}" if first else short_fn
         prim = Prim(callee, tuple(args), tuple(kwargs), location=self.pf.location(node),
-                    callee=_code(func))
+                    callee=code(func))
         if unpack_to:
             names = tuple(self.bind(n) for n in unpack_to)
             self.emit(names, expr, prim, unpack=True)
@@ -802,124 +736,6 @@ class Lowering:
 
     def operand_node(self, op: Any) -> cst.BaseExpression:
         return operand_node(op)
-
-
-def read_names(node: cst.CSTNode) -> list:
-    """Names ``node`` reads, in order: not attribute fields (``np.exp``'s ``exp``), not keywords."""
-    return [n.value for n in name_nodes(node, reads_only=True)]
-
-
-def _literal_int(node) -> bool:
-    if isinstance(node, cst.Integer):
-        return True
-    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
-        and isinstance(node.expression, cst.Integer)
-
-
-def _basic_element(element: cst.BaseSlice) -> bool:
-    """An index part that can only select (never gather): an integer literal, a slice, None, ..."""
-    if isinstance(element, cst.Slice):
-        return True  # slice bounds can only be integers (or None)
-    value = element.value
-    return _literal_int(value) or m.matches(value, m.Name("None") | m.Ellipsis())
-
-
-def _slice_to_expr(inner: cst.BaseSlice) -> cst.BaseExpression:
-    if isinstance(inner, cst.Index):
-        return inner.value
-    none = cst.Name("None")
-    return cst.Call(cst.Name("slice"), [cst.Arg(inner.lower or none), cst.Arg(inner.upper or none),
-                                        cst.Arg(inner.step or none)])
-
-
-def _describe_slice(sub: cst.Subscript) -> str:
-    parts = []
-    for el in sub.slice:
-        text = _code(el.slice).replace(" ", "")
-        parts.append(text.replace(":", "_").replace("-", "neg") or "all")
-    return "_".join(parts)
-
-
-def _short(op: Any) -> str:
-    if isinstance(op, Var):
-        return op.name
-    if isinstance(op, Const):
-        return _describe_verbatim(op.node)
-    return "items"
-
-
-def _describe_verbatim(node: cst.CSTNode) -> str:
-    text = _code(node)
-    text = text.replace(".", "_").replace("-", "neg").replace(":", "_")
-    return text
-
-
-def _statements(block: cst.BaseSuite) -> list:
-    """The statements of a suite: small statements split out, compound ones kept whole."""
-    if isinstance(block, cst.SimpleStatementSuite):
-        return list(block.body)
-    out = []
-    for line in block.body:
-        if isinstance(line, cst.SimpleStatementLine):
-            out.extend(line.body)
-        else:
-            out.append(line)
-    return out
-
-
-def _targets_in(node: cst.CSTNode) -> set:
-    """Names assigned anywhere in ``node`` (assignments and loop targets)."""
-    names = set()
-    for found in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For()):
-        target = found.target
-        if isinstance(target, (cst.Name, cst.Tuple, cst.List)):
-            names |= {n.value for n in m.findall(target, m.Name())}
-    return names
-
-
-def _assigned_names(fn: cst.FunctionDef) -> frozenset:
-    names = {p.name.value for p in list(fn.params.params) + list(fn.params.kwonly_params)}
-    if fn.params.star_arg and isinstance(fn.params.star_arg, cst.Param):
-        names.add(fn.params.star_arg.name.value)
-    if fn.params.star_kwarg:
-        names.add(fn.params.star_kwarg.name.value)
-    for node in m.findall(fn.body, m.AssignTarget() | m.AugAssign() | m.AnnAssign()):
-        tgt = node.target
-        for n in m.findall(tgt, m.Name()):
-            if isinstance(tgt, cst.Name) or m.matches(tgt, m.Tuple() | m.List()):
-                names.add(n.value)
-    for node in m.findall(fn.body, m.For()):
-        for n in m.findall(node.target, m.Name()):
-            names.add(n.value)
-    return frozenset(names)
-
-
-def _all_names(fn: cst.FunctionDef) -> set:
-    """Every name the function binds or reads (attribute fields like ``np.mean``'s ``mean`` and
-    keyword names are not names: temporaries may take them)."""
-    return set(read_names(fn))
-
-
-def _live_lookup(live: dict, dotted: str) -> Any:
-    parts = dotted.split(".")
-    if parts[0] not in live:
-        return None
-    value = live[parts[0]]
-    for p in parts[1:]:
-        value = getattr(value, p, None)
-        if value is None:
-            return None
-    return value
-
-
-def _object_name(value: Any) -> Optional[str]:
-    if isinstance(value, types.ModuleType):
-        return value.__name__
-    module = getattr(value, "__module__", None)
-    name = getattr(value, "__name__", None)
-    if module and name:
-        return f"{module}.{name}"
-    return None
 
 
 def lower_function(pf: ParsedFunction, nondiff: frozenset) -> CoreFunction:
