@@ -38,7 +38,7 @@ def assign(ctx: Context, target: cst.BaseExpression, value: cst.BaseExpression,
 
 
 def _assign_index(ctx: Context, target: cst.Subscript, value: cst.BaseExpression) -> None:
-    """``y[i] = v`` as ``y_2 = setitem(y, i, v)`` (the runtime's setitem: a copy with ``v`` written)."""
+    """``y[i] = v`` as ``y_2 = setitem(y, i, v)``: the runtime's setitem writes into a copy."""
     base = Var(ctx.env[target.value.value])
     held = operand(ctx, value)
     _, index_op = index(ctx, target)
