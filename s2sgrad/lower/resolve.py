@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 import libcst as cst
 
+from .. import runtime
 from ..read.parse import ParsedFunction
 from .scope import read_names
 from .text import code
@@ -62,5 +63,14 @@ def _object_name(value: Any) -> Optional[str]:
     module = getattr(value, "__module__", None)
     name = getattr(value, "__name__", None)
     if module and name:
-        return f"{module}.{name}"
+        return f"{_exported_from(module, name, value)}.{name}"
     return None
+
+
+def _exported_from(module: str, name: str, value: Any) -> str:
+    """The module that names ``value``: ``s2sgrad.runtime`` for a runtime helper (defined in one
+    of its modules, e.g. ``s2sgrad.runtime.reductions``, and re-exported by the package, which is
+    how generated code and the rules name it), else ``module``."""
+    if module.startswith(runtime.__name__ + ".") and getattr(runtime, name, None) is value:
+        return runtime.__name__
+    return module
