@@ -12,7 +12,7 @@ import pytest
 
 import s2sgrad
 from s2sgrad import runtime
-from s2sgrad.lower.normalize import _object_name
+from s2sgrad.lower.resolve import object_name
 from s2sgrad.rules import DEFAULT_TABLE
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -80,9 +80,9 @@ def test_helpers_resolve_to_the_package_name():
                and not inspect.ismodule(getattr(runtime, n))]
     assert set(runtime.__all__) <= set(helpers)
     for name in helpers:
-        assert _object_name(getattr(runtime, name)) == f"s2sgrad.runtime.{name}"
-    assert _object_name(np.sum) == "numpy.sum"  # anything else: by its own module
-    assert _object_name(runtime.reductions) == "s2sgrad.runtime.reductions"
+        assert object_name(getattr(runtime, name)) == f"s2sgrad.runtime.{name}"
+    assert object_name(np.sum) == "numpy.sum"  # anything else: by its own module
+    assert object_name(runtime.reductions) == "s2sgrad.runtime.reductions"
 
 
 def test_a_helper_read_through_a_closure_finds_its_rule():

@@ -20,7 +20,7 @@ from ..differentiate.code import unpack_target
 from ..differentiate.reverse import VjpFunction
 from ..read.parse import ParsedFunction
 from .naming import Namer
-from .normalize import _statements, read_names
+from .scope import read_names, statements_of
 
 CUSTOM_DECORATORS = frozenset({"s2sgrad.custom_gradient", "s2sgrad.custom.custom_gradient"})
 
@@ -141,7 +141,7 @@ def _grad_function(pf: ParsedFunction, node: cst.FunctionDef) -> _GradFn:
     for y in m.findall(node.body, m.Yield()):
         raise pf.error(y, f"grad_fn {node.name.value} cannot be a generator", "return the gradients")
     params = _grad_params(pf, node.params, node.name.value)
-    body = _statements(node.body)
+    body = statements_of(node.body)
     returns = m.findall(node.body, m.Return())
     outer_returns = [r for r in returns if not _inside_nested_def(node, r)]
     flat = (not node.decorators and body and isinstance(body[-1], cst.Return)
@@ -163,7 +163,7 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
     """The forward/backward pair of a custom_gradient function."""
     fn = pf.node
     name = fn.name.value
-    statements = _statements(fn.body)
+    statements = statements_of(fn.body)
     if statements and m.matches(statements[0], m.Expr(m.SimpleString() | m.ConcatenatedString())):
         statements = statements[1:]
     value, grad, forward_stmts = find_grad_fn(pf, statements)

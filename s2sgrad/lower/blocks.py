@@ -1,0 +1,53 @@
+"""Blocks: a Context and statements (simple or compound) -> core statements in ``ctx.body``,
+or a block of their own. Hands ``if``/``for``/``while`` to branches and loops, with
+``lower_block`` for the blocks nested in them, and small statements to statements."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from .branches import lower_if
+from .context import Context
+from .loops import lower_for, lower_while
+from .scope import statements_of
+from .statements import lower_statement
+
+
+def lower_any(ctx: Context, stmt: cst.CSTNode, is_first: bool = False) -> None:
+    """Lower one statement (simple or compound) into ``ctx.body``."""
+    if isinstance(stmt, cst.If):
+        lower_if(ctx, stmt, lower_block)
+    elif isinstance(stmt, cst.For):
+        lower_for(ctx, stmt, lower_block)
+        _lower_loop_else(ctx, stmt)
+    elif isinstance(stmt, cst.While):
+        lower_while(ctx, stmt, lower_block)
+        _lower_loop_else(ctx, stmt)
+    else:
+        ctx.origin = ctx.origin_of(stmt)
+        lower_statement(ctx, stmt, is_first)
+
+
+def _lower_loop_else(ctx: Context, loop: cst.CSTNode) -> None:
+    """A loop's ``else:`` block, lowered as statements after the loop (structuring has already
+    turned a ``break`` that would skip it into a flag the block tests)."""
+    if loop.orelse is not None:
+        for stmt in statements_of(loop.orelse.body):
+            lower_any(ctx, stmt)
+
+
+def lower_block(ctx: Context, statements: list, prologue: tuple = (),
+                start: Optional[Callable[[], None]] = None) -> tuple:
+    """Lower ``statements`` into a new block (``prologue`` statements first, then what
+    ``start()`` emits)."""
+    saved_body, saved_origin = ctx.body, ctx.origin
+    ctx.body = list(prologue)
+    if start is not None:
+        start()
+    for stmt in statements:
+        lower_any(ctx, stmt)
+    block = tuple(ctx.body)
+    ctx.body, ctx.origin = saved_body, saved_origin
+    return block

@@ -1,0 +1,245 @@
+"""Expressions: a Context and a user expression -> an operand (Var, Const or Seq), emitting into
+``ctx.body`` one statement per operator, call, attribute, subscript or kept-verbatim part.
+
+Nested expressions are split into temporaries named after what they hold (``h_times_w``); with a
+``target`` the outermost one is written to the user's name instead. ``a if c else b`` becomes a
+branch, and a branch condition a recorded name (``condition``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import libcst as cst
+
+from .context import Context
+from .describe import describe_slice, describe_verbatim, short
+from .index_parts import basic_element, slice_to_expr
+from .ir import Const, If, Prim, Seq, Stmt, Var, operand_node
+from .kinds import is_constant, is_nondiff, is_simple_index, is_verbatim
+from .text import code, one_line_text
+
+BINARY_OPS = {
+    cst.Add: ("operator.add", "plus", "total"),
+    cst.Subtract: ("operator.sub", "minus", "difference"),
+    cst.Multiply: ("operator.mul", "times", "product"),
+    cst.Divide: ("operator.truediv", "over", "ratio"),
+    cst.FloorDivide: ("operator.floordiv", "floordiv", "quotient"),
+    cst.Modulo: ("operator.mod", "mod", "remainder"),
+    cst.Power: ("operator.pow", "pow", "power"),
+    cst.MatrixMultiply: ("operator.matmul", "matmul", "matmul"),
+}
+
+UNARY_OPS = {
+    cst.Minus: ("operator.neg", "neg"),
+    cst.Plus: ("operator.pos", "pos"),
+}
+
+
+def operand(ctx: Context, node: cst.BaseExpression, target: Optional[str] = None) -> Any:
+    """Lower ``node`` to an operand, emitting statements for its parts."""
+    if isinstance(node, cst.Name) and node.value in ctx.locals:
+        if node.value not in ctx.env:
+            raise ctx.pf.error(node, f"`{node.value}` is read before it is assigned")
+        return Var(ctx.env[node.value])
+    if is_constant(ctx, node):
+        new, reads = ctx.verbatim(node)
+        return Const(new, code(new), reads)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return _display(ctx, node)
+    if is_nondiff(ctx, node):
+        expr, reads = ctx.verbatim(node)
+        name = ctx.new_target(target, describe_verbatim(expr), "value")
+        ctx.emit((name,), expr, Prim("nondiff", (), location=ctx.pf.location(node)))
+        return Var(name)
+    lower = _lowerer(node)
+    if lower is not None:
+        return lower(ctx, node, target)
+    raise ctx.pf.error(node, f"unsupported expression: {one_line_text(code(node))}",
+                       "rewrite it with supported operations (see the README)")
+
+
+def _lowerer(node: cst.BaseExpression) -> Any:
+    """The function that lowers an operator, call, attribute or subscript, else None."""
+    if isinstance(node, cst.UnaryOperation) and type(node.operator) not in UNARY_OPS:
+        return None
+    return next((lower for kind, lower in _LOWERERS if isinstance(node, kind)), None)
+
+
+def _display(ctx: Context, node: cst.BaseExpression) -> Seq:
+    """A tuple or list display of operands (``np.stack([a, b])``'s argument)."""
+    kind = "tuple" if isinstance(node, cst.Tuple) else "list"
+    items = []
+    for el in node.elements:
+        if isinstance(el, cst.StarredElement):
+            raise ctx.pf.error(el, "starred elements are not supported",
+                               "list the elements explicitly")
+        items.append(operand(ctx, el.value))
+    return Seq(kind, tuple(items))
+
+
+def _binary(ctx: Context, node: cst.BinaryOperation, target: Optional[str]) -> Var:
+    op, word, fallback = BINARY_OPS[type(node.operator)]
+    left = operand(ctx, node.left)
+    right = operand(ctx, node.right)
+    expr = node.with_changes(left=operand_node(left), right=operand_node(right), lpar=[], rpar=[])
+    if isinstance(left, Const) and not isinstance(right, Const) and \
+            op in ("operator.mul", "operator.add"):
+        desc = f"{short(right)}_{word}_{short(left)}"
+    else:
+        desc = f"{short(left)}_{word}_{short(right)}"
+    return ctx.emit_prim(target, desc, fallback, expr,
+                         Prim(op, (left, right), location=ctx.pf.location(node)))
+
+
+def _unary(ctx: Context, node: cst.UnaryOperation, target: Optional[str]) -> Var:
+    op, word = UNARY_OPS[type(node.operator)]
+    inner = operand(ctx, node.expression)
+    expr = node.with_changes(expression=operand_node(inner), lpar=[], rpar=[])
+    return ctx.emit_prim(target, f"{word}_{short(inner)}", word, expr,
+                         Prim(op, (inner,), location=ctx.pf.location(node)))
+
+
+def _attribute(ctx: Context, node: cst.Attribute, target: Optional[str]) -> Var:
+    value = operand(ctx, node.value)
+    expr = node.with_changes(value=operand_node(value), lpar=[], rpar=[])
+    attr = node.attr.value
+    return ctx.emit_prim(target, f"{short(value)}_{attr}", attr, expr,
+                         Prim(f"ndarray.{attr}", (value,), location=ctx.pf.location(node)))
+
+
+def _subscript(ctx: Context, node: cst.Subscript, target: Optional[str]) -> Var:
+    value = operand(ctx, node.value)
+    index_node, index_op = index(ctx, node)
+    expr = subscript_expr(value, index_node)
+    desc = f"{short(value)}_{describe_slice(index_node)}"
+    if isinstance(value, Var) and isinstance(index_op.node, (cst.SimpleString, cst.ConcatenatedString)):
+        ctx.lists.add(value.name)  # indexed by a string key: a dict
+    op = "list.getitem" if isinstance(value, Var) and value.name in ctx.lists \
+        else "operator.getitem"
+    return ctx.emit_prim(target, desc, "item", expr,
+                         Prim(op, (value, index_op), location=ctx.pf.location(node)))
+
+
+def lower_ifexp(ctx: Context, node: cst.IfExp, target: Optional[str]) -> Var:
+    """``a if c else b`` as a branch whose arms write one join name."""
+    ctx.if_count += 1
+    n = ctx.if_count
+    test = condition(ctx, node.test, f"cond{n}")
+    saved = ctx.namer.fresh(f"if{n}_saved")
+    before = dict(ctx.env)
+    arms = []
+    for expr in (node.body, node.orelse):
+        ctx.env = dict(before)
+        arms.append(ctx.collect(lambda: operand(ctx, expr)))
+    ctx.env = before
+    name = ctx.new_target(target, f"{short(arms[0][1])}_or_{short(arms[1][1])}", "choice")
+    blocks = [block + (Stmt((name,), operand_node(op), Prim("copy", (op,)), ctx.origin),)
+              for block, op in arms]
+    ctx.body.append(If(test, blocks[0], blocks[1], saved, ctx.origin))
+    return Var(name)
+
+
+def condition(ctx: Context, test: cst.BaseExpression, name: str) -> str:
+    """The name holding the value of a branch condition (recorded for the backward sweep)."""
+    if isinstance(test, cst.Name) and test.value in ctx.env:
+        return ctx.env[test.value]
+    if not is_verbatim(ctx, test):
+        held = operand(ctx, test)
+        if isinstance(held, Var):
+            return held.name
+        test = held.node
+    expr, _ = ctx.verbatim(test)
+    target = ctx.namer.fresh(name)
+    ctx.emit((target,), expr, Prim("nondiff", (), location=ctx.pf.location(test)))
+    return target
+
+
+def index(ctx: Context, node: cst.Subscript) -> tuple:
+    """The index of a subscript as one verbatim Const; complex parts are hoisted first."""
+    elements = [el.with_changes(slice=_hoist_index_parts(ctx, el.slice)) for el in node.slice]
+    renamed, reads = ctx.verbatim(node.with_changes(slice=elements))
+    if len(renamed.slice) == 1 and isinstance(renamed.slice[0].slice, cst.Index):
+        index_node = renamed.slice[0].slice.value
+    else:
+        index_node = cst.Tuple([cst.Element(slice_to_expr(e.slice)) for e in renamed.slice])
+    brackets = code(renamed)[len(code(renamed.value)):]
+    basic = all(basic_element(e.slice) for e in renamed.slice)
+    return renamed, Const(index_node, code(index_node), reads, brackets, basic)
+
+
+def _hoist_index_parts(ctx: Context, inner: cst.BaseSlice) -> cst.BaseSlice:
+    """One index element with its parts that are not simple lowered to operands first."""
+    if isinstance(inner, cst.Index) and not is_simple_index(ctx, inner.value):
+        held = operand(ctx, inner.value)
+        return inner.with_changes(value=operand_node(held))
+    if isinstance(inner, cst.Slice):
+        parts = {}
+        for field_name in ("lower", "upper", "step"):
+            part = getattr(inner, field_name)
+            if part is not None and not is_simple_index(ctx, part):
+                parts[field_name] = operand_node(operand(ctx, part))
+        if parts:
+            return inner.with_changes(**parts)
+    return inner
+
+
+def subscript_expr(value: Any, index_node: Any) -> cst.BaseExpression:
+    """``value[index]`` as code: a renamed Subscript gets ``value`` as its base."""
+    if isinstance(index_node, cst.Subscript):
+        return index_node.with_changes(value=operand_node(value), lpar=[], rpar=[])
+    return cst.Subscript(operand_node(value), [cst.SubscriptElement(cst.Index(index_node))])
+
+
+def lower_call(ctx: Context, node: cst.Call, target: Optional[str], unpack_to: tuple = ()) -> Var:
+    """A call as one statement; with ``unpack_to``, a function call's result is unpacked into
+    new versions of those user names."""
+    args, kwargs, new_args = _call_args(ctx, node)
+    func = node.func
+    if isinstance(func, cst.Attribute) and not is_constant(ctx, func.value):
+        owner = operand(ctx, func.value)
+        method = func.attr.value
+        func_new = func.with_changes(value=operand_node(owner))
+        expr = node.with_changes(func=func_new, args=new_args, lpar=[], rpar=[])
+        return ctx.emit_prim(target, f"{short(owner)}_{method}", method, expr,
+                             Prim(f"ndarray.{method}", (owner, *args), tuple(kwargs),
+                                  location=ctx.pf.location(node)))
+    callee = ctx.callee_name(func)
+    func_new, _ = ctx.verbatim(func)
+    expr = node.with_changes(func=func_new, args=new_args, lpar=[], rpar=[])
+    prim = Prim(callee, tuple(args), tuple(kwargs), location=ctx.pf.location(node),
+                callee=code(func))
+    short_fn = callee.rsplit(".", 1)[-1]
+    if unpack_to:
+        names = tuple(ctx.bind(n) for n in unpack_to)
+        ctx.emit(names, expr, prim, unpack=True)
+        return Var(names[0])
+    first = short(args[0]) if args else ""
+    desc = f"{short_fn}_{first}" if first else short_fn
+    return ctx.emit_prim(target, desc, short_fn, expr, prim)
+
+
+def _call_args(ctx: Context, node: cst.Call) -> tuple:
+    """``(positional operands, (keyword, operand) pairs, the Args as code)`` of a call."""
+    args, kwargs, new_args = [], [], []
+    for a in node.args:
+        if a.star:
+            raise ctx.pf.error(a, "star-arguments (*args, **kwargs) are not supported",
+                               "pass the arguments one by one")
+        op = operand(ctx, a.value)
+        new_args.append(a.with_changes(value=operand_node(op)))
+        if a.keyword is None:
+            args.append(op)
+        else:
+            kwargs.append((a.keyword.value, op))
+    return args, kwargs, new_args
+
+
+_LOWERERS = (
+    (cst.BinaryOperation, _binary),
+    (cst.UnaryOperation, _unary),
+    (cst.Call, lower_call),
+    (cst.IfExp, lower_ifexp),
+    (cst.Attribute, _attribute),
+    (cst.Subscript, _subscript),
+)

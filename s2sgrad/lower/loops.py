@@ -1,0 +1,164 @@
+"""``for`` and ``while`` loops: a Context and a loop -> one Loop in ``ctx.body`` (its header code,
+the names the header binds, its body, and the carries that hand new values to the next iteration).
+
+A loop over values that carry no derivative (``range(n)``) keeps its header; a loop over sequences
+(``for x in xs``, ``enumerate``, ``zip``) becomes ``for i, x in enumerate(xs):`` with ``x`` bound by
+an implicit ``xs[i]``. The loop's ``else:`` block is the caller's (blocks.lower_any), and nested
+blocks are lowered by the ``lower_block(ctx, statements, prologue, start)`` it passes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+import libcst.matchers as m
+
+from .assignments import assign
+from .context import BlockLowerer, Context
+from .expressions import operand
+from .ir import Const, Loop, Origin, Prim, Seq, Stmt, Var, operand_node
+from .joins import bind_conditional_locals, loop_carries
+from .kinds import is_verbatim
+from .scope import statements_of
+from .text import Renamer, code
+
+
+def lower_while(ctx: Context, node: cst.While, lower_block: BlockLowerer) -> None:
+    ctx.loop_count += 1
+    n = ctx.loop_count
+    origin = ctx.header_origin(f"while {code(node.test)}:", node)
+    ctx.origin = origin
+    if not (is_verbatim(ctx, node.test) or isinstance(node.test, cst.Name)):
+        raise ctx.pf.error(node.test, "a while condition must be a comparison or a name",
+                           "compare explicitly, e.g. `while np.sum(x) > tol:`")
+    test, _ = ctx.verbatim(node.test)
+    tape = ctx.namer.fresh(f"loop{n}_tape")
+    bind_conditional_locals(ctx, node.body)
+    before = dict(ctx.env)
+    body = lower_block(ctx, statements_of(node.body))
+    _append_loop(ctx, n, (f"while {code(test)}:", (), body), before, tape, origin)
+
+
+def lower_for(ctx: Context, node: cst.For, lower_block: BlockLowerer) -> None:
+    ctx.loop_count += 1
+    n = ctx.loop_count
+    origin = ctx.header_origin(f"for {code(node.target)} in {code(node.iter)}:", node)
+    ctx.origin = origin
+    tape = ctx.namer.fresh(f"loop{n}_tape")
+    bind_conditional_locals(ctx, node.body)
+    parts = loop_parts(ctx, node)
+    before = dict(ctx.env)
+    if parts[0] is None and is_verbatim(ctx, node.iter):
+        lowered = _lower_value_loop(ctx, node, lower_block)
+    else:
+        lowered = lower_sequence_loop(ctx, node, n, parts, lower_block)
+    _append_loop(ctx, n, lowered, before, tape, origin)
+
+
+def _append_loop(ctx: Context, n: int, lowered: tuple, before: dict, tape: str,
+                 origin: Origin) -> None:
+    """Append the Loop: ``lowered`` is its ``(header, targets, body)``; ``before`` the
+    environment at its start, which the carries restore."""
+    header, targets, body = lowered
+    ctx.origin = origin
+    carries = loop_carries(ctx, before, origin)
+    ctx.body.append(Loop(header, targets, body, carries, tape, origin,
+                         ctx.namer.fresh(f"loop{n}_trips"), ctx.namer.fresh(f"loop{n}_entry")))
+
+
+def _lower_value_loop(ctx: Context, node: cst.For, lower_block: BlockLowerer) -> tuple:
+    """``(header, targets, body)`` of a loop over values that carry no derivative: the header as
+    written, its names renamed."""
+    iter_code, _ = ctx.verbatim(node.iter)
+    targets = tuple(ctx.bind(n_.value) for n_ in m.findall(node.target, m.Name()))
+    target_code = code(node.target.visit(Renamer(ctx.env)))
+    header = f"for {target_code} in {code(iter_code)}:"
+    return header, targets, lower_block(ctx, statements_of(node.body))
+
+
+def loop_parts(ctx: Context, node: cst.For) -> tuple:
+    """``(index name, start, element target, sequence)`` of a for header: the index and its
+    start come from ``enumerate(seq[, start])`` unpacked into two targets, else None."""
+    it = node.iter
+    if m.matches(it, m.Call(func=m.Name("enumerate"))) and 1 <= len(it.args) <= 2 and \
+            m.matches(node.target, m.Tuple(elements=[m.Element(m.Name()), m.DoNotCare()])):
+        seq_arg = it.args[0]
+        start = it.args[1].value if len(it.args) == 2 else None
+        if seq_arg.keyword is not None or (len(it.args) == 2 and it.args[1].keyword not in
+                                           (None,) and it.args[1].keyword.value != "start"):
+            raise ctx.pf.error(it, "enumerate() takes a sequence and an optional start here",
+                               "write `for i, x in enumerate(xs, start):`")
+        return node.target.elements[0].value.value, start, node.target.elements[1].value, \
+            seq_arg.value
+    return None, None, node.target, it
+
+
+def loop_sequences(ctx: Context, node: cst.For, elem_target, seq_node) -> tuple:
+    """The sequences a loop walks (several for ``zip``) and one target per sequence."""
+    if m.matches(seq_node, m.Call(func=m.Name("zip"))):
+        if any(a.keyword is not None or a.star for a in seq_node.args):
+            raise ctx.pf.error(seq_node, "zip() with keywords or starred sequences is not supported",
+                               "list the sequences: `zip(xs, ys)`")
+        seqs = [operand(ctx, a.value) for a in seq_node.args]
+        elems = [e.value for e in elem_target.elements] if isinstance(
+            elem_target, (cst.Tuple, cst.List)) else None
+        if elems is None or len(elems) != len(seqs):
+            raise ctx.pf.error(node.target, "unpack zip() into one name per sequence",
+                               "write `for a, b in zip(xs, ys):`")
+        return seqs, elems
+    return [operand(ctx, seq_node)], [elem_target]
+
+
+def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,
+                        lower_block: BlockLowerer) -> tuple:
+    """A loop over sequences as ``for index, elems in enumerate(seq):``, each element bound
+    by an implicit read ``seq[index]``; a tuple element is unpacked at the top of the body.
+    ``parts`` are loop_parts' ``(index name, start, element target, sequence)``."""
+    index_name, start, elem_target, seq_node = parts
+    seqs, elems = loop_sequences(ctx, node, elem_target, seq_node)
+    for e in elems:
+        if not (isinstance(e, cst.Name) or m.matches(e, m.Tuple() | m.List()) and all(
+                isinstance(x.value, cst.Name) for x in e.elements)):
+            raise ctx.pf.error(e, "loop targets must be names or tuples of names",
+                               "unpack inside the loop body instead")
+    index = ctx.bind(index_name) if index_name and start is None \
+        else ctx.namer.fresh(f"loop{n}_index")
+    prologue, names, unpacks = [], [], []
+    for seq, e in zip(seqs, elems):
+        name = ctx.bind(e.value) if isinstance(e, cst.Name) else ctx.namer.fresh(f"loop{n}_item")
+        names.append(name)
+        if not isinstance(e, cst.Name):
+            unpacks.append((e, name))
+        prologue.append(loop_item(ctx, seq, index, name))
+    body = lower_block(ctx, statements_of(node.body), tuple(prologue),
+                       lambda: loop_unpacks(ctx, index_name, start, index, unpacks))
+    return _enumerate_header(index, names, seqs), (index, *names), body
+
+
+def _enumerate_header(index: str, names: list, seqs: list) -> str:
+    """``for index, name in enumerate(seq):`` (``(a, b)`` and ``zip(xs, ys)`` for several)."""
+    seq_code = code(operand_node(seqs[0])) if len(seqs) == 1 else \
+        "zip(" + ", ".join(code(operand_node(q)) for q in seqs) + ")"
+    elem_code = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
+    return f"for {index}, {elem_code} in enumerate({seq_code}):"
+
+
+def loop_item(ctx: Context, seq: Any, index: str, name: str) -> Stmt:
+    """The implicit ``name = seq[index]`` a loop header binds."""
+    index_const = Const(cst.Name(index), index, (index,), f"[{index}]", True)
+    expr = cst.Subscript(operand_node(seq), [cst.SubscriptElement(cst.Index(cst.Name(index)))])
+    item_op = "list.getitem" if (isinstance(seq, Var) and seq.name in ctx.lists) or \
+        isinstance(seq, Seq) else "operator.getitem"
+    return Stmt((name,), expr, Prim(item_op, (seq, index_const), location=ctx.origin.location),
+                ctx.origin, implicit=True)
+
+
+def loop_unpacks(ctx: Context, index_name, start, index: str, unpacks: list) -> None:
+    """Statements at the top of a loop body: the user's counter when ``enumerate`` has a
+    start, and the unpacking of tuple elements."""
+    if index_name and start is not None:
+        expr = cst.BinaryOperation(cst.Name(index), cst.Add(), ctx.verbatim(start)[0])
+        ctx.emit((ctx.bind(index_name),), expr, Prim("nondiff", (), location=ctx.origin.location))
+    for target, name in unpacks:
+        assign(ctx, target, cst.Name(name), source=Var(name))

@@ -1,0 +1,76 @@
+"""What a name in the user's code stands for: a call target -> the dotted name it resolves to
+(``numpy.tanh``, ``mymodule.helper``), statically or from the live function; a parameter -> its
+default as code."""
+
+from __future__ import annotations
+
+import cmath
+import types
+from typing import Any, Optional
+
+import libcst as cst
+
+from .. import runtime
+from ..read.parse import ParsedFunction
+from .scope import read_names
+from .text import code
+
+
+def callee_name(pf: ParsedFunction, func: cst.BaseExpression) -> Optional[str]:
+    """The dotted name a call target resolves to, statically or from the live function."""
+    name = pf.qualified_name(func)
+    if name is not None and "<locals>" not in name:
+        return name
+    live = pf.unit.live
+    text = code(func)
+    if live is not None:
+        value = _live_lookup(live, text)
+        if value is not None:
+            return object_name(value) or text
+    return name or text
+
+
+def default_of(pf: ParsedFunction, param: cst.Param) -> Optional[cst.BaseExpression]:
+    """A parameter's default as code: as written, or, when it reads a name the function
+    cannot see when it runs (``num=num`` in a closure factory), the value it had."""
+    live = pf.unit.live
+    if param.default is None or live is None or all(n in live for n in read_names(param.default)):
+        return param.default
+    value = pf.unit.defaults.get(param.name.value)
+    if isinstance(value, (bool, int, float, complex, str, type(None))) and \
+            not (isinstance(value, (float, complex)) and not cmath.isfinite(value)):
+        return cst.parse_expression(repr(value))
+    raise pf.error(param.default, f"the default of `{param.name.value}` reads names from "
+                   "the enclosing function, and its value is not a number or string",
+                   "pass the value as an argument, or read it from the closure in the body")
+
+
+def _live_lookup(live: dict, dotted: str) -> Any:
+    parts = dotted.split(".")
+    if parts[0] not in live:
+        return None
+    value = live[parts[0]]
+    for p in parts[1:]:
+        value = getattr(value, p, None)
+        if value is None:
+            return None
+    return value
+
+
+def object_name(value: Any) -> Optional[str]:
+    if isinstance(value, types.ModuleType):
+        return value.__name__
+    module = getattr(value, "__module__", None)
+    name = getattr(value, "__name__", None)
+    if module and name:
+        return f"{_exported_from(module, name, value)}.{name}"
+    return None
+
+
+def _exported_from(module: str, name: str, value: Any) -> str:
+    """The module that names ``value``: ``s2sgrad.runtime`` for a runtime helper (defined in one
+    of its modules, e.g. ``s2sgrad.runtime.reductions``, and re-exported by the package, which is
+    how generated code and the rules name it), else ``module``."""
+    if module.startswith(runtime.__name__ + ".") and getattr(runtime, name, None) is value:
+        return runtime.__name__
+    return module

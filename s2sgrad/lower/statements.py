@@ -1,0 +1,77 @@
+"""Simple statements: a Context and one small statement (``pass``, an expression, ``assert``, an
+assignment, ``+=``, ``return``) -> core statements emitted into ``ctx.body``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+import libcst.matchers as m
+
+from .assignments import assign, lower_append
+from .context import Context
+from .expressions import operand
+from .ir import Prim
+from .text import code, one_line_text
+
+
+def lower_statement(ctx: Context, stmt: cst.BaseSmallStatement, is_first: bool) -> None:
+    """Lower one small statement; ``is_first``: the first of the function (a docstring there is
+    left out)."""
+    if isinstance(stmt, cst.Pass):
+        return
+    if isinstance(stmt, cst.Expr):
+        if not (is_first and isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString))):
+            _expression_statement(ctx, stmt)
+        return
+    if isinstance(stmt, cst.Assert):
+        return  # checks on values do not change the gradient; the forward call keeps them
+    if isinstance(stmt, cst.AugAssign):
+        _augmented_assignment(ctx, stmt)
+        return
+    if isinstance(stmt, cst.AnnAssign):
+        assign(ctx, stmt.target, stmt.value)
+        return
+    if isinstance(stmt, cst.Assign):
+        first, *rest = [t.target for t in stmt.targets]
+        assign(ctx, first, stmt.value)
+        for other in rest:
+            assign(ctx, other, first)
+        return
+    raise ctx.pf.error(stmt, f"unsupported statement: {one_line_text(code(stmt))}")
+
+
+def _expression_statement(ctx: Context, stmt: cst.Expr) -> None:
+    """An expression evaluated for its effect: ``lst.append(v)``, else kept verbatim (a method
+    that changes a local in place is refused)."""
+    value = stmt.value
+    if m.matches(value, m.Call(func=m.Attribute(value=m.Name()))) and \
+            value.func.value.value in ctx.env:
+        owner, method = value.func.value.value, value.func.attr.value
+        if method == "append" and len(value.args) == 1 and value.args[0].keyword is None:
+            lower_append(ctx, owner, value.args[0].value, stmt)
+            return
+        raise ctx.pf.error(value, f"the in-place method `.{method}()` on `{owner}` is not "
+                           "supported in a differentiated function",
+                           f"assign a new value instead: `{owner} = ...`")
+    expr, reads = ctx.verbatim(stmt.value)
+    ctx.emit((), expr, Prim("nondiff", (), location=ctx.pf.location(stmt)))
+
+
+def _augmented_assignment(ctx: Context, stmt: cst.AugAssign) -> None:
+    """``x += v`` as ``x_2 = x + v``, recorded as an in-place update of ``x``."""
+    target = stmt.target
+    op_type = type(stmt.operator).__name__.replace("Assign", "")
+    binop = cst.BinaryOperation(left=target, operator=getattr(cst, op_type)(), right=stmt.value)
+    before = ctx.env.get(target.value) if isinstance(target, cst.Name) else None
+    assign(ctx, target, binop)
+    if before is not None and ctx.env.get(target.value) != before:
+        ctx.inplace.append((ctx.env[target.value], before, ctx.pf.location(stmt)))
+
+
+def lower_return(ctx: Context, stmt: cst.Return) -> Any:
+    """The operand a ``return`` statement returns (written to the function's own name)."""
+    if stmt.value is None:
+        raise ctx.pf.error(stmt, "a differentiated function must return a value",
+                           "return the value to differentiate")
+    return operand(ctx, stmt.value, target=ctx.pf.node.name.value)
