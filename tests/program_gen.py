@@ -1064,6 +1064,7 @@ class Gen:
         else:
             it, lvars, index, n = self.iteration(set(carried))
             header = f"for {it}:"
+            self.unfresh(E(it, (), 0.0, fresh=False))  # its loop variables may be views of those
         # jumps: a break/continue on the loop index or a computed condition
         jump = None
         if self.ch.bool(30) and n >= 1:
