@@ -224,8 +224,33 @@ def two_products_of_one_row(W, V, xs):
     return total
 
 
+def over_rows(W, xs):
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(np.tanh(x @ W))
+    return total
+
+
+def over_rows_enumerated(W, xs):
+    total = 0.0
+    for i, x in enumerate(xs):
+        total = total + np.sum(np.tanh(x @ W)) * (i + 1.0)
+    return total
+
+
+def over_a_list(W, xs):
+    total = 0.0
+    for x in [xs[0], xs[1]]:
+        total = total + np.sum(np.tanh(x @ W))  # a list's items: not rows of one array
+    return total
+
+
 @pytest.mark.parametrize("fn, args, hoisted", [
     (projected, (RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3))), True),
+    (over_rows, (RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3))), True),
+    (over_rows, (RNG.normal(size=(3, 2)), RNG.normal(size=(4, 5, 3))), True),
+    (over_rows_enumerated, (RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3))), True),
+    (over_a_list, (RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3))), False),
     (projected, (RNG.normal(size=(3, 2)), RNG.normal(size=(0, 3))), True),
     # break becomes a flag the body is guarded by: the product is no longer a plain loop statement
     (with_break, (RNG.normal(size=(3, 2)), RNG.normal(size=(6, 3))), False),

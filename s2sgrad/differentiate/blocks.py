@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from ..lower.ir import (
     SUBSCRIPT,
@@ -85,23 +84,6 @@ def _carried_within(stmt) -> set:
             if isinstance(inner, (If, Loop)):
                 found |= _carried_within(inner)
     return found
-
-
-def row_counter(loop: Loop) -> str:
-    """The name counting a loop's iterations from 0 by 1 (``for t in range(n)``, the index of
-    ``enumerate``), or "" when there is none."""
-    header = cst.parse_statement(loop.header + " pass")
-    if not isinstance(header, cst.For):
-        return ""
-    it, target = header.iter, header.target
-    if m.matches(it, m.Call(func=m.Name("range"), args=[m.Arg(keyword=None, star="")])) and \
-            isinstance(target, cst.Name) and len(loop.targets) == 1:
-        return target.value
-    if m.matches(it, m.Call(func=m.Name("enumerate"))) and isinstance(target, cst.Tuple) and \
-            m.matches(target.elements[0].value, m.Name()) and loop.targets and \
-            loop.targets[0] == target.elements[0].value.value:
-        return loop.targets[0]
-    return ""
 
 
 class BlockSweeps:
@@ -250,7 +232,7 @@ class BlockSweeps:
         """The backward body of ``loop``, and what it collected for one pass after the loop."""
         outer = self.collecting
         batchable = [v for v in boundary if v in accumulators and v not in self.fn.lists]
-        counter = row_counter(loop)
+        counter = loop.counter()
         self.collecting = collecting = Collecting(
             batchable=frozenset(batchable),
             rows={v: self.namer.fresh(f"{v}_bar_rows") for v in batchable} if counter else {},

@@ -20,8 +20,8 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, Stmt, Var, defined_names, flatten,
-                 operand_reads, reads_counter)
+from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, RangeHeader, SequenceHeader, Stmt, Var,
+                 defined_names, flatten, operand_reads, reads_counter)
 from .naming import Namer
 
 
@@ -34,20 +34,17 @@ _SIMPLE_COUNT = (m.Integer() | m.Name() | m.Call(func=m.Name("len"), args=[m.Arg
                                slice=[m.SubscriptElement(slice=m.Index(value=m.Integer()))]))
 
 
-def _range_count(loop: Loop) -> Optional[cst.BaseExpression]:
-    """``n`` of a ``for t in range(n):`` header (a literal, a name, ``len(x)`` or
-    ``x.shape[k]``: evaluating it again has no effect), else None."""
-    try:
-        header = cst.parse_statement(loop.header + " pass")
-    except cst.ParserSyntaxError:
-        return None
-    if not isinstance(header, cst.For) or not isinstance(header.target, cst.Name):
-        return None
-    it = header.iter
-    if not m.matches(it, m.Call(func=m.Name("range"))) or len(it.args) != 1 or it.args[0].keyword:
-        return None
-    count = it.args[0].value
-    return count if m.matches(count, _SIMPLE_COUNT) else None
+def _trip_count(loop: Loop) -> Optional[cst.BaseExpression]:
+    """The number of iterations of a loop whose counter runs 0, 1, ..., as code that may be
+    evaluated again before the loop: ``n`` of ``range(n)`` (a literal, a name, ``len(x)`` or
+    ``x.shape[k]``), ``len(xs)`` of a loop over one named sequence; else None."""
+    kind = loop.kind
+    if isinstance(kind, RangeHeader):
+        count = kind.stop_only()
+        return count if count is not None and m.matches(count, _SIMPLE_COUNT) else None
+    if isinstance(kind, SequenceHeader) and len(kind.sequences) == 1 and isinstance(kind.sequences[0], Var):
+        return cst.Call(cst.Name("len"), [cst.Arg(cst.Name(kind.sequences[0].name))])
+    return None
 
 
 def _read_counts(fn: CoreFunction) -> dict:
@@ -111,11 +108,10 @@ class _Hoister:
                          location=stmt.prim.location), stmt.origin)
 
     def loop(self, loop: Loop) -> tuple:
-        count = _range_count(loop)
-        if count is None or len(loop.targets) != 1:
+        count, t = _trip_count(loop), loop.counter()
+        if count is None or not t:
             return (), loop
-        t = loop.targets[0]
-        changed = defined_names(loop.body) | defined_names(loop.carries) | {t}
+        changed = defined_names(loop.body) | defined_names(loop.carries) | set(loop.targets)
         if any(name in changed for name in m.findall(count, m.Name())):
             return (), loop
         rows = {}  # name of A[t] -> (A, its statement)

@@ -8,7 +8,7 @@ display of operands, e.g. the argument of ``np.stack``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 import libcst as cst
 
@@ -97,6 +97,33 @@ class If:
 
 
 @dataclass(frozen=True)
+class RangeHeader:
+    """``for counter in range(...)``: ``args`` are range's arguments (nodes, as written)."""
+
+    counter: str
+    args: tuple = field(compare=False)
+
+    def stop_only(self) -> Optional[cst.BaseExpression]:
+        """The count ``n`` of ``range(n)`` (the counter runs 0, 1, ..., n - 1), else None."""
+        return self.args[0] if len(self.args) == 1 else None
+
+
+@dataclass(frozen=True)
+class SequenceHeader:
+    """``for index, (items) in enumerate(zip(sequences))``: a loop over sequences, the counter
+    ``index`` running from 0, ``items[k]`` bound to ``sequences[k][index]``."""
+
+    index: str
+    items: tuple
+    sequences: tuple  # operands
+
+
+@dataclass(frozen=True)
+class OtherHeader:
+    """A while loop, or a for loop over values that carry no derivative (kept as written)."""
+
+
+@dataclass(frozen=True)
 class Loop:
     """A ``for`` or ``while`` loop. ``header`` is its forward header code (``for t in range(n):``);
     ``targets`` are the names the header binds each iteration; ``carries`` are the copies at the end
@@ -111,6 +138,14 @@ class Loop:
     origin: Origin
     trips: str = ""  # counts iterations when nothing needs recording
     entry: str = ""  # keeps carried values from before the loop, restored after the backward loop
+    kind: Any = field(default=OtherHeader(), compare=False)  # RangeHeader | SequenceHeader | OtherHeader
+
+    def counter(self) -> str:
+        """The name counting iterations 0, 1, ... by one (``range(n)``'s target, the index of
+        a loop over sequences), or ""."""
+        if isinstance(self.kind, RangeHeader) and self.kind.stop_only() is not None:
+            return self.kind.counter
+        return self.kind.index if isinstance(self.kind, SequenceHeader) else ""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ import libcst.matchers as m
 from .assignments import assign
 from .context import BlockLowerer, Context
 from .expressions import operand
-from .ir import Const, Loop, Origin, Prim, Seq, Stmt, Var, operand_node
+from .ir import (Const, Loop, Origin, OtherHeader, Prim, RangeHeader, Seq, SequenceHeader, Stmt, Var,
+                 operand_node)
 from .joins import bind_conditional_locals, loop_carries
 from .kinds import is_verbatim
 from .scope import statements_of
@@ -37,7 +38,7 @@ def lower_while(ctx: Context, node: cst.While, lower_block: BlockLowerer) -> Non
     bind_conditional_locals(ctx, node.body)
     before = dict(ctx.env)
     body = lower_block(ctx, statements_of(node.body))
-    _append_loop(ctx, n, (f"while {code(test)}:", (), body), before, tape, origin)
+    _append_loop(ctx, n, (f"while {code(test)}:", (), body, OtherHeader()), before, tape, origin)
 
 
 def lower_for(ctx: Context, node: cst.For, lower_block: BlockLowerer) -> None:
@@ -58,23 +59,27 @@ def lower_for(ctx: Context, node: cst.For, lower_block: BlockLowerer) -> None:
 
 def _append_loop(ctx: Context, n: int, lowered: tuple, before: dict, tape: str,
                  origin: Origin) -> None:
-    """Append the Loop: ``lowered`` is its ``(header, targets, body)``; ``before`` the
-    environment at its start, which the carries restore."""
-    header, targets, body = lowered
+    """Append the Loop: ``lowered`` is its ``(header, targets, body, typed header)``; ``before``
+    the environment at its start, which the carries restore."""
+    header, targets, body, kind = lowered
     ctx.origin = origin
     carries = loop_carries(ctx, before, origin)
     ctx.body.append(Loop(header, targets, body, carries, tape, origin,
-                         ctx.namer.fresh(f"loop{n}_trips"), ctx.namer.fresh(f"loop{n}_entry")))
+                         ctx.namer.fresh(f"loop{n}_trips"), ctx.namer.fresh(f"loop{n}_entry"), kind))
 
 
 def _lower_value_loop(ctx: Context, node: cst.For, lower_block: BlockLowerer) -> tuple:
-    """``(header, targets, body)`` of a loop over values that carry no derivative: the header as
-    written, its names renamed."""
+    """``(header, targets, body, typed header)`` of a loop over values that carry no derivative:
+    the header as written, its names renamed (a RangeHeader for ``for t in range(...)``)."""
     iter_code, _ = ctx.verbatim(node.iter)
     targets = tuple(ctx.bind(n_.value) for n_ in m.findall(node.target, m.Name()))
     target_code = code(node.target.visit(Renamer(ctx.env)))
     header = f"for {target_code} in {code(iter_code)}:"
-    return header, targets, lower_block(ctx, statements_of(node.body))
+    kind = OtherHeader()
+    if isinstance(node.target, cst.Name) and m.matches(iter_code, m.Call(func=m.Name("range"))) and \
+            all(a.keyword is None and not a.star for a in iter_code.args):
+        kind = RangeHeader(targets[0], tuple(a.value for a in iter_code.args))
+    return header, targets, lower_block(ctx, statements_of(node.body)), kind
 
 
 def loop_parts(ctx: Context, node: cst.For) -> tuple:
@@ -133,7 +138,8 @@ def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,
         prologue.append(loop_item(ctx, seq, index, name))
     body = lower_block(ctx, statements_of(node.body), tuple(prologue),
                        lambda: loop_unpacks(ctx, index_name, start, index, unpacks))
-    return _enumerate_header(index, names, seqs), (index, *names), body
+    return _enumerate_header(index, names, seqs), (index, *names), body, \
+        SequenceHeader(index, tuple(names), tuple(seqs))
 
 
 def _enumerate_header(index: str, names: list, seqs: list) -> str:
