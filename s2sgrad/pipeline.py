@@ -43,10 +43,12 @@ from .write.imports import free_globals, import_lines
 
 @dataclass(frozen=True)
 class Options:
-    """What to differentiate: parameter names (``wrt``), and whether the output carries aux data."""
+    """What to differentiate: parameter names (``wrt``), whether the output carries aux data, and
+    the mode: ``"rev"`` (``<f>_fwd``/``<f>_bwd``/``<f>_grad``) or ``"fwd"`` (``<f>_jvp``)."""
 
     wrt: tuple
     has_aux: bool = False
+    mode: str = "rev"
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,12 @@ class Generated:
     text: str
     names: EntryNames
     live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def callables(self) -> tuple:
+        """The names of the functions a caller runs: the forward and backward sweeps (reverse
+        mode), or the one ``<f>_jvp`` (forward mode)."""
+        return tuple(name for name in (self.names.fwd, self.names.bwd) if name)
 
 
 @dataclass(frozen=True)
@@ -327,7 +335,10 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
 
 def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABLE,
              *, command: str = "") -> Generated:
-    """Transform the function ``unit`` names into a generated module's text."""
+    """Transform the function ``unit`` names into a generated module's text (forward mode's
+    ``<f>_jvp`` when ``options.mode`` is ``"fwd"``)."""
+    if options.mode == "fwd":
+        return generate_jvp(unit, options.wrt, table, command=command)
     module = generate_module(((unit, options),), table, command=command)
     return Generated(module.text, module.names[0], module.live_names)
 
