@@ -17,7 +17,7 @@ import hashlib
 import linecache
 import os
 import sys
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 from .. import __version__
 from ..read.capture import SourceUnit, from_function, is_source_function
