@@ -346,7 +346,7 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
              *, command: str = "") -> Generated:
     """Transform the function ``unit`` names into a generated module's text (forward mode's
     ``<f>_jvp`` when ``options.mode`` is ``"fwd"``)."""
-    if options.mode == "fwd":
+    if options.mode == FORWARD.name:
         return generate_jvp(unit, options.wrt, table, command=command)
     module = generate_module(((unit, options),), table, command=command)
     return Generated(module.text, module.names[0], module.live_names)
