@@ -63,6 +63,51 @@ def rosenbrock(x):
     return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
 
 
+# ----- the same kernels, spelled otherwise (an optimization must not depend on the spelling) ------
+
+
+def mlp_loss_dot(W1, b1, W2, b2, X, Y):
+    """mlp_loss with np.dot for the products."""
+    h = np.tanh(np.dot(X, W1) + b1)
+    logits = np.dot(h, W2) + b2
+    m = np.max(logits, axis=1, keepdims=True)
+    z = logits - m
+    lse = np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return -np.sum(Y * (z - lse)) / X.shape[0]
+
+
+def rnn_loss_dot(Wx, Wh, xs, h0):
+    """rnn_loss with np.dot for the products."""
+    h = h0
+    for t in range(50):
+        h = np.tanh(np.dot(xs[t], Wx) + np.dot(h, Wh))
+    return np.sum(h**2)
+
+
+def rnn_loss_method(Wx, Wh, xs, h0):
+    """rnn_loss with the ndarray.dot method for the products."""
+    h = h0
+    for t in range(50):
+        h = np.tanh(xs[t].dot(Wx) + h.dot(Wh))
+    return np.sum(h**2)
+
+
+def rnn_loss_for_x(Wx, Wh, xs, h0):
+    """rnn_loss iterating over the rows of xs (it has 50) instead of an index."""
+    h = h0
+    for x in xs:
+        h = np.tanh(x @ Wx + h @ Wh)
+    return np.sum(h**2)
+
+
+def rnn_loss_w_left(Ux, Uh, xs, h0):
+    """rnn_loss with the weights on the left (column vectors): Ux = Wx.T, Uh = Wh.T."""
+    h = h0
+    for t in range(50):
+        h = np.tanh(Ux @ xs[t] + Uh @ h)
+    return np.sum(h**2)
+
+
 # ----- hand-written value and gradient -------------------------------------------------------------
 
 
@@ -146,6 +191,11 @@ def rnn_loss_hand(Wx, Wh, xs, h0):
     return value, (gWx, gWh)
 
 
+def rnn_loss_w_left_hand(Ux, Uh, xs, h0):
+    value, (gWx, gWh) = rnn_loss_hand(Ux.T, Uh.T, xs, h0)
+    return value, (gWx.T, gWh.T)
+
+
 def logsumexp_hand(x):
     m = np.max(x)
     e = np.exp(x - m)
@@ -212,6 +262,11 @@ def _rnn(rng):
     return Wx, Wh, xs, h0
 
 
+def _rnn_w_left(rng):
+    Wx, Wh, xs, h0 = _rnn(rng)
+    return np.ascontiguousarray(Wx.T), np.ascontiguousarray(Wh.T), xs, h0
+
+
 def _logsumexp(rng):
     return (rng.normal(size=1000) * 5.0,)
 
@@ -231,6 +286,12 @@ CASES = (
          (0,), _scalar),
     Case("rnn", "tanh RNN, hidden 32, 50 steps, input 16; grads Wx, Wh", rnn_loss, rnn_loss_hand,
          (0, 1), _rnn),
+    Case("rnn_dot", "rnn with np.dot", rnn_loss_dot, rnn_loss_hand, (0, 1), _rnn),
+    Case("rnn_method", "rnn with h.dot(Wh)", rnn_loss_method, rnn_loss_hand, (0, 1), _rnn),
+    Case("rnn_for_x", "rnn iterating `for x in xs`", rnn_loss_for_x, rnn_loss_hand, (0, 1), _rnn),
+    Case("rnn_w_left", "rnn with the weights on the left, Wh @ h", rnn_loss_w_left,
+         rnn_loss_w_left_hand, (0, 1), _rnn_w_left),
+    Case("mlp_dot", "mlp with np.dot", mlp_loss_dot, mlp_loss_hand, (0, 1, 2, 3), _mlp),
     Case("logsumexp", "stabilized logsumexp, N=1000", logsumexp, logsumexp_hand, (0,), _logsumexp),
     Case("rosenbrock", "Rosenbrock with slices, N=1000", rosenbrock, rosenbrock_hand, (0,),
          _rosenbrock),

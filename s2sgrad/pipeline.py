@@ -145,7 +145,7 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
     core = core if core is not None else lower(pf, session.table)
     _record(pf, session, core.globals_read, core.globals_read)
     outputs = seeded_outputs(core, has_aux)
-    classes, scalars = shape_facts(core, session.table.elementwise)
+    classes, scalars = shape_facts(core, session.table)
     stable = stabilizers(core, session.table, outputs, classes, scalars)
     return core, outputs, (classes, scalars), stable
 
@@ -155,7 +155,7 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
     """Reverse mode of one function: ``(core, VjpFunction)`` (``wrt`` None: all parameters)."""
     core, outputs, shapes, stable = _analysed(pf, session, core, has_aux)
     wrt = tuple(p.name for p in core.params) if wrt is None else wrt
-    activity = analyze(core, wrt, outputs, session.table.nondiff, stable)
+    activity = analyze(core, wrt, outputs, session.table, stable)
     vjp = reverse(core, activity, session.table, wrt=wrt, has_aux=has_aux, top_level=top_level,
                   helper_lookup=partial(_helper, session, pf), fwd_name=names[0], bwd_name=names[1],
                   kwonly=_kwonly(pf), shapes=shapes)

@@ -96,6 +96,66 @@ def test_rnn_weight_gradients_are_one_product_after_the_loop():
     assert code.count("s2s.rows_matmul(") == 1 and code.count("s2s.rows_matmul_vjp_b(") == 1
 
 
+def rnn_dot(W, U, xs, h):
+    for t in range(xs.shape[0]):
+        h = np.tanh(np.dot(xs[t], W) + np.dot(h, U))
+    return np.sum(h**2)
+
+
+def rnn_method(W, U, xs, h):
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t].dot(W) + h.dot(U))
+    return np.sum(h**2)
+
+
+def rnn_w_left(W, U, xs, h):
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ xs[t] + U @ h)  # the weights on the left (column vectors)
+    return np.sum(h**2)
+
+
+def rnn_matmul_fn(W, U, xs, h):
+    for x in xs:
+        h = np.tanh(np.matmul(x, W) + np.matmul(U, h))
+    return np.sum(h**2)
+
+
+def left_batches(W, xs):
+    total = 0.0
+    for t in range(xs.shape[0]):
+        total = total + np.sum(np.sin(W @ xs[t]))  # xs[t] a matrix: W times a block of columns
+    return total
+
+
+def scalar_factor(w, xs):
+    total = 0.0
+    for t in range(xs.shape[0]):
+        total = total + np.sum(np.dot(w, xs[t]) ** 2)  # np.dot of a number: a product, not @
+    return total
+
+
+_W, _U, _XS = RNG.normal(size=(3, 4)), RNG.normal(size=(4, 4)) * 0.5, RNG.normal(size=(5, 3))
+
+
+@pytest.mark.parametrize("fn, args, sums", [
+    (rnn_dot, (_W, _U, _XS, np.zeros(4)), 2),
+    (rnn_method, (_W, _U, _XS, np.zeros(4)), 2),
+    (rnn_w_left, (_W.T.copy(), _U, _XS, np.zeros(4)), 2),
+    (rnn_matmul_fn, (_W, _U, _XS, np.zeros(4)), 2),
+    (left_batches, (RNG.normal(size=(2, 3)), RNG.normal(size=(4, 3, 5))), 1),
+    (scalar_factor, (0.7, RNG.normal(size=(4, 3))), 1),
+])
+@pytest.mark.filterwarnings("ignore:Output seems independent of input")
+def test_every_spelling_of_a_loop_product_is_summed_once(fn, args, sums):
+    """The per-step contributions to a loop-invariant factor are one product after the loop,
+    whichever side the factor is on and however the product is spelled (the rule's step_sums)."""
+    argnums = (0, 1) if len(args) == 4 else (0,)
+    # autograd cannot run ndarray.dot on its boxes: finite differences alone for that spelling
+    assert_gradients(fn, *args, argnums=argnums, autograd_oracle=fn is not rnn_method)
+    code = s2sgrad.source(s2sgrad.grad(fn, argnums=argnums))
+    assert "_bar += s2s." not in code and code.count("_vjp_a_sum(") + code.count("_vjp_b_sum(") == sums
+
+
 def rows_broadcast(W, xs, B):
     P = xs @ W
     total = 0.0

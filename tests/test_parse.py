@@ -13,7 +13,7 @@ from s2sgrad.read.parse import parse_module
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODULES = sorted(str(p.relative_to(ROOT)) for p in [
     *ROOT.glob("examples/*.py"), *ROOT.glob("tests/*_inputs.py"), ROOT / "tests/program_gen.py",
-    ROOT / "benchmarks/cases.py", ROOT / "s2sgrad/runtime.py", ROOT / "s2sgrad/api.py"])
+    ROOT / "benchmarks/cases.py", *ROOT.glob("s2sgrad/runtime/*.py"), ROOT / "s2sgrad/api.py"])
 
 
 @pytest.mark.parametrize("path", MODULES)

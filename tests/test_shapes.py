@@ -12,8 +12,7 @@ from s2sgrad.pipeline import DEFAULT_TABLE, find_function, from_function, lower
 
 def classes_of(fn):
     core = lower(find_function(from_function(fn)), DEFAULT_TABLE)
-    elementwise = frozenset(n for n, r in DEFAULT_TABLE.rules.items() if r.elementwise)
-    return shape_classes(core, elementwise, known_scalars(core, elementwise))
+    return shape_classes(core, DEFAULT_TABLE, known_scalars(core, DEFAULT_TABLE))
 
 
 def chain(x, y):

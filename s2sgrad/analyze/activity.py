@@ -12,6 +12,7 @@ import libcst.matchers as m
 
 from ..errors import TransformError
 from ..lower.ir import CoreFunction, Const, Seq, flatten, operand_reads, operand_vars, prim_operands
+from ..rules.table import RuleTable
 
 
 @dataclass(frozen=True)
@@ -27,23 +28,17 @@ class Activity:
         return name in self.varied and name in self.useful
 
 
-def differentiable(op: str, nondiff: frozenset) -> bool:
-    """Whether a primitive can carry a derivative (not a zero-derivative function, not a kept
-    verbatim expression, not a random draw)."""
-    return op not in nondiff and op != "nondiff" and not op.startswith("numpy.random.")
-
-
-def _carrying(fn: CoreFunction, nondiff: frozenset, constant: frozenset) -> list:
+def _carrying(fn: CoreFunction, table: RuleTable, constant: frozenset) -> list:
     """The statements that can pass a derivative on: differentiable, and defining more than
     ``constant`` names."""
-    return [s for s in flatten(fn.body) if differentiable(s.prim.op, nondiff)
+    return [s for s in flatten(fn.body) if table.differentiable(s.prim.op)
             and not (s.targets and set(s.targets) <= constant)]
 
 
-def varied_names(fn: CoreFunction, wrt: tuple, nondiff: frozenset,
+def varied_names(fn: CoreFunction, wrt: tuple, table: RuleTable,
                  constant: frozenset = frozenset()) -> set:
     """Names that depend on ``wrt``, to a fixed point (loops carry values around)."""
-    return _varied(_carrying(fn, nondiff, constant), wrt)
+    return _varied(_carrying(fn, table, constant), wrt)
 
 
 def _varied(statements: list, wrt: tuple) -> set:
@@ -68,11 +63,11 @@ def seeded_outputs(fn: CoreFunction, has_aux: bool) -> tuple:
     return operand_vars(result)
 
 
-def analyze(fn: CoreFunction, wrt: tuple, outputs: tuple, nondiff: frozenset,
+def analyze(fn: CoreFunction, wrt: tuple, outputs: tuple, table: RuleTable,
             constant: frozenset = frozenset()) -> Activity:
     """Varied and useful names, to a fixed point (loops carry values around). Statements that
     define only ``constant`` names (e.g. stabilizing maxima) carry no derivative."""
-    statements = _carrying(fn, nondiff, constant)
+    statements = _carrying(fn, table, constant)
     varied = _varied(statements, wrt)
     useful = set(outputs)
     changed = True

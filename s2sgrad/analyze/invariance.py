@@ -24,10 +24,7 @@ from ..registry import RegisteredRule
 from ..rules.table import RuleTable
 from .shapes import is_scalar_literal
 
-_EXTREMA = frozenset(f"{owner}.{name}" for owner in ("numpy", "ndarray")
-                     for name in ("max", "min", "amax", "amin"))
-_SUMS = frozenset({"numpy.sum", "ndarray.sum", "numpy.mean", "ndarray.mean"})
-_BINARY = frozenset({"operator.add", "operator.sub", "operator.mul", "operator.truediv"})
+_BINARY = frozenset({"add", "sub", "mul", "div"})  # the rules' ``algebra`` the proof reads
 
 
 @dataclass(frozen=True)
@@ -118,34 +115,39 @@ class _Proof:
             return _FREE
         if None in operands or len(stmt.targets) != 1:
             return None
-        op = prim.op
-        if isinstance(self.table.get(op), RegisteredRule):
+        rule = self.table.get(prim.op)
+        if rule is None or isinstance(rule, RegisteredRule):
             return None  # a user's own derivative: the cancellation need not hold for it
-        if op in _BINARY and not all(self.aligned(o) for o in prim.args):
+        return self.through(rule, prim, operands)
+
+    def through(self, rule, prim, operands: list):
+        """The dependence of a statement's one target on ``m``, from its rule's algebra and
+        reduction (rules/table.py), given its operands' dependences (some not free)."""
+        algebra, plain = getattr(rule, "algebra", ""), not prim.kwargs
+        if algebra in _BINARY and not all(self.aligned(o) for o in prim.args):
             return None
-        if op in ("operator.add", "operator.sub") and len(prim.args) == 2 and not prim.kwargs:
+        if algebra in ("add", "sub") and len(prim.args) == 2 and plain:
             a, b = operands
             if isinstance(a, Shift) and isinstance(b, Shift):
-                return Shift(a.c + b.c if op == "operator.add" else a.c - b.c)
+                return Shift(a.c + b.c if algebra == "add" else a.c - b.c)
             return None
-        if op in ("operator.mul", "operator.truediv") and len(prim.args) == 2 and not prim.kwargs:
+        if algebra in ("mul", "div") and len(prim.args) == 2 and plain:
             a, b = (Scale(0) if v == _FREE else v for v in operands)
             if isinstance(a, Scale) and isinstance(b, Scale):
-                k = a.k + b.k if op == "operator.mul" else a.k - b.k
+                k = a.k + b.k if algebra == "mul" else a.k - b.k
                 return _FREE if k == 0 else Scale(k)
             return None
-        if op in ("operator.neg", "copy") and len(prim.args) == 1:
+        if (algebra == "neg" or prim.op == "copy") and len(prim.args) == 1:
             (a,) = operands
-            return Shift(-a.c) if isinstance(a, Shift) and op == "operator.neg" else a
-        if op == "numpy.exp" and len(prim.args) == 1 and not prim.kwargs:
+            return Shift(-a.c) if isinstance(a, Shift) and algebra == "neg" else a
+        if algebra in ("exp", "log") and len(prim.args) == 1 and plain:
             (a,) = operands
-            return Scale(a.c) if isinstance(a, Shift) else None
-        if op == "numpy.log" and len(prim.args) == 1 and not prim.kwargs:
-            (a,) = operands
+            if algebra == "exp":
+                return Scale(a.c) if isinstance(a, Shift) else None
             return Shift(a.k) if isinstance(a, Scale) else None
         tracked = [v for v in operands if v != _FREE]
-        if op in _SUMS and len(tracked) == 1 and isinstance(tracked[0], Scale) and \
-                self.sums_along_constant_axes(prim):
+        if getattr(rule, "reduction", "") in ("sum", "mean") and len(tracked) == 1 and \
+                isinstance(tracked[0], Scale) and self.sums_along_constant_axes(prim):
             return tracked[0]
         return None
 
@@ -169,8 +171,7 @@ class _Proof:
 def _extremum_axes(table: RuleTable, stmt: Stmt) -> tuple:
     """(whether ``stmt`` is a max/min the proof handles, its reduced axis code or None)."""
     prim = stmt.prim
-    if prim.op not in _EXTREMA or len(stmt.targets) != 1 or \
-            isinstance(table.get(prim.op), RegisteredRule):
+    if getattr(table.get(prim.op), "reduction", "") != "extremum" or len(stmt.targets) != 1:
         return False, None
     try:
         bound = bind_arguments(table.get(prim.op), prim)

@@ -6,7 +6,6 @@ with scalars has the output's shape already.
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
@@ -19,19 +18,15 @@ from ..lower.ir import (
     Loop,
     Seq,
     Stmt,
+    SUBSCRIPT,
     Var,
     definition_counts,
     flatten,
     prim_operands,
 )
+from ..rules.nondiff import SCALAR_CONSTANTS
+from ..rules.table import RuleTable
 
-_FULL_REDUCTIONS = frozenset(
-    f"{owner}.{name}"
-    for owner in ("numpy", "ndarray")
-    for name in ("sum", "mean", "var", "std", "max", "min", "amax", "amin", "prod")
-)
-_SCALAR_FUNCTIONS = frozenset({"builtins.float", "builtins.len", "builtins.int"})
-_ELEMENTWISE_PREFIXES = ("operator.", "copy")
 
 _SIZE_READ = (
     m.Subscript(value=m.Attribute(attr=m.Name("shape")))
@@ -54,14 +49,10 @@ def may_be_array(op, scalars) -> bool:
     if isinstance(op, Var):
         return op.name not in scalars
     if isinstance(op, Const):
-        literal = is_scalar_literal(op.node) or op.code in _SCALAR_CONSTANTS or \
+        literal = is_scalar_literal(op.node) or op.code in SCALAR_CONSTANTS or \
             (isinstance(op.node, cst.Name) and op.node.value in ("None", "True", "False"))
         return bool(op.reads) or not literal
     return True
-
-
-_SCALAR_CONSTANTS = frozenset(f"{module}.{name}" for module in ("math", "np", "numpy")
-                              for name in ("pi", "e", "tau", "inf", "nan")) - {"np.tau", "numpy.tau"}
 
 
 def may_broadcast(operand, bound: dict, scalars) -> bool:
@@ -79,23 +70,23 @@ def _is_scalar_operand(op, scalars: set) -> bool:
     return False
 
 
-def _scalar_definition(stmt, scalars: set, elementwise: frozenset) -> bool:
+def _scalar_definition(stmt, scalars: set, table: RuleTable) -> bool:
     prim = stmt.prim
-    if prim.op in _FULL_REDUCTIONS:
+    if getattr(table.get(prim.op), "reduction", ""):
         kwargs = dict(prim.kwargs)
         return len(prim.args) == 1 and "axis" not in kwargs and "keepdims" not in kwargs
-    if prim.op.startswith("math.") or prim.op in _SCALAR_FUNCTIONS:
+    if table.gives_scalar(prim.op):
         return True
     if prim.op == "nondiff":
         return m.matches(stmt.expr, _SIZE_READ)
-    if prim.op in elementwise or prim.op.startswith(_ELEMENTWISE_PREFIXES):
+    if prim.op == "copy" or table.broadcasts(prim.op):
         operands = list(prim.args) + [v for _, v in prim.kwargs]
-        return bool(operands) and prim.op not in ("operator.matmul", "operator.getitem") and \
+        return bool(operands) and \
             all(_is_scalar_operand(o, scalars) for o in operands if not isinstance(o, Seq))
     return False
 
 
-def known_scalars(fn: CoreFunction, elementwise: frozenset) -> frozenset:
+def known_scalars(fn: CoreFunction, table: RuleTable) -> frozenset:
     """Names whose every definition certainly gives a scalar (to a fixed point, from none)."""
     definitions: dict = {}
     for stmt in flatten(fn.body):
@@ -108,7 +99,7 @@ def known_scalars(fn: CoreFunction, elementwise: frozenset) -> frozenset:
         for name, stmts in definitions.items():
             if name in scalars or any(len(s.targets) != 1 for s in stmts):
                 continue
-            if all(_scalar_definition(s, scalars, elementwise) for s in stmts):
+            if all(_scalar_definition(s, scalars, table) for s in stmts):
                 scalars.add(name)
                 changed = True
     return frozenset(scalars)
@@ -121,8 +112,6 @@ SCALAR = "()"  # a scalar: broadcasting it against any shape gives that shape
 _BOTTOM = None  # not known yet (the fixed point starts optimistic)
 
 _KEPT = "/kept"  # suffix: a keepdims reduction of the class before it
-
-_SLICE0 = re.compile(r"^\[\s*(\d*)\s*:\s*(-\s*\d+)?\s*\]$")
 
 
 def _is_true(op) -> bool:
@@ -144,17 +133,36 @@ def _loop_depths(body: tuple, in_loop: bool, out: dict) -> None:
 def _slice_class(base: str, index) -> Optional[str]:
     """The class of ``base[a:-b]`` (a >= 0, b > 0, either left out): its first axis is
     ``max(0, n - a - b)`` long and the others are ``base``'s, so it is named by ``a + b``."""
-    if not isinstance(index, Const) or not index.brackets:
+    bounds = _trimming_slice(index)
+    if bounds is None:
         return None
-    match = _SLICE0.match(index.brackets)
-    if match is None:
-        return None
-    start = int(match.group(1) or 0)
-    stop = -int(match.group(2).replace(" ", "")) if match.group(2) else 0
-    return f"{base}[{start + stop}:]"
+    start, trimmed = bounds
+    return f"{base}[{start + trimmed}:]"
 
 
-def shape_classes(fn: CoreFunction, elementwise: frozenset, scalars: frozenset) -> dict:
+def _trimming_slice(index) -> Optional[tuple]:
+    """``(a, b)`` for an index ``[a:-b]`` (literals, ``a >= 0`` and ``b > 0``, either left out
+    as 0, no step), else None."""
+    node = index.node if isinstance(index, Const) and index.brackets else None
+    if not (isinstance(node, cst.Tuple) and len(node.elements) == 1) or \
+            not m.matches(node.elements[0].value, m.Call(func=m.Name("slice"), args=[m.Arg()] * 3)):
+        return None
+    lower, upper, step = (arg.value for arg in node.elements[0].value.args)
+    if not _is_none(step):
+        return None
+    start = 0 if _is_none(lower) else lower.evaluated_value if isinstance(lower, cst.Integer) else None
+    stop = 0 if _is_none(upper) else upper.expression.evaluated_value if \
+        m.matches(upper, m.UnaryOperation(operator=m.Minus(), expression=m.Integer())) else None
+    if start is None or stop is None or (stop == 0 and not _is_none(upper)):
+        return None
+    return start, stop
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def shape_classes(fn: CoreFunction, table: RuleTable, scalars: frozenset) -> dict:
     """Name -> shape class: two names of one class (other than ``TOP``) certainly hold arrays of
     the same shape whenever they are read, so an elementwise operand whose class is the output's
     needs no unbroadcasting. Classes are rooted in the parameters' shapes on entry and in the
@@ -192,8 +200,7 @@ def shape_classes(fn: CoreFunction, elementwise: frozenset, scalars: frozenset) 
             return SCALAR
         if prim.op == "copy" and len(prim.args) == 1:
             return operand_class(prim.args[0])
-        if prim.op in elementwise and \
-                prim.op not in ("operator.matmul", "operator.getitem"):
+        if prim.op in table.elementwise:
             classes = {operand_class(o) for o in prim_operands(prim)}
             classes.discard(SCALAR)
             classes -= {c for c in classes if c and c.endswith(_KEPT) and c[:-len(_KEPT)] in classes}
@@ -203,13 +210,13 @@ def shape_classes(fn: CoreFunction, elementwise: frozenset, scalars: frozenset) 
             if known:
                 return known.pop()
             return _BOTTOM if classes else SCALAR
-        if prim.op in _FULL_REDUCTIONS and prim.args and \
+        if getattr(table.get(prim.op), "reduction", "") and prim.args and \
                 any(k == "keepdims" and _is_true(v) for k, v in prim.kwargs):
             base = operand_class(prim.args[0])
             if base is _BOTTOM or base not in (TOP, SCALAR):
                 # The same rank with ones where reduced: it broadcasts to the base's shape.
                 return _BOTTOM if base is _BOTTOM else base + _KEPT
-        if prim.op == "operator.getitem" and len(prim.args) == 2:
+        if prim.op == SUBSCRIPT and len(prim.args) == 2:
             base = operand_class(prim.args[0])
             if base is _BOTTOM:
                 return _BOTTOM
@@ -242,7 +249,7 @@ def shape_classes(fn: CoreFunction, elementwise: frozenset, scalars: frozenset) 
     return {k: v for k, v in env.items() if v not in (TOP, _BOTTOM)}
 
 
-def shape_facts(fn: CoreFunction, elementwise: frozenset) -> tuple:
-    """(shape classes, known scalars) of ``fn``, given the names of the elementwise rules."""
-    scalars = known_scalars(fn, elementwise)
-    return shape_classes(fn, elementwise, scalars), scalars
+def shape_facts(fn: CoreFunction, table: RuleTable) -> tuple:
+    """(shape classes, known scalars) of ``fn``, by what the table says of its primitives."""
+    scalars = known_scalars(fn, table)
+    return shape_classes(fn, table, scalars), scalars

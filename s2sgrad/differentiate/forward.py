@@ -6,16 +6,15 @@ Takes a CoreFunction, the rule table and the parameters to differentiate; return
 line (``y_dot = ...``); loops and branches stay as written and carry tangents like values, so
 nothing is recorded and memory stays that of the function itself.
 
-Tangent rules come from the rule table: a rule's own tangent templates (``Rule.jvps``: max/min,
-linalg.inv and det, and the functions of complex numbers that are not holomorphic, such as ``real``,
-``conj`` and ``abs``, whose tangent is not the reverse template with ``g`` replaced), else the
-reverse table where the two modes share a formula:
-- elementwise rules: the Jacobian is diagonal, so a reverse template with the output adjoint ``g``
-  replaced by the operand's tangent is that operand's tangent contribution (broadcasting applies
-  as in the primal);
-- operations linear in their array operand (sums, means, reshapes, indexing, transposes, copies):
-  the same call on the tangent;
-- matrix products: the product rule, ``a_dot @ b + a @ b_dot``.
+Tangent rules come from the rule table, by the route each rule declares (Rule.tangent_route): its
+own tangent templates (``Rule.jvps``: max/min, linalg.inv and det, and the functions of complex
+numbers that are not holomorphic, such as ``real``, ``conj`` and ``abs``), else
+- a function linear in some parameters (``Rule.linear``: sums, reshapes, indexing, joins, and
+  products, which are linear in each factor): the same call with each varied argument replaced by
+  its tangent in turn, summed;
+- an elementwise rule: the Jacobian is diagonal, so its reverse template with the output adjoint
+  ``g`` replaced by the operand's tangent is that operand's tangent contribution (broadcasting
+  applies as in the primal).
 Anything else is refused with its location (the API then uses reverse mode where it chose forward
 mode itself).
 """
@@ -27,7 +26,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from ..analyze.activity import differentiable, refuse_constant_subscripts, varied_names
+from ..analyze.activity import refuse_constant_subscripts, varied_names
 from ..analyze.shapes import may_be_array, may_broadcast
 from ..errors import TransformError
 from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, prim_operands
@@ -40,26 +39,6 @@ from .simplify import simplify
 from .templates import instantiate, needs_parens
 from .unknown import object_member
 
-# Linear in the operand at position 0 (the other arguments are constants such as axes).
-LINEAR = frozenset({
-    "copy", "numpy.copy", "ndarray.copy", "numpy.asarray", "numpy.array", "numpy.asanyarray",
-    "numpy.ascontiguousarray", "numpy.sum", "ndarray.sum", "numpy.mean", "ndarray.mean",
-    "operator.getitem", "numpy.reshape", "ndarray.reshape", "numpy.ravel", "ndarray.ravel",
-    "ndarray.flatten", "numpy.squeeze", "ndarray.squeeze", "numpy.transpose", "ndarray.transpose",
-    "ndarray.T", "numpy.permute_dims", "numpy.matrix_transpose", "ndarray.mT", "numpy.swapaxes",
-    "ndarray.swapaxes", "numpy.moveaxis", "numpy.expand_dims", "numpy.broadcast_to", "numpy.flip",
-    "numpy.fliplr", "numpy.flipud", "numpy.roll", "numpy.cumsum", "ndarray.cumsum", "numpy.trace",
-    "ndarray.trace", "numpy.diagonal", "ndarray.diagonal", "numpy.tril", "numpy.triu",
-    "numpy.repeat", "ndarray.repeat", "numpy.tile", "numpy.take", "ndarray.take",
-})
-# Linear in each of the operands at these positions (products).
-BILINEAR = {op: (0, 1) for op in ("operator.matmul", "numpy.matmul", "numpy.dot", "ndarray.dot",
-                                  "numpy.outer", "numpy.inner", "numpy.kron")}
-BILINEAR["s2s.rows_matmul"] = (0, 2)  # a loop's per-step products, hoisted: rows_matmul(a, n, b)
-BILINEAR["numpy.cross"] = (0, 1)  # its reverse rule is marked elementwise, but it is a product
-# Linear in each item of the sequence at position 0.
-JOINS = frozenset({"numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack",
-                   "numpy.dstack", "numpy.column_stack", "numpy.row_stack"})
 @dataclass(frozen=True)
 class JvpFunction:
     """One generated ``<name>_jvp`` function."""
@@ -93,7 +72,7 @@ class ForwardBuilder:
         self.wrt = wrt
         self.name = name
         self.namer = Namer(fn.reserved | {name})
-        self.varied = varied_names(fn, wrt, table.nondiff, constant)
+        self.varied = varied_names(fn, wrt, table, constant)
         refuse_constant_subscripts(fn, self.varied)
         self.tangents = {n: self.namer.fresh(f"{n}_dot") for n in sorted(self.varied)}
 
@@ -129,7 +108,7 @@ class ForwardBuilder:
             [f"{', '.join(stmt.targets)} = {_code(stmt.expr)}" if stmt.targets else _code(stmt.expr)]
         if not targets:
             return primal
-        if not differentiable(stmt.prim.op, self.table.nondiff) or \
+        if not self.table.differentiable(stmt.prim.op) or \
                 set(stmt.targets) <= self.constant or \
                 not any(self.is_active(op) for op in prim_operands(stmt.prim)):
             # a zero derivative (np.floor, comparisons, constants) into a name others vary
@@ -150,30 +129,35 @@ class ForwardBuilder:
         return [*primal, line]
 
     def tangent_of(self, stmt: Stmt, target: str) -> cst.BaseExpression:
+        """The tangent of ``stmt``'s one target, by the route its rule declares
+        (rules/table.py: its own templates, linear, elementwise)."""
         prim = stmt.prim
-        active = [i for i, op in enumerate(prim.args) if self.is_active(op)]
         if prim.op == "copy" and isinstance(prim.args[0], Var):
             return cst.Name(self.tangents[prim.args[0].name])
         rule = self.rule_for(prim)
-        kwargs_active = any(self.is_active(v) for _, v in prim.kwargs)
         if getattr(rule, "jvps", ()):  # the rule states its tangents (not derived from g)
             return self.own_templates(stmt, rule, dict(rule.jvps), target)
-        if prim.op in JOINS and active == [0] and not kwargs_active and isinstance(prim.args[0], Seq):
-            if any(self.is_active(item) and not isinstance(item, Var) for item in prim.args[0].items):
-                raise self.refuse(stmt, f"`{prim.op}` of nested sequences")
-            items = [cst.Element(cst.Name(self.tangents[item.name]) if self.is_active(item) else
-                                 cst.parse_expression(f"s2s.zeros_like({_code(operand_node(item))})"))
-                     for item in prim.args[0].items]
-            seq = cst.List(items) if prim.args[0].kind == "list" else cst.Tuple(items)
-            return self.replaced(stmt, 0, seq)
-        if getattr(rule, "elementwise", False) and prim.op not in BILINEAR:
+        linear = rule.linear_positions(len(prim.args)) if rule is not None else frozenset()
+        active = {i for i, op in enumerate(prim.args) if self.is_active(op)}
+        if linear and active <= linear and not any(self.is_active(v) for _, v in prim.kwargs):
+            return _sum([self.linear_part(stmt, i) for i in sorted(active)])
+        if getattr(rule, "elementwise", False):
             return self.elementwise(stmt, rule, target)
-        if prim.op in LINEAR and active == [0] and not kwargs_active:
-            return self.replaced(stmt, 0)
-        if prim.op in BILINEAR and set(active) <= set(BILINEAR[prim.op]) and not kwargs_active:
-            parts = [self.replaced(stmt, i) for i in active]
-            return _sum(parts)
-        raise object_member(stmt) or self.refuse(stmt, f"`{prim.op}`")
+        reason = f" ({rule.reverse_only})" if getattr(rule, "reverse_only", "") else ""
+        raise object_member(stmt) or self.refuse(stmt, f"`{prim.op}`{reason}")
+
+    def linear_part(self, stmt: Stmt, position: int) -> cst.BaseExpression:
+        """The call with its operand at ``position`` replaced by that operand's tangent (a list
+        or tuple display by the display of its items' tangents, zeros for constant items)."""
+        operand = stmt.prim.args[position]
+        if not isinstance(operand, Seq):
+            return self.replaced(stmt, position)
+        if any(self.is_active(item) and not isinstance(item, Var) for item in operand.items):
+            raise self.refuse(stmt, f"`{stmt.prim.op}` of nested sequences")
+        items = [cst.Element(cst.Name(self.tangents[item.name]) if self.is_active(item) else
+                             cst.parse_expression(f"s2s.zeros_like({_code(operand_node(item))})"))
+                 for item in operand.items]
+        return self.replaced(stmt, position, cst.List(items) if operand.kind == "list" else cst.Tuple(items))
 
     def own_templates(self, stmt: Stmt, rule, templates: dict, target: str) -> cst.BaseExpression:
         """The sum of the rule's own tangent templates (``rule.jvps``) over the varied parameters."""
@@ -202,7 +186,7 @@ class ForwardBuilder:
         """A call of something that is neither a rule's function nor numpy's or s2sgrad's own
         (the reverse builder's test): a user function, when its source can be found."""
         return self.rule_for(prim) is None and prim.op not in ("copy", "nondiff") and \
-            not prim.op.startswith(("ndarray.", "operator.", "numpy.", "math.", "builtins.", "s2s."))
+            not self.table.is_library(prim.op)
 
     def helper_call(self, stmt: Stmt) -> str:
         """``y, y_dot = helper_jvp(a, b, a_dot=a_dot)``: a user function called here, in forward

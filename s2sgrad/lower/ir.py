@@ -46,6 +46,12 @@ class Seq:
 Operand = Union[Var, Const, Seq]
 
 
+# The primitives Python's own syntax lowers to: a subscript ``a[i]`` and a matrix product ``a @ b``
+# (their rules, like every other, are in the rule table under these names).
+SUBSCRIPT = "operator.getitem"
+MATMUL = "operator.matmul"
+
+
 @dataclass(frozen=True)
 class Prim:
     """One primitive application. ``op`` is a rule key (``numpy.tanh``, ``operator.mul``,

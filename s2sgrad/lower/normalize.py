@@ -18,6 +18,7 @@ from typing import Any, Optional
 import libcst as cst
 import libcst.matchers as m
 
+from .. import runtime
 from ..read.names import name_nodes
 from ..read.parse import ParsedFunction
 from .ir import Const, CoreFunction, If, Loop, Origin, Param, Prim, Seq, Stmt, Var, operand_node
@@ -918,8 +919,17 @@ def _object_name(value: Any) -> Optional[str]:
     module = getattr(value, "__module__", None)
     name = getattr(value, "__name__", None)
     if module and name:
-        return f"{module}.{name}"
+        return f"{_exported_from(module, name, value)}.{name}"
     return None
+
+
+def _exported_from(module: str, name: str, value: Any) -> str:
+    """The module that names ``value``: ``s2sgrad.runtime`` for a runtime helper (defined in one
+    of its modules, e.g. ``s2sgrad.runtime.reductions``, and re-exported by the package, which is
+    how generated code and the rules name it), else ``module``."""
+    if module.startswith(runtime.__name__ + ".") and getattr(runtime, name, None) is value:
+        return runtime.__name__
+    return module
 
 
 def lower_function(pf: ParsedFunction, nondiff: frozenset) -> CoreFunction:

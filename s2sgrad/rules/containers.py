@@ -2,16 +2,30 @@
 
 from .table import defvjp
 
+# Why forward mode has no tangent for a rule (Rule.reverse_only).
+_CONTAINER = "forward mode does not carry tangents through lists and index writes yet"
+
 RULES = (
-    defvjp("list.append(lst, item)", lst="g[:-1]", item="g[-1]"),
-    defvjp("list.getitem(lst, index)", lst="s2s.list_getitem_vjp(g, lst, index)", view=True),
     defvjp(
-        "builtins.sum(iterable, start=0)",
+        "list.append(lst, item)",
+        reverse_only=_CONTAINER,
+        lst="g[:-1]",
+        item="g[-1]",
+    ),
+    defvjp(
+        "list.getitem(lst, index)",
+        reverse_only=_CONTAINER,
+        lst="s2s.list_getitem_vjp(g, lst, index)",
+        view=True,
+    ),
+    defvjp(
+        "builtins.sum(iterable, start=0)", linear=("iterable",),
         iterable="s2s.sum_list_vjp(g, iterable)",
         start="s2s.unbroadcast(g, start)",
     ),
     defvjp(
         "s2s.setitem(a, index, value)",
+        reverse_only=_CONTAINER,
         a="s2s.setitem(g, index, 0.0)",
         value="s2s.unbroadcast(g[index], value)",
     ),

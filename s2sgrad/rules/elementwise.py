@@ -38,25 +38,28 @@ _UNARY = (
 )
 
 # ----- complex numbers ------------------------------------------------------------------------
-# The convention is autograd's and JAX's (s2sgrad/runtime_complex.py): a holomorphic function's
+# The convention is autograd's and JAX's (s2sgrad/runtime/complex.py): a holomorphic function's
 # adjoint is g * f'(x) (the templates above, no conjugate). These functions are not holomorphic:
 # each states its adjoint and its tangent (forward mode cannot derive it from the adjoint), and
 # the ones with a real output read only the real part of its adjoint.
 _COMPLEX = (
     defvjp("numpy.abs(x)", elementwise=True, x="np.real(g) * s2s.abs_slope(x)",
            jvps={"x": "np.real(t * s2s.abs_slope(x))"}),
-    defvjp("numpy.conjugate(x)", elementwise=True, x="np.conj(g)", jvps={"x": "np.conj(t)"}),
-    defvjp("numpy.real(val)", elementwise=True, val="s2s.match_complex(val, np.real(g))",
+    defvjp("numpy.conjugate(x)", methods=("conj", "conjugate"), elementwise=True, x="np.conj(g)",
+           jvps={"x": "np.conj(t)"}),
+    defvjp("numpy.real(val)", methods=("real",), elementwise=True, val="s2s.match_complex(val, np.real(g))",
            jvps={"val": "np.real(t)"}),
-    defvjp("numpy.imag(val)", elementwise=True, val="s2s.match_complex(val, -1j * np.real(g))",
+    defvjp("numpy.imag(val)", methods=("imag",), elementwise=True,
+           val="s2s.match_complex(val, -1j * np.real(g))",
            jvps={"val": "np.imag(t)"}),
     defvjp("numpy.angle(z, deg=False)", elementwise=True,
            z="s2s.match_complex(z, np.real(g) * s2s.angle_slope(z, deg))",
            jvps={"z": "np.real(t * s2s.angle_slope(z, deg))"}),
 )
 
-_NUMPY_UNARY = tuple(defvjp(f"numpy.{name}(x)", elementwise=True, x=t) for name, t in _UNARY) + \
-    _COMPLEX
+_ALGEBRA = {"exp": "exp", "log": "log"}  # the identities analyze/invariance.py's proof reads
+_NUMPY_UNARY = tuple(defvjp(f"numpy.{name}(x)", elementwise=True, algebra=_ALGEBRA.get(name, ""), x=t)
+                     for name, t in _UNARY) + _COMPLEX
 _BY_NAME = {r.name: r for r in _NUMPY_UNARY}
 
 _NUMPY_ALIASES = (
@@ -71,10 +74,6 @@ _NUMPY_ALIASES = (
     alias("numpy.radians", _BY_NAME["numpy.deg2rad"]),
     alias("numpy.degrees", _BY_NAME["numpy.rad2deg"]),
     alias("numpy.conj", _BY_NAME["numpy.conjugate"]),
-    alias("ndarray.conj", _BY_NAME["numpy.conjugate"], rename={"x": "self"}),
-    alias("ndarray.conjugate", _BY_NAME["numpy.conjugate"], rename={"x": "self"}),
-    alias("ndarray.real", _BY_NAME["numpy.real"], rename={"val": "self"}),
-    alias("ndarray.imag", _BY_NAME["numpy.imag"], rename={"val": "self"}),
     alias("builtins.abs", _BY_NAME["numpy.abs"]),
     defvjp(
         "numpy.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)",
@@ -85,10 +84,12 @@ _NUMPY_ALIASES = (
 
 # ----- binary ---------------------------------------------------------------------------------
 
-_ADD = defvjp("numpy.add(x1, x2)", elementwise=True, x1="g", x2="g")
-_SUB = defvjp("numpy.subtract(x1, x2)", elementwise=True, x1="g", x2="-g")
-_MUL = defvjp("numpy.multiply(x1, x2)", elementwise=True, x1="g * x2", x2="g * x1")
-_DIV = defvjp("numpy.divide(x1, x2)", elementwise=True, x1="g / x2", x2="-g * x1 / (x2 * x2)")
+_ADD = defvjp("numpy.add(x1, x2)", elementwise=True, algebra="add", x1="g", x2="g")
+_SUB = defvjp("numpy.subtract(x1, x2)", elementwise=True, algebra="sub", x1="g", x2="-g")
+_MUL = defvjp("numpy.multiply(x1, x2)", elementwise=True, algebra="mul", x1="g * x2",
+               x2="g * x1")
+_DIV = defvjp("numpy.divide(x1, x2)", elementwise=True, algebra="div", x1="g / x2",
+               x2="-g * x1 / (x2 * x2)")
 _POW = defvjp(
     "numpy.power(x1, x2)",
     elementwise=True,
@@ -166,10 +167,10 @@ OPERATORS = (
     alias("operator.truediv", _DIV, rename={"x1": "a", "x2": "b"}),
     alias("operator.pow", _POW, rename={"x1": "a", "x2": "b"}),
     alias("operator.mod", _MOD, rename={"x1": "a", "x2": "b"}),
-    defvjp("operator.neg(a)", elementwise=True, a="-g"),
+    defvjp("operator.neg(a)", elementwise=True, algebra="neg", a="-g"),
     defvjp("operator.pos(a)", elementwise=True, a="g"),
-    defvjp("copy(a)", a="g"),
-    defvjp("builtins.float(x)", x="g"),
+    defvjp("copy(a)", linear=("a",), a="g"),
+    defvjp("builtins.float(x)", linear=("x",), x="g"),
 )
 
 # ----- math module (Python floats) ------------------------------------------------------------
@@ -184,14 +185,14 @@ _MATH = (
 )
 
 MATH = tuple(alias(f"math.{py}", _BY_NAME[f"numpy.{np_name}"]) for py, np_name in _MATH) + (
-    defvjp("math.log(x, base=None)", x="s2s.log_vjp(g, x, base)"),
-    defvjp("math.erf(x)", x="g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)"),
-    defvjp("math.erfc(x)", x="-g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)"),
-    defvjp("math.fmod(x, y)", x="g", y="-g * np.trunc(x / y)"),
-    defvjp("math.pow(x, y)", x="g * y * x ** s2s.safe_power_base(y)",
+    defvjp("math.log(x, base=None)", elementwise=True, x="s2s.log_vjp(g, x, base)"),
+    defvjp("math.erf(x)", elementwise=True, x="g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)"),
+    defvjp("math.erfc(x)", elementwise=True, x="-g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)"),
+    defvjp("math.fmod(x, y)", elementwise=True, x="g", y="-g * np.trunc(x / y)"),
+    defvjp("math.pow(x, y)", elementwise=True, x="g * y * x ** s2s.safe_power_base(y)",
            y="g * s2s.safe_log_base(x) * ans"),
-    defvjp("math.hypot(x, y)", x="g * x / ans", y="g * y / ans"),
-    defvjp("math.atan2(y, x)", y="g * x / (x * x + y * y)", x="-g * y / (x * x + y * y)"),
+    defvjp("math.hypot(x, y)", elementwise=True, x="g * x / ans", y="g * y / ans"),
+    defvjp("math.atan2(y, x)", elementwise=True, y="g * x / (x * x + y * y)", x="-g * y / (x * x + y * y)"),
 )
 
 RULES = _NUMPY_UNARY + _NUMPY_ALIASES + BINARY + OPERATORS + MATH

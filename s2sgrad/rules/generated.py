@@ -9,15 +9,23 @@ names are ``s2sgrad.runtime.<name>``. Parameters are named so as not to collide 
 from .table import alias, defvjp
 from .linalg import RULES as _LINALG
 
+# Why forward mode has no tangent for a rule (Rule.reverse_only).
+_GENERATED = "a helper of generated forward-mode code, which only reverse mode reads again (hvp)"
+
 _ROWS_MATMUL = next(rule for rule in _LINALG if rule.name == "s2s.rows_matmul")
 
 RULES = (
     # a tangent given the output's shape: the adjoint is summed back to the tangent's shape
-    defvjp("s2sgrad.runtime.broadcast(value, shape)", value="s2s.unbroadcast(g, value)"),
+    defvjp(
+        "s2sgrad.runtime.broadcast(value, shape)",
+        linear=("value",),
+        value="s2s.unbroadcast(g, value)",
+    ),
     # the mean of the tangents where x attains its extremum m: linear in t, piecewise constant in
     # m and x (their derivative is zero wherever it exists)
     defvjp(
         "s2sgrad.runtime.extremum_jvp(t, m, x, axis=None, keepdims=False)",
+        reverse_only=_GENERATED,
         t="s2s.extremum_vjp(g, m, x, axis, keepdims)",
         m="s2s.zeros_like(m)",
         x="s2s.zeros_like(x)",
@@ -30,9 +38,17 @@ RULES = (
         x="g * (x != 0) / np.where(x == 0, 1.0, x)",
     ),
     alias("s2sgrad.runtime.rows_matmul", _ROWS_MATMUL),
-    # the slopes in the tangents of abs and angle (runtime_complex): 0 for real values
-    defvjp("s2sgrad.runtime.abs_slope(x)", x="s2s.abs_slope_vjp(g, x)"),
-    defvjp("s2sgrad.runtime.angle_slope(x, deg=False)", x="s2s.angle_slope_vjp(g, x, deg)"),
+    # the slopes in the tangents of abs and angle (runtime/complex.py): 0 for real values
+    defvjp(
+        "s2sgrad.runtime.abs_slope(x)",
+        reverse_only=_GENERATED,
+        x="s2s.abs_slope_vjp(g, x)",
+    ),
+    defvjp(
+        "s2sgrad.runtime.angle_slope(x, deg=False)",
+        reverse_only=_GENERATED,
+        x="s2s.angle_slope_vjp(g, x, deg)",
+    ),
 )
 
 # Piecewise constant: no derivative.

@@ -1,48 +1,63 @@
 """Products and linear algebra."""
 
+from dataclasses import replace
+
 from .table import alias, defvjp
 
+# Why forward mode has no tangent for a rule (Rule.reverse_only).
+_MATRIX_FUNCTION = "a matrix function; its tangent template is not written yet"
+
 _MATMUL = defvjp(
-    "numpy.matmul(x1, x2)",
+    "numpy.matmul(x1, x2)", linear=("x1", "x2"),
+    step_sums={"x1": "s2s.matmul_vjp_a_sum(gs, x1, others)", "x2": "s2s.matmul_vjp_b_sum(gs, others, x2)"},
     x1="s2s.matmul_vjp_a(g, x1, x2)",
     x2="s2s.matmul_vjp_b(g, x1, x2)",
 )
-_DOT = defvjp("numpy.dot(a, b)", a="s2s.dot_vjp_a(g, a, b)", b="s2s.dot_vjp_b(g, a, b)")
+_DOT = defvjp(
+    "numpy.dot(a, b)", methods=("dot",),
+    linear=("a", "b"),
+    step_sums={"a": "s2s.dot_vjp_a_sum(gs, a, others)", "b": "s2s.dot_vjp_b_sum(gs, others, b)"},
+    a="s2s.dot_vjp_a(g, a, b)",
+    b="s2s.dot_vjp_b(g, a, b)",
+)
 
 _T = "np.swapaxes(ans, -1, -2)"
 # Keywords for axis1/axis2: a positional ``offset=1`` could be taken for the default ``axis2=1``.
 _TRACE = defvjp(
-    "numpy.trace(a, offset=0, axis1=0, axis2=1)",
+    "numpy.trace(a, offset=0, axis1=0, axis2=1)", methods=("trace",), linear=("a",),
     a="s2s.trace_vjp(g, a, offset, axis1=axis1, axis2=axis2)",
 )
 
 RULES = (
     _MATMUL,
     _DOT,
-    alias("operator.matmul", _MATMUL, rename={"x1": "a", "x2": "b"}),
+    replace(alias("operator.matmul", _MATMUL, rename={"x1": "a", "x2": "b"}), array_result=True),
     # A loop's per-step products ``a[t] @ b``, computed before the loop (lower.hoist).
     defvjp(
-        "s2s.rows_matmul(a, n, b)",
+        "s2s.rows_matmul(a, n, b)", linear=("a", "b"), array_result=True,
         a="s2s.rows_matmul_vjp_a(g, a, n, b)",
         b="s2s.rows_matmul_vjp_b(g, a, n, b)",
     ),
-    alias("ndarray.dot", _DOT, rename={"a": "self"}),
     defvjp(
-        "numpy.outer(a, b)",
+        "numpy.outer(a, b)", linear=("a", "b"),
         a="np.reshape(g @ np.ravel(b), np.shape(a))",
         b="np.reshape(np.ravel(a) @ g, np.shape(b))",
     ),
     defvjp(
-        "numpy.inner(a, b)",
+        "numpy.inner(a, b)", linear=("a", "b"),
         a="s2s.inner_vjp_a(g, a, b)",
         b="s2s.inner_vjp_b(g, a, b)",
     ),
     defvjp(
-        "numpy.tensordot(a, b, axes=2)",
+        "numpy.tensordot(a, b, axes=2)", linear=("a", "b"),
         a="s2s.tensordot_vjp_a(g, a, b, axes)",
         b="s2s.tensordot_vjp_b(g, a, b, axes)",
     ),
-    defvjp("numpy.einsum(subscripts, *operands)", operands="s2s.einsum_vjps(g, subscripts, operands)"),
+    defvjp(
+        "numpy.einsum(subscripts, *operands)",
+        linear=("operands",),
+        operands="s2s.einsum_vjps(g, subscripts, operands)",
+    ),
     # forward mode: plain numpy, so second derivatives go through them
     defvjp("numpy.linalg.inv(a)", a=f"-{_T} @ g @ {_T}", jvps={"a": "-ans @ t @ ans"}),
     defvjp(
@@ -51,25 +66,56 @@ RULES = (
         jvps={"a": "ans * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"},
     ),
     _TRACE,
-    alias("ndarray.trace", _TRACE, rename={"a": "self"}),
     defvjp(
-        "numpy.vdot(a, b)",  # sum(conj(a) * b): conjugate-linear in a (tests/test_rules_complex.py)
+        # sum(conj(a) * b): conjugate-linear in a (tests/test_rules_complex.py)
+        "numpy.vdot(a, b)",
+        jvps={"a": "np.vdot(t, b)", "b": "np.vdot(a, t)"},
         a="np.reshape(np.conj(g * np.ravel(b)), np.shape(a))",
         b="np.reshape(g * np.conj(np.ravel(a)), np.shape(b))",
     ),
-    defvjp("numpy.kron(a, b)", a="s2s.kron_vjp(g, a, b)[0]", b="s2s.kron_vjp(g, a, b)[1]"),
     defvjp(
-        "numpy.cross(a, b, axis=None)",
+        "numpy.kron(a, b)",
+        linear=("a", "b"),
+        a="s2s.kron_vjp(g, a, b)[0]",
+        b="s2s.kron_vjp(g, a, b)[1]",
+    ),
+    defvjp(
+        "numpy.cross(a, b, axis=None)", linear=("a", "b"),
         elementwise=True,
         a="np.cross(b, g, axis=axis)",
         b="np.cross(g, a, axis=axis)",
     ),
-    defvjp("numpy.linalg.solve(a, b)", a="s2s.solve_vjp_a(g, ans, a, b)", b="s2s.solve_vjp_b(g, a, b)"),
-    defvjp("numpy.linalg.cholesky(a, upper=False)", a="s2s.cholesky_vjp(g, ans, upper)"),
-    defvjp("numpy.linalg.eigvalsh(a, UPLO='L')", a="s2s.eigvalsh_vjp(g, a, UPLO)"),
-    defvjp("numpy.linalg.svdvals(x)", x="s2s.svdvals_vjp(g, x)"),
-    defvjp("numpy.linalg.pinv(a)", a="s2s.pinv_vjp(g, ans, a)"),
-    defvjp("numpy.linalg.matrix_power(a, n)", a="s2s.matrix_power_vjp(g, a, n)"),
+    defvjp(
+        "numpy.linalg.solve(a, b)",
+        jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
+        a="s2s.solve_vjp_a(g, ans, a, b)",
+        b="s2s.solve_vjp_b(g, a, b)",
+    ),
+    defvjp(
+        "numpy.linalg.cholesky(a, upper=False)",
+        reverse_only=_MATRIX_FUNCTION,
+        a="s2s.cholesky_vjp(g, ans, upper)",
+    ),
+    defvjp(
+        "numpy.linalg.eigvalsh(a, UPLO='L')",
+        reverse_only=_MATRIX_FUNCTION,
+        a="s2s.eigvalsh_vjp(g, a, UPLO)",
+    ),
+    defvjp(
+        "numpy.linalg.svdvals(x)",
+        reverse_only=_MATRIX_FUNCTION,
+        x="s2s.svdvals_vjp(g, x)",
+    ),
+    defvjp(
+        "numpy.linalg.pinv(a)",
+        reverse_only=_MATRIX_FUNCTION,
+        a="s2s.pinv_vjp(g, ans, a)",
+    ),
+    defvjp(
+        "numpy.linalg.matrix_power(a, n)",
+        reverse_only=_MATRIX_FUNCTION,
+        a="s2s.matrix_power_vjp(g, a, n)",
+    ),
 )
 
 # What to write instead of the decompositions that have no rule (hints of the refusals).

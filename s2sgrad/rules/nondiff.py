@@ -136,3 +136,18 @@ NONDIFF = frozenset(
         "scipy.special.gammasgn",
     }
 )
+
+# Namespaces whose every function carries no derivative (random draws).
+NONDIFF_NAMESPACES = ("numpy.random.",)
+
+# What the shape analysis (analyze/shapes.py) may take for granted:
+# functions whose result is a Python number whatever they are given,
+SCALAR_VALUED = frozenset({"builtins.float", "builtins.len", "builtins.int"})
+SCALAR_NAMESPACES = ("math.",)
+# functions without a derivative whose result has the broadcast shape of their operands,
+BROADCASTING = frozenset({"operator.floordiv"})
+# and the module constants that are numbers.
+SCALAR_CONSTANTS = frozenset(f"{module}.{name}" for module in ("math", "np", "numpy")
+                             for name in ("pi", "e", "tau", "inf", "nan")) - {"np.tau", "numpy.tau"}
+# The namespaces of the functions that are numpy's, Python's or s2sgrad's own, never the user's.
+LIBRARY_NAMESPACES = ("ndarray.", "operator.", "numpy.", "math.", "builtins.", "s2s.")

@@ -2,6 +2,9 @@
 
 from .table import defvjp
 
+# Why forward mode has no tangent for a rule (Rule.reverse_only).
+_NONLINEAR = "a nonlinear reduction; its tangent template is not written yet"
+
 _SQRT_PI = "np.sqrt(np.pi)"
 
 RULES = (
@@ -13,6 +16,7 @@ RULES = (
     defvjp("scipy.special.erfcinv(y)", elementwise=True, y=f"-g * {_SQRT_PI} / 2.0 * np.exp(ans * ans)"),
     defvjp(
         "scipy.special.logsumexp(a, axis=None, b=None, keepdims=False)",
+        reverse_only=_NONLINEAR,
         a="s2s.logsumexp_vjp(g, ans, a, axis, b, keepdims)",
         b="s2s.logsumexp_vjp_b(g, ans, a, axis, b, keepdims)",
     ),

@@ -6,10 +6,24 @@ runtime helpers (s2sgrad.runtime). The transformer, not the rule, decides ``=`` 
 accumulation, and unbroadcasts the contributions of elementwise rules to their operand's shape.
 
 A rule may also state its forward-mode (tangent) templates, one per parameter, where ``t`` is that
-parameter's tangent. Without them, forward mode derives an elementwise rule's tangent from its
-reverse template (``g`` replaced by ``t``), which is right only for a holomorphic function (or a
-real one); functions of complex numbers that are not (``real``, ``conj``, ``abs``, ``angle``)
-state theirs.
+parameter's tangent. Without them, forward mode derives the tangent from the rule's kind:
+- ``linear``: the parameters the function is linear in, each with the others held fixed (a
+  product is linear in each factor; a ``*operands`` parameter in each operand), and in the items
+  of a sequence passed to one of them together (``np.stack([a, b])``): the tangent is the same
+  call with a varied argument replaced by its tangent (a sequence by the sequence of its items'
+  tangents, zeros for the constant ones), summed over the varied arguments;
+- ``elementwise``: the reverse template with ``g`` replaced by ``t``, which is right only for a
+  holomorphic function (or a real one); functions of complex numbers that are not (``real``,
+  ``conj``, ``abs``, ``angle``) state theirs.
+A rule with neither says why in ``reverse_only``. The other facts the analyses ask: ``reduction``
+(``"sum"``, ``"mean"``, ``"extremum"`` for max/min, ``"other"``: a call on the whole array gives
+one number), ``algebra`` (the identity the shift-invariance proof of analyze/invariance.py reads:
+``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"neg"``, ``"exp"``, ``"log"``) and ``view``.
+
+A product may state ``step_sums``: per factor, the template of the sum of a loop's contributions
+to that factor when it is the same in every iteration (a weight matrix), from the lists of the
+upstream adjoints (``gs``) and of the other factor (``others``) the backward loop collected, so
+one matrix product after the loop replaces one per iteration, whichever side the factor is on.
 """
 
 from __future__ import annotations
@@ -17,14 +31,17 @@ from __future__ import annotations
 import builtins
 import difflib
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Iterable, Mapping, Optional
 
 import libcst as cst
+import numpy as np
 import libcst.matchers as m
 
 from .. import runtime
+from .nondiff import (BROADCASTING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES, SCALAR_NAMESPACES,
+                      SCALAR_VALUED)
 
 POSITIONAL = "positional"
 VARARGS = "varargs"
@@ -48,7 +65,8 @@ class Rule:
     means each contribution has the broadcast shape of the output and is summed back to the operand.
     ``jvps`` (optional) maps a parameter name to the template of its tangent contribution.
     ``view``: the result may share memory with the first argument (a slice, a reshape, ``.T``), so
-    an in-place update of either changes the other.
+    an in-place update of either changes the other. ``linear``, ``reduction``, ``algebra`` and
+    ``reverse_only``: the module docstring.
     """
 
     name: str
@@ -57,6 +75,33 @@ class Rule:
     elementwise: bool = False
     jvps: tuple = ()  # ((param, tangent template code), ...): forward mode's own templates
     view: bool = False
+    linear: tuple = ()  # names of the parameters the function is linear in (each separately)
+    reduction: str = ""
+    algebra: str = ""
+    reverse_only: str = ""  # why forward mode has no tangent for this function
+    array_result: bool = False  # always returns a numpy array (analyses need not prove it)
+    methods: tuple = ()  # ndarray members spelling it, first parameter as ``self`` (``x.sum()``)
+    step_sums: tuple = ()  # ((param, template), ...): a loop's contributions to it, summed at once
+
+    @property
+    def tangent_route(self) -> str:
+        """How forward mode finds this function's tangent: ``"own"`` (its tangent templates),
+        ``"linear"``, ``"elementwise"`` (derived from the reverse templates), or ``""``."""
+        if self.jvps:
+            return "own"
+        if self.linear:
+            return "linear"
+        return "elementwise" if self.elementwise else ""
+
+    def linear_positions(self, count: int) -> frozenset:
+        """The positions, among ``count`` positional arguments, of those the function is linear in."""
+        out: set = set()
+        for index, p in enumerate(self.params):
+            if p.name in self.linear and p.kind == POSITIONAL and index < count:
+                out.add(index)
+            elif p.name in self.linear and p.kind == VARARGS:
+                out.update(range(index, count))
+        return frozenset(out)
 
     def param(self, name: str) -> RuleParam:
         for p in self.params:
@@ -88,22 +133,41 @@ def _parse_signature(text: str) -> tuple:
 
 
 def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = None,
-           view: bool = False, **templates: str) -> Rule:
+           view: bool = False, linear: Iterable[str] = (), reduction: str = "",
+           algebra: str = "", reverse_only: str = "", array_result: bool = False,
+           methods: Iterable[str] = (), step_sums: Optional[dict] = None,
+           **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
-    ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); ``view``: the
-    result may share the first argument's memory."""
+    ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
+    keywords are the Rule's fields of the same names."""
     name, params = _parse_signature(signature)
-    return Rule(name, params, tuple(templates.items()), elementwise,
-                jvps=tuple((jvps or {}).items()), view=view)
+    rule = Rule(name, params, tuple(templates.items()), elementwise, jvps=tuple((jvps or {}).items()),
+                view=view, linear=tuple(linear), reduction=reduction, algebra=algebra,
+                reverse_only=reverse_only, array_result=array_result, methods=tuple(methods),
+                step_sums=tuple((step_sums or {}).items()))
+    unknown = set(rule.linear) - {p.name for p in params}
+    if unknown:
+        raise AssertionError(f"rule {name}: linear in unknown parameters {sorted(unknown)}")
+    return rule
 
 
-def alias(name: str, rule: Rule, *, rename: Optional[dict] = None) -> Rule:
-    """The same rule under another name (``numpy.absolute`` for ``numpy.abs``, ``ndarray.sum``)."""
+def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iterable[str] = ()) -> Rule:
+    """The same rule under another name (``numpy.absolute`` for ``numpy.abs``), its parameters
+    renamed by ``rename``, spelled as the ndarray members ``methods``."""
     if not rename:
-        return Rule(name, rule.params, rule.vjps, rule.elementwise, jvps=rule.jvps, view=rule.view)
+        return replace(rule, name=name, methods=tuple(methods))
     params = tuple(RuleParam(rename.get(p.name, p.name), p.kind, p.default) for p in rule.params)
-    return Rule(name, params, _renamed(rule.vjps, rename), rule.elementwise,
-                jvps=_renamed(rule.jvps, rename), view=rule.view)
+    return replace(rule, name=name, params=params, vjps=_renamed(rule.vjps, rename),
+                   jvps=_renamed(rule.jvps, rename), methods=tuple(methods),
+                   step_sums=_renamed(rule.step_sums, rename),
+                   linear=tuple(rename.get(p, p) for p in rule.linear))
+
+
+def method_rules(rule: Rule) -> tuple:
+    """The rules of ``rule``'s method spellings: ``ndarray.<member>`` with its first parameter
+    named ``self``."""
+    first = rule.params[0].name
+    return tuple(alias(f"ndarray.{member}", rule, rename={first: "self"}) for member in rule.methods)
 
 
 def _renamed(templates: tuple, rename: dict) -> tuple:
@@ -141,8 +205,9 @@ def validate(rule: Rule) -> None:
     cannot see, or calls a runtime helper that does not exist (checked by the test suite, not
     at import: parsing every template costs a third of a second)."""
     names = {p.name for p in rule.params}
-    for param, code, seed in [(p, c, "g") for p, c in rule.vjps] + [(p, c, "t") for p, c in rule.jvps]:
-        allowed = {seed, "ans"} | names | TEMPLATE_GLOBALS
+    for param, code, seeds in [(p, c, {"g", "ans"}) for p, c in rule.vjps] + \
+            [(p, c, {"t", "ans"}) for p, c in rule.jvps] + [(p, c, {"gs", "others"}) for p, c in rule.step_sums]:
+        allowed = seeds | names | TEMPLATE_GLOBALS
         if param not in names:
             raise AssertionError(f"rule {rule.name}: template for unknown parameter {param!r}")
         unknown = template_names(code) - allowed
@@ -190,15 +255,38 @@ class RuleTable:
         names = ", ".join(f"`{spoken(f'{namespace}.{c}')}`" for c in close)
         return f"similar names with a rule: {names}"
 
-    @property
+    @functools.cached_property
     def elementwise(self) -> frozenset:
         """Names of the rules marked elementwise."""
         return frozenset(name for name, rule in self.rules.items() if getattr(rule, "elementwise", False))
 
-    @property
+    @functools.cached_property
     def views(self) -> frozenset:
         """Names of the rules whose result may share memory with their first argument."""
         return frozenset(name for name, rule in self.rules.items() if getattr(rule, "view", False))
+
+    def differentiable(self, op: str) -> bool:
+        """Whether ``op`` can carry a derivative: not a zero-derivative function, not a kept
+        verbatim expression (``nondiff``), not a random draw."""
+        return op not in self.nondiff and op != "nondiff" and not op.startswith(NONDIFF_NAMESPACES)
+
+    def gives_scalar(self, op: str) -> bool:
+        """Whether ``op``'s result is a Python number whatever it is given."""
+        return op in SCALAR_VALUED or op.startswith(SCALAR_NAMESPACES)
+
+    def is_library(self, op: str) -> bool:
+        """Whether ``op`` names a function of numpy, Python or s2sgrad itself (not of the user)."""
+        return op.startswith(LIBRARY_NAMESPACES)
+
+    def gives_array(self, op: str) -> bool:
+        """Whether ``op`` always returns a numpy array or numpy scalar: a rule marked so (matrix
+        products), or a numpy ufunc (``np.real`` is not one: a float stays a float)."""
+        rule = self.rules.get(op)
+        return rule is not None and (getattr(rule, "array_result", False) or _is_ufunc(op))
+
+    def broadcasts(self, op: str) -> bool:
+        """Whether ``op``'s result has the broadcast shape of its operands (elementwise)."""
+        return op in self.elementwise or op in BROADCASTING
 
     def with_rules(self, rules: Iterable[Rule]) -> "RuleTable":
         merged = dict(self.rules)
@@ -211,11 +299,16 @@ class RuleTable:
         return tuple(sorted((k, r.vjps, r.jvps) for k, r in self.rules.items()))
 
 
+def _is_ufunc(name: str) -> bool:
+    namespace, _, short = name.rpartition(".")
+    return namespace == "numpy" and isinstance(getattr(np, short, None), np.ufunc)
+
+
 def build_table(groups: Iterable[Iterable[Rule]], nondiff: Iterable[str],
                 instead: Optional[Mapping[str, str]] = None) -> RuleTable:
     rules = {}
     for group in groups:
-        for r in group:
+        for r in (r for declared in group for r in (declared, *method_rules(declared))):
             if r.name in rules:
                 raise AssertionError(f"rule {r.name} defined twice")
             rules[r.name] = r

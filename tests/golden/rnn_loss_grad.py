@@ -53,11 +53,14 @@ def rnn_loss_fwd(wh, wx, xs):
 def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
     """Backward sweep of rnn_loss: the adjoints of wh, wx."""
     h, h_pow_2_shape, loop1_tape, wh, wx = residuals
+    del residuals  # each residual is freed after its last use
     # return np.sum(h**2)
     h_bar = s2s.broadcast(rnn_loss_bar, h_pow_2_shape) * 2 * h
     # for t in range(xs.shape[0]):
-    wh_bar = s2s.zeros_like(wh)
-    wx_bar = s2s.zeros_like(wx)
+    wh_bar_upstreams = []
+    wh_bar_rights = []
+    wx_bar_upstreams = []
+    wx_bar_rights = []
     for (
         cond1,
         h,
@@ -85,10 +88,15 @@ def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
         # h = np.tanh(wh @ h + wx @ xs[t])
         total_bar = h_2_bar * (1.0 - h_2 * h_2)
         wh_matmul_h_bar = s2s.unbroadcast(total_bar, wh_matmul_h_shape)
-        wx_matmul_xs_t_bar = s2s.unbroadcast(total_bar, wx_matmul_xs_t_shape)
-        wx_bar += s2s.matmul_vjp_a(wx_matmul_xs_t_bar, wx, xs_t)
-        wh_bar += s2s.matmul_vjp_a(wh_matmul_h_bar, wh, h)
+        wx_bar_upstreams.append(s2s.unbroadcast(total_bar, wx_matmul_xs_t_shape))
+        wx_bar_rights.append(xs_t)
+        wh_bar_upstreams.append(wh_matmul_h_bar)
+        wh_bar_rights.append(h)
         h_bar = s2s.matmul_vjp_b(wh_matmul_h_bar, wh, h)
+    del h, loop1_tape, h_bar
+    wh_bar = s2s.matmul_vjp_a_sum(wh_bar_upstreams, wh, wh_bar_rights)
+    del wh_bar_upstreams, wh_bar_rights
+    wx_bar = s2s.matmul_vjp_a_sum(wx_bar_upstreams, wx, wx_bar_rights)
     return (s2s.like(wh_bar, wh), s2s.like(wx_bar, wx))
 
 

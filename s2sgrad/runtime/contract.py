@@ -1,4 +1,5 @@
-"""Runtime helpers for ``np.einsum`` (numpy only; re-exported by s2sgrad.runtime).
+"""Runtime helpers for ``np.einsum`` (numpy only; re-exported by s2sgrad.runtime): what generated
+code calls for the adjoints of einsum operands (``s2s.einsum_vjps``).
 
 The adjoint of an einsum operand is an einsum of the output's adjoint with the other operands.
 Three things make that more than one call: ``...`` (its axes get letters of their own, aligned
@@ -13,6 +14,13 @@ from __future__ import annotations
 import string
 
 import numpy as np
+
+# Not in s2sgrad.runtime.__all__ (nor were they when this was runtime_contract.py, re-exported by
+# name); generated code reads them as ``s2s.<name>`` all the same.
+__all__ = [
+    "einsum_vjps",
+    "einsum_vjp",
+]
 
 _LETTERS = string.ascii_letters
 

@@ -1,4 +1,5 @@
-"""Runtime helpers for complex numbers (numpy only; re-exported by s2sgrad.runtime).
+"""Runtime helpers for complex numbers (numpy only; re-exported by s2sgrad.runtime): what
+generated code calls for the adjoints and tangents of ``real``, ``imag``, ``abs`` and ``angle``.
 
 The convention is autograd's and JAX's: for a real-valued ``f`` of a complex ``z = x + iy``, the
 gradient is ``df/dx - i df/dy`` (the conjugate of the steepest-ascent direction), so a holomorphic
@@ -10,6 +11,21 @@ their adjoints with these helpers.
 from __future__ import annotations
 
 import numpy as np
+
+# Not in s2sgrad.runtime.__all__ (nor were they when this was runtime_complex.py, re-exported by
+# name); generated code reads them as ``s2s.<name>`` all the same.
+__all__ = [
+    "match_complex",
+    "abs_slope",
+    "angle_slope",
+    "abs_slope_vjp",
+    "angle_slope_vjp",
+]
+
+
+def _conj(x):
+    """``np.conj(x)`` for a complex array (the adjoints of real functions of it), ``x`` else."""
+    return np.conj(x) if x.dtype.kind == "c" else x
 
 
 def match_complex(x, g):

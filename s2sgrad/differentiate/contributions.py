@@ -1,0 +1,234 @@
+"""Reverse mode of one statement: its rule's (or its helper's, or a registered gradient's)
+contributions to the adjoints of its operands (a mixin of ReverseBuilder, differentiate/reverse.py).
+
+Each contribution is the rule's template instantiated with the statement's operands, the output
+adjoint ``g`` and ``ans``; an elementwise rule's contribution is summed back to its operand's shape
+where broadcasting may have happened; a full sum passes its adjoint on as one number standing
+for an array. Uses the builder's ``adj`` (adjoints), ``rec`` (records), ``namer``, ``table``,
+``shape_of``, ``classes``/``scalars`` (shape facts) and, in loops, ``collecting``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..analyze.shapes import may_broadcast
+from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, operand_vars
+from ..read.names import name_nodes
+from ..registry import RegisteredRule
+from .binding import bind_arguments, defaulted_params
+from .code import unpack_target
+from .simplify import simplify
+from .templates import instantiate
+from .vjp_types import HelperCall
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def basic_getitem(prim: Prim) -> bool:
+    """``x[i]`` with an index of integers and slices only."""
+    return prim.op == SUBSCRIPT and len(prim.args) == 2 and \
+        isinstance(prim.args[1], Const) and prim.args[1].basic
+
+
+class Contributions:
+    """A statement's contributions to its operands' adjoints (mixed into ReverseBuilder)."""
+
+    def uniform_sum(self, lines: list, stmt: Stmt, rule, g: str) -> bool:
+        """``s = np.sum(a)``: ``a``'s adjoint is ``g`` itself, standing for an array of ``a``'s
+        shape, when ``a``'s shape class is known (the rules that read it multiply it out)."""
+        prim = stmt.prim
+        reduction = getattr(rule, "reduction", "")
+        mean = reduction == "mean"
+        if reduction not in ("sum", "mean") or len(prim.args) != 1 or prim.kwargs:
+            return False
+        operand = prim.args[0]
+        if not (isinstance(operand, Var) and self.active(operand.name)):
+            return False
+        if self.classes.get(operand.name) in (None, "()") or operand.name in self.fn.lists:
+            return False
+        # np.mean(a): the same number over a's size (recorded, not a itself)
+        share = cst.parse_expression(f"{g} / {self.rec.size_of(operand.name)}") if mean else cst.Name(g)
+        self.adj.accumulate(lines, operand.name, share, uniform=True)
+        return True
+
+    def rule_backward(self, stmt: Stmt, rule, g: str) -> list:
+        """The contributions of ``stmt`` (upstream adjoint ``g``) by its rule's templates."""
+        prim, target = stmt.prim, stmt.targets[0]
+        bound = bind_arguments(rule, prim)
+        self.refuse_missing_templates(stmt, rule, bound)
+        defaulted = defaulted_params(rule, prim)
+
+        def contribution(template: str, upstream: str) -> cst.BaseExpression:
+            mapping = {"g": cst.Name(upstream), "ans": cst.Name(target)}
+            mapping.update({name: operand_node(op) for name, op in bound.items()})
+            return simplify(instantiate(template, mapping, defaulted))
+
+        wanted = [(param, template, bound.get(param)) for param, template in rule.vjps
+                  if bound.get(param) is not None
+                  and any(self.active(n) for n in operand_vars(bound[param]))]
+        lines: list = []
+        g, kinds = self.upstream_kinds(lines, stmt, wanted, bound, contribution, g)
+        for param, template, operand in wanted:
+            if prim.op == SUBSCRIPT and isinstance(operand, Var) and (
+                    self.collect_row(lines, stmt, operand.name, bound.get("index"), g)
+                    or self.scatter(lines, operand.name, bound.get("index"), g)):
+                continue
+            if isinstance(operand, Var) and self.batch(lines, operand.name, rule, param, bound, g):
+                continue
+            expr = contribution(template, g)
+            if isinstance(operand, Var):
+                if rule.elementwise and self.may_broadcast(operand, bound, target):
+                    expr = cst.Call(
+                        cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
+                        [cst.Arg(expr), cst.Arg(cst.parse_expression(self.shape_of(operand.name)))],
+                    )
+                self.adj.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform")
+            elif isinstance(operand, Seq):
+                parts = self.namer.fresh(f"{param}_bar")
+                lines.append(f"{parts} = {_code(expr)}")
+                self.distribute(lines, stmt, operand, parts)
+        return lines
+
+    def refuse_missing_templates(self, stmt: Stmt, rule, bound: dict) -> None:
+        """Refuse an active argument for a parameter the rule has no template for."""
+        with_template = {param for param, _ in rule.vjps}
+        for name, operand in bound.items():
+            if name not in with_template and any(self.active(n) for n in operand_vars(operand)):
+                raise self.located(
+                    stmt, f"s2sgrad has no derivative of `{rule.name}` with respect to `{name}`",
+                    f"pass a constant for `{name}`, wrap it in s2sgrad.stop_gradient(...) if its "
+                    "gradient is not wanted, or give a rule with s2sgrad.register_gradient")
+
+    def upstream_kinds(self, lines: list, stmt: Stmt, wanted: list, bound: dict, contribution,
+                       g: str) -> tuple:
+        """``(g, kinds)``: when the upstream ``g`` is one number standing for an array, what
+        each contribution is (param -> ``"uniform"`` | ``"full"``); when one needs a full array,
+        ``g`` becomes one first (and ``kinds`` is empty)."""
+        target = stmt.targets[0]
+        if target not in self.adj.uniform or basic_getitem(stmt.prim):
+            return g, {}  # a scatter into zeros: one number fills its slots as well as an array
+        kinds = {param: self.uniform_kind(operand, bound, target, contribution(template, g), g)
+                 for param, template, operand in wanted}
+        if None in kinds.values():
+            self.adj.materialize(lines, target)
+            return self.adj.current[target], {}
+        return g, kinds
+
+    def uniform_kind(self, operand, bound: dict, target: str, expr: cst.BaseExpression,
+                     g: str) -> Optional[str]:
+        """What an elementwise rule's contribution ``expr`` is when its upstream ``g`` is one
+        number standing for an array of ``target``'s shape: ``"uniform"`` (it reads only
+        scalars besides ``g``), ``"full"`` (it reads an array of that shape, so it has it), or
+        None when ``g`` must first become an array."""
+        if not isinstance(operand, Var) or self.may_broadcast(operand, bound, target):
+            return None
+        reads = self.local_reads(expr) - {g}
+        if reads <= self.scalars:
+            return "uniform"
+        shape = self.classes.get(target)
+        if shape is not None and any(self.classes.get(r) == shape for r in reads):
+            return "full"
+        return None
+
+    def local_reads(self, expr: cst.BaseExpression) -> set:
+        """The function's own names ``expr`` reads (not attribute fields, not keywords)."""
+        return {n.value for n in name_nodes(expr, reads_only=True) if n.value in self.definitions}
+
+    def may_broadcast(self, operand: Var, bound: dict, target: str) -> bool:
+        """Whether the output of an elementwise statement may be larger than ``operand``."""
+        same = self.classes.get(operand.name)
+        if same is not None and same == self.classes.get(target):
+            return False
+        return may_broadcast(operand, bound, self.scalars)
+
+    def distribute(self, lines: list, stmt: Stmt, seq: Seq, parts: str) -> None:
+        """Add ``parts[i]`` (the adjoint of a list or tuple display) to each of its items."""
+        for i, item in enumerate(seq.items):
+            if isinstance(item, Var) and self.active(item.name):
+                self.adj.accumulate(lines, item.name, cst.parse_expression(f"{parts}[{i}]"))
+            elif isinstance(item, Seq) and any(self.active(n) for n in operand_vars(item)):
+                raise self.located(stmt, "nested sequences of differentiated values are "
+                                   "not supported here", "pass a flat list of arrays")
+
+    def registered_backward(self, stmt: Stmt, rule: RegisteredRule, g: str) -> list:
+        """A user-registered gradient: ``rule(g, ans, *args, **kwargs)``, one adjoint per
+        positional argument, checked like a custom_gradient's."""
+        prim = stmt.prim
+        args = [_code(operand_node(a)) for a in prim.args]
+        kwargs = [f"{k}={_code(operand_node(v))}" for k, v in prim.kwargs]
+        call = f"{rule.function}({', '.join([g, stmt.targets[0], *args, *kwargs])})"
+        for op in prim.args:
+            if not isinstance(op, Var) and any(self.active(n) for n in operand_vars(op)):
+                raise self.located(stmt, "a registered gradient takes plain names as arguments",
+                                   "assign the list or tuple to a name first")
+        wanted = [op if isinstance(op, Var) and self.active(op.name) else None for op in prim.args]
+        if not any(wanted):
+            return []
+        primals = ", ".join(args) + ("," if len(args) == 1 else "")
+        labels = ", ".join(repr(a) for a in args) + ("," if len(args) == 1 else "")
+        return self.receive(wanted, f"s2s.custom_result({rule.name!r}, {call}, ({primals}), "
+                                    f"({labels}))")
+
+    def receive(self, wanted: list, call: str) -> list:
+        """``slots = call`` where ``call`` returns one adjoint per entry of ``wanted`` (a Var to
+        add it to, a name to bind it to, or None to drop it): first writes land in the adjoint's
+        own name."""
+        slots = []
+        pending = []
+        claimed: set = set()
+        for op in wanted:
+            if op is None:
+                slots.append("_")
+            elif isinstance(op, str):
+                slots.append(op)  # a name the caller reads itself
+            elif op.name in self.adj.current or op.name in claimed:
+                tmp = self.namer.fresh(f"{op.name}_bar")
+                slots.append(tmp)
+                pending.append((op.name, tmp))
+            else:
+                slots.append(self.namer.adjoint(op.name))
+                claimed.add(op.name)
+        lines = [f"{unpack_target(slots)} = {call}"]
+        for var in sorted(claimed):
+            self.adj.claim(var)
+        for var, tmp in pending:
+            self.adj.accumulate(lines, var, cst.Name(tmp))
+        return lines
+
+    def scatter(self, lines: list, var: str, index, g: str) -> bool:
+        """``x_bar[i] += g`` for a basic index into an adjoint array this sweep owns."""
+        name = self.adj.current.get(var)
+        if not (isinstance(index, Const) and index.basic and index.brackets
+                and name == self.namer.adjoint(var) and name in self.adj.owned):
+            return False
+        lines.append(f"{name}{index.brackets} += {g}")
+        return True
+
+    def helper_backward(self, stmt: Stmt, helper: HelperCall, g: str) -> list:
+        bound = {}
+        prim = stmt.prim
+        positional = [p for p in helper.params if p not in helper.kwonly]
+        for name, op in zip(positional, prim.args):
+            bound[name] = op
+        for key, op in prim.kwargs:
+            bound[key] = op
+        wanted, displays = [], []
+        for name, has_adjoint in zip(helper.params, helper.returns_adjoint):
+            operand = bound.get(name)
+            if has_adjoint and isinstance(operand, Seq) and any(
+                    self.active(n) for n in operand_vars(operand)):
+                parts = self.namer.fresh(f"{name}_bar")
+                displays.append((operand, parts))
+                wanted.append(parts)
+                continue
+            ok = has_adjoint and isinstance(operand, Var) and self.active(operand.name)
+            wanted.append(operand if ok else None)
+        lines = self.receive(wanted, f"{helper.bwd_name}({self.residuals_of(stmt)}, {g})")
+        for seq, parts in displays:
+            self.distribute(lines, stmt, seq, parts)
+        return lines

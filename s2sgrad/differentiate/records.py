@@ -1,0 +1,77 @@
+"""What a forward sweep records for its backward sweep in place of values: shapes and sizes.
+
+The backward sweep unbroadcasts and materializes adjoints with a variable's shape; it names that
+shape (``x_shape``) and the forward sweep records ``x.shape`` (or ``np.shape(x)`` when ``x`` may
+not be a numpy value) instead of ``x`` itself. Takes the lowered function, the rule table and a
+Namer; ``packed(name)`` gives the code the forward sweep records for a residual name.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..lower.ir import SUBSCRIPT, CoreFunction, Stmt, Var, flatten
+
+
+class Records:
+    """Shape and size names of one reverse-mode function, and what proves a value numpy's."""
+
+    def __init__(self, fn: CoreFunction, table, namer, is_helper_call: Callable[[Stmt], bool]) -> None:
+        self.table = table
+        self.namer = namer
+        self.is_helper_call = is_helper_call
+        self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
+        self.shape_base: dict = {}  # shape (or size) name -> var
+        self.sizes: dict = {}  # var -> the name of its number of elements
+        self.params = frozenset(p.name for p in fn.params)
+        self.statements_defining: dict = {}
+        for stmt in flatten(fn.body):
+            for t in stmt.targets:
+                self.statements_defining.setdefault(t, []).append(stmt)
+        self.array_values: dict = {}
+
+    def shape_of(self, var: str) -> str:
+        """The name the backward sweep uses for ``var``'s shape."""
+        if var not in self.shapes:
+            self.shapes[var] = self.namer.fresh(f"{var}_shape")
+            self.shape_base[self.shapes[var]] = var
+        return self.shapes[var]
+
+    def size_of(self, var: str) -> str:
+        """Like shape_of, for ``var``'s number of elements."""
+        if var not in self.sizes:
+            self.sizes[var] = self.namer.fresh(f"{var}_size")
+            self.shape_base[self.sizes[var]] = var
+        return self.sizes[var]
+
+    def shapes_of(self, names: set) -> set:
+        """The shape and size names recorded for ``names``."""
+        return {shape for shape, base in self.shape_base.items() if base in names}
+
+    def packed(self, name: str) -> str:
+        """What the forward sweep records for ``name``: the value, or the shape it stands for
+        (``x.shape`` when ``x`` is certainly a numpy array or scalar, else ``np.shape(x)``)."""
+        base = self.shape_base.get(name)
+        if base is None:
+            return name
+        field = "size" if self.sizes.get(base) == name else "shape"
+        return f"{base}.{field}" if self.numpy_valued(base) else f"np.{field}({base})"
+
+    def numpy_valued(self, name: str) -> bool:
+        """Whether every definition of ``name`` makes a numpy array or numpy scalar: a matrix
+        product, a numpy ufunc, a hoisted product, or a row of one (the table says which)."""
+        if name not in self.array_values:
+            self.array_values[name] = False  # a cycle (a loop-carried name) proves nothing
+            defs = self.statements_defining.get(name, [])
+            self.array_values[name] = bool(defs) and name not in self.params and \
+                all(self._numpy_result(stmt) for stmt in defs)
+        return self.array_values[name]
+
+    def _numpy_result(self, stmt: Stmt) -> bool:
+        prim = stmt.prim
+        if len(stmt.targets) != 1 or self.is_helper_call(stmt):
+            return False
+        if self.table.gives_array(prim.op):
+            return True
+        base = prim.args[0] if prim.args else None
+        return prim.op == SUBSCRIPT and isinstance(base, Var) and self.numpy_valued(base.name)

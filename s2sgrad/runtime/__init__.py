@@ -1,0 +1,45 @@
+"""The few helpers generated gradients call. Numpy only: importing this never imports libcst or black.
+
+Generated code reads ``s2s.<helper>`` (``from s2sgrad import runtime as s2s``); each helper is a
+plain function of arrays, defined in the module for its kind and re-exported here:
+
+- broadcasting: unbroadcast, broadcast, like, check_scalar
+- containers: zeros_like and the adjoints of lists and dicts (add, Parts, list_zeros, ...), setitem
+- reductions: sums, means, variances, extrema, products, averages, nan-reductions, logsumexp
+- scans: cumsum, cumprod, nancumsum, diff
+- indexing: x[index], stack_rows, take, take_along_axis, sort, diag, diagonal, pad
+- shapes: concatenations, stacks, splits, transpose, tile, repeat, rollaxis, linspace
+- products: matmul, dot, inner, tensordot, kron, rows_matmul
+- linalg: solve, cholesky, eigvalsh, svdvals, pinv, matrix_power, norms, trace
+- elementwise: balanced_eq, safe_power_base, safe_log_base, inside, log_vjp, sinc_slope
+- custom: custom_result
+- complex: match_complex, abs_slope, angle_slope (and their adjoints)
+- contract: einsum_vjp, einsum_vjps
+
+A helper's ``__module__`` is its own module (``s2sgrad.runtime.reductions``); generated code names
+it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/normalize.py).
+"""
+
+from __future__ import annotations
+
+from . import (broadcasting, containers, custom, elementwise, indexing, linalg, products,
+               reductions, scans, shapes)
+from .broadcasting import *  # noqa: F401,F403
+from .complex import *  # noqa: F401,F403
+from .containers import *  # noqa: F401,F403
+from .contract import *  # noqa: F401,F403
+from .custom import *  # noqa: F401,F403
+from .elementwise import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from .linalg import *  # noqa: F401,F403
+from .products import *  # noqa: F401,F403
+from .reductions import *  # noqa: F401,F403
+from .scans import *  # noqa: F401,F403
+from .shapes import *  # noqa: F401,F403
+
+# The helpers that runtime.py itself defined before the split; the complex and einsum helpers
+# (then runtime_complex.py and runtime_contract.py, re-exported by name) were not listed, and
+# still are not.
+__all__ = sorted(broadcasting.__all__ + containers.__all__ + custom.__all__ + elementwise.__all__
+                 + indexing.__all__ + linalg.__all__ + products.__all__ + reductions.__all__
+                 + scans.__all__ + shapes.__all__)

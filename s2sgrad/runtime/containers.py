@@ -1,0 +1,100 @@
+"""Adjoints of any value, lists and dicts included, and index writes (numpy only): the zero
+adjoint (``s2s.zeros_like``, ``s2s.list_zeros``), adjoints added element by element
+(``s2s.add``, ``s2s.Parts``), a list element's adjoint (``s2s.list_getitem_vjp``), a custom
+gradient's output leaves (``s2s.leaves``) and ``x[index] = value`` on a copy (``s2s.setitem``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .broadcasting import _ndarray, unbroadcast
+
+__all__ = [
+    "zeros_like",
+    "setitem",
+    "add",
+    "Parts",
+    "list_zeros",
+    "leaves",
+    "list_getitem_vjp",
+    "sum_list_vjp",
+]
+
+
+def zeros_like(x):
+    """The zero gradient of ``x`` (a float 0.0 for a Python number)."""
+    if type(x) is _ndarray and x.dtype.kind in "fc":
+        return np.zeros(x.shape, dtype=x.dtype)
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        return 0.0
+    if isinstance(x, (tuple, list, dict)):  # a sequence passed where an array could be
+        return list_zeros(x)
+    dtype = np.result_type(x)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    return np.zeros(np.shape(x), dtype=dtype)
+
+
+def setitem(x, index, value):
+    """A copy of ``x`` with ``x[index] = value`` (the input is left as it was)."""
+    out = np.array(x, copy=True)
+    out[index] = value
+    return out
+
+
+def add(a, b):
+    """``a + b`` for adjoints; for lists and dicts (their adjoints), element by element."""
+    if isinstance(a, dict):
+        return {k: a[k] + b[k] for k in a}
+    if isinstance(a, list) or isinstance(b, list):
+        return Parts(add(p, q) for p, q in zip(a, b))
+    return a + b
+
+
+class Parts(list):
+    """The adjoint of a list or tuple: one adjoint per element, and ``+`` adds element by
+    element (so an adjoint accumulated with ``+`` where the value's type was not known adds up
+    instead of concatenating)."""
+
+    def __add__(self, other):
+        return Parts(add(p, q) for p, q in zip(self, other))
+
+    __radd__ = __add__
+
+    def __getitem__(self, index):
+        item = list.__getitem__(self, index)
+        return Parts(item) if isinstance(index, slice) else item
+
+
+def list_zeros(xs):
+    """The zero adjoint of a list (or tuple, or dict): one zero per element."""
+    if isinstance(xs, dict):
+        return {k: zeros_like(v) for k, v in xs.items()}
+    return Parts(zeros_like(x) for x in xs)
+
+
+def leaves(value):
+    """The leaves of a custom gradient's output adjoint, in grad_fn's order: a dict's by sorted
+    key, a tuple's or list's in order."""
+    if isinstance(value, dict):
+        return tuple(value[k] for k in sorted(value))
+    return tuple(value)
+
+
+def list_getitem_vjp(g, xs, index):
+    """Adjoint of ``xs[index]`` for a list ``xs``: zeros, with ``g`` at ``index``."""
+    out = list_zeros(xs)
+    if isinstance(xs, dict):
+        out[index] = out[index] + g
+        return out
+    if isinstance(index, slice):
+        for position, item in zip(range(*index.indices(len(xs))), g):
+            out[position] = out[position] + item
+    else:
+        out[index] = out[index] + g
+    return out
+
+
+def sum_list_vjp(g, xs):
+    """Adjoint of the elements of ``sum(xs)``: ``g`` for each, summed to its shape."""
+    return [unbroadcast(g, x) for x in xs]

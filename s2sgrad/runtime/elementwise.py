@@ -1,0 +1,54 @@
+"""Elementwise helpers (numpy only): the pieces of elementwise derivatives that need more than
+one expression, e.g. ties in max/min (``s2s.balanced_eq``), ``x**y`` at 0
+(``s2s.safe_power_base``, ``s2s.safe_log_base``), clipping (``s2s.inside``), ``math.log`` with a
+base (``s2s.log_vjp``) and ``np.sinc`` (``s2s.sinc_slope``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "balanced_eq",
+    "safe_power_base",
+    "safe_log_base",
+    "inside",
+    "log_vjp",
+    "sinc_slope",
+]
+
+
+def balanced_eq(x, z, y):
+    """1 where x wins a max/min, 0.5 on ties (autograd's convention)."""
+    return (x == z) / (1.0 + (x == y))
+
+
+def safe_power_base(x2):
+    """The exponent in d/dx x**y = y * x**(y-1), safe where y == 0."""
+    return np.where(x2, x2 - 1, 1.0) if np.ndim(x2) else (x2 - 1 if x2 != 0 else 1.0)
+
+
+def safe_log_base(x1):
+    """log(x) with x == 0 replaced by 1, so that d/dy x**y at x == 0 is 0, not NaN."""
+    return np.log(np.where(x1 == 0, 1.0, x1)) if np.ndim(x1) else np.log(x1 if x1 != 0 else 1.0)
+
+
+def inside(a, a_min=None, a_max=None):
+    """1.0 where ``a`` lies inside the clip interval (its gradient passes), 0.0 where clipped."""
+    mask = np.ones(np.shape(a), dtype=bool)
+    if a_min is not None:
+        mask &= np.asarray(a) >= a_min
+    if a_max is not None:
+        mask &= np.asarray(a) <= a_max
+    return mask
+
+
+def log_vjp(g, x, base=None):
+    """Adjoint of ``math.log(x, base)``."""
+    return g / x if base is None else g / (x * np.log(base))
+
+
+def sinc_slope(x):
+    """d/dx sinc(x) = (cos(pi x) - sinc(x)) / x, and 0 at x == 0."""
+    x = np.asarray(x)
+    safe = np.where(x == 0, 1.0, x)
+    return np.where(x == 0, 0.0, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)

@@ -1,0 +1,154 @@
+"""Adjoints of reading elements (numpy only): ``x[index]`` (``s2s.getitem_vjp``), a backward
+loop's rows stacked (``s2s.stack_rows``), ``np.take``, ``np.take_along_axis``, ``np.sort``,
+``np.diag``, ``np.diagonal`` and ``np.pad``: ``g`` scattered back where each element came from."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .broadcasting import _ndarray
+from .containers import list_getitem_vjp
+
+__all__ = [
+    "getitem_vjp",
+    "stack_rows",
+    "take_vjp",
+    "take_along_axis_vjp",
+    "sort_vjp",
+    "diag_vjp",
+    "diagonal_vjp",
+    "pad_vjp",
+]
+
+
+_BOOL = np.dtype(bool)
+
+
+def _is_basic(index):
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer)) for p in parts)
+
+
+def getitem_vjp(g, x, index):
+    """Adjoint of ``x[index]``: ``g`` scattered into zeros shaped like ``x`` (repeats add up)."""
+    if type(x) is _ndarray:
+        dtype = x.dtype
+        if type(g) is not _ndarray or g.dtype is not dtype:
+            dtype = np.result_type(g, x)
+        out = np.zeros(x.shape, dtype=dtype)
+    elif isinstance(x, (tuple, list, dict)):
+        return list_getitem_vjp(g, x, index)  # a sequence passed where an array could be
+    else:
+        out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64 if not hasattr(x, "dtype") else x))
+    for part in (index if type(index) is tuple else (index,)):
+        if type(part) is not slice and type(part) is not int:
+            basic = _is_basic(index)
+            break
+    else:
+        basic = True  # slices and ints only (the common case)
+    if basic:
+        out[index] = g
+    elif type(index) is _ndarray and index.dtype is _BOOL and index.shape == out.shape and \
+            type(g) is _ndarray and g.dtype is out.dtype and g.dtype.kind == "f":
+        out[index] = g + 0.0  # a mask has no repeats; ``0.0 + g`` is what np.add.at stores
+    else:
+        np.add.at(out, index, g)
+    return out
+
+
+def stack_rows(rows, shape):
+    """The adjoint of an array whose rows ``0, 1, ...`` a backward loop visited last to first:
+    ``rows`` (in that visiting order) stacked, zeros for rows never read."""
+    if rows and len(rows) == shape[0]:
+        return np.array(rows[::-1])
+    first = np.asarray(rows[0]) if rows else None
+    out = np.zeros(shape, dtype=first.dtype if first is not None and first.dtype.kind in "fc"
+                   else np.float64)
+    if rows:
+        out[:len(rows)] = rows[::-1]
+    return out
+
+
+def take_vjp(g, a, indices, axis=None):
+    """Adjoint of ``np.take(a, indices, axis)`` (repeated indices add up)."""
+    shape = np.shape(a)
+    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    if axis is None:
+        flat = out.reshape(-1)
+        np.add.at(flat, np.asarray(indices), g)
+        return out
+    axis = axis % len(shape)
+    index = (slice(None),) * axis + (np.asarray(indices),)
+    np.add.at(out, index, g)
+    return out
+
+
+def take_along_axis_vjp(g, arr, indices, axis):
+    """Adjoint of ``np.take_along_axis(arr, indices, axis)`` (repeated indices add up)."""
+    shape = np.shape(arr)
+    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    if axis is None:
+        np.add.at(out.reshape(-1), indices, g)
+        return out
+    indices = np.asarray(indices)
+    axis = axis % len(shape)
+    index = []
+    for d in range(len(shape)):
+        if d == axis:
+            index.append(indices)
+        else:
+            view = [1] * len(shape)
+            view[d] = indices.shape[d]
+            index.append(np.arange(indices.shape[d]).reshape(view))
+    np.add.at(out, tuple(index), g)
+    return out
+
+
+def sort_vjp(g, a, axis=-1):
+    """Adjoint of ``np.sort(a, axis)``: ``g`` put back where each sorted element came from."""
+    a = np.asarray(a)
+    if axis is None:
+        return sort_vjp(g, a.ravel(), 0).reshape(a.shape)
+    order = np.argsort(a, axis=axis, kind="stable")
+    out = np.zeros(a.shape, dtype=np.result_type(g, np.float64))
+    np.put_along_axis(out, order, g, axis=axis)
+    return out
+
+
+def diag_vjp(g, v, k=0):
+    """Adjoint of ``np.diag(v, k)``: a diagonal taken from ``g``, or ``g`` put on a diagonal."""
+    g = np.asarray(g)
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k).copy()
+    return diagonal_vjp(g, v, k, 0, 1)
+
+
+def diagonal_vjp(g, a, offset=0, axis1=0, axis2=1):
+    """Adjoint of ``np.diagonal(a, offset, axis1, axis2)`` (the diagonal is its last axis)."""
+    a_shape = np.shape(a)
+    ndim = len(a_shape)
+    axis1, axis2 = axis1 % ndim, axis2 % ndim
+    out = np.zeros(a_shape, dtype=np.result_type(g, np.float64))
+    moved = np.moveaxis(out, (axis1, axis2), (-2, -1))  # a view: writing it fills ``out``
+    n = np.shape(g)[-1]
+    rows = np.arange(n) + max(-offset, 0)
+    cols = np.arange(n) + max(offset, 0)
+    moved[..., rows, cols] = g
+    return out
+
+
+def pad_vjp(g, array, pad_width, mode="constant"):
+    """Adjoint of ``np.pad`` for the modes that copy elements (constant, edge, reflect, ...)."""
+    if mode not in ("constant", "edge", "reflect", "symmetric", "wrap"):
+        raise NotImplementedError(f"the gradient of np.pad with mode={mode!r} is not supported")
+    shape = np.shape(array)
+    source = np.arange(int(np.prod(shape))).reshape(shape)
+    if mode == "constant":
+        where = np.pad(source, pad_width, mode="constant", constant_values=-1)
+    else:
+        where = np.pad(source, pad_width, mode=mode)
+    g = np.ravel(g)
+    kept = np.ravel(where) >= 0
+    out = np.zeros(source.size, dtype=np.result_type(g, np.float64))
+    np.add.at(out, np.ravel(where)[kept], g[kept])
+    return out.reshape(shape)

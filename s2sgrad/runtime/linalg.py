@@ -1,0 +1,159 @@
+"""Adjoints of linear algebra (numpy only): ``np.linalg.solve``, ``cholesky``, ``eigvalsh``,
+``svdvals``, ``pinv``, ``matrix_power``, ``norm`` (vector and matrix norms) and ``np.trace``
+(``s2s.solve_vjp_a``, ``s2s.norm_vjp``, ...)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .broadcasting import unbroadcast
+from .complex import _conj, abs_slope
+from .reductions import _expand, extremum_vjp
+
+__all__ = [
+    "solve_vjp_b",
+    "solve_vjp_a",
+    "cholesky_vjp",
+    "eigvalsh_vjp",
+    "svdvals_vjp",
+    "pinv_vjp",
+    "matrix_power_vjp",
+    "trace_vjp",
+    "norm_vjp",
+    "vector_norm_vjp",
+    "matrix_norm_vjp",
+]
+
+
+def _mT(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def solve_vjp_b(g, a, b):
+    """Adjoint of ``b`` in ``np.linalg.solve(a, b)``."""
+    g = np.asarray(g)
+    if np.ndim(b) == 1:
+        return unbroadcast(np.linalg.solve(_mT(a), g[..., None])[..., 0], b)
+    return unbroadcast(np.linalg.solve(_mT(a), g), b)
+
+
+def solve_vjp_a(g, ans, a, b):
+    """Adjoint of ``a`` in ``np.linalg.solve(a, b)``: -b_bar ans^T."""
+    g = np.asarray(g)
+    if np.ndim(b) == 1:
+        b_bar = np.linalg.solve(_mT(a), g[..., None])
+        return unbroadcast(-b_bar * np.asarray(ans)[..., None, :], a)
+    b_bar = np.linalg.solve(_mT(a), g)
+    return unbroadcast(-b_bar @ _mT(ans), a)
+
+
+def cholesky_vjp(g, ans, upper=False):
+    """Adjoint of ``np.linalg.cholesky`` (symmetric; Murray 2016, eq. 10)."""
+    low = _mT(ans) if upper else np.asarray(ans)
+    g = _mT(g) if upper else np.asarray(g)
+    phi = np.tril(_mT(low) @ g)
+    phi = phi - 0.5 * np.eye(low.shape[-1]) * phi  # halve the diagonal
+    inv_low = np.linalg.inv(low)
+    s = _mT(inv_low) @ phi @ inv_low
+    return 0.5 * (s + _mT(s))
+
+
+def eigvalsh_vjp(g, a, UPLO="L"):
+    """Adjoint of ``np.linalg.eigvalsh(a)``: V diag(g) V^T (symmetric)."""
+    _, v = np.linalg.eigh(a, UPLO=UPLO)
+    return (v * np.asarray(g)[..., None, :]) @ _mT(v)
+
+
+def svdvals_vjp(g, a):
+    """Adjoint of ``np.linalg.svdvals(a)``: U diag(g) V^T."""
+    u, _, vt = np.linalg.svd(a, full_matrices=False)
+    return (u * np.asarray(g)[..., None, :]) @ vt
+
+
+def pinv_vjp(g, ans, a):
+    """Adjoint of ``np.linalg.pinv(a)`` for a matrix of constant rank (Golub and Pereyra)."""
+    p = np.asarray(ans)
+    a = np.asarray(a)
+    g = np.asarray(g)
+    left = np.eye(a.shape[-2]) - a @ p
+    right = np.eye(a.shape[-1]) - p @ a
+    return -_mT(p) @ g @ _mT(p) + left @ _mT(g) @ p @ _mT(p) + _mT(p) @ p @ _mT(g) @ right
+
+
+def matrix_power_vjp(g, a, n):
+    """Adjoint of ``np.linalg.matrix_power(a, n)`` for n >= 0 (inverse first for n < 0)."""
+    a = np.asarray(a)
+    if n < 0:
+        inv = np.linalg.inv(a)
+        inner = matrix_power_vjp(g, inv, -n)
+        return -_mT(inv) @ inner @ _mT(inv)
+    at = _mT(a)
+    powers = [np.broadcast_to(np.eye(a.shape[-1]), a.shape)]
+    for _ in range(1, n):
+        powers.append(powers[-1] @ at)
+    out = np.zeros(a.shape, dtype=np.result_type(a, g, np.float64))
+    for k in range(n):
+        out = out + powers[k] @ g @ powers[n - 1 - k]
+    return out
+
+
+def trace_vjp(g, a, offset=0, axis1=0, axis2=1):
+    a = np.asarray(a)
+    eye = np.eye(a.shape[axis1], a.shape[axis2], k=offset)
+    eye = np.moveaxis(eye.reshape(eye.shape + (1,) * (a.ndim - 2)), (0, 1), (axis1, axis2))
+    g = np.asarray(g)
+    g = np.expand_dims(g, (axis1, axis2)) if g.ndim else g
+    return eye * g
+
+
+def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
+    """Adjoint of ``np.linalg.norm``: vector norms, and matrix norms over two axes."""
+    x = np.asarray(x)
+    if axis is None and x.ndim == 2 and ord is not None:
+        return matrix_norm_vjp(g, ans, x, ord, (0, 1), keepdims)
+    if axis is not None and np.ndim(axis) == 1 and len(axis) == 2:
+        return matrix_norm_vjp(g, ans, x, ord, tuple(a % x.ndim for a in axis), keepdims)
+    return vector_norm_vjp(g, ans, x, ord, axis, keepdims)
+
+
+def vector_norm_vjp(g, ans, x, ord, axis, keepdims):
+    x = np.asarray(x)
+    g = np.real(g)  # a norm is real; its adjoint at a complex x is conjugated (complex.py)
+    if ord is None or ord == 2:
+        return _expand(g / ans, x, axis, keepdims) * _conj(x)
+    if ord == 1:
+        return _expand(g, x, axis, keepdims) * abs_slope(x)
+    if ord in (np.inf, -np.inf):
+        return extremum_vjp(g, ans, np.abs(x), axis, keepdims) * abs_slope(x)
+    if ord == 0:
+        return np.zeros(x.shape, dtype=np.result_type(x, np.float64))
+    return _expand(g * ans ** (1.0 - ord), x, axis, keepdims) * np.abs(x) ** (ord - 1) * abs_slope(x)
+
+
+def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
+    """Matrix norms over the two ``axes`` (Frobenius, nuclear, 1, -1, inf, -inf, 2, -2)."""
+    x = np.asarray(x)
+    g = np.real(g)
+    if ord is None or ord == "fro":
+        return _expand(g / ans, x, axes, keepdims) * _conj(x)
+    g_full = _expand(g, x, axes, keepdims)
+    moved = np.moveaxis(x, axes, (-2, -1))
+    g_m = np.moveaxis(g_full, axes, (-2, -1))[..., :1, :1]
+    if ord in ("nuc", 2, -2):
+        u, s, vt = np.linalg.svd(moved, full_matrices=False)
+        if ord == "nuc":
+            out = u @ vt
+        else:
+            k = 0 if ord == 2 else -1
+            out = u[..., :, k:k + 1 if k == 0 else None] @ vt[..., k:k + 1 if k == 0 else None, :]
+        out = _conj(out)
+    elif ord in (1, -1, np.inf, -np.inf):
+        line_axis = -2 if ord in (1, -1) else -1  # 1: column sums (sum over rows)
+        sums = np.sum(np.abs(moved), axis=line_axis, keepdims=True)
+        best = np.max(sums, axis=-1 if line_axis == -2 else -2, keepdims=True) if ord > 0 else \
+            np.min(sums, axis=-1 if line_axis == -2 else -2, keepdims=True)
+        hits = sums == best
+        out = abs_slope(moved) * hits / np.sum(hits, axis=(-2, -1), keepdims=True)
+    else:
+        raise NotImplementedError(f"the gradient of np.linalg.norm with ord={ord!r} is not supported")
+    return np.moveaxis(g_m * out, (-2, -1), axes)

@@ -1,0 +1,282 @@
+"""Adjoints of products (numpy only): ``@``, ``np.dot``, ``np.inner``, ``np.tensordot`` and
+``np.kron`` (``s2s.matmul_vjp_a``, ...), and a loop's per-step products hoisted into one
+(``s2s.rows_matmul``, its adjoints), and the sums of a backward loop's per-step contributions
+to a product's loop-invariant factor in one product (``s2s.matmul_vjp_b_sum``, ...)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .broadcasting import _ndarray, unbroadcast
+from .containers import zeros_like
+
+__all__ = [
+    "matmul_vjp_a",
+    "rows_matmul",
+    "rows_matmul_vjp_a",
+    "rows_matmul_vjp_b",
+    "matmul_vjp_b_sum",
+    "dot_vjp_b_sum",
+    "matmul_vjp_a_sum",
+    "dot_vjp_a_sum",
+    "matmul_vjp_b",
+    "dot_vjp_a",
+    "dot_vjp_b",
+    "inner_vjp_a",
+    "inner_vjp_b",
+    "tensordot_vjp_a",
+    "tensordot_vjp_b",
+    "kron_vjp",
+]
+
+
+def matmul_vjp_a(g, a, b):
+    """Adjoint of ``a`` in ``a @ b`` (1-D and batched operands included)."""
+    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray:
+        # Plain matrix/vector operands: the general path's products, without its overhead.
+        a_nd, b_nd, g_nd = a.ndim, b.ndim, g.ndim
+        if b_nd == 2:
+            if a_nd == 2 and g_nd == 2 and g.shape[0] == a.shape[0]:
+                return g @ b.T
+            if a_nd == 1 and g_nd == 1:
+                return g @ b.T
+        elif b_nd == 1 and a_nd == 2 and g_nd == 1:
+            return g[:, None] * b
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    g = np.asarray(g)
+    if b_nd == 1:
+        if a_nd == 1:
+            return g * np.asarray(b)
+        return unbroadcast(g[..., None] * b, a)
+    if a_nd == 1:
+        return unbroadcast(np.matmul(g[..., None, :], np.swapaxes(b, -1, -2))[..., 0, :], a)
+    return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
+
+
+def _one_product(a, b) -> bool:
+    """Whether ``a[:n] @ b`` gives the rows ``a[t] @ b`` (a stack of vectors or matrices times
+    one vector or matrix)."""
+    return type(a) is _ndarray and type(b) is _ndarray and a.ndim >= 2 and 1 <= b.ndim <= 2
+
+
+def rows_matmul(a, n, b):
+    """``a[t] @ b`` for every ``t < n``, stacked: ``a[:n] @ b`` in one product where that gives
+    the same rows, else the products one by one (a loop's per-step products, hoisted)."""
+    if _one_product(a, b):
+        return a[:n] @ b
+    rows = [a[t] @ b for t in range(min(n, len(a)))]
+    return np.array(rows) if rows else np.empty((0,))
+
+
+def rows_matmul_vjp_a(g, a, n, b):
+    out = zeros_like(a)
+    if _one_product(a, b):
+        out[:n] = matmul_vjp_a(g, a[:n], b)
+        return out
+    for t in range(len(g)):
+        out[t] += matmul_vjp_a(g[t], a[t], b)
+    return out
+
+
+def rows_matmul_vjp_b(g, a, n, b):
+    if _one_product(a, b):
+        return matmul_vjp_b(g, a[:n], b)
+    total = zeros_like(b)
+    for t in range(len(g)):
+        total = total + matmul_vjp_b(g[t], a[t], b)
+    return total
+
+
+def matmul_vjp_b_sum(gs, lefts, b):
+    """The sum of ``matmul_vjp_b(g, a, b)`` over the pairs of ``gs`` and ``lefts`` (a loop's
+    contributions, collected per iteration): one matrix product when every ``a`` and ``g`` is a
+    vector (or every one a matrix) of one shape, the sum of the products otherwise.
+
+    Consumes the two lists (the backward sweep collected them for this call alone): each is
+    emptied once stacked, so its arrays are freed before the next stack is built."""
+    return _product_sum_b(gs, lefts, b, matmul_vjp_b)
+
+
+def dot_vjp_b_sum(gs, lefts, b):
+    """The sum of ``dot_vjp_b(g, a, b)`` over the pairs (np.dot is the matrix product for
+    operands of one or two axes: the same single product then)."""
+    return _product_sum_b(gs, lefts, b, dot_vjp_b)
+
+
+def matmul_vjp_a_sum(gs, a, rights):
+    """The sum of ``matmul_vjp_a(g, a, r)`` over the pairs of ``gs`` and ``rights``: one matrix
+    product when ``a`` is a matrix and every ``r`` and ``g`` a vector (or every one a matrix) of
+    one shape, the sum of the products otherwise. Consumes the two lists."""
+    return _product_sum_a(gs, a, rights, matmul_vjp_a)
+
+
+def dot_vjp_a_sum(gs, a, rights):
+    """The sum of ``dot_vjp_a(g, a, r)`` over the pairs (see dot_vjp_b_sum)."""
+    return _product_sum_a(gs, a, rights, dot_vjp_a)
+
+
+def _product_sum_a(gs, a, rights, vjp):
+    if not gs:
+        return zeros_like(a)
+    r0, g0 = rights[0], gs[0]
+    if type(a) is _ndarray and a.ndim == 2 and type(r0) is _ndarray and type(g0) is _ndarray and \
+            r0.ndim == g0.ndim and r0.ndim in (1, 2):
+        # sum_t g_t r_t^T: the pairs side by side, as the columns of two matrices
+        R = _side_by_side(rights, r0.ndim)
+        if R is not None and R.dtype.kind in "fc" and R.shape[0] == a.shape[1]:
+            G = _side_by_side(gs, g0.ndim)
+            if G is not None and G.dtype.kind in "fc" and G.shape == (a.shape[0], R.shape[1]):
+                rights.clear()
+                gs.clear()
+                return G @ R.T
+    total = vjp(gs[0], a, rights[0])
+    for g, r in zip(gs[1:], rights[1:]):
+        total = total + vjp(g, a, r)
+    return total
+
+
+def _side_by_side(arrays, ndim):
+    """Vectors as the columns of a matrix, matrices side by side; None when shapes differ."""
+    try:
+        return np.array(arrays).T if ndim == 1 else np.concatenate(arrays, axis=1)
+    except ValueError:
+        return None
+
+
+def _product_sum_b(gs, lefts, b, vjp):
+    if not gs:
+        return zeros_like(b)
+    a0, g0 = lefts[0], gs[0]
+    if type(b) is _ndarray and b.ndim == 2 and type(a0) is _ndarray and type(g0) is _ndarray and \
+            a0.ndim == g0.ndim and a0.ndim in (1, 2):
+        A = _stacked(lefts, a0.ndim)
+        if A is not None and A.ndim == 2 and A.dtype.kind in "fc" and A.shape[1] == b.shape[0]:
+            blocks = [len(a) for a in lefts] if a0.ndim == 2 else None
+            lefts.clear()
+            G = _stacked(gs, g0.ndim)
+            if G is not None and G.ndim == 2 and G.dtype.kind in "fc" and \
+                    G.shape == (A.shape[0], b.shape[1]):
+                gs.clear()
+                return A.T @ G
+            # shapes differ between iterations: the left operands back from their stack
+            lefts[:] = list(A) if blocks is None else np.split(A, np.cumsum(blocks)[:-1])
+    total = vjp(gs[0], lefts[0], b)
+    for g, a in zip(gs[1:], lefts[1:]):
+        total = total + vjp(g, a, b)
+    return total
+
+
+def _stacked(arrays, ndim):
+    """Vectors as the rows of a matrix, matrices one above the other; None when shapes differ."""
+    try:
+        return np.array(arrays) if ndim == 1 else np.concatenate(arrays)
+    except ValueError:
+        return None
+
+
+def matmul_vjp_b(g, a, b):
+    """Adjoint of ``b`` in ``a @ b``."""
+    if type(g) is _ndarray and type(a) is _ndarray and type(b) is _ndarray:
+        a_nd, b_nd, g_nd = a.ndim, b.ndim, g.ndim
+        if a_nd == 2:
+            if b_nd == 2 and g_nd == 2 and g.shape[1] == b.shape[1]:
+                return a.T @ g
+            if b_nd == 1 and g_nd == 1:
+                return np.matmul(a.T, g[:, None])[:, 0]
+        elif a_nd == 1 and b_nd == 2 and g_nd == 1:
+            return a[:, None] * g[None, :]
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    g = np.asarray(g)
+    if a_nd == 1:
+        if b_nd == 1:
+            return g * np.asarray(a)
+        return unbroadcast(np.asarray(a)[:, None] * g[..., None, :], b)
+    if b_nd == 1:
+        return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0], b)
+    return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
+
+
+def dot_vjp_a(g, a, b):
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * b, a) if np.ndim(a) == 0 else g * b
+    if np.ndim(b) <= 2 and np.ndim(a) <= 2:
+        return matmul_vjp_a(g, a, b)
+    return tensordot_vjp_a(g, a, b, ([np.ndim(a) - 1], [max(np.ndim(b) - 2, 0)]))
+
+
+def dot_vjp_b(g, a, b):
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * a, b) if np.ndim(b) == 0 else g * a
+    if np.ndim(b) <= 2 and np.ndim(a) <= 2:
+        return matmul_vjp_b(g, a, b)
+    return tensordot_vjp_b(g, a, b, ([np.ndim(a) - 1], [max(np.ndim(b) - 2, 0)]))
+
+
+def inner_vjp_a(g, a, b):
+    """Adjoint of ``a`` in ``np.inner(a, b)``: over the last axes, or a product with a number."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return dot_vjp_a(g, a, b)
+    return tensordot_vjp_a(g, a, b, ([-1], [-1]))
+
+
+def inner_vjp_b(g, a, b):
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return dot_vjp_b(g, a, b)
+    return tensordot_vjp_b(g, a, b, ([-1], [-1]))
+
+
+def _tensordot_axes(a_nd, b_nd, axes):
+    if np.ndim(axes) == 0:
+        axes = int(axes)
+        return list(range(a_nd - axes, a_nd)), list(range(axes))
+    a_ax, b_ax = axes
+    a_ax = [a_ax] if np.ndim(a_ax) == 0 else list(a_ax)
+    b_ax = [b_ax] if np.ndim(b_ax) == 0 else list(b_ax)
+    return [x % a_nd for x in a_ax], [x % b_nd for x in b_ax]
+
+
+def tensordot_vjp_a(g, a, b, axes=2):
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    a_ax, b_ax = _tensordot_axes(a_nd, b_nd, axes)
+    a_free = [i for i in range(a_nd) if i not in a_ax]
+    b_free = [i for i in range(b_nd) if i not in b_ax]
+    g = np.asarray(g)
+    n_free_a = len(a_free)
+    # g has axes a_free + b_free; contract g's b_free axes with b's free axes.
+    out = np.tensordot(g, b, (list(range(n_free_a, g.ndim)), b_free))
+    # out axes: a_free, then b_ax (in b order) which map to a_ax.
+    order = a_free + [a_ax[b_ax.index(j)] for j in sorted(b_ax)]
+    return np.transpose(out, np.argsort(order))
+
+
+def tensordot_vjp_b(g, a, b, axes=2):
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    a_ax, b_ax = _tensordot_axes(a_nd, b_nd, axes)
+    a_free = [i for i in range(a_nd) if i not in a_ax]
+    b_free = [i for i in range(b_nd) if i not in b_ax]
+    g = np.asarray(g)
+    n_free_a = len(a_free)
+    out = np.tensordot(a, g, (a_free, list(range(n_free_a))))
+    # out axes: a's contracted axes (in a order) mapping to b_ax, then b_free.
+    order = [b_ax[a_ax.index(i)] for i in sorted(a_ax)] + b_free
+    return np.transpose(out, np.argsort(order))
+
+
+def kron_vjp(g, a, b):
+    """Adjoints of ``a`` and ``b`` in ``np.kron(a, b)``."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    ndim = max(a.ndim, b.ndim)
+    a_full = a.reshape((1,) * (ndim - a.ndim) + a.shape)
+    b_full = b.reshape((1,) * (ndim - b.ndim) + b.shape)
+    split = []
+    for n, m in zip(a_full.shape, b_full.shape):
+        split.extend((n, m))
+    blocks = np.reshape(g, split)  # axes: a0, b0, a1, b1, ...
+    a_axes = tuple(range(0, 2 * ndim, 2))
+    b_axes = tuple(range(1, 2 * ndim, 2))
+    b_view = b_full.reshape(tuple(1 if i % 2 == 0 else b_full.shape[i // 2] for i in range(2 * ndim)))
+    a_view = a_full.reshape(tuple(1 if i % 2 == 1 else a_full.shape[i // 2] for i in range(2 * ndim)))
+    a_bar = np.sum(blocks * b_view, axis=b_axes).reshape(a.shape)
+    b_bar = np.sum(blocks * a_view, axis=a_axes).reshape(b.shape)
+    return [a_bar, b_bar]

@@ -1,0 +1,70 @@
+"""Adjoints of running sums and products and of differences along an axis (numpy only):
+``np.cumsum``, ``np.cumprod``, ``np.nancumsum`` and ``np.diff`` (``s2s.cumsum_vjp``, ...)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .reductions import _finite_mask
+
+__all__ = [
+    "cumsum_vjp",
+    "cumprod_vjp",
+    "nancumsum_vjp",
+    "split_diff",
+]
+
+
+def cumsum_vjp(g, x, axis=None):
+    g = np.asarray(g)
+    if axis is None:
+        return np.flip(np.cumsum(np.flip(g))).reshape(np.shape(x))
+    return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
+
+
+def cumprod_vjp(g, ans, x, axis=None):
+    """Adjoint of ``np.cumprod(x, axis)``; exact also where ``x`` has zeros."""
+    x = np.asarray(x)
+    g = np.asarray(g)
+    if axis is None:
+        return cumprod_vjp(g, ans, x.ravel(), 0).reshape(x.shape)
+    axis = axis % x.ndim
+    if np.all(x != 0):
+        return np.flip(np.cumsum(np.flip(g * ans, axis), axis), axis) / x
+    # d ans[j] / d x[i] = prod(x[k] for k <= j, k != i) for j >= i: one cumprod per position.
+    moved_x = np.moveaxis(x, axis, -1)
+    moved_g = np.moveaxis(g, axis, -1)
+    out = np.empty(moved_x.shape, dtype=np.result_type(moved_x, moved_g, np.float64))
+    for i in range(moved_x.shape[-1]):
+        others = moved_x[..., i:].copy()
+        others[..., 0] = 1.0
+        prods = np.cumprod(others, axis=-1) * (np.prod(moved_x[..., :i], axis=-1)[..., None])
+        out[..., i] = np.sum(moved_g[..., i:] * prods, axis=-1)
+    return np.moveaxis(out, -1, axis)
+
+
+def nancumsum_vjp(g, x, axis=None):
+    return cumsum_vjp(g, x, axis) * _finite_mask(x)
+
+
+def split_diff(g, x, n=1, axis=-1, prepend=None, append=None):
+    """Adjoints of ``prepend``, ``x`` and ``append`` in ``np.diff(x, n, axis, prepend, append)``."""
+    x = np.asarray(x)
+    axis = axis % x.ndim
+    g = np.asarray(g)
+    before = 0 if prepend is None else (1 if np.ndim(prepend) == 0 else np.shape(prepend)[axis])
+    after = before + x.shape[axis]
+    total = after + (0 if append is None else (1 if np.ndim(append) == 0 else np.shape(append)[axis]))
+    if g.shape[axis] == 0:  # n at least the joined length: an empty output, a zero gradient
+        g = np.zeros(g.shape[:axis] + (total,) + g.shape[axis + 1:], np.result_type(g, 1.0))
+        n = 0
+    zero_shape = g.shape[:axis] + (1,) + g.shape[axis + 1:]
+    for _ in range(n):
+        zero = np.zeros(zero_shape, g.dtype)
+        g = np.concatenate([zero, g], axis=axis) - np.concatenate([g, zero], axis=axis)
+    parts = [None, np.take(g, range(before, after), axis=axis), None]
+    for k, (extra, piece) in enumerate(((prepend, range(0, before)), (append, range(after, g.shape[axis])))):
+        if extra is not None:
+            part = np.take(g, piece, axis=axis)
+            parts[2 * k] = np.sum(part) if np.ndim(extra) == 0 else part
+    return parts

@@ -1,0 +1,137 @@
+"""Adjoints of functions that join, split or rearrange arrays (numpy only): concatenations and
+stacks (``s2s.split_concatenate``, ``s2s.split_hstack``, ...), ``np.append``, transposes,
+``np.tile``, ``np.repeat``, ``np.rollaxis`` and ``np.linspace``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .broadcasting import unbroadcast
+
+__all__ = [
+    "split_concatenate",
+    "split_stack",
+    "transpose_vjp",
+    "tile_vjp",
+    "repeat_vjp",
+    "rollaxis_vjp",
+    "split_hstack",
+    "split_vstack",
+    "split_dstack",
+    "split_column_stack",
+    "split_append",
+    "linspace_vjp",
+]
+
+
+def split_concatenate(g, arrays, axis=0):
+    """Adjoints of each input of ``np.concatenate(arrays, axis)``."""
+    if axis is None:
+        sizes = [np.size(a) for a in arrays]
+        pieces = np.split(np.asarray(g), np.cumsum(sizes)[:-1])
+        return [p.reshape(np.shape(a)) for p, a in zip(pieces, arrays)]
+    sizes = [np.shape(a)[axis] for a in arrays]
+    return np.split(np.asarray(g), np.cumsum(sizes)[:-1], axis=axis)
+
+
+def split_stack(g, arrays, axis=0):
+    """Adjoints of each input of ``np.stack(arrays, axis)``."""
+    g = np.asarray(g)
+    return [np.take(g, i, axis=axis) for i in range(len(arrays))]
+
+
+def transpose_vjp(g, axes=None):
+    """Adjoint of a transpose by ``axes`` (``None`` or ``()`` reverse all axes)."""
+    if axes is not None and len(axes) == 1 and np.ndim(axes[0]) == 1:
+        axes = tuple(axes[0])  # x.transpose((1, 0)) passes one tuple
+    if axes is None or len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
+        return np.transpose(g)
+    return np.transpose(g, np.argsort(axes))
+
+
+def tile_vjp(g, a, reps):
+    """Adjoint of ``np.tile(a, reps)``: the tiles summed."""
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    shape = np.shape(a)
+    ndim = max(len(shape), len(reps))
+    full = (1,) * (ndim - len(shape)) + tuple(shape)
+    reps = (1,) * (ndim - len(reps)) + reps
+    split = []
+    for r, n in zip(reps, full):
+        split.extend((r, n))
+    summed = np.reshape(g, split).sum(axis=tuple(range(0, 2 * ndim, 2)))
+    return summed.reshape(shape)
+
+
+def repeat_vjp(g, a, repeats, axis=None):
+    """Adjoint of ``np.repeat(a, repeats, axis)``: the copies of each element summed."""
+    shape = np.shape(a)
+    g = np.asarray(g)
+    if axis is None:
+        return repeat_vjp(g, np.ravel(a), repeats, 0).reshape(shape)
+    axis = axis % len(shape)
+    owner = np.repeat(np.arange(shape[axis]), repeats)
+    moved = np.moveaxis(g, axis, 0)
+    out = np.zeros((shape[axis],) + moved.shape[1:], dtype=np.result_type(g, np.float64))
+    np.add.at(out, owner, moved)
+    return np.moveaxis(out, 0, axis)
+
+
+def rollaxis_vjp(g, a, axis, start=0):
+    """Adjoint of ``np.rollaxis(a, axis, start)``."""
+    ndim = np.ndim(a)
+    axis = axis % ndim
+    start = start + ndim if start < 0 else start
+    if axis < start:
+        start -= 1
+    order = [i for i in range(ndim) if i != axis]
+    order.insert(start, axis)
+    return np.transpose(g, np.argsort(order))
+
+
+def _split_along(g, arrays, axis, shapes):
+    sizes = [s[axis] for s in shapes]
+    pieces = np.split(np.asarray(g), np.cumsum(sizes)[:-1], axis=axis)
+    return [np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)]
+
+
+def split_hstack(g, arrays):
+    shapes = [np.shape(np.atleast_1d(a)) for a in arrays]
+    return _split_along(g, arrays, 0 if len(shapes[0]) == 1 else 1, shapes)
+
+
+def split_vstack(g, arrays):
+    return _split_along(g, arrays, 0, [np.shape(np.atleast_2d(a)) for a in arrays])
+
+
+def split_dstack(g, arrays):
+    return _split_along(g, arrays, 2, [np.shape(np.atleast_3d(a)) for a in arrays])
+
+
+def split_column_stack(g, arrays):
+    shapes = [(np.size(a), 1) if np.ndim(a) < 2 else np.shape(a) for a in arrays]
+    return _split_along(g, arrays, 1, shapes)
+
+
+def split_append(g, arr, values, axis=None):
+    """Adjoints of ``arr`` and ``values`` in ``np.append(arr, values, axis)``."""
+    if axis is None:
+        g = np.ravel(g)
+        return [g[:np.size(arr)].reshape(np.shape(arr)), g[np.size(arr):].reshape(np.shape(values))]
+    return _split_along(g, [arr, values], axis, [np.shape(arr), np.shape(values)])
+
+
+def linspace_vjp(g, start, stop, num=50, endpoint=True, axis=0):
+    """Adjoints of ``start`` and ``stop`` in ``np.linspace(start, stop, num, endpoint, axis=axis)``."""
+    g = np.asarray(g)
+    div = (num - 1) if endpoint else num
+    t = np.arange(num) / div if div > 0 else np.zeros(num)
+    if endpoint and num == 1:
+        t = np.zeros(1)
+    axis = axis % g.ndim
+    view = [1] * g.ndim
+    view[axis] = num
+    t = t.reshape(view)
+    start_bar = np.sum(g * (1.0 - t), axis=axis)
+    stop_bar = np.sum(g * t, axis=axis)
+    return [unbroadcast(start_bar, start), unbroadcast(stop_bar, stop)]
