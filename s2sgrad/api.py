@@ -1,4 +1,7 @@
-"""The functional API: grad, value_and_grad, vjp, source. Thin: each call runs the pipeline once."""
+"""The functional API: a function (and argnums or primals) -> grad, value_and_grad, vjp, jvp, hvp,
+hessian; source(what they returned) -> its generated text. Thin: the generated code comes from
+write/service.py (the disk cache, else the pipeline), once per call. ``wrt_names``, ``build_jvp``
+and ``second_order`` are also what checks.py builds its checks from."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import numpy as np
 from . import runtime
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
+from .write import service
 
 SOURCE_ATTR = "__s2sgrad_source__"
 FORWARD_ATTR = "__s2sgrad_forward__"
@@ -25,7 +29,9 @@ def _param_names(fun: Callable) -> tuple:
     return tuple(sig.parameters)
 
 
-def _wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
+def wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
+    """The names of the parameters ``argnums`` points at, after refusing (located at the user's
+    call) a ``fun`` s2sgrad cannot read."""
     from .read.capture import check_function
 
     check_function(fun)  # refuses a builtin, a ufunc, a method, what s2sgrad returned... at the call
@@ -50,17 +56,6 @@ def _argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
     return tuple(out)
 
 
-def _build(fun: Callable, wrt: tuple, has_aux: bool) -> tuple:
-    """Transform ``fun`` (or reuse the disk cache); returns the generated text and its
-    (forward, backward) functions."""
-    from .decorator import load_entry, transform
-    from .read.capture import from_function
-
-    entry = transform(fun, from_function(fun), wrt, has_aux)
-    fwd, bwd = load_entry(fun, entry)
-    return entry["text"], fwd, bwd
-
-
 class _Forward:
     """Forward mode of ``fun`` with respect to one parameter, built on first use (``None`` when
     s2sgrad has no forward mode for it: the caller then uses reverse mode)."""
@@ -79,7 +74,7 @@ class _Forward:
         if not self.built:
             self.built = True
             try:
-                self.text, self.fn, self.tangents = _build_jvp(self.fun, self.wrt)
+                self.text, self.fn, self.tangents = build_jvp(self.fun, self.wrt)
                 params = inspect.signature(self.fn).parameters.values()
                 if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params):
                     self.positional = len(params) - len(self.tangents)
@@ -100,16 +95,12 @@ class _Forward:
             return None
 
 
-def _build_jvp(fun: Callable, wrt: tuple) -> tuple:
+def build_jvp(fun: Callable, wrt: tuple) -> tuple:
     """Forward-mode transform of ``fun`` (or the disk cache): its text, its ``<name>_jvp``
     function and the names of that function's tangent parameters."""
-    from .decorator import load_jvp, transform_jvp
-    from .read.capture import from_function
-
-    entry = transform_jvp(fun, from_function(fun), wrt)
-    fn = load_jvp(fun, entry)
+    text, (fn,) = service.build(fun, wrt, mode="fwd")
     params = tuple(inspect.signature(fn).parameters)
-    return entry["text"], fn, params[len(params) - len(wrt):]
+    return text, fn, params[len(params) - len(wrt):]
 
 
 def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, made: str = "") -> Callable:
@@ -149,8 +140,8 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     built on the first such call): one sweep carrying the derivative, nothing recorded."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
         return _method_sweep(fun, argnums, has_aux)
-    wrt = _wrt_names(fun, argnums)
-    text, fwd, bwd = _build(fun, wrt, has_aux)
+    wrt = wrt_names(fun, argnums)
+    text, (fwd, bwd) = service.build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
     positions = (argnums,) if single else tuple(argnums)
@@ -239,9 +230,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     With ``has_aux=True``, ``fun`` returns ``(out, aux)`` and vjp returns ``(out, pullback, aux)``.
     """
-    _wrt_names(fun, ())  # refuses what s2sgrad cannot read, at the user's call
+    wrt_names(fun, ())  # refuses what s2sgrad cannot read, at the user's call
     wrt = _param_names(fun)[: len(primals)]
-    text, fwd, bwd = _build(fun, wrt, has_aux)
+    text, (fwd, bwd) = service.build(fun, wrt, has_aux)
     value, residuals = fwd(*primals)
 
     def pullback(cotangent: Any) -> tuple:
@@ -259,19 +250,19 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     """Forward mode: ``(out, tangent_out)``, the value of ``fun(*primals)`` and its derivative
     along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded."""
     primals, tangents, wrt = _directional(fun, primals, tangents, "jvp")
-    _, fn, names_dot = _build_jvp(fun, wrt)
+    _, fn, names_dot = build_jvp(fun, wrt)
     return fn(*primals, **dict(zip(names_dot, tangents)))
 
 
-def _second_order(fun: Callable, wrt: tuple) -> tuple:
+def second_order(fun: Callable, wrt: tuple) -> tuple:
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` (with respect to
     ``wrt``) times ``tangents``, one block per name of ``wrt``: reverse mode over the generated
     forward-mode function, seeded on its tangent output. ``text``: the forward-mode module, then
     the reverse sweep over its ``<f>_jvp``."""
-    jvp_text, jvp_fn, names = _build_jvp(fun, wrt)
+    jvp_text, jvp_fn, names = build_jvp(fun, wrt)
     name = getattr(fun, "__name__", "the function")
     try:
-        reverse_text, fwd, bwd = _build(jvp_fn, wrt, False)
+        reverse_text, (fwd, bwd) = service.build(jvp_fn, wrt)
     except TransformError as exc:
         raise TransformError(
             f"second derivatives of {name}: its forward-mode code uses something reverse mode "
@@ -297,7 +288,7 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     shaped like it): a tuple with one entry per primal. Reverse mode over forward mode: the
     gradient of ``fun``'s derivative along ``tangents``, both sweeps generated code."""
     primals, tangents, wrt = _directional(fun, primals, tangents, "hvp")
-    return _second_order(fun, wrt)[1](primals, tangents)
+    return second_order(fun, wrt)[1](primals, tangents)
 
 
 @api_boundary
@@ -305,10 +296,10 @@ def hessian(fun: Callable, argnums: Union[int, Sequence[int]] = 0) -> Callable:
     """The Hessian of scalar ``fun``: for an int ``argnums``, an array of shape ``x.shape +
     x.shape`` (a float for a float ``x``); for a tuple, a tuple of tuples of blocks ``[i][j]`` of
     shape ``x_i.shape + x_j.shape``. One Hessian-vector product (``hvp``) per element."""
-    wrt = _wrt_names(fun, argnums)
+    wrt = wrt_names(fun, argnums)
     single = isinstance(argnums, int)
     positions = (argnums,) if single else tuple(argnums)
-    text, run = _second_order(fun, wrt)
+    text, run = second_order(fun, wrt)
 
     def hessian_fun(*args: Any) -> Any:
         _check_values(fun, wrt, [args[p] for p in positions])
@@ -354,7 +345,7 @@ def _directional(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any],
     if len(primals) != len(tangents):
         raise UsageError(f"{what} needs one tangent per primal: got {len(primals)} primal(s) and "
                          f"{len(tangents)} tangent(s)")
-    wrt = _wrt_names(fun, tuple(range(len(primals))))
+    wrt = wrt_names(fun, tuple(range(len(primals))))
     _check_values(fun, wrt, primals)
     return primals, tangents, wrt
 

@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .api import build_jvp, grad, second_order, wrt_names
 from .boundary import api_boundary
 from .errors import GradientError
 
@@ -41,8 +42,6 @@ def check_grads(fun: Callable, args: Sequence[Any], order: int = 1, modes: Seque
     derivative along a random direction (``"fwd"``, forward mode) disagrees with central
     differences (float64 arguments recommended). ``order=2`` also checks the Hessian times a
     random direction (``s2sgrad.hvp``) against central differences of the gradient."""
-    from .api import grad
-
     if order not in (1, 2):
         raise GradientError(f"check_grads: order={order!r}; use 1 or 2")
     unknown = [m for m in modes if m not in ("rev", "fwd")]
@@ -68,15 +67,13 @@ def _forward_report(fun: Callable, args: Sequence[Any], argnums: tuple, rtol: fl
                     eps: float) -> list:
     """Forward mode along a fixed pseudo-random direction per argument, against central
     differences along it."""
-    from .api import _build_jvp, _wrt_names
-
     rng = np.random.default_rng(0)
     report = []
-    for i, name in zip(argnums, _wrt_names(fun, argnums)):
+    for i, name in zip(argnums, wrt_names(fun, argnums)):
         x = args[i]
         direction = rng.normal(size=np.shape(x))
         tangent = float(direction) if np.ndim(x) == 0 else direction
-        _, fn, tangent_names = _build_jvp(fun, (name,))
+        _, fn, tangent_names = build_jvp(fun, (name,))
         got = fn(*args, **{tangent_names[0]: tangent})[1]
         moved = list(args)
         moved[i] = np.asarray(x, dtype=np.float64) + eps * direction
@@ -92,12 +89,10 @@ def _second_order_report(fun: Callable, args: Sequence[Any], argnums: tuple, rto
                          atol: float, eps: float) -> list:
     """The Hessian times a fixed pseudo-random direction (all of ``argnums`` at once), against
     central differences of the gradient along it."""
-    from .api import _second_order, _wrt_names, grad
-
     rng = np.random.default_rng(1)
     directions = [rng.normal(size=np.shape(args[i])) for i in argnums]
     tangents = tuple(float(d) if np.ndim(args[i]) == 0 else d for d, i in zip(directions, argnums))
-    _, run = _second_order(fun, _wrt_names(fun, argnums))
+    _, run = second_order(fun, wrt_names(fun, argnums))
     got = run(tuple(args), tangents)
     gradient = grad(fun, argnums=argnums)
 

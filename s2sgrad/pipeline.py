@@ -1,16 +1,18 @@
 """The pipeline: SourceUnit + Options -> generated module text (and the facts needed to load it).
 
-    source capture -> parse -> fence -> normalize -> activity -> reverse -> codegen
+    source capture -> parse -> fence -> normalize -> analyses -> reverse or forward -> codegen
 
 Calls to the user's own functions are transformed the same way, once each, into helpers of the
-same generated module.
+same generated module. Reverse and forward mode share one path; a ``Mode`` (REVERSE, FORWARD)
+says what differs: the generated names of a helper and the builder that makes it.
 """
 
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import libcst as cst
 
@@ -20,33 +22,36 @@ from .analyze.invariance import stabilizers
 from .analyze.shapes import shape_facts
 from .lower.aliasing import check_inplace
 from .lower.hoist import hoist_products
-from .differentiate.forward import forward
+from .differentiate.forward import JvpFunction, forward
 from .differentiate.reverse import HelperCall, VjpFunction, reverse
 from .differentiate.unknown import refuse_user_method
 from .errors import TransformError
 from .read.names import name_nodes
-from .lower.ir import CoreFunction, Param, Prim, Stmt
+from .lower.ir import CoreFunction, Prim, Stmt
 from .lower.naming import Namer
 from .lower.custom import custom_vjp, is_custom_def
 from .lower.normalize import lower_function
 from .lower.structure import structure
-from .read import project
-from .read.capture import SourceUnit, from_file, from_function, is_source_function
+from .read.callees import static_callee
+from .read.project import registered_in_source
+from .read.capture import SourceUnit, from_function, is_source_function
 from .read.fence import fence
-from .read.parse import ParsedFunction, ParsedModule, find_function, parse_module
+from .read.parse import ParsedFunction, find_function
 from . import registry
 from .rules import DEFAULT_TABLE, RuleTable
 from .registry import RegisteredRule
-from .write.codegen import GradWrapper, Program, body_text, header_lines, jvp_lines, render
-from .write.imports import free_globals, import_lines
+from .write.codegen import Program, body_text, grad_wrapper, header_lines, render
+from .write.imports import module_imports
 
 
 @dataclass(frozen=True)
 class Options:
-    """What to differentiate: parameter names (``wrt``), and whether the output carries aux data."""
+    """What to differentiate: parameter names (``wrt``), whether the output carries aux data, and
+    the mode: ``"rev"`` (``<f>_fwd``/``<f>_bwd``/``<f>_grad``) or ``"fwd"`` (``<f>_jvp``)."""
 
     wrt: tuple
     has_aux: bool = False
+    mode: str = "rev"
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,12 @@ class Generated:
     names: EntryNames
     live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
+    @property
+    def callables(self) -> tuple:
+        """The names of the functions a caller runs: the forward and backward sweeps (reverse
+        mode), or the one ``<f>_jvp`` (forward mode)."""
+        return tuple(name for name in (self.names.fwd, self.names.bwd) if name)
+
 
 @dataclass(frozen=True)
 class GeneratedModule:
@@ -82,10 +93,10 @@ class _Session:
 
     table: RuleTable
     module_namer: Namer
-    helpers: dict = field(default_factory=dict)  # key -> HelperCall
-    functions: list = field(default_factory=list)  # helper VjpFunctions in discovery order
+    mode: Mode  # REVERSE or FORWARD
+    helpers: dict = field(default_factory=dict)  # key -> what a call site needs (HelperCall, ...)
+    functions: list = field(default_factory=list)  # helpers' Vjp/JvpFunctions, in discovery order
     in_progress: set = field(default_factory=set)
-    globals_read: set = field(default_factory=set)
     digests: list = field(default_factory=list)
     live: dict = field(default_factory=dict)
     units: list = field(default_factory=list)  # (ParsedFunction, globals it reads)
@@ -97,11 +108,6 @@ def lower(pf: ParsedFunction, table: RuleTable) -> CoreFunction:
     core = lower_function(fence(structured), table.nondiff)
     check_inplace(core, table.views)
     return hoist_products(core, table)
-
-
-def _function_digest(pf: ParsedFunction) -> str:
-    code = cst.Module([]).code_for_node(pf.node)
-    return hashlib.sha256(code.encode()).hexdigest()
 
 
 def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
@@ -116,95 +122,61 @@ def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
             refuse_user_method(prim.callee, value, prim.location)
             return None
         return find_function(from_function(value))
-    # Static (the CLI's path, or a live function calling a def further down its own file): a
-    # module-level def in the same file, else a function imported from another file of the project.
-    node = _module_def(pf.parsed.module, prim.callee)
-    if node is not None:
-        return _function_at(pf.unit, pf.parsed, node)
-    if live is not None:
-        return None
-    return _imported_function(pf.unit.path, pf.parsed.module, prim.callee.split("."), 0)
+    # Static (the CLI's path, or a live function calling a def further down its own file).
+    return static_callee(pf, prim.callee)
 
 
-def _module_def(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
-    return next((node for node in module.body
-                 if isinstance(node, cst.FunctionDef) and node.name.value == name), None)
-
-
-def _function_at(unit: SourceUnit, parsed: ParsedModule, node: cst.FunctionDef) -> ParsedFunction:
-    first = node.decorators[0] if node.decorators else node
-    line = parsed.positions[first].start.line
-    return find_function(SourceUnit(unit.text, unit.path, unit.module, node.name.value, line,
-                                    unit.sha256, unit.live))
-
-
-def _imported_function(path: str, module: cst.Module, parts: list, depth: int) -> Optional[ParsedFunction]:
-    """Follow the import that binds ``parts[0]`` in ``module`` (the file at ``path``) to the def it
-    names in another file of the project, through re-exports (``from .core import f`` in a package's
-    ``__init__.py``). None for anything outside the project (numpy, installed packages)."""
-    binding = project.import_binding(module, parts[0])
-    if binding is None or depth > 8:
-        return None
-    dotted, level, attr = binding
-    names = (dotted.split(".") if dotted else []) + ([attr] if attr is not None else []) + parts[1:]
-    if len(names) < 2 and level == 0:
-        return None
-    filename = project.find_module_file(".".join(names[:-1]), level, path)
-    if filename is None:
-        return None
-    text = project.read_text(filename)
-    unit = from_file(filename, names[-1], 0, project.module_name(filename), text)
-    parsed = parse_module(text, unit.path)
-    node = _module_def(parsed.module, names[-1])
-    if node is not None:
-        return _function_at(unit, parsed, node)
-    return _imported_function(filename, parsed.module, names[-1:], depth + 1)
-
-
-def _lowered(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction]) -> CoreFunction:
-    """``pf`` lowered (unless ``core`` already is), its digest, the globals it reads and the live
-    values of those recorded in ``session``."""
-    core = core if core is not None else lower(pf, session.table)
-    session.globals_read.update(core.globals_read)
-    session.digests.append(_function_digest(pf))
+def _record(pf: ParsedFunction, session: _Session, names: Any, globals_read: Any) -> None:
+    """Note ``pf`` in ``session``: its digest, the live values of the ``names`` it reads, and the
+    globals it reads (for the generated module's imports)."""
+    code = cst.Module([]).code_for_node(pf.node)
+    session.digests.append(hashlib.sha256(code.encode()).hexdigest())
     if pf.unit.live is not None:
-        for name in core.globals_read:
+        for name in names:
             if name in pf.unit.live:
                 session.live.setdefault(name, pf.unit.live[name])
-    session.units.append((pf, core.globals_read))
-    return core
+    session.units.append((pf, globals_read))
+
+
+def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction],
+              has_aux: bool) -> tuple:
+    """``pf`` lowered (unless ``core`` already is) and recorded in ``session``, with what both modes
+    know about it: ``(core, seeded outputs, (shape classes, known scalars), stabilizing maxima)``."""
+    core = core if core is not None else lower(pf, session.table)
+    _record(pf, session, core.globals_read, core.globals_read)
+    outputs = seeded_outputs(core, has_aux)
+    classes, scalars = shape_facts(core, session.table)
+    stable = stabilizers(core, session.table, outputs, classes, scalars)
+    return core, outputs, (classes, scalars), stable
 
 
 def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple], has_aux: bool,
                    top_level: bool, names: tuple, core: Optional[CoreFunction] = None) -> tuple:
-    core = _lowered(pf, session, core)
-    params = tuple(p.name for p in core.params)
-    wrt = params if wrt is None else wrt
-    outputs = seeded_outputs(core, has_aux)
-    classes, scalars = shape_facts(core, session.table)
-    stable = stabilizers(core, session.table, outputs, classes, scalars)
+    """Reverse mode of one function: ``(core, VjpFunction)`` (``wrt`` None: all parameters)."""
+    core, outputs, shapes, stable = _analysed(pf, session, core, has_aux)
+    wrt = tuple(p.name for p in core.params) if wrt is None else wrt
     activity = analyze(core, wrt, outputs, session.table, stable)
-
-    def lookup(prim: Prim, stmt: Stmt) -> Optional[HelperCall]:
-        return _helper(pf, prim, stmt, session)
-
-    kwonly = tuple(p.name.value for p in pf.node.params.kwonly_params)
-    fwd_name, bwd_name = names
     vjp = reverse(core, activity, session.table, wrt=wrt, has_aux=has_aux, top_level=top_level,
-                  helper_lookup=lookup, fwd_name=fwd_name, bwd_name=bwd_name, kwonly=kwonly,
-                  shapes=(classes, scalars))
+                  helper_lookup=partial(_helper, session, pf), fwd_name=names[0], bwd_name=names[1],
+                  kwonly=_kwonly(pf), shapes=shapes)
     return core, vjp
+
+
+def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
+             core: Optional[CoreFunction] = None) -> JvpFunction:
+    """Forward mode of one function (helpers it calls are added to ``session.functions``)."""
+    if is_custom_def(pf):
+        raise pf.error(pf.node, "forward mode (jvp) does not support custom_gradient functions "
+                       "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
+    core, _, shapes, stable = _analysed(pf, session, core, False)
+    return forward(core, session.table, wrt=wrt, name=name, kwonly=_kwonly(pf), constant=stable,
+                   helper_lookup=partial(_helper, session, pf), shapes=shapes)
 
 
 def _custom(pf: ParsedFunction, session: _Session, names: tuple, *, top_level: bool,
             wrt: Optional[tuple]) -> VjpFunction:
     """A custom_gradient function: the user's forward body and grad_fn, not differentiated."""
-    session.digests.append(_function_digest(pf))
-    if pf.unit.live is not None:
-        for name in _free_names(pf.node):
-            if name in pf.unit.live:
-                session.live.setdefault(name, pf.unit.live[name])
-    session.units.append((pf, ()))
+    _record(pf, session, _free_names(pf.node), ())
     return custom_vjp(pf, fwd_name=names[0], bwd_name=names[1], top_level=top_level, wrt=wrt)
 
 
@@ -212,122 +184,170 @@ def _free_names(node: cst.FunctionDef) -> list:
     return sorted({n.value for n in name_nodes(node)})
 
 
-def _helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session) -> Optional[HelperCall]:
+def _positional(pf: ParsedFunction) -> tuple:
+    return tuple(p.name.value for p in pf.node.params.params)
+
+
+def _kwonly(pf: ParsedFunction) -> tuple:
+    return tuple(p.name.value for p in pf.node.params.kwonly_params)
+
+
+def _reverse_helper(target: ParsedFunction, session: _Session, names: tuple,
+                    wrt: Optional[tuple]) -> tuple:
+    """Reverse mode of a called user function, with respect to all its parameters (``wrt`` is
+    None): its VjpFunction and the HelperCall its call sites need."""
+    if is_custom_def(target):
+        vjp = _custom(target, session, names, top_level=False, wrt=None)
+        params, kwonly = _positional(target), ()
+    else:
+        core, vjp = _differentiate(target, session, wrt=None, has_aux=False, top_level=False,
+                                   names=names)
+        params, kwonly = tuple(p.name for p in core.params), _kwonly(target)
+    returns = tuple(r != "None" for r in vjp.returns)
+    return vjp, HelperCall(names[0], names[1], params, kwonly, returns)
+
+
+def _forward_helper(target: ParsedFunction, session: _Session, names: tuple, wrt: tuple) -> tuple:
+    """Forward mode of a called user function with respect to ``wrt``: its JvpFunction and
+    ``(name, ((param, tangent parameter), ...))`` for its call sites."""
+    fn = _forward(target, session, wrt, names[0])
+    return fn, (fn.name, tuple(zip(wrt, fn.tangent_params)))
+
+
+@dataclass(frozen=True)
+class Mode:
+    """Reverse or forward mode, as the pipeline tells them apart: the name suffixes of a called
+    user function's generated functions, and ``helper`` (ParsedFunction, _Session, those names,
+    its ``wrt``) -> (its generated function, what its call sites need)."""
+
+    name: str
+    suffixes: tuple
+    helper: Callable
+
+
+REVERSE = Mode("rev", ("_fwd", "_bwd"), _reverse_helper)
+FORWARD = Mode("fwd", ("_jvp",), _forward_helper)
+
+
+def _helper_key(pf: ParsedFunction, wrt: Optional[tuple] = None) -> tuple:
+    return (pf.unit.path, pf.unit.def_line, pf.name, wrt)
+
+
+def _helper(session: _Session, caller: ParsedFunction, prim: Prim, stmt: Stmt,
+            choose: Optional[Callable] = None) -> Any:
+    """The builders' helper lookup: what a call in ``caller`` to a user function needs (None when
+    s2sgrad cannot read the callee: a rule or an error decides), its code generated once per
+    session (in forward mode, once per ``choose(its parameters)``: those receiving tangents)."""
     target = _resolve_helper(caller, prim)
     if target is None:
         return None
-    key = (target.unit.path, target.unit.def_line, target.name)
+    wrt = None if choose is None else choose(_positional(target) + _kwonly(target))
+    key = _helper_key(target, wrt)
     if key in session.in_progress:
         loc = prim.location or stmt.origin.location
         raise TransformError(f"recursive call to {target.name} cannot be differentiated", loc,
                              "rewrite the recursion as a loop")
-    if key in session.helpers:
-        return session.helpers[key]
-    session.in_progress.add(key)
-    names = (session.module_namer.fresh(f"{target.name}_fwd"),
-             session.module_namer.fresh(f"{target.name}_bwd"))
-    if is_custom_def(target):
-        vjp = _custom(target, session, names, top_level=False, wrt=None)
-        params = tuple(p.name.value for p in target.node.params.params)
-        kwonly: tuple = ()
-    else:
-        core, vjp = _differentiate(target, session, wrt=None, has_aux=False, top_level=False,
-                                   names=names)
-        params = tuple(p.name for p in core.params)
-        kwonly = tuple(p.name.value for p in target.node.params.kwonly_params)
-    session.in_progress.discard(key)
-    call = HelperCall(
-        fwd_name=names[0],
-        bwd_name=names[1],
-        params=params,
-        kwonly=kwonly,
-        returns_adjoint=tuple(r != "None" for r in vjp.returns),
-    )
-    session.helpers[key] = call
-    session.functions.append(vjp)
-    return call
+    if key not in session.helpers:
+        session.in_progress.add(key)
+        names = tuple(session.module_namer.fresh(target.name + s) for s in session.mode.suffixes)
+        function, call = session.mode.helper(target, session, names, wrt)
+        session.in_progress.discard(key)
+        session.helpers[key] = call
+        session.functions.append(function)
+    return session.helpers[key]
 
 
 def _check_wrt(pf: ParsedFunction, options: Options) -> None:
-    params = tuple(p.name.value for p in list(pf.node.params.params) + list(pf.node.params.kwonly_params))
+    params = _positional(pf) + _kwonly(pf)
     for name in options.wrt:
         if name not in params:
             raise pf.error(pf.node, f"{pf.name} has no parameter `{name}` to differentiate "
                            f"with respect to", f"its parameters are: {', '.join(params)}")
 
 
+def _checked(unit: SourceUnit, options: Options) -> tuple:
+    """``(ParsedFunction, options)`` for one entry of a module, fenced and its ``wrt`` checked."""
+    pf = find_function(unit)
+    if not is_custom_def(pf):
+        fence(replace(pf, node=structure(pf.node)))
+    _check_wrt(pf, options)
+    return pf, options
+
+
+def _open(pfs: tuple, table: RuleTable, mode: Mode) -> tuple:
+    """``(session, cores)`` for transforming ``pfs`` in ``mode``: the user's registered gradients
+    added to ``table``, a namer reserving every name they read, and each one's CoreFunction
+    (None for a custom_gradient function)."""
+    table, live_rules = with_user_rules(table, pfs)
+    cores = tuple(None if is_custom_def(pf) else lower(pf, table) for pf in pfs)
+    reserved = {pf.name for pf in pfs}
+    for pf, core in zip(pfs, cores):
+        reserved.update(_free_names(pf.node) if core is None else core.globals_read)
+    session = _Session(table, Namer(reserved), mode)
+    session.live.update(live_rules)
+    return session, cores
+
+
+def _module_text(session: _Session, source: str, qualnames: tuple, command: str,
+                 program: Program) -> str:
+    """``program``'s functions and wrappers as a module: its header, the imports they need, them."""
+    body = body_text(program)
+    digest = hashlib.sha256("\n".join(session.digests).encode()).hexdigest()
+    header = header_lines(source, qualnames, digest, command)
+    imports = module_imports(tuple(pf for pf, _ in session.units), header, body)
+    return render(replace(program, imports=imports, header=header), body)
+
+
+def _serve_callers(pf: ParsedFunction, options: Options, entry: EntryNames, session: _Session) -> None:
+    """An entry differentiated with respect to all its parameters serves its callers too."""
+    custom = is_custom_def(pf)
+    everything = _positional(pf) if custom else _positional(pf) + _kwonly(pf)
+    if options.wrt == everything and not options.has_aux:
+        session.helpers[_helper_key(pf)] = HelperCall(entry.fwd, entry.bwd, everything,
+                                                      () if custom else _kwonly(pf),
+                                                      tuple(True for _ in everything))
+
+
+def _entry(pf: ParsedFunction, options: Options, entry: EntryNames, core: Optional[CoreFunction],
+           session: _Session) -> tuple:
+    """Reverse mode of one entry: its VjpFunction and its ``<f>_grad`` wrapper."""
+    if core is None:
+        top = _custom(pf, session, (entry.fwd, entry.bwd), top_level=True, wrt=options.wrt)
+        reserved = frozenset(_free_names(pf.node))
+        return top, grad_wrapper(pf.name, _positional(pf) + _kwonly(pf), reserved, top, entry.grad)
+    session.in_progress.add(_helper_key(pf))
+    core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
+                               top_level=True, names=(entry.fwd, entry.bwd), core=core)
+    session.in_progress.discard(_helper_key(pf))
+    params = tuple(p.name for p in core.params)
+    return top, grad_wrapper(core.name, params, core.reserved, top, entry.grad)
+
+
 def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command: str = "",
                     source: str = "") -> GeneratedModule:
-    """Transform several functions (``(SourceUnit, Options)`` pairs) into one generated module.
-
-    Helpers they call are generated once and shared.
-    """
-    parsed = []
-    for unit, options in entries:
-        pf = find_function(unit)
-        if not is_custom_def(pf):
-            fence(replace(pf, node=structure(pf.node)))
-        _check_wrt(pf, options)
-        parsed.append((pf, options))
-    table, live_rules = with_user_rules(table, tuple(pf for pf, _ in parsed))
-    session = _Session(table=table, module_namer=Namer(()))
-    session.live.update(live_rules)
-    reserved = set()
-    cores = []
-    for pf, _ in parsed:
-        if is_custom_def(pf):
-            reserved.update(_free_names(pf.node))
-            cores.append(None)
-        else:
-            cores.append(lower(pf, table))
-            reserved.update(cores[-1].globals_read)
-        reserved.add(pf.name)
-    session.module_namer = Namer(reserved)
-    names = []
-    for pf, _ in parsed:
-        names.append(EntryNames(session.module_namer.fresh(f"{pf.name}_fwd"),
-                                session.module_namer.fresh(f"{pf.name}_bwd"),
-                                session.module_namer.fresh(f"{pf.name}_grad")))
+    """Transform several functions (``(SourceUnit, Options)`` pairs) into one generated module
+    (reverse mode). Helpers they call are generated once and shared."""
+    parsed = tuple(_checked(unit, options) for unit, options in entries)
+    pfs = tuple(pf for pf, _ in parsed)
+    session, cores = _open(pfs, table, REVERSE)
+    fresh = session.module_namer.fresh
+    names = tuple(EntryNames(*(fresh(pf.name + s) for s in ("_fwd", "_bwd", "_grad"))) for pf in pfs)
     for (pf, options), entry in zip(parsed, names):
-        # An entry differentiated with respect to all its parameters serves its callers too.
-        params = [p.name.value for p in pf.node.params.params]
-        kwonly = [p.name.value for p in pf.node.params.kwonly_params]
-        everything = tuple(params) if is_custom_def(pf) else tuple(params + kwonly)
-        if options.wrt == everything and not options.has_aux:
-            key = (pf.unit.path, pf.unit.def_line, pf.name)
-            session.helpers[key] = HelperCall(entry.fwd, entry.bwd, everything,
-                                              () if is_custom_def(pf) else tuple(kwonly),
-                                              tuple(True for _ in everything))
-    tops = []
-    wrappers = []
-    for (pf, options), entry, core in zip(parsed, names, cores):
-        if core is None:
-            top = _custom(pf, session, (entry.fwd, entry.bwd), top_level=True, wrt=options.wrt)
-            core = lower_signature(pf)
-        else:
-            key = (pf.unit.path, pf.unit.def_line, pf.name)
-            session.in_progress.add(key)
-            core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
-                                       top_level=True, names=(entry.fwd, entry.bwd), core=core)
-            session.in_progress.discard(key)
-        grad_name = entry.grad
-        tops.append(top)
-        wrappers.append(_wrapper(core, top, grad_name))
-    functions = (*tops, *session.functions)
-    digest = hashlib.sha256("\n".join(session.digests).encode()).hexdigest()
-    first = parsed[0][0]
-    header = header_lines(source or first.unit.path, tuple(pf.name for pf, _ in parsed), digest,
-                          command or f"s2sgrad.source(s2sgrad.grad({first.name}))")
-    program = Program(functions, tuple(wrappers), (), header)
-    body = body_text(program)
-    imports = import_lines(tuple(pf for pf, _ in session.units), free_globals(header_code(header) + body))
-    text = render(replace(program, imports=imports), body)
-    return GeneratedModule(text, tuple(names), dict(session.live))
+        _serve_callers(pf, options, entry, session)
+    tops, wrappers = zip(*(_entry(pf, options, entry, core, session)
+                           for (pf, options), entry, core in zip(parsed, names, cores)))
+    program = Program((*tops, *session.functions), wrappers, (), ())
+    text = _module_text(session, source or pfs[0].unit.path, tuple(pf.name for pf in pfs),
+                        command or f"s2sgrad.source(s2sgrad.grad({pfs[0].name}))", program)
+    return GeneratedModule(text, names, dict(session.live))
 
 
 def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABLE,
              *, command: str = "") -> Generated:
-    """Transform the function ``unit`` names into a generated module's text."""
+    """Transform the function ``unit`` names into a generated module's text (forward mode's
+    ``<f>_jvp`` when ``options.mode`` is ``"fwd"``)."""
+    if options.mode == FORWARD.name:
+        return generate_jvp(unit, options.wrt, table, command=command)
     module = generate_module(((unit, options),), table, command=command)
     return Generated(module.text, module.names[0], module.live_names)
 
@@ -339,62 +359,12 @@ def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
     functions it calls."""
     pf = find_function(unit)
     _check_wrt(pf, Options(wrt=wrt))
-    table, live_rules = with_user_rules(table, (pf,))
-    core = None if is_custom_def(pf) else lower(pf, table)  # structured and fenced there
-    reserved = set(core.globals_read) if core is not None else set(_free_names(pf.node))
-    session = _Session(table=table, module_namer=Namer(reserved | {pf.name}))
-    session.live.update(live_rules)
-    name = session.module_namer.fresh(f"{pf.name}_jvp")
+    session, (core,) = _open((pf,), table, FORWARD)
+    name = session.module_namer.fresh(pf.name + FORWARD.suffixes[0])
     top = _forward(pf, session, wrt, name, core)
-    digest = hashlib.sha256("\n".join(session.digests).encode()).hexdigest()
-    header = header_lines(unit.path, (pf.name,), digest, command or _jvp_command(pf, wrt))
-    body = "".join("\n\n\n" + "\n".join(jvp_lines(fn)) for fn in (top, *session.functions)) + "\n"
-    imports = import_lines(tuple(p for p, _ in session.units), free_globals(header_code(header) + body))
-    text = render(Program((), (), imports, header), body)
+    program = Program((top, *session.functions), (), (), ())
+    text = _module_text(session, unit.path, (pf.name,), command or _jvp_command(pf, wrt), program)
     return Generated(text, EntryNames(name, "", ""), dict(session.live))
-
-
-def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
-             core: Optional[CoreFunction] = None):
-    """The JvpFunction of one function (helpers it calls are added to ``session.functions``)."""
-    if is_custom_def(pf):
-        raise pf.error(pf.node, "forward mode (jvp) does not support custom_gradient functions "
-                       "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
-    core = _lowered(pf, session, core)
-    table = session.table
-    classes, scalars = shape_facts(core, table)
-    stable = stabilizers(core, table, seeded_outputs(core, False), classes, scalars)
-    kwonly = tuple(p.name.value for p in pf.node.params.kwonly_params)
-
-    def lookup(prim: Prim, stmt: Stmt, choose: Any) -> Optional[tuple]:
-        return _jvp_helper(pf, prim, stmt, session, choose)
-
-    return forward(core, table, wrt=wrt, name=name, kwonly=kwonly, constant=stable,
-                   helper_lookup=lookup, shapes=(classes, scalars))
-
-
-def _jvp_helper(caller: ParsedFunction, prim: Prim, stmt: Stmt, session: _Session,
-                choose: Any) -> Optional[tuple]:
-    """The forward mode of the user function ``prim`` calls, with respect to the parameters
-    ``choose`` picks: ``(name, ((param, tangent parameter), ...))``, generated once per choice."""
-    target = _resolve_helper(caller, prim)
-    if target is None:
-        return None
-    params = tuple(p.name.value for p in list(target.node.params.params) +
-                   list(target.node.params.kwonly_params))
-    wrt = choose(params)
-    key = ("jvp", target.unit.path, target.unit.def_line, target.name, wrt)
-    if key in session.in_progress:
-        loc = prim.location or stmt.origin.location
-        raise TransformError(f"recursive call to {target.name} cannot be differentiated", loc,
-                             "rewrite the recursion as a loop")
-    if key not in session.helpers:
-        session.in_progress.add(key)
-        fn = _forward(target, session, wrt, session.module_namer.fresh(f"{target.name}_jvp"))
-        session.in_progress.discard(key)
-        session.helpers[key] = (fn.name, tuple(zip(wrt, fn.tangent_params)))
-        session.functions.append(fn)
-    return session.helpers[key]
 
 
 def _jvp_command(pf: ParsedFunction, wrt: tuple) -> str:
@@ -404,58 +374,20 @@ def _jvp_command(pf: ParsedFunction, wrt: tuple) -> str:
     return f"s2sgrad.jvp({pf.name}, primals, tangents)"
 
 
-REGISTER_DECORATORS = frozenset({"s2sgrad.register_gradient", "s2sgrad.registry.register_gradient"})
-
-
 def with_user_rules(table: RuleTable, functions: tuple) -> tuple:
     """``table`` plus the gradients users registered: at run time (this process's registry) and,
     statically, ``@register_gradient("name")`` definitions in the modules of ``functions``.
     Returns the table and the run-time rule functions generated code must be given by name."""
-    rules = {}
-    live = {}
+    rules, live = {}, {}
     for name, fn in sorted(registry.registered().items()):
         function = getattr(fn, "__name__", "rule")
         rules[name] = RegisteredRule(name, function, getattr(fn, "__module__", ""))
         live[function] = fn
-    seen = set()
-    for pf in functions:
-        if pf.unit.path in seen:
-            continue
-        seen.add(pf.unit.path)
-        for node in pf.parsed.module.body:
-            if not isinstance(node, cst.FunctionDef):
-                continue
-            for deco in node.decorators:
-                call = deco.decorator
-                if isinstance(call, cst.Call) and call.args and \
-                        pf.qualified_name(call.func) in REGISTER_DECORATORS and \
-                        isinstance(call.args[0].value, cst.SimpleString):
-                    name = call.args[0].value.evaluated_value
-                    rules.setdefault(name, RegisteredRule(name, node.name.value, pf.unit.module))
+    for name, function, module in registered_in_source(functions):
+        rules.setdefault(name, RegisteredRule(name, function, module))
     if not rules:
         return table, live
     return table.with_rules(tuple(rules[k] for k in sorted(rules))), live
-
-
-def lower_signature(pf: ParsedFunction) -> CoreFunction:
-    """A CoreFunction with only the signature of ``pf`` (for the ``_grad`` wrapper)."""
-    params = tuple(Param(p.name.value, p.default)
-                   for p in list(pf.node.params.params) + list(pf.node.params.kwonly_params))
-    names = frozenset(n.value for n in name_nodes(pf.node))
-    return CoreFunction(pf.name, pf.name, params, (), None, None, names, (), pf.unit.path)
-
-
-def header_code(header: tuple) -> str:
-    """The header's code lines (its imports), so that names they bind count as bound."""
-    return "\n".join(line for line in header if not line.startswith("#")) + "\n"
-
-
-def _wrapper(core: CoreFunction, top: VjpFunction, grad_name: str) -> GradWrapper:
-    namer = Namer(core.reserved | {grad_name, top.fwd_name, top.bwd_name})
-    seed = namer.fresh(f"{core.name}_bar")
-    call_args = ", ".join(p.name for p in core.params)
-    return GradWrapper(grad_name, core.name, top.fwd_name, top.bwd_name, top.params_code,
-                       call_args, seed, top.wrt)
 
 
 def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_TABLE) -> Generated:

@@ -117,9 +117,9 @@ def test_source_rejects_foreign_function():
 def test_inspect_getsource_of_generated_code():
     import inspect
 
-    from s2sgrad.api import _build
+    from s2sgrad.write import service
 
-    _, fwd, bwd = _build(loss, ("w",), False)
+    _, (fwd, bwd) = service.build(loss, ("w",))
     assert inspect.getsource(fwd).startswith("def loss_fwd(")
     assert inspect.getsource(bwd).startswith("def loss_bwd(")
 

@@ -50,7 +50,7 @@ from hypothesis import strategies as st
 from program_gen import Chooser, generate
 
 import s2sgrad
-from s2sgrad.api import _build_jvp, _second_order
+from s2sgrad.api import build_jvp, second_order
 from s2sgrad.checks import numerical_grad
 
 ARGNUMS = (0, 1, 2)  # x, v, s (flag is a bool)
@@ -176,7 +176,7 @@ def check_modes(prog, directory, k, direction_seed):
     rng = np.random.default_rng(direction_seed)
     direction = [rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()) for a in args[:3]]
     try:
-        _, jvp_fn, names = _build_jvp(f, ("x", "v", "s"))
+        _, jvp_fn, names = build_jvp(f, ("x", "v", "s"))
     except s2sgrad.TransformError as exc:
         return {"jvp": str(exc).splitlines()[0], "hvp": "(jvp refused)"}
     except Exception as exc:  # noqa: BLE001
@@ -192,7 +192,7 @@ def check_modes(prog, directory, k, direction_seed):
     # second order: the Hessian times the direction (reverse mode over the forward-mode code)
     # against central differences of the gradient along it
     try:
-        _, hvp_run = _second_order(f, ("x", "v", "s"))
+        _, hvp_run = second_order(f, ("x", "v", "s"))
     except s2sgrad.TransformError as exc:
         return {"hvp": str(exc).splitlines()[0]}
     except Exception as exc:  # noqa: BLE001

@@ -1,5 +1,6 @@
-"""Project layout, read statically: paths -> Python files, a file -> its module name and its
-``@differentiable`` functions, an import -> the file that defines the imported function.
+"""Project layout, read statically: paths -> Python files, a file -> its module name, its
+``@differentiable`` functions and its ``@register_gradient("name")`` definitions, an import -> the
+file that defines the imported function.
 
 Nothing here imports or executes user code: files are read as text and parsed with libcst.
 """
@@ -22,6 +23,9 @@ DECORATOR_NAMES = frozenset({
     "s2sgrad.decorator.differentiable",
     "s2sgrad.api.differentiable",
 })
+
+# What ``@register_gradient`` may resolve to.
+REGISTER_NAMES = frozenset({"s2sgrad.register_gradient", "s2sgrad.registry.register_gradient"})
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 
@@ -153,6 +157,27 @@ def marked_functions(text: str, path: str) -> tuple:
             params = tuple(p.name.value for p in (*node.params.params, *node.params.kwonly_params))
             found.append(Marked(node.name.value, parsed.positions[first].start.line, wrt, params))
             break
+    return tuple(found)
+
+
+def registered_in_source(functions: tuple) -> tuple:
+    """``(qualified name, rule function's name, module)`` for each ``@register_gradient("name")``
+    definition at the top level of the modules of ``functions`` (ParsedFunctions), in source
+    order, each module read once."""
+    found, seen = [], set()
+    for pf in functions:
+        if pf.unit.path in seen:
+            continue
+        seen.add(pf.unit.path)
+        for node in pf.parsed.module.body:
+            if not isinstance(node, cst.FunctionDef):
+                continue
+            for deco in node.decorators:
+                call = deco.decorator
+                if isinstance(call, cst.Call) and call.args and \
+                        pf.qualified_name(call.func) in REGISTER_NAMES and \
+                        isinstance(call.args[0].value, cst.SimpleString):
+                    found.append((call.args[0].value.evaluated_value, node.name.value, pf.unit.module))
     return tuple(found)
 
 

@@ -1,4 +1,5 @@
-"""Codegen: a Program (VjpFunctions plus header facts) -> formatted Python source text.
+"""Codegen: a Program (Vjp- or JvpFunctions, wrappers, header and imports) -> formatted Python
+source text.
 
 The text is assembled line by line, checked by parsing it with libcst, then formatted with black
 (pinned major version, fixed target), so the same input gives the same bytes on every Python.
@@ -17,6 +18,7 @@ from .. import __version__
 from ..differentiate.code import render as render_code
 from ..differentiate.forward import JvpFunction
 from ..differentiate.reverse import VjpFunction
+from ..lower.naming import Namer
 
 BLACK_MODE = black.Mode(
     target_versions={black.TargetVersion.PY310},
@@ -44,7 +46,7 @@ class GradWrapper:
 class Program:
     """Everything one generated module holds."""
 
-    functions: tuple  # VjpFunction, top-level first, helpers after, in discovery order
+    functions: tuple  # VjpFunction or JvpFunction, top-level first, helpers after, in discovery order
     wrappers: tuple  # GradWrapper
     imports: tuple  # import lines the generated code needs (numpy, runtime, user globals)
     header: tuple  # comment lines
@@ -87,6 +89,15 @@ def jvp_lines(fn: JvpFunction) -> list:
     return lines
 
 
+def grad_wrapper(name: str, params: tuple, reserved: frozenset, top: VjpFunction,
+                 grad_name: str) -> GradWrapper:
+    """The ``<f>_grad`` wrapper of ``top``, the sweeps of ``name`` (parameter names ``params``;
+    ``reserved``: the names it reads, which its seed parameter must not shadow)."""
+    seed = Namer(reserved | {grad_name, top.fwd_name, top.bwd_name}).fresh(f"{name}_bar")
+    return GradWrapper(grad_name, name, top.fwd_name, top.bwd_name, top.params_code,
+                       ", ".join(params), seed, top.wrt)
+
+
 def wrapper_lines(w: GradWrapper) -> list:
     wrt = ", ".join(w.wrt)
     params = f"{w.params_code}, {w.seed}=1.0" if w.params_code else f"{w.seed}=1.0"
@@ -103,7 +114,7 @@ def body_text(program: Program) -> str:
     lines: list = []
     for fn in program.functions:
         lines.extend(["", ""])
-        lines.extend(function_lines(fn))
+        lines.extend(jvp_lines(fn) if isinstance(fn, JvpFunction) else function_lines(fn))
     for w in program.wrappers:
         lines.extend(["", ""])
         lines.extend(wrapper_lines(w))

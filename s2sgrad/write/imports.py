@@ -103,3 +103,10 @@ def import_lines(units: tuple, names: tuple) -> tuple:
     for module in sorted(captured):
         out.append(f"# values captured from {module}: {', '.join(sorted(captured[module]))}")
     return tuple(out)
+
+
+def module_imports(units: tuple, header: tuple, body: str) -> tuple:
+    """The import lines a generated module with ``header`` (comment and import lines) and
+    ``body`` (its functions) needs beyond its header, for the functions of ``units``."""
+    header_code = "\n".join(line for line in header if not line.startswith("#")) + "\n"
+    return import_lines(units, free_globals(header_code + body))

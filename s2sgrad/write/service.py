@@ -1,0 +1,138 @@
+"""Generated code for a live function, cached and loaded: (function, wrt, options, mode) -> a cache
+entry ``{"text", "call", "deps"}`` -> the callables it defines.
+
+``entry_for`` takes the entry from the disk cache (write/cache.py) when the function's module text,
+the values the names it reads are bound to, its options, the registered gradients and the s2sgrad
+installation are unchanged (and the files of helpers it calls from other modules too), so a warm
+call does no libcst or black work; otherwise it runs the pipeline and stores the entry.
+``functions`` executes an entry's text (write/loader.py) with the function's names and returns its
+callables: ``(forward sweep, backward sweep)`` in reverse mode (``"rev"``), ``(jvp,)`` in forward
+mode (``"fwd"``). ``build`` does both. Used by api.py and decorator.py; imports neither.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import linecache
+import os
+import sys
+from typing import Callable, Optional
+
+from .. import __version__
+from ..read.capture import SourceUnit, from_function, is_source_function
+from ..read.live import fingerprint, names_read, resolve
+from ..registry import registered
+from . import cache
+from .loader import load
+
+# Per mode, the keys of an entry's "call" (the generated names of its callables), in call order.
+CALLS = {"rev": ("fwd", "bwd"), "fwd": ("jvp",)}
+
+
+@functools.lru_cache(maxsize=1)
+def installation_fingerprint() -> str:
+    """A hash of s2sgrad's own source files: an edited (editable) install invalidates the cache."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digest = hashlib.sha256()
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                digest.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
+                with open(path, "rb") as handle:
+                    digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def registry_fingerprint() -> str:
+    """Which gradients are registered (by name and rule function): they change generated code."""
+    return ";".join(f"{name}={getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', '')}"
+                    for name, fn in sorted(registered().items()))
+
+
+def cache_key(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
+              mode: str = "rev") -> str:
+    """What the generated text depends on, hashed: the module text, where the def is, what the
+    names the function (and the functions it calls) read are bound to, the options (reverse or
+    forward mode), the registered gradients, and the Python and s2sgrad versions."""
+    return cache.make_key(
+        unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(wrt),
+        f"has_aux={has_aux}", f"mode={mode}", fingerprint(fun), registry_fingerprint(),
+        sys.version.split()[0], __version__, installation_fingerprint())
+
+
+def _module_digest(filename: str) -> str:
+    linecache.checkcache(filename)
+    return hashlib.sha256("".join(linecache.getlines(filename)).encode()).hexdigest()
+
+
+def _dependencies(fun: Callable, live: dict) -> list:
+    """``[module, filename, sha256]`` for each other module whose functions were inlined."""
+    own = fun.__code__.co_filename
+    found = {(v.__module__, v.__code__.co_filename) for v in live.values()
+             if is_source_function(v) and hasattr(v, "__code__")}
+    return [[module, f, _module_digest(f)] for module, f in sorted(found) if f != own]
+
+
+def _usable(entry: Optional[dict], mode: str) -> bool:
+    """A stored entry of ``mode`` whose text, callables and dependencies are all still valid."""
+    if entry is None or not isinstance(entry.get("text"), str):
+        return False
+    call, deps = entry.get("call"), entry.get("deps")
+    if not (isinstance(call, dict) and sorted(call) == sorted(CALLS[mode])
+            and all(isinstance(v, str) for v in call.values()) and isinstance(deps, list)):
+        return False
+    return all(isinstance(d, list) and len(d) == 3 and all(isinstance(p, str) for p in d)
+               and _module_digest(d[1]) == d[2] for d in deps)
+
+
+def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
+              mode: str = "rev") -> dict:
+    """The generated text and names for ``fun`` (read as ``unit``) in ``mode``: from the disk
+    cache, else from the pipeline (stored). Returns ``{"text", "call", "deps"}``, ``call`` mapping
+    each key of ``CALLS[mode]`` to a generated function's name."""
+    key = cache_key(fun, unit, wrt, has_aux, mode)
+    entry = cache.get(key)
+    if _usable(entry, mode):
+        return entry
+    from ..pipeline import Options, generate  # libcst and black: only on a cache miss
+
+    generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode=mode))
+    entry = {"text": generated.text, "call": dict(zip(CALLS[mode], generated.callables)),
+             "deps": _dependencies(fun, dict(generated.live_names))}
+    cache.put(key, entry)
+    return entry
+
+
+def namespace_for(fun: Callable, text: str, deps: list) -> dict:
+    """Values for the names ``text`` reads: ``fun``'s globals and closure now, then the globals of
+    the other modules whose functions were inlined (for the constants those read), then the
+    registered gradient functions."""
+    wanted = names_read(compile(text, "<s2sgrad>", "exec"))
+    scopes = [resolve(fun, wanted)]
+    scopes.extend(vars(sys.modules[d[0]]) for d in deps if d[0] in sys.modules)
+    scopes.append({getattr(fn, "__name__", ""): fn for fn in registered().values()})
+    out: dict = {}
+    for scope in scopes:
+        for name in wanted:
+            if name not in out and name in scope:
+                out[name] = scope[name]
+    return out
+
+
+def functions(fun: Callable, entry: dict, mode: str = "rev") -> tuple:
+    """Execute an entry's text with ``fun``'s names: its callables, in ``CALLS[mode]`` order."""
+    namespace = load(entry["text"], fun.__qualname__, namespace_for(fun, entry["text"], entry["deps"]))
+    return tuple(namespace[entry["call"][k]] for k in CALLS[mode])
+
+
+def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev") -> tuple:
+    """``(text, callables)`` for the live function ``fun``: entry_for, then functions."""
+    entry = entry_for(fun, from_function(fun), wrt, has_aux, mode)
+    return entry["text"], functions(fun, entry, mode)
+
+
+__all__ = ["CALLS", "build", "cache_key", "entry_for", "functions", "installation_fingerprint",
+           "namespace_for", "registry_fingerprint"]
