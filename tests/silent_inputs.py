@@ -28,6 +28,31 @@ def nested_helper_tuple(a, b):
     return weighted_pair((a, np.tanh(b))) + first_plus_sine((b, a))
 
 
+def unpacked_pair(ab):
+    p1, p2 = ab  # the adjoint of ab: p2's, then p1's added in place
+    return (p2 / (2.0 + np.cos(p2))) * (p1 + 0.75)
+
+
+def active_then_constant(v, s):
+    return np.sum(unpacked_pair((np.cos(np.sum(v[v > 0.2])), s)))  # seed 62165
+
+
+def joined_twice(xy):
+    return np.sum(np.concatenate(xy) ** 2) + np.sum(np.stack(xy) * 3.0) + np.sum(xy[0])
+
+
+def tuple_joined_twice(a, b):
+    return joined_twice((a, np.sin(b)))
+
+
+def summed_list_twice(xs):
+    return np.sum(sum(xs) ** 2) + np.sum(sum(xs))
+
+
+def list_summed_twice(a, b):
+    return summed_list_twice([a, b * 2.0])
+
+
 def make_with_default(num):
     def scaled(x, y, num=num):
         return np.sum(x * y) * num

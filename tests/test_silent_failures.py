@@ -25,6 +25,19 @@ def test_a_sequence_passed_to_a_helper_keeps_its_gradient(fn, args):
     assert all(np.all(g != 0) for g in got)
 
 
+@pytest.mark.parametrize("fn, args, argnums", [
+    (si.active_then_constant, (np.array([0.687, 0.97, -0.312, 0.513]), -0.555), (0,)),
+    (si.tuple_joined_twice, (A2, RNG.normal(size=2)), (0, 1)),
+    (si.list_summed_twice, (A2, RNG.normal(size=2)), (0, 1)),
+])
+def test_the_adjoint_of_a_sequence_adds_element_by_element(fn, args, argnums):
+    # A sequence's adjoint (s2s.Parts) updated with += was extended, not added to: the first
+    # item's adjoint was dropped (seed 62165); the helpers returning one adjoint per item
+    # returned plain lists, which + concatenated.
+    got = assert_gradients(fn, *args, argnums=argnums)
+    assert all(np.any(g != 0) for g in got)
+
+
 X2, Y2 = np.array([0.3, -0.7]), np.array([1.0, 2.0])
 
 

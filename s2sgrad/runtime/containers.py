@@ -52,14 +52,15 @@ def add(a, b):
 
 
 class Parts(list):
-    """The adjoint of a list or tuple: one adjoint per element, and ``+`` adds element by
-    element (so an adjoint accumulated with ``+`` where the value's type was not known adds up
-    instead of concatenating)."""
+    """The adjoint of a list or tuple: one adjoint per element, and ``+`` and ``+=`` add element
+    by element (so an adjoint accumulated where the value's type was not known adds up instead of
+    concatenating). Every runtime helper that returns one adjoint per element returns Parts."""
 
     def __add__(self, other):
         return Parts(add(p, q) for p, q in zip(self, other))
 
     __radd__ = __add__
+    __iadd__ = __add__  # ``x_bar += ...`` adds too (a list's += would extend it)
 
     def __getitem__(self, index):
         item = list.__getitem__(self, index)
@@ -97,4 +98,4 @@ def list_getitem_vjp(g, xs, index):
 
 def sum_list_vjp(g, xs):
     """Adjoint of the elements of ``sum(xs)``: ``g`` for each, summed to its shape."""
-    return [unbroadcast(g, x) for x in xs]
+    return Parts(unbroadcast(g, x) for x in xs)

@@ -15,6 +15,8 @@ import string
 
 import numpy as np
 
+from .containers import Parts
+
 # Not in s2sgrad.runtime.__all__ (nor were they when this was runtime_contract.py, re-exported by
 # name); generated code reads them as ``s2s.<name>`` all the same.
 __all__ = [
@@ -27,7 +29,7 @@ _LETTERS = string.ascii_letters
 
 def einsum_vjps(g, subscripts, operands):
     """Adjoints of every operand of ``np.einsum(subscripts, *operands)``."""
-    return [einsum_vjp(g, subscripts, operands, i) for i in range(len(operands))]
+    return Parts(einsum_vjp(g, subscripts, operands, i) for i in range(len(operands)))
 
 
 def einsum_vjp(g, subscripts, operands, index):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .broadcasting import unbroadcast
+from .containers import Parts
 
 __all__ = [
     "split_concatenate",
@@ -29,15 +30,15 @@ def split_concatenate(g, arrays, axis=0):
     if axis is None:
         sizes = [np.size(a) for a in arrays]
         pieces = np.split(np.asarray(g), np.cumsum(sizes)[:-1])
-        return [p.reshape(np.shape(a)) for p, a in zip(pieces, arrays)]
+        return Parts(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays))
     sizes = [np.shape(a)[axis] for a in arrays]
-    return np.split(np.asarray(g), np.cumsum(sizes)[:-1], axis=axis)
+    return Parts(np.split(np.asarray(g), np.cumsum(sizes)[:-1], axis=axis))
 
 
 def split_stack(g, arrays, axis=0):
     """Adjoints of each input of ``np.stack(arrays, axis)``."""
     g = np.asarray(g)
-    return [np.take(g, i, axis=axis) for i in range(len(arrays))]
+    return Parts(np.take(g, i, axis=axis) for i in range(len(arrays)))
 
 
 def transpose_vjp(g, axes=None):
@@ -92,7 +93,7 @@ def rollaxis_vjp(g, a, axis, start=0):
 def _split_along(g, arrays, axis, shapes):
     sizes = [s[axis] for s in shapes]
     pieces = np.split(np.asarray(g), np.cumsum(sizes)[:-1], axis=axis)
-    return [np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)]
+    return Parts(np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays))
 
 
 def split_hstack(g, arrays):
