@@ -39,7 +39,7 @@ from .read.fence import fence
 from .read.parse import ParsedFunction, find_function
 from . import registry
 from .rules import DEFAULT_TABLE, RuleTable
-from .registry import RegisteredRule
+from .registry import registered_rule
 from .write.codegen import Program, body_text, grad_wrapper, header_lines, render
 from .write.imports import module_imports
 
@@ -381,10 +381,10 @@ def with_user_rules(table: RuleTable, functions: tuple) -> tuple:
     rules, live = {}, {}
     for name, fn in sorted(registry.registered().items()):
         function = getattr(fn, "__name__", "rule")
-        rules[name] = RegisteredRule(name, function, getattr(fn, "__module__", ""))
+        rules[name] = registered_rule(name, function, getattr(fn, "__module__", ""))
         live[function] = fn
     for name, function, module in registered_in_source(functions):
-        rules.setdefault(name, RegisteredRule(name, function, module))
+        rules.setdefault(name, registered_rule(name, function, module))
     if not rules:
         return table, live
     return table.with_rules(tuple(rules[k] for k in sorted(rules))), live

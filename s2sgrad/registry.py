@@ -1,4 +1,5 @@
-"""Gradients registered by users: register_gradient(qualified name) -> a RegisteredRule in a RuleTable.
+"""Gradients registered by users: register_gradient(qualified name) -> a Rule of the table whose
+``function`` is the user's gradient.
 
 A registered gradient is a Python function ``rule(g, ans, *args, **kwargs)`` returning one adjoint
 per positional argument of the primal (a tuple for several, ``None`` for zero). Generated code calls
@@ -8,7 +9,6 @@ the CLI, which never runs user code, finds ``@register_gradient("name")`` defini
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 from .boundary import api_boundary
@@ -16,16 +16,14 @@ from .boundary import api_boundary
 _REGISTERED: dict = {}  # qualified name -> rule function, in registration order
 
 
-@dataclass(frozen=True)
-class RegisteredRule:
-    """A user's gradient function for ``name``, known to generated code as ``function``."""
+def registered_rule(name: str, function: str, module: str):
+    """The table's rule for a gradient the user registered for ``name``: generated code calls
+    ``function`` (found in ``module``) as ``function(g, ans, *args, **kwargs)``. (The pipeline
+    calls it; ``import s2sgrad`` loads no libcst.)"""
+    from .rules.table import Rule
 
-    name: str
-    function: str
-    module: str
-    elementwise: bool = False
-    vjps: tuple = ()
-    params: tuple = ()
+    return Rule(name, (), (), function=function, module=module,
+                reverse_only="a registered gradient is a reverse-mode rule (register_gradient)")
 
 
 @api_boundary

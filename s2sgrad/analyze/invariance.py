@@ -20,7 +20,6 @@ import libcst as cst
 from ..differentiate.binding import bind_arguments
 from ..errors import TransformError
 from ..lower.ir import Const, CoreFunction, If, Loop, Stmt, Var, flatten, operand_vars, prim_operands
-from ..registry import RegisteredRule
 from ..rules.table import RuleTable
 from .shapes import is_scalar_literal
 
@@ -116,7 +115,7 @@ class _Proof:
         if None in operands or len(stmt.targets) != 1:
             return None
         rule = self.table.get(prim.op)
-        if rule is None or isinstance(rule, RegisteredRule):
+        if rule is None or rule.registered:
             return None  # a user's own derivative: the cancellation need not hold for it
         return self.through(rule, prim, operands)
 

@@ -17,7 +17,6 @@ import libcst as cst
 from ..analyze.shapes import may_broadcast
 from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, operand_vars
 from ..read.names import name_nodes
-from ..registry import RegisteredRule
 from .binding import bind_arguments, defaulted_params
 from .code import unpack_target
 from .simplify import simplify
@@ -155,7 +154,7 @@ class Contributions:
                 raise self.located(stmt, "nested sequences of differentiated values are "
                                    "not supported here", "pass a flat list of arrays")
 
-    def registered_backward(self, stmt: Stmt, rule: RegisteredRule, g: str) -> list:
+    def registered_backward(self, stmt: Stmt, rule, g: str) -> list:
         """A user-registered gradient: ``rule(g, ans, *args, **kwargs)``, one adjoint per
         positional argument, checked like a custom_gradient's."""
         prim = stmt.prim

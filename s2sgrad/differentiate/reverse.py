@@ -21,7 +21,6 @@ from ..errors import TransformError
 from ..lower.ir import CoreFunction, If, Prim, Seq, Stmt, Var, definition_counts, flatten, operand_node, \
     operand_vars, prim_operands
 from ..lower.naming import Namer
-from ..registry import RegisteredRule
 from ..rules.table import RuleTable
 from .adjoints import Adjoints
 from .blocks import BlockSweeps
@@ -192,7 +191,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         helper = self.helper_for(stmt)
         rule = None if helper is not None else self.rule_for(prim)
         if helper is not None or not (getattr(rule, "elementwise", False) or basic_getitem(prim))\
-                or isinstance(rule, RegisteredRule):
+                or getattr(rule, "registered", False):
             for t in stmt.targets:
                 self.adj.materialize(lines, t)
         if helper is not None:
@@ -220,7 +219,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
             raise self.located(stmt, f"unpacking the result of `{stmt.prim.op}` is not "
                                "differentiable yet", "index the result instead")
         g = self.adj.current[stmt.targets[0]]
-        if isinstance(rule, RegisteredRule):
+        if rule.registered:
             return self.registered_backward(stmt, rule, g)
         lines: list = []
         if not self.uniform_sum(lines, stmt, rule, g):

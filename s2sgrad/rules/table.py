@@ -84,8 +84,15 @@ class Rule:
     reverse_only: str = ""  # why forward mode has no tangent for this function
     array_result: bool = False  # always returns a numpy array (analyses need not prove it)
     methods: tuple = ()  # ndarray members spelling it, first parameter as ``self`` (``x.sum()``)
+    function: str = ""  # a registered gradient: the user's rule(g, ans, *args) generated code calls
+    module: str = ""  # the module that function lives in
     step_sums: tuple = ()  # ((param, template), ...): a loop's contributions to it, summed at once
     row_products: tuple = ()  # ((param, rule name), ...): per-step products with a row there, at once
+
+    @property
+    def registered(self) -> bool:
+        """A user's gradient function (register_gradient) rather than templates."""
+        return bool(self.function)
 
     @property
     def tangent_route(self) -> str:
