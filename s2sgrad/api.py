@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -133,6 +133,30 @@ def _differentiable_value(value: Any) -> bool:
     return isinstance(value, (np.ndarray, float, int, np.number)) and not isinstance(value, bool)
 
 
+def _argument_check(name: str, positions: tuple, wrt: tuple) -> Callable:
+    """A check that each differentiated argument is an array or a float (a located error else)."""
+    def check_arguments(args: tuple, kwargs: dict) -> None:
+        for position, param in zip(positions, wrt):
+            value = args[position] if -len(args) <= position < len(args) else kwargs.get(param, 0.0)
+            if not _differentiable_value(value):
+                raise GradientError(
+                    f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
+                    f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments")
+    return check_arguments
+
+
+def _forward_grad(forward, args: tuple, first: int, single: bool, name: str) -> Optional[tuple]:
+    """``(value, gradient)`` by forward mode for one float argument, or None when it refuses."""
+    result = forward.run(args)
+    if result is None:
+        return None
+    value, tangent = result
+    if type(value) not in _SCALARS:
+        _scalar_loss(value, False, name)
+    grad = runtime.like(tangent, args[first])
+    return value, (grad if single else (grad,))
+
+
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
     """The transform behind grad and value_and_grad: ``(text, run, forward)`` where
     ``run(*args, **kwargs)`` returns the value and the gradients (one, or a tuple, as argnums
@@ -148,14 +172,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
     first = positions[0]  # the argument forward mode differentiates, when it runs
 
-    def check_arguments(args: tuple, kwargs: dict) -> None:
-        for position, param in zip(positions, wrt):
-            value = args[position] if -len(args) <= position < len(args) else kwargs.get(param, 0.0)
-            if not _differentiable_value(value):
-                raise GradientError(
-                    f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
-                    f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments")
-
+    check_arguments = _argument_check(name, positions, wrt)
     needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments the fast check reads
 
     def run(*args: Any, **kwargs: Any) -> tuple:
@@ -168,13 +185,9 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
                     break
         if forward is not None and not kwargs and len(args) >= needed and \
                 type(args[first]) in _FLOATS and forward.get() is not None:
-            result = forward.run(args)
+            result = _forward_grad(forward, args, first, single, name)
             if result is not None:
-                value, tangent = result
-                if type(value) not in _SCALARS:
-                    _scalar_loss(value, False, name)
-                grad = runtime.like(tangent, args[first])
-                return value, (grad if single else (grad,))
+                return result
         value, residuals = fwd(*args, **kwargs)
         if has_aux or type(value) not in _SCALARS:
             _scalar_loss(value, has_aux, name)

@@ -116,8 +116,8 @@ def check_function(fn: Any) -> None:
         raise TransformError(
             f"{fn.__qualname__} is a bound method; this s2sgrad function takes a plain function",
             caller_location(),
-            f"s2sgrad.grad and s2sgrad.value_and_grad take bound methods; here, pass a `def` "
-            f"function that takes the arrays it needs as arguments")
+            "s2sgrad.grad and s2sgrad.value_and_grad take bound methods; here, pass a `def` "
+            "function that takes the arrays it needs as arguments")
     if not isinstance(fn, types.FunctionType):
         raise TransformError(
             f"s2sgrad differentiates Python functions; got {type(fn).__name__} {fn!r}",
