@@ -131,48 +131,51 @@ def _generate(job: Job) -> str:
 
 def emit(paths: Sequence[str], out_dir: str, *, check: bool = False, diff: bool = False) -> int:
     """Run ``s2sgrad emit``; returns the exit code."""
-    from .write import emit as emitter
-
     try:
         jobs, errors = _collect(paths, out_dir)
     except FileNotFoundError as exc:
         _error(f"s2sgrad: error: no such file or directory: {exc.args[0]}")
         return EXIT_ERROR
     errors = list(errors)
-    stale = []
-    written = unchanged = 0
+    stale: list = []
+    counts = {"written": 0, "unchanged": 0}
     for job in jobs:
-        try:
-            text = _generate(job)
-        except TransformError as exc:
-            errors.append(str(exc))
-            continue
-        change = emitter.plan(job.out_path, text)
-        if change.status == "foreign":
-            errors.append(f"{job.output}: refusing to overwrite a file s2sgrad did not generate "
-                          f"(its first line is not the s2sgrad header); move it away or pick "
-                          f"another -o directory")
-            continue
-        if change.status == "unchanged":
-            unchanged += 1
-            continue
-        if diff:
-            sys.stdout.write(emitter.unified_diff(change, job.output))
-        if check:
-            stale.append(f"{job.output}: {change.status} (regenerate with `{job.command}`)")
-        elif not diff:
-            emitter.write_atomic(job.out_path, text)
-            written += 1
-            print(f"wrote {job.output}")
-    for message in errors:
-        _error(message)
-    for message in stale:
+        _emit_one(job, errors, stale, counts, check=check, diff=diff)
+    for message in errors + stale:
         _error(message)
     if not (check or diff or errors):
-        print(f"{written} written, {unchanged} unchanged", file=sys.stderr)
+        print(f"{counts['written']} written, {counts['unchanged']} unchanged", file=sys.stderr)
     if errors:
         return EXIT_ERROR
     return EXIT_STALE if stale else EXIT_OK
+
+
+def _emit_one(job, errors: list, stale: list, counts: dict, *, check: bool, diff: bool) -> None:
+    """Generate one file and write it, or show or report how it differs from the one on disk."""
+    from .write import emit as emitter
+
+    try:
+        text = _generate(job)
+    except TransformError as exc:
+        errors.append(str(exc))
+        return
+    change = emitter.plan(job.out_path, text)
+    if change.status == "foreign":
+        errors.append(f"{job.output}: refusing to overwrite a file s2sgrad did not generate "
+                      f"(its first line is not the s2sgrad header); move it away or pick "
+                      f"another -o directory")
+        return
+    if change.status == "unchanged":
+        counts["unchanged"] += 1
+        return
+    if diff:
+        sys.stdout.write(emitter.unified_diff(change, job.output))
+    if check:
+        stale.append(f"{job.output}: {change.status} (regenerate with `{job.command}`)")
+    elif not diff:
+        emitter.write_atomic(job.out_path, text)
+        counts["written"] += 1
+        print(f"wrote {job.output}")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
