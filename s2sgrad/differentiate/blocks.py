@@ -143,21 +143,7 @@ class BlockSweeps:
         # Adjoints born inside the branches end there; one that flowed in (from uses after the
         # `if`) survives on a path that does not redefine its name.
         local = self.local_to((node.body, node.orelse)) - set(entry)
-        merged = {}
-        for var in sorted((set(then_state) | set(else_state)) - local):
-            a, b = then_state.get(var), else_state.get(var)
-            if a == b:
-                merged[var] = a
-                continue
-            name = self.namer.adjoint(var)
-            for code, state in ((then_code, then_state), (else_code, else_state)):
-                if state.get(var) != name:
-                    code.append(f"{name} = {state[var]}" if var in state
-                                else f"{name} = {self.adj.zeros(var)}")
-            merged[var] = name
-            self.adj.unstable.add(name)
-            self.adj.owned.discard(name)
-        self.adj.current = merged
+        self.adj.current = self.merged_adjoints(local, (then_code, then_state), (else_code, else_state))
         then_names = tuple(sorted(code_reads(then_code) & self.level_names(node.body)))
         else_names = tuple(sorted(code_reads(else_code) & self.level_names(node.orelse)))
         if not (has_statements(then_code) or has_statements(else_code)):
@@ -171,6 +157,26 @@ class BlockSweeps:
         if has_statements(else_code):
             out.append(Nest("else:", tuple(else_code)))
         return out
+
+    def merged_adjoints(self, local: set, *paths: tuple) -> dict:
+        """The adjoints after a branch, from each path's ``(code, adjoints)``: one that differs
+        between the paths is bound to the variable's own adjoint name at the end of each."""
+        merged = {}
+        states = [state for _, state in paths]
+        for var in sorted(set().union(*states) - local):
+            held = {state.get(var) for state in states}
+            if len(held) == 1:
+                merged[var] = held.pop()
+                continue
+            name = self.namer.adjoint(var)
+            for code, state in paths:
+                if state.get(var) != name:
+                    code.append(f"{name} = {state[var]}" if var in state
+                                else f"{name} = {self.adj.zeros(var)}")
+            merged[var] = name
+            self.adj.unstable.add(name)
+            self.adj.owned.discard(name)
+        return merged
 
     def backward_loop(self, loop: Loop) -> list:
         """The backward loop replaying ``loop``'s records, with what it needs before and after."""
