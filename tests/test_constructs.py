@@ -276,3 +276,18 @@ def test_statements_written_over_several_lines():
     assert "# y = (x * 2.0 + np.sin(x) * x)" in text  # the comment inside is gone too
     _, tangent = s2sgrad.jvp(multi_line, (x, w), (np.ones_like(x), np.zeros_like(w)))
     np.testing.assert_allclose(tangent, np.sum(s2sgrad.grad(multi_line)(x, w)), rtol=1e-10)
+
+
+def masked_by_bitwise(x):
+    m = (x > 0) & (x < 1) | (x > 3)
+    m &= x != 2.0
+    m ^= x > 10.0
+    return np.sum(x * x * m) + np.sum(np.where(~m, np.sin(x), 0.0))
+
+
+def test_bitwise_operators_on_masks_carry_no_derivative():
+    # `&`, `|` and `^` raised a bare KeyError in the lowering; `m &= x < 1` was written as
+    # `m & x < 1`, which Python reads as `(m & x) < 1`.
+    x = np.array([0.5, 2.0, 4.0, -1.0, 0.25])
+    assert_gradients(masked_by_bitwise, x)
+    assert "m & (x != 2.0)" in s2sgrad.source(s2sgrad.grad(masked_by_bitwise)).replace("m_2", "m")

@@ -11,6 +11,8 @@ from .context import Context
 # Attributes of an array that carry no derivative; reading them is kept verbatim.
 NONDIFF_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
 
+BITWISE = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift)
+
 LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
             cst.FormattedString)
 
@@ -35,6 +37,8 @@ def is_nondiff(ctx: Context, node: cst.BaseExpression) -> bool:
     """An expression whose value carries no derivative: kept verbatim as one statement."""
     if isinstance(node, (cst.Comparison, cst.BooleanOperation)):
         return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, BITWISE):
+        return True  # on booleans and integers (masks): piecewise constant
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Not, cst.BitInvert)):
         return True
     if isinstance(node, cst.Attribute) and node.attr.value in NONDIFF_ATTRIBUTES \

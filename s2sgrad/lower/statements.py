@@ -62,7 +62,11 @@ def _augmented_assignment(ctx: Context, stmt: cst.AugAssign) -> None:
     """``x += v`` as ``x_2 = x + v``, recorded as an in-place update of ``x``."""
     target = stmt.target
     op_type = type(stmt.operator).__name__.replace("Assign", "")
-    binop = cst.BinaryOperation(left=target, operator=getattr(cst, op_type)(), right=stmt.value)
+    right = stmt.value
+    if isinstance(right, (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation, cst.IfExp,
+                          cst.UnaryOperation, cst.Lambda)) and not right.lpar:
+        right = right.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # m &= x < 1
+    binop = cst.BinaryOperation(left=target, operator=getattr(cst, op_type)(), right=right)
     before = ctx.env.get(target.value) if isinstance(target, cst.Name) else None
     assign(ctx, target, binop)
     if before is not None and ctx.env.get(target.value) != before:
