@@ -17,15 +17,11 @@ variable's recorded shape); writes lines of code into the lists it is given.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from .templates import needs_parens
-
-_GETITEM_VJP = m.Call(func=m.Attribute(m.Name("s2s"), m.Name("getitem_vjp")))
-
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
@@ -58,16 +54,18 @@ class Adjoints:
         self.uniform.discard(var)
 
     def accumulate(self, lines: list, var: str, expr: cst.BaseExpression,
-                   uniform: bool = False) -> None:
+                   uniform: bool = False, fresh: Optional[bool] = None) -> None:
         """Add ``expr`` to the adjoint of ``var``: ``=`` on the first write (no line at all when
         ``expr`` is another adjoint's stable name), ``x_bar = x_bar + ...`` afterwards.
-        ``uniform``: ``expr`` is one number standing for an array of ``var``'s shape."""
+        ``uniform``: ``expr`` is one number standing for an array of ``var``'s shape; ``fresh``:
+        ``expr`` makes an array nothing else holds (its rule says so), else an operation's result
+        is taken for one."""
         name = self.namer.adjoint(var)
         if var not in self.current and isinstance(expr, cst.Name) and expr.value not in self.unstable:
             self.current[var] = expr.value
             self._set_uniform(var, expr.value, uniform)
             return
-        fresh = self._write(lines, var, name, expr)
+        fresh = self._write(lines, var, name, expr, fresh)
         uniform = uniform and (var not in self.current or var in self.uniform)
         if fresh and not uniform and name not in self.unstable and var not in self.lists:
             self.owned.add(name)
@@ -76,12 +74,13 @@ class Adjoints:
         self._set_uniform(var, name, uniform)
         self.current[var] = name
 
-    def _write(self, lines: list, var: str, name: str, expr: cst.BaseExpression) -> bool:
+    def _write(self, lines: list, var: str, name: str, expr: cst.BaseExpression,
+               fresh: Optional[bool]) -> bool:
         """The line adding ``expr`` to ``var``'s adjoint under ``name``; whether it binds an
         array nothing else shares."""
         if var not in self.current:
             lines.append(f"{name} = {_code(expr)}")
-            return isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)) or m.matches(expr, _GETITEM_VJP)
+            return bool(fresh) or isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation))
         if var in self.lists:
             lines.append(f"{name} = s2s.add({self.current[var]}, {_code(expr)})")
             return False

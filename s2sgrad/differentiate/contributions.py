@@ -86,7 +86,8 @@ class Contributions:
                         cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
                         [cst.Arg(expr), cst.Arg(cst.parse_expression(self.shape_of(operand.name)))],
                     )
-                self.adj.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform")
+                self.adj.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform",
+                                    fresh=getattr(rule, "fresh_adjoints", False) or None)
             elif isinstance(operand, Seq):
                 parts = self.namer.fresh(f"{param}_bar")
                 lines.append(f"{parts} = {_code(expr)}")

@@ -81,7 +81,9 @@ RULES = (
     ),
     defvjp("numpy.asarray(a, dtype=None)", linear=("a",), a="g", view=True),
     defvjp("numpy.array(object, dtype=None)", linear=("object",), object="g"),
-    defvjp("operator.getitem(a, index)", linear=("a",), a="s2s.getitem_vjp(g, a, index)", view=True),
+    # s2s.getitem_vjp scatters into new zeros: later contributions may be added in place
+    defvjp("operator.getitem(a, index)", linear=("a",), a="s2s.getitem_vjp(g, a, index)", view=True,
+           fresh_adjoints=True),
     defvjp("ndarray.T(self)", linear=("self",), self="np.transpose(g)", view=True),
     defvjp("ndarray.reshape(self, *shape, order='C')", linear=("self",),
            self="np.reshape(g, np.shape(self), order=order)",

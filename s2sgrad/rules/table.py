@@ -84,6 +84,7 @@ class Rule:
     reverse_only: str = ""  # why forward mode has no tangent for this function
     array_result: bool = False  # always returns a numpy array (analyses need not prove it)
     methods: tuple = ()  # ndarray members spelling it, first parameter as ``self`` (``x.sum()``)
+    fresh_adjoints: bool = False  # its reverse templates make arrays nothing else holds (+= is safe)
     function: str = ""  # a registered gradient: the user's rule(g, ans, *args) generated code calls
     module: str = ""  # the module that function lives in
     step_sums: tuple = ()  # ((param, template), ...): a loop's contributions to it, summed at once
@@ -147,7 +148,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            view: bool = False, linear: Iterable[str] = (), reduction: str = "",
            algebra: str = "", reverse_only: str = "", array_result: bool = False,
            methods: Iterable[str] = (), step_sums: Optional[dict] = None,
-           row_products: Optional[dict] = None, **templates: str) -> Rule:
+           row_products: Optional[dict] = None, fresh_adjoints: bool = False,
+           **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -156,7 +158,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 view=view, linear=tuple(linear), reduction=reduction, algebra=algebra,
                 reverse_only=reverse_only, array_result=array_result, methods=tuple(methods),
                 step_sums=tuple((step_sums or {}).items()),
-                row_products=tuple((row_products or {}).items()))
+                row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints)
     unknown = set(rule.linear) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear in unknown parameters {sorted(unknown)}")
