@@ -17,6 +17,7 @@ _MATMUL = defvjp(
 _DOT = defvjp(
     "numpy.dot(a, b)", methods=("dot",),
     linear=("a", "b"),
+    array_result=True,  # a numpy array, or a numpy scalar for two vectors
     row_products={"a": "s2s.rows_dot", "b": "s2s.rows_rdot"},
     step_sums={"a": "s2s.dot_vjp_a_sum(gs, a, others)", "b": "s2s.dot_vjp_b_sum(gs, others, b)"},
     a="s2s.dot_vjp_a(g, a, b)",

@@ -144,7 +144,7 @@ def matmul_vjp_b(g, a, b):
             if b_nd == 2 and g_nd == 2 and g.shape[1] == b.shape[1]:
                 return a.T @ g
             if b_nd == 1 and g_nd == 1:
-                return np.matmul(a.T, g[:, None])[:, 0]
+                return a.T @ g
         elif a_nd == 1 and b_nd == 2 and g_nd == 1:
             return a[:, None] * g[None, :]
     a_nd, b_nd = np.ndim(a), np.ndim(b)
@@ -159,6 +159,8 @@ def matmul_vjp_b(g, a, b):
 
 
 def dot_vjp_a(g, a, b):
+    if type(a) is _ndarray and type(b) is _ndarray and 0 < a.ndim <= 2 and 0 < b.ndim <= 2:
+        return matmul_vjp_a(g, a, b)  # np.dot is the matrix product here
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * b, a) if np.ndim(a) == 0 else g * b
     if np.ndim(b) <= 2 and np.ndim(a) <= 2:
@@ -167,6 +169,8 @@ def dot_vjp_a(g, a, b):
 
 
 def dot_vjp_b(g, a, b):
+    if type(a) is _ndarray and type(b) is _ndarray and 0 < a.ndim <= 2 and 0 < b.ndim <= 2:
+        return matmul_vjp_b(g, a, b)  # np.dot is the matrix product here
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * a, b) if np.ndim(b) == 0 else g * a
     if np.ndim(b) <= 2 and np.ndim(a) <= 2:
