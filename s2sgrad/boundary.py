@@ -4,7 +4,9 @@ A TransformError (or UsageError) says where the problem is in the user's code; t
 s2sgrad's pipeline above it would only bury that. ``api_boundary`` wraps each public entry point
 and, when such an error leaves it, removes s2sgrad's own frames from its traceback (as JAX filters
 its tracebacks), and drops the internal exception it was raised from. Set the environment
-variable ``S2SGRAD_TRACEBACK=full`` to keep everything (when debugging s2sgrad itself).
+variable ``S2SGRAD_TRACEBACK=full`` to keep everything (when debugging s2sgrad itself). Before
+Python 3.11 a re-raise always adds the raising frame, so one line of s2sgrad's (this boundary's)
+stays.
 """
 
 from __future__ import annotations
