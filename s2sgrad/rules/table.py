@@ -309,10 +309,6 @@ class RuleTable:
             merged[r.name] = r
         return RuleTable(MappingProxyType(merged), self.nondiff, self.instead)
 
-    def key(self) -> tuple:
-        """A hashable summary for cache keys."""
-        return tuple(sorted((k, r.vjps, r.jvps) for k, r in self.rules.items()))
-
 
 def _is_ufunc(name: str) -> bool:
     namespace, _, short = name.rpartition(".")
