@@ -158,24 +158,26 @@ def matmul_vjp_b(g, a, b):
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
 
 
+def _ndims(a, b) -> tuple:
+    return (a.ndim if type(a) is _ndarray else np.ndim(a)), (b.ndim if type(b) is _ndarray else np.ndim(b))
+
+
 def dot_vjp_a(g, a, b):
-    if type(a) is _ndarray and type(b) is _ndarray and 0 < a.ndim <= 2 and 0 < b.ndim <= 2:
+    a_nd, b_nd = _ndims(a, b)
+    if a_nd == 0 or b_nd == 0:
+        return unbroadcast(g * b, a) if a_nd == 0 else g * b
+    if a_nd <= 2 and b_nd <= 2:
         return matmul_vjp_a(g, a, b)  # np.dot is the matrix product here
-    if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * b, a) if np.ndim(a) == 0 else g * b
-    if np.ndim(b) <= 2 and np.ndim(a) <= 2:
-        return matmul_vjp_a(g, a, b)
-    return tensordot_vjp_a(g, a, b, ([np.ndim(a) - 1], [max(np.ndim(b) - 2, 0)]))
+    return tensordot_vjp_a(g, a, b, ([a_nd - 1], [max(b_nd - 2, 0)]))
 
 
 def dot_vjp_b(g, a, b):
-    if type(a) is _ndarray and type(b) is _ndarray and 0 < a.ndim <= 2 and 0 < b.ndim <= 2:
+    a_nd, b_nd = _ndims(a, b)
+    if a_nd == 0 or b_nd == 0:
+        return unbroadcast(g * a, b) if b_nd == 0 else g * a
+    if a_nd <= 2 and b_nd <= 2:
         return matmul_vjp_b(g, a, b)  # np.dot is the matrix product here
-    if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * a, b) if np.ndim(b) == 0 else g * a
-    if np.ndim(b) <= 2 and np.ndim(a) <= 2:
-        return matmul_vjp_b(g, a, b)
-    return tensordot_vjp_b(g, a, b, ([np.ndim(a) - 1], [max(np.ndim(b) - 2, 0)]))
+    return tensordot_vjp_b(g, a, b, ([a_nd - 1], [max(b_nd - 2, 0)]))
 
 
 def inner_vjp_a(g, a, b):
