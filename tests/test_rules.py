@@ -30,6 +30,8 @@ from s2sgrad.read.capture import from_function
 from s2sgrad.read.parse import ParsedFunction, parse_module
 from s2sgrad.rules import DEFAULT_TABLE
 
+from helper_rule_cases import all_cases
+
 # np.row_stack (still a rule) is deprecated in numpy 2.
 pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
 
@@ -862,6 +864,10 @@ add("s2sgrad.runtime.rows_dot", r_rows_dot, uniform((3, 2)), uniform((2, 4)), or
 add("s2sgrad.runtime.rows_rdot", r_rows_rdot, uniform((3, 2)), uniform((4, 2)), oracle="none")
 add(("s2sgrad.runtime.abs_slope", "s2sgrad.runtime.angle_slope"), r_slopes, uniform((3, 4)),
     oracle="none")  # piecewise constant for real values (tests/test_rules_complex.py: complex)
+
+# the rules of the helpers generated reverse-mode code calls: tests/helper_rule_cases/<banner>.py
+for _rules, _fn, _args, _argnums, _rtol in all_cases():
+    add(_rules, _fn, *_args, argnums=_argnums, oracle="none", rtol=_rtol)
 
 
 # ===== the tests ===============================================================================

@@ -96,7 +96,7 @@ class Contributions:
 
     def refuse_missing_templates(self, stmt: Stmt, rule, bound: dict) -> None:
         """Refuse an active argument for a parameter the rule has no template for."""
-        with_template = {param for param, _ in rule.vjps}
+        with_template = {param for param, _ in rule.vjps} | set(getattr(rule, "constant_in", ()))
         for name, operand in bound.items():
             if name not in with_template and any(self.active(n) for n in operand_vars(operand)):
                 raise self.located(

@@ -138,8 +138,11 @@ class ForwardBuilder:
         if getattr(rule, "jvps", ()):  # the rule states its tangents (not derived from g)
             return self.own_templates(stmt, rule, dict(rule.jvps), target)
         linear = rule.linear_positions(len(prim.args)) if rule is not None else frozenset()
-        active = {i for i, op in enumerate(prim.args) if self.is_active(op)}
-        if linear and active <= linear and not any(self.is_active(v) for _, v in prim.kwargs):
+        constant = set(getattr(rule, "constant_in", ()))
+        active = {i for i, op in enumerate(prim.args) if self.is_active(op)} - \
+            rule_positions(rule, constant, len(prim.args))
+        if linear and active <= linear and \
+                not any(self.is_active(v) for k, v in prim.kwargs if k not in constant):
             return _sum([self.linear_part(stmt, i) for i in sorted(active)])
         if getattr(rule, "elementwise", False):
             return self.elementwise(stmt, rule, target)
@@ -165,7 +168,7 @@ class ForwardBuilder:
         defaulted = defaulted_params(rule, stmt.prim)
         parts = []
         for param, operand in bound.items():
-            if not self.is_active(operand):
+            if not self.is_active(operand) or param in rule.constant_in:
                 continue
             if param not in templates or not isinstance(operand, Var):
                 raise self.refuse(stmt, f"`{rule.name}` with respect to `{param}`")
@@ -231,7 +234,7 @@ class ForwardBuilder:
         parts = []
         full = False  # whether some varied operand has the output's shape
         for param, operand in bound.items():
-            if not self.is_active(operand):
+            if not self.is_active(operand) or param in rule.constant_in:
                 continue
             if param not in templates or isinstance(operand, Seq):
                 raise self.refuse(stmt, f"`{rule.name}` with respect to `{param}`")
@@ -316,6 +319,13 @@ class ForwardBuilder:
             items = [self.result_tangent(item) for item in result.items]
             return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
         return f"s2s.zeros_like({_code(operand_node(result))})"
+
+
+def rule_positions(rule, names: set, count: int) -> set:
+    """The positions, among ``count`` positional arguments, bound to the parameters ``names``."""
+    if rule is None or not names:
+        return set()
+    return {i for i, p in enumerate(rule.params[:count]) if p.name in names and p.kind == "positional"}
 
 
 def _sum(parts: list) -> cst.BaseExpression:

@@ -1,15 +1,15 @@
 """The default derivative table, built once and frozen: elementwise, reductions, shapes, linalg,
-special (scipy.special), containers (lists, index writes), generated (s2sgrad's own runtime
-helpers, for differentiating generated code again), nondiff."""
+special (scipy.special), containers (lists, index writes), helpers (the rules
+of s2sgrad's own runtime helpers, for differentiating generated code again), nondiff."""
 
-from . import containers, elementwise, generated, linalg, reductions, shapes, special
+from . import containers, elementwise, helpers, linalg, reductions, shapes, special
 from .nondiff import NONDIFF
 from .table import Rule, RuleTable, alias, build_table, defvjp
 
 DEFAULT_TABLE = build_table(
     (elementwise.RULES, reductions.RULES, shapes.RULES, linalg.RULES, special.RULES,
-     containers.RULES, generated.RULES),
-    NONDIFF | frozenset(generated.NONDIFF),
+     containers.RULES, helpers.RULES),
+    NONDIFF | frozenset(helpers.NONDIFF),
     linalg.INSTEAD,
 )
 

@@ -19,6 +19,9 @@ A rule with neither says why in ``reverse_only``. The other facts the analyses a
 (``"sum"``, ``"mean"``, ``"extremum"`` for max/min, ``"other"``: a call on the whole array gives
 one number), ``algebra`` (the identity the shift-invariance proof of analyze/invariance.py reads:
 ``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"neg"``, ``"exp"``, ``"log"``) and ``view``.
+``constant_in``: parameters the value does not vary with where it is differentiable (one read
+only for its shape, a mask, the argument an extremum was taken of): neither mode gives them a
+derivative, and an argument there may carry one (the runtime helpers' adjoints are so).
 
 A product may state ``step_sums``: per factor, the template of the sum of a loop's contributions
 to that factor when it is the same in every iteration (a weight matrix), from the lists of the
@@ -89,6 +92,7 @@ class Rule:
     module: str = ""  # the module that function lives in
     step_sums: tuple = ()  # ((param, template), ...): a loop's contributions to it, summed at once
     row_products: tuple = ()  # ((param, rule name), ...): per-step products with a row there, at once
+    constant_in: tuple = ()  # parameters it reads only for shapes or a piecewise choice: no derivative
 
     @property
     def registered(self) -> bool:
@@ -149,7 +153,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            algebra: str = "", reverse_only: str = "", array_result: bool = False,
            methods: Iterable[str] = (), step_sums: Optional[dict] = None,
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
-           **templates: str) -> Rule:
+           constant_in: Iterable[str] = (), **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -158,10 +162,14 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 view=view, linear=tuple(linear), reduction=reduction, algebra=algebra,
                 reverse_only=reverse_only, array_result=array_result, methods=tuple(methods),
                 step_sums=tuple((step_sums or {}).items()),
-                row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints)
-    unknown = set(rule.linear) - {p.name for p in params}
+                row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
+                constant_in=tuple(constant_in))
+    unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
-        raise AssertionError(f"rule {name}: linear in unknown parameters {sorted(unknown)}")
+        raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")
+    both = set(rule.constant_in) & (set(rule.linear) | set(templates))
+    if both:
+        raise AssertionError(f"rule {name}: constant in {sorted(both)}, which have derivatives")
     return rule
 
 
@@ -175,7 +183,8 @@ def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iter
                    jvps=_renamed(rule.jvps, rename), methods=tuple(methods),
                    step_sums=_renamed(rule.step_sums, rename),
                    row_products=tuple((rename.get(p, p), name) for p, name in rule.row_products),
-                   linear=tuple(rename.get(p, p) for p in rule.linear))
+                   linear=tuple(rename.get(p, p) for p in rule.linear),
+                   constant_in=tuple(rename.get(p, p) for p in rule.constant_in))
 
 
 def method_rules(rule: Rule) -> tuple:

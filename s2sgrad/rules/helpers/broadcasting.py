@@ -1,0 +1,28 @@
+"""Rules of the helpers of s2sgrad/runtime/broadcasting.py: unbroadcast, broadcast, like."""
+
+from ..table import defvjp
+
+RULES = (
+    # the sum of an adjoint down to a shape (or to another value's): its transpose spreads back
+    defvjp(
+        "s2sgrad.runtime.unbroadcast(value, x)",
+        linear=("value",),
+        constant_in=("x",),
+        value="s2s.broadcast(g, np.shape(value))",
+    ),
+    # a tangent given the output's shape: the adjoint is summed back to the tangent's shape
+    defvjp(
+        "s2sgrad.runtime.broadcast(value, shape)",
+        linear=("value",),
+        value="s2s.unbroadcast(g, value)",
+    ),
+    # an adjoint given its input's shape and dtype
+    defvjp(
+        "s2sgrad.runtime.like(value, x)",
+        linear=("value",),
+        constant_in=("x",),
+        value="s2s.broadcast(g, np.shape(value))",
+    ),
+)
+
+NO_RULE = {"check_scalar": "a check that raises or returns None: generated code calls it as a statement"}
