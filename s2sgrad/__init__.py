@@ -2,7 +2,8 @@
 
 __version__ = "0.1.0"
 
-from .api import grad, hessian, hvp, jvp, source, value_and_grad, vjp  # noqa: E402
+from .api import grad, jvp, source, value_and_grad, vjp  # noqa: E402
+from .jacobians import hessian, hvp, jacfwd, jacrev  # noqa: E402
 from .checks import check_grads  # noqa: E402
 from .custom import custom_gradient, stop_gradient  # noqa: E402
 from .decorator import differentiable  # noqa: E402
@@ -19,6 +20,8 @@ __all__ = [
     "grad",
     "hessian",
     "hvp",
+    "jacfwd",
+    "jacrev",
     "jvp",
     "register_gradient",
     "source",

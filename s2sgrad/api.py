@@ -1,7 +1,9 @@
-"""The functional API: a function (and argnums or primals) -> grad, value_and_grad, vjp, jvp, hvp,
-hessian; source(what they returned) -> its generated text. Thin: the generated code comes from
-write/service.py (the disk cache, else the pipeline), once per call. ``wrt_names``, ``build_jvp``
-and ``second_order`` are also what checks.py builds its checks from."""
+"""The functional API: a function (and argnums or primals) -> grad, value_and_grad, vjp, jvp;
+source(what they returned) -> its generated text (jacobians.py composes these into jacfwd, jacrev,
+hvp and hessian). Thin: the generated code comes from write/service.py (the disk cache, else the
+pipeline), once per call. A function s2sgrad returns carries the generated function that computes
+the same (``ENTRY_ATTR``), so a transformation of it reads generated code. ``wrt_names`` and
+``build_jvp`` are also what checks.py builds its checks from."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import numpy as np
 from . import runtime
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
+from .read.live import ENTRY_ATTR, readable
 from .write import service
 
 SOURCE_ATTR = "__s2sgrad_source__"
@@ -103,15 +106,21 @@ def build_jvp(fun: Callable, wrt: tuple) -> tuple:
     return text, fn, params[len(params) - len(wrt):]
 
 
-def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, made: str = "") -> Callable:
+def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, made: str = "",
+            entry: Optional[Callable] = None) -> Callable:
+    """``wrapper`` named as ``fun``, with its generated ``text``, how it was ``made``, and the
+    generated ``entry`` function computing the same (what a later transformation reads)."""
     from .read.capture import MADE_ATTR
 
     functools.update_wrapper(wrapper, fun, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     del wrapper.__wrapped__
     setattr(wrapper, SOURCE_ATTR, text)
-    setattr(wrapper, MADE_ATTR, f"{made}({getattr(fun, '__qualname__', fun)})")
+    inner = getattr(fun, MADE_ATTR, None) or getattr(fun, "__qualname__", fun)
+    setattr(wrapper, MADE_ATTR, f"{made}({inner})")
     if forward is not None:
         setattr(wrapper, FORWARD_ATTR, forward)
+    if entry is not None:
+        setattr(wrapper, ENTRY_ATTR, entry)
     return wrapper
 
 
@@ -158,16 +167,20 @@ def _forward_grad(forward, args: tuple, first: int, single: bool, name: str) -> 
 
 
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
-    """The transform behind grad and value_and_grad: ``(text, run, forward)`` where
+    """The transform behind grad and value_and_grad: ``(text, run, forward, entry)`` where
     ``run(*args, **kwargs)`` returns the value and the gradients (one, or a tuple, as argnums
     says). With one differentiated argument that is a float, ``run`` uses forward mode (``forward``,
-    built on the first such call): one sweep carrying the derivative, nothing recorded."""
+    built on the first such call): one sweep carrying the derivative, nothing recorded. ``entry``:
+    the generated ``<f>_grad``, which returns what ``grad`` does (None when it would not)."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
         return _method_sweep(fun, argnums, has_aux)
+    fun = readable(fun)
     wrt = wrt_names(fun, argnums)
-    text, (fwd, bwd) = service.build(fun, wrt, has_aux)
+    text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
+    if has_aux or (not single and len(wrt) == 1):
+        entry = None  # <f>_grad returns the gradient alone, and one gradient for one name
     positions = (argnums,) if single else tuple(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
     first = positions[0]  # the argument forward mode differentiates, when it runs
@@ -196,7 +209,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         grads = bwd(handover.pop(), 1.0)  # the backward holds the only reference and frees early
         return value, (grads[0] if single else grads)
 
-    return text, run, forward
+    return text, run, forward, entry
 
 
 def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
@@ -208,33 +221,33 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
         return p + 1 if isinstance(p, int) and p >= 0 else p
 
     inner = shift(argnums) if isinstance(argnums, int) else tuple(shift(p) for p in argnums)
-    text, run, forward = _sweep(method.__func__, inner, has_aux)
+    text, run, forward, _ = _sweep(method.__func__, inner, has_aux)
     owner = method.__self__
 
     def run_method(*args: Any, **kwargs: Any) -> tuple:
         return run(owner, *args, **kwargs)
 
-    return text, run_method, forward
+    return text, run_method, forward, None
 
 
 @api_boundary
 def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
-    text, run, forward = _sweep(fun, argnums, has_aux)
+    text, run, forward, _ = _sweep(fun, argnums, has_aux)
     return _attach(run, fun, text, forward, "s2sgrad.value_and_grad")
 
 
 @api_boundary
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
-    text, run, forward = _sweep(fun, argnums, has_aux)
+    text, run, forward, entry = _sweep(fun, argnums, has_aux)
 
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
         value, result = run(*args, **kwargs)
         return (result, value[1]) if has_aux else result
 
-    return _attach(grad_fun, fun, text, forward, "s2sgrad.grad")
+    return _attach(grad_fun, fun, text, forward, "s2sgrad.grad", entry)
 
 
 @api_boundary
@@ -243,9 +256,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     With ``has_aux=True``, ``fun`` returns ``(out, aux)`` and vjp returns ``(out, pullback, aux)``.
     """
+    fun = readable(fun)
     wrt_names(fun, ())  # refuses what s2sgrad cannot read, at the user's call
     wrt = _param_names(fun)[: len(primals)]
-    text, (fwd, bwd) = service.build(fun, wrt, has_aux)
+    text, (fwd, bwd, _) = service.build(fun, wrt, has_aux)
     value, residuals = fwd(*primals)
 
     def pullback(cotangent: Any) -> tuple:
@@ -262,79 +276,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
     """Forward mode: ``(out, tangent_out)``, the value of ``fun(*primals)`` and its derivative
     along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded."""
+    fun = readable(fun)
     primals, tangents, wrt = _directional(fun, primals, tangents, "jvp")
     _, fn, names_dot = build_jvp(fun, wrt)
     return fn(*primals, **dict(zip(names_dot, tangents)))
-
-
-def second_order(fun: Callable, wrt: tuple) -> tuple:
-    """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` (with respect to
-    ``wrt``) times ``tangents``, one block per name of ``wrt``: reverse mode over the generated
-    forward-mode function, seeded on its tangent output. ``text``: the forward-mode module, then
-    the reverse sweep over its ``<f>_jvp``."""
-    jvp_text, jvp_fn, names = build_jvp(fun, wrt)
-    name = getattr(fun, "__name__", "the function")
-    try:
-        reverse_text, (fwd, bwd) = service.build(jvp_fn, wrt)
-    except TransformError as exc:
-        raise TransformError(
-            f"second derivatives of {name}: its forward-mode code uses something reverse mode "
-            f"cannot differentiate again ({exc.message})", _def_location(fun),
-            "use s2sgrad.grad of a function that returns the first derivative you need, or "
-            "differences of gradients") from exc
-
-    def run(args: tuple, tangents: tuple) -> tuple:
-        (value, _), residuals = fwd(*args, **dict(zip(names, tangents)))
-        runtime.check_scalar(value, name)
-        handover = [residuals]
-        del residuals
-        return tuple(bwd(handover.pop(), (0.0, 1.0)))
-
-    intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): reverse mode (the "
-             f"second module) over its forward-mode code (the first).\n")
-    return intro + jvp_text + "\n\n" + reverse_text, run
-
-
-@api_boundary
-def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
-    """The Hessian of scalar ``fun`` at ``primals`` times ``tangents`` (one per primal, each
-    shaped like it): a tuple with one entry per primal. Reverse mode over forward mode: the
-    gradient of ``fun``'s derivative along ``tangents``, both sweeps generated code."""
-    primals, tangents, wrt = _directional(fun, primals, tangents, "hvp")
-    return second_order(fun, wrt)[1](primals, tangents)
-
-
-@api_boundary
-def hessian(fun: Callable, argnums: Union[int, Sequence[int]] = 0) -> Callable:
-    """The Hessian of scalar ``fun``: for an int ``argnums``, an array of shape ``x.shape +
-    x.shape`` (a float for a float ``x``); for a tuple, a tuple of tuples of blocks ``[i][j]`` of
-    shape ``x_i.shape + x_j.shape``. One Hessian-vector product (``hvp``) per element."""
-    wrt = wrt_names(fun, argnums)
-    single = isinstance(argnums, int)
-    positions = (argnums,) if single else tuple(argnums)
-    text, run = second_order(fun, wrt)
-
-    def hessian_fun(*args: Any) -> Any:
-        _check_values(fun, wrt, [args[p] for p in positions])
-        points = [np.asarray(args[p], dtype=np.result_type(args[p], np.float64)) for p in positions]
-        rows = [[] for _ in positions]  # rows[j]: the columns of the blocks [., j]
-        for j, point in enumerate(points):
-            for k in range(point.size):
-                unit = [np.zeros_like(p) for p in points]
-                unit[j].reshape(-1)[k] = 1.0
-                tangents = tuple(float(u) if np.ndim(args[p]) == 0 else u
-                                 for u, p in zip(unit, positions))
-                rows[j].append(run(args, tangents))
-        blocks = tuple(
-            tuple(np.stack([np.asarray(col[i]) for col in rows[j]], axis=-1).reshape(
-                points[i].shape + points[j].shape) for j in range(len(points)))
-            for i in range(len(points)))
-        if single:
-            h = blocks[0][0]
-            return float(h) if np.ndim(args[positions[0]]) == 0 else h
-        return blocks
-
-    return _attach(hessian_fun, fun, text, made="s2sgrad.hessian")
 
 
 def _def_location(fun: Callable) -> Location:

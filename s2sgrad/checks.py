@@ -7,7 +7,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .api import build_jvp, grad, second_order, wrt_names
+from .api import build_jvp, grad, wrt_names
+from .jacobians import second_order
 from .boundary import api_boundary
 from .errors import GradientError
 

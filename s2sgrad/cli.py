@@ -2,7 +2,9 @@
 
 For every Python file named (directories are searched recursively, in sorted order) that has
 ``@differentiable`` functions, writes ``DIR/<stem>_grad.py`` defining ``<f>_grad(<f's parameters>,
-<f>_bar=1.0)`` (and the functions behind it) for each. Files are read as text, never run.
+<f>_bar=1.0)`` (and the functions behind it) for each, and for ``@differentiable(order=2)`` also
+``<f>_grad_jvp`` (forward mode over the gradient: Hessian-vector products). Files are read as
+text, never run.
 
 Exit codes:
   0  success (``--check``: every generated file is up to date)
@@ -123,10 +125,19 @@ def _entries(job: Job, path_on_disk: str) -> tuple:
 
 
 def _generate(job: Job) -> str:
+    """The generated file's text: the gradients, then (for ``order=2``) their forward mode."""
     from .pipeline import generate_module
 
-    module = generate_module(_entries(job, job.path), command=job.command, source=job.source)
-    return module.text
+    entries = _entries(job, job.path)
+    module = generate_module(entries, command=job.command, source=job.source)
+    second = tuple((names.grad, options.wrt) for m, (_, options), names
+                   in zip(job.marked, entries, module.names) if m.order == 2)
+    if not second:
+        return module.text
+    from .compose import second_order_text
+
+    stem = os.path.splitext(os.path.basename(job.out_path))[0]
+    return second_order_text(module.text, job.output, stem, second)[0]
 
 
 def emit(paths: Sequence[str], out_dir: str, *, check: bool = False, diff: bool = False) -> int:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 from . import runtime
 from .api import SOURCE_ATTR
 from .boundary import api_boundary
-from .errors import Location, TransformError
+from .errors import Location, TransformError, UsageError
 from .read.capture import MADE_ATTR, display_path, from_function
 from .write import service
 
@@ -27,16 +27,20 @@ from .write import service
 class _Loaded:
     """The generated code, executed on first use: ``self(args, kwargs)`` -> ``(value, grads)``."""
 
-    def __init__(self, fun: Callable, entry: dict) -> None:
+    def __init__(self, fun: Callable, entry: dict, mode: str = "rev") -> None:
         self.fun = fun
         self.entry = entry
+        self.mode = mode
         self.text = entry["text"]
         self.sweeps: Optional[tuple] = None
 
-    def __call__(self, args: tuple, kwargs: dict) -> tuple:
+    def loaded(self) -> tuple:
         if self.sweeps is None:
-            self.sweeps = service.functions(self.fun, self.entry)
-        fwd, bwd = self.sweeps
+            self.sweeps = service.functions(self.fun, self.entry, self.mode)
+        return self.sweeps
+
+    def __call__(self, args: tuple, kwargs: dict) -> tuple:
+        fwd, bwd = self.loaded()[:2]
         value, residuals = fwd(*args, **kwargs)
         runtime.check_scalar(value, self.fun.__name__)
         handover = [residuals]
@@ -76,24 +80,63 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
         setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
     fun.grad = grad
     fun.value_and_grad = value_and_grad
+    if sweeps.mode == "rev2":
+        _attach_second_order(fun, wrt, sweeps)
     fun.source = text
     setattr(fun, SOURCE_ATTR, text)
     return fun
 
 
+def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
+    """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``, from the generated
+    ``<f>_grad_jvp`` (forward mode over the gradient)."""
+    from .jacobians import hessian_blocks
+
+    params = list(inspect.signature(fun).parameters)
+    positions = tuple(params.index(n) for n in wrt)
+    single = len(wrt) == 1
+
+    def run(args: tuple, tangents: tuple) -> tuple:
+        hvp_fn = sweeps.loaded()[3]
+        names = tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):]  # its tangent parameters
+        out = hvp_fn(*args, **dict(zip(names, tangents)))[1]
+        return (out,) if single else tuple(out)
+
+    def hvp(*args: Any, tangents: Any) -> Any:
+        out = run(args, (tangents,) if single else tuple(tangents))
+        return out[0] if single else out
+
+    def hessian(*args: Any) -> Any:
+        return hessian_blocks(run, args, positions, single)
+
+    for helper, what in ((hvp, "Hessian times tangents"), (hessian, "Hessian")):
+        helper.__name__ = f"{fun.__name__}.{helper.__name__}"
+        helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
+        helper.__doc__ = f"The {what} of {fun.__name__} with respect to {', '.join(wrt)}."
+        setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
+    fun.hvp = hvp
+    fun.hessian = hessian
+
+
 @api_boundary
-def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = None) -> Any:
+def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = None,
+                   order: int = 1) -> Any:
     """Mark ``fun`` for ``s2sgrad emit`` and transform it now.
 
     ``fun`` keeps computing its value; ``fun.grad(*args)`` returns the gradient with respect to
     ``wrt`` (parameter names; default the first parameter): one array, or a tuple in ``wrt`` order.
     ``fun.value_and_grad`` returns ``(value, grad)``; ``fun.source`` is the generated code.
+    With ``order=2`` also ``fun.hvp(*args, tangents=...)`` (the Hessian times one tangent per
+    ``wrt`` name) and ``fun.hessian(*args)``: forward mode over the generated gradient.
     A function s2sgrad cannot differentiate raises a located TransformError here, at import.
     """
     if fun is None:
-        return functools.partial(differentiable, wrt=wrt)
+        return functools.partial(differentiable, wrt=wrt, order=order)
+    if order not in (1, 2):
+        raise UsageError(f"@differentiable(order={order!r}): order is 1 or 2")
     names = (wrt,) if isinstance(wrt, str) else (tuple(wrt) if wrt is not None else None)
     unit = from_function(fun)
     names = names if names else _default_wrt(fun)
-    entry = service.entry_for(fun, unit, names)
-    return _attach(fun, names, entry["text"], _Loaded(fun, entry))
+    mode = "rev2" if order == 2 else "rev"
+    entry = service.entry_for(fun, unit, names, mode=mode)
+    return _attach(fun, names, entry["text"], _Loaded(fun, entry, mode))

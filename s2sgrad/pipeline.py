@@ -30,16 +30,15 @@ from .read.names import name_nodes
 from .lower.ir import CoreFunction, Prim, Stmt
 from .lower.naming import Namer
 from .lower.custom import custom_vjp, is_custom_def
+from .lower.lift import lift_custom_defs
 from .lower.normalize import lower_function
 from .lower.structure import structure
 from .read.callees import static_callee
-from .read.project import registered_in_source
 from .read.capture import SourceUnit, from_function, is_source_function
 from .read.fence import fence
 from .read.parse import ParsedFunction, find_function
-from . import registry
 from .rules import DEFAULT_TABLE, RuleTable
-from .registry import registered_rule
+from .rules.user import with_user_rules
 from .write.codegen import Program, body_text, grad_wrapper, header_lines, render
 from .write.imports import module_imports
 
@@ -73,9 +72,9 @@ class Generated:
 
     @property
     def callables(self) -> tuple:
-        """The names of the functions a caller runs: the forward and backward sweeps (reverse
-        mode), or the one ``<f>_jvp`` (forward mode)."""
-        return tuple(name for name in (self.names.fwd, self.names.bwd) if name)
+        """The names of the functions a caller runs: the forward and backward sweeps and the
+        ``<f>_grad`` wrapper (reverse mode), or the one ``<f>_jvp`` (forward mode)."""
+        return tuple(name for name in (self.names.fwd, self.names.bwd, self.names.grad) if name)
 
 
 @dataclass(frozen=True)
@@ -97,17 +96,29 @@ class _Session:
     helpers: dict = field(default_factory=dict)  # key -> what a call site needs (HelperCall, ...)
     functions: list = field(default_factory=list)  # helpers' Vjp/JvpFunctions, in discovery order
     in_progress: set = field(default_factory=set)
+    lifted: dict = field(default_factory=dict)  # name -> Lifted: custom_gradient defs found in bodies
     digests: list = field(default_factory=list)
     live: dict = field(default_factory=dict)
     units: list = field(default_factory=list)  # (ParsedFunction, globals it reads)
 
 
-def lower(pf: ParsedFunction, table: RuleTable) -> CoreFunction:
-    """Structure (no jumps), fence and normalize one parsed function."""
+def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None) -> CoreFunction:
+    """Lift nested custom_gradient definitions (into ``lifted``, by name), structure (no jumps),
+    fence and normalize one parsed function."""
+    pf = _lifted(pf, lifted if lifted is not None else {})
     structured = replace(pf, node=structure(pf.node))
     core = lower_function(fence(structured), table.nondiff)
     check_inplace(core, table.views)
     return hoist_products(core, table)
+
+
+def _lifted(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
+    """``pf`` calling module-level copies of the custom_gradient functions it defines (added to
+    ``lifted``: name -> Lifted)."""
+    taken = set(lifted) | {n.value for n in name_nodes(pf.node)}
+    pf, found = lift_custom_defs(pf, taken)
+    lifted.update((item.function.name, item) for item in found)
+    return pf
 
 
 def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
@@ -142,7 +153,7 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
               has_aux: bool) -> tuple:
     """``pf`` lowered (unless ``core`` already is) and recorded in ``session``, with what both modes
     know about it: ``(core, seeded outputs, (shape classes, known scalars), stabilizing maxima)``."""
-    core = core if core is not None else lower(pf, session.table)
+    core = core if core is not None else lower(pf, session.table, session.lifted)
     _record(pf, session, core.globals_read, core.globals_read)
     outputs = seeded_outputs(core, has_aux)
     classes, scalars = shape_facts(core, session.table)
@@ -177,7 +188,10 @@ def _custom(pf: ParsedFunction, session: _Session, names: tuple, *, top_level: b
             wrt: Optional[tuple]) -> VjpFunction:
     """A custom_gradient function: the user's forward body and grad_fn, not differentiated."""
     _record(pf, session, _free_names(pf.node), ())
-    return custom_vjp(pf, fwd_name=names[0], bwd_name=names[1], top_level=top_level, wrt=wrt)
+    lifted = session.lifted.get(pf.name)
+    outer = lifted.outer_name if lifted is not None and lifted.function is pf else ""
+    return custom_vjp(pf, fwd_name=names[0], bwd_name=names[1], top_level=top_level, wrt=wrt,
+                      captured_from=outer)
 
 
 def _free_names(node: cst.FunctionDef) -> list:
@@ -238,7 +252,8 @@ def _helper(session: _Session, caller: ParsedFunction, prim: Prim, stmt: Stmt,
     """The builders' helper lookup: what a call in ``caller`` to a user function needs (None when
     s2sgrad cannot read the callee: a rule or an error decides), its code generated once per
     session (in forward mode, once per ``choose(its parameters)``: those receiving tangents)."""
-    target = _resolve_helper(caller, prim)
+    lifted = session.lifted.get(prim.callee)
+    target = lifted.function if lifted is not None else _resolve_helper(caller, prim)
     if target is None:
         return None
     wrt = None if choose is None else choose(_positional(target) + _kwonly(target))
@@ -269,7 +284,7 @@ def _checked(unit: SourceUnit, options: Options) -> tuple:
     """``(ParsedFunction, options)`` for one entry of a module, fenced and its ``wrt`` checked."""
     pf = find_function(unit)
     if not is_custom_def(pf):
-        fence(replace(pf, node=structure(pf.node)))
+        fence(replace(pf, node=structure(_lifted(pf, {}).node)))
     _check_wrt(pf, options)
     return pf, options
 
@@ -279,11 +294,13 @@ def _open(pfs: tuple, table: RuleTable, mode: Mode) -> tuple:
     added to ``table``, a namer reserving every name they read, and each one's CoreFunction
     (None for a custom_gradient function)."""
     table, live_rules = with_user_rules(table, pfs)
-    cores = tuple(None if is_custom_def(pf) else lower(pf, table) for pf in pfs)
-    reserved = {pf.name for pf in pfs}
+    lifted: dict = {}
+    cores = tuple(None if is_custom_def(pf) else lower(pf, table, lifted) for pf in pfs)
+    reserved = {pf.name for pf in pfs} | set(lifted)
     for pf, core in zip(pfs, cores):
         reserved.update(_free_names(pf.node) if core is None else core.globals_read)
     session = _Session(table, Namer(reserved), mode)
+    session.lifted.update(lifted)
     session.live.update(live_rules)
     return session, cores
 
@@ -357,14 +374,20 @@ def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
     """Transform the function ``unit`` names into a module holding its forward-mode function
     ``<name>_jvp(<params>, <wrt>_dot...)`` (named in ``names.fwd``), and those of the user
     functions it calls."""
+    pf, session, program = jvp_program(unit, wrt, table)
+    text = _module_text(session, unit.path, (pf.name,), command or _jvp_command(pf, wrt), program)
+    return Generated(text, EntryNames(program.functions[0].name, "", ""), dict(session.live))
+
+
+def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE) -> tuple:
+    """``(ParsedFunction, session, Program)``: the forward-mode functions of the function
+    ``unit`` names (its ``<name>_jvp`` first), not yet rendered."""
     pf = find_function(unit)
     _check_wrt(pf, Options(wrt=wrt))
     session, (core,) = _open((pf,), table, FORWARD)
     name = session.module_namer.fresh(pf.name + FORWARD.suffixes[0])
     top = _forward(pf, session, wrt, name, core)
-    program = Program((top, *session.functions), (), (), ())
-    text = _module_text(session, unit.path, (pf.name,), command or _jvp_command(pf, wrt), program)
-    return Generated(text, EntryNames(name, "", ""), dict(session.live))
+    return pf, session, Program((top, *session.functions), (), (), ())
 
 
 def _jvp_command(pf: ParsedFunction, wrt: tuple) -> str:
@@ -374,26 +397,10 @@ def _jvp_command(pf: ParsedFunction, wrt: tuple) -> str:
     return f"s2sgrad.jvp({pf.name}, primals, tangents)"
 
 
-def with_user_rules(table: RuleTable, functions: tuple) -> tuple:
-    """``table`` plus the gradients users registered: at run time (this process's registry) and,
-    statically, ``@register_gradient("name")`` definitions in the modules of ``functions``.
-    Returns the table and the run-time rule functions generated code must be given by name."""
-    rules, live = {}, {}
-    for name, fn in sorted(registry.registered().items()):
-        function = getattr(fn, "__name__", "rule")
-        rules[name] = registered_rule(name, function, getattr(fn, "__module__", ""))
-        live[function] = fn
-    for name, function, module in registered_in_source(functions):
-        rules.setdefault(name, registered_rule(name, function, module))
-    if not rules:
-        return table, live
-    return table.with_rules(tuple(rules[k] for k in sorted(rules))), live
-
-
 def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_TABLE) -> Generated:
     """The pipeline for a live function."""
     return generate(from_function(fn), options, table)
 
 
 __all__ = ["Options", "EntryNames", "Generated", "GeneratedModule", "generate", "generate_module",
-           "generate_for_function", "__version__"]
+           "generate_for_function", "jvp_program", "__version__"]

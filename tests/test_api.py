@@ -119,7 +119,7 @@ def test_inspect_getsource_of_generated_code():
 
     from s2sgrad.write import service
 
-    _, (fwd, bwd) = service.build(loss, ("w",))
+    _, (fwd, bwd, _) = service.build(loss, ("w",))
     assert inspect.getsource(fwd).startswith("def loss_fwd(")
     assert inspect.getsource(bwd).startswith("def loss_bwd(")
 

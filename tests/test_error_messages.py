@@ -48,17 +48,13 @@ def loss(x):
 
 # ----- 1. a function s2sgrad returned, given back to it ---------------------------------------
 
-AGAIN = "s2sgrad cannot differentiate the functions it returns again yet"
+AGAIN = "is a function s2sgrad returned that it cannot transform again yet"
 
 
-def test_grad_of_grad_is_refused_at_the_call():
-    g = s2sgrad.grad(loss)
-    with pytest.raises(s2sgrad.TransformError) as info:
-        s2sgrad.grad(g)  # grad-of-grad
-    text = assert_located(info.value, "grad-of-grad", "s2sgrad.grad(g)",
-                          rf"s2sgrad\.grad\(loss\) is a function s2sgrad returned; {AGAIN}",
-                          "s2sgrad.hessian or s2sgrad.hvp")
-    assert "api.py" not in text and "cannot find the definition" not in text
+def test_grad_of_a_vector_valued_grad_says_the_output_is_not_scalar():
+    g = s2sgrad.grad(loss)  # s2sgrad transforms it again, but its output is x's shape
+    with pytest.raises(s2sgrad.GradientError, match="grad requires loss_grad to return a real scalar"):
+        s2sgrad.grad(g)(np.ones(3))
 
 
 @pytest.mark.parametrize("api", ["jvp", "hvp", "hessian", "vjp", "value_and_grad"])
@@ -77,8 +73,8 @@ def test_every_entry_point_refuses_a_returned_function(api):
         else:
             s2sgrad.value_and_grad(g)  # entry-value_and_grad
     assert_located(info.value, f"entry-{api}", f"s2sgrad.{api}(g",
-                   rf"s2sgrad\.value_and_grad\(loss\) is a function s2sgrad returned; {AGAIN}",
-                   "for second derivatives use s2sgrad.hessian")
+                   rf"s2sgrad\.value_and_grad\(loss\) {AGAIN}",
+                   r"s2sgrad transforms s2sgrad\.grad\(f\) again")
 
 
 def test_the_decorators_grad_attribute_is_refused_at_the_call():
@@ -89,8 +85,8 @@ def test_the_decorators_grad_attribute_is_refused_at_the_call():
     with pytest.raises(s2sgrad.TransformError) as info:
         s2sgrad.grad(decorated.grad)  # decorated-grad
     assert_located(info.value, "decorated-grad", "s2sgrad.grad(decorated.grad)",
-                   rf"decorated\.grad \(made by @s2sgrad\.differentiable\) is a function s2sgrad "
-                   rf"returned; {AGAIN}", "s2sgrad.hessian")
+                   rf"decorated\.grad \(made by @s2sgrad\.differentiable\) {AGAIN}",
+                   "s2sgrad.hessian")
     np.testing.assert_allclose(s2sgrad.grad(decorated)(np.ones(2)), 2 * np.ones(2))
 
 

@@ -50,7 +50,8 @@ from hypothesis import strategies as st
 from program_gen import Chooser, generate
 
 import s2sgrad
-from s2sgrad.api import build_jvp, second_order
+from s2sgrad.api import build_jvp
+from s2sgrad.jacobians import second_order
 from s2sgrad.checks import numerical_grad
 
 ARGNUMS = (0, 1, 2)  # x, v, s (flag is a bool)

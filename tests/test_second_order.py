@@ -1,4 +1,5 @@
-"""Second derivatives: hvp and hessian (reverse mode over the generated forward-mode code) against
+"""Second derivatives: hvp and hessian (forward mode over the generated reverse-mode code, else
+reverse mode over the generated forward-mode code) against
 autograd's Hessians and against central differences of s2sgrad's own gradients."""
 
 import autograd
@@ -98,8 +99,9 @@ def test_hvp_equals_differences_of_gradients():
 
 def test_the_second_order_code_is_readable_source():
     text = s2sgrad.source(s2sgrad.hessian(chain))
-    assert "def chain_jvp(x, x_dot):" in text  # the forward-mode function ...
-    assert "def chain_jvp_bwd(" in text  # ... and the reverse sweep over it
+    assert "def chain_bwd(residuals, chain_bar=1.0):" in text  # the reverse sweep ...
+    assert "def chain_bwd_jvp(residuals, chain_bar=1.0, *, residuals_dot):" in text  # ... in forward mode
+    assert "forward mode (the second module) over its reverse-mode code" in text
 
 
 def sinc_loss(x):
@@ -138,7 +140,7 @@ def test_returned_names_assigned_in_nested_branches_are_recorded():
                       [-0.673, 0.353, -0.497, 0.458]]),
             np.array([-0.109, 0.691, -0.605, -0.514]), 0.191, False)
     direction = tuple(np.ones_like(a) if np.ndim(a) else 1.0 for a in args[:3])
-    hv = s2sgrad.api.second_order(module.f, ("x", "v", "s"))[1](args, direction)
+    hv = s2sgrad.jacobians.second_order(module.f, ("x", "v", "s"))[1](args, direction)
     g = s2sgrad.grad(module.f, argnums=(0, 1, 2))
     eps = 1e-5
     plus = g(*[a + eps * d for a, d in zip(args[:3], direction)], args[3])

@@ -116,7 +116,7 @@ class ForwardBuilder:
         if self.is_user_call(stmt.prim):
             return [self.helper_call(stmt)]
         if len(stmt.targets) > 1:
-            raise self.refuse(stmt, f"unpacking the result of `{stmt.prim.op}`")
+            return primal + [self.unpacked_tangents(stmt)]
         target = targets[0]
         tangent = self.tangent_of(stmt, target)
         line = f"{self.tangents[target]} = {_code(tangent)}"
@@ -127,6 +127,16 @@ class ForwardBuilder:
                 raise self.refuse(stmt, "rebinding an operand's own name here")
             return [line, *primal]
         return [*primal, line]
+
+    def unpacked_tangents(self, stmt: Stmt) -> str:
+        """``a_dot, b_dot = <tangent>`` for ``a, b = f(...)`` where ``f`` is linear in its varied
+        operands (the tangent is a value of the same structure), else a refusal."""
+        rule = self.rule_for(stmt.prim)
+        if rule is None or rule.tangent_route != "linear" or \
+                any(t in operand_vars(op) for op in prim_operands(stmt.prim) for t in stmt.targets):
+            raise self.refuse(stmt, f"unpacking the result of `{stmt.prim.op}`")
+        names = ", ".join(self.tangents.get(t, "_") if t in self.varied else "_" for t in stmt.targets)
+        return f"{names} = {_code(self.tangent_of(stmt, stmt.targets[0]))}"
 
     def tangent_of(self, stmt: Stmt, target: str) -> cst.BaseExpression:
         """The tangent of ``stmt``'s one target, by the route its rule declares
@@ -141,8 +151,10 @@ class ForwardBuilder:
         constant = set(getattr(rule, "constant_in", ()))
         active = {i for i, op in enumerate(prim.args) if self.is_active(op)} - \
             rule_positions(rule, constant, len(prim.args))
-        if linear and active <= linear and \
-                not any(self.is_active(v) for k, v in prim.kwargs if k not in constant):
+        active_keywords = any(self.is_active(v) for k, v in prim.kwargs if k not in constant)
+        if constant and not active and not active_keywords:  # varied only where it is constant
+            return cst.parse_expression(f"s2s.zeros_like({target})")
+        if linear and active <= linear and not active_keywords:
             return _sum([self.linear_part(stmt, i) for i in sorted(active)])
         if getattr(rule, "elementwise", False):
             return self.elementwise(stmt, rule, target)

@@ -159,8 +159,10 @@ def _inside_nested_def(outer: cst.FunctionDef, target: cst.CSTNode) -> bool:
 
 
 def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: bool,
-               wrt: tuple) -> VjpFunction:
-    """The forward/backward pair of a custom_gradient function."""
+               wrt: tuple, captured_from: str = "") -> VjpFunction:
+    """The forward/backward pair of a custom_gradient function (``captured_from``: the function it
+    was defined in, when lower/lift.py lifted it; its keyword-only parameters are what it
+    captured there)."""
     fn = pf.node
     name = fn.name.value
     statements = statements_of(fn.body)
@@ -176,6 +178,8 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
     forward = [line for stmt in forward_stmts for line in _lines(stmt)]
     seed, backward = _seed(grad, namer)
     grads = namer.fresh("grads")
+    if captured_from:
+        backward.append(_captured_note(fn, captured_from))
     backward += _grad_lines(grad, name, grads)
     adjoints = [namer.fresh(f"{p}_bar") for p in positional]
     primals = ", ".join(shape_names[p] for p in positional) + ("," if len(positional) == 1 else "")
@@ -224,6 +228,14 @@ def _seed(grad, namer: Namer) -> tuple:
         return grad.params[0], []
     seed = namer.fresh("upstream")
     return seed, [f"{', '.join(grad.params)} = s2s.leaves({seed})"]
+
+
+def _captured_note(fn: cst.FunctionDef, outer: str) -> str:
+    """The comment that says what a custom_gradient defined inside ``outer`` differentiates."""
+    positional = ", ".join(p.name.value for p in fn.params.params)
+    captured = ", ".join(p.name.value for p in fn.params.kwonly_params)
+    note = f"# custom_gradient defined in {outer}: its rule is the gradient with respect to {positional} only"
+    return note + (f"; {captured}, which it captured, get no gradient through it" if captured else "")
 
 
 def _grad_lines(grad, name: str, grads: str) -> list:

@@ -1,5 +1,5 @@
-"""Simple statements: a Context and one small statement (``pass``, an expression, ``assert``, an
-assignment, ``+=``, ``return``) -> core statements emitted into ``ctx.body``."""
+"""Simple statements: a Context and one small statement (``pass``, an expression, ``assert``,
+``del name``, an assignment, ``+=``, ``return``) -> core statements emitted into ``ctx.body``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ from .ir import Prim
 from .text import code, one_line_text
 
 
+# ``del a`` or ``del a, b``: the other forms (``del x[i]``) change a value and are refused (fence).
+NAME_DEL = m.Del(target=m.Name() | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=m.Name()))]))
+
+
 def lower_statement(ctx: Context, stmt: cst.BaseSmallStatement, is_first: bool) -> None:
     """Lower one small statement; ``is_first``: the first of the function (a docstring there is
     left out)."""
@@ -26,6 +30,8 @@ def lower_statement(ctx: Context, stmt: cst.BaseSmallStatement, is_first: bool) 
         return
     if isinstance(stmt, cst.Assert):
         return  # checks on values do not change the gradient; the forward call keeps them
+    if m.matches(stmt, NAME_DEL):
+        return  # ends names' lifetimes early (generated code frees residuals so): no derivative
     if isinstance(stmt, cst.AugAssign):
         _augmented_assignment(ctx, stmt)
         return

@@ -105,10 +105,10 @@ def check_function(fn: Any) -> None:
     made = getattr(fn, MADE_ATTR, None)
     if made is not None:
         raise TransformError(
-            f"{made} is a function s2sgrad returned; s2sgrad cannot differentiate the functions "
-            "it returns again yet", caller_location(),
-            "for second derivatives use s2sgrad.hessian or s2sgrad.hvp on the original function; "
-            "otherwise differentiate a function you write with `def`")
+            f"{made} is a function s2sgrad returned that it cannot transform again yet",
+            caller_location(),
+            "s2sgrad transforms s2sgrad.grad(f) again (argnums an int or several, has_aux=False); "
+            "for second derivatives also use s2sgrad.hessian, s2sgrad.hvp or s2sgrad.jacfwd")
     if isinstance(fn, types.FunctionType) and internal_file(fn.__code__.co_filename):
         raise TransformError(f"{fn.__qualname__} is part of s2sgrad, not a function to differentiate",
                              caller_location(), "pass a function you write with `def`")

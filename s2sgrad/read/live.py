@@ -20,12 +20,30 @@ _LITERALS = (int, float, complex, bool, str, bytes, type(None))
 _CHECKED: dict = {}  # id(code) -> (code, what it was checked against): each def checked once
 
 
+# On a function s2sgrad returned (grad(f), ...): the generated function that computes the same
+# value from the same arguments, which s2sgrad reads when it transforms that function again.
+ENTRY_ATTR = "__s2sgrad_entry__"
+
+
 def _unwrap(fn: Any) -> Any:
-    seen = 0
-    while hasattr(fn, "__wrapped__") and seen < 16:
-        fn = fn.__wrapped__
-        seen += 1
+    """What ``fn`` stands for: the function a decorator wrapped (``__wrapped__``), or the
+    generated code of a function s2sgrad returned (``ENTRY_ATTR``)."""
+    for _ in range(16):
+        entry = getattr(fn, ENTRY_ATTR, None) if isinstance(fn, types.FunctionType) else None
+        if entry is not None:
+            fn = entry
+        elif hasattr(fn, "__wrapped__"):
+            fn = fn.__wrapped__
+        else:
+            break
     return fn
+
+
+def readable(fn: Any) -> Any:
+    """``fn``, or the generated function it stands for when s2sgrad made it (a transformation
+    of a transformation reads the first one's generated code)."""
+    entry = getattr(fn, ENTRY_ATTR, None) if isinstance(fn, types.FunctionType) else None
+    return readable(entry) if entry is not None else fn
 
 
 def live_names(fn: types.FunctionType) -> dict:

@@ -146,6 +146,33 @@ class ParsedModule:
     positions: Positions = field(repr=False)
     functions: Mapping[str, tuple] = field(default_factory=dict, repr=False)  # name -> defs
 
+    def adopt(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
+        """Give ``new``, a rebuilt copy of ``old`` made by a pass, ``old``'s position and
+        qualified names (both are keyed by node), so locations and resolution still work."""
+        pos = self.positions.get(old)
+        if pos is None or new is old:
+            return
+        index = self.positions.statement[old]
+        self.positions.found[new] = pos
+        self.positions.statement[new] = index
+        names = self.qualnames.get(old)
+        if names:
+            self.qualnames.resolved[index][new] = names
+
+
+class KeepingTransformer(cst.CSTTransformer):
+    """A transformer whose rebuilt nodes keep their originals' metadata (ParsedModule.adopt)."""
+
+    def __init__(self, parsed: ParsedModule) -> None:
+        super().__init__()
+        self.parsed = parsed
+
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(result, cst.CSTNode):
+            self.parsed.adopt(result, original_node)
+        return result
+
 
 @dataclass(frozen=True)
 class ParsedFunction:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..errors import Location, TransformError
 from .parse import ParsedModule, parse_module
@@ -35,13 +36,14 @@ class Marked:
     """A module-level function decorated with ``@differentiable``.
 
     ``def_line`` is the line of its first decorator; ``wrt`` is ``None`` when the decorator does not
-    name parameters (then the first parameter is meant).
+    name parameters (then the first parameter is meant); ``order`` 2 asks for second derivatives.
     """
 
     name: str
     def_line: int
     wrt: Optional[tuple]
     params: tuple
+    order: int = 1
 
 
 # ----- files ----------------------------------------------------------------------------------
@@ -110,14 +112,19 @@ def _location(parsed: ParsedModule, text: str, path: str, node: cst.CSTNode) -> 
     return Location(path, pos.line, pos.column + 1, quoted)
 
 
-def _wrt_of(parsed: ParsedModule, text: str, path: str, call: cst.Call) -> Optional[tuple]:
-    wrt = None
+def _options_of(parsed: ParsedModule, text: str, path: str, call: cst.Call) -> tuple:
+    """``(wrt, order)`` from ``@differentiable(wrt=..., order=...)``, read without running it."""
+    wrt, order = None, 1
     for arg in call.args:
         keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == "order":
+            order = _order_of(parsed, text, path, arg)
+            continue
         if keyword != "wrt":
             raise TransformError(
-                "@differentiable takes one keyword argument, wrt", _location(parsed, text, path, arg),
-                'write @differentiable(wrt=("w", "b")) or plain @differentiable')
+                "@differentiable takes the keyword arguments wrt and order",
+                _location(parsed, text, path, arg),
+                'write @differentiable(wrt=("w", "b")), @differentiable(order=2) or plain @differentiable')
         try:
             value = ast.literal_eval(cst.Module([]).code_for_node(arg.value))
         except (ValueError, SyntaxError):
@@ -130,7 +137,15 @@ def _wrt_of(parsed: ParsedModule, text: str, path: str, call: cst.Call) -> Optio
                 "the file)", _location(parsed, text, path, arg.value),
                 'write the names out, e.g. wrt=("w", "b")')
         wrt = tuple(value)
-    return wrt
+    return wrt, order
+
+
+def _order_of(parsed: ParsedModule, text: str, path: str, arg: cst.Arg) -> int:
+    if m.matches(arg.value, m.Integer(value=m.MatchIfTrue(lambda v: v in ("1", "2")))):
+        return int(arg.value.value)
+    raise TransformError("order must be the literal 1 or 2 (the CLI reads it without running the "
+                         "file)", _location(parsed, text, path, arg.value),
+                         "write order=2 for second derivatives")
 
 
 def marked_functions(text: str, path: str) -> tuple:
@@ -148,14 +163,14 @@ def marked_functions(text: str, path: str) -> tuple:
         for decorator in node.decorators:
             expr = decorator.decorator
             if isinstance(expr, cst.Call) and _is_marker(parsed, expr.func):
-                wrt = _wrt_of(parsed, text, path, expr)
+                wrt, order = _options_of(parsed, text, path, expr)
             elif _is_marker(parsed, expr):
-                wrt = None
+                wrt, order = None, 1
             else:
                 continue
             first = node.decorators[0]
             params = tuple(p.name.value for p in (*node.params.params, *node.params.kwonly_params))
-            found.append(Marked(node.name.value, parsed.positions[first].start.line, wrt, params))
+            found.append(Marked(node.name.value, parsed.positions[first].start.line, wrt, params, order))
             break
     return tuple(found)
 

@@ -6,7 +6,7 @@ the values the names it reads are bound to, its options, the registered gradient
 installation are unchanged (and the files of helpers it calls from other modules too), so a warm
 call does no libcst or black work; otherwise it runs the pipeline and stores the entry.
 ``functions`` executes an entry's text (write/loader.py) with the function's names and returns its
-callables: ``(forward sweep, backward sweep)`` in reverse mode (``"rev"``), ``(jvp,)`` in forward
+callables: ``(forward sweep, backward sweep, <f>_grad)`` in reverse mode (``"rev"``), ``(jvp,)`` in forward
 mode (``"fwd"``). ``build`` does both. Used by api.py and decorator.py; imports neither.
 """
 
@@ -27,7 +27,8 @@ from . import cache
 from .loader import load
 
 # Per mode, the keys of an entry's "call" (the generated names of its callables), in call order.
-CALLS = {"rev": ("fwd", "bwd"), "fwd": ("jvp",)}
+# "rev2": reverse mode, then forward mode over its <f>_grad (compose.py): Hessian-vector products.
+CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",), "rev2": ("fwd", "bwd", "grad", "hvp")}
 
 
 @functools.lru_cache(maxsize=1)
@@ -99,8 +100,15 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
         return entry
     from ..pipeline import Options, generate  # libcst and black: only on a cache miss
 
-    generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode=mode))
-    entry = {"text": generated.text, "call": dict(zip(CALLS[mode], generated.callables)),
+    generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode))
+    text, callables = generated.text, generated.callables
+    if mode == "rev2":
+        from ..compose import second_order_text
+
+        text, hvp = second_order_text(text, f"<s2sgrad-generated {unit.name}>", unit.module,
+                                      ((generated.names.grad, wrt),))
+        callables = (*callables, *hvp)
+    entry = {"text": text, "call": dict(zip(CALLS[mode], callables)),
              "deps": _dependencies(fun, dict(generated.live_names))}
     cache.put(key, entry)
     return entry

@@ -1,0 +1,37 @@
+"""Second order, statically: a generated first-order module's text -> the same module with the
+forward mode of its ``<f>_grad`` functions added (forward over reverse), formatted.
+
+``<f>_grad_jvp(<f's parameters>, <f>_bar=1.0, *, <x>_dot...)`` returns ``(gradient, Hessian
+times the tangents)``: one sweep of the gradient's own code carrying tangents. The text is read
+as s2sgrad reads any file (parsed, never run), so the CLI (``s2sgrad emit`` of an
+``@differentiable(order=2)`` function) and the decorator share it.
+"""
+
+from __future__ import annotations
+
+import black
+
+from .pipeline import jvp_program
+from .read.capture import from_file
+from .read.parse import parse_module
+from .write.codegen import BLACK_MODE, body_text
+
+
+def second_order_text(first: str, path: str, module: str, grads: tuple) -> tuple:
+    """``(text, names)``: ``first`` (a generated reverse-mode module at ``path``, importable as
+    ``module``) with the forward mode of each ``(<f>_grad name, wrt)`` in ``grads`` appended,
+    and the names of their ``<f>_grad_jvp`` functions."""
+    parsed = parse_module(first, path)
+    bodies, names = [], []
+    for name, wrt in grads:
+        node = parsed.functions[name][-1]
+        line = parsed.positions[node].start.line
+        _, _, program = jvp_program(from_file(path, name, line, module, first), wrt)
+        bodies.append(body_text(program))
+        names.append(program.functions[0].name)
+    intro = ("\n\n# Second order: forward mode over the gradients above. Each <f>_grad_jvp returns\n"
+             "# the gradient and the Hessian times the tangents (a Hessian-vector product).\n")
+    return black.format_str(first + intro + "".join(bodies), mode=BLACK_MODE), tuple(names)
+
+
+__all__ = ["second_order_text"]

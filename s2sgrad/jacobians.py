@@ -1,0 +1,237 @@
+"""Jacobians and second derivatives, composed from the two modes: a function (and argnums or
+primals) -> jacfwd, jacrev, hessian, hvp.
+
+- ``jacfwd``: one forward-mode sweep per element of the differentiated inputs;
+- ``jacrev``: one forward sweep, then one backward sweep per element of the output;
+- ``hvp`` and ``hessian``: forward mode over the generated reverse-mode code (``jvp`` of
+  ``grad``; ``hessian`` is ``jacfwd(grad(f))``: one sweep per tangent direction, no re-run of the
+  primal per element), falling back to reverse mode over the generated forward-mode code where
+  forward mode cannot read the reverse-mode code.
+Every function s2sgrad returns here can be transformed again (``jacfwd(jacrev(f))``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from . import runtime
+from .api import (_attach, _check_values, _def_location, _directional, _param_names, build_jvp,
+                  grad, wrt_names)
+from .boundary import api_boundary
+from .errors import TransformError
+from .read.live import readable
+from .write import service
+
+Argnums = Union[int, Sequence[int]]
+
+
+def _positions(argnums: Argnums) -> tuple:
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def _points(args: tuple, positions: tuple) -> list:
+    return [np.asarray(args[p], dtype=np.result_type(args[p], np.float64)) for p in positions]
+
+
+def _unit(args: tuple, positions: tuple, points: list, j: int, k: int) -> tuple:
+    """Tangents (or cotangents) that are zero but for a 1 at element ``k`` of input ``j``; a
+    Python float for a Python float argument."""
+    unit = [np.zeros_like(p) for p in points]
+    unit[j].reshape(-1)[k] = 1.0
+    return tuple(float(u) if np.ndim(args[p]) == 0 else u for u, p in zip(unit, positions))
+
+
+def _stacked(columns: list, shape: tuple) -> Any:
+    """Columns (one output per input element, each possibly a tuple of outputs) stacked on a last
+    axis and reshaped to ``output shape + shape``; a float for a scalar of scalars."""
+    if isinstance(columns[0], (tuple, list)):
+        return tuple(_stacked([c[i] for c in columns], shape) for i in range(len(columns[0])))
+    out_shape = np.shape(columns[0])
+    block = np.stack([np.asarray(c) for c in columns], axis=-1).reshape(out_shape + shape)
+    if block.ndim == 0 and all(type(c) is float for c in columns):
+        return float(block)
+    return block
+
+
+def _per_output(blocks: list, single: bool) -> Any:
+    """``blocks[j]`` per input (each shaped like the output) -> the Jacobian as JAX gives it: per
+    output (when the output is a tuple), then per input (when argnums is a tuple)."""
+    if single:
+        return blocks[0]
+    if isinstance(blocks[0], tuple):
+        return tuple(tuple(b[i] for b in blocks) for i in range(len(blocks[0])))
+    return tuple(blocks)
+
+
+@api_boundary
+def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
+    """The Jacobian of ``fun`` by forward mode: one sweep per element of the ``argnums`` inputs.
+    Block shape: ``output.shape + input.shape`` (JAX's conventions for tuples)."""
+    fun = readable(fun)
+    wrt = wrt_names(fun, argnums)
+    text, fn, tangent_names = build_jvp(fun, wrt)
+    return _attach(_forward_jacobian(fun, fn, tangent_names, argnums), fun, text,
+                   made="s2sgrad.jacfwd")
+
+
+def _forward_jacobian(fun: Callable, fn: Callable, tangent_names: tuple, argnums: Argnums) -> Callable:
+    """The function that runs the forward-mode ``fn`` once per input element."""
+    positions = _positions(argnums)
+    wrt = tuple(tangent_names)
+
+    def jacobian_fun(*args: Any) -> Any:
+        _check_values(fun, wrt, [args[p] for p in positions])
+        points = _points(args, positions)
+        blocks = []
+        for j, point in enumerate(points):
+            columns = [fn(*args, **dict(zip(tangent_names, _unit(args, positions, points, j, k))))[1]
+                       for k in range(point.size)]
+            blocks.append(_stacked(columns, point.shape))
+        return _per_output(blocks, isinstance(argnums, int))
+
+    return jacobian_fun
+
+
+@api_boundary
+def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
+    """The Jacobian of ``fun`` (one array output) by reverse mode: one forward sweep, then one
+    backward sweep per element of the output. Block shape: ``output.shape + input.shape``."""
+    fun = readable(fun)
+    wrt = wrt_names(fun, argnums)
+    positions = _positions(argnums)
+    text, (fwd, bwd, _) = service.build(fun, wrt)
+
+    def jacobian_fun(*args: Any) -> Any:
+        _check_values(fun, wrt, [args[p] for p in positions])
+        value = fwd(*args)[0]
+        rows = []
+        points = [np.asarray(value, dtype=np.result_type(value, np.float64))]
+        for k in range(points[0].size):
+            # a fresh forward sweep per row: a backward sweep consumes its residuals' tapes
+            seed = _unit((value,), (0,), points, 0, k)[0]
+            rows.append(bwd(fwd(*args)[1], seed))
+        blocks = [_rows_to_block([r[j] for r in rows], np.shape(value), args[p])
+                  for j, p in enumerate(positions)]
+        return _per_output(blocks, isinstance(argnums, int))
+
+    return _attach(jacobian_fun, fun, text, made="s2sgrad.jacrev")
+
+
+def _rows_to_block(rows: list, out_shape: tuple, arg: Any) -> Any:
+    block = np.stack([np.asarray(r) for r in rows], axis=0).reshape(out_shape + np.shape(arg))
+    return float(block) if block.ndim == 0 and isinstance(arg, float) else block
+
+
+def _gradient(fun: Callable, wrt: tuple) -> Callable:
+    """``grad(fun)`` with respect to its parameters ``wrt`` (an int argnums for one), whose
+    generated ``<f>_grad`` forward mode reads."""
+    params = list(_param_names(fun))
+    positions = tuple(params.index(name) for name in wrt)
+    return grad(fun, positions[0] if len(positions) == 1 else positions)
+
+
+def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
+    """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
+    ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
+    code."""
+    gradient = _gradient(fun, wrt)
+    jvp_text, fn, names = build_jvp(readable(gradient), wrt)
+    name = getattr(fun, "__name__", "the function")
+
+    def run(args: tuple, tangents: tuple) -> tuple:
+        value = fun(*args)
+        runtime.check_scalar(value, name)
+        out = fn(*args, **dict(zip(names, tangents)))[1]
+        return (out,) if len(wrt) == 1 else tuple(out)
+
+    intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): forward mode (the "
+             f"second module) over its reverse-mode code (the first).\n")
+    return intro + getattr(gradient, "__s2sgrad_source__") + "\n\n" + jvp_text, run
+
+
+def _reverse_over_forward(fun: Callable, wrt: tuple) -> tuple:
+    """``(text, run)`` as _forward_over_reverse: reverse mode over the generated forward-mode
+    function, seeded on its tangent output."""
+    jvp_text, jvp_fn, names = build_jvp(fun, wrt)
+    name = getattr(fun, "__name__", "the function")
+    reverse_text, (fwd, bwd, _) = service.build(jvp_fn, wrt)
+
+    def run(args: tuple, tangents: tuple) -> tuple:
+        (value, _), residuals = fwd(*args, **dict(zip(names, tangents)))
+        runtime.check_scalar(value, name)
+        handover = [residuals]
+        del residuals
+        return tuple(bwd(handover.pop(), (0.0, 1.0)))
+
+    intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): reverse mode (the "
+             f"second module) over its forward-mode code (the first).\n")
+    return intro + jvp_text + "\n\n" + reverse_text, run
+
+
+def second_order(fun: Callable, wrt: tuple) -> tuple:
+    """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` (with respect to
+    its parameters ``wrt``) times ``tangents``, one block per name: forward over reverse, else
+    reverse over forward; a located error when neither can read the other's code."""
+    fun = readable(fun)
+    first: Optional[TransformError] = None
+    for route in (_forward_over_reverse, _reverse_over_forward):
+        try:
+            return route(fun, wrt)
+        except TransformError as exc:
+            first = first or exc
+    name = getattr(fun, "__name__", "the function")
+    assert first is not None
+    raise TransformError(
+        f"second derivatives of {name}: its generated code uses something s2sgrad cannot "
+        f"differentiate again ({first.message})", _def_location(fun),
+        "use s2sgrad.grad of a function that returns the first derivative you need, or "
+        "differences of gradients") from first
+
+
+@api_boundary
+def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
+    """The Hessian of scalar ``fun`` at ``primals`` times ``tangents`` (one per primal, each
+    shaped like it): a tuple with one entry per primal. Forward mode over reverse mode: the
+    derivative of ``fun``'s gradient along ``tangents``, both generated code."""
+    fun = readable(fun)
+    primals, tangents, wrt = _directional(fun, primals, tangents, "hvp")
+    return second_order(fun, wrt)[1](primals, tangents)
+
+
+@api_boundary
+def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
+    """The Hessian of scalar ``fun``: for an int ``argnums``, an array of shape ``x.shape +
+    x.shape`` (a float for a float ``x``); for a tuple, a tuple of tuples of blocks ``[i][j]`` of
+    shape ``x_i.shape + x_j.shape``. Forward mode over reverse mode: one sweep per element."""
+    fun = readable(fun)
+    wrt = wrt_names(fun, argnums)
+    positions = _positions(argnums)
+    text, run = second_order(fun, wrt)
+
+    def hessian_fun(*args: Any) -> Any:
+        _check_values(fun, wrt, [args[p] for p in positions])
+        return hessian_blocks(run, args, positions, isinstance(argnums, int))
+
+    return _attach(hessian_fun, fun, text, made="s2sgrad.hessian")
+
+
+def hessian_blocks(run: Callable, args: tuple, positions: tuple, single: bool) -> Any:
+    """The Hessian at ``args`` from ``run(args, tangents)`` (the Hessian times tangents for the
+    arguments at ``positions``, one block each), one run per element: blocks ``[i][j]`` of shape
+    ``x_i.shape + x_j.shape``, or the one block (a float for a float) when ``single``."""
+    points = _points(args, positions)
+    rows: list = [[] for _ in positions]  # rows[j]: the columns of the blocks [., j]
+    for j, point in enumerate(points):
+        for k in range(point.size):
+            rows[j].append(run(args, _unit(args, positions, points, j, k)))
+    blocks = [_stacked(columns, points[j].shape) for j, columns in enumerate(rows)]
+    out = tuple(tuple(blocks[j][i] for j in range(len(points))) for i in range(len(points)))
+    if single:
+        h = out[0][0]
+        return float(h) if np.ndim(args[positions[0]]) == 0 else h
+    return out
+
+
+__all__ = ["hessian", "hessian_blocks", "hvp", "jacfwd", "jacrev", "second_order"]
