@@ -90,16 +90,20 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
 def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
     """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``, from the generated
     ``<f>_grad_jvp`` (forward mode over the gradient)."""
-    from .jacobians import hessian_blocks
+    from .jacobians import ScalarCheck, hessian_blocks
 
     params = list(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
     single = len(wrt) == 1
+    check = ScalarCheck(fun)
+    tangent_names: list = []  # the tangent parameters of <f>_grad_jvp, once it is loaded
 
     def run(args: tuple, tangents: tuple) -> tuple:
+        check(args)
         hvp_fn = sweeps.loaded()[3]
-        names = tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):]  # its tangent parameters
-        out = hvp_fn(*args, **dict(zip(names, tangents)))[1]
+        if not tangent_names:
+            tangent_names.extend(tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):])
+        out = hvp_fn(*args, **dict(zip(tangent_names, tangents)))[1]
         return (out,) if single else tuple(out)
 
     def hvp(*args: Any, tangents: Any) -> Any:

@@ -132,20 +132,36 @@ def _gradient(fun: Callable, wrt: tuple) -> Callable:
     return grad(fun, positions[0] if len(positions) == 1 else positions)
 
 
+class ScalarCheck:
+    """That ``fun`` returns a real scalar (a GradientError else), checked by running it once per
+    kind of arguments (their types, shapes and dtypes), not once per Hessian-vector product: the
+    gradient's forward mode never sees the value, and would seed a vector output with ones."""
+
+    def __init__(self, fun: Callable) -> None:
+        self.fun = fun
+        self.seen: set = set()
+
+    def __call__(self, args: tuple) -> None:
+        key = tuple((type(a), np.shape(a), getattr(a, "dtype", None)) for a in args)
+        if key not in self.seen:
+            runtime.check_scalar(self.fun(*args), getattr(self.fun, "__name__", "the function"))
+            self.seen.add(key)
+
+
 def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
     ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
     code."""
     gradient = _gradient(fun, wrt)
     jvp_text, fn, names = build_jvp(readable(gradient), wrt)
-    name = getattr(fun, "__name__", "the function")
+    check = ScalarCheck(fun)
 
     def run(args: tuple, tangents: tuple) -> tuple:
-        value = fun(*args)
-        runtime.check_scalar(value, name)
+        check(args)
         out = fn(*args, **dict(zip(names, tangents)))[1]
         return (out,) if len(wrt) == 1 else tuple(out)
 
+    name = getattr(fun, "__name__", "the function")
     intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): forward mode (the "
              f"second module) over its reverse-mode code (the first).\n")
     return intro + getattr(gradient, "__s2sgrad_source__") + "\n\n" + jvp_text, run

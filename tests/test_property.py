@@ -52,6 +52,7 @@ from program_gen import Chooser, generate
 import s2sgrad
 from s2sgrad.api import build_jvp
 from s2sgrad.jacobians import second_order
+from s2sgrad.read.live import readable
 from s2sgrad.checks import numerical_grad
 
 ARGNUMS = (0, 1, 2)  # x, v, s (flag is a bool)
@@ -162,8 +163,9 @@ def check(prog, directory):
 def check_modes(prog, directory, k, direction_seed):
     """Everything for one program: reverse mode (check), one argnum alone against the tuple,
     forward mode along a random direction against ``<gradient, direction>``, and the
-    Hessian-vector product against differences of gradients. Returns the modes that refused
-    ("jvp", "hvp": a TransformError there is allowed), each with the first line of its message."""
+    Hessian-vector product (s2sgrad.hvp's route, forward mode over the gradient, reverse mode
+    over a function calling the gradient) against differences of gradients. Returns the modes
+    that refused (a TransformError there is allowed), each with the first line of its message."""
     module, got, grad_all = check(prog, directory)
     f, args = module.f, prog.args()
     refused = {}
@@ -176,10 +178,15 @@ def check_modes(prog, directory, k, direction_seed):
     # forward mode along a random direction: the tangent is <gradient, direction>
     rng = np.random.default_rng(direction_seed)
     direction = [rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()) for a in args[:3]]
+    eps = 1e-5  # the Hessian times the direction, by central differences of the gradient
+    plus = grad_all(*[a + eps * d for a, d in zip(args[:3], direction)], *args[3:])
+    minus = grad_all(*[a - eps * d for a, d in zip(args[:3], direction)], *args[3:])
+    fds = [(np.asarray(plus[i]) - np.asarray(minus[i])) / (2 * eps) for i in range(3)]
+    refused.update(check_composed(prog, directory, grad_all, args, direction, fds))
     try:
         _, jvp_fn, names = build_jvp(f, ("x", "v", "s"))
     except s2sgrad.TransformError as exc:
-        return {"jvp": str(exc).splitlines()[0], "hvp": "(jvp refused)"}
+        return {**refused, "jvp": str(exc).splitlines()[0], "hvp": "(jvp refused)"}
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"jvp raised {type(exc).__name__}: {exc}")) from exc
     try:
@@ -195,20 +202,55 @@ def check_modes(prog, directory, k, direction_seed):
     try:
         _, hvp_run = second_order(f, ("x", "v", "s"))
     except s2sgrad.TransformError as exc:
-        return {"hvp": str(exc).splitlines()[0]}
+        return {**refused, "hvp": str(exc).splitlines()[0]}
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"hvp raised {type(exc).__name__}: {exc}")) from exc
     try:
         hv = hvp_run(args, tuple(direction))
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"the hvp code raised {type(exc).__name__}: {exc}")) from exc
-    eps = 1e-5
-    plus = grad_all(*[a + eps * d for a, d in zip(args[:3], direction)], *args[3:])
-    minus = grad_all(*[a - eps * d for a, d in zip(args[:3], direction)], *args[3:])
-    for i in range(3):
-        fd = (np.asarray(plus[i]) - np.asarray(minus[i])) / (2 * eps)
+    _compare_hv(prog, "hvp", hv, fds)
+    return refused
+
+
+def _compare_hv(prog, what, hv, fds):
+    for i, fd in enumerate(fds):
         np.testing.assert_allclose(hv[i], fd, rtol=1e-4, atol=1e-5 * max(1.0, float(np.max(np.abs(fd)))),
-                                   err_msg=_report(prog, f"hvp argument {i} vs differences"))
+                                   err_msg=_report(prog, f"{what} argument {i} vs differences"))
+
+
+_CALLER = """\
+import numpy as np
+
+GRAD = None  # set by the test: s2sgrad.grad(f, argnums=(0, 1, 2))
+DIRECTION = None
+
+
+def h(x, v, s, flag):
+    gx, gv, gs = GRAD(x, v, s, flag)
+    return np.sum(gx * DIRECTION[0]) + np.sum(gv * DIRECTION[1]) + gs * DIRECTION[2]
+"""
+
+
+def check_composed(prog, directory, grad_all, args, direction, fds):
+    """The Hessian times ``direction`` by transforming the generated gradient again: forward mode
+    over it (jvp of grad), and reverse mode over a function that calls it (grad of
+    ``<gradient, direction>``, the same by symmetry), against the differences ``fds``. Returns the
+    routes that refused, with their messages' first lines."""
+    refused = {}
+    try:
+        _, fn, names = build_jvp(readable(grad_all), ("x", "v", "s"))
+        _compare_hv(prog, "jvp of grad", fn(*args, **dict(zip(names, direction)))[1], fds)
+    except s2sgrad.TransformError as exc:
+        refused["jvp of grad"] = str(exc).splitlines()[0]
+    caller = _load(directory, _CALLER, f"s2sgrad_prop_caller_{next(_ids)}")
+    caller.GRAD, caller.DIRECTION = grad_all, direction
+    try:
+        got = s2sgrad.grad(caller.h, argnums=ARGNUMS)(*args)
+    except s2sgrad.TransformError as exc:
+        refused["grad of grad"] = str(exc).splitlines()[0]
+        return refused
+    _compare_hv(prog, "grad of a function calling grad", got, fds)
     return refused
 
 

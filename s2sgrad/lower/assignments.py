@@ -99,5 +99,6 @@ def copy_to(ctx: Context, user_name: str, op: Any) -> None:
         return
     name = ctx.bind(user_name)
     ctx.emit((name,), operand_node(op), Prim("copy", (op,), location=ctx.origin.location))
-    if isinstance(op, Seq) or (isinstance(op, Var) and op.name in ctx.lists):
+    if isinstance(op, Seq) or (isinstance(op, Var) and op.name in ctx.lists) or \
+            (isinstance(op, Const) and isinstance(op.node, cst.List)):
         ctx.lists.add(name)

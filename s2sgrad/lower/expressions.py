@@ -82,6 +82,8 @@ def _binary(ctx: Context, node: cst.BinaryOperation, target: Optional[str]) -> V
     op, word, fallback = BINARY_OPS[type(node.operator)]
     left = operand(ctx, node.left)
     right = operand(ctx, node.right)
+    if _is_list(ctx, left) or _is_list(ctx, right):
+        return _list_concat(ctx, node, left, right, target)
     expr = node.with_changes(left=operand_node(left), right=operand_node(right), lpar=[], rpar=[])
     if isinstance(left, Const) and not isinstance(right, Const) and \
             op in ("operator.mul", "operator.add"):
@@ -90,6 +92,33 @@ def _binary(ctx: Context, node: cst.BinaryOperation, target: Optional[str]) -> V
         desc = f"{short(left)}_{word}_{short(right)}"
     return ctx.emit_prim(target, desc, fallback, expr,
                          Prim(op, (left, right), location=ctx.pf.location(node)))
+
+
+def _is_list(ctx: Context, op: Any) -> bool:
+    """A value the lowering knows is a Python list (a display, or a name built from one)."""
+    return (isinstance(op, Var) and op.name in ctx.lists) or (isinstance(op, Seq) and op.kind == "list")
+
+
+def _list_concat(ctx: Context, node: cst.BinaryOperation, left: Any, right: Any,
+                 target: Optional[str]) -> Var:
+    """``lst + [a, b]`` (lst a list): a new list, one ``list.append`` per item (what the lowering
+    of ``lst.append(a)`` gives, and what generated code writes for it); any other arithmetic
+    with a list is refused rather than taken for numpy's."""
+    if not (isinstance(node.operator, cst.Add) and isinstance(left, Var) and left.name in ctx.lists
+            and isinstance(right, Seq) and right.kind == "list" and right.items):
+        raise ctx.pf.error(node, f"`{one_line_text(code(node))}` is arithmetic on a Python list, "
+                           "which s2sgrad differentiates only as `lst + [item, ...]` or "
+                           "`lst.append(item)`", "build the list with `.append`, or use np.array "
+                           "or np.concatenate for arrays")
+    base = left
+    for k, item in enumerate(right.items):
+        expr = cst.BinaryOperation(cst.Name(base.name), cst.Add(),
+                                   cst.List([cst.Element(operand_node(item))]))
+        last = k == len(right.items) - 1
+        base = ctx.emit_prim(target if last else None, f"{short(left)}_appended", "appended", expr,
+                             Prim("list.append", (base, item), location=ctx.pf.location(node)))
+        ctx.lists.add(base.name)
+    return base
 
 
 def _unary(ctx: Context, node: cst.UnaryOperation, target: Optional[str]) -> Var:
