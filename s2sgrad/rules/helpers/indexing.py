@@ -15,6 +15,7 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.stack_rows(rows, shape)",
         linear=("rows",),
+        constant_in=("shape",),
         rows="s2s.unstack_rows(g, rows)",
     ),
     # stack_rows's transpose: the rows of an adjoint, in a backward loop's visiting order
