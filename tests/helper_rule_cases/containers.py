@@ -42,7 +42,8 @@ def _last(parts, w0, w1):
 
 
 def h_list_getitem(g): return _last(s2s.list_getitem_vjp(g, [X4, X3, X4], 2), V3, V4)
-def h_list_getitem_slice(g0, g1): return _last(s2s.list_getitem_vjp([g0, g1], [X4, X3, X4], slice(1, 3)), V3, V4)
+def h_list_getitem_slice(g0, g1):
+    return _last(s2s.list_getitem_vjp([g0, g1], [X4, X3, X4], slice(1, 3)), V3, V4)
 
 
 def h_list_getitem_dict(g):

@@ -21,6 +21,12 @@ def h_getitem_mask(g): return np.sum(np.sin(s2s.getitem_vjp(g, X34, MASK)) * W)
 def h_getitem_tuple(g, x): return np.sum(np.sin(s2s.getitem_vjp(g, x, (slice(1, None), IDX))) * W)
 def h_getitem_scalar(g): return np.sum(np.sin(s2s.getitem_vjp(g, X34, (0, 2))) * W)
 def h_getitem_broadcast(g): return np.sum(np.sin(s2s.getitem_vjp(g, X34, (slice(None), 1))) * W)
+NEWAXIS = (Ellipsis, None, slice(None, None, -2))
+
+
+def h_getitem_newaxis(g): return np.sum(np.sin(s2s.getitem_vjp(g, X34, NEWAXIS)) * W)
+def h_getitem_grid(g): return np.sum(np.sin(s2s.getitem_vjp(g, X34, (IDX[:3, None], IDX[None, :]))) * W)
+def h_getitem_list(g): return np.sum(np.sin(s2s.getitem_vjp(g, [X4, X4 * 2.0], 1)[1]) * V4)
 def h_stack_rows(r0, r1, r2): return np.sum(np.sin(s2s.stack_rows([r0, r1, r2], (3, 4))) * W)
 def h_stack_rows_part(r0, r1): return np.sum(np.sin(s2s.stack_rows([r0, r1], (3, 4))) * W)
 
@@ -59,6 +65,9 @@ CASES = [
     (GI, h_getitem_tuple, (uniform((2, 4)), uniform((3, 4))), None, 1e-5),
     (GI, h_getitem_scalar, (uniform(None),), None, 1e-5),
     (GI, h_getitem_broadcast, (uniform(()),), None, 1e-5),
+    (GI, h_getitem_newaxis, (uniform((3, 1, 2)),), None, 1e-5),
+    (GI, h_getitem_grid, (uniform((3, 4)),), None, 1e-5),
+    (GI, h_getitem_list, (uniform((4,)),), None, 1e-5),
     ("s2sgrad.runtime.stack_rows", h_stack_rows, (uniform((4,)), uniform((4,)), uniform((4,))),
      None, 1e-5),
     ("s2sgrad.runtime.stack_rows", h_stack_rows_part, (uniform((4,)), uniform((4,))), None, 1e-5),
