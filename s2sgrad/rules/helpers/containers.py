@@ -7,6 +7,7 @@ RULES = (
     # x[index] = value on a copy: x's adjoint loses what was overwritten, value's is G[index]
     defvjp(
         "s2sgrad.runtime.setitem(x, index, value)",
+        constant_in=("index",),
         jvps={"x": "s2s.setitem(t, index, 0.0)", "value": "s2s.setitem(s2s.zeros_like(x), index, t)"},
         x="s2s.setitem(g, index, 0.0)",
         value="s2s.unbroadcast(g[index], value)",
@@ -35,7 +36,7 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.list_getitem_vjp(value, xs, index)",
         linear=("value",),
-        constant_in=("xs",),
+        constant_in=("xs", "index"),
         value="g[index]",
     ),
     # sum(xs)'s adjoint (g summed to each element's shape): its transpose sums and broadcasts back

@@ -9,7 +9,7 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.custom_result(name, grads, primals, params)",
         linear=("grads",),
-        constant_in=("primals",),
+        constant_in=("name", "primals", "params"),
         grads="s2s.custom_result_vjp(g, grads, params)",
     ),
     # custom_result of an adjoint shaped like grads, None slots kept None (custom_result_vjp's
@@ -17,7 +17,7 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.custom_result_tangent(name, tangents, grads, primals, params)",
         linear=("tangents",),
-        constant_in=("grads", "primals"),
+        constant_in=("name", "grads", "primals", "params"),
         tangents="s2s.custom_result_vjp(g, grads, params)",
     ),
     # custom_result's transpose: each result's adjoint broadcast back to its gradient's shape;
@@ -25,7 +25,7 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.custom_result_vjp(value, grads, params)",
         linear=("value",),
-        constant_in=("grads",),
+        constant_in=("grads", "params"),
         value="s2s.custom_result_tangent('custom_result_vjp', g, grads, value, params)",
     ),
 )

@@ -8,7 +8,7 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.getitem_vjp(value, x, index)",
         linear=("value",),
-        constant_in=("x",),
+        constant_in=("x", "index"),
         value="s2s.unbroadcast(g[index], value)",
     ),
     # a backward loop's row adjoints stacked (last visited first): its transpose unstacks them
@@ -29,42 +29,42 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.take_vjp(value, a, indices, axis=None)",
         linear=("value",),
-        constant_in=("a",),
+        constant_in=("a", "indices", "axis"),
         value="s2s.unbroadcast(np.take(g, indices, axis), value)",
     ),
     # np.take_along_axis's adjoint (scatter-add): its transpose takes along the axis again
     defvjp(
         "s2sgrad.runtime.take_along_axis_vjp(value, arr, indices, axis)",
         linear=("value",),
-        constant_in=("arr",),
+        constant_in=("arr", "indices", "axis"),
         value="s2s.unbroadcast(np.take_along_axis(g, indices, axis), value)",
     ),
     # np.sort's adjoint (g put back in a's order, constant in it): its transpose sorts G by a's order
     defvjp(
         "s2sgrad.runtime.sort_vjp(value, a, axis=-1)",
         linear=("value",),
-        constant_in=("a",),
+        constant_in=("a", "axis"),
         value="np.take_along_axis(g, np.argsort(a, axis=axis, kind='stable'), axis)",
     ),
     # np.diag's adjoint (a diagonal taken, or put on one): its transpose is np.diag again
     defvjp(
         "s2sgrad.runtime.diag_vjp(value, v, k=0)",
         linear=("value",),
-        constant_in=("v",),
+        constant_in=("v", "k"),
         value="np.diag(g, k)",
     ),
     # np.diagonal's adjoint (g put on the diagonal): its transpose takes the diagonal
     defvjp(
         "s2sgrad.runtime.diagonal_vjp(value, a, offset=0, axis1=0, axis2=1)",
         linear=("value",),
-        constant_in=("a",),
+        constant_in=("a", "offset", "axis1", "axis2"),
         value="np.copy(np.diagonal(g, offset, axis1, axis2))",
     ),
     # np.pad's adjoint (the copies of each element summed): its transpose pads again (linear modes)
     defvjp(
         "s2sgrad.runtime.pad_vjp(value, array, pad_width, mode='constant')",
         linear=("value",),
-        constant_in=("array",),
+        constant_in=("array", "pad_width", "mode"),
         value="np.pad(g, pad_width, mode=mode)",
     ),
 )
