@@ -218,8 +218,8 @@ FUNCTIONS = [neighbours, reverse, column, mask, elements, gather, concatenate, s
 REVERSE_XFAIL = {loop_rows: _REVERSED, list_loop: _REVERSED, list_append: _BROADCAST,
                  list_append_sin: _LIST_SUM, custom_two: _UNPACK, custom_pair: _UNPACK}
 FORWARD_XFAIL = {neighbours: _SETITEM, elements: _NO_TANGENT, setitem: _SETITEM, pad: _JOINTLY,
-                 append: _JOINTLY, linspace: _JOINTLY, loop_rows: _TAPE, list_loop: _LIST_PLUS, list_append: _LIST_PLUS,
-                 list_append_sin: _LIST_PLUS, list_display: _DISPLAY, custom_two: _TUPLE,
+                 append: _JOINTLY, linspace: _JOINTLY, loop_rows: _TAPE, list_loop: _LIST_PLUS,
+                 list_append: _LIST_PLUS, list_append_sin: _LIST_PLUS, list_display: _DISPLAY, custom_two: _TUPLE,
                  custom_pair: _SETITEM}
 
 
