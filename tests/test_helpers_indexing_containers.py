@@ -219,8 +219,8 @@ REVERSE_XFAIL = {loop_rows: _REVERSED, list_loop: _REVERSED, list_append: _BROAD
                  list_append_sin: _LIST_SUM, custom_two: _UNPACK, custom_pair: _UNPACK}
 FORWARD_XFAIL = {neighbours: _SETITEM, elements: _NO_TANGENT, setitem: _SETITEM, pad: _JOINTLY,
                  append: _JOINTLY, linspace: _JOINTLY, loop_rows: _TAPE, list_loop: _LIST_PLUS,
-                 list_append: _LIST_PLUS, list_append_sin: _LIST_PLUS, list_display: _DISPLAY, custom_two: _TUPLE,
-                 custom_pair: _SETITEM}
+                 list_append: _LIST_PLUS, list_append_sin: _LIST_PLUS, list_display: _DISPLAY,
+                 custom_two: _TUPLE, custom_pair: _SETITEM}
 
 
 def _params(xfails):
