@@ -8,7 +8,8 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.setitem(x, index, value)",
         constant_in=("index",),
-        jvps={"x": "s2s.setitem(t, index, 0.0)", "value": "s2s.setitem(s2s.zeros_like(x), index, t)"},
+        jvps={"x": "s2s.setitem(t, index, 0.0)",
+              "value": "s2s.setitem(s2s.zeros_like(x), index, t)"},
         x="s2s.setitem(g, index, 0.0)",
         value="s2s.unbroadcast(g[index], value)",
     ),
