@@ -18,6 +18,7 @@ __all__ = [
     "leaves",
     "list_getitem_vjp",
     "sum_list_vjp",
+    "unleaves",
 ]
 
 
@@ -99,3 +100,11 @@ def list_getitem_vjp(g, xs, index):
 def sum_list_vjp(g, xs):
     """Adjoint of the elements of ``sum(xs)``: ``g`` for each, summed to its shape."""
     return Parts(unbroadcast(g, x) for x in xs)
+
+
+def unleaves(value, tree):
+    """The adjoint of ``leaves(tree)`` from its leaves' adjoints ``value``: a dict keyed like
+    ``tree`` (sorted keys), else one adjoint per element (a Parts)."""
+    if isinstance(tree, dict):
+        return dict(zip(sorted(tree), value))
+    return Parts(value)

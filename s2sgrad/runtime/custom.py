@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .broadcasting import unbroadcast
-from .containers import zeros_like
+from .broadcasting import broadcast, unbroadcast
+from .containers import Parts, zeros_like
 
 __all__ = [
     "custom_result",
+    "custom_result_vjp",
+    "custom_result_tangent",
 ]
 
 
@@ -53,3 +55,28 @@ def custom_result(name, grads, primals, params):
             g = unbroadcast(g, x)
         out.append(g)
     return tuple(out)
+
+
+def custom_result_vjp(value, grads, params):
+    """The adjoint of ``custom_result``'s ``grads`` from its results' adjoints ``value``: each
+    broadcast back to its gradient's shape (one gradient unwrapped as custom_result wraps it),
+    zero for a ``None``."""
+    if len(params) == 1 and not (isinstance(grads, (tuple, list)) and len(grads) == 1):
+        return _back(value[0], grads)
+    return Parts(_back(v, g) for v, g in zip(value, grads))
+
+
+def _back(value, grad):
+    if grad is None:
+        return 0.0
+    if isinstance(grad, (tuple, list, dict)):
+        return value
+    return broadcast(value, np.shape(grad))
+
+
+def custom_result_tangent(name, tangents, grads, primals, params):
+    """``custom_result`` of ``tangents``, values shaped like ``grads`` (custom_result_vjp's
+    transpose), each slot where ``grads`` holds ``None`` read as ``None`` (zeros)."""
+    if isinstance(grads, (tuple, list)) and any(g is None for g in grads):
+        tangents = tuple(None if g is None else t for t, g in zip(tangents, grads))
+    return custom_result(name, tangents, primals, params)

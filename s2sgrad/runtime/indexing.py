@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .broadcasting import _ndarray
+from .broadcasting import _ndarray, unbroadcast
 from .containers import list_getitem_vjp
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "diag_vjp",
     "diagonal_vjp",
     "pad_vjp",
+    "unstack_rows",
 ]
 
 
@@ -152,3 +153,12 @@ def pad_vjp(g, array, pad_width, mode="constant"):
     out = np.zeros(source.size, dtype=np.result_type(g, np.float64))
     np.add.at(out, np.ravel(where)[kept], g[kept])
     return out.reshape(shape)
+
+
+def unstack_rows(value, rows):
+    """The adjoint of ``stack_rows(rows, shape)``: row ``len(rows) - 1 - k`` of ``value`` for
+    ``rows[k]`` (one per row, a Parts), summed to that row's shape."""
+    from .containers import Parts
+
+    last = len(rows) - 1
+    return Parts(unbroadcast(value[last - k], row) for k, row in enumerate(rows))

@@ -22,6 +22,7 @@ __all__ = [
     "split_column_stack",
     "split_append",
     "linspace_vjp",
+    "transpose_by",
 ]
 
 
@@ -48,6 +49,15 @@ def transpose_vjp(g, axes=None):
     if axes is None or len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
         return np.transpose(g)
     return np.transpose(g, np.argsort(axes))
+
+
+def transpose_by(value, axes=None):
+    """``value`` transposed by ``axes`` as ``transpose_vjp`` reads them (transpose_vjp's transpose)."""
+    if axes is not None and len(axes) == 1 and np.ndim(axes[0]) == 1:
+        axes = tuple(axes[0])
+    if axes is None or len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
+        return np.transpose(value)
+    return np.transpose(value, axes)
 
 
 def tile_vjp(g, a, reps):

@@ -1,10 +1,77 @@
-"""Cases for the rules of the helpers of s2sgrad/runtime/containers.py (see __init__.py)."""
+"""Cases for the rules of the helpers of s2sgrad/runtime/containers.py (see __init__.py). Helpers
+that return one adjoint per element are indexed, as generated code does."""
 
-import numpy as np  # noqa: F401
+import numpy as np
 
-from s2sgrad import runtime as s2s  # noqa: F401
+from s2sgrad import runtime as s2s
 
-from . import V3, V4, W, uniform  # noqa: F401
+from . import V3, V4, W, uniform
 
+X3 = uniform((3,))
+X4 = uniform((4,))
+X34 = uniform((3, 4))
+MASK = X34 > 0.0
+TREE = {"b": X3, "a": X4}  # a constant dict (generated code cannot build one: no dict displays)
+
+
+def _two(parts, w0, w1):
+    """A scalar that reads two adjoints, nonlinearly."""
+    return np.sum(np.sin(parts[0]) * w0) + np.sum(np.cos(parts[1]) * w1)
+
+
+def h_setitem(x, v): return np.sum(np.sin(s2s.setitem(x, 1, v)) * V4)
+def h_setitem_slice(x, v): return np.sum(np.sin(s2s.setitem(x, slice(1, 3), v)) * V4)
+def h_setitem_broadcast(x, v): return np.sum(np.sin(s2s.setitem(x, (slice(None), 2), v)) * W)
+def h_setitem_mask(x, v): return np.sum(np.sin(s2s.setitem(x, MASK, v)) * W)
+def h_setitem_value(v): return np.sum(np.sin(s2s.setitem(X34, 1, v)) * W)
+def h_add(a, b): return np.sum(np.sin(s2s.add(a, b)) * W)
+def h_add_float(a, b): return np.sin(s2s.add(a, b))
+def h_leaves(a, b): return _two(s2s.leaves((a, b)), V4, V3)
+def h_unleaves(a, b): return _two(s2s.unleaves((a, b), (X4, X3)), V4, V3)
+
+
+def h_unleaves_dict(a, b):
+    tree = s2s.unleaves((a, b), TREE)
+    return np.sum(np.sin(tree["a"]) * V4) + np.sum(np.cos(tree["b"]) * V3)
+
+
+def _last(parts, w0, w1):
+    """A scalar that reads adjoints 1 and 2 (indexed one by one: a slice of a list's adjoint is
+    wrapped in a tuple, which getitem_vjp's list route does not take)."""
+    return np.sum(np.sin(parts[1]) * w0) + np.sum(np.cos(parts[2]) * w1)
+
+
+def h_list_getitem(g): return _last(s2s.list_getitem_vjp(g, [X4, X3, X4], 2), V3, V4)
+def h_list_getitem_slice(g0, g1):
+    return _last(s2s.list_getitem_vjp([g0, g1], [X4, X3, X4], slice(1, 3)), V3, V4)
+
+
+def h_list_getitem_dict(g):
+    parts = s2s.list_getitem_vjp(g, TREE, "b")
+    return np.sum(np.sin(parts["b"]) * V3) + np.sum(np.cos(parts["a"]) * V4)
+
+
+def h_sum_list(g):
+    parts = s2s.sum_list_vjp(g, [X34, X4, 0.5])
+    return _two(parts, W, V4) + np.sin(parts[2])
+
+
+# h_unleaves_dict and h_list_getitem_dict index a dict, which forward mode refuses (list.getitem):
+# tests/test_helpers_indexing_containers.py checks them in reverse mode only.
 # (rules, function, args, argnums or None for every float argument, rtol)
-CASES = []
+CASES = [
+    ("s2sgrad.runtime.setitem", h_setitem, (uniform((4,)), uniform(None)), None, 1e-5),
+    ("s2sgrad.runtime.setitem", h_setitem_slice, (uniform((4,)), uniform((2,))), None, 1e-5),
+    ("s2sgrad.runtime.setitem", h_setitem_broadcast, (uniform((3, 4)), uniform(None)), None, 1e-5),
+    ("s2sgrad.runtime.setitem", h_setitem_mask, (uniform((3, 4)), uniform((int(MASK.sum()),))), None,
+     1e-5),
+    ("s2sgrad.runtime.setitem", h_setitem_value, (uniform((4,)),), None, 1e-5),
+    ("s2sgrad.runtime.add", h_add, (uniform((3, 4)), uniform((3, 4))), None, 1e-5),
+    ("s2sgrad.runtime.add", h_add_float, (uniform(None), uniform(None)), None, 1e-5),
+    ("s2sgrad.runtime.leaves", h_leaves, (uniform((4,)), uniform((3,))), None, 1e-5),
+    ("s2sgrad.runtime.unleaves", h_unleaves, (uniform((4,)), uniform((3,))), None, 1e-5),
+    ("s2sgrad.runtime.list_getitem_vjp", h_list_getitem, (uniform((4,)),), None, 1e-5),
+    ("s2sgrad.runtime.list_getitem_vjp", h_list_getitem_slice, (uniform((3,)), uniform((4,))), None,
+     1e-5),
+    ("s2sgrad.runtime.sum_list_vjp", h_sum_list, (uniform((3, 4)),), None, 1e-5),
+]

@@ -1,8 +1,55 @@
-"""Rules of the helpers of s2sgrad/runtime/containers.py."""
+"""Rules of the helpers of s2sgrad/runtime/containers.py: index writes on a copy, adjoints added
+element by element, a list element's adjoint, a custom gradient's output leaves."""
 
-from ..table import defvjp  # noqa: F401
+from ..table import defvjp
 
-RULES = ()
+RULES = (
+    # x[index] = value on a copy: x's adjoint loses what was overwritten, value's is G[index]
+    defvjp(
+        "s2sgrad.runtime.setitem(x, index, value)",
+        constant_in=("index",),
+        jvps={"x": "s2s.setitem(t, index, 0.0)",
+              "value": "s2s.setitem(s2s.zeros_like(x), index, t)"},
+        x="s2s.setitem(g, index, 0.0)",
+        value="s2s.unbroadcast(g[index], value)",
+    ),
+    # a + b for adjoints (lists and dicts element by element): each gets the whole adjoint
+    defvjp(
+        "s2sgrad.runtime.add(a, b)",
+        jvps={"a": "t", "b": "t"},
+        a="g",
+        b="g",
+    ),
+    # the leaves of a custom gradient's output adjoint: its transpose puts them back in the tree
+    defvjp(
+        "s2sgrad.runtime.leaves(value)",
+        linear=("value",),
+        value="s2s.unleaves(g, value)",
+    ),
+    # leaves's transpose: leaves' adjoints put back in the tree's shape
+    defvjp(
+        "s2sgrad.runtime.unleaves(value, tree)",
+        linear=("value",),
+        constant_in=("tree",),
+        value="s2s.leaves(g)",
+    ),
+    # xs[index]'s adjoint (zeros, g at index): its transpose reads G[index] back
+    defvjp(
+        "s2sgrad.runtime.list_getitem_vjp(value, xs, index)",
+        linear=("value",),
+        constant_in=("xs", "index"),
+        value="g[index]",
+    ),
+    # sum(xs)'s adjoint (g summed to each element's shape): its transpose sums and broadcasts back
+    defvjp(
+        "s2sgrad.runtime.sum_list_vjp(value, xs)",
+        linear=("value",),
+        constant_in=("xs",),
+        value="s2s.broadcast(sum(g), np.shape(value))",
+    ),
+)
 
 # Piecewise constant: no derivative.
-NONDIFF = ("s2sgrad.runtime.zeros_like",)
+NONDIFF = ("s2sgrad.runtime.zeros_like", "s2sgrad.runtime.list_zeros")
+
+NO_RULE = {"Parts": "the list class helpers build their results with: generated code does not call it"}
