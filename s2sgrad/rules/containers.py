@@ -25,7 +25,8 @@ RULES = (
     ),
     defvjp(
         "s2s.setitem(a, index, value)",
-        reverse_only=_CONTAINER,
+        jvps={"a": "s2s.setitem(t, index, 0.0)", "value": "s2s.setitem(s2s.zeros_like(a), index, t)"},
+        constant_in=("index",),
         a="s2s.setitem(g, index, 0.0)",
         value="s2s.unbroadcast(g[index], value)",
     ),

@@ -14,6 +14,7 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.broadcast(value, shape)",
         linear=("value",),
+        constant_in=("shape",),
         value="s2s.unbroadcast(g, value)",
     ),
     # an adjoint given its input's shape and dtype
