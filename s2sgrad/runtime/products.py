@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .broadcasting import _ndarray, unbroadcast
-from .containers import zeros_like
+from .containers import Parts, zeros_like
 
 __all__ = [
     "matmul_vjp_a",
@@ -23,6 +23,9 @@ __all__ = [
     "tensordot_vjp_a",
     "tensordot_vjp_b",
     "kron_vjp",
+    "kron_vjp_tangent",
+    "product_sum_vjp_gs",
+    "product_sum_vjp_others",
 ]
 
 
@@ -248,3 +251,36 @@ def kron_vjp(g, a, b):
     a_bar = np.sum(blocks * b_view, axis=b_axes).reshape(a.shape)
     b_bar = np.sum(blocks * a_view, axis=a_axes).reshape(b.shape)
     return [a_bar, b_bar]
+
+
+def _pair_product(kind, a, b):
+    return np.dot(a, b) if kind == "dot" else np.matmul(a, b)
+
+
+def product_sum_vjp_gs(g, gs, others, kind, left):
+    """The adjoint of the list ``gs`` in ``matmul_vjp_b_sum(gs, others, b)`` (``left``: the
+    others are the left factors) or ``matmul_vjp_a_sum(gs, a, others)``, ``g`` the adjoint of
+    the sum: per pair, the product with the varied factor replaced by ``g`` (``kind``: "matmul"
+    or "dot")."""
+    return Parts(unbroadcast(_pair_product(kind, o, g) if left else _pair_product(kind, g, o), gi)
+                 for gi, o in zip(gs, others))
+
+
+def product_sum_vjp_others(g, gs, others, kind, left):
+    """The adjoint of the list ``others`` there: per pair, the other factor's adjoint in the
+    product with the summed factor replaced by ``g``."""
+    if left:
+        vjp = dot_vjp_a if kind == "dot" else matmul_vjp_a
+        return Parts(vjp(gi, o, g) for gi, o in zip(gs, others))
+    vjp = dot_vjp_b if kind == "dot" else matmul_vjp_b
+    return Parts(vjp(gi, g, o) for gi, o in zip(gs, others))
+
+
+def kron_vjp_tangent(value, a, b, t, index):
+    """The tangent of ``kron_vjp(value, a, b)`` along ``t``, the tangent of ``a`` (``index`` 0)
+    or ``b`` (1): only the other operand's adjoint changes."""
+    if index == 0:
+        a_bar, b_bar = kron_vjp(value, t, b)
+        return Parts([zeros_like(a_bar), b_bar])
+    a_bar, b_bar = kron_vjp(value, a, t)
+    return Parts([a_bar, zeros_like(b_bar)])
