@@ -36,10 +36,10 @@ def h_kron(g, a, b):
 def h_kron_a(g, a, b): return _out(s2s.kron_vjp(g, a, b)[0])
 
 
-def h_b_sum(g0, g1, a0, a1, b): return _out(s2s.matmul_vjp_b_sum([g0, g1], [a0, a1], b))
-def h_a_sum(g0, g1, r0, r1, a): return _out(s2s.matmul_vjp_a_sum([g0, g1], a, [r0, r1]))
-def h_dot_b_sum(g0, g1, a0, a1, b): return _out(s2s.dot_vjp_b_sum([g0, g1], [a0, a1], b))
-def h_dot_a_sum(g0, g1, r0, r1, a): return _out(s2s.dot_vjp_a_sum([g0, g1], a, [r0, r1]))
+def h_matmul_vjp_b_sum(g0, g1, a0, a1, b): return _out(s2s.matmul_vjp_b_sum([g0, g1], [a0, a1], b))
+def h_matmul_vjp_a_sum(g0, g1, r0, r1, a): return _out(s2s.matmul_vjp_a_sum([g0, g1], a, [r0, r1]))
+def h_dot_vjp_b_sum(g0, g1, a0, a1, b): return _out(s2s.dot_vjp_b_sum([g0, g1], [a0, a1], b))
+def h_dot_vjp_a_sum(g0, g1, r0, r1, a): return _out(s2s.dot_vjp_a_sum([g0, g1], a, [r0, r1]))
 
 
 def _u(*shapes):
@@ -73,14 +73,14 @@ CASES = [
     (R + "kron_vjp", h_kron, _u((2, 6), (3,), (2, 2)), None, 1e-5),
     (R + "kron_vjp", h_kron_a, _u((6, 6), (2, 3), (3, 2)), None, 1e-5),
     # a backward loop's lists: vectors (one product), matrices, and shapes that differ
-    (R + "matmul_vjp_b_sum", h_b_sum, _u((4,), (4,), (3,), (3,), (3, 4)), None, 1e-5),
-    (R + "matmul_vjp_b_sum", h_b_sum, _u((2, 4), (2, 4), (2, 3), (2, 3), (3, 4)), None, 1e-5),
-    (R + "matmul_vjp_b_sum", h_b_sum, _u((4,), (2, 4), (3,), (2, 3), (3, 4)), None, 1e-5),
-    (R + "matmul_vjp_a_sum", h_a_sum, _u((3,), (3,), (4,), (4,), (3, 4)), None, 1e-5),
-    (R + "matmul_vjp_a_sum", h_a_sum, _u((3, 2), (3, 2), (4, 2), (4, 2), (3, 4)), None, 1e-5),
-    (R + "matmul_vjp_a_sum", h_a_sum, _u((3,), (3, 2), (4,), (4, 2), (3, 4)), None, 1e-5),
-    (R + "dot_vjp_b_sum", h_dot_b_sum, _u((4,), (4,), (3,), (3,), (3, 4)), None, 1e-5),
-    (R + "dot_vjp_b_sum", h_dot_b_sum, _u((4,), (2, 4), (3,), (2, 3), (3, 4)), None, 1e-5),
-    (R + "dot_vjp_a_sum", h_dot_a_sum, _u((3,), (3,), (4,), (4,), (3, 4)), None, 1e-5),
-    (R + "dot_vjp_a_sum", h_dot_a_sum, _u((3, 2), (3,), (4, 2), (4,), (3, 4)), None, 1e-5),
+    (R + "matmul_vjp_b_sum", h_matmul_vjp_b_sum, _u((4,), (4,), (3,), (3,), (3, 4)), None, 1e-5),
+    (R + "matmul_vjp_b_sum", h_matmul_vjp_b_sum, _u((2, 4), (2, 4), (2, 3), (2, 3), (3, 4)), None, 1e-5),
+    (R + "matmul_vjp_b_sum", h_matmul_vjp_b_sum, _u((4,), (2, 4), (3,), (2, 3), (3, 4)), None, 1e-5),
+    (R + "matmul_vjp_a_sum", h_matmul_vjp_a_sum, _u((3,), (3,), (4,), (4,), (3, 4)), None, 1e-5),
+    (R + "matmul_vjp_a_sum", h_matmul_vjp_a_sum, _u((3, 2), (3, 2), (4, 2), (4, 2), (3, 4)), None, 1e-5),
+    (R + "matmul_vjp_a_sum", h_matmul_vjp_a_sum, _u((3,), (3, 2), (4,), (4, 2), (3, 4)), None, 1e-5),
+    (R + "dot_vjp_b_sum", h_dot_vjp_b_sum, _u((4,), (4,), (3,), (3,), (3, 4)), None, 1e-5),
+    (R + "dot_vjp_b_sum", h_dot_vjp_b_sum, _u((4,), (2, 4), (3,), (2, 3), (3, 4)), None, 1e-5),
+    (R + "dot_vjp_a_sum", h_dot_vjp_a_sum, _u((3,), (3,), (4,), (4,), (3, 4)), None, 1e-5),
+    (R + "dot_vjp_a_sum", h_dot_vjp_a_sum, _u((3, 2), (3,), (4, 2), (4,), (3, 4)), None, 1e-5),
 ]
