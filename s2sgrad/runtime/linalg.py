@@ -22,6 +22,13 @@ __all__ = [
     "norm_vjp",
     "vector_norm_vjp",
     "matrix_norm_vjp",
+    "solve_vjp_b_tangent",
+    "solve_vjp_a_adjoints",
+    "solve_vjp_a_tangent",
+    "cholesky_vjp_adjoints",
+    "cholesky_vjp_tangent",
+    "eigvalsh_vjp_adjoints",
+    "eigvalsh_vjp_tangent",
 ]
 
 
@@ -157,3 +164,116 @@ def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
     else:
         raise NotImplementedError(f"the gradient of np.linalg.norm with ord={ord!r} is not supported")
     return np.moveaxis(g_m * out, (-2, -1), axes)
+
+
+# ---- the derivatives of the adjoints above (their rules: rules/helpers/linalg.py) ----------
+
+def _as_matrix(x, vec):
+    return np.asarray(x)[..., None] if vec else np.asarray(x)
+
+
+def _as_given(x, vec, like):
+    return unbroadcast(x[..., 0] if vec else x, like)
+
+
+def solve_vjp_b_tangent(value, a, b, t):
+    """The tangent of ``solve_vjp_b(value, a, b)`` along ``t``, the tangent of ``a``:
+    ``-solve(a^T, t^T y)`` with ``y = solve(a^T, value)``."""
+    vec = np.ndim(b) == 1
+    y = np.linalg.solve(_mT(a), _as_matrix(value, vec))
+    return _as_given(-np.linalg.solve(_mT(a), _mT(t) @ y), vec, b)
+
+
+def solve_vjp_a_adjoints(g, value, result, a, b):
+    """The adjoints of ``value``, ``result`` and ``a`` in ``solve_vjp_a(value, result, a, b) =
+    -x result^T`` (``x = solve(a^T, value)``), ``g`` that of its output."""
+    vec = np.ndim(b) == 1
+    at = _mT(a)
+    x = np.linalg.solve(at, _as_matrix(value, vec))
+    r = _as_matrix(result, vec)
+    w = np.linalg.solve(a, g @ r)
+    return (_as_given(-w, vec, value), _as_given(-_mT(g) @ x, vec, result),
+            unbroadcast(x @ _mT(w), a))
+
+
+def solve_vjp_a_tangent(value, result, a, b, t):
+    """The tangent of ``solve_vjp_a(value, result, a, b)`` along ``t``, the tangent of ``a``."""
+    vec = np.ndim(b) == 1
+    at = _mT(a)
+    x = np.linalg.solve(at, _as_matrix(value, vec))
+    return unbroadcast(np.linalg.solve(at, _mT(t) @ x) @ _mT(_as_matrix(result, vec)), a)
+
+
+def _phi(x):
+    """The lower triangle with its diagonal halved (Murray's Phi)."""
+    low = np.tril(x)
+    return low - 0.5 * np.eye(x.shape[-1]) * low
+
+
+def _sym(x):
+    return 0.5 * (x + _mT(x))
+
+
+def cholesky_vjp_adjoints(g, value, result, upper=False):
+    """The adjoints of ``value`` and ``result`` (the factor) in ``cholesky_vjp(value, result,
+    upper)``, ``g`` that of its output: the first is the factor's tangent along sym(g)."""
+    low = _mT(result) if upper else np.asarray(result)
+    gl = _mT(value) if upper else np.asarray(value)
+    inv = np.linalg.inv(low)
+    k = inv @ _sym(g) @ _mT(inv)
+    p = _phi(_mT(low) @ gl)
+    value_bar = low @ _phi(k)
+    result_bar = gl @ _mT(_phi(k)) - _mT(inv) @ (p + _mT(p)) @ k
+    if upper:
+        return _mT(value_bar), _mT(result_bar)
+    return value_bar, result_bar
+
+
+def cholesky_vjp_tangent(value, result, upper, t):
+    """The tangent of ``cholesky_vjp(value, result, upper)`` along ``t``, the factor's tangent."""
+    low = _mT(result) if upper else np.asarray(result)
+    gl = _mT(value) if upper else np.asarray(value)
+    dl = _mT(t) if upper else np.asarray(t)
+    inv = np.linalg.inv(low)
+    d_inv = -inv @ dl @ inv
+    p = _phi(_mT(low) @ gl)
+    ds = _mT(d_inv) @ p @ inv + _mT(inv) @ _phi(_mT(dl) @ gl) @ inv + _mT(inv) @ p @ d_inv
+    return _sym(ds)
+
+
+def _eigh_parts(value, a, UPLO):
+    lam, v = np.linalg.eigh(a, UPLO=UPLO)
+    g = np.asarray(value)
+    dg = g[..., None, :] - g[..., :, None]  # g_j - g_i
+    dl = lam[..., None, :] - lam[..., :, None]
+    e = np.where(dl == 0, 0.0, dg / np.where(dl == 0, 1.0, dl))
+    return v, e
+
+
+def _triangle(x, UPLO):
+    """The adjoint of reading a symmetric matrix from one triangle (``UPLO``) of its argument."""
+    if UPLO.upper() == "L":
+        return np.tril(x) + np.tril(_mT(x), -1)
+    return np.triu(x) + np.triu(_mT(x), 1)
+
+
+def _symmetric_read(t, UPLO):
+    """The symmetric matrix eigh reads from one triangle of ``t``."""
+    if UPLO.upper() == "L":
+        return np.tril(t) + _mT(np.tril(t, -1))
+    return np.triu(t) + _mT(np.triu(t, 1))
+
+
+def eigvalsh_vjp_adjoints(g, value, a, UPLO="L"):
+    """The adjoints of ``value`` and ``a`` in ``eigvalsh_vjp(value, a, UPLO) = V diag(value)
+    V^T``, ``g`` that of its output (divided differences of value over the eigenvalues)."""
+    v, e = _eigh_parts(value, a, UPLO)
+    c = _mT(v) @ np.asarray(g) @ v
+    value_bar = np.diagonal(c, axis1=-2, axis2=-1)
+    return value_bar, _triangle(v @ (e * c) @ _mT(v), UPLO)
+
+
+def eigvalsh_vjp_tangent(value, a, UPLO, t):
+    """The tangent of ``eigvalsh_vjp(value, a, UPLO)`` along ``t``, the tangent of ``a``."""
+    v, e = _eigh_parts(value, a, UPLO)
+    return v @ (e * (_mT(v) @ _symmetric_read(t, UPLO) @ v)) @ _mT(v)

@@ -1,5 +1,54 @@
-"""Rules of the helpers of s2sgrad/runtime/linalg.py."""
+"""Rules of the helpers of s2sgrad/runtime/linalg.py: the adjoints of linear algebra.
 
-from ..table import defvjp  # noqa: F401
+Each helper is linear in the adjoint it takes (``value``, renamed from ``g``); the primal output it
+reads (``result``, renamed from ``ans``) and the primal input are arguments of their own, with
+derivatives (generated code passes values computed from the inputs). The nonlinear parts are by
+calculus, in helpers of runtime/linalg.py (``*_adjoints``: the adjoints of the helper's arguments,
+``*_tangent``: its tangent along one argument's tangent).
+"""
 
-RULES = ()
+from ..table import defvjp
+
+_VALUE = "the tangent of {name}'s adjoint"
+
+RULES = (
+    # eye * g on the diagonal: linear in g; its transpose is the trace
+    defvjp(
+        "s2sgrad.runtime.trace_vjp(value, a, offset=0, axis1=0, axis2=1)",
+        linear=("value",), constant_in=("a",),
+        value="np.trace(g, offset, axis1, axis2)",
+    ),
+    # solve(a^T, g), summed to b's shape: linear in g, a matrix function of a
+    defvjp(
+        "s2sgrad.runtime.solve_vjp_b(value, a, b)",
+        constant_in=("b",),
+        jvps={"value": "s2s.solve_vjp_b(t, a, b)", "a": "s2s.solve_vjp_b_tangent(value, a, b, t)"},
+        value="s2s.unbroadcast(np.linalg.solve(a, g), value)",
+        a="s2s.solve_vjp_a(value, np.linalg.solve(a, g), a, g)",
+    ),
+    # -solve(a^T, g) result^T: linear in g and in result, a matrix function of a
+    defvjp(
+        "s2sgrad.runtime.solve_vjp_a(value, result, a, b)",
+        constant_in=("b",),
+        jvps={"value": "s2s.solve_vjp_a(t, result, a, b)", "result": "s2s.solve_vjp_a(value, t, a, b)",
+              "a": "s2s.solve_vjp_a_tangent(value, result, a, b, t)"},
+        value="s2s.solve_vjp_a_adjoints(g, value, result, a, b)[0]",
+        result="s2s.solve_vjp_a_adjoints(g, value, result, a, b)[1]",
+        a="s2s.solve_vjp_a_adjoints(g, value, result, a, b)[2]",
+    ),
+    # Murray's adjoint of a Cholesky factor: linear in g, a rational function of the factor
+    defvjp(
+        "s2sgrad.runtime.cholesky_vjp(value, result, upper=False)",
+        jvps={"value": "s2s.cholesky_vjp(t, result, upper)",
+              "result": "s2s.cholesky_vjp_tangent(value, result, upper, t)"},
+        value="s2s.cholesky_vjp_adjoints(g, value, result, upper)[0]",
+        result="s2s.cholesky_vjp_adjoints(g, value, result, upper)[1]",
+    ),
+    # V diag(g) V^T: linear in g; in a through the eigenvectors (divided differences)
+    defvjp(
+        "s2sgrad.runtime.eigvalsh_vjp(value, a, UPLO='L')",
+        jvps={"value": "s2s.eigvalsh_vjp(t, a, UPLO)", "a": "s2s.eigvalsh_vjp_tangent(value, a, UPLO, t)"},
+        value="s2s.eigvalsh_vjp_adjoints(g, value, a, UPLO)[0]",
+        a="s2s.eigvalsh_vjp_adjoints(g, value, a, UPLO)[1]",
+    ),
+)
