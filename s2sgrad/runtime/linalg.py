@@ -29,6 +29,12 @@ __all__ = [
     "cholesky_vjp_tangent",
     "eigvalsh_vjp_adjoints",
     "eigvalsh_vjp_tangent",
+    "matrix_power_vjp_adjoints",
+    "matrix_power_vjp_tangent",
+    "pinv_vjp_adjoints",
+    "pinv_vjp_tangent",
+    "svdvals_vjp_adjoints",
+    "svdvals_vjp_tangent",
 ]
 
 
@@ -277,3 +283,136 @@ def eigvalsh_vjp_tangent(value, a, UPLO, t):
     """The tangent of ``eigvalsh_vjp(value, a, UPLO)`` along ``t``, the tangent of ``a``."""
     v, e = _eigh_parts(value, a, UPLO)
     return v @ (e * (_mT(v) @ _symmetric_read(t, UPLO) @ v)) @ _mT(v)
+
+
+def _power_words(a, n):
+    """``(c, C, pairs)``: ``matrix_power_vjp(g, a, n) = c * sum of C^p g C^q over pairs``."""
+    if n >= 0:
+        return 1.0, _mT(a), [(k, n - 1 - k) for k in range(n)]
+    return -1.0, _mT(np.linalg.inv(a)), [(k + 1, -n - k) for k in range(-n)]
+
+
+def _powers(c, top):
+    out = [np.broadcast_to(np.eye(c.shape[-1]), c.shape)]
+    for _ in range(top):
+        out.append(out[-1] @ c)
+    return out
+
+
+def matrix_power_vjp_adjoints(g, value, a, n):
+    """The adjoints of ``value`` and ``a`` in ``matrix_power_vjp(value, a, n)``, ``g`` that of
+    its output (the first is the power's tangent along ``g``)."""
+    a = np.asarray(a)
+    sign, c, pairs = _power_words(a, n)
+    pw = _powers(c, abs(n) + 1)
+    v = np.asarray(value)
+    c_bar = np.zeros(a.shape, np.result_type(a, g, v, 1.0))
+    for p, q in pairs:
+        for i in range(p):
+            c_bar = c_bar + _mT(pw[i]) @ g @ _mT(pw[p - 1 - i] @ v @ pw[q])
+        for j in range(q):
+            c_bar = c_bar + _mT(pw[p] @ v @ pw[j]) @ g @ _mT(pw[q - 1 - j])
+    c_bar = sign * c_bar
+    a_bar = _mT(c_bar) if n >= 0 else -c @ _mT(c_bar) @ c
+    return matrix_power_vjp(g, _mT(a), n), a_bar
+
+
+def matrix_power_vjp_tangent(value, a, n, t):
+    """The tangent of ``matrix_power_vjp(value, a, n)`` along ``t``, the tangent of ``a``."""
+    a = np.asarray(a)
+    sign, c, pairs = _power_words(a, n)
+    dc = _mT(t) if n >= 0 else -c @ _mT(t) @ c
+    pw = _powers(c, abs(n) + 1)
+    v = np.asarray(value)
+    out = np.zeros(np.broadcast_shapes(a.shape, np.shape(t)), np.result_type(a, t, v, 1.0))
+    for p, q in pairs:
+        for i in range(p):
+            out = out + pw[i] @ dc @ pw[p - 1 - i] @ v @ pw[q]
+        for j in range(q):
+            out = out + pw[p] @ v @ pw[j] @ dc @ pw[q - 1 - j]
+    return sign * out
+
+
+# pinv_vjp(G, P, A) as a sum of products: (sign, factors), a factor "X" or its transpose "X'"
+_PINV_WORDS = ((-1.0, ("P'", "G", "P'")), (1.0, ("G'", "P", "P'")), (-1.0, ("A", "P", "G'", "P", "P'")),
+               (1.0, ("P'", "P", "G'")), (-1.0, ("P'", "P", "G'", "P", "A")))
+
+
+def _chain(mats):
+    out = mats[0] if mats else None
+    for m in mats[1:]:
+        out = out @ m
+    return out
+
+
+def _factor(env, f):
+    return _mT(env[f[0]]) if f.endswith("'") else env[f[0]]
+
+
+def pinv_vjp_adjoints(g, value, result, a):
+    """The adjoints of ``value``, ``result`` and ``a`` in ``pinv_vjp(value, result, a)`` (a sum
+    of matrix products), ``g`` that of its output."""
+    env = {"G": np.asarray(value), "P": np.asarray(result), "A": np.asarray(a)}
+    bars = {k: 0.0 for k in env}
+    for sign, word in _PINV_WORDS:
+        mats = [_factor(env, f) for f in word]
+        for i, f in enumerate(word):
+            left, right = _chain(mats[:i]), _chain(mats[i + 1:])
+            part = g if left is None else _mT(left) @ g
+            part = part if right is None else part @ _mT(right)
+            bars[f[0]] = bars[f[0]] + sign * (_mT(part) if f.endswith("'") else part)
+    return bars["G"], bars["P"], bars["A"]
+
+
+def pinv_vjp_tangent(value, result, a, t, which):
+    """The tangent of ``pinv_vjp(value, result, a)`` along ``t``, the tangent of ``value``
+    (``which`` "G"), ``result`` ("P") or ``a`` ("A")."""
+    env = {"G": np.asarray(value), "P": np.asarray(result), "A": np.asarray(a)}
+    total = 0.0
+    for sign, word in _PINV_WORDS:
+        for i, f in enumerate(word):
+            if f[0] == which:
+                mats = [_factor(env, h) for h in word]
+                mats[i] = _mT(t) if f.endswith("'") else np.asarray(t)
+                total = total + sign * _chain(mats)
+    return total
+
+
+def _svd_parts(value, a):
+    """The thin SVD of ``a`` (``u, s, vt``) with ``value`` and the matrices of the derivative of
+    ``u diag(value) vt``: ``f`` = 1/(s_j^2 - s_i^2), ``alpha`` = s_j g_j - s_i g_i, ``beta`` =
+    s_i g_j - s_j g_i (0 where singular values repeat)."""
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    g = np.asarray(value)
+    d = s[..., None, :] ** 2 - s[..., :, None] ** 2
+    f = np.where(d == 0, 0.0, 1.0 / np.where(d == 0, 1.0, d))
+    sg = s * g
+    alpha = sg[..., None, :] - sg[..., :, None]
+    beta = s[..., :, None] * g[..., None, :] - s[..., None, :] * g[..., :, None]
+    rest = np.eye(a.shape[-2]) - u @ _mT(u)  # the projection off u's columns
+    w = (_mT(vt) * (g / s)[..., None, :]) @ vt
+    return u, vt, f, alpha, beta, rest, w
+
+
+def svdvals_vjp_adjoints(g, value, a):
+    """The adjoints of ``value`` and ``a`` in ``svdvals_vjp(value, a) = U diag(value) V^T``,
+    ``g`` that of its output (distinct nonzero singular values)."""
+    a = np.asarray(a)
+    if a.shape[-2] < a.shape[-1]:
+        value_bar, a_bar = svdvals_vjp_adjoints(_mT(g), value, _mT(a))
+        return value_bar, _mT(a_bar)
+    u, vt, f, alpha, beta, rest, w = _svd_parts(value, a)
+    k = _mT(u) @ g @ _mT(vt)
+    z = k * f * alpha + _mT(k * f * beta)
+    return np.diagonal(k, axis1=-2, axis2=-1), u @ z @ vt + rest @ g @ w
+
+
+def svdvals_vjp_tangent(value, a, t):
+    """The tangent of ``svdvals_vjp(value, a)`` along ``t``, the tangent of ``a``."""
+    a = np.asarray(a)
+    if a.shape[-2] < a.shape[-1]:
+        return _mT(svdvals_vjp_tangent(value, _mT(a), _mT(t)))
+    u, vt, f, alpha, beta, rest, w = _svd_parts(value, a)
+    dp = _mT(u) @ t @ _mT(vt)
+    m = f * (dp * alpha + _mT(dp) * beta)
+    return u @ m @ vt + rest @ t @ w

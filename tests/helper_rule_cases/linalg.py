@@ -25,6 +25,13 @@ def h_eigvalsh_vjp(g, a): return _out(s2s.eigvalsh_vjp(g, a + a.T + np.diag([0.0
 def h_eigvalsh_vjp_raw(g, a): return _out(s2s.eigvalsh_vjp(g, a + np.diag([0.0, 2.0, 4.0])))
 def h_eigvalsh_vjp_upper(g, a): return _out(s2s.eigvalsh_vjp(g, a + np.diag([0.0, 2.0, 4.0]), "U"))
 
+def h_matrix_power_vjp(g, a): return _out(s2s.matrix_power_vjp(g, a, 3))
+def h_matrix_power_vjp_1(g, a): return _out(s2s.matrix_power_vjp(g, a, 1))
+def h_matrix_power_vjp_0(g, a): return _out(s2s.matrix_power_vjp(g, a, 0))
+def h_matrix_power_vjp_neg(g, a): return _out(s2s.matrix_power_vjp(g, a + N3, -2))
+def h_pinv_vjp(g, p, a): return _out(s2s.pinv_vjp(g, p, a))
+def h_svdvals_vjp(g, a): return _out(s2s.svdvals_vjp(g, a))
+
 
 def _u(*shapes):
     return tuple(uniform(s) for s in shapes)
@@ -50,4 +57,15 @@ CASES = [
     (R + "eigvalsh_vjp", h_eigvalsh_vjp, _u((3,), (3, 3)), None, 1e-5),
     (R + "eigvalsh_vjp", h_eigvalsh_vjp_raw, _u((3,), (3, 3)), None, 1e-5),
     (R + "eigvalsh_vjp", h_eigvalsh_vjp_upper, _u((3,), (3, 3)), None, 1e-5),
+    (R + "matrix_power_vjp", h_matrix_power_vjp, _u((3, 3), (3, 3)), None, 1e-5),
+    (R + "matrix_power_vjp", h_matrix_power_vjp, _u((2, 3, 3), (2, 3, 3)), None, 1e-5),
+    (R + "matrix_power_vjp", h_matrix_power_vjp_1, _u((3, 3), (3, 3)), None, 1e-5),
+    (R + "matrix_power_vjp", h_matrix_power_vjp_0, _u((3, 3), (3, 3)), None, 1e-5),
+    (R + "matrix_power_vjp", h_matrix_power_vjp_neg, _u((3, 3), (3, 3)), None, 1e-5),
+    # result: any matrix of pinv's shape (the helper is a polynomial in it)
+    (R + "pinv_vjp", h_pinv_vjp, _u((3, 4), (3, 4), (4, 3)), None, 1e-5),
+    (R + "pinv_vjp", h_pinv_vjp, _u((2, 3, 4), (2, 3, 4), (2, 4, 3)), None, 1e-5),
+    (R + "svdvals_vjp", h_svdvals_vjp, _u((3,), (4, 3)), None, 1e-5),
+    (R + "svdvals_vjp", h_svdvals_vjp, _u((3,), (3, 5)), None, 1e-5),
+    (R + "svdvals_vjp", h_svdvals_vjp, _u((2, 3), (2, 3, 3)), None, 1e-5),
 ]

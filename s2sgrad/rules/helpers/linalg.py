@@ -52,3 +52,30 @@ RULES = (
         a="s2s.eigvalsh_vjp_adjoints(g, value, a, UPLO)[1]",
     ),
 )
+
+RULES += (
+    # sum of C^p g C^q (C = a^T, or inv(a)^T for n < 0): linear in g, a polynomial in C
+    defvjp(
+        "s2sgrad.runtime.matrix_power_vjp(value, a, n)",
+        jvps={"value": "s2s.matrix_power_vjp(t, a, n)", "a": "s2s.matrix_power_vjp_tangent(value, a, n, t)"},
+        value="s2s.matrix_power_vjp_adjoints(g, value, a, n)[0]",
+        a="s2s.matrix_power_vjp_adjoints(g, value, a, n)[1]",
+    ),
+    # Golub and Pereyra's adjoint: a sum of products of g, the pseudo-inverse and a
+    defvjp(
+        "s2sgrad.runtime.pinv_vjp(value, result, a)",
+        jvps={"value": "s2s.pinv_vjp_tangent(value, result, a, t, 'G')",
+              "result": "s2s.pinv_vjp_tangent(value, result, a, t, 'P')",
+              "a": "s2s.pinv_vjp_tangent(value, result, a, t, 'A')"},
+        value="s2s.pinv_vjp_adjoints(g, value, result, a)[0]",
+        result="s2s.pinv_vjp_adjoints(g, value, result, a)[1]",
+        a="s2s.pinv_vjp_adjoints(g, value, result, a)[2]",
+    ),
+    # U diag(g) V^T: linear in g; in a through the singular vectors
+    defvjp(
+        "s2sgrad.runtime.svdvals_vjp(value, a)",
+        jvps={"value": "s2s.svdvals_vjp(t, a)", "a": "s2s.svdvals_vjp_tangent(value, a, t)"},
+        value="s2s.svdvals_vjp_adjoints(g, value, a)[0]",
+        a="s2s.svdvals_vjp_adjoints(g, value, a)[1]",
+    ),
+)
