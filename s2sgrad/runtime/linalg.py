@@ -8,6 +8,7 @@ import numpy as np
 
 from .broadcasting import unbroadcast
 from .complex import _conj, abs_slope
+from .containers import zeros_like
 from .reductions import _expand, extremum_vjp
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "pinv_vjp_tangent",
     "svdvals_vjp_adjoints",
     "svdvals_vjp_tangent",
+    "norm_vjp_adjoint",
+    "norm_vjp_tangent",
 ]
 
 
@@ -416,3 +419,71 @@ def svdvals_vjp_tangent(value, a, t):
     dp = _mT(u) @ t @ _mT(vt)
     m = f * (dp * alpha + _mT(dp) * beta)
     return u @ m @ vt + rest @ t @ w
+
+
+def _norm_kind(x, ord, axis, kind):
+    """``(kind, axis)``: "matrix" and its two axes, or "vector", as norm_vjp dispatches."""
+    if kind is None:
+        if axis is None and np.ndim(x) == 2 and ord is not None:
+            return "matrix", (0, 1)
+        if axis is not None and np.ndim(axis) == 1 and len(axis) == 2:
+            return "matrix", tuple(a % np.ndim(x) for a in axis)
+        return "vector", axis
+    return kind, axis
+
+
+def _norm_power(ord, kind):
+    """p of a norm whose adjoint is smooth in x (2 for Frobenius), "svd" for the spectral ones,
+    None for those whose adjoint is piecewise constant in x (1, inf, 0) and reads no result."""
+    if kind == "matrix":
+        return 2.0 if ord in (None, "fro") else "svd" if ord in ("nuc", 2, -2) else None
+    return 2.0 if ord is None else None if ord in (0, 1, np.inf, -np.inf) else float(ord)
+
+
+def _spectral(value, x, ord, axes, keepdims):
+    """The matrix axes moved last, the per-matrix adjoint and the weights of the singular values."""
+    moved = np.moveaxis(x, axes, (-2, -1))
+    g_m = np.moveaxis(_expand(value, x, axes, keepdims), axes, (-2, -1))[..., :1, :1]
+    k = min(moved.shape[-2:])
+    w = np.ones(k) if ord == "nuc" else np.eye(k)[0 if ord == 2 else -1]
+    return moved, g_m, w
+
+
+def norm_vjp_adjoint(wrt, g, value, result, x, ord=None, axis=None, keepdims=False, kind=None):
+    """The adjoint of ``value``, ``result`` or ``x`` (``wrt``) in ``norm_vjp(value, result, x,
+    ord, axis, keepdims)``, ``g`` that of its output; ``kind``: "vector" or "matrix" for
+    vector_norm_vjp and matrix_norm_vjp (``axis``: their axis or axes)."""
+    x = np.asarray(x)
+    kind, axis = _norm_kind(x, ord, axis, kind)
+    vjp = matrix_norm_vjp if kind == "matrix" else vector_norm_vjp
+    if wrt == "value":  # the output is value (spread over x) times the norm's slope
+        return np.sum(g * vjp(np.ones(np.shape(result)), result, x, ord, axis, keepdims), axis, keepdims=keepdims)
+    p = _norm_power(ord, kind)
+    if p is None or (p == "svd" and wrt == "result"):
+        return zeros_like(result if wrt == "result" else x)
+    if p == "svd":
+        moved, g_m, w = _spectral(value, x, ord, axis, keepdims)
+        return np.moveaxis(svdvals_vjp_adjoints(g_m * np.moveaxis(g, axis, (-2, -1)), w, moved)[1], (-2, -1), axis)
+    ax, sign = np.abs(x), np.sign(x)
+    if wrt == "result":
+        return (1 - p) * result ** (-p) * value * np.sum(g * ax ** (p - 1) * sign, axis, keepdims=keepdims)
+    return _expand(value * result ** (1 - p), x, axis, keepdims) * (p - 1) * ax ** (p - 2) * g
+
+
+def norm_vjp_tangent(wrt, value, result, x, t, ord=None, axis=None, keepdims=False, kind=None):
+    """The tangent of ``norm_vjp(value, result, x, ord, axis, keepdims)`` along ``t``, the
+    tangent of ``value``, ``result`` or ``x`` (``wrt``; ``kind``: norm_vjp_adjoint)."""
+    x = np.asarray(x)
+    kind, axis = _norm_kind(x, ord, axis, kind)
+    if wrt == "value":
+        return (matrix_norm_vjp if kind == "matrix" else vector_norm_vjp)(t, result, x, ord, axis, keepdims)
+    p = _norm_power(ord, kind)
+    if p is None or (p == "svd" and wrt == "result"):
+        return zeros_like(x)
+    if p == "svd":
+        moved, g_m, w = _spectral(value, x, ord, axis, keepdims)
+        return np.moveaxis(g_m * svdvals_vjp_tangent(w, moved, np.moveaxis(t, axis, (-2, -1))), (-2, -1), axis)
+    ax, sign = np.abs(x), np.sign(x)
+    if wrt == "result":
+        return _expand(value * (1 - p) * result ** (-p) * t, x, axis, keepdims) * ax ** (p - 1) * sign
+    return _expand(value * result ** (1 - p), x, axis, keepdims) * (p - 1) * ax ** (p - 2) * t

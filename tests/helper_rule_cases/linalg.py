@@ -8,6 +8,7 @@ from . import uniform
 
 R = "s2sgrad.runtime."
 N3 = np.eye(3) * 2.0  # a well-conditioned shift
+X34 = uniform((3, 4))
 
 
 def _out(y):
@@ -31,6 +32,19 @@ def h_matrix_power_vjp_0(g, a): return _out(s2s.matrix_power_vjp(g, a, 0))
 def h_matrix_power_vjp_neg(g, a): return _out(s2s.matrix_power_vjp(g, a + N3, -2))
 def h_pinv_vjp(g, p, a): return _out(s2s.pinv_vjp(g, p, a))
 def h_svdvals_vjp(g, a): return _out(s2s.svdvals_vjp(g, a))
+def h_norm_vjp(g, r, x): return _out(s2s.norm_vjp(g, r, x))
+def h_norm_vjp_3(g, r, x): return _out(s2s.norm_vjp(g, r, x, 3, 1))
+def h_norm_vjp_3_keep(g, r, x): return _out(s2s.norm_vjp(g, r, x, 3, 0, True))
+def h_norm_vjp_1(g, r, x): return _out(s2s.norm_vjp(g, r, x, 1, 1))
+def h_norm_vjp_inf(g, r, x): return _out(s2s.norm_vjp(g, r, x, np.inf, 1))
+def h_norm_vjp_fro(g, r, x): return _out(s2s.norm_vjp(g, r, x, "fro"))
+def h_norm_vjp_nuc(g, r, x): return _out(s2s.norm_vjp(g, r, x, "nuc"))
+def h_norm_vjp_2(g, r, x): return _out(s2s.norm_vjp(g, r, x, 2, (1, 2)))
+def h_norm_vjp_m2(g, r, x): return _out(s2s.norm_vjp(g, r, x, -2, (2, 0), True))
+def h_norm_vjp_m1(g, r, x): return _out(s2s.norm_vjp(g, r, x, 1))
+def h_vector_norm_vjp(g, r, x): return _out(s2s.vector_norm_vjp(g, r, x, 2.5, -1, False))
+def h_matrix_norm_vjp(g, r, x): return _out(s2s.matrix_norm_vjp(g, r, x, "fro", (0, 2), False))
+def h_matrix_norm_vjp_nuc(g, r, x): return _out(s2s.matrix_norm_vjp(g, r, x, "nuc", (0, 1), False))
 
 
 def _u(*shapes):
@@ -68,4 +82,24 @@ CASES = [
     (R + "svdvals_vjp", h_svdvals_vjp, _u((3,), (4, 3)), None, 1e-5),
     (R + "svdvals_vjp", h_svdvals_vjp, _u((3,), (3, 5)), None, 1e-5),
     (R + "svdvals_vjp", h_svdvals_vjp, _u((2, 3), (2, 3, 3)), None, 1e-5),
+    # norms: the result is an argument of its own (any positive value)
+    (R + "norm_vjp", h_norm_vjp, (uniform(None), uniform(None, 0.5, 1.5), uniform((3, 4))), None, 1e-5),
+    (R + "norm_vjp", h_norm_vjp_3, (uniform((3,)), uniform((3,), 0.5, 1.5), uniform((3, 4))), None, 1e-5),
+    (R + "norm_vjp", h_norm_vjp_3_keep, (uniform((1, 4)), uniform((1, 4), 0.5, 1.5), uniform((3, 4))),
+     None, 1e-5),
+    (R + "norm_vjp", h_norm_vjp_1, (uniform((3,)), uniform((3,), 0.5, 1.5), uniform((3, 4))), None, 1e-5),
+    # ord inf: x only where the extremum sits (moving x off it leaves no extremum)
+    (R + "norm_vjp", h_norm_vjp_inf, (uniform((3,)), np.max(np.abs(X34), axis=1), X34), (0,), 1e-5),
+    (R + "norm_vjp", h_norm_vjp_fro, (uniform(None), uniform(None, 0.5, 1.5), uniform((3, 4))), None, 1e-5),
+    (R + "norm_vjp", h_norm_vjp_m1, (uniform(None), uniform(None, 0.5, 1.5), uniform((3, 4))), None, 1e-5),
+    (R + "norm_vjp", h_norm_vjp_nuc, (uniform(None), uniform(None, 0.5, 1.5), uniform((3, 4))), None, 1e-5),
+    (R + "norm_vjp", h_norm_vjp_2, (uniform((2,)), uniform((2,), 0.5, 1.5), uniform((2, 3, 4))), None, 1e-5),
+    (R + "norm_vjp", h_norm_vjp_m2, (uniform((1, 3, 1)), uniform((1, 3, 1), 0.5, 1.5), uniform((4, 3, 2))),
+     None, 1e-5),
+    (R + "vector_norm_vjp", h_vector_norm_vjp, (uniform((3,)), uniform((3,), 0.5, 1.5), uniform((3, 4))),
+     None, 1e-5),
+    (R + "matrix_norm_vjp", h_matrix_norm_vjp, (uniform((3,)), uniform((3,), 0.5, 1.5), uniform((2, 3, 4))),
+     None, 1e-5),
+    (R + "matrix_norm_vjp", h_matrix_norm_vjp_nuc, (uniform((4,)), uniform((4,), 0.5, 1.5), uniform((2, 3, 4))),
+     None, 1e-5),
 ]

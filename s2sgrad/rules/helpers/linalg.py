@@ -79,3 +79,24 @@ RULES += (
         a="s2s.svdvals_vjp_adjoints(g, value, a)[1]",
     ),
 )
+
+
+def _norm(signature: str, args: str) -> object:
+    """A norm adjoint's rule: linear in g; in the result and x, by the norm's second derivative
+    (0 where the slope is piecewise constant: ord 1, inf, 0)."""
+    return defvjp(
+        signature,
+        jvps={p: f"s2s.norm_vjp_tangent('{p}', value, result, x, t, {args})" for p in ("value", "result", "x")},
+        **{p: f"s2s.norm_vjp_adjoint('{p}', g, value, result, x, {args})" for p in ("value", "result", "x")},
+    )
+
+
+RULES += (
+    # np.linalg.norm's adjoint: vector norms, and matrix norms over two axes
+    _norm("s2sgrad.runtime.norm_vjp(value, result, x, ord=None, axis=None, keepdims=False)",
+          "ord, axis, keepdims"),
+    _norm("s2sgrad.runtime.vector_norm_vjp(value, result, x, ord, axis, keepdims)",
+          "ord, axis, keepdims, 'vector'"),
+    _norm("s2sgrad.runtime.matrix_norm_vjp(value, result, x, ord, axes, keepdims)",
+          "ord, axes, keepdims, 'matrix'"),
+)
