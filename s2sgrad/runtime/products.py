@@ -284,3 +284,72 @@ def kron_vjp_tangent(value, a, b, t, index):
         return Parts([zeros_like(a_bar), b_bar])
     a_bar, b_bar = kron_vjp(value, a, t)
     return Parts([a_bar, zeros_like(b_bar)])
+
+
+def _factor(env, name):
+    """A word's factor: ``env["X"]`` for "X", its transpose (last two axes) for "X'"."""
+    x = np.asarray(env[name[0]])
+    return np.swapaxes(x, -1, -2) if name.endswith("'") else x
+
+
+def _chain(mats):
+    out = mats[0]
+    for m in mats[1:]:
+        out = out @ m
+    return out
+
+
+def _word_adjoints(words, env, g):
+    """The adjoints of the matrices of ``env`` in ``sum sign * X1 @ X2 @ ...`` over ``words``
+    (``(sign, factors)``; runtime/linalg.py's pinv_vjp), ``g`` that of the sum."""
+    bars = {k: 0.0 for k in env}
+    for sign, word in words:
+        mats = [_factor(env, f) for f in word]
+        for i, f in enumerate(word):
+            part = g if i == 0 else np.swapaxes(_chain(mats[:i]), -1, -2) @ g
+            part = part if i == len(word) - 1 else part @ np.swapaxes(_chain(mats[i + 1:]), -1, -2)
+            bars[f[0]] = bars[f[0]] + sign * (np.swapaxes(part, -1, -2) if f.endswith("'") else part)
+    return bars
+
+
+def _word_tangent(words, env, which, t):
+    """The tangent of that sum along ``t``, the tangent of ``env[which]``."""
+    total = 0.0
+    for sign, word in words:
+        for i, f in enumerate(word):
+            if f[0] == which:
+                mats = [_factor(env, h) for h in word]
+                mats[i] = _factor({which: t}, f)
+                total = total + sign * _chain(mats)
+    return total
+
+
+def _powers(c, top):
+    out = [np.broadcast_to(np.eye(c.shape[-1]), c.shape)]
+    for _ in range(top):
+        out.append(out[-1] @ c)
+    return out
+
+
+def _power_sum_adjoint(c, pairs, v, g):
+    """The adjoint of ``c`` in ``sum of c^p v c^q`` over ``pairs``, ``g`` that of the sum."""
+    pw = _powers(c, max((p + q for p, q in pairs), default=0) + 1)
+    c_bar = np.zeros(np.shape(c), np.result_type(c, g, v, 1.0))
+    for p, q in pairs:
+        for i in range(p):
+            c_bar = c_bar + np.swapaxes(pw[i], -1, -2) @ g @ np.swapaxes(pw[p - 1 - i] @ v @ pw[q], -1, -2)
+        for j in range(q):
+            c_bar = c_bar + np.swapaxes(pw[p] @ v @ pw[j], -1, -2) @ g @ np.swapaxes(pw[q - 1 - j], -1, -2)
+    return c_bar
+
+
+def _power_sum_tangent(c, pairs, v, dc):
+    """The tangent of that sum along ``dc``, the tangent of ``c``."""
+    pw = _powers(c, max((p + q for p, q in pairs), default=0) + 1)
+    out = np.zeros(np.broadcast_shapes(np.shape(c), np.shape(dc)), np.result_type(c, dc, v, 1.0))
+    for p, q in pairs:
+        for i in range(p):
+            out = out + pw[i] @ dc @ pw[p - 1 - i] @ v @ pw[q]
+        for j in range(q):
+            out = out + pw[p] @ v @ pw[j] @ dc @ pw[q - 1 - j]
+    return out

@@ -9,8 +9,6 @@ calculus, in helpers of runtime/linalg.py (``*_adjoints``: the adjoints of the h
 
 from ..table import defvjp
 
-_VALUE = "the tangent of {name}'s adjoint"
-
 RULES = (
     # eye * g on the diagonal: linear in g; its transpose is the trace
     defvjp(
@@ -84,10 +82,11 @@ RULES += (
 def _norm(signature: str, args: str) -> object:
     """A norm adjoint's rule: linear in g; in the result and x, by the norm's second derivative
     (0 where the slope is piecewise constant: ord 1, inf, 0)."""
+    params = ("value", "result", "x")
     return defvjp(
         signature,
-        jvps={p: f"s2s.norm_vjp_tangent('{p}', value, result, x, t, {args})" for p in ("value", "result", "x")},
-        **{p: f"s2s.norm_vjp_adjoint('{p}', g, value, result, x, {args})" for p in ("value", "result", "x")},
+        jvps={p: f"s2s.norm_vjp_tangent('{p}', value, result, x, t, {args})" for p in params},
+        **{p: f"s2s.norm_vjp_adjoint('{p}', g, value, result, x, {args})" for p in params},
     )
 
 
