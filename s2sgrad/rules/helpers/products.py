@@ -13,8 +13,7 @@ from ..table import defvjp
 
 def _pair(name: str, product: str, sized: bool) -> tuple:
     """The rules of ``{name}_vjp_a`` and ``{name}_vjp_b`` for ``product`` (a template of ``a`` and
-    ``b``); ``sized``: the transpose in ``g``
-    is summed to g's shape (a product that broadcasts its batch axes)."""
+    ``b``); ``sized``: the transpose in ``g`` is summed to g's shape (batch axes broadcast)."""
     def to_value(code):
         return f"s2s.unbroadcast({code}, value)" if sized else code
     return (
@@ -44,6 +43,7 @@ _SUMS = (
     defvjp("s2sgrad.runtime.matmul_vjp_b_sum(gs, lefts, b)", linear=("gs", "lefts"), constant_in=("b",),
            gs="s2s.product_sum_vjp_gs(g, gs, lefts, 'matmul', True)",
            lefts="s2s.product_sum_vjp_others(g, gs, lefts, 'matmul', True)"),
+    # the same with np.dot's adjoints
     defvjp("s2sgrad.runtime.dot_vjp_b_sum(gs, lefts, b)", linear=("gs", "lefts"), constant_in=("b",),
            gs="s2s.product_sum_vjp_gs(g, gs, lefts, 'dot', True)",
            lefts="s2s.product_sum_vjp_others(g, gs, lefts, 'dot', True)"),
@@ -51,12 +51,14 @@ _SUMS = (
     defvjp("s2sgrad.runtime.matmul_vjp_a_sum(gs, a, rights)", linear=("gs", "rights"), constant_in=("a",),
            gs="s2s.product_sum_vjp_gs(g, gs, rights, 'matmul', False)",
            rights="s2s.product_sum_vjp_others(g, gs, rights, 'matmul', False)"),
+    # the same with np.dot's adjoints
     defvjp("s2sgrad.runtime.dot_vjp_a_sum(gs, a, rights)", linear=("gs", "rights"), constant_in=("a",),
            gs="s2s.product_sum_vjp_gs(g, gs, rights, 'dot', False)",
            rights="s2s.product_sum_vjp_others(g, gs, rights, 'dot', False)"),
 )
 
 RULES = (
+    # the adjoints of a @ b, np.dot(a, b), np.inner(a, b)
     *_pair("matmul", "{a} @ {b}", True),
     *_pair("dot", "np.dot({a}, {b})", False),
     *_pair("inner", "np.inner({a}, {b})", False),
