@@ -18,6 +18,7 @@ def h_einsum_vjp_0(g, a, b): return _out(s2s.einsum_vjp(g, "ij,jk->ik", (a, b), 
 def h_einsum_vjp_1(g, a, b): return _out(s2s.einsum_vjp(g, "ij,jk->ik", (a, b), 1))
 def h_einsum_vjp_3(g, a, b, c): return _out(s2s.einsum_vjp(g, "ij,jk,k->i", (a, b, c), 1))
 def h_einsum_vjp_ell(g, a, b): return _out(s2s.einsum_vjp(g, "...ij,j->...i", (a, b), 0))
+def h_einsum_vjp_implicit(g, a, b): return _out(s2s.einsum_vjp(g, "ij,kj", (a, b), 1))
 def h_einsum_vjp_diag(g, a, b): return _out(s2s.einsum_vjp(g, "ii,i->", (a, b), 0))
 
 
@@ -45,6 +46,7 @@ CASES = [
     (R + "einsum_vjp", h_einsum_vjp_1, _u((2, 4), (2, 3), (3, 4)), None, 1e-5),
     (R + "einsum_vjp", h_einsum_vjp_3, _u((2,), (2, 3), (3, 4), (4,)), None, 1e-5),
     (R + "einsum_vjp", h_einsum_vjp_ell, _u((5, 2), (5, 2, 3), (3,)), None, 1e-5),
+    (R + "einsum_vjp", h_einsum_vjp_implicit, _u((2, 4), (2, 3), (4, 3)), None, 1e-5),
     (R + "einsum_vjp", h_einsum_vjp_diag, _u(None, (3, 3), (3,)), None, 1e-5),
     (R + "einsum_vjps", h_einsum_vjps, _u((2, 4), (2, 3), (3, 4)), None, 1e-5),
     (R + "einsum_vjps", h_einsum_vjps_3, _u((2,), (2, 3), (3, 4), (4,)), None, 1e-5),

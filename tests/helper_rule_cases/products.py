@@ -26,6 +26,8 @@ def h_tensordot_vjp_a1(g, a, b): return _out(s2s.tensordot_vjp_a(g, a, b, 1))
 def h_tensordot_vjp_b1(g, a, b): return _out(s2s.tensordot_vjp_b(g, a, b, 1))
 def h_tensordot_vjp_a2(g, a, b): return _out(s2s.tensordot_vjp_a(g, a, b))
 def h_tensordot_vjp_b2(g, a, b): return _out(s2s.tensordot_vjp_b(g, a, b))
+def h_tensordot_vjp_a0(g, a, b): return _out(s2s.tensordot_vjp_a(g, a, b, 0))
+def h_tensordot_vjp_b0(g, a, b): return _out(s2s.tensordot_vjp_b(g, a, b, 0))
 
 
 def h_kron(g, a, b):
@@ -69,6 +71,8 @@ CASES = [
     (R + "tensordot_vjp_b", h_tensordot_vjp_b1, _u((2, 5), (2, 3), (3, 5)), None, 1e-5),
     (R + "tensordot_vjp_a", h_tensordot_vjp_a2, _u((2, 5), (2, 3, 4), (3, 4, 5)), None, 1e-5),
     (R + "tensordot_vjp_b", h_tensordot_vjp_b2, _u((2, 5), (2, 3, 4), (3, 4, 5)), None, 1e-5),
+    (R + "tensordot_vjp_a", h_tensordot_vjp_a0, _u((2, 3, 4), (2, 3), (4,)), None, 1e-5),
+    (R + "tensordot_vjp_b", h_tensordot_vjp_b0, _u((2, 3, 4), (2, 3), (4,)), None, 1e-5),
     (R + "kron_vjp", h_kron, _u((6, 6), (2, 3), (3, 2)), None, 1e-5),
     (R + "kron_vjp", h_kron, _u((2, 6), (3,), (2, 2)), None, 1e-5),
     (R + "kron_vjp", h_kron_a, _u((6, 6), (2, 3), (3, 2)), None, 1e-5),
