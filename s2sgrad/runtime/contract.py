@@ -15,13 +15,17 @@ import string
 
 import numpy as np
 
-from .containers import Parts
+from .containers import Parts, zeros_like
 
 # Not in s2sgrad.runtime.__all__ (nor were they when this was runtime_contract.py, re-exported by
 # name); generated code reads them as ``s2s.<name>`` all the same.
 __all__ = [
     "einsum_vjps",
     "einsum_vjp",
+    "einsum_with",
+    "einsum_vjp_operands",
+    "einsum_vjps_operands",
+    "einsum_vjps_value",
 ]
 
 _LETTERS = string.ascii_letters
@@ -61,6 +65,43 @@ def einsum_vjp(g, subscripts, operands, index):
     diagonal = np.einsum("".join(target) + "->" + unique, result)
     diagonal[...] = partial
     return result
+
+
+def _put(operands, index, x):
+    return [x if i == index else o for i, o in enumerate(operands)]
+
+
+def einsum_with(x, subscripts, operands, index):
+    """``np.einsum(subscripts, *operands)`` with ``operands[index]`` replaced by ``x``: the
+    transpose of ``einsum_vjp(., subscripts, operands, index)``."""
+    return np.einsum(subscripts, *_put(operands, index, x))
+
+
+def einsum_vjp_operands(value, g, subscripts, operands, index):
+    """The adjoints of the operands in ``einsum_vjp(value, subscripts, operands, index)``, ``g``
+    that of its result: the einsum's adjoints with ``operands[index]`` replaced by ``g`` (zero
+    for that operand, read only for its shape)."""
+    put = _put(operands, index, g)
+    return Parts(zeros_like(o) if i == index else einsum_vjp(value, subscripts, put, i)
+                 for i, o in enumerate(operands))
+
+
+def einsum_vjps_operands(value, g, subscripts, operands):
+    """The adjoints of the operands in ``einsum_vjps(value, subscripts, operands)``, ``g`` the
+    list of its results' adjoints."""
+    total = Parts(zeros_like(o) for o in operands)
+    for i, gi in enumerate(g):
+        total = total + einsum_vjp_operands(value, gi, subscripts, operands, i)
+    return total
+
+
+def einsum_vjps_value(g, subscripts, operands):
+    """The adjoint of ``value`` in ``einsum_vjps(value, subscripts, operands)``, ``g`` the list
+    of its results' adjoints: the sum of the einsums with one operand replaced by its item."""
+    total = 0.0
+    for i, gi in enumerate(g):
+        total = total + einsum_with(gi, subscripts, operands, i)
+    return total
 
 
 def _explicit(subscripts, ndims):

@@ -8,6 +8,8 @@ import numpy as np
 
 from .broadcasting import unbroadcast
 from .complex import _conj, abs_slope
+from .containers import zeros_like
+from .products import _power_sum_adjoint, _power_sum_tangent, _word_adjoints, _word_tangent
 from .reductions import _expand, extremum_vjp
 
 __all__ = [
@@ -22,6 +24,21 @@ __all__ = [
     "norm_vjp",
     "vector_norm_vjp",
     "matrix_norm_vjp",
+    "solve_vjp_b_tangent",
+    "solve_vjp_a_adjoints",
+    "solve_vjp_a_tangent",
+    "cholesky_vjp_adjoints",
+    "cholesky_vjp_tangent",
+    "eigvalsh_vjp_adjoints",
+    "eigvalsh_vjp_tangent",
+    "matrix_power_vjp_adjoints",
+    "matrix_power_vjp_tangent",
+    "pinv_vjp_adjoints",
+    "pinv_vjp_tangent",
+    "svdvals_vjp_adjoints",
+    "svdvals_vjp_tangent",
+    "norm_vjp_adjoint",
+    "norm_vjp_tangent",
 ]
 
 
@@ -157,3 +174,226 @@ def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
     else:
         raise NotImplementedError(f"the gradient of np.linalg.norm with ord={ord!r} is not supported")
     return np.moveaxis(g_m * out, (-2, -1), axes)
+
+
+# ---- the derivatives of the adjoints above (their rules: rules/helpers/linalg.py) ----------
+
+def _as_matrix(x, vec):  # a vector b's values as a column
+    return np.asarray(x)[..., None] if vec else np.asarray(x)
+
+
+def _as_given(x, vec, like):  # and back, summed to like's shape
+    return unbroadcast(x[..., 0] if vec else x, like)
+
+
+def solve_vjp_b_tangent(value, a, b, t):
+    """The tangent of ``solve_vjp_b(value, a, b)`` along ``t``, that of ``a``: -solve(a^T, t^T y)."""
+    vec = np.ndim(b) == 1
+    y = np.linalg.solve(_mT(a), _as_matrix(value, vec))
+    return _as_given(-np.linalg.solve(_mT(a), _mT(t) @ y), vec, b)
+
+
+def solve_vjp_a_adjoints(g, value, result, a, b):
+    """The adjoints of ``value``, ``result``, ``a`` in ``solve_vjp_a = -solve(a^T, value) result^T``."""
+    vec = np.ndim(b) == 1
+    x = np.linalg.solve(_mT(a), _as_matrix(value, vec))
+    w = np.linalg.solve(a, g @ _as_matrix(result, vec))
+    return _as_given(-w, vec, value), _as_given(-_mT(g) @ x, vec, result), unbroadcast(x @ _mT(w), a)
+
+
+def solve_vjp_a_tangent(value, result, a, b, t):
+    """The tangent of ``solve_vjp_a(value, result, a, b)`` along ``t``, that of ``a``."""
+    vec = np.ndim(b) == 1
+    x = np.linalg.solve(_mT(a), _as_matrix(value, vec))
+    return unbroadcast(np.linalg.solve(_mT(a), _mT(t) @ x) @ _mT(_as_matrix(result, vec)), a)
+
+
+def _phi(x):
+    """The lower triangle with its diagonal halved (Murray's Phi)."""
+    low = np.tril(x)
+    return low - 0.5 * np.eye(x.shape[-1]) * low
+
+
+def _sym(x):
+    return 0.5 * (x + _mT(x))
+
+
+def cholesky_vjp_adjoints(g, value, result, upper=False):
+    """The adjoints of ``value`` and the factor ``result`` in cholesky_vjp, ``g`` its output's."""
+    low, gl = (_mT(result), _mT(value)) if upper else (np.asarray(result), np.asarray(value))
+    inv = np.linalg.inv(low)
+    k = _phi(inv @ _sym(g) @ _mT(inv))
+    p = _phi(_mT(low) @ gl)
+    value_bar, result_bar = low @ k, gl @ _mT(k) - _mT(inv) @ (p + _mT(p)) @ inv @ _sym(g) @ _mT(inv)
+    return (_mT(value_bar), _mT(result_bar)) if upper else (value_bar, result_bar)
+
+
+def cholesky_vjp_tangent(value, result, upper, t):
+    """The tangent of ``cholesky_vjp(value, result, upper)`` along ``t``, the factor's tangent."""
+    low, gl = (_mT(result), _mT(value)) if upper else (np.asarray(result), np.asarray(value))
+    dl = _mT(t) if upper else np.asarray(t)
+    inv = np.linalg.inv(low)
+    d_inv = -inv @ dl @ inv
+    p = _phi(_mT(low) @ gl)
+    return _sym(_mT(d_inv) @ p @ inv + _mT(inv) @ _phi(_mT(dl) @ gl) @ inv + _mT(inv) @ p @ d_inv)
+
+
+def _divided(value, s):
+    """(g_j - g_i) / (s_j - s_i), 0 where s_i == s_j."""
+    dg = value[..., None, :] - value[..., :, None]
+    ds = s[..., None, :] - s[..., :, None]
+    return np.where(ds == 0, 0.0, dg / np.where(ds == 0, 1.0, ds))
+
+
+def _triangle(x, UPLO, adjoint):
+    """The symmetric matrix eigh reads from one triangle of ``x`` (or that reading's adjoint)."""
+    y = _mT(x)
+    if UPLO.upper() == "L":
+        return np.tril(x) + (np.tril(y, -1) if adjoint else _mT(np.tril(x, -1)))
+    return np.triu(x) + (np.triu(y, 1) if adjoint else _mT(np.triu(x, 1)))
+
+
+def eigvalsh_vjp_adjoints(g, value, a, UPLO="L"):
+    """The adjoints of ``value`` and ``a`` in ``eigvalsh_vjp = V diag(value) V^T``, ``g`` its output's."""
+    lam, v = np.linalg.eigh(a, UPLO=UPLO)
+    c = _mT(v) @ np.asarray(g) @ v
+    e = _divided(np.asarray(value), lam)
+    return np.diagonal(c, axis1=-2, axis2=-1), _triangle(v @ (e * c) @ _mT(v), UPLO, True)
+
+
+def eigvalsh_vjp_tangent(value, a, UPLO, t):
+    """The tangent of ``eigvalsh_vjp(value, a, UPLO)`` along ``t``, the tangent of ``a``."""
+    lam, v = np.linalg.eigh(a, UPLO=UPLO)
+    e = _divided(np.asarray(value), lam)
+    return v @ (e * (_mT(v) @ _triangle(t, UPLO, False) @ v)) @ _mT(v)
+
+
+def _power_words(a, n):
+    """``(sign, C, pairs)``: matrix_power_vjp is sign * sum C^p g C^q (C: a^T, or inv(a)^T)."""
+    c = _mT(a) if n >= 0 else _mT(np.linalg.inv(a))
+    pairs = [(k, n - 1 - k) for k in range(n)] if n >= 0 else [(k + 1, -n - k) for k in range(-n)]
+    return (1.0 if n >= 0 else -1.0), c, pairs
+
+
+def matrix_power_vjp_adjoints(g, value, a, n):
+    """The adjoints of ``value`` and ``a`` in ``matrix_power_vjp(value, a, n)``, ``g`` its output's."""
+    sign, c, pairs = _power_words(np.asarray(a), n)
+    c_bar = sign * _power_sum_adjoint(c, pairs, np.asarray(value), g)
+    return matrix_power_vjp(g, _mT(a), n), (_mT(c_bar) if n >= 0 else -c @ _mT(c_bar) @ c)
+
+
+def matrix_power_vjp_tangent(value, a, n, t):
+    """The tangent of ``matrix_power_vjp(value, a, n)`` along ``t``, the tangent of ``a``."""
+    sign, c, pairs = _power_words(np.asarray(a), n)
+    dc = _mT(t) if n >= 0 else -c @ _mT(t) @ c
+    return sign * _power_sum_tangent(c, pairs, np.asarray(value), dc)
+
+
+# pinv_vjp(G, P, A) as a sum of products: (sign, factors), a factor "X" or its transpose "X'"
+_PINV_WORDS = ((-1.0, ("P'", "G", "P'")), (1.0, ("G'", "P", "P'")), (-1.0, ("A", "P", "G'", "P", "P'")),
+               (1.0, ("P'", "P", "G'")), (-1.0, ("P'", "P", "G'", "P", "A")))
+
+
+def pinv_vjp_adjoints(g, value, result, a):
+    """The adjoints of ``value``, ``result`` and ``a`` in ``pinv_vjp(value, result, a)``."""
+    bars = _word_adjoints(_PINV_WORDS, {"G": value, "P": result, "A": a}, g)
+    return bars["G"], bars["P"], bars["A"]
+
+
+def pinv_vjp_tangent(value, result, a, t, which):
+    """The tangent of ``pinv_vjp(value, result, a)`` along ``t``, that of "G", "P" or "A"."""
+    return _word_tangent(_PINV_WORDS, {"G": value, "P": result, "A": a}, which, t)
+
+
+def _svd_parts(value, a):
+    """The thin SVD's u, vt, and f = 1/(s_j^2 - s_i^2), alpha = s_j g_j - s_i g_i, beta = s_i g_j
+    - s_j g_i, the projection off u's columns and v diag(g/s) v^T."""
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    g = np.asarray(value)
+    d = s[..., None, :] ** 2 - s[..., :, None] ** 2
+    f = np.where(d == 0, 0.0, 1.0 / np.where(d == 0, 1.0, d))
+    alpha = (s * g)[..., None, :] - (s * g)[..., :, None]
+    beta = s[..., :, None] * g[..., None, :] - s[..., None, :] * g[..., :, None]
+    rest = np.eye(a.shape[-2]) - u @ _mT(u)
+    return u, vt, f, alpha, beta, rest, (_mT(vt) * (g / s)[..., None, :]) @ vt
+
+
+def svdvals_vjp_adjoints(g, value, a):
+    """The adjoints of ``value`` and ``a`` in ``svdvals_vjp = U diag(value) V^T``, ``g`` its output's."""
+    a = np.asarray(a)
+    if a.shape[-2] < a.shape[-1]:
+        value_bar, a_bar = svdvals_vjp_adjoints(_mT(g), value, _mT(a))
+        return value_bar, _mT(a_bar)
+    u, vt, f, alpha, beta, rest, w = _svd_parts(value, a)
+    k = _mT(u) @ g @ _mT(vt)
+    z = k * f * alpha + _mT(k * f * beta)
+    return np.diagonal(k, axis1=-2, axis2=-1), u @ z @ vt + rest @ g @ w
+
+
+def svdvals_vjp_tangent(value, a, t):
+    """The tangent of ``svdvals_vjp(value, a)`` along ``t``, the tangent of ``a``."""
+    a = np.asarray(a)
+    if a.shape[-2] < a.shape[-1]:
+        return _mT(svdvals_vjp_tangent(value, _mT(a), _mT(t)))
+    u, vt, f, alpha, beta, rest, w = _svd_parts(value, a)
+    dp = _mT(u) @ t @ _mT(vt)
+    return u @ (f * (dp * alpha + _mT(dp) * beta)) @ vt + rest @ t @ w
+
+
+def _norm_kind(x, ord, axis, kind):
+    """``(kind, axis)``: "matrix" and its two axes, or "vector", as norm_vjp dispatches."""
+    if kind is None and axis is None and np.ndim(x) == 2 and ord is not None:
+        return "matrix", (0, 1)
+    if kind is None and axis is not None and np.ndim(axis) == 1 and len(axis) == 2:
+        return "matrix", tuple(a % np.ndim(x) for a in axis)
+    return kind or "vector", axis
+
+
+def _norm_power(ord, kind):
+    """p of a norm whose adjoint is smooth in x (2 for Frobenius), "svd" for the spectral ones,
+    None for those whose adjoint is piecewise constant in x (1, inf, 0) and reads no result."""
+    if kind == "matrix":
+        return 2.0 if ord in (None, "fro") else "svd" if ord in ("nuc", 2, -2) else None
+    return 2.0 if ord is None else None if ord in (0, 1, np.inf, -np.inf) else float(ord)
+
+
+def _norm_second(wrt, s, value, result, x, ord, axis, keepdims, kind, adjoint):
+    """norm_vjp_adjoint (``adjoint``; ``s``: the output's adjoint) or norm_vjp_tangent (``s``: a tangent)."""
+    x = np.asarray(x)
+    kind, axis = _norm_kind(x, ord, axis, kind)
+    vjp = matrix_norm_vjp if kind == "matrix" else vector_norm_vjp
+    if wrt == "value":  # the output is value (spread over x) times the norm's slope
+        if adjoint:
+            s = s * vjp(np.ones(np.shape(result)), result, x, ord, axis, keepdims)
+            return np.sum(s, axis, keepdims=keepdims)
+        return vjp(s, result, x, ord, axis, keepdims)
+    p = _norm_power(ord, kind)
+    if p is None or (p == "svd" and wrt == "result"):
+        return zeros_like(result if wrt == "result" and adjoint else x)
+    if p == "svd":  # value times U diag(w) V^T, w picking singular values: svdvals' derivatives
+        moved = np.moveaxis(x, axis, (-2, -1))
+        g_m = np.moveaxis(_expand(value, x, axis, keepdims), axis, (-2, -1))[..., :1, :1]
+        k = min(moved.shape[-2:])
+        w = np.ones(k) if ord == "nuc" else np.eye(k)[0 if ord == 2 else -1]
+        s_m = np.moveaxis(s, axis, (-2, -1))
+        if adjoint:
+            return np.moveaxis(svdvals_vjp_adjoints(g_m * s_m, w, moved)[1], (-2, -1), axis)
+        return np.moveaxis(g_m * svdvals_vjp_tangent(w, moved, s_m), (-2, -1), axis)
+    ax, sign = np.abs(x), np.sign(x)
+    if wrt == "result" and adjoint:
+        return (1 - p) * result ** (-p) * value * np.sum(s * ax ** (p - 1) * sign, axis, keepdims=keepdims)
+    if wrt == "result":
+        return _expand(value * (1 - p) * result ** (-p) * s, x, axis, keepdims) * ax ** (p - 1) * sign
+    return _expand(value * result ** (1 - p), x, axis, keepdims) * (p - 1) * ax ** (p - 2) * s
+
+
+def norm_vjp_adjoint(wrt, g, value, result, x, ord=None, axis=None, keepdims=False, kind=None):
+    """The adjoint of ``value``, ``result`` or ``x`` (``wrt``) in ``norm_vjp(value, result, x,
+    ord, axis, keepdims)``, ``g`` that of its output; ``kind``: "vector" or "matrix" for
+    vector_norm_vjp and matrix_norm_vjp (``axis``: their axis or axes)."""
+    return _norm_second(wrt, g, value, result, x, ord, axis, keepdims, kind, True)
+
+
+def norm_vjp_tangent(wrt, value, result, x, t, ord=None, axis=None, keepdims=False, kind=None):
+    """The tangent of ``norm_vjp(...)`` along ``t``, that of ``wrt`` (see norm_vjp_adjoint)."""
+    return _norm_second(wrt, t, value, result, x, ord, axis, keepdims, kind, False)

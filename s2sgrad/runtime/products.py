@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .broadcasting import _ndarray, unbroadcast
-from .containers import zeros_like
+from .containers import Parts, zeros_like
 
 __all__ = [
     "matmul_vjp_a",
@@ -23,6 +23,9 @@ __all__ = [
     "tensordot_vjp_a",
     "tensordot_vjp_b",
     "kron_vjp",
+    "kron_vjp_tangent",
+    "product_sum_vjp_gs",
+    "product_sum_vjp_others",
 ]
 
 
@@ -248,3 +251,105 @@ def kron_vjp(g, a, b):
     a_bar = np.sum(blocks * b_view, axis=b_axes).reshape(a.shape)
     b_bar = np.sum(blocks * a_view, axis=a_axes).reshape(b.shape)
     return [a_bar, b_bar]
+
+
+def _pair_product(kind, a, b):
+    return np.dot(a, b) if kind == "dot" else np.matmul(a, b)
+
+
+def product_sum_vjp_gs(g, gs, others, kind, left):
+    """The adjoint of the list ``gs`` in ``matmul_vjp_b_sum(gs, others, b)`` (``left``: the
+    others are the left factors) or ``matmul_vjp_a_sum(gs, a, others)``, ``g`` the adjoint of
+    the sum: per pair, the product with the varied factor replaced by ``g`` (``kind``: "matmul"
+    or "dot")."""
+    return Parts(unbroadcast(_pair_product(kind, o, g) if left else _pair_product(kind, g, o), gi)
+                 for gi, o in zip(gs, others))
+
+
+def product_sum_vjp_others(g, gs, others, kind, left):
+    """The adjoint of the list ``others`` there: per pair, the other factor's adjoint in the
+    product with the summed factor replaced by ``g``."""
+    if left:
+        vjp = dot_vjp_a if kind == "dot" else matmul_vjp_a
+        return Parts(vjp(gi, o, g) for gi, o in zip(gs, others))
+    vjp = dot_vjp_b if kind == "dot" else matmul_vjp_b
+    return Parts(vjp(gi, g, o) for gi, o in zip(gs, others))
+
+
+def kron_vjp_tangent(value, a, b, t, index):
+    """The tangent of ``kron_vjp(value, a, b)`` along ``t``, the tangent of ``a`` (``index`` 0)
+    or ``b`` (1): only the other operand's adjoint changes."""
+    if index == 0:
+        a_bar, b_bar = kron_vjp(value, t, b)
+        return Parts([zeros_like(a_bar), b_bar])
+    a_bar, b_bar = kron_vjp(value, a, t)
+    return Parts([a_bar, zeros_like(b_bar)])
+
+
+def _factor(env, name):
+    """A word's factor: ``env["X"]`` for "X", its transpose (last two axes) for "X'"."""
+    x = np.asarray(env[name[0]])
+    return np.swapaxes(x, -1, -2) if name.endswith("'") else x
+
+
+def _chain(mats):
+    out = mats[0]
+    for m in mats[1:]:
+        out = out @ m
+    return out
+
+
+def _word_adjoints(words, env, g):
+    """The adjoints of the matrices of ``env`` in ``sum sign * X1 @ X2 @ ...`` over ``words``
+    (``(sign, factors)``; runtime/linalg.py's pinv_vjp), ``g`` that of the sum."""
+    bars = {k: 0.0 for k in env}
+    for sign, word in words:
+        mats = [_factor(env, f) for f in word]
+        for i, f in enumerate(word):
+            part = g if i == 0 else np.swapaxes(_chain(mats[:i]), -1, -2) @ g
+            part = part if i == len(word) - 1 else part @ np.swapaxes(_chain(mats[i + 1:]), -1, -2)
+            bars[f[0]] = bars[f[0]] + sign * (np.swapaxes(part, -1, -2) if f.endswith("'") else part)
+    return bars
+
+
+def _word_tangent(words, env, which, t):
+    """The tangent of that sum along ``t``, the tangent of ``env[which]``."""
+    total = 0.0
+    for sign, word in words:
+        for i, f in enumerate(word):
+            if f[0] == which:
+                mats = [_factor(env, h) for h in word]
+                mats[i] = _factor({which: t}, f)
+                total = total + sign * _chain(mats)
+    return total
+
+
+def _powers(c, top):
+    out = [np.broadcast_to(np.eye(c.shape[-1]), c.shape)]
+    for _ in range(top):
+        out.append(out[-1] @ c)
+    return out
+
+
+def _power_sum_adjoint(c, pairs, v, g):
+    """The adjoint of ``c`` in ``sum of c^p v c^q`` over ``pairs``, ``g`` that of the sum."""
+    pw = _powers(c, max((p + q for p, q in pairs), default=0) + 1)
+    c_bar = np.zeros(np.shape(c), np.result_type(c, g, v, 1.0))
+    for p, q in pairs:
+        for i in range(p):
+            c_bar = c_bar + np.swapaxes(pw[i], -1, -2) @ g @ np.swapaxes(pw[p - 1 - i] @ v @ pw[q], -1, -2)
+        for j in range(q):
+            c_bar = c_bar + np.swapaxes(pw[p] @ v @ pw[j], -1, -2) @ g @ np.swapaxes(pw[q - 1 - j], -1, -2)
+    return c_bar
+
+
+def _power_sum_tangent(c, pairs, v, dc):
+    """The tangent of that sum along ``dc``, the tangent of ``c``."""
+    pw = _powers(c, max((p + q for p, q in pairs), default=0) + 1)
+    out = np.zeros(np.broadcast_shapes(np.shape(c), np.shape(dc)), np.result_type(c, dc, v, 1.0))
+    for p, q in pairs:
+        for i in range(p):
+            out = out + pw[i] @ dc @ pw[p - 1 - i] @ v @ pw[q]
+        for j in range(q):
+            out = out + pw[p] @ v @ pw[j] @ dc @ pw[q - 1 - j]
+    return out

@@ -1,10 +1,47 @@
 """Cases for the rules of the helpers of s2sgrad/runtime/rows.py (see __init__.py)."""
 
-import numpy as np  # noqa: F401
+import numpy as np
 
-from s2sgrad import runtime as s2s  # noqa: F401
+from s2sgrad import runtime as s2s
 
-from . import V3, V4, W, uniform  # noqa: F401
+from . import uniform
 
-# (rules, function, args, argnums or None for every float argument, rtol)
-CASES = []
+R = "s2sgrad.runtime."
+
+
+def _out(y):
+    """A scalar of a helper's output that sees its second-order terms."""
+    return np.sum(np.sin(y) * np.cos(np.arange(np.size(y)).reshape(np.shape(y)) + 0.5))
+
+
+def h_rows_matmul_vjp_a(g, a, b): return _out(s2s.rows_matmul_vjp_a(g, a, 3, b))
+def h_rows_matmul_vjp_b(g, a, b): return _out(s2s.rows_matmul_vjp_b(g, a, 3, b))
+def h_rows_rmatmul_vjp_a(g, a, b): return _out(s2s.rows_rmatmul_vjp_a(g, a, 3, b))
+def h_rows_rmatmul_vjp_b(g, a, b): return _out(s2s.rows_rmatmul_vjp_b(g, a, 3, b))
+def h_rows_dot_vjp_a(g, a, b): return _out(s2s.rows_dot_vjp_a(g, a, 3, b))
+def h_rows_dot_vjp_b(g, a, b): return _out(s2s.rows_dot_vjp_b(g, a, 3, b))
+def h_rows_rdot_vjp_a(g, a, b): return _out(s2s.rows_rdot_vjp_a(g, a, 3, b))
+def h_rows_rdot_vjp_b(g, a, b): return _out(s2s.rows_rdot_vjp_b(g, a, 3, b))
+
+
+def _u(*shapes):
+    return tuple(uniform(s) for s in shapes)
+
+
+# (g, a, b): a has 4 rows, 3 of them used; one product, and row by row (a batched b)
+LEFT = [((3, 2), (4, 3), (3, 2)), ((3, 2, 2), (4, 2, 3), (3, 2)), ((3,), (4, 3), (3,)),
+        ((3, 2), (4, 2, 3), (3,)), ((3, 5, 2, 2), (4, 2, 3), (5, 3, 2))]
+RIGHT = [((3, 2), (4, 3), (2, 3)), ((3, 5, 2), (4, 3, 2), (5, 3)), ((3,), (4, 3), (3,)),
+         ((3, 2), (4, 3, 2), (3,))]
+DOT_LEFT = LEFT[:4] + [((3, 2, 5, 2), (4, 2, 3), (5, 3, 2))]
+
+CASES = [
+    *((R + "rows_matmul_vjp_a", h_rows_matmul_vjp_a, _u(*s), None, 1e-5) for s in LEFT),
+    *((R + "rows_matmul_vjp_b", h_rows_matmul_vjp_b, _u(*s), None, 1e-5) for s in LEFT),
+    *((R + "rows_rmatmul_vjp_a", h_rows_rmatmul_vjp_a, _u(*s), None, 1e-5) for s in RIGHT),
+    *((R + "rows_rmatmul_vjp_b", h_rows_rmatmul_vjp_b, _u(*s), None, 1e-5) for s in RIGHT),
+    *((R + "rows_dot_vjp_a", h_rows_dot_vjp_a, _u(*s), None, 1e-5) for s in DOT_LEFT),
+    *((R + "rows_dot_vjp_b", h_rows_dot_vjp_b, _u(*s), None, 1e-5) for s in DOT_LEFT),
+    *((R + "rows_rdot_vjp_a", h_rows_rdot_vjp_a, _u(*s), None, 1e-5) for s in RIGHT),
+    *((R + "rows_rdot_vjp_b", h_rows_rdot_vjp_b, _u(*s), None, 1e-5) for s in RIGHT),
+]

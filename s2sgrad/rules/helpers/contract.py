@@ -1,5 +1,32 @@
-"""Rules of the helpers of s2sgrad/runtime/contract.py."""
+"""Rules of the helpers of s2sgrad/runtime/contract.py: the adjoints of np.einsum's operands.
 
-from ..table import defvjp  # noqa: F401
+``einsum_vjp(g, subscripts, operands, index)`` is linear in ``g`` and in each operand other than
+``operands[index]`` (read for its shape only): multilinear in the sequence, not linear in it as a
+whole. Its transpose in ``g`` is the einsum with
+``operands[index]`` replaced by the adjoint ``G``; in the operands, the einsum's adjoints there.
+"""
 
-RULES = ()
+from ..table import defvjp
+
+# Why forward mode has no tangent for them (Rule.reverse_only).
+_MULTILINEAR = ("multilinear in the items of `operands` (one term per varied operand); forward mode "
+                "derives the tangent of a sequence argument only for a function linear in the whole "
+                "sequence, and reads its own tangent templates only for a sequence held in a name, "
+                "while generated code passes a tuple display")
+
+RULES = (
+    # the adjoint of one einsum operand
+    defvjp(
+        "s2sgrad.runtime.einsum_vjp(value, subscripts, operands, index)",
+        reverse_only=_MULTILINEAR,
+        value="s2s.einsum_with(g, subscripts, operands, index)",
+        operands="s2s.einsum_vjp_operands(value, g, subscripts, operands, index)",
+    ),
+    # the adjoints of every einsum operand (a list): the sums of einsum_vjp's over them
+    defvjp(
+        "s2sgrad.runtime.einsum_vjps(value, subscripts, operands)",
+        reverse_only=_MULTILINEAR,
+        value="s2s.einsum_vjps_value(g, subscripts, operands)",
+        operands="s2s.einsum_vjps_operands(value, g, subscripts, operands)",
+    ),
+)
