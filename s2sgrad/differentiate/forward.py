@@ -144,9 +144,13 @@ class ForwardBuilder:
         prim = stmt.prim
         if prim.op == "copy" and isinstance(prim.args[0], Var):
             return cst.Name(self.tangents[prim.args[0].name])
+        if prim.op == "copy" and isinstance(prim.args[0], Seq):  # ``parts = [a, b]``
+            return self.sequence_tangent(stmt, prim.args[0])
         rule = self.rule_for(prim)
         if getattr(rule, "jvps", ()):  # the rule states its tangents (not derived from g)
             return self.own_templates(stmt, rule, dict(rule.jvps), target)
+        if getattr(rule, "joint_jvp", ""):
+            return self.joint(stmt, rule)
         linear = rule.linear_positions(len(prim.args)) if rule is not None else frozenset()
         constant = set(getattr(rule, "constant_in", ()))
         active = {i for i, op in enumerate(prim.args) if self.is_active(op)} - \
@@ -167,12 +171,7 @@ class ForwardBuilder:
         operand = stmt.prim.args[position]
         if not isinstance(operand, Seq):
             return self.replaced(stmt, position)
-        if any(self.is_active(item) and not isinstance(item, Var) for item in operand.items):
-            raise self.refuse(stmt, f"`{stmt.prim.op}` of nested sequences")
-        items = [cst.Element(cst.Name(self.tangents[item.name]) if self.is_active(item) else
-                             cst.parse_expression(f"s2s.zeros_like({_code(operand_node(item))})"))
-                 for item in operand.items]
-        return self.replaced(stmt, position, cst.List(items) if operand.kind == "list" else cst.Tuple(items))
+        return self.replaced(stmt, position, self.sequence_tangent(stmt, operand))
 
     def own_templates(self, stmt: Stmt, rule, templates: dict, target: str) -> cst.BaseExpression:
         """The sum of the rule's own tangent templates (``rule.jvps``) over the varied parameters."""
@@ -188,6 +187,32 @@ class ForwardBuilder:
             mapping.update({"t": cst.Name(self.tangents[operand.name]), "ans": cst.Name(target)})
             parts.append(instantiate(templates[param], mapping, defaulted))
         return _sum(parts)
+
+    def joint(self, stmt: Stmt, rule) -> cst.BaseExpression:
+        """A join's tangent: its joint template with each parameter replaced by its tangent (a
+        sequence by its items' tangents), zeros for a constant one, itself where the rule is
+        constant in it."""
+        bound = bind_arguments(rule, stmt.prim)
+        mapping = {}
+        for param, operand in bound.items():
+            if param in rule.constant_in:
+                mapping[param] = operand_node(operand)
+            elif isinstance(operand, Seq):
+                mapping[param] = self.sequence_tangent(stmt, operand)
+            elif self.is_active(operand):
+                mapping[param] = cst.Name(self.tangents[operand.name])
+            else:
+                mapping[param] = cst.parse_expression(f"s2s.zeros_like({_code(operand_node(operand))})")
+        return instantiate(rule.joint_jvp, mapping, defaulted_params(rule, stmt.prim))
+
+    def sequence_tangent(self, stmt: Stmt, operand: Seq) -> cst.BaseExpression:
+        """The display of a list or tuple display's items' tangents (zeros for constant items)."""
+        if any(self.is_active(item) and not isinstance(item, Var) for item in operand.items):
+            raise self.refuse(stmt, f"`{stmt.prim.op}` of nested sequences")
+        items = [cst.Element(cst.Name(self.tangents[item.name]) if self.is_active(item) else
+                             cst.parse_expression(f"s2s.zeros_like({_code(operand_node(item))})"))
+                 for item in operand.items]
+        return cst.List(items) if operand.kind == "list" else cst.Tuple(items)
 
     def rule_for(self, prim):
         """The table's rule for ``prim``: by its name, or as ``module.name`` for a function of the

@@ -2,19 +2,18 @@
 
 from .table import defvjp
 
-# Why forward mode has no tangent for a rule (Rule.reverse_only).
-_CONTAINER = "forward mode does not carry tangents through lists and index writes yet"
 
 RULES = (
     defvjp(
         "list.append(lst, item)",
-        reverse_only=_CONTAINER,
+        joint_jvp="lst + [item]",
         lst="g[:-1]",
         item="g[-1]",
     ),
     defvjp(
         "list.getitem(lst, index)",
-        reverse_only=_CONTAINER,
+        linear=("lst",),
+        constant_in=("index",),
         lst="s2s.list_getitem_vjp(g, lst, index)",
         view=True,
     ),

@@ -3,8 +3,6 @@
 from .table import alias, defvjp
 
 # Why forward mode has no tangent for a rule (Rule.reverse_only).
-_JOINTLY = ("linear in several arguments together, which the linear route (one argument at a "
-            "time) does not cover")
 _PAD_MODES = (
     "not linear in every mode (`maximum`, `median`); its tangent"
     " template is not written yet"
@@ -148,7 +146,8 @@ RULES = (
     defvjp("numpy.column_stack(tup)", linear=("tup",), tup="s2s.split_column_stack(g, tup)"),
     defvjp(
         "numpy.append(arr, values, axis=None)",
-        reverse_only=_JOINTLY,
+        joint_jvp="np.append(arr, values, axis)",
+        constant_in=("axis",),
         arr="s2s.split_append(g, arr, values, axis)[0]",
         values="s2s.split_append(g, arr, values, axis)[1]",
     ),
@@ -160,7 +159,8 @@ RULES = (
     ),
     defvjp(
         "numpy.linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0)",
-        reverse_only=_JOINTLY,
+        joint_jvp="np.linspace(start, stop, num, endpoint, retstep, dtype, axis)",
+        constant_in=("num", "endpoint", "retstep", "dtype", "axis"),
         start="s2s.linspace_vjp(g, start, stop, num, endpoint=endpoint, axis=axis)[0]",
         stop="s2s.linspace_vjp(g, start, stop, num, endpoint=endpoint, axis=axis)[1]",
     ),

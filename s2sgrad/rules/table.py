@@ -19,6 +19,9 @@ A rule with neither says why in ``reverse_only``. The other facts the analyses a
 (``"sum"``, ``"mean"``, ``"extremum"`` for max/min, ``"other"``: a call on the whole array gives
 one number), ``algebra`` (the identity the shift-invariance proof of analyze/invariance.py reads:
 ``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"neg"``, ``"exp"``, ``"log"``) and ``view``.
+``joint_jvp``: a join (``lst + [item]``, ``np.append``) is linear in its parameters together, not
+each with the others fixed: its tangent is this template, where each parameter stands for its
+tangent (zeros when it does not vary; itself when the rule is constant in it).
 ``constant_in``: parameters the value does not vary with where it is differentiable (one read
 only for its shape, a mask, the argument an extremum was taken of): neither mode gives them a
 derivative, and an argument there may carry one (the runtime helpers' adjoints are so).
@@ -93,6 +96,7 @@ class Rule:
     step_sums: tuple = ()  # ((param, template), ...): a loop's contributions to it, summed at once
     row_products: tuple = ()  # ((param, rule name), ...): per-step products with a row there, at once
     constant_in: tuple = ()  # parameters it reads only for shapes or a piecewise choice: no derivative
+    joint_jvp: str = ""  # linear in its parameters together (a join): the tangent, params as tangents
 
     @property
     def registered(self) -> bool:
@@ -102,9 +106,12 @@ class Rule:
     @property
     def tangent_route(self) -> str:
         """How forward mode finds this function's tangent: ``"own"`` (its tangent templates),
-        ``"linear"``, ``"elementwise"`` (derived from the reverse templates), or ``""``."""
+        ``"joint"`` (its joint template), ``"linear"``, ``"elementwise"`` (derived from the reverse
+        templates), or ``""``."""
         if self.jvps:
             return "own"
+        if self.joint_jvp:
+            return "joint"
         if self.linear:
             return "linear"
         return "elementwise" if self.elementwise else ""
@@ -153,7 +160,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            algebra: str = "", reverse_only: str = "", array_result: bool = False,
            methods: Iterable[str] = (), step_sums: Optional[dict] = None,
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
-           constant_in: Iterable[str] = (), **templates: str) -> Rule:
+           constant_in: Iterable[str] = (), joint_jvp: str = "", **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -163,7 +170,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 reverse_only=reverse_only, array_result=array_result, methods=tuple(methods),
                 step_sums=tuple((step_sums or {}).items()),
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
-                constant_in=tuple(constant_in))
+                constant_in=tuple(constant_in), joint_jvp=joint_jvp)
     unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")
@@ -181,6 +188,7 @@ def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iter
     params = tuple(RuleParam(rename.get(p.name, p.name), p.kind, p.default) for p in rule.params)
     return replace(rule, name=name, params=params, vjps=_renamed(rule.vjps, rename),
                    jvps=_renamed(rule.jvps, rename), methods=tuple(methods),
+                   joint_jvp=_renamed((("", rule.joint_jvp),), rename)[0][1] if rule.joint_jvp else "",
                    step_sums=_renamed(rule.step_sums, rename),
                    row_products=tuple((rename.get(p, p), name) for p, name in rule.row_products),
                    linear=tuple(rename.get(p, p) for p in rule.linear),
@@ -229,8 +237,10 @@ def validate(rule: Rule) -> None:
     cannot see, or calls a runtime helper that does not exist (checked by the test suite, not
     at import: parsing every template costs a third of a second)."""
     names = {p.name for p in rule.params}
+    joint = [(rule.params[0].name, rule.joint_jvp, set())] if rule.joint_jvp else []
     for param, code, seeds in [(p, c, {"g", "ans"}) for p, c in rule.vjps] + \
-            [(p, c, {"t", "ans"}) for p, c in rule.jvps] + [(p, c, {"gs", "others"}) for p, c in rule.step_sums]:
+            [(p, c, {"t", "ans"}) for p, c in rule.jvps] + joint + \
+            [(p, c, {"gs", "others"}) for p, c in rule.step_sums]:
         allowed = seeds | names | TEMPLATE_GLOBALS
         if param not in names:
             raise AssertionError(f"rule {rule.name}: template for unknown parameter {param!r}")
