@@ -64,13 +64,35 @@ def h_logsumexp_vjp_b4(g, lse, a): return np.sum(np.sin(s2s.logsumexp_vjp_b(g, l
 def h_logsumexp_vjp_b_all(g, lse, a): return np.sum(np.sin(s2s.logsumexp_vjp_b(g, lse, a, None, B34)) * W)
 
 
+A34 = uniform((3, 4))
+POS34, POS3, POS4 = uniform((3, 4), 0.5, 1.5), uniform((3,), 0.5, 1.5), uniform((4,), 0.5, 1.5)
+
+
+def h_average_vjp_a(g, w): return np.sum(np.sin(s2s.average_vjp_a(g, A34, 1, w)) * W)
+def h_average_vjp_a_all(g, w): return np.sum(np.sin(s2s.average_vjp_a(g, A34, None, w)) * W)
+def h_average_vjp_a_keep(g, w): return np.sum(np.sin(s2s.average_vjp_a(g, A34, 0, w, keepdims=True)) * W)
+def h_average_vjp_a_mean(g): return np.sum(np.sin(s2s.average_vjp_a(g, A34, 0)) * W)
+def h_average_vjp_weights(g, m, a, w): return np.sum(np.sin(s2s.average_vjp_weights(g, m, a, 1, w)) * w)
+def h_average_vjp_weights_all(g, m, a, w): return np.sum(np.sin(s2s.average_vjp_weights(g, m, a, None, w)) * W)
+
+
+def h_average_vjp_weights_keep(g, m, a, w):
+    return np.sum(np.sin(s2s.average_vjp_weights(g, m, a, 0, w, keepdims=True)) * V3)
+
+
+def h_spread_weights(w): return np.sum(np.sin(s2s.spread_weights(A34, 1, w)) * W)
+def h_gather_weights(g): return np.sum(np.sin(s2s.gather_weights(g, A34, 1, V4)) * V4)
+def h_gather_weights_full(g): return np.sum(np.sin(s2s.gather_weights(g, A34, 0, W)) * W)
+def h_weight_sum(w): return np.sum(np.sin(s2s.weight_sum(A34, 1, w)) * V3[:, None])
+def h_weight_sum_all(w): return np.sum(np.sin(s2s.weight_sum(A34, None, w)) * 2.0)
+
+
 def _nans(shape):
     x = uniform(shape)
     x.flat[[1, 6]] = np.nan
     return x
 
 
-POS34, POS3, POS4 = uniform((3, 4), 0.5, 1.5), uniform((3,), 0.5, 1.5), uniform((4,), 0.5, 1.5)
 
 R = "s2sgrad.runtime."
 # (rules, function, args, argnums or None for every float argument, rtol)
@@ -109,6 +131,22 @@ CASES = [
     (R + "logsumexp_vjp", h_logsumexp_vjp_all, (uniform(None), uniform(None), uniform((3, 4))), None, 1e-5),
     (R + "logsumexp_vjp", h_logsumexp_vjp_bw, (uniform((1, 4)), uniform((1, 4)), uniform((3, 4)), POS34), None, 1e-5),
     (R + "logsumexp_vjp", h_logsumexp_vjp_own, (uniform((3,)), uniform((3, 4))), None, 1e-5),
+    (R + "average_vjp_a", h_average_vjp_a, (uniform((3,)), POS34), None, 1e-5),
+    (R + "average_vjp_a", h_average_vjp_a, (uniform((3,)), POS4), None, 1e-5),
+    (R + "average_vjp_a", h_average_vjp_a_all, (uniform(None), POS34), None, 1e-5),
+    (R + "average_vjp_a", h_average_vjp_a_keep, (uniform((1, 4)), POS3), None, 1e-5),
+    (R + "average_vjp_a", h_average_vjp_a_mean, (uniform((4,)),), None, 1e-5),
+    (R + "average_vjp_weights", h_average_vjp_weights, (uniform((3,)), uniform((3,)), uniform((3, 4)), POS34), None, 1e-5),
+    (R + "average_vjp_weights", h_average_vjp_weights, (uniform((3,)), uniform((3,)), uniform((3, 4)), POS4), None, 1e-5),
+    (R + "average_vjp_weights", h_average_vjp_weights_all, (uniform(None), uniform(None), uniform((3, 4)), POS34), None, 1e-5),
+    (R + "average_vjp_weights", h_average_vjp_weights_keep, (uniform((1, 4)), uniform((1, 4)), uniform((3, 4)), POS3), None, 1e-5),
+    (R + "spread_weights", h_spread_weights, (POS4,), None, 1e-5),
+    (R + "spread_weights", h_spread_weights, (POS34,), None, 1e-5),
+    (R + "gather_weights", h_gather_weights, (uniform((3, 4)),), None, 1e-5),
+    (R + "gather_weights", h_gather_weights_full, (uniform((3, 4)),), None, 1e-5),
+    (R + "weight_sum", h_weight_sum, (POS4,), None, 1e-5),
+    (R + "weight_sum", h_weight_sum, (POS34,), None, 1e-5),
+    (R + "weight_sum", h_weight_sum_all, (POS34,), None, 1e-5),
     (R + "logsumexp_vjp_b", h_logsumexp_vjp_b, (uniform((3,)), uniform((3,)), uniform((3, 4))), None, 1e-5),
     (R + "logsumexp_vjp_b", h_logsumexp_vjp_b4, (uniform((3,)), uniform((3,)), uniform((3, 4))), None, 1e-5),
     (R + "logsumexp_vjp_b", h_logsumexp_vjp_b_all, (uniform(None), uniform(None), uniform((3, 4))), None, 1e-5),

@@ -10,6 +10,10 @@ from ..table import defvjp
 
 _R = "axis=axis, keepdims=keepdims"  # the reduction's own axes, as the templates pass them
 _D = "ddof=ddof, keepdims=keepdims"
+_S = "s2s.weight_sum(a, axis, weights)"  # np.average's total weight per slice (keepdims)
+_E = "s2s.sum_vjp(value, a, axis, keepdims)"  # value spread over a
+_GB = "s2s.spread_weights(a, axis, g)"
+_DEV = f"{_E} * (a - s2s.sum_vjp(m, a, axis, keepdims))"  # average_vjp_weights' numerator
 
 
 def _back(expr: str, to: str) -> str:
@@ -143,5 +147,47 @@ RULES = (
         value=_back("g * np.exp(a - s2s.sum_vjp(lse, a, axis, keepdims))", "value"),
         lse=f"-{_back('s2s.logsumexp_vjp(value, lse, a, axis, g, keepdims)', 'lse')}",
         a="s2s.unbroadcast(s2s.logsumexp_vjp(value, lse, a, axis, g, keepdims), a)",
+    ),
+    # average's adjoint of a: value * w / sum(w) (a read for its shape); its transpose is the
+    # average of g, and its derivative in w is average_vjp_weights' with a = g
+    defvjp(
+        "s2sgrad.runtime.average_vjp_a(value, a, axis=None, weights=None, keepdims=False)",
+        constant_in=("a",),
+        jvps={"value": "s2s.average_vjp_a(t, a, axis, weights, keepdims=keepdims)",
+              "weights": f"{_E} * (s2s.spread_weights(a, axis, t) - "
+                         f"s2s.spread_weights(a, axis, weights) * s2s.weight_sum(a, axis, t) / {_S}) / {_S}"},
+        value="s2s.unbroadcast(np.average(g, axis, weights, keepdims=keepdims), value)",
+        weights="s2s.average_vjp_weights(value, np.average(g, axis, weights, keepdims=keepdims), g, "
+                "axis, weights, keepdims=keepdims)",
+    ),
+    # average's adjoint of w: value * (a - m) / sum(w) summed to w's shape
+    defvjp(
+        "s2sgrad.runtime.average_vjp_weights(value, m, a, axis=None, weights=None, keepdims=False)",
+        jvps={"value": "s2s.average_vjp_weights(t, m, a, axis, weights, keepdims=keepdims)",
+              "m": f"-s2s.gather_weights(s2s.sum_vjp(value * t, a, axis, keepdims) / {_S}, a, axis, weights)",
+              "a": f"s2s.gather_weights({_E} * t / {_S}, a, axis, weights)",
+              "weights": f"-s2s.gather_weights({_DEV} * s2s.weight_sum(a, axis, t) / {_S} ** 2, a, "
+                         "axis, weights)"},
+        value=f"s2s.unbroadcast(np.sum({_GB} * (a - s2s.sum_vjp(m, a, axis, keepdims)) / {_S}, {_R}), value)",
+        m=f"-s2s.unbroadcast(np.sum({_GB} * {_E} / {_S}, {_R}), m)",
+        a=f"{_GB} * {_E} / {_S}",
+        weights=f"-s2s.gather_weights(s2s.sum_vjp(np.sum({_GB} * {_DEV} / {_S} ** 2, axis=axis, "
+                "keepdims=True), a, axis, True), a, axis, weights)",
+    ),
+    # the weights spread over a's shape, their transpose (summed back), and their total
+    defvjp(
+        "s2sgrad.runtime.spread_weights(a, axis=None, weights=None)",
+        linear=("weights",), constant_in=("a",),
+        weights="s2s.gather_weights(g, a, axis, weights)",
+    ),
+    defvjp(
+        "s2sgrad.runtime.gather_weights(value, a, axis=None, weights=None)",
+        linear=("value",), constant_in=("a", "weights"),
+        value="s2s.spread_weights(a, axis, g)",
+    ),
+    defvjp(
+        "s2sgrad.runtime.weight_sum(a, axis=None, weights=None)",
+        linear=("weights",), constant_in=("a",),
+        weights="s2s.gather_weights(s2s.sum_vjp(g, a, axis, True), a, axis, weights)",
     ),
 )
