@@ -39,6 +39,7 @@ def f_max_v(x): return np.sum(np.sin(np.max(x, axis=0) * V))
 def f_min_all(x): return np.min(x) * np.sum(x ** 2)
 def f_std(x): return np.std(x)
 def f_std_axis(x): return np.sum(np.sin(np.std(x, axis=1, ddof=1)))
+def f_std_single(x): return np.sum(np.sin(np.std(x, axis=0) + x))
 def f_var(x): return np.sum(np.sin(np.var(x, axis=0)))
 
 
@@ -75,13 +76,14 @@ def f_cumsum_weighted(x): return np.sum(np.sin(np.cumsum(x, axis=1)) * W)
 # call have tangent rules (FORWARD_REFUSED: the rules of numpy's functions, not the helpers')
 CASES = [
     (f_mean, X), (f_sum_keep, X), (f_max_v, X), (f_min_all, X), (f_std, X), (f_std_axis, X),
+    (f_std_single, X[:1]),
     (f_var, X), (f_logsumexp, X), (f_logsumexp_rows, X), (f_scipy_logsumexp, X),
     (f_scipy_logsumexp_rows, X), (f_cumsum, X), (f_cumsum_rows, X), (f_diff, X),
     (f_diff_extras, X), (f_prod, POS), (f_cumprod, POS), (f_nansum, X), (f_nanmean, X),
     (f_ptp, X), (f_average, X), (f_average_weights, WT), (f_math_log, 0.7), (f_sinc, X),
 ]
 FORWARD_REFUSED = {
-    f_std: "numpy.std", f_std_axis: "numpy.std", f_var: "numpy.var",
+    f_std: "numpy.std", f_std_axis: "numpy.std", f_std_single: "numpy.std", f_var: "numpy.var",
     f_scipy_logsumexp: "scipy.special.logsumexp", f_scipy_logsumexp_rows: "scipy.special.logsumexp",
     f_diff: "numpy.diff", f_diff_extras: "numpy.diff", f_prod: "numpy.prod",
     f_cumprod: "numpy.cumprod", f_nanmean: "numpy.nanmean", f_ptp: "numpy.ptp",
@@ -187,8 +189,8 @@ def test_complex_slope_transposes():
     eps = 1e-6
     for deg in (False, True):
         fd = (s2s.angle_slope(x + eps * t, deg) - s2s.angle_slope(x - eps * t, deg)) / (2 * eps)
-        np.testing.assert_allclose(s2s.match_complex(s2s.angle_slope(x, deg), -1j * s2s.angle_slope_vjp(
-            1j * t, x, deg)), fd, rtol=1e-6, atol=1e-8)
+        tangent = s2s.match_complex(s2s.angle_slope(x, deg), -1j * s2s.angle_slope_vjp(1j * t, x, deg))
+        np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
     fd = (s2s.abs_slope(x + eps * t) - s2s.abs_slope(x - eps * t)) / (2 * eps)
     np.testing.assert_allclose(s2s.abs_slope_vjp(t, x), fd, rtol=1e-6, atol=1e-8)
     with pytest.raises(NotImplementedError):

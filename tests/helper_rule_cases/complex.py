@@ -22,5 +22,6 @@ CASES = [
     (R + "match_complex", h_match_complex_float, (uniform(None),), None, 1e-5),
     (R + "abs_slope_vjp", h_abs_slope_vjp, (uniform((3, 4)), uniform((3, 4))), None, 1e-5),
     (R + "angle_slope_vjp", h_angle_slope_vjp, (uniform((3, 4)), uniform((3, 4))), None, 1e-5),
-    ((R + "abs_slope_vjp", R + "angle_slope_vjp"), h_slope_vjps_float, (uniform(None), uniform(None)), None, 1e-5),
+    ((R + "abs_slope_vjp", R + "angle_slope_vjp"), h_slope_vjps_float,
+     (uniform(None), uniform(None)), None, 1e-5),
 ]

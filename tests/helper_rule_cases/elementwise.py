@@ -6,7 +6,7 @@ import numpy as np
 
 from s2sgrad import runtime as s2s
 
-from . import V4, W, uniform
+from . import W, uniform
 
 
 def h_log_vjp(g, x): return np.sum(np.sin(s2s.log_vjp(g, x)) * W)
@@ -21,7 +21,8 @@ R = "s2sgrad.runtime."
 # (rules, function, args, argnums or None for every float argument, rtol)
 CASES = [
     (R + "log_vjp", h_log_vjp, (uniform((3, 4)), uniform((3, 4), 0.5, 2.0)), None, 1e-5),
-    (R + "log_vjp", h_log_vjp_base, (uniform(None), uniform(None, 0.5, 2.0), uniform(None, 1.5, 3.0)), None, 1e-5),
+    (R + "log_vjp", h_log_vjp_base,
+     (uniform(None), uniform(None, 0.5, 2.0), uniform(None, 1.5, 3.0)), None, 1e-5),
     (R + "log_vjp", h_log_vjp_float, (uniform(None), uniform(None, 0.5, 2.0)), None, 1e-5),
     (R + "log_vjp", h_log_vjp_wide, (uniform((4,)), uniform((3, 4), 0.5, 2.0)), None, 1e-5),
     (R + "sinc_slope", h_sinc_slope, (uniform((3, 4), -1.5, 1.5),), None, 1e-5),

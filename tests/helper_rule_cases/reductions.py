@@ -51,7 +51,10 @@ def h_ptp_vjp(g, x): return np.sum(np.sin(s2s.ptp_vjp(g, x, 1)) * W)
 def h_ptp_vjp_all(g): return np.sum(np.sin(s2s.ptp_vjp(g, TIES)) * W)
 def h_logsumexp_vjp(g, lse, a): return np.sum(np.sin(s2s.logsumexp_vjp(g, lse, a, 1)) * W)
 def h_logsumexp_vjp_all(g, lse, a): return np.sum(np.sin(s2s.logsumexp_vjp(g, lse, a)) * W)
-def h_logsumexp_vjp_bw(g, lse, a, b): return np.sum(np.sin(s2s.logsumexp_vjp(g, lse, a, 0, b, True)) * W)
+
+
+def h_logsumexp_vjp_bw(g, lse, a, b):
+    return np.sum(np.sin(s2s.logsumexp_vjp(g, lse, a, 0, b, True)) * W)
 
 
 def h_logsumexp_vjp_own(g, a):  # lse computed from a, as generated code's residual is
@@ -61,7 +64,10 @@ def h_logsumexp_vjp_own(g, a):  # lse computed from a, as generated code's resid
 
 def h_logsumexp_vjp_b(g, lse, a): return np.sum(np.sin(s2s.logsumexp_vjp_b(g, lse, a, 1, B34)) * W)
 def h_logsumexp_vjp_b4(g, lse, a): return np.sum(np.sin(s2s.logsumexp_vjp_b(g, lse, a, 1, B4)) * V4)
-def h_logsumexp_vjp_b_all(g, lse, a): return np.sum(np.sin(s2s.logsumexp_vjp_b(g, lse, a, None, B34)) * W)
+
+
+def h_logsumexp_vjp_b_all(g, lse, a):
+    return np.sum(np.sin(s2s.logsumexp_vjp_b(g, lse, a, None, B34)) * W)
 
 
 A34 = uniform((3, 4))
@@ -70,10 +76,21 @@ POS34, POS3, POS4 = uniform((3, 4), 0.5, 1.5), uniform((3,), 0.5, 1.5), uniform(
 
 def h_average_vjp_a(g, w): return np.sum(np.sin(s2s.average_vjp_a(g, A34, 1, w)) * W)
 def h_average_vjp_a_all(g, w): return np.sum(np.sin(s2s.average_vjp_a(g, A34, None, w)) * W)
-def h_average_vjp_a_keep(g, w): return np.sum(np.sin(s2s.average_vjp_a(g, A34, 0, w, keepdims=True)) * W)
+
+
+def h_average_vjp_a_keep(g, w):
+    return np.sum(np.sin(s2s.average_vjp_a(g, A34, 0, w, keepdims=True)) * W)
+
+
 def h_average_vjp_a_mean(g): return np.sum(np.sin(s2s.average_vjp_a(g, A34, 0)) * W)
-def h_average_vjp_weights(g, m, a, w): return np.sum(np.sin(s2s.average_vjp_weights(g, m, a, 1, w)) * w)
-def h_average_vjp_weights_all(g, m, a, w): return np.sum(np.sin(s2s.average_vjp_weights(g, m, a, None, w)) * W)
+
+
+def h_average_vjp_weights(g, m, a, w):
+    return np.sum(np.sin(s2s.average_vjp_weights(g, m, a, 1, w)) * w)
+
+
+def h_average_vjp_weights_all(g, m, a, w):
+    return np.sum(np.sin(s2s.average_vjp_weights(g, m, a, None, w)) * W)
 
 
 def h_average_vjp_weights_keep(g, m, a, w):
@@ -91,7 +108,6 @@ def _nans(shape):
     x = uniform(shape)
     x.flat[[1, 6]] = np.nan
     return x
-
 
 
 R = "s2sgrad.runtime."
@@ -112,7 +128,8 @@ CASES = [
     (R + "var_vjp", h_var_vjp_all, (uniform(None), uniform((3, 4))), None, 1e-5),
     (R + "var_vjp", h_var_vjp_keep, (uniform((1, 4)), uniform((3, 4))), None, 1e-5),
     (R + "std_vjp", h_std_vjp, (uniform((3,)), POS3, uniform((3, 4))), None, 1e-5),
-    (R + "std_vjp", h_std_vjp_all, (uniform(None), uniform(None, 0.5, 1.5), uniform((3, 4))), None, 1e-5),
+    (R + "std_vjp", h_std_vjp_all,
+     (uniform(None), uniform(None, 0.5, 1.5), uniform((3, 4))), None, 1e-5),
     (R + "std_vjp", h_std_vjp_own, (uniform((1, 4)), uniform((3, 4))), None, 1e-5),
     (R + "prod_vjp", h_prod_vjp, (uniform((3,)), POS3, POS34), None, 1e-5),
     (R + "prod_vjp", h_prod_vjp_all, (uniform(None), uniform(None, 0.5, 1.5), POS34), None, 1e-5),
@@ -123,23 +140,32 @@ CASES = [
     (R + "nanvar_vjp", h_nanvar_vjp, (uniform((3,)), _nans((3, 4))), None, 1e-5),
     (R + "nanvar_vjp", h_nanvar_vjp_all, (uniform(None), _nans((3, 4))), None, 1e-5),
     (R + "nanstd_vjp", h_nanstd_vjp, (uniform((3,)), POS3, _nans((3, 4))), None, 1e-5),
-    (R + "nanstd_vjp", h_nanstd_vjp_all, (uniform(None), uniform(None, 0.5, 1.5), _nans((3, 4))), None, 1e-5),
-    (R + "nanprod_vjp", h_nanprod_vjp, (uniform((4,)), POS4, np.where(np.isnan(_nans((3, 4))), np.nan, POS34)), None, 1e-5),
+    (R + "nanstd_vjp", h_nanstd_vjp_all,
+     (uniform(None), uniform(None, 0.5, 1.5), _nans((3, 4))), None, 1e-5),
+    (R + "nanprod_vjp", h_nanprod_vjp,
+     (uniform((4,)), POS4, np.where(np.isnan(_nans((3, 4))), np.nan, POS34)), None, 1e-5),
     (R + "ptp_vjp", h_ptp_vjp, (uniform((3,)), uniform((3, 4))), None, 1e-5),
     (R + "ptp_vjp", h_ptp_vjp_all, (uniform(None),), None, 1e-5),
-    (R + "logsumexp_vjp", h_logsumexp_vjp, (uniform((3,)), uniform((3,)), uniform((3, 4))), None, 1e-5),
-    (R + "logsumexp_vjp", h_logsumexp_vjp_all, (uniform(None), uniform(None), uniform((3, 4))), None, 1e-5),
-    (R + "logsumexp_vjp", h_logsumexp_vjp_bw, (uniform((1, 4)), uniform((1, 4)), uniform((3, 4)), POS34), None, 1e-5),
+    (R + "logsumexp_vjp", h_logsumexp_vjp,
+     (uniform((3,)), uniform((3,)), uniform((3, 4))), None, 1e-5),
+    (R + "logsumexp_vjp", h_logsumexp_vjp_all,
+     (uniform(None), uniform(None), uniform((3, 4))), None, 1e-5),
+    (R + "logsumexp_vjp", h_logsumexp_vjp_bw,
+     (uniform((1, 4)), uniform((1, 4)), uniform((3, 4)), POS34), None, 1e-5),
     (R + "logsumexp_vjp", h_logsumexp_vjp_own, (uniform((3,)), uniform((3, 4))), None, 1e-5),
     (R + "average_vjp_a", h_average_vjp_a, (uniform((3,)), POS34), None, 1e-5),
     (R + "average_vjp_a", h_average_vjp_a, (uniform((3,)), POS4), None, 1e-5),
     (R + "average_vjp_a", h_average_vjp_a_all, (uniform(None), POS34), None, 1e-5),
     (R + "average_vjp_a", h_average_vjp_a_keep, (uniform((1, 4)), POS3), None, 1e-5),
     (R + "average_vjp_a", h_average_vjp_a_mean, (uniform((4,)),), None, 1e-5),
-    (R + "average_vjp_weights", h_average_vjp_weights, (uniform((3,)), uniform((3,)), uniform((3, 4)), POS34), None, 1e-5),
-    (R + "average_vjp_weights", h_average_vjp_weights, (uniform((3,)), uniform((3,)), uniform((3, 4)), POS4), None, 1e-5),
-    (R + "average_vjp_weights", h_average_vjp_weights_all, (uniform(None), uniform(None), uniform((3, 4)), POS34), None, 1e-5),
-    (R + "average_vjp_weights", h_average_vjp_weights_keep, (uniform((1, 4)), uniform((1, 4)), uniform((3, 4)), POS3), None, 1e-5),
+    (R + "average_vjp_weights", h_average_vjp_weights,
+     (uniform((3,)), uniform((3,)), uniform((3, 4)), POS34), None, 1e-5),
+    (R + "average_vjp_weights", h_average_vjp_weights,
+     (uniform((3,)), uniform((3,)), uniform((3, 4)), POS4), None, 1e-5),
+    (R + "average_vjp_weights", h_average_vjp_weights_all,
+     (uniform(None), uniform(None), uniform((3, 4)), POS34), None, 1e-5),
+    (R + "average_vjp_weights", h_average_vjp_weights_keep,
+     (uniform((1, 4)), uniform((1, 4)), uniform((3, 4)), POS3), None, 1e-5),
     (R + "spread_weights", h_spread_weights, (POS4,), None, 1e-5),
     (R + "spread_weights", h_spread_weights, (POS34,), None, 1e-5),
     (R + "gather_weights", h_gather_weights, (uniform((3, 4)),), None, 1e-5),
@@ -147,7 +173,10 @@ CASES = [
     (R + "weight_sum", h_weight_sum, (POS4,), None, 1e-5),
     (R + "weight_sum", h_weight_sum, (POS34,), None, 1e-5),
     (R + "weight_sum", h_weight_sum_all, (POS34,), None, 1e-5),
-    (R + "logsumexp_vjp_b", h_logsumexp_vjp_b, (uniform((3,)), uniform((3,)), uniform((3, 4))), None, 1e-5),
-    (R + "logsumexp_vjp_b", h_logsumexp_vjp_b4, (uniform((3,)), uniform((3,)), uniform((3, 4))), None, 1e-5),
-    (R + "logsumexp_vjp_b", h_logsumexp_vjp_b_all, (uniform(None), uniform(None), uniform((3, 4))), None, 1e-5),
+    (R + "logsumexp_vjp_b", h_logsumexp_vjp_b,
+     (uniform((3,)), uniform((3,)), uniform((3, 4))), None, 1e-5),
+    (R + "logsumexp_vjp_b", h_logsumexp_vjp_b4,
+     (uniform((3,)), uniform((3,)), uniform((3, 4))), None, 1e-5),
+    (R + "logsumexp_vjp_b", h_logsumexp_vjp_b_all,
+     (uniform(None), uniform(None), uniform((3, 4))), None, 1e-5),
 ]

@@ -4,7 +4,7 @@ import numpy as np
 
 from s2sgrad import runtime as s2s
 
-from . import V3, V4, W, uniform
+from . import V4, W, uniform
 
 X34 = uniform((3, 4))
 NANS = uniform((3, 4))
@@ -62,5 +62,6 @@ CASES = [
     (R + "join_diff", h_join_diff, (uniform((3, 2)), uniform((3, 4)), uniform(None)), None, 1e-5),
     (R + "diff_parts", h_diff_parts, (uniform((3, 5)), uniform((3, 2))), None, 1e-5),
     (R + "diff_parts", h_diff_parts_x, (uniform((2, 4)),), None, 1e-5),
-    (R + "join_diff", h_join_diff_x, (uniform((1, 4)), uniform((3, 4)), uniform((1, 4))), None, 1e-5),
+    (R + "join_diff", h_join_diff_x,
+     (uniform((1, 4)), uniform((3, 4)), uniform((1, 4))), None, 1e-5),
 ]

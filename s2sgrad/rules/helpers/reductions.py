@@ -54,14 +54,15 @@ RULES = (
         value=_back(f"g * s2s.var_vjp(np.ones_like(value), x, axis, {_D})", "value"),
         x=f"s2s.var_vjp(np.ones_like(value), s2s.sum_vjp(value, x, axis, keepdims) * g, axis, {_D})",
     ),
-    # std's adjoint value / s (x - mean x) / (n - ddof): linear in value and x, 1/s in s
+    # std's adjoint value / s (x - mean x) / (n - ddof): linear in value and x, 1/s in s (0 where
+    # one value is reduced: the helper's convention, kept by passing value / s to it)
     defvjp(
         "s2sgrad.runtime.std_vjp(value, s, x, axis=None, ddof=0, keepdims=False)",
         jvps={"value": f"s2s.std_vjp(t, s, x, axis, {_D})",
               "s": f"s2s.std_vjp(-value * t / s, s, x, axis, {_D})",
               "x": f"s2s.std_vjp(value, s, t, axis, {_D})"},
         value=_back(f"g * s2s.std_vjp(np.ones_like(value), s, x, axis, {_D})", "value"),
-        s=f"-{_back(f'g * s2s.std_vjp(value, s, x, axis, {_D})', 's')} / s",
+        s=f"-{_back(f'g * s2s.std_vjp(value / s, s, x, axis, {_D})', 's')}",
         x=f"s2s.std_vjp(np.ones_like(value), np.ones_like(s), "
           f"s2s.sum_vjp(value / s, x, axis, keepdims) * g, axis, {_D})",
     ),
@@ -104,7 +105,7 @@ RULES = (
               "s": f"s2s.nanstd_vjp(-value * t / s, s, x, axis, {_D})",
               "x": f"s2s.nanstd_vjp(value, s, np.where(np.isnan(x), np.nan, t), axis, {_D})"},
         value=_back(f"g * s2s.nanstd_vjp(np.ones_like(value), s, x, axis, {_D})", "value"),
-        s=f"-{_back(f'g * s2s.nanstd_vjp(value, s, x, axis, {_D})', 's')} / s",
+        s=f"-{_back(f'g * s2s.nanstd_vjp(value / s, s, x, axis, {_D})', 's')}",
         x=f"s2s.nanstd_vjp(np.ones_like(value), np.ones_like(s), np.where(np.isnan(x), np.nan, "
           f"s2s.sum_vjp(value / s, x, axis, keepdims) * g), axis, {_D})",
     ),
