@@ -209,3 +209,19 @@ def test_generated_code_with_del_is_refused():
 def lambda_free_sum(gradf):
     def h(x): return np.sum(gradf(x))
     return h
+
+
+def h_max_rows(x): return np.sum(np.max(x, axis=1) ** 2)
+def h_abs(x): return np.sum(np.abs(x) * x ** 2)
+def h_sinc(x): return np.sum(np.sin(np.sinc(x)))
+
+
+@pytest.mark.parametrize("fn", [h_max_rows, h_abs, h_sinc], ids=lambda f: f.__name__)
+def test_hvp(fn):
+    """Reverse mode over generated forward-mode code, which calls extremum_jvp, abs_slope and
+    sinc_slope."""
+    t = _like(X)
+    got = s2sgrad.hvp(fn, (X,), (t,))[0]
+    gradient, eps = s2sgrad.grad(fn), 1e-6
+    want = (gradient(X + eps * t) - gradient(X - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
