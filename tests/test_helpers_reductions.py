@@ -189,7 +189,8 @@ def test_complex_slope_transposes():
     eps = 1e-6
     for deg in (False, True):
         fd = (s2s.angle_slope(x + eps * t, deg) - s2s.angle_slope(x - eps * t, deg)) / (2 * eps)
-        tangent = s2s.match_complex(s2s.angle_slope(x, deg), -1j * s2s.angle_slope_vjp(1j * t, x, deg))
+        turned = -1j * s2s.angle_slope_vjp(1j * t, x, deg)
+        tangent = s2s.match_complex(s2s.angle_slope(x, deg), turned)
         np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
     fd = (s2s.abs_slope(x + eps * t) - s2s.abs_slope(x - eps * t)) / (2 * eps)
     np.testing.assert_allclose(s2s.abs_slope_vjp(t, x), fd, rtol=1e-6, atol=1e-8)
@@ -225,3 +226,16 @@ def test_hvp(fn):
     gradient, eps = s2sgrad.grad(fn), 1e-6
     want = (gradient(X + eps * t) - gradient(X - eps * t)) / (2 * eps)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("fn", [f_prod, f_cumprod], ids=lambda f: f.__name__)
+def test_products_with_a_zero_factor_raise(fn, tmp_path):
+    """Second derivatives of products are written for factors without zeros: one raises."""
+    gradf = _generated(fn, tmp_path)
+    x = POS.copy()
+    x[0, 1] = 0.0
+    np.testing.assert_allclose(gradf(x), numerical_grad(fn, (x,), 0), rtol=1e-5, atol=1e-7)
+
+    def h(x): return np.sum(gradf(x))
+    with pytest.raises(ValueError, match="zero factor"):
+        s2sgrad.grad(h)(x)

@@ -33,6 +33,7 @@ __all__ = [
     "ptp_vjp",
     "logsumexp_vjp",
     "logsumexp_vjp_b",
+    "nonzero_factor",
 ]
 
 
@@ -212,6 +213,14 @@ def prod_vjp(g, ans, x, axis=None, keepdims=False):
     else:
         others = _others_product(x, axes[0] % x.ndim)
     return _expand(g, x, axis, keepdims) * others
+
+
+def nonzero_factor(x):
+    """``x``, checked to hold no zero: the second derivatives of products divide by it (they are
+    not written where a factor is 0, so this raises there rather than give wrong values)."""
+    if np.any(np.asarray(x) == 0):
+        raise ValueError("second derivatives of a product with a zero factor are not supported")
+    return x
 
 
 def _others_product(x, axis):

@@ -104,6 +104,10 @@ def h_weight_sum(w): return np.sum(np.sin(s2s.weight_sum(A34, 1, w)) * V3[:, Non
 def h_weight_sum_all(w): return np.sum(np.sin(s2s.weight_sum(A34, None, w)) * 2.0)
 
 
+def h_nonzero_factor(x): return np.sum(np.sin(s2s.nonzero_factor(x)) * W)
+def h_nonzero_factor_float(x): return np.sin(s2s.nonzero_factor(x)) * 2.0
+
+
 def _nans(shape):
     x = uniform(shape)
     x.flat[[1, 6]] = np.nan
@@ -173,6 +177,8 @@ CASES = [
     (R + "weight_sum", h_weight_sum, (POS4,), None, 1e-5),
     (R + "weight_sum", h_weight_sum, (POS34,), None, 1e-5),
     (R + "weight_sum", h_weight_sum_all, (POS34,), None, 1e-5),
+    (R + "nonzero_factor", h_nonzero_factor, (uniform((3, 4)),), None, 1e-5),
+    (R + "nonzero_factor", h_nonzero_factor_float, (uniform(None),), None, 1e-5),
     (R + "logsumexp_vjp_b", h_logsumexp_vjp_b,
      (uniform((3,)), uniform((3,)), uniform((3, 4))), None, 1e-5),
     (R + "logsumexp_vjp_b", h_logsumexp_vjp_b4,

@@ -2,8 +2,9 @@
 
 Each adjoint ``h(value, ...)`` is linear in the adjoint ``value`` it spreads back: its transpose
 reduces again (``sum_vjp`` -> ``np.sum``), written as ``np.sum(g * h(ones, ...))`` where ``h``
-scales a fixed array by the spread ``value``. Second derivatives of ``prod`` and ``cumprod`` assume
-an ``x`` without zeros; complex inputs are not covered (the helpers' conjugates).
+scales a fixed array by the spread ``value``. Second derivatives of products are written for an
+``x`` without zeros (``s2s.nonzero_factor`` raises on one); complex inputs are not covered
+(the helpers' conjugates).
 """
 
 from ..table import defvjp
@@ -13,6 +14,7 @@ _D = "ddof=ddof, keepdims=keepdims"
 _S = "s2s.weight_sum(a, axis, weights)"  # np.average's total weight per slice (keepdims)
 _E = "s2s.sum_vjp(value, a, axis, keepdims)"  # value spread over a
 _GB = "s2s.spread_weights(a, axis, g)"
+_NZ = "s2s.nonzero_factor(np.where(np.isnan(x), 1.0, x))"  # nanprod's divisor: x's numbers
 _DEV = f"{_E} * (a - s2s.sum_vjp(m, a, axis, keepdims))"  # average_vjp_weights' numerator
 
 
@@ -52,7 +54,8 @@ RULES = (
         "s2sgrad.runtime.var_vjp(value, x, axis=None, ddof=0, keepdims=False)",
         linear=("value", "x"),
         value=_back(f"g * s2s.var_vjp(np.ones_like(value), x, axis, {_D})", "value"),
-        x=f"s2s.var_vjp(np.ones_like(value), s2s.sum_vjp(value, x, axis, keepdims) * g, axis, {_D})",
+        x=f"s2s.var_vjp(np.ones_like(value), s2s.sum_vjp(value, x, axis, keepdims) * g, axis, "
+          f"{_D})",
     ),
     # std's adjoint value / s (x - mean x) / (n - ddof): linear in value and x, 1/s in s (0 where
     # one value is reduced: the helper's convention, kept by passing value / s to it)
@@ -66,15 +69,15 @@ RULES = (
         x=f"s2s.std_vjp(np.ones_like(value), np.ones_like(s), "
           f"s2s.sum_vjp(value / s, x, axis, keepdims) * g, axis, {_D})",
     ),
-    # prod's adjoint value * p / x (x without zeros here): linear in value and in p, 1/x in x
+    # prod's adjoint value * p / x: linear in value and in p, 1/x in x (a zero in x raises)
     defvjp(
         "s2sgrad.runtime.prod_vjp(value, p, x, axis=None, keepdims=False)",
         jvps={"value": "s2s.prod_vjp(t, p, x, axis, keepdims)",
               "p": "s2s.prod_vjp(value, t, x, axis, keepdims)",
-              "x": "-s2s.prod_vjp(value, p, x, axis, keepdims) * t / x"},
+              "x": "-s2s.prod_vjp(value, p, x, axis, keepdims) * t / s2s.nonzero_factor(x)"},
         value=_back("g * s2s.prod_vjp(np.ones_like(value), p, x, axis, keepdims)", "value"),
         p=_back("g * s2s.prod_vjp(value, np.ones_like(p), x, axis, keepdims)", "p"),
-        x="-g * s2s.prod_vjp(value, p, x, axis, keepdims) / x",
+        x="-g * s2s.prod_vjp(value, p, x, axis, keepdims) / s2s.nonzero_factor(x)",
     ),
     # nansum's adjoint: spread, 0 at the NaNs; its transpose is the sum without them
     defvjp(
@@ -109,15 +112,15 @@ RULES = (
         x=f"s2s.nanstd_vjp(np.ones_like(value), np.ones_like(s), np.where(np.isnan(x), np.nan, "
           f"s2s.sum_vjp(value / s, x, axis, keepdims) * g), axis, {_D})",
     ),
-    # nanprod's adjoint: prod's on the numbers (x without zeros here)
+    # nanprod's adjoint: prod's on the numbers (a zero in x raises)
     defvjp(
         "s2sgrad.runtime.nanprod_vjp(value, p, x, axis=None, keepdims=False)",
         jvps={"value": "s2s.nanprod_vjp(t, p, x, axis, keepdims)",
               "p": "s2s.nanprod_vjp(value, t, x, axis, keepdims)",
-              "x": "-s2s.nanprod_vjp(value, p, x, axis, keepdims) * t / np.where(np.isnan(x), 1.0, x)"},
+              "x": f"-s2s.nanprod_vjp(value, p, x, axis, keepdims) * t / {_NZ}"},
         value=_back("g * s2s.nanprod_vjp(np.ones_like(value), p, x, axis, keepdims)", "value"),
         p=_back("g * s2s.nanprod_vjp(value, np.ones_like(p), x, axis, keepdims)", "p"),
-        x="-g * s2s.nanprod_vjp(value, p, x, axis, keepdims) / np.where(np.isnan(x), 1.0, x)",
+        x=f"-g * s2s.nanprod_vjp(value, p, x, axis, keepdims) / {_NZ}",
     ),
     # ptp's adjoint: max's less min's; its transpose, the means over their hits
     defvjp(
@@ -156,20 +159,22 @@ RULES = (
         constant_in=("a",),
         jvps={"value": "s2s.average_vjp_a(t, a, axis, weights, keepdims=keepdims)",
               "weights": f"{_E} * (s2s.spread_weights(a, axis, t) - "
-                         f"s2s.spread_weights(a, axis, weights) * s2s.weight_sum(a, axis, t) / {_S}) / {_S}"},
+                         f"s2s.spread_weights(a, axis, weights) * s2s.weight_sum(a, axis, t) / "
+                         f"{_S}) / {_S}"},
         value="s2s.unbroadcast(np.average(g, axis, weights, keepdims=keepdims), value)",
-        weights="s2s.average_vjp_weights(value, np.average(g, axis, weights, keepdims=keepdims), g, "
-                "axis, weights, keepdims=keepdims)",
+        weights="s2s.average_vjp_weights(value, np.average(g, axis, weights, "
+                "keepdims=keepdims), g, axis, weights, keepdims=keepdims)",
     ),
     # average's adjoint of w: value * (a - m) / sum(w) summed to w's shape
     defvjp(
         "s2sgrad.runtime.average_vjp_weights(value, m, a, axis=None, weights=None, keepdims=False)",
         jvps={"value": "s2s.average_vjp_weights(t, m, a, axis, weights, keepdims=keepdims)",
-              "m": f"-s2s.gather_weights(s2s.sum_vjp(value * t, a, axis, keepdims) / {_S}, a, axis, weights)",
+              "m": f"-s2s.gather_weights(s2s.sum_vjp(value * t, a, axis, keepdims) / {_S}, a, "
+                   "axis, weights)",
               "a": f"s2s.gather_weights({_E} * t / {_S}, a, axis, weights)",
               "weights": f"-s2s.gather_weights({_DEV} * s2s.weight_sum(a, axis, t) / {_S} ** 2, a, "
                          "axis, weights)"},
-        value=f"s2s.unbroadcast(np.sum({_GB} * (a - s2s.sum_vjp(m, a, axis, keepdims)) / {_S}, {_R}), value)",
+        value=_back(f"{_GB} * (a - s2s.sum_vjp(m, a, axis, keepdims)) / {_S}", "value"),
         m=f"-s2s.unbroadcast(np.sum({_GB} * {_E} / {_S}, {_R}), m)",
         a=f"{_GB} * {_E} / {_S}",
         weights=f"-s2s.gather_weights(s2s.sum_vjp(np.sum({_GB} * {_DEV} / {_S} ** 2, axis=axis, "
@@ -191,4 +196,6 @@ RULES = (
         linear=("weights",), constant_in=("a",),
         weights="s2s.gather_weights(s2s.sum_vjp(g, a, axis, True), a, axis, weights)",
     ),
+    # a divisor checked for zeros: the identity
+    defvjp("s2sgrad.runtime.nonzero_factor(x)", elementwise=True, x="g"),
 )

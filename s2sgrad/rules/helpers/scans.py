@@ -1,5 +1,6 @@
 """Rules of the helpers of s2sgrad/runtime/scans.py: the adjoints of running sums and products
-and of differences. Second derivatives of ``cumprod`` assume an ``x`` without zeros."""
+and of differences. Second derivatives of ``cumprod`` are written for an ``x`` without zeros
+(``s2s.nonzero_factor`` raises on one)."""
 
 from ..table import defvjp
 
@@ -14,10 +15,10 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.cumprod_vjp(value, c, x, axis=None)",
         jvps={"value": "s2s.cumprod_vjp(t, c, x, axis)", "c": "s2s.cumprod_vjp(value, t, x, axis)",
-              "x": "-s2s.cumprod_vjp(value, c, x, axis) * t / x"},
-        value="c * np.cumsum(g / x, axis)",
-        c="value * np.cumsum(g / x, axis)",
-        x="-g * s2s.cumprod_vjp(value, c, x, axis) / x",
+              "x": "-s2s.cumprod_vjp(value, c, x, axis) * t / s2s.nonzero_factor(x)"},
+        value="c * np.cumsum(g / s2s.nonzero_factor(x), axis)",
+        c="value * np.cumsum(g / s2s.nonzero_factor(x), axis)",
+        x="-g * s2s.cumprod_vjp(value, c, x, axis) / s2s.nonzero_factor(x)",
     ),
     # nancumsum's adjoint: cumsum's, 0 at x's NaNs
     defvjp(
