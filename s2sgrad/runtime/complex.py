@@ -20,6 +20,7 @@ __all__ = [
     "angle_slope",
     "abs_slope_vjp",
     "angle_slope_vjp",
+    "real_slope_zeros",
 ]
 
 
@@ -78,3 +79,11 @@ def angle_slope_vjp(g, x, deg=False):
     safe = np.where(size2 == 0, 1.0, size2)
     out = np.conj(-1j * g) / safe - 2.0 * np.real(-1j * g * np.conj(x)) * np.conj(x) / safe ** 2
     return np.where(size2 == 0, 0.0, out)
+
+
+def real_slope_zeros(x):
+    """The derivative in ``x`` of ``abs_slope_vjp`` and ``angle_slope_vjp`` for a real ``x``: 0
+    (their values are piecewise constant there). Not written for a complex ``x``: raises."""
+    if np.iscomplexobj(x):
+        raise NotImplementedError("third derivatives of abs or angle of complex values")
+    return np.zeros(np.shape(x), np.result_type(x, 1.0)) if np.ndim(x) else 0.0

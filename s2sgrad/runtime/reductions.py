@@ -22,6 +22,9 @@ __all__ = [
     "prod_vjp",
     "average_vjp_a",
     "average_vjp_weights",
+    "spread_weights",
+    "gather_weights",
+    "weight_sum",
     "nansum_vjp",
     "nanmean_vjp",
     "nanvar_vjp",
@@ -30,6 +33,7 @@ __all__ = [
     "ptp_vjp",
     "logsumexp_vjp",
     "logsumexp_vjp_b",
+    "nonzero_factor",
 ]
 
 
@@ -211,6 +215,14 @@ def prod_vjp(g, ans, x, axis=None, keepdims=False):
     return _expand(g, x, axis, keepdims) * others
 
 
+def nonzero_factor(x):
+    """``x``, checked to hold no zero: the second derivatives of products divide by it (they are
+    not written where a factor is 0, so this raises there rather than give wrong values)."""
+    if np.any(np.asarray(x) == 0):
+        raise ValueError("second derivatives of a product with a zero factor are not supported")
+    return x
+
+
 def _others_product(x, axis):
     before = np.cumprod(np.concatenate([np.ones_like(np.take(x, [0], axis=axis)), x], axis=axis),
                         axis=axis)
@@ -259,6 +271,27 @@ def _average_weights(a, axis, weights):
     shape = [1] * a.ndim
     shape[ax] = a.shape[ax]
     return w.reshape(shape)
+
+
+def spread_weights(a, axis=None, weights=None):
+    """``np.average``'s weights as an array of ``a``'s shape (1-D weights along ``axis``)."""
+    a = np.asarray(a)
+    return np.broadcast_to(_average_weights(a, axis, weights), a.shape)
+
+
+def gather_weights(g, a, axis=None, weights=None):
+    """spread_weights' transpose: ``g`` (``a``'s shape) summed to the shape of ``weights``."""
+    a = np.asarray(a)
+    g = np.asarray(g)
+    if np.ndim(weights) == a.ndim:
+        return unbroadcast(g, weights)
+    ax = _axes(axis, a.ndim)[0]
+    return np.sum(np.moveaxis(g, ax, -1).reshape(-1, a.shape[ax]), axis=0)
+
+
+def weight_sum(a, axis=None, weights=None):
+    """The total of ``np.average``'s weights over the axes, of ``a``'s shape with 1 there."""
+    return np.sum(spread_weights(a, axis, weights), axis=axis, keepdims=True)
 
 
 def _finite_mask(x):

@@ -12,6 +12,8 @@ __all__ = [
     "cumprod_vjp",
     "nancumsum_vjp",
     "split_diff",
+    "join_diff",
+    "diff_parts",
 ]
 
 
@@ -68,3 +70,29 @@ def split_diff(g, x, n=1, axis=-1, prepend=None, append=None):
             part = np.take(g, piece, axis=axis)
             parts[2 * k] = np.sum(part) if np.ndim(extra) == 0 else part
     return parts
+
+
+def join_diff(parts, n=1, axis=-1, prepend=None, append=None):
+    """``np.diff`` of ``parts`` (split_diff's adjoints of prepend, x, append) joined along
+    ``axis``, leaving out a part whose ``prepend`` or ``append`` is None: split_diff's transpose."""
+    before = None if prepend is None else parts[0]
+    after = None if append is None else parts[2]
+    return np.diff(parts[1], n, axis, **_extras(before, after))
+
+
+def _extras(prepend, append):
+    """np.diff's prepend and append keywords, those that are given."""
+    out = {}
+    if prepend is not None:
+        out["prepend"] = prepend
+    if append is not None:
+        out["append"] = append
+    return out
+
+
+def diff_parts(g, parts, n=1, axis=-1, prepend=None, append=None):
+    """join_diff's transpose: split_diff's adjoints of ``parts``, zeros (shaped like the part)
+    for a part left out (its ``prepend`` or ``append`` is None)."""
+    out = split_diff(g, parts[1], n, axis, prepend, append)
+    return [np.zeros_like(part, dtype=np.result_type(part, 1.0)) if piece is None else piece
+            for part, piece in zip(parts, out)]

@@ -10,6 +10,22 @@ RULES = (
         elementwise=True,
         x="g * (x != 0) / np.where(x == 0, 1.0, x)",
     ),
+    # math.log's adjoint value / (x log base): linear in value, -1/x in x, -1/(base log base)
+    defvjp(
+        "s2sgrad.runtime.log_vjp(value, x, base=None)",
+        elementwise=True,
+        value="s2s.log_vjp(g, x, base)",
+        x="-s2s.log_vjp(g * value, x, base) / x",
+        base="-s2s.log_vjp(g * value, x, base) / (base * np.log(base))",
+    ),
+    # sinc's slope (cos(pi x) - sinc(x)) / x: its own slope is -(pi sin(pi x) + 2 slope) / x,
+    # -pi**2 / 3 at 0
+    defvjp(
+        "s2sgrad.runtime.sinc_slope(x)",
+        elementwise=True,
+        x="g * np.where(x == 0, -np.pi ** 2 / 3.0, -(np.pi * np.sin(np.pi * x) + "
+          "2.0 * s2s.sinc_slope(x)) / np.where(x == 0, 1.0, x))",
+    ),
 )
 
 # Piecewise constant: no derivative.
