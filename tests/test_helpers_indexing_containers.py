@@ -189,10 +189,8 @@ _TAPE = _xfail("forward mode: the generated forward sweep's `loop_tape.append(..
                "is reverse_only)")
 _LIST_PLUS = _xfail("forward mode: `out = out + [item]` (a lowered list.append) is refused "
                     "(operator.add with respect to a list)")
-_DISPLAY = _xfail("forward mode: `out = [a, b]` (a list display assigned) is refused")
 _UNPACK = _xfail("`x_bar, y_bar = s2s.custom_result(...)` (or `da, db = s2s.leaves(upstream)`): "
                  "unpacking a call's result is refused (reverse mode too)")
-_TUPLE = _xfail("forward mode: `grads = dy * y, dy * x` (a tuple display assigned) is refused")
 _JOINTLY = _xfail("forward mode: the primal's own rule (np.pad, np.append, np.linspace in "
                   "rules/shapes.py) is reverse_only")
 
@@ -202,9 +200,7 @@ FUNCTIONS = [neighbours, reverse, column, mask, elements, gather, concatenate, s
              list_append, list_append_sin, list_display, custom_two, custom_pair]
 REVERSE_XFAIL = {loop_rows: _REVERSED, list_loop: _REVERSED, custom_two: _UNPACK,
                  custom_pair: _UNPACK}
-FORWARD_XFAIL = {pad: _JOINTLY, append: _JOINTLY, linspace: _JOINTLY, loop_rows: _TAPE,
-                 list_loop: _LIST_PLUS, list_append: _LIST_PLUS, list_append_sin: _LIST_PLUS,
-                 list_display: _DISPLAY, custom_two: _TUPLE}
+FORWARD_XFAIL = {pad: _JOINTLY, loop_rows: _TAPE, list_loop: _LIST_PLUS}
 
 
 def _params(xfails):

@@ -33,7 +33,7 @@ from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, pri
 from ..lower.naming import Namer
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params
-from .code import Nest, has_statements
+from .code import Nest, has_statements, unpack_target
 from .fold import fold, line_read_counts
 from .simplify import simplify
 from .templates import instantiate, needs_parens
@@ -104,8 +104,9 @@ class ForwardBuilder:
 
     def statement(self, stmt: Stmt) -> list:
         targets = [t for t in stmt.targets if t in self.varied]
+        written = unpack_target(stmt.targets) if stmt.unpack else ", ".join(stmt.targets)
         primal = [] if stmt.implicit else \
-            [f"{', '.join(stmt.targets)} = {_code(stmt.expr)}" if stmt.targets else _code(stmt.expr)]
+            [f"{written} = {_code(stmt.expr)}" if stmt.targets else _code(stmt.expr)]
         if not targets:
             return primal
         if not self.table.differentiable(stmt.prim.op) or \
@@ -115,7 +116,7 @@ class ForwardBuilder:
             return primal + [f"{self.tangents[t]} = s2s.zeros_like({t})" for t in targets]
         if self.is_user_call(stmt.prim):
             return [self.helper_call(stmt)]
-        if len(stmt.targets) > 1:
+        if len(stmt.targets) > 1 or stmt.unpack:
             return primal + [self.unpacked_tangents(stmt)]
         target = targets[0]
         tangent = self.tangent_of(stmt, target)
@@ -135,7 +136,7 @@ class ForwardBuilder:
         if rule is None or rule.tangent_route != "linear" or \
                 any(t in operand_vars(op) for op in prim_operands(stmt.prim) for t in stmt.targets):
             raise self.refuse(stmt, f"unpacking the result of `{stmt.prim.op}`")
-        names = ", ".join(self.tangents.get(t, "_") if t in self.varied else "_" for t in stmt.targets)
+        names = unpack_target(self.tangents.get(t, "_") if t in self.varied else "_" for t in stmt.targets)
         return f"{names} = {_code(self.tangent_of(stmt, stmt.targets[0]))}"
 
     def tangent_of(self, stmt: Stmt, target: str) -> cst.BaseExpression:
@@ -256,10 +257,10 @@ class ForwardBuilder:
             args.append(cst.Arg(cst.Name(self.tangents[tangents[param].name]),
                                 keyword=cst.Name(tangent_param)))
         new = call.with_changes(func=cst.Name(name), args=args)
-        if len(stmt.targets) == 1:
+        if len(stmt.targets) == 1 and not stmt.unpack:
             return f"{stmt.targets[0]}, {self.tangents[stmt.targets[0]]} = {_code(new)}"
-        tangents = ", ".join(self.tangents.get(t, "_") for t in stmt.targets)
-        return f"({', '.join(stmt.targets)}), ({tangents}) = {_code(new)}"
+        tangents = unpack_target(self.tangents.get(t, "_") for t in stmt.targets)
+        return f"({unpack_target(stmt.targets)}), ({tangents}) = {_code(new)}"
 
     def is_active(self, op) -> bool:
         return any(n in self.varied for n in operand_vars(op))

@@ -11,6 +11,7 @@ from typing import Any
 import libcst as cst
 
 from .context import Context
+from .describe import short
 from .expressions import index, lower_call, operand, subscript_expr
 from .ir import Const, Prim, Seq, Stmt, Var, operand_node
 from .kinds import is_nondiff
@@ -56,8 +57,11 @@ def _assign_unpack(ctx: Context, elements: list, value: cst.BaseExpression, sour
     from a call, else by reading ``value[0]``, ``value[1]``, ..."""
     if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
         ops = [operand(ctx, e.value) for e in value.elements]
-        for el, op in zip(elements, ops):
-            copy_to(ctx, el.value, op)
+        for el, e, op in zip(elements, value.elements, ops):
+            if isinstance(el, cst.Name):
+                copy_to(ctx, el.value, op)
+            else:  # a nested target: ``a, (b, c) = x, (y, z)``
+                _assign_unpack(ctx, [x.value for x in el.elements], e.value, op)
         return
     if isinstance(value, cst.Call) and not is_nondiff(ctx, value) and \
             all(isinstance(e, cst.Name) for e in elements):
@@ -68,10 +72,13 @@ def _assign_unpack(ctx: Context, elements: list, value: cst.BaseExpression, sour
         else "operator.getitem"
     for i, el in enumerate(elements):
         position = cst.Integer(str(i))
-        name = ctx.bind(el.value)
+        nested = not isinstance(el, cst.Name)  # ``a, (b, c) = value``: value[1] unpacked again
+        name = ctx.new_target(None, f"{short(source)}_{i}", "item") if nested else ctx.bind(el.value)
         expr = subscript_expr(source, position)
         ctx.emit((name,), expr, Prim(op, (source, Const(position, str(i))),
                                      location=ctx.pf.location(el)))
+        if nested:
+            _assign_unpack(ctx, [x.value for x in el.elements], cst.Name(name), Var(name))
 
 
 def lower_append(ctx: Context, owner: str, item_node: cst.BaseExpression,

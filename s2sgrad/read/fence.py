@@ -120,9 +120,11 @@ def _check_target(pf: ParsedFunction, target: cst.BaseExpression) -> None:
         return
     if isinstance(target, (cst.Tuple, cst.List)):
         for el in target.elements:
-            if isinstance(el, cst.StarredElement) or not isinstance(el.value, cst.Name):
-                raise pf.error(el, "only plain names can be unpacked into",
+            if isinstance(el, cst.StarredElement) or not isinstance(el.value, (cst.Name, cst.Tuple, cst.List)):
+                raise pf.error(el, "only names (and tuples of names) can be unpacked into",
                                "unpack into names, then use them")
+            if not isinstance(el.value, cst.Name):
+                _check_target(pf, el.value)
         return
     if isinstance(target, cst.Subscript):
         if isinstance(target.value, cst.Name):

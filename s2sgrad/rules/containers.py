@@ -6,7 +6,7 @@ from .table import defvjp
 RULES = (
     defvjp(
         "list.append(lst, item)",
-        joint_jvp="lst + [item]",
+        joint_jvp="s2s.append(lst, item)",
         lst="g[:-1]",
         item="g[-1]",
     ),

@@ -18,6 +18,7 @@ __all__ = [
     "leaves",
     "list_getitem_vjp",
     "sum_list_vjp",
+    "append",
     "unleaves",
 ]
 
@@ -108,3 +109,9 @@ def unleaves(value, tree):
     if isinstance(tree, dict):
         return dict(zip(sorted(tree), value))
     return Parts(value)
+
+
+def append(lst, item):
+    """A new list: ``lst``'s items, then ``item`` (what ``lst.append(item)`` makes of a copy; the
+    tangent of an append, where ``+`` of adjoint lists would add element by element)."""
+    return [*lst, item]

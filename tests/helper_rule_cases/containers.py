@@ -75,3 +75,9 @@ CASES = [
      1e-5),
     ("s2sgrad.runtime.sum_list_vjp", h_sum_list, (uniform((3, 4)),), None, 1e-5),
 ]
+
+
+def h_append(a, b): return np.sum(np.sin(s2s.append([a], b)[1]) * V4) + np.sum(s2s.append([a], b)[0] ** 2)
+
+
+CASES.append(("s2sgrad.runtime.append", h_append, (uniform((4,)), uniform((4,))), None, 1e-5))

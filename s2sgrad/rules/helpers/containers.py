@@ -1,9 +1,12 @@
 """Rules of the helpers of s2sgrad/runtime/containers.py: index writes on a copy, adjoints added
 element by element, a list element's adjoint, a custom gradient's output leaves."""
 
-from ..table import defvjp
+from ..containers import RULES as _LIST_RULES
+from ..table import alias, defvjp
 
 RULES = (
+    # a new list with one more item: list.append's rule
+    alias("s2sgrad.runtime.append", next(r for r in _LIST_RULES if r.name == "list.append")),
     # x[index] = value on a copy: x's adjoint loses what was overwritten, value's is G[index]
     defvjp(
         "s2sgrad.runtime.setitem(x, index, value)",
