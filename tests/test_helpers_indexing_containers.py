@@ -183,14 +183,6 @@ def _xfail(why):
     return pytest.mark.xfail(raises=TransformError, reason=why, strict=False)
 
 
-_REVERSED = _xfail("a generated backward loop iterates `reversed(loop_tape)`: no rule for "
-                   "builtins.reversed")
-_TAPE = _xfail("forward mode: the generated forward sweep's `loop_tape.append(...)` (list.append "
-               "is reverse_only)")
-_LIST_PLUS = _xfail("forward mode: `out = out + [item]` (a lowered list.append) is refused "
-                    "(operator.add with respect to a list)")
-_UNPACK = _xfail("`x_bar, y_bar = s2s.custom_result(...)` (or `da, db = s2s.leaves(upstream)`): "
-                 "unpacking a call's result is refused (reverse mode too)")
 _JOINTLY = _xfail("forward mode: the primal's own rule (np.pad, np.append, np.linspace in "
                   "rules/shapes.py) is reverse_only")
 
@@ -198,9 +190,8 @@ FUNCTIONS = [neighbours, reverse, column, mask, elements, gather, concatenate, s
              take_along, tile, repeat, transpose, rollaxis, diag, diagonal, hstack, vstack, dstack,
              column_stack, pad, append, linspace, setitem, custom_one, loop_rows, list_loop,
              list_append, list_append_sin, list_display, custom_two, custom_pair]
-REVERSE_XFAIL = {loop_rows: _REVERSED, list_loop: _REVERSED, custom_two: _UNPACK,
-                 custom_pair: _UNPACK}
-FORWARD_XFAIL = {pad: _JOINTLY, loop_rows: _TAPE, list_loop: _LIST_PLUS}
+REVERSE_XFAIL: dict = {}
+FORWARD_XFAIL = {pad: _JOINTLY}
 
 
 def _params(xfails):

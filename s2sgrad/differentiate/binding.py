@@ -61,3 +61,21 @@ def _binding_error(prim: Prim, rule: Rule, message: str) -> TransformError:
     loc = prim.location or Location("<unknown>", 0, 0, "")
     return TransformError(message, loc, "call it with the arguments numpy documents, or "
                           "give it a rule with s2sgrad.register_gradient")
+
+
+def keeping_consumed(expr: cst.BaseExpression, rule) -> cst.BaseExpression:
+    """``expr`` (a call of ``rule``'s function) passing copies (``list(xs)``) of the lists the
+    function empties as it reads them (``Rule.consumes``), so the derivative code after it can
+    read them again."""
+    consumed = getattr(rule, "consumes", ())
+    if not consumed or not isinstance(expr, cst.Call):
+        return expr
+    names = [p.name for p in rule.params]
+    args = []
+    for position, arg in enumerate(expr.args):
+        param = arg.keyword.value if arg.keyword is not None else \
+            (names[position] if position < len(names) else "")
+        if param in consumed:
+            arg = arg.with_changes(value=cst.Call(cst.Name("list"), [cst.Arg(arg.value)]))
+        args.append(arg)
+    return expr.with_changes(args=args)

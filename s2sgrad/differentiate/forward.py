@@ -32,7 +32,7 @@ from ..errors import TransformError
 from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, prim_operands
 from ..lower.naming import Namer
 from ..rules.table import RuleTable
-from .binding import bind_arguments, defaulted_params
+from .binding import bind_arguments, defaulted_params, keeping_consumed
 from .code import Nest, has_statements, unpack_target
 from .fold import fold, line_read_counts
 from .simplify import simplify
@@ -105,8 +105,9 @@ class ForwardBuilder:
     def statement(self, stmt: Stmt) -> list:
         targets = [t for t in stmt.targets if t in self.varied]
         written = unpack_target(stmt.targets) if stmt.unpack else ", ".join(stmt.targets)
+        expr = keeping_consumed(stmt.expr, self.rule_for(stmt.prim))
         primal = [] if stmt.implicit else \
-            [f"{written} = {_code(stmt.expr)}" if stmt.targets else _code(stmt.expr)]
+            [f"{written} = {_code(expr)}" if stmt.targets else _code(expr)]
         if not targets:
             return primal
         if not self.table.differentiable(stmt.prim.op) or \

@@ -23,6 +23,7 @@ from ..lower.ir import CoreFunction, If, Prim, Seq, Stmt, Var, definition_counts
 from ..lower.naming import Namer
 from ..rules.table import RuleTable
 from .adjoints import Adjoints
+from .binding import keeping_consumed
 from .blocks import BlockSweeps
 from .code import code_reads, unpack_target
 from .contributions import Contributions, basic_getitem
@@ -121,7 +122,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
     # ----- forward -----------------------------------------------------------------------------
 
     def forward_line(self, stmt: Stmt) -> str:
-        targets = ", ".join(stmt.targets)
+        targets = unpack_target(stmt.targets) if stmt.unpack else ", ".join(stmt.targets)
         helper = self.helper_for(stmt)
         if helper is not None:
             call = stmt.expr
@@ -130,9 +131,10 @@ class ReverseBuilder(Contributions, BlockSweeps):
             if len(stmt.targets) > 1:
                 targets = f"({targets})"
             return f"{targets}, {self.residuals_of(stmt)} = {_code(new_call)}"
+        expr = keeping_consumed(stmt.expr, self.rule_for(stmt.prim))
         if not stmt.targets:
-            return _code(stmt.expr)
-        return f"{targets} = {_code(stmt.expr)}"
+            return _code(expr)
+        return f"{targets} = {_code(expr)}"
 
     def forward_code(self, body: tuple) -> list:
         out: list = []
@@ -206,22 +208,26 @@ class ReverseBuilder(Contributions, BlockSweeps):
     def upstream_of_targets(self, stmt: Stmt) -> str:
         """The adjoint of a helper call's result: of its one target, or a tuple (zeros where a
         target has none) when the result is unpacked."""
-        if len(stmt.targets) == 1:
+        if len(stmt.targets) == 1 and not stmt.unpack:
             return self.adj.current[stmt.targets[0]]
         return "(" + ", ".join(self.adj.current.get(t) or f"s2s.zeros_like({t})"
-                               for t in stmt.targets) + ")"
+                               for t in stmt.targets) + ("," if len(stmt.targets) == 1 else "") + ")"
 
     def primitive_backward(self, stmt: Stmt, rule) -> list:
         """The contributions of a primitive with a rule (a table's, or a registered gradient)."""
         if rule is None:
             self.refuse_unknown(stmt)
-        if len(stmt.targets) > 1:
-            raise self.located(stmt, f"unpacking the result of `{stmt.prim.op}` is not "
-                               "differentiable yet", "index the result instead")
+        lines: list = []
+        if len(stmt.targets) > 1 or stmt.unpack:
+            if rule.elementwise or rule.registered or any("ans" in t for _, t in rule.vjps):
+                raise self.located(stmt, f"unpacking the result of `{stmt.prim.op}` is not "
+                                   "differentiable yet", "index the result instead")
+            g = self.namer.fresh(f"{stmt.targets[0]}_parts_bar")  # the result's adjoint, a tuple
+            lines.append(f"{g} = {self.upstream_of_targets(stmt)}")
+            return lines + self.rule_backward(stmt, rule, g)
         g = self.adj.current[stmt.targets[0]]
         if rule.registered:
             return self.registered_backward(stmt, rule, g)
-        lines: list = []
         if not self.uniform_sum(lines, stmt, rule, g):
             lines += self.rule_backward(stmt, rule, g)
         return lines

@@ -121,7 +121,11 @@ def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,
     by an implicit read ``seq[index]``; a tuple element is unpacked at the top of the body.
     ``parts`` are loop_parts' ``(index name, start, element target, sequence)``."""
     index_name, start, elem_target, seq_node = parts
-    seqs, elems = loop_sequences(ctx, node, elem_target, seq_node)
+    backwards = _reversed_operand(ctx, seq_node)
+    if backwards is not None and index_name is not None:
+        raise ctx.pf.error(seq_node, "enumerate(reversed(...)) is not supported",
+                           "loop over range(len(xs) - 1, -1, -1) and read xs[i]")
+    seqs, elems = loop_sequences(ctx, node, elem_target, backwards or seq_node)
     for e in elems:
         if not (isinstance(e, cst.Name) or m.matches(e, m.Tuple() | m.List()) and all(
                 isinstance(x.value, cst.Name) for x in e.elements)):
@@ -135,25 +139,38 @@ def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,
         names.append(name)
         if not isinstance(e, cst.Name):
             unpacks.append((e, name))
-        prologue.append(loop_item(ctx, seq, index, name))
+        prologue.append(loop_item(ctx, seq, index, name, backwards is not None))
     body = lower_block(ctx, statements_of(node.body), tuple(prologue),
                        lambda: loop_unpacks(ctx, index_name, start, index, unpacks))
-    return _enumerate_header(index, names, seqs), (index, *names), body, \
+    return _enumerate_header(index, names, seqs, backwards is not None), (index, *names), body, \
         SequenceHeader(index, tuple(names), tuple(seqs))
 
 
-def _enumerate_header(index: str, names: list, seqs: list) -> str:
-    """``for index, name in enumerate(seq):`` (``(a, b)`` and ``zip(xs, ys)`` for several)."""
+def _reversed_operand(ctx: Context, seq_node: cst.BaseExpression):
+    """``xs`` for a loop over ``reversed(xs)`` (as generated backward loops walk their tapes),
+    else None."""
+    if m.matches(seq_node, m.Call(func=m.Name("reversed"), args=[m.Arg(keyword=None, star="")])) \
+            and ctx.callee_name(seq_node.func) == "builtins.reversed":
+        return seq_node.args[0].value
+    return None
+
+
+def _enumerate_header(index: str, names: list, seqs: list, backwards: bool = False) -> str:
+    """``for index, name in enumerate(seq):`` (``(a, b)`` and ``zip(xs, ys)`` for several;
+    ``reversed(seq)`` walking it backwards)."""
     seq_code = code(operand_node(seqs[0])) if len(seqs) == 1 else \
         "zip(" + ", ".join(code(operand_node(q)) for q in seqs) + ")"
+    seq_code = f"reversed({seq_code})" if backwards else seq_code
     elem_code = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
     return f"for {index}, {elem_code} in enumerate({seq_code}):"
 
 
-def loop_item(ctx: Context, seq: Any, index: str, name: str) -> Stmt:
-    """The implicit ``name = seq[index]`` a loop header binds."""
-    index_const = Const(cst.Name(index), index, (index,), f"[{index}]", True)
-    expr = cst.Subscript(operand_node(seq), [cst.SubscriptElement(cst.Index(cst.Name(index)))])
+def loop_item(ctx: Context, seq: Any, index: str, name: str, backwards: bool = False) -> Stmt:
+    """The implicit ``name = seq[index]`` a loop header binds (``seq[-1 - index]`` walking it
+    backwards)."""
+    position = cst.parse_expression(f"-1 - {index}") if backwards else cst.Name(index)
+    index_const = Const(position, code(position), (index,), f"[{code(position)}]", True)
+    expr = cst.Subscript(operand_node(seq), [cst.SubscriptElement(cst.Index(position))])
     item_op = "list.getitem" if (isinstance(seq, Var) and seq.name in ctx.lists) or \
         isinstance(seq, Seq) else "operator.getitem"
     return Stmt((name,), expr, Prim(item_op, (seq, index_const), location=ctx.origin.location),

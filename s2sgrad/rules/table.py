@@ -97,6 +97,7 @@ class Rule:
     row_products: tuple = ()  # ((param, rule name), ...): per-step products with a row there, at once
     constant_in: tuple = ()  # parameters it reads only for shapes or a piecewise choice: no derivative
     joint_jvp: str = ""  # linear in its parameters together (a join): the tangent, params as tangents
+    consumes: tuple = ()  # list parameters it empties as it reads them (frees memory early)
 
     @property
     def registered(self) -> bool:
@@ -160,7 +161,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            algebra: str = "", reverse_only: str = "", array_result: bool = False,
            methods: Iterable[str] = (), step_sums: Optional[dict] = None,
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
-           constant_in: Iterable[str] = (), joint_jvp: str = "", **templates: str) -> Rule:
+           constant_in: Iterable[str] = (), joint_jvp: str = "", consumes: Iterable[str] = (),
+           **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -170,7 +172,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 reverse_only=reverse_only, array_result=array_result, methods=tuple(methods),
                 step_sums=tuple((step_sums or {}).items()),
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
-                constant_in=tuple(constant_in), joint_jvp=joint_jvp)
+                constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes))
     unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")

@@ -41,18 +41,22 @@ _TENSORDOT = (
 _SUMS = (
     # sum_i matmul_vjp_b(gs[i], lefts[i], b): linear in gs, and in lefts
     defvjp("s2sgrad.runtime.matmul_vjp_b_sum(gs, lefts, b)", linear=("gs", "lefts"), constant_in=("b",),
+           consumes=("gs", "lefts"),
            gs="s2s.product_sum_vjp_gs(g, gs, lefts, 'matmul', True)",
            lefts="s2s.product_sum_vjp_others(g, gs, lefts, 'matmul', True)"),
     # the same with np.dot's adjoints
     defvjp("s2sgrad.runtime.dot_vjp_b_sum(gs, lefts, b)", linear=("gs", "lefts"), constant_in=("b",),
+           consumes=("gs", "lefts"),
            gs="s2s.product_sum_vjp_gs(g, gs, lefts, 'dot', True)",
            lefts="s2s.product_sum_vjp_others(g, gs, lefts, 'dot', True)"),
     # sum_i matmul_vjp_a(gs[i], a, rights[i]): linear in gs, and in rights
     defvjp("s2sgrad.runtime.matmul_vjp_a_sum(gs, a, rights)", linear=("gs", "rights"), constant_in=("a",),
+           consumes=("gs", "rights"),
            gs="s2s.product_sum_vjp_gs(g, gs, rights, 'matmul', False)",
            rights="s2s.product_sum_vjp_others(g, gs, rights, 'matmul', False)"),
     # the same with np.dot's adjoints
     defvjp("s2sgrad.runtime.dot_vjp_a_sum(gs, a, rights)", linear=("gs", "rights"), constant_in=("a",),
+           consumes=("gs", "rights"),
            gs="s2s.product_sum_vjp_gs(g, gs, rights, 'dot', False)",
            rights="s2s.product_sum_vjp_others(g, gs, rights, 'dot', False)"),
 )
