@@ -167,11 +167,9 @@ def _forward_grad(forward, args: tuple, first: int, single: bool, name: str) -> 
 
 
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
-    """The transform behind grad and value_and_grad: ``(text, run, forward, entry)`` where
-    ``run(*args, **kwargs)`` returns the value and the gradients (one, or a tuple, as argnums
-    says). With one differentiated argument that is a float, ``run`` uses forward mode (``forward``,
-    built on the first such call): one sweep carrying the derivative, nothing recorded. ``entry``:
-    the generated ``<f>_grad``, which returns what ``grad`` does (None when it would not)."""
+    """``(text, run, forward, entry)``: ``run(*args, **kwargs)`` -> the value and the gradients
+    (one, or a tuple, as argnums says), by forward mode (``forward``) for one float argument;
+    ``entry``: the generated ``<f>_grad`` when it returns what ``grad`` does, else None."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
         return _method_sweep(fun, argnums, has_aux)
     fun = readable(fun)
@@ -179,8 +177,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
     name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
-    if has_aux or (not single and len(wrt) == 1):
-        entry = None  # <f>_grad returns the gradient alone, and one gradient for one name
+    entry = None if has_aux or (not single and len(wrt) == 1) else entry
     positions = (argnums,) if single else tuple(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
     first = positions[0]  # the argument forward mode differentiates, when it runs

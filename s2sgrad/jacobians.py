@@ -186,13 +186,33 @@ def _reverse_over_forward(fun: Callable, wrt: tuple) -> tuple:
     return intro + jvp_text + "\n\n" + reverse_text, run
 
 
+def _reverse_over_reverse(fun: Callable, wrt: tuple) -> tuple:
+    """``(text, run)`` as _forward_over_reverse: reverse mode over the generated gradient, its
+    output seeded with the tangents (the Hessian is symmetric). The route for code forward mode
+    cannot read (a custom_gradient defined inside a grad_fn)."""
+    gradient = _gradient(fun, wrt)
+    reverse_text, (fwd, bwd, _) = service.build(readable(gradient), wrt)
+    check = ScalarCheck(fun)
+
+    def run(args: tuple, tangents: tuple) -> tuple:
+        check(args)
+        residuals = fwd(*args)[1]
+        return tuple(bwd(residuals, tangents[0] if len(wrt) == 1 else tuple(tangents)))
+
+    name = getattr(fun, "__name__", "the function")
+    intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): reverse mode (the "
+             f"second module) over its reverse-mode code (the first).\n")
+    return intro + getattr(gradient, "__s2sgrad_source__") + "\n\n" + reverse_text, run
+
+
 def second_order(fun: Callable, wrt: tuple) -> tuple:
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` (with respect to
     its parameters ``wrt``) times ``tangents``, one block per name: forward over reverse, else
-    reverse over forward; a located error when neither can read the other's code."""
+    reverse over forward, else reverse over reverse; a located error when none can read the
+    generated code."""
     fun = readable(fun)
     first: Optional[TransformError] = None
-    for route in (_forward_over_reverse, _reverse_over_forward):
+    for route in (_forward_over_reverse, _reverse_over_forward, _reverse_over_reverse):
         try:
             return route(fun, wrt)
         except TransformError as exc:

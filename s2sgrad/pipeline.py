@@ -30,7 +30,7 @@ from .read.names import name_nodes
 from .lower.ir import CoreFunction, Prim, Stmt
 from .lower.naming import Namer
 from .lower.custom import custom_vjp, is_custom_def
-from .lower.lift import lift_custom_defs
+from .lower.lift import lift_into
 from .lower.normalize import lower_function
 from .lower.structure import structure
 from .read.callees import static_callee
@@ -105,20 +105,11 @@ class _Session:
 def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None) -> CoreFunction:
     """Lift nested custom_gradient definitions (into ``lifted``, by name), structure (no jumps),
     fence and normalize one parsed function."""
-    pf = _lifted(pf, lifted if lifted is not None else {})
+    pf = lift_into(pf, lifted if lifted is not None else {})
     structured = replace(pf, node=structure(pf.node))
     core = lower_function(fence(structured), table.nondiff)
     check_inplace(core, table.views)
     return hoist_products(core, table)
-
-
-def _lifted(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
-    """``pf`` calling module-level copies of the custom_gradient functions it defines (added to
-    ``lifted``: name -> Lifted)."""
-    taken = set(lifted) | {n.value for n in name_nodes(pf.node)}
-    pf, found = lift_custom_defs(pf, taken)
-    lifted.update((item.function.name, item) for item in found)
-    return pf
 
 
 def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
@@ -284,7 +275,7 @@ def _checked(unit: SourceUnit, options: Options) -> tuple:
     """``(ParsedFunction, options)`` for one entry of a module, fenced and its ``wrt`` checked."""
     pf = find_function(unit)
     if not is_custom_def(pf):
-        fence(replace(pf, node=structure(_lifted(pf, {}).node)))
+        fence(replace(pf, node=structure(lift_into(pf, {}).node)))
     _check_wrt(pf, options)
     return pf, options
 

@@ -57,3 +57,15 @@ def test_rule_templates_are_valid(name):
 def test_invalid_templates_are_caught(signature, templates):
     with pytest.raises(AssertionError):
         validate(defvjp(signature, **templates))
+
+
+def test_every_runtime_helper_has_a_rule_or_a_reason():
+    # generated code calls them, and s2sgrad reads generated code again (grad of grad)
+    from s2sgrad.rules import helpers
+
+    names = {f"s2sgrad.runtime.{n}": n for n in runtime.__all__}
+    covered = set(DEFAULT_TABLE.rules) | set(DEFAULT_TABLE.nondiff)
+    missing = sorted(n for q, n in names.items() if q not in covered and n not in helpers.NO_RULE)
+    assert not missing, f"runtime helpers with neither a rule, a zero derivative nor a reason: {missing}"
+    stale = sorted(n for n in helpers.NO_RULE if n not in runtime.__all__ or f"s2sgrad.runtime.{n}" in covered)
+    assert not stale, f"NO_RULE names a helper that is not one or that has a rule: {stale}"

@@ -151,6 +151,12 @@ def test_the_fused_pattern_uses_the_users_second_derivative():
     # d2/dx2 x**3 is 12 at 2; the user's rule says 6x + 1000 = 1012, and it governs
     assert s2sgrad.grad(fused)(2.0) == pytest.approx(12.0)
     assert s2sgrad.grad(s2sgrad.grad(fused))(2.0) == pytest.approx(1012.0, rel=1e-12)
+    # hessian and hvp take reverse mode over the gradient: forward mode has no tangent for the
+    # nested custom_gradient (jvp says so, naming the reverse-mode route)
+    assert s2sgrad.hessian(fused)(2.0) == pytest.approx(1012.0, rel=1e-12)
+    assert s2sgrad.hvp(fused, (2.0,), (0.5,))[0] == pytest.approx(506.0, rel=1e-12)
+    with pytest.raises(s2sgrad.TransformError, match="use s2sgrad.grad or s2sgrad.vjp"):
+        s2sgrad.jvp(s2sgrad.grad(fused), (2.0,), (1.0,))
 
 
 def test_the_second_order_code_says_what_a_nested_custom_gradient_differentiates():

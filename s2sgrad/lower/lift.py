@@ -112,3 +112,12 @@ def _fresh(base: str, taken: set) -> str:
         name, k = f"{base}_{k}", k + 1
     taken.add(name)
     return name
+
+
+def lift_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
+    """``pf`` calling module-level copies of the custom_gradient functions it defines, each
+    added to ``lifted`` (copy name -> Lifted)."""
+    taken = set(lifted) | {n.value for n in m.findall(pf.node, m.Name())}
+    pf, found = lift_custom_defs(pf, taken)
+    lifted.update((item.function.name, item) for item in found)
+    return pf

@@ -68,6 +68,13 @@ class Parts(list):
         item = list.__getitem__(self, index)
         return Parts(item) if isinstance(index, slice) else item
 
+    @property
+    def shape(self):
+        """``(len(self),)``: what ``np.shape`` records of an adjoint of a sequence, so that code
+        generated from generated code (``a_bar + b_bar`` of two such adjoints, summed back to
+        their shapes) passes it through instead of making one array of its ragged items."""
+        return (len(self),)
+
 
 def list_zeros(xs):
     """The zero adjoint of a list (or tuple, or dict): one zero per element."""
