@@ -181,7 +181,6 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     positions = (argnums,) if single else tuple(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
     first = positions[0]  # the argument forward mode differentiates, when it runs
-
     check_arguments = _argument_check(name, positions, wrt)
     needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments the fast check reads
 

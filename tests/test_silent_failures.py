@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import silent_inputs as si
 from conftest import assert_gradients
+from s2sgrad.checks import numerical_grad
 
 import s2sgrad
 
@@ -266,3 +267,23 @@ def test_a_ragged_tuple_argument_with_a_zero_adjoint():
     # s2s.zeros_like of a tuple of arrays of two shapes raised (program generator, seed 50115).
     x, v = np.array([[0.3, 0.5], [0.1, 0.2]]), np.array([0.2, 0.4, 0.6])
     assert_gradients(si.passes_a_ragged_pair, x, v)
+
+
+def carried_by_an_inner_loop(x):
+    c = x * 2.0
+    total = x * 0.0
+    for i in range(2):
+        for j in range(1):
+            total = total + c * 1.0
+            c = x * 0.0
+    return np.sum(total * total)
+
+
+def test_a_value_an_inner_loop_carries_is_carried_by_the_outer_loop_too():
+    # Found by the property test's grad-of-grad check (reading generated backward loops, which
+    # carry adjoints through nested loops): the inner loop handed `c` back under its entry name,
+    # so the outer loop did not carry it, and its backward reset c's adjoint each iteration and
+    # dropped the contribution of `c = x * 2.0`: zeros, silently.
+    x = np.array([0.3, -0.4])
+    np.testing.assert_allclose(s2sgrad.grad(carried_by_an_inner_loop)(x),
+                               numerical_grad(carried_by_an_inner_loop, (x,), 0), rtol=1e-7)

@@ -36,6 +36,7 @@ class Context:
     temps: set = field(default_factory=set)  # temporaries (a user's name may take one over)
     if_count: int = 0
     loop_count: int = 0
+    loop_depth: int = 0  # how many loops enclose what is being lowered
     lists: set = field(default_factory=set)  # names known to hold Python lists or tuples
     inplace: list = field(default_factory=list)  # (new, updated, Location): CoreFunction.inplace
     user_names: dict = field(default_factory=dict)  # SSA name -> the user's name it versions

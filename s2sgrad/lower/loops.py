@@ -14,7 +14,7 @@ from typing import Any
 import libcst as cst
 import libcst.matchers as m
 
-from .assignments import assign
+from .assignments import assign, copy_to
 from .context import BlockLowerer, Context
 from .expressions import operand
 from .ir import (Const, Loop, Origin, OtherHeader, Prim, RangeHeader, Seq, SequenceHeader, Stmt, Var,
@@ -37,7 +37,9 @@ def lower_while(ctx: Context, node: cst.While, lower_block: BlockLowerer) -> Non
     tape = ctx.namer.fresh(f"loop{n}_tape")
     bind_conditional_locals(ctx, node.body)
     before = dict(ctx.env)
+    ctx.loop_depth += 1
     body = lower_block(ctx, statements_of(node.body))
+    ctx.loop_depth -= 1
     _append_loop(ctx, n, (f"while {code(test)}:", (), body, OtherHeader()), before, tape, origin)
 
 
@@ -50,10 +52,12 @@ def lower_for(ctx: Context, node: cst.For, lower_block: BlockLowerer) -> None:
     bind_conditional_locals(ctx, node.body)
     parts = loop_parts(ctx, node)
     before = dict(ctx.env)
+    ctx.loop_depth += 1
     if parts[0] is None and is_verbatim(ctx, node.iter):
         lowered = _lower_value_loop(ctx, node, lower_block)
     else:
         lowered = lower_sequence_loop(ctx, node, n, parts, lower_block)
+    ctx.loop_depth -= 1
     _append_loop(ctx, n, lowered, before, tape, origin)
 
 
@@ -63,9 +67,15 @@ def _append_loop(ctx: Context, n: int, lowered: tuple, before: dict, tape: str,
     the environment at its start, which the carries restore."""
     header, targets, body, kind = lowered
     ctx.origin = origin
+    carried = sorted(k for k in before if ctx.env.get(k) != before[k])
     carries = loop_carries(ctx, before, origin)
     ctx.body.append(Loop(header, targets, body, carries, tape, origin,
                          ctx.namer.fresh(f"loop{n}_trips"), ctx.namer.fresh(f"loop{n}_entry"), kind))
+    if ctx.loop_depth:
+        # inside another loop, what this one carries changes there too: a new name after it
+        # makes the enclosing loop carry it (its carries compare names before and after)
+        for name in carried:
+            copy_to(ctx, name, Var(ctx.env[name]))
 
 
 def _lower_value_loop(ctx: Context, node: cst.For, lower_block: BlockLowerer) -> tuple:

@@ -38,7 +38,12 @@ def zeros_like(x):
 
 
 def setitem(x, index, value):
-    """A copy of ``x`` with ``x[index] = value`` (the input is left as it was)."""
+    """A copy of ``x`` with ``x[index] = value`` (the input is left as it was); a list (the
+    adjoint of one, when generated code writes into it) stays a list of the same kind."""
+    if isinstance(x, list):
+        out = type(x)(x)
+        out[index] = value
+        return out
     out = np.array(x, copy=True)
     out[index] = value
     return out

@@ -81,3 +81,13 @@ def h_append(a, b): return np.sum(np.sin(s2s.append([a], b)[1]) * V4) + np.sum(s
 
 
 CASES.append(("s2sgrad.runtime.append", h_append, (uniform((4,)), uniform((4,))), None, 1e-5))
+
+
+def h_setitem_list(a, b, v):
+    pair = [a, b]
+    parts = s2s.setitem(pair, 1, v * b)
+    return np.sum(np.sin(parts[0]) * V4) + np.sum(np.cos(parts[1]) * V4)
+
+
+CASES.append(("s2sgrad.runtime.setitem", h_setitem_list, (uniform((4,)), uniform((4,)), uniform((4,))),
+              None, 1e-5))
