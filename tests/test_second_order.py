@@ -2,6 +2,8 @@
 reverse mode over the generated forward-mode code) against
 autograd's Hessians and against central differences of s2sgrad's own gradients."""
 
+import math
+
 import autograd
 import numpy as np
 import pytest
@@ -104,18 +106,38 @@ def test_the_second_order_code_is_readable_source():
     assert "forward mode (the second module) over its reverse-mode code" in text
 
 
+@s2sgrad.custom_gradient
+def gamma_of(x):
+    def grad(dy):
+        return dy * math.gamma(x) * 0.5  # a made-up rule that calls what has no derivative
+    return math.gamma(x), grad
+
+
+def gamma_loss(x):
+    return gamma_of(x) * x
+
+
 def padded_loss(x):
     return np.sum(np.pad(x, 1) ** 3)
 
 
 def test_second_derivatives_refused_with_the_functions_location():
-    # np.pad has no tangent (forward mode refuses it in the gradient's forward sweep, and in
-    # the function itself), so neither route to second derivatives reads it
+    # the gradient's code calls math.gamma (in a custom grad_fn), which has no derivative: no
+    # route to second derivatives reads it
+    assert s2sgrad.grad(gamma_loss)(2.5) == pytest.approx(math.gamma(2.5) * (0.5 * 2.5 + 1.0))
     with pytest.raises(TransformError) as info:
-        s2sgrad.hessian(padded_loss)
+        s2sgrad.hessian(gamma_loss)
     text = str(info.value)
-    assert "test_second_order.py" in text and "def padded_loss(x):" in text
-    assert "second derivatives of padded_loss" in text
+    assert "test_second_order.py" in text and "def gamma_loss(x):" in text
+    assert "second derivatives of gamma_loss" in text
+
+
+def test_a_hessian_forward_mode_cannot_read_takes_reverse_mode_over_the_gradient():
+    # np.pad has no tangent yet: reverse mode over the generated gradient gives the Hessian
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(s2sgrad.hessian(padded_loss)(x), np.diag(6 * x), rtol=1e-12)
+    assert "reverse mode (the second module) over its reverse-mode code" in \
+        s2sgrad.source(s2sgrad.hessian(padded_loss))
 
 
 def test_second_order_usage_errors():
