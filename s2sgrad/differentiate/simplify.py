@@ -6,6 +6,7 @@ Folds what a constant operand makes trivial, so ``x ** 2`` differentiates to ``g
 
 from __future__ import annotations
 
+import functools
 import math
 
 import libcst as cst
@@ -108,18 +109,34 @@ def _factor_common(node: cst.BinaryOperation, scalars: frozenset) -> cst.BaseExp
     return cst.BinaryOperation(g, cst.Multiply(), inner)
 
 
+@functools.lru_cache(maxsize=1)
+def _foldable() -> dict:
+    """Runtime helper name -> the helper, for the rules that declare ``folds``."""
+    from .. import runtime
+    from ..rules import DEFAULT_TABLE
+
+    prefix = "s2sgrad.runtime."
+    return {name[len(prefix):]: getattr(runtime, name[len(prefix):])
+            for name, rule in sorted(DEFAULT_TABLE.rules.items())
+            if rule.folds and name.startswith(prefix)}
+
+
 class _Fold(cst.CSTTransformer):
     def __init__(self, scalars: frozenset = frozenset()) -> None:
         super().__init__()
         self.scalars = scalars
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if m.matches(updated.func, m.Attribute(value=m.Name("s2s"), attr=m.Name("safe_power_base"))) \
-                and len(updated.args) == 1:
-            n = _number(updated.args[0].value)
-            if n is not None:
-                return _literal(n - 1 if n != 0 else 1.0)
-        return updated
+        """A runtime helper whose rule says it folds (``Rule.folds``), called on numbers: its
+        value, computed now."""
+        if not m.matches(updated.func, m.Attribute(value=m.Name("s2s"))):
+            return updated
+        helper = _foldable().get(updated.func.attr.value)
+        numbers = [_number(a.value) for a in updated.args if a.keyword is None]
+        if helper is None or not numbers or None in numbers or len(numbers) != len(updated.args):
+            return updated
+        value = helper(*numbers)
+        return _literal(value) if type(value) in (int, float) else updated
 
     def leave_BinaryOperation(self, original, updated) -> cst.BaseExpression:
         factored = _factor_common(updated, self.scalars)

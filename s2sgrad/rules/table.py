@@ -98,6 +98,7 @@ class Rule:
     constant_in: tuple = ()  # parameters it reads only for shapes or a piecewise choice: no derivative
     joint_jvp: str = ""  # linear in its parameters together (a join): the tangent, params as tangents
     consumes: tuple = ()  # list parameters it empties as it reads them (frees memory early)
+    folds: bool = False  # called on numbers in a template, codegen writes its value instead
 
     @property
     def registered(self) -> bool:
@@ -162,7 +163,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            methods: Iterable[str] = (), step_sums: Optional[dict] = None,
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
            constant_in: Iterable[str] = (), joint_jvp: str = "", consumes: Iterable[str] = (),
-           **templates: str) -> Rule:
+           folds: bool = False, **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -172,7 +173,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 reverse_only=reverse_only, array_result=array_result, methods=tuple(methods),
                 step_sums=tuple((step_sums or {}).items()),
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
-                constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes))
+                constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
+                folds=folds)
     unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")

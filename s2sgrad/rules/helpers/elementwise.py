@@ -4,7 +4,7 @@ from ..table import defvjp
 
 RULES = (
     # the exponent less one (1.0 where it is 0), and log(x) (0 where x is 0), of d x**y
-    defvjp("s2sgrad.runtime.safe_power_base(y)", elementwise=True, y="g * (y != 0)"),
+    defvjp("s2sgrad.runtime.safe_power_base(y)", elementwise=True, folds=True, y="g * (y != 0)"),
     defvjp(
         "s2sgrad.runtime.safe_log_base(x)",
         elementwise=True,
