@@ -167,3 +167,23 @@ def test_the_second_order_code_says_what_a_nested_custom_gradient_differentiates
     assert "s2sgrad.stop_gradient(x_grad)" in text
     first = s2sgrad.source(s2sgrad.grad(fused))
     assert "@s2sgrad.custom_gradient\n    def first_order_custom(unused_x):" in first
+
+
+def scaled_with_clipped_gradient(x):
+    w = x * 2.0
+
+    @s2sgrad.custom_gradient
+    def clip_grad(v):
+        def grad(dy):
+            return np.clip(dy, -0.1, 0.1)
+        return v * w, grad
+    return np.sum(clip_grad(x))
+
+
+def test_a_custom_gradient_defined_in_a_function_governs_its_explicit_arguments_only():
+    # w is captured: no gradient through clip_grad (only v's rule, clipped to 0.1)
+    x = np.array([0.5, -2.0])
+    np.testing.assert_allclose(s2sgrad.grad(scaled_with_clipped_gradient)(x), [0.1, 0.1])
+    text = s2sgrad.source(s2sgrad.grad(scaled_with_clipped_gradient))
+    assert "# return np.sum(clip_grad_in_scaled_with_clipped_gradient(x, w=s2sgrad.stop_gradient(w)))" in text
+    assert "w, which it captured, gets no gradient through it" in text

@@ -233,9 +233,10 @@ def _seed(grad, namer: Namer) -> tuple:
 def _captured_note(fn: cst.FunctionDef, outer: str) -> str:
     """The comment that says what a custom_gradient defined inside ``outer`` differentiates."""
     positional = ", ".join(p.name.value for p in fn.params.params)
-    captured = ", ".join(p.name.value for p in fn.params.kwonly_params)
+    names = [p.name.value for p in fn.params.kwonly_params]
     note = f"# custom_gradient defined in {outer}: its rule is the gradient with respect to {positional} only"
-    return note + (f"; {captured}, which it captured, get no gradient through it" if captured else "")
+    verb = "gets" if len(names) == 1 else "get"
+    return note + (f"; {', '.join(names)}, which it captured, {verb} no gradient through it" if names else "")
 
 
 def _grad_lines(grad, name: str, grads: str) -> list:

@@ -77,7 +77,9 @@ class _Calls(KeepingTransformer):
             return updated
         name, captured = self.lifted[updated.func.value]
         stop = cst.parse_expression(STOP_GRADIENT)
-        extra = [cst.Arg(cst.Call(stop, [cst.Arg(cst.Name(c))]), keyword=cst.Name(c)) for c in captured]
+        equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+        extra = [cst.Arg(cst.Call(stop, [cst.Arg(cst.Name(c))]), keyword=cst.Name(c), equal=equal)
+                 for c in captured]
         return updated.with_changes(func=cst.Name(name), args=[*updated.args, *extra])
 
     def leave_FunctionDef(self, original, updated):
