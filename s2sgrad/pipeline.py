@@ -383,7 +383,7 @@ def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE) 
 
 def _jvp_command(pf: ParsedFunction, wrt: tuple) -> str:
     params = [p.name.value for p in pf.node.params.params]
-    if len(wrt) == 1 and wrt[0] in params:
+    if len(wrt) == 1 and wrt[0] in params and not pf.unit.path.startswith("<"):
         return f"s2sgrad.source(s2sgrad.grad({pf.name}, argnums={params.index(wrt[0])}), mode='fwd')"
     return f"s2sgrad.jvp({pf.name}, primals, tangents)"
 
