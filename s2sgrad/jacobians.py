@@ -2,7 +2,7 @@
 primals) -> jacfwd, jacrev, hessian, hvp.
 
 - ``jacfwd``: one forward-mode sweep per element of the differentiated inputs;
-- ``jacrev``: one forward sweep, then one backward sweep per element of the output;
+- ``jacrev``: a forward and a backward sweep per element of the output;
 - ``hvp`` and ``hessian``: forward mode over the generated reverse-mode code (``jvp`` of
   ``grad``; ``hessian`` is ``jacfwd(grad(f))``: one sweep per tangent direction, no re-run of the
   primal per element), falling back to reverse mode over the generated forward-mode code where
@@ -72,14 +72,14 @@ def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
     text, fn, tangent_names = build_jvp(fun, wrt)
-    return _attach(_forward_jacobian(fun, fn, tangent_names, argnums), fun, text,
+    return _attach(_forward_jacobian(fun, fn, wrt, tangent_names, argnums), fun, text,
                    made="s2sgrad.jacfwd")
 
 
-def _forward_jacobian(fun: Callable, fn: Callable, tangent_names: tuple, argnums: Argnums) -> Callable:
-    """The function that runs the forward-mode ``fn`` once per input element."""
+def _forward_jacobian(fun: Callable, fn: Callable, wrt: tuple, tangent_names: tuple,
+                      argnums: Argnums) -> Callable:
+    """The function that runs the forward-mode ``fn`` once per element of the inputs ``wrt``."""
     positions = _positions(argnums)
-    wrt = tuple(tangent_names)
 
     def jacobian_fun(*args: Any) -> Any:
         _check_values(fun, wrt, [args[p] for p in positions])
@@ -96,8 +96,9 @@ def _forward_jacobian(fun: Callable, fn: Callable, tangent_names: tuple, argnums
 
 @api_boundary
 def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
-    """The Jacobian of ``fun`` (one array output) by reverse mode: one forward sweep, then one
-    backward sweep per element of the output. Block shape: ``output.shape + input.shape``."""
+    """The Jacobian of ``fun`` (one array output) by reverse mode: a forward and a backward sweep
+    per element of the output (a backward sweep consumes its residuals' tapes). Block shape:
+    ``output.shape + input.shape``."""
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
@@ -105,13 +106,12 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
 
     def jacobian_fun(*args: Any) -> Any:
         _check_values(fun, wrt, [args[p] for p in positions])
-        value = fwd(*args)[0]
+        value, residuals = fwd(*args)
         rows = []
         points = [np.asarray(value, dtype=np.result_type(value, np.float64))]
         for k in range(points[0].size):
-            # a fresh forward sweep per row: a backward sweep consumes its residuals' tapes
             seed = _unit((value,), (0,), points, 0, k)[0]
-            rows.append(bwd(fwd(*args)[1], seed))
+            rows.append(bwd(residuals if k == 0 else fwd(*args)[1], seed))
         blocks = [_rows_to_block([r[j] for r in rows], np.shape(value), args[p])
                   for j, p in enumerate(positions)]
         return _per_output(blocks, isinstance(argnums, int))
