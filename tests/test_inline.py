@@ -79,8 +79,13 @@ def test_folds_stay_within_one_source_statement():
 
 from collections import Counter  # noqa: E402
 
-from s2sgrad.differentiate.code import Nest  # noqa: E402
 from s2sgrad.differentiate.fold import fold  # noqa: E402
+from s2sgrad.program import Nest, lift, render  # noqa: E402
+
+
+def _folded(code, outside=Counter(), scalars=frozenset()):
+    """fold over the IR of ``code`` (lines as text), rendered back to lines."""
+    return render(fold(list(lift(code)), outside, scalars), "")
 
 
 @pytest.mark.parametrize("code, expected", [
@@ -123,12 +128,12 @@ from s2sgrad.differentiate.fold import fold  # noqa: E402
 ])
 def test_fold(code, expected):
     outside = Counter({"b": 1, "d": 1})
-    assert fold(code, outside) == expected
+    assert _folded(code, outside) == render(lift(expected), "")
 
 
 def test_fold_keeps_known_scalars_inside_sums():
     code = ["v = s * a", "v = v + s * b", "c = v"]
-    assert fold(code, Counter({"c": 1}), frozenset({"s"})) == ["c = s * a + s * b"]
+    assert _folded(code, Counter({"c": 1}), frozenset({"s"})) == ["c = s * a + s * b"]
 
 
 @pytest.mark.parametrize("expr, expected", [

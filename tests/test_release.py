@@ -10,13 +10,23 @@ import pytest
 
 import s2sgrad
 from s2sgrad import runtime as s2s
-from s2sgrad.differentiate.code import Nest, Restore
 from s2sgrad.differentiate.release import release
+from s2sgrad.program import Nest, Restore, lift, render
+
+
+def _released(code, owned, kept, returns):
+    """release over the IR of ``code`` (lines as text): (the lines it gives, the names freed)."""
+    out, released = release(list(lift(code)), owned, kept, returns)
+    return render(out, ""), released
+
+
+def _lines(code):
+    return render(lift(code), "")
 
 
 def test_released_after_last_top_level_read():
     code = ["# y = f(x)", "a_bar = g * b", "c_bar = a_bar * 2", "d_bar = c_bar + b", "e = d_bar * 3"]
-    out, released = release(code, ("b",), frozenset({"g"}), ["e"])
+    out, released = _released(code, ("b",), frozenset({"g"}), ["e"])
     assert out == ["# y = f(x)", "a_bar = g * b", "c_bar = a_bar * 2", "del a_bar",
                    "d_bar = c_bar + b", "del b, c_bar", "e = d_bar * 3"]
     assert released == {"a_bar", "b", "c_bar"}
@@ -24,17 +34,18 @@ def test_released_after_last_top_level_read():
 
 def test_nothing_released_right_before_the_return_or_for_kept_and_returned_names():
     code = ["a = x * 2", "b = a * 3"]
-    out, released = release(code, ("x",), frozenset({"x"}), ["b"])
+    out, released = _released(code, ("x",), frozenset({"x"}), ["b"])
     assert out == code and not released  # `a` dies with the frame; `x` is kept; `b` returned
 
 
 def test_names_read_in_a_block_are_released_after_the_block_only_when_certainly_bound():
     loop = Nest("for h in reversed(tape):", ("h_bar = h_bar * h", "w = h * 2"))
     code = ["h_bar = g * 1.0", loop, "z = h_bar * 2", "y = z + 1"]
-    out, released = release(code, ("tape",), frozenset(), ["y"])
+    out, released = _released(code, ("tape",), frozenset(), ["y"])
     # tape (a residual) and h_bar (bound above the loop) go after their last reads; `h` and `w`
     # are bound only inside the loop, which may run no iteration: never released.
-    assert out == ["h_bar = g * 1.0", loop, "del tape", "z = h_bar * 2", "del h_bar", "y = z + 1"]
+    assert out == _lines(["h_bar = g * 1.0", loop, "del tape", "z = h_bar * 2", "del h_bar",
+                          "y = z + 1"])
     assert "h" not in released and "w" not in released
 
 
@@ -42,15 +53,15 @@ def test_no_del_between_an_if_and_its_else():
     then = Nest("if c:", ("y = a * 2",))
     other = Nest("else:", ("y = a * 3",))
     code = ["a = g * 2", then, other, "z = y + 1", "w = z * 2"]
-    out, _ = release(code, (), frozenset(), ["w"])
-    assert out == ["a = g * 2", then, other, "del a", "z = y + 1", "w = z * 2"]
+    out, _ = _released(code, (), frozenset(), ["w"])
+    assert out == _lines(["a = g * 2", then, other, "del a", "z = y + 1", "w = z * 2"])
 
 
 def test_restore_lines_bind_names():
     restore = Restore(None, ("h",), "loop1_entry")
     code = [restore, "a = h * 2", "b = a + 1"]
-    out, released = release(code, ("loop1_entry",), frozenset(), ["b"])
-    assert out == [restore, "del loop1_entry", "a = h * 2", "del h", "b = a + 1"]
+    out, released = _released(code, ("loop1_entry",), frozenset(), ["b"])
+    assert out == _lines([restore, "del loop1_entry", "a = h * 2", "del h", "b = a + 1"])
     assert released == {"loop1_entry", "h"}
 
 

@@ -31,7 +31,9 @@ from ..lower.ir import (
     prim_operands,
     reads_counter,
 )
-from .code import Nest, Restore, code_reads, has_statements, unpack_target
+from ..program import Comment, ElseHeader, IfHeader, Nest, Restore, code_reads, has_statements, \
+    unpack_target
+from ..program import header as program_header
 from .templates import instantiate
 from .vjp_types import Collecting, StepSum
 
@@ -97,9 +99,9 @@ class BlockSweeps:
             for names, code in ((then_names, then_code), (else_names, else_code)):
                 items = ", ".join(self.rec.packed(n) for n in names) + ("," if len(names) == 1 else "")
                 code.append(f"{node.saved} = ({items})")
-        out = [Nest(f"if {node.test}:", tuple(then_code))]
+        out = [Nest(IfHeader(cst.Name(node.test)), tuple(then_code))]
         if has_statements(else_code):
-            out.append(Nest("else:", tuple(else_code)))
+            out.append(Nest(ElseHeader(), tuple(else_code)))
         return out
 
     def forward_loop(self, loop: Loop) -> list:
@@ -120,7 +122,7 @@ class BlockSweeps:
                 out.append(f"{loop.trips} = 0")
                 body.append(f"{loop.trips} += 1")
         carries = self.forward_code(loop.carries)
-        body.extend(line for line in carries if not (isinstance(line, str) and line.startswith("#")))
+        body.extend(line for line in carries if not isinstance(line, Comment))
         out.append(Nest(loop.header, tuple(body)))
         return out
 
@@ -153,9 +155,9 @@ class BlockSweeps:
             then_code.insert(0, f"{unpack_target(then_names)} = {node.saved}")
         if else_names:
             else_code.insert(0, f"{unpack_target(else_names)} = {node.saved}")
-        out = [Nest(f"if {node.test}:", tuple(then_code))]
+        out = [Nest(IfHeader(cst.Name(node.test)), tuple(then_code))]
         if has_statements(else_code):
-            out.append(Nest("else:", tuple(else_code)))
+            out.append(Nest(ElseHeader(), tuple(else_code)))
         return out
 
     def merged_adjoints(self, local: set, *paths: tuple) -> dict:
@@ -207,9 +209,9 @@ class BlockSweeps:
         summed = self.after_loop_sums(lines, zero_lines, collecting, body_code)
         if names:
             target = names[0] if len(names) == 1 else unpack_target(names)
-            header = f"for {target} in reversed({loop.tape}):"
+            header = program_header(f"for {target} in reversed({loop.tape}):")
         else:
-            header = f"for _ in range({loop.trips}):"
+            header = program_header(f"for _ in range({loop.trips}):")
         lines.append(Nest(header, tuple(body_code)))
         return lines + after + summed
 

@@ -18,7 +18,7 @@ from ..analyze.shapes import may_broadcast
 from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, operand_vars
 from ..read.names import name_nodes
 from .binding import bind_arguments, defaulted_params
-from .code import unpack_target
+from ..program import unpack_target
 from .simplify import simplify
 from .templates import instantiate
 from .vjp_types import HelperCall

@@ -1,4 +1,4 @@
-"""Folding single-use temporaries of generated code: code (lines and Nests) -> the same code with
+"""Folding single-use temporaries of generated code: program items -> the same with
 each temporary that one later line reads put into that line, and its own line dropped.
 
 The reverse builder names every intermediate value and every adjoint contribution. A name read
@@ -18,32 +18,18 @@ Pure: code in, code out.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
 
-from .code import Nest, Restore, calls_in, line_facts, name_reads
+from ..program import Nest, Simple, calls_in, name_reads
 from .inline import substitute
 from .simplify import simplify
 
 _PURE_OWNERS = ("np", "s2s")
 MAX_LINE = 80  # a folded line longer than this stays two lines: one expression per line reads best
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse(line: str) -> Optional[cst.BaseSmallStatement]:
-    """A simple one-line statement, or None for comments and compound headers."""
-    text = line.strip()
-    if not text or text.startswith("#") or text.endswith(":"):
-        return None
-    module = cst.parse_module(text)
-    stmt = module.body[0]
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return None
-    return stmt.body[0]
 
 
 def line_read_counts(expressions) -> Counter:
@@ -54,21 +40,12 @@ def line_read_counts(expressions) -> Counter:
     return total
 
 
-def _text(item) -> str:
-    return item.text if isinstance(item, Restore) else item
-
-
 def _count(code, reads: Counter, binds: Counter) -> None:
     for item in code:
+        reads.update(item.reads)
+        binds.update(item.binds)
         if isinstance(item, Nest):
-            header_reads, header_binds, _ = line_facts(item.header)
-            reads.update(header_reads)
-            binds.update(header_binds)
             _count(item.body, reads, binds)
-        else:
-            line_reads, line_binds, _ = line_facts(_text(item))
-            reads.update(line_reads)
-            binds.update(line_binds)
 
 
 def _dotted(node: cst.BaseExpression) -> str:
@@ -114,15 +91,14 @@ def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset,
             i += 1
             continue
         name, value, j = target
-        reader = _parse(block[j])
+        reader = block[j].node
         if isinstance(reader, cst.AugAssign) and _rebinds(reader, name):
             reader = _as_assignment(reader)  # v = e1; v += e2  ->  v = e1 + e2
-        folded = simplify(substitute_statement(reader, {name: value}), scalars)
-        text = _code(folded)
-        if line_facts(text)[0][name] or len(text) > MAX_LINE:
+        folded = Simple(simplify(substitute_statement(reader, {name: value}), scalars))
+        if folded.reads[name] or len(folded.text) > MAX_LINE:
             i += 1  # read where substitution does not reach (a target), or too long to read
             continue
-        block[j] = text
+        block[j] = folded
         del block[i]
         reads[name] -= 1
         binds[name] -= 1
@@ -134,37 +110,26 @@ def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset,
 def _foldable(block: list, i: int, reads: Counter, binds: Counter,
               rebind: bool) -> Optional[tuple]:
     item = block[i]
-    if not isinstance(item, str):
+    if not isinstance(item, Simple) or not item.plain or not _pure(item.node.value):
         return None
-    small = _parse(item)
-    facts = line_facts(item)
-    if not isinstance(small, cst.Assign) or not facts[2]:
-        return None
-    name = small.targets[0].target.value
-    if not _pure(small.value):
-        return None
+    name = item.assigned
     # Read and bound once in all; or else the reader must rebind the name (``v = v + e``,
     # ``v += e``), which ends this value's life there.
     rebinding = reads[name] != 1 or binds[name] != 1
     if rebinding and not rebind:
         return None
-    needed = set(facts[0]) | {name}
+    needed = set(item.reads) | {name}
     for j in range(i + 1, len(block)):
         later = block[j]
-        if not isinstance(later, str) or later.lstrip().startswith("#"):
-            return None
-        later_reads, later_binds, plain = line_facts(later)
-        if later_reads[name]:
-            reader = _parse(later)
-            if later_reads[name] != 1 or reader is None:
+        if not isinstance(later, Simple):
+            return None  # a comment (another source statement), a block, a restore
+        if later.reads[name]:
+            if later.reads[name] != 1 or (rebinding and not _rebinds(later.node, name)):
                 return None
-            if rebinding and not _rebinds(reader, name):
-                return None
-            return name, small.value, j
-        small_later = _parse(later)
-        movable = plain or isinstance(small_later, cst.AugAssign)  # rebinds or updates its target
-        if not movable or later_binds & needed or _augmented_base(small_later) & needed \
-                or not _pure(small_later):
+            return name, item.node.value, j
+        movable = later.plain or isinstance(later.node, cst.AugAssign)  # rebinds or updates its target
+        if not movable or later.binds & needed or later.update_base & needed \
+                or not _pure(later.node):
             return None
     return None
 
@@ -189,16 +154,6 @@ def _as_assignment(small: cst.AugAssign) -> cst.Assign:
     return cst.Assign([cst.AssignTarget(small.target)], value)
 
 
-def _augmented_base(small) -> set:
-    """The name an in-place update ``x[i] += ...`` writes into (its target's base)."""
-    if not isinstance(small, cst.AugAssign):
-        return set()
-    target = small.target
-    while isinstance(target, (cst.Subscript, cst.Attribute)):
-        target = target.value
-    return {target.value} if isinstance(target, cst.Name) else set()
-
-
 def substitute_statement(small: cst.BaseSmallStatement, mapping: dict) -> cst.BaseSmallStatement:
     """A simple statement with names replaced in what it reads (its bound names stay)."""
     if isinstance(small, cst.Assign):
@@ -210,7 +165,3 @@ def substitute_statement(small: cst.BaseSmallStatement, mapping: dict) -> cst.Ba
     if isinstance(small, (cst.Expr, cst.Return)):
         return small.with_changes(value=substitute(small.value, mapping))
     return small
-
-
-def _code(small: cst.BaseSmallStatement) -> str:
-    return cst.Module([]).code_for_node(small)

@@ -33,7 +33,7 @@ from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, pri
 from ..lower.naming import Namer
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params, keeping_consumed
-from .code import Nest, has_statements, unpack_target
+from ..program import Comment, ElseHeader, IfHeader, Nest, has_statements, lift, unpack_target
 from .fold import fold, line_read_counts
 from .simplify import simplify
 from .templates import instantiate, needs_parens
@@ -46,7 +46,7 @@ class JvpFunction:
     source_name: str
     name: str
     params_code: str  # the primal's parameters, then one tangent per differentiated parameter
-    code: tuple  # code items (str | Nest)
+    code: tuple  # program items
     value: str  # the returned value's code
     tangent: str  # the returned tangent's code
     wrt: tuple
@@ -83,15 +83,15 @@ class ForwardBuilder:
         last = None
         for stmt in body:
             if stmt.origin is not last and not (isinstance(stmt, Stmt) and stmt.implicit):
-                out.append(f"# {stmt.origin.text}")
+                out.append(Comment(stmt.origin.text))
                 last = stmt.origin
             if isinstance(stmt, Stmt):
                 out.extend(self.statement(stmt))
             elif isinstance(stmt, If):
-                out.append(Nest(f"if {stmt.test}:", tuple(self.code(stmt.body))))
+                out.append(Nest(IfHeader(cst.Name(stmt.test)), tuple(self.code(stmt.body))))
                 orelse = self.code(stmt.orelse)
                 if has_statements(orelse):
-                    out.append(Nest("else:", tuple(orelse)))
+                    out.append(Nest(ElseHeader(), tuple(orelse)))
             else:
                 out.append(self.loop(stmt))
         return out
@@ -99,7 +99,7 @@ class ForwardBuilder:
     def loop(self, loop: Loop) -> Nest:
         body = self.code(loop.body)
         body.extend(item for item in self.code(loop.carries)
-                    if not (isinstance(item, str) and item.startswith("#")))
+                    if not isinstance(item, Comment))
         return Nest(loop.header, tuple(body))
 
     def statement(self, stmt: Stmt) -> list:
@@ -337,7 +337,7 @@ class ForwardBuilder:
         code += self.code(fn.body)
         value = _code(operand_node(fn.result))
         tangent = self.result_tangent(fn.result)
-        code = fold(code, line_read_counts((value, tangent)))
+        code = fold(lift(code), line_read_counts((value, tangent)))
         params = []
         for p in fn.params:
             if p.name in self.kwonly and "*" not in params:

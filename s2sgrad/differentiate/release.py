@@ -1,6 +1,6 @@
 """Release: ``del`` lines that free a backward sweep's arrays right after their last read.
 
-Takes the backward's top-level code (``str | Nest | Restore`` items, already folded), the names
+Takes the backward's top-level code (program items, already folded), the names
 the sweep may release (residuals the forward computed, adjoint temporaries: arrays the sweep owns)
 and the returned expressions; returns the code with ``del a, b`` after the top-level statement
 that reads ``a`` and ``b`` last, and the names released. Without it every residual stays alive
@@ -14,7 +14,9 @@ the ``return`` (the frame dies there anyway), and never between an ``if`` and it
 
 from __future__ import annotations
 
-from .code import Nest, Restore, code_reads, has_statements, line_facts
+import libcst as cst
+
+from ..program import ElseHeader, Nest, Simple, code_reads, has_statements
 
 
 def release(code: list, owned: tuple, kept: frozenset, returns) -> tuple:
@@ -30,8 +32,7 @@ def release(code: list, owned: tuple, kept: frozenset, returns) -> tuple:
         for name in code_reads([item]):
             last_read[name] = index
         if not isinstance(item, Nest):
-            text = item.text if isinstance(item, Restore) else item
-            for name in sorted(line_facts(text)[1]):
+            for name in sorted(item.binds):
                 if name not in bound_at:
                     bound_at[name] = index
                     bound.append(name)
@@ -50,7 +51,7 @@ def release(code: list, owned: tuple, kept: frozenset, returns) -> tuple:
     for index, item in enumerate(items):
         out.append(item)
         if index in releases:
-            out.append("del " + ", ".join(releases[index]))
+            out.append(_delete(releases[index]))
     released = frozenset(name for names in releases.values() for name in names)
     return out, released
 
@@ -58,6 +59,13 @@ def release(code: list, owned: tuple, kept: frozenset, returns) -> tuple:
 def _chain_end(items: list, index: int) -> int:
     """The last item of the ``if``/``elif``/``else`` chain that ``items[index]`` belongs to."""
     while index + 1 < len(items) and isinstance(items[index + 1], Nest) and \
-            items[index + 1].header.startswith(("elif ", "else:")):
+            isinstance(items[index + 1].header, ElseHeader):
         index += 1
     return index
+
+
+def _delete(names: list) -> Simple:
+    """``del a, b``."""
+    targets = [cst.Element(cst.Name(n)) for n in names]
+    target = targets[0].value if len(targets) == 1 else cst.Tuple(targets, lpar=[], rpar=[])
+    return Simple(cst.Del(target))

@@ -25,7 +25,7 @@ from ..rules.table import RuleTable
 from .adjoints import Adjoints
 from .binding import keeping_consumed
 from .blocks import BlockSweeps
-from .code import code_reads, unpack_target
+from ..program import Comment, code_reads, lift, unpack_target
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts
 from .records import Records
@@ -144,7 +144,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
             if isinstance(stmt, Stmt) and stmt.implicit:
                 continue
             if origin is not last:
-                out.append(f"# {origin.text}")
+                out.append(Comment(origin.text))
                 last = origin
             if isinstance(stmt, Stmt):
                 out.append(self.forward_line(stmt))
@@ -173,7 +173,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
                     parts.append((stmt.origin, list(lines)))
         out: list = []
         for origin, lines in parts:
-            out.append(f"# {origin.text}")
+            out.append(Comment(origin.text))
             out.extend(lines)
         return out
 
@@ -306,7 +306,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
             for name in self.wrt:
                 self.adj.materialize(backward, name)
         returns = self.returned_adjoints()
-        backward = self.prune_restores(backward, returns)
+        backward = self.prune_restores(list(lift(backward)), returns)
         residuals = self.residual_names(backward, returns)
         scalars = self.adj.uniform_names | set(self.scalars) | {self.namer.adjoint(v) for v in self.scalars}
         backward = fold(backward, line_read_counts(returns), frozenset(scalars))
@@ -314,7 +314,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         kept = {p.name for p in fn.params} | scalars | set(self.rec.shape_base) | {seed}
         backward, released = release(backward, residuals, frozenset(kept), returns)
         result_code = _code(operand_node(fn.result))
-        forward = fold(self.forward_code(fn.body), line_read_counts(packed + (result_code,)))
+        forward = fold(lift(self.forward_code(fn.body)), line_read_counts(packed + (result_code,)))
         return VjpFunction(
             source_name=fn.name, fwd_name=self.fwd_name, bwd_name=self.bwd_name,
             params_code=self.params_code(), forward=tuple(forward), result_code=result_code,

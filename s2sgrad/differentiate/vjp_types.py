@@ -29,12 +29,12 @@ class VjpFunction:
     fwd_name: str
     bwd_name: str
     params_code: str
-    forward: tuple  # code (str | Nest)
+    forward: tuple  # program items
     result_code: str
     residuals: tuple  # names the forward hands to the backward
     residuals_param: str
     seed: str
-    backward: tuple  # code (str | Nest)
+    backward: tuple  # program items
     returns: tuple  # code of each returned adjoint
     wrt: tuple
     top_level: bool

@@ -10,14 +10,13 @@ the forward body is differentiated.
 
 from __future__ import annotations
 
-import textwrap
 from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
 
-from ..differentiate.code import unpack_target
 from ..differentiate.reverse import VjpFunction
+from ..program import Comment, Verbatim, lift, unpack_target
 from ..read.parse import ParsedFunction
 from .naming import Namer
 from .scope import read_names, statements_of
@@ -38,8 +37,8 @@ def is_custom_def(pf: ParsedFunction) -> bool:
 
 
 def _lines(node: cst.CSTNode) -> list:
-    """The code of a statement as lines, relative indentation kept."""
-    return textwrap.dedent(_code(node)).rstrip("\n").splitlines()
+    """A statement of the user's, kept as written."""
+    return [Verbatim(node)]
 
 
 def _assigned(node: cst.CSTNode) -> set:
@@ -190,8 +189,8 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
     returns = _returns(chosen, positional, adjoints, shape_names, top_level)
     return VjpFunction(
         source_name=name, fwd_name=fwd_name, bwd_name=bwd_name, params_code=_code(fn.params),
-        forward=tuple(forward), result_code=_code(value), residuals=tuple(sources),
-        residuals_param=namer.fresh("residuals"), seed=seed, backward=tuple(backward),
+        forward=lift(forward), result_code=_code(value), residuals=tuple(sources),
+        residuals_param=namer.fresh("residuals"), seed=seed, backward=lift(backward),
         returns=tuple(returns), wrt=tuple(chosen), top_level=top_level,
         residual_targets=tuple(targets),
     )
@@ -230,18 +229,19 @@ def _seed(grad, namer: Namer) -> tuple:
     return seed, [f"{', '.join(grad.params)} = s2s.leaves({seed})"]
 
 
-def _captured_note(fn: cst.FunctionDef, outer: str) -> str:
+def _captured_note(fn: cst.FunctionDef, outer: str) -> Comment:
     """The comment that says what a custom_gradient defined inside ``outer`` differentiates."""
     positional = ", ".join(p.name.value for p in fn.params.params)
     names = [p.name.value for p in fn.params.kwonly_params]
-    note = f"# custom_gradient defined in {outer}: its rule is the gradient with respect to {positional} only"
+    note = f"custom_gradient defined in {outer}: its rule is the gradient with respect to {positional} only"
     verb = "gets" if len(names) == 1 else "get"
-    return note + (f"; {', '.join(names)}, which it captured, {verb} no gradient through it" if names else "")
+    return Comment(note + (f"; {', '.join(names)}, which it captured, {verb} no gradient through it"
+                           if names else ""))
 
 
 def _grad_lines(grad, name: str, grads: str) -> list:
     """grad_fn's own code, inlined, ending in ``grads = <what it returns>``."""
-    lines = [f"# >>> custom_gradient {name} (user code)"]
+    lines = [Comment(f">>> custom_gradient {name} (user code)")]
     if grad.body is not None:
         for stmt in grad.body[:-1]:
             lines.extend(_lines(stmt))
@@ -251,7 +251,7 @@ def _grad_lines(grad, name: str, grads: str) -> list:
     else:
         lines.extend(_lines(grad.definition))
         lines.append(f"{grads} = {grad.definition.name.value}({', '.join(grad.params)})")
-    lines.append(f"# <<< custom_gradient {name}")
+    lines.append(Comment(f"<<< custom_gradient {name}"))
     return lines
 
 

@@ -125,12 +125,13 @@ class OtherHeader:
 
 @dataclass(frozen=True)
 class Loop:
-    """A ``for`` or ``while`` loop. ``header`` is its forward header code (``for t in range(n):``);
+    """A ``for`` or ``while`` loop. ``header`` is its forward header (a program.ForHeader or
+    WhileHeader: ``for t in range(n):``);
     ``targets`` are the names the header binds each iteration; ``carries`` are the copies at the end
     of an iteration that hand new values of carried variables to the next one; ``tape`` records,
     per iteration, what the backward sweep needs."""
 
-    header: str
+    header: Any  # program.ForHeader | program.WhileHeader
     targets: tuple
     body: tuple
     carries: tuple

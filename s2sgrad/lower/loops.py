@@ -17,6 +17,7 @@ import libcst.matchers as m
 from .assignments import assign, copy_to
 from .context import BlockLowerer, Context
 from .expressions import operand
+from ..program import ForHeader, WhileHeader
 from .ir import (Const, Loop, Origin, OtherHeader, Prim, RangeHeader, Seq, SequenceHeader, Stmt, Var,
                  operand_node)
 from .joins import bind_conditional_locals, loop_carries
@@ -40,7 +41,7 @@ def lower_while(ctx: Context, node: cst.While, lower_block: BlockLowerer) -> Non
     ctx.loop_depth += 1
     body = lower_block(ctx, statements_of(node.body))
     ctx.loop_depth -= 1
-    _append_loop(ctx, n, (f"while {code(test)}:", (), body, OtherHeader()), before, tape, origin)
+    _append_loop(ctx, n, (WhileHeader(test), (), body, OtherHeader()), before, tape, origin)
 
 
 def lower_for(ctx: Context, node: cst.For, lower_block: BlockLowerer) -> None:
@@ -83,8 +84,7 @@ def _lower_value_loop(ctx: Context, node: cst.For, lower_block: BlockLowerer) ->
     the header as written, its names renamed (a RangeHeader for ``for t in range(...)``)."""
     iter_code, _ = ctx.verbatim(node.iter)
     targets = tuple(ctx.bind(n_.value) for n_ in m.findall(node.target, m.Name()))
-    target_code = code(node.target.visit(Renamer(ctx.env)))
-    header = f"for {target_code} in {code(iter_code)}:"
+    header = ForHeader(node.target.visit(Renamer(ctx.env)), iter_code)
     kind = OtherHeader()
     if isinstance(node.target, cst.Name) and m.matches(iter_code, m.Call(func=m.Name("range"))) and \
             all(a.keyword is None and not a.star for a in iter_code.args):
@@ -165,14 +165,20 @@ def _reversed_operand(ctx: Context, seq_node: cst.BaseExpression):
     return None
 
 
-def _enumerate_header(index: str, names: list, seqs: list, backwards: bool = False) -> str:
+def _enumerate_header(index: str, names: list, seqs: list, backwards: bool = False) -> ForHeader:
     """``for index, name in enumerate(seq):`` (``(a, b)`` and ``zip(xs, ys)`` for several;
     ``reversed(seq)`` walking it backwards)."""
-    seq_code = code(operand_node(seqs[0])) if len(seqs) == 1 else \
-        "zip(" + ", ".join(code(operand_node(q)) for q in seqs) + ")"
-    seq_code = f"reversed({seq_code})" if backwards else seq_code
-    elem_code = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
-    return f"for {index}, {elem_code} in enumerate({seq_code}):"
+    walked = operand_node(seqs[0]) if len(seqs) == 1 else \
+        _call("zip", *(operand_node(q) for q in seqs))
+    walked = _call("reversed", walked) if backwards else walked
+    items = cst.Name(names[0]) if len(names) == 1 else \
+        cst.Tuple([cst.Element(cst.Name(n)) for n in names])
+    target = cst.Tuple([cst.Element(cst.Name(index)), cst.Element(items)], lpar=[], rpar=[])
+    return ForHeader(target, _call("enumerate", walked))
+
+
+def _call(name: str, *args: cst.BaseExpression) -> cst.Call:
+    return cst.Call(cst.Name(name), [cst.Arg(a) for a in args])
 
 
 def loop_item(ctx: Context, seq: Any, index: str, name: str, backwards: bool = False) -> Stmt:

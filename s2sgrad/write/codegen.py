@@ -15,7 +15,7 @@ import black
 import libcst as cst
 
 from .. import __version__
-from ..differentiate.code import render as render_code
+from ..program import render as render_code
 from ..differentiate.forward import JvpFunction
 from ..differentiate.reverse import VjpFunction
 from ..lower.naming import Namer
