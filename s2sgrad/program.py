@@ -309,7 +309,8 @@ def lift(code) -> tuple:
 # ----- questions passes ask ---------------------------------------------------------------------
 
 def code_reads(code) -> set:
-    """Names read anywhere in ``code`` (nested blocks included)."""
+    """Names read anywhere in ``code`` (nested blocks included; a builder's lines of text are
+    lifted first)."""
     reads: set = set()
     for item in lift(code):
         reads |= set(item.reads)
@@ -320,8 +321,7 @@ def code_reads(code) -> set:
 
 def has_statements(code) -> bool:
     """Whether ``code`` holds anything but comments."""
-    return any(not (isinstance(item, Comment) or isinstance(item, str) and
-                    item.lstrip().startswith("#")) for item in code)
+    return any(not isinstance(item, Comment) for item in code)
 
 
 class _Calls(cst.CSTVisitor):
