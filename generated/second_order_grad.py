@@ -66,20 +66,6 @@ def smooth_loss_grad(x, smooth_loss_bar=1.0):
 
 def smooth_loss_grad_jvp(x, smooth_loss_bar=1.0, *, x_dot):
     """Forward mode of smooth_loss_grad: its value, and its tangent along x_dot."""
-    # return smooth_loss_bwd(smooth_loss_fwd(x)[1], smooth_loss_bar)[0]
-    smooth_loss_fwd_x, smooth_loss_fwd_x_dot = smooth_loss_fwd_jvp(x, x_dot=x_dot)
-    smooth_loss_fwd_x_1 = smooth_loss_fwd_x[1]
-    smooth_loss_fwd_x_1_dot = smooth_loss_fwd_x_dot[1]
-    smooth_loss_bwd_2, smooth_loss_bwd_2_dot = smooth_loss_bwd_jvp(
-        smooth_loss_fwd_x_1, smooth_loss_bar, residuals_dot=smooth_loss_fwd_x_1_dot
-    )
-    smooth_loss_grad = smooth_loss_bwd_2[0]
-    smooth_loss_grad_dot = smooth_loss_bwd_2_dot[0]
-    return smooth_loss_grad, smooth_loss_grad_dot
-
-
-def smooth_loss_fwd_jvp(x, x_dot):
-    """Forward mode of smooth_loss_fwd: its value, and its tangent along x_dot."""
     # x_times_0_5 = 0.5 * x
     x_times_0_5 = 0.5 * x
     x_times_0_5_dot = x_dot * 0.5
@@ -88,102 +74,50 @@ def smooth_loss_fwd_jvp(x, x_dot):
     A_matmul_x_dot = A @ x_dot
     # matmul = x_times_0_5 @ A_matmul_x
     matmul = x_times_0_5 @ A_matmul_x
-    matmul_dot = x_times_0_5_dot @ A_matmul_x + x_times_0_5 @ A_matmul_x_dot
     # B_matmul_x = B @ x
     B_matmul_x = B @ x
-    B_matmul_x_dot = B @ x_dot
     # exp_x = np.exp(x)
     exp_x = np.exp(x)
     exp_x_dot = x_dot * exp_x
     # sum_log1p_exp_x = np.sum(np.log1p(exp_x))
     sum_log1p_exp_x = np.sum(np.log1p(exp_x))
-    sum_log1p_exp_x_dot = np.sum(exp_x_dot / (1.0 + exp_x))
-    # smooth_loss = matmul - B_matmul_x + sum_log1p_exp_x
-    smooth_loss = matmul - B_matmul_x + sum_log1p_exp_x
-    smooth_loss_dot = matmul_dot + -B_matmul_x_dot + sum_log1p_exp_x_dot
-    # return smooth_loss, (A_matmul_x, B_matmul_x.shape, exp_x, matmul.shape, np.shape(sum_log1p_exp_x), x, x_times_0_5,)
+    # B_matmul_x_shape = B_matmul_x.shape
     B_matmul_x_shape = B_matmul_x.shape
+    # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
-    np_shape_sum_log1p_exp_x = np.shape(sum_log1p_exp_x)
-    return (
-        smooth_loss,
-        (
-            A_matmul_x,
-            B_matmul_x_shape,
-            exp_x,
-            matmul_shape,
-            np_shape_sum_log1p_exp_x,
-            x,
-            x_times_0_5,
-        ),
-    ), (
-        smooth_loss_dot,
-        (
-            A_matmul_x_dot,
-            s2s.zeros_like(B_matmul_x_shape),
-            exp_x_dot,
-            s2s.zeros_like(matmul_shape),
-            s2s.zeros_like(np_shape_sum_log1p_exp_x),
-            x_dot,
-            x_times_0_5_dot,
-        ),
-    )
-
-
-def smooth_loss_bwd_jvp(residuals, smooth_loss_bar=1.0, *, residuals_dot):
-    """Forward mode of smooth_loss_bwd: its value, and its tangent along residuals_dot."""
-    # (A_matmul_x, B_matmul_x_shape, exp_x, matmul_shape, sum_log1p_exp_x_shape, x, x_times_0_5,) = residuals
-    A_matmul_x = residuals[0]
-    A_matmul_x_dot = residuals_dot[0]
-    B_matmul_x_shape = residuals[1]
-    B_matmul_x_shape_dot = residuals_dot[1]
-    exp_x = residuals[2]
-    exp_x_dot = residuals_dot[2]
-    matmul_shape = residuals[3]
-    matmul_shape_dot = residuals_dot[3]
-    sum_log1p_exp_x_shape = residuals[4]
-    sum_log1p_exp_x_shape_dot = residuals_dot[4]
-    x = residuals[5]
-    x_dot = residuals_dot[5]
-    x_times_0_5 = residuals[6]
-    x_times_0_5_dot = residuals_dot[6]
+    # sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
+    sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
     # sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
     sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
-    sum_log1p_exp_x_bar_dot = s2s.zeros_like(sum_log1p_exp_x_bar)
     # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
     exp_x_plus_1_0 = 1.0 + exp_x
     exp_x_plus_1_0_dot = exp_x_dot
     ratio = sum_log1p_exp_x_bar / exp_x_plus_1_0
-    ratio_dot = (
-        sum_log1p_exp_x_bar_dot / exp_x_plus_1_0
-        + -exp_x_plus_1_0_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
+    ratio_dot = s2s.broadcast(
+        -exp_x_plus_1_0_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0),
+        np.shape(ratio),
     )
     x_bar = ratio * exp_x
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
-    matmul_bar_dot = s2s.zeros_like(matmul_bar)
     # B_matmul_x_bar = s2s.unbroadcast(-smooth_loss_bar, B_matmul_x_shape)
     B_matmul_x_bar = s2s.unbroadcast(-smooth_loss_bar, B_matmul_x_shape)
-    B_matmul_x_bar_dot = s2s.zeros_like(B_matmul_x_bar)
     # x_bar += s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
-    x_bar_2 = x_bar + s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
-    x_bar_2_dot = x_bar_dot + s2s.matmul_vjp_b(B_matmul_x_bar_dot, B, x)
+    matmul_vjp_b = s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
+    x_bar_2 = x_bar + matmul_vjp_b
+    x_bar_2_dot = x_bar_dot + s2s.zeros_like(matmul_vjp_b)
     # A_matmul_x_bar = s2s.matmul_vjp_b(matmul_bar, x_times_0_5, A_matmul_x)
     A_matmul_x_bar = s2s.matmul_vjp_b(matmul_bar, x_times_0_5, A_matmul_x)
-    A_matmul_x_bar_dot = s2s.matmul_vjp_b(
-        matmul_bar_dot, x_times_0_5, A_matmul_x
-    ) + s2s.matmul_vjp_b(matmul_bar, x_times_0_5_dot, A_matmul_x)
+    A_matmul_x_bar_dot = s2s.matmul_vjp_b(matmul_bar, x_times_0_5_dot, A_matmul_x)
     # x_bar += s2s.matmul_vjp_b(A_matmul_x_bar, A, x)
     x_bar_3 = x_bar_2 + s2s.matmul_vjp_b(A_matmul_x_bar, A, x)
     x_bar_3_dot = x_bar_2_dot + s2s.matmul_vjp_b(A_matmul_x_bar_dot, A, x)
     # x_bar += s2s.matmul_vjp_a(matmul_bar, x_times_0_5, A_matmul_x) * 0.5
-    matmul_vjp_a_matmul_bar_dot = s2s.matmul_vjp_a(
-        matmul_bar_dot, x_times_0_5, A_matmul_x
-    ) + s2s.matmul_vjp_a(matmul_bar, x_times_0_5, A_matmul_x_dot)
+    product_dot = s2s.matmul_vjp_a(matmul_bar, x_times_0_5, A_matmul_x_dot) * 0.5
     x_bar_4 = x_bar_3 + s2s.matmul_vjp_a(matmul_bar, x_times_0_5, A_matmul_x) * 0.5
-    x_bar_4_dot = x_bar_3_dot + matmul_vjp_a_matmul_bar_dot * 0.5
-    # return (s2s.like(x_bar, x),)
-    like_x_bar_4 = s2s.like(x_bar_4, x)
-    like_x_bar_4_dot = s2s.like(x_bar_4_dot, x)
-    return (like_x_bar_4,), (like_x_bar_4_dot,)
+    x_bar_4_dot = x_bar_3_dot + product_dot
+    # return s2s.like(x_bar, x)
+    smooth_loss_grad = s2s.like(x_bar_4, x)
+    smooth_loss_grad_dot = s2s.like(x_bar_4_dot, x)
+    return smooth_loss_grad, smooth_loss_grad_dot

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import black
 
+from .errors import TransformError
+from .flatten import flat_gradient
 from .pipeline import jvp_program
 from .read.capture import from_file
 from .read.parse import parse_module
@@ -21,17 +23,33 @@ def second_order_text(first: str, path: str, module: str, grads: tuple) -> tuple
     """``(text, names)``: ``first`` (a generated reverse-mode module at ``path``, importable as
     ``module``) with the forward mode of each ``(<f>_grad name, wrt)`` in ``grads`` appended,
     and the names of their ``<f>_grad_jvp`` functions."""
-    parsed = parse_module(first, path)
     bodies, names = [], []
     for name, wrt in grads:
-        node = parsed.functions[name][-1]
-        line = parsed.positions[node].start.line
-        _, _, program = jvp_program(from_file(path, name, line, module, first), wrt)
+        program = _forward_over(first, path, module, name, wrt)
         bodies.append(body_text(program))
         names.append(program.functions[0].name)
     intro = ("\n\n# Second order: forward mode over the gradients above. Each <f>_grad_jvp returns\n"
              "# the gradient and the Hessian times the tangents (a Hessian-vector product).\n")
     return black.format_str(first + intro + "".join(bodies), mode=BLACK_MODE), tuple(names)
+
+
+def _forward_over(first: str, path: str, module: str, name: str, wrt: tuple):
+    """The forward-mode Program of ``name`` in ``first``: of its sweeps inlined into one function
+    (flatten.py) where they join and forward mode reads that, else of ``name`` as written."""
+    flat = flat_gradient(first, name)
+    if flat is not None:
+        try:
+            return _forward_program(flat, path, module, name, wrt)
+        except TransformError:
+            pass
+    return _forward_program(first, path, module, name, wrt)
+
+
+def _forward_program(text: str, path: str, module: str, name: str, wrt: tuple):
+    parsed = parse_module(text, path)
+    node = parsed.functions[name][-1]
+    line = parsed.positions[node].start.line
+    return jvp_program(from_file(path, name, line, module, text), wrt)[2]
 
 
 __all__ = ["second_order_text"]

@@ -12,6 +12,7 @@ Every function s2sgrad returns here can be transformed again (``jacfwd(jacrev(f)
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
@@ -151,20 +152,21 @@ class ScalarCheck:
 def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
     ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
-    code."""
-    gradient = _gradient(fun, wrt)
-    jvp_text, fn, names = build_jvp(readable(gradient), wrt)
+    code (its sweeps inlined into one function where they join: compose.py)."""
+    text, (_, _, _, hvp_fn) = service.build(fun, wrt, mode="rev2")
+    params = tuple(inspect.signature(hvp_fn).parameters)
+    names = params[len(params) - len(wrt):]
     check = ScalarCheck(fun)
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
-        out = fn(*args, **dict(zip(names, tangents)))[1]
+        out = hvp_fn(*args, **dict(zip(names, tangents)))[1]
         return (out,) if len(wrt) == 1 else tuple(out)
 
     name = getattr(fun, "__name__", "the function")
     intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): forward mode (the "
-             f"second module) over its reverse-mode code (the first).\n")
-    return intro + getattr(gradient, "__s2sgrad_source__") + "\n\n" + jvp_text, run
+             f"functions after 'Second order') over its reverse-mode code (those before).\n")
+    return intro + text, run
 
 
 def _reverse_over_forward(fun: Callable, wrt: tuple) -> tuple:

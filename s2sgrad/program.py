@@ -342,6 +342,30 @@ def calls_in(node: cst.CSTNode) -> list:
     return visitor.calls
 
 
+_PURE_OWNERS = ("np", "s2s")
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    """``np.linalg.norm`` for an attribute chain on a name, "" for anything else."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return ""
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def pure(node: cst.CSTNode) -> bool:
+    """Whether every call in ``node`` is to numpy (not np.random) or s2sgrad's runtime."""
+    for call in calls_in(node):
+        owner = _dotted(call.func).split(".")
+        if len(owner) < 2 or owner[0] not in _PURE_OWNERS or owner[:2] == ["np", "random"]:
+            return False
+    return True
+
+
 def unpack_target(names) -> str:
     """An assignment/for target for ``names``: ``a, b`` or ``(a,)``."""
     names = list(names)

@@ -95,7 +95,7 @@ def test_nested_jacobians_give_the_hessian():
 
 def test_the_hessian_is_forward_over_reverse():
     text = s2sgrad.source(s2sgrad.hessian(chain))
-    assert "forward mode (the second module) over its reverse-mode code" in text
+    assert "forward mode (the functions after 'Second order') over its reverse-mode code" in text
     assert "def chain_grad_jvp(" in text
 
 

@@ -102,8 +102,10 @@ def test_hvp_equals_differences_of_gradients():
 def test_the_second_order_code_is_readable_source():
     text = s2sgrad.source(s2sgrad.hessian(chain))
     assert "def chain_bwd(residuals, chain_bar=1.0):" in text  # the reverse sweep ...
-    assert "def chain_bwd_jvp(residuals, chain_bar=1.0, *, residuals_dot):" in text  # ... in forward mode
-    assert "forward mode (the second module) over its reverse-mode code" in text
+    # ... in forward mode, inlined into one function with the forward sweep: no residual tuples
+    jvp = text[text.index("def chain_grad_jvp(x, chain_bar=1.0, *, x_dot):"):]
+    assert "residuals" not in jvp and "chain_fwd" not in jvp and "chain_bwd" not in jvp
+    assert "forward mode (the functions after 'Second order') over its reverse-mode code" in text
 
 
 @s2sgrad.custom_gradient

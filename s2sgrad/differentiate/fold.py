@@ -24,11 +24,10 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from ..program import Nest, Simple, calls_in, name_reads
+from ..program import Nest, Simple, name_reads, pure
 from .inline import substitute
 from .simplify import simplify
 
-_PURE_OWNERS = ("np", "s2s")
 MAX_LINE = 80  # a folded line longer than this stays two lines: one expression per line reads best
 
 
@@ -46,27 +45,6 @@ def _count(code, reads: Counter, binds: Counter) -> None:
         binds.update(item.binds)
         if isinstance(item, Nest):
             _count(item.body, reads, binds)
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    """``np.linalg.norm`` for an attribute chain on a name, "" for anything else."""
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return ""
-    parts.append(node.value)
-    return ".".join(reversed(parts))
-
-
-def _pure(node: cst.CSTNode) -> bool:
-    """Whether every call in ``node`` is to numpy (not np.random) or s2sgrad's runtime."""
-    for call in calls_in(node):
-        owner = _dotted(call.func).split(".")
-        if len(owner) < 2 or owner[0] not in _PURE_OWNERS or owner[:2] == ["np", "random"]:
-            return False
-    return True
 
 
 def fold(code: list, outside: Counter = Counter(), scalars: frozenset = frozenset()) -> list:
@@ -110,7 +88,7 @@ def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset,
 def _foldable(block: list, i: int, reads: Counter, binds: Counter,
               rebind: bool) -> Optional[tuple]:
     item = block[i]
-    if not isinstance(item, Simple) or not item.plain or not _pure(item.node.value):
+    if not isinstance(item, Simple) or not item.plain or not pure(item.node.value):
         return None
     name = item.assigned
     # Read and bound once in all; or else the reader must rebind the name (``v = v + e``,
@@ -129,7 +107,7 @@ def _foldable(block: list, i: int, reads: Counter, binds: Counter,
             return name, item.node.value, j
         movable = later.plain or isinstance(later.node, cst.AugAssign)  # rebinds or updates its target
         if not movable or later.binds & needed or later.update_base & needed \
-                or not _pure(later.node):
+                or not pure(later.node):
             return None
     return None
 

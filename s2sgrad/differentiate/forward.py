@@ -34,8 +34,9 @@ from ..lower.naming import Namer
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params, keeping_consumed
 from ..program import Comment, ElseHeader, IfHeader, Nest, has_statements, lift, unpack_target
+from .dead import without_dead_code
 from .fold import fold, line_read_counts
-from .simplify import simplify
+from .simplify import doubled, simplify
 from .templates import instantiate, needs_parens
 from .unknown import object_member
 
@@ -337,7 +338,8 @@ class ForwardBuilder:
         code += self.code(fn.body)
         value = _code(operand_node(fn.result))
         tangent = self.result_tangent(fn.result)
-        code = fold(lift(code), line_read_counts((value, tangent)))
+        returned = line_read_counts((value, tangent))
+        code = fold(list(without_dead_code(lift(code), returned)), returned)
         params = []
         for p in fn.params:
             if p.name in self.kwonly and "*" not in params:
@@ -373,7 +375,7 @@ def _sum(parts: list) -> cst.BaseExpression:
     out = parts[0]
     for part in parts[1:]:
         out = cst.BinaryOperation(out, cst.Add(), part)
-    return out
+    return doubled(out) if len(parts) == 2 else out  # t * t: t_dot * t + t_dot * t
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -12,6 +12,8 @@ import math
 import libcst as cst
 import libcst.matchers as m
 
+from ..program import pure
+
 _NUMBER = m.Integer() | m.Float()
 
 
@@ -109,6 +111,25 @@ def _factor_common(node: cst.BinaryOperation, scalars: frozenset) -> cst.BaseExp
     return cst.BinaryOperation(g, cst.Multiply(), inner)
 
 
+_TIGHT = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.UnaryOperation)
+
+
+def doubled(node: cst.BinaryOperation) -> cst.BaseExpression:
+    """``e + e`` -> ``e * 2`` (the sum of the product rule's two terms for ``t * t``, or of two
+    equal contributions): one pass instead of two, and exact, as doubling is. Only for a term
+    that binds at least as tightly as ``*`` (no parentheses to add) and calls nothing but numpy
+    and the runtime (evaluating it once changes no effect)."""
+    if not isinstance(node.operator, cst.Add) or node.lpar or \
+            not node.left.deep_equals(node.right) or not pure(node.left):
+        return node
+    term = node.left
+    tight = isinstance(term, _TIGHT) or term.lpar or (isinstance(term, cst.BinaryOperation) and
+                                                      isinstance(term.operator, (cst.Multiply, cst.Power)))
+    if not tight:
+        return node
+    return _compound_first(_gather_scales(cst.BinaryOperation(term, cst.Multiply(), cst.Integer("2"))))
+
+
 @functools.lru_cache(maxsize=1)
 def _foldable() -> dict:
     """Runtime helper name -> the helper, for the rules that declare ``folds``."""
@@ -139,6 +160,9 @@ class _Fold(cst.CSTTransformer):
         return _literal(value) if type(value) in (int, float) else updated
 
     def leave_BinaryOperation(self, original, updated) -> cst.BaseExpression:
+        twice = doubled(updated)
+        if twice is not updated:
+            return twice
         factored = _factor_common(updated, self.scalars)
         if factored is not updated:
             return factored

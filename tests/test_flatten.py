@@ -1,0 +1,125 @@
+"""Inlining a generated gradient's sweeps (s2sgrad/flatten.py) and dead code (differentiate/dead.py):
+the flat function computes what the wrapper computes, on code with loops, branches and helpers;
+sweeps that would mean something else in one scope are left alone; the forward mode over the flat
+function gives the Hessian-vector products of finite differences of gradients."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad.differentiate.dead import without_dead_code
+from s2sgrad.flatten import flat_gradient
+from s2sgrad.program import Nest, header, lift, render
+
+RNG = np.random.default_rng(7)
+
+
+def helper(a, b):
+    return np.tanh(a) * b
+
+
+def looped(x, w):
+    h = x
+    for t in range(3):
+        h = np.sin(h * w[t]) + h
+    if np.sum(h) > 0.0:
+        h = h * h
+    else:
+        h = -h
+    return np.sum(helper(h, x) ** 2)
+
+
+def over_rows(xs, v):
+    total = 0.0
+    for row in xs:
+        total = total + np.sum(np.exp(row @ v))
+    return total
+
+
+def _namespace(text: str) -> dict:
+    scope = {"helper": helper}
+    exec(compile(text, "<generated>", "exec"), scope)
+    return scope
+
+
+@pytest.mark.parametrize("fun, args", [
+    (looped, (RNG.normal(size=4), RNG.normal(size=3))),
+    (over_rows, (RNG.normal(size=(5, 3)), RNG.normal(size=3))),
+])
+def test_the_flat_gradient_computes_what_the_wrapper_computes(fun, args):
+    g = s2sgrad.grad(fun, argnums=(0, 1))
+    text = s2sgrad.source(g)
+    name = f"{fun.__name__}_grad"
+    flat = flat_gradient(text, name)
+    assert flat is not None
+    body = flat[flat.index(f"def {name}("):]
+    assert "residuals" not in body and f"{fun.__name__}_fwd(" not in body
+    want = _namespace(text)[name](*args)
+    got = _namespace(flat)[name](*args)
+    for w, o in zip(want, got):
+        np.testing.assert_array_equal(o, w)
+
+
+def test_sweeps_that_would_share_a_name_for_two_values_stay_apart():
+    text = '''
+import numpy as np
+
+
+def f_fwd(x):
+    c = np.sin(x)
+    return c, (x,)
+
+
+def f_bwd(residuals, f_bar=1.0):
+    (x,) = residuals
+    x_bar = f_bar * np.cos(x) * c
+    return (x_bar,)
+
+
+def f_grad(x, f_bar=1.0):
+    return f_bwd(f_fwd(x)[1], f_bar)[0]
+'''
+    # f_bwd reads a global `c` that f_fwd binds as a local: one scope would change its meaning
+    assert flat_gradient(text, "f_grad") is None
+    assert flat_gradient(text.replace("* c\n", "\n"), "f_grad") is not None
+
+
+def test_a_wrapper_of_another_shape_is_left_alone():
+    text = "def g(x):\n    return x\n"
+    assert flat_gradient(text, "g") is None
+    assert flat_gradient(text, "missing") is None
+
+
+def test_hvp_of_the_flat_forward_mode_matches_differences_of_gradients():
+    x, w = RNG.normal(size=4), RNG.normal(size=3)
+    vx, vw = RNG.normal(size=4), RNG.normal(size=3)
+    hx, hw = s2sgrad.hvp(looped, (x, w), (vx, vw))
+    g = s2sgrad.grad(looped, argnums=(0, 1))
+    eps = 1e-6
+    plus, minus = g(x + eps * vx, w + eps * vw), g(x - eps * vx, w - eps * vw)
+    np.testing.assert_allclose(hx, (plus[0] - minus[0]) / (2 * eps), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(hw, (plus[1] - minus[1]) / (2 * eps), rtol=1e-5, atol=1e-7)
+    text = s2sgrad.source(s2sgrad.hessian(looped, argnums=(0, 1)))
+    jvp = text[text.index("def looped_grad_jvp("):].split("\ndef ")[0]
+    assert "looped_fwd" not in jvp and "looped_bwd" not in jvp  # one function: no sweeps called
+    assert "helper_bwd_jvp(" in jvp  # the user's helper keeps its own functions
+
+
+def _dead(lines, outside=("y",)):
+    return render(without_dead_code(lift(lines), Counter(outside)), "")
+
+
+def test_dead_code_goes_with_the_comment_it_leaves_alone():
+    assert _dead(["# a = f(x)", "a = np.sin(x)", "b = a * 2", "# y = g(x)", "y = np.cos(x)"]) \
+        == ["# y = g(x)", "y = np.cos(x)"]
+
+
+def test_dead_code_keeps_effects_reads_in_loops_and_partly_read_tuples():
+    kept = ["a = np.random.normal()", "b = f(x)", "t.append(x)", "c, d = np.divmod(x, 2)",
+            "y = c"]
+    assert _dead(kept) == kept
+    loop = Nest(header("for i in r:"), lift(["u = s * 2", "s = u + 1"]))
+    code = ["s = x", loop, "y = s"]
+    assert _dead(code) == render(lift(code), "")
