@@ -9,28 +9,52 @@ as s2sgrad reads any file (parsed, never run), so the CLI (``s2sgrad emit`` of a
 
 from __future__ import annotations
 
+from typing import Optional
+
 import black
 
+from .differentiate.linearize import linearize
 from .errors import TransformError
 from .flatten import flat_gradient
 from .pipeline import jvp_program
 from .read.capture import from_file
 from .read.parse import parse_module
-from .write.codegen import BLACK_MODE, body_text
+from .write.codegen import BLACK_MODE, body_text, linearized_lines
 
 
 def second_order_text(first: str, path: str, module: str, grads: tuple) -> tuple:
     """``(text, names)``: ``first`` (a generated reverse-mode module at ``path``, importable as
     ``module``) with the forward mode of each ``(<f>_grad name, wrt)`` in ``grads`` appended,
-    and the names of their ``<f>_grad_jvp`` functions."""
+    and per gradient the names ``(<f>_grad_jvp, <f>_grad_jvp_values, <f>_grad_jvp_tangent)``
+    (the last two None where its forward mode does not split: differentiate/linearize.py)."""
     bodies, names = [], []
     for name, wrt in grads:
         program = _forward_over(first, path, module, name, wrt)
+        top = program.functions[0]
         bodies.append(body_text(program))
-        names.append(program.functions[0].name)
+        split = _split(top)
+        if split is None:
+            names.extend((top.name, None, None))
+            continue
+        lin, parts = split
+        bodies.append("\n\n" + "\n".join(linearized_lines(top, lin, parts)) + "\n")
+        names.extend((top.name, *parts[:2]))
     intro = ("\n\n# Second order: forward mode over the gradients above. Each <f>_grad_jvp returns\n"
-             "# the gradient and the Hessian times the tangents (a Hessian-vector product).\n")
+             "# the gradient and the Hessian times the tangents (a Hessian-vector product);\n"
+             "# <f>_grad_jvp_values and <f>_grad_jvp_tangent are the same in two parts, for\n"
+             "# Hessians: the values once, then one tangent per column.\n")
     return black.format_str(first + intro + "".join(bodies), mode=BLACK_MODE), tuple(names)
+
+
+def _split(top) -> Optional[tuple]:
+    """``(Linearized, (values function, tangent function, values parameter))`` of ``top``."""
+    params = tuple(p.split("=")[0] for p in top.primal_params)
+    lin = linearize(top, params)
+    if lin is None:
+        return None
+    taken = set(params) | set(top.tangent_params) | set(lin.handed)
+    values = "values" if "values" not in taken else f"values_of_{top.name}"
+    return lin, (f"{top.name}_values", f"{top.name}_tangent", values)
 
 
 def _forward_over(first: str, path: str, module: str, name: str, wrt: tuple):

@@ -90,7 +90,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
 def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
     """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``, from the generated
     ``<f>_grad_jvp`` (forward mode over the gradient)."""
-    from .jacobians import ScalarCheck, hessian_blocks
+    from .jacobians import ScalarCheck, hessian_blocks, linearized
 
     params = list(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
@@ -105,6 +105,13 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
             tangent_names.extend(tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):])
         out = hvp_fn(*args, **dict(zip(tangent_names, tangents)))[1]
         return (out,) if single else tuple(out)
+
+    def prepare(args: tuple) -> Callable:
+        loaded = sweeps.loaded()
+        split = linearized(check, loaded[4], loaded[5], len(wrt))
+        return split(args) if split is not None else (lambda tangents: run(args, tangents))
+
+    run.prepare = prepare
 
     def hvp(*args: Any, tangents: Any) -> Any:
         out = run(args, (tangents,) if single else tuple(tangents))

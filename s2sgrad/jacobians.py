@@ -153,7 +153,7 @@ def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
     ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
     code (its sweeps inlined into one function where they join: compose.py)."""
-    text, (_, _, _, hvp_fn) = service.build(fun, wrt, mode="rev2")
+    text, (_, _, _, hvp_fn, values_fn, tangent_fn) = service.build(fun, wrt, mode="rev2")
     params = tuple(inspect.signature(hvp_fn).parameters)
     names = params[len(params) - len(wrt):]
     check = ScalarCheck(fun)
@@ -163,10 +163,32 @@ def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
         out = hvp_fn(*args, **dict(zip(names, tangents)))[1]
         return (out,) if len(wrt) == 1 else tuple(out)
 
+    run.prepare = linearized(check, values_fn, tangent_fn, len(wrt))
+
     name = getattr(fun, "__name__", "the function")
     intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): forward mode (the "
              f"functions after 'Second order') over its reverse-mode code (those before).\n")
     return intro + text, run
+
+
+def linearized(check: Callable, values_fn, tangent_fn, count: int) -> Optional[Callable]:
+    """``prepare(args) -> per_tangent(tangents)``: the Hessian times tangents at ``args`` from
+    the generated forward mode in two parts (the values once, then a tangent per call), or
+    None where it did not split. ``run.prepare`` of a route is this; hessian_blocks uses it."""
+    if values_fn is None:
+        return None
+
+    def prepare(args: tuple) -> Callable:
+        check(args)
+        values = values_fn(*args)[1]
+
+        def per_tangent(tangents: tuple) -> tuple:
+            out = tangent_fn(values, *tangents)
+            return (out,) if count == 1 else tuple(out)
+
+        return per_tangent
+
+    return prepare
 
 
 def _reverse_over_forward(fun: Callable, wrt: tuple) -> tuple:
@@ -257,13 +279,16 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
 
 def hessian_blocks(run: Callable, args: tuple, positions: tuple, single: bool) -> Any:
     """The Hessian at ``args`` from ``run(args, tangents)`` (the Hessian times tangents for the
-    arguments at ``positions``, one block each), one run per element: blocks ``[i][j]`` of shape
+    arguments at ``positions``, one block each), one run per element (of the tangent part only
+    where ``run.prepare`` exists: the primal values once): blocks ``[i][j]`` of shape
     ``x_i.shape + x_j.shape``, or the one block (a float for a float) when ``single``."""
     points = _points(args, positions)
+    prepare = getattr(run, "prepare", None)  # values computed once, where the sweep splits
+    per_tangent = prepare(args) if prepare is not None else (lambda tangents: run(args, tangents))
     rows: list = [[] for _ in positions]  # rows[j]: the columns of the blocks [., j]
     for j, point in enumerate(points):
         for k in range(point.size):
-            rows[j].append(run(args, _unit(args, positions, points, j, k)))
+            rows[j].append(per_tangent(_unit(args, positions, points, j, k)))
     blocks = [_stacked(columns, points[j].shape) for j, columns in enumerate(rows)]
     out = tuple(tuple(blocks[j][i] for j in range(len(points))) for i in range(len(points)))
     if single:

@@ -52,6 +52,7 @@ class JvpFunction:
     tangent: str  # the returned tangent's code
     wrt: tuple
     tangent_params: tuple = ()  # the tangent parameter of each name in wrt
+    primal_params: tuple = ()  # the primal's parameters as code (``x``, ``f_bar=1.0``)
 
 
 # (prim, stmt, choose) -> (jvp function name, ((param, its tangent parameter), ...)) or None, where
@@ -347,9 +348,10 @@ class ForwardBuilder:
             params.append(p.name if p.default is None else f"{p.name}={_code(p.default)}")
         if "*" not in params and self.wrt and any(p.default is not None for p in fn.params):
             params.append("*")  # after parameters with defaults, the tangents go by keyword
+        primal = tuple(p for p in params if p != "*")
         params += [self.tangents[n] for n in self.wrt]
         return JvpFunction(fn.name, self.name, ", ".join(params), tuple(code), value, tangent,
-                           self.wrt, tuple(self.tangents[n] for n in self.wrt))
+                           self.wrt, tuple(self.tangents[n] for n in self.wrt), primal)
 
     def result_tangent(self, result) -> str:
         if isinstance(result, Var):

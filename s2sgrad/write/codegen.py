@@ -89,6 +89,26 @@ def jvp_lines(fn: JvpFunction) -> list:
     return lines
 
 
+def linearized_lines(fn: JvpFunction, lin, names: tuple) -> list:
+    """The source lines of ``fn`` split in two (differentiate/linearize.py): ``names`` are
+    ``(primal part, tangent part, the tangent part's parameter for the handed values)``."""
+    primal_name, tangent_name, values = names
+    along = ", ".join(fn.tangent_params)
+    handed = ", ".join(lin.handed) + ("," if len(lin.handed) == 1 else "")
+    lines = [f"def {primal_name}({', '.join(fn.primal_params)}):",
+             f'{INDENT}"""{fn.name}, part 1: its value and what its tangent reads (once)."""']
+    lines.extend(render_code(lin.primal, INDENT))
+    lines.append(f"{INDENT}return {fn.value}, ({handed})")
+    lines.extend(["", ""])
+    lines.append(f"def {tangent_name}({values}, {along}):")
+    lines.append(f'{INDENT}"""{fn.name}, part 2: its tangent along {along}, from part 1."""')
+    if lin.handed:
+        lines.append(f"{INDENT}{handed} = {values}")
+    lines.extend(render_code(lin.tangent, INDENT))
+    lines.append(f"{INDENT}return {fn.tangent}")
+    return lines
+
+
 def grad_wrapper(name: str, params: tuple, reserved: frozenset, top: VjpFunction,
                  grad_name: str) -> GradWrapper:
     """The ``<f>_grad`` wrapper of ``top``, the sweeps of ``name`` (parameter names ``params``;

@@ -27,8 +27,10 @@ from . import cache
 from .loader import load
 
 # Per mode, the keys of an entry's "call" (the generated names of its callables), in call order.
-# "rev2": reverse mode, then forward mode over its <f>_grad (compose.py): Hessian-vector products.
-CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",), "rev2": ("fwd", "bwd", "grad", "hvp")}
+# "rev2": reverse mode, then forward mode over its <f>_grad (compose.py): Hessian-vector products,
+# and the same in two parts ("" where it does not split): values once, a tangent per column.
+CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",),
+         "rev2": ("fwd", "bwd", "grad", "hvp", "hvp_values", "hvp_tangent")}
 
 
 @functools.lru_cache(maxsize=1)
@@ -107,7 +109,7 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
 
         text, hvp = second_order_text(text, f"<s2sgrad-generated {unit.name}>", unit.module,
                                       ((generated.names.grad, wrt),))
-        callables = (*callables, *hvp)
+        callables = (*callables, *(name or "" for name in hvp))
     entry = {"text": text, "call": dict(zip(CALLS[mode], callables)),
              "deps": _dependencies(fun, dict(generated.live_names))}
     cache.put(key, entry)
@@ -133,7 +135,7 @@ def namespace_for(fun: Callable, text: str, deps: list) -> dict:
 def functions(fun: Callable, entry: dict, mode: str = "rev") -> tuple:
     """Execute an entry's text with ``fun``'s names: its callables, in ``CALLS[mode]`` order."""
     namespace = load(entry["text"], fun.__qualname__, namespace_for(fun, entry["text"], entry["deps"]))
-    return tuple(namespace[entry["call"][k]] for k in CALLS[mode])
+    return tuple(namespace[entry["call"][k]] if entry["call"][k] else None for k in CALLS[mode])
 
 
 def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev") -> tuple:
