@@ -49,9 +49,17 @@ def unbroadcast(g, x):
 
 
 def broadcast(g, shape):
-    """One number ``g`` as a (read-only) array of ``shape``: the adjoint of a full sum's operand."""
+    """One number ``g`` as a (read-only) array of ``shape``: the adjoint of a full sum's operand
+    (and, in forward mode, a tangent of the primal's shape; an array of that shape already is
+    one: a read-only view of it, without ``np.broadcast_to``'s Python-level cost)."""
     view = _scalar_view(g, shape)
-    return view if view is not None else np.broadcast_to(g, shape)
+    if view is not None:
+        return view
+    if type(g) is _ndarray and g.shape == tuple(shape):
+        view = g.view()
+        view.flags.writeable = False
+        return view
+    return np.broadcast_to(g, shape)
 
 
 def _scalar_view(g, shape):
