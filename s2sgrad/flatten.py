@@ -100,7 +100,7 @@ def _forward_part(fwd: cst.FunctionDef, args) -> Optional[tuple]:
     (the wrapper passes them through by name) and the residual tuple it returns."""
     params = [p.name.value for p in fwd.params.params + fwd.params.kwonly_params]
     passed = [a.value.value if isinstance(a.value, cst.Name) else None for a in args]
-    if passed != params[:len(passed)] or any(a.keyword is not None for a in args):
+    if passed != params or any(a.keyword is not None for a in args):
         return None
     body = _body(fwd)
     ret = _only(body[-1], m.Return(m.Tuple([m.Element(), m.Element(m.Tuple())])))

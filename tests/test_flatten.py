@@ -165,3 +165,8 @@ def test_forward_mode_with_blocks_is_not_split_and_still_gives_the_hessian():
         e[k] = eps
         column = (g(x + e, w)[0] - g(x - e, w)[0]) / (2 * eps)
         np.testing.assert_allclose(h[0][0][:, k], column, rtol=1e-5, atol=1e-7)
+
+
+def test_dead_code_keeps_a_tuple_assignment_that_writes_into_an_array():
+    code = ["a[0], b = np.divmod(x, 2)", "y = x"]
+    assert _dead(code) == code

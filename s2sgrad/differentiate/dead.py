@@ -27,11 +27,18 @@ def _reads(code, total: Counter) -> Counter:
     return total
 
 
+def names_only(target: cst.BaseExpression) -> bool:
+    """A target that binds names and writes into nothing (``a``, ``a, (b, c)``; not ``a[0], b``)."""
+    if isinstance(target, cst.Name):
+        return True
+    return isinstance(target, (cst.Tuple, cst.List)) and \
+        all(names_only(e.value) for e in target.elements)
+
+
 def _dead(item, reads: Counter) -> bool:
     return isinstance(item, Simple) and isinstance(item.node, cst.Assign) and item.binds and \
         not any(reads[name] for name in item.binds) and \
-        all(isinstance(t.target, (cst.Name, cst.Tuple)) for t in item.node.targets) and \
-        pure(item.node.value)
+        all(names_only(t.target) for t in item.node.targets) and pure(item.node.value)
 
 
 def _sweep(code, reads: Counter) -> tuple:

@@ -20,6 +20,7 @@ from typing import Optional
 import libcst as cst
 
 from ..program import Comment, Simple, name_reads
+from .dead import names_only
 from .forward import JvpFunction
 
 
@@ -35,7 +36,7 @@ class Linearized:
 def _single_assignment(item) -> bool:
     return isinstance(item, Comment) or (
         isinstance(item, Simple) and isinstance(item.node, cst.Assign) and
-        all(isinstance(t.target, (cst.Name, cst.Tuple)) for t in item.node.targets))
+        all(names_only(t.target) for t in item.node.targets))
 
 
 def _tidy(items: list) -> tuple:
