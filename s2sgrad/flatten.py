@@ -58,16 +58,19 @@ def _reads(statements: list) -> set:
 
 
 def _joinable(fwd: cst.FunctionDef, forward: list, backward: list, residuals: list) -> bool:
-    """Whether the sweeps' statements mean the same in one scope: no name the forward sweep
-    reads from outside is bound by the backward sweep (it would become local too early), and
-    every name the backward sweep reads from outside that the forward sweep binds is a residual
-    (the same value either way)."""
+    """Whether the sweeps' statements mean the same in one scope: the sweeps bind no name in
+    common (a name bound by both would hold two values whose derivatives the analyses, which go by
+    name, could not tell apart: a backward loop rebinding a loop's counter from its tape, say);
+    no name the forward sweep reads from outside is bound by the backward sweep (it would become
+    local too early); every name the backward sweep reads from outside that the forward sweep
+    binds is a residual (the same value either way)."""
     params = {p.name.value for p in fwd.params.params + fwd.params.kwonly_params}
     forward_bound, backward_bound = _bound(forward) | params, _bound(backward)
     forward_free = _reads(forward) - forward_bound
     backward_free = _reads(backward) - backward_bound
     handed = {n.value for r in residuals for n in name_nodes(r)}
-    return not (forward_free & backward_bound) and backward_free & forward_bound <= handed
+    return not (forward_bound & backward_bound) and not (forward_free & backward_bound) and \
+        backward_free & forward_bound <= handed
 
 
 def _assign(target: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
