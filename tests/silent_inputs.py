@@ -2,6 +2,8 @@
 
 import numpy as np
 
+import s2sgrad
+
 
 def first_plus_sine(xy):
     return np.sum(xy[0]) + np.sum(np.sin(xy[1]))
@@ -198,3 +200,27 @@ def passes_a_ragged_pair(x, v):
 
 def helper_of_pair(ab, b):
     return ragged_pair_in_a_branch(ab, b)
+
+
+def sine_cubed(x):
+    return np.sum(np.sin(x) * x ** 2)
+
+
+def calls_a_pullback(x):
+    out, pullback = s2sgrad.vjp(sine_cubed, x)
+    return np.sum(pullback(1.0)[0] * x)
+
+
+def calls_an_indexed_pullback(x):
+    pullback = s2sgrad.vjp(sine_cubed, x)[1]
+    return np.sum(pullback(1.0)[0])
+
+
+def calls_a_computed_function(x, scale):
+    fn = x.dot
+    return np.sum(fn(scale))
+
+
+def calls_a_function_variable(x):
+    fn = np.sin
+    return np.sum(fn(x))

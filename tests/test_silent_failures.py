@@ -1,6 +1,8 @@
 """Regression tests for gradients that were once wrong in silence (issue 11), each checked
 against finite differences and autograd, in every mode that accepts the program."""
 
+import re
+
 import numpy as np
 import pytest
 import silent_inputs as si
@@ -287,3 +289,23 @@ def test_a_value_an_inner_loop_carries_is_carried_by_the_outer_loop_too():
     x = np.array([0.3, -0.4])
     np.testing.assert_allclose(s2sgrad.grad(carried_by_an_inner_loop)(x),
                                numerical_grad(carried_by_an_inner_loop, (x,), 0), rtol=1e-7)
+
+
+@pytest.mark.parametrize("fn, line, says", [
+    (si.calls_a_pullback, "out, pullback = s2sgrad.vjp(sine_cubed, x)", "s2sgrad.vjp"),
+    (si.calls_an_indexed_pullback, "pullback = s2sgrad.vjp(sine_cubed, x)[1]", "s2sgrad.vjp"),
+    (si.calls_a_computed_function, "return np.sum(fn(scale))", "a value this function computes"),
+    (si.calls_a_function_variable, "return np.sum(fn(x))", "calls the value of the variable `fn`"),
+])
+def test_a_call_of_a_computed_value_is_refused_in_both_modes(fn, line, says):
+    # The call `pullback(1.0)` read no value that carries a derivative, so it was taken as a
+    # constant: grad of a loss calling vjp's pullback gave a gradient without the Hessian term
+    # (zeros when the pullback's value was all of it), silently. The called value is now an
+    # operand of the call, and a call s2sgrad cannot see into is refused where it is written.
+    x = np.array([0.3, -0.7, 1.1])
+    args = (x, 2.0) if fn is si.calls_a_computed_function else (x,)
+    for transform in (lambda: s2sgrad.grad(fn)(*args),
+                      lambda: s2sgrad.jvp(fn, args, (x,) + args[1:])):
+        with pytest.raises(s2sgrad.TransformError, match=re.escape(says)) as info:
+            transform()
+        assert line in str(info.value) and "silent_inputs.py:" in str(info.value)

@@ -38,7 +38,7 @@ from .dead import without_dead_code
 from .fold import fold, line_read_counts
 from .simplify import doubled, simplify
 from .templates import instantiate, needs_parens
-from .unknown import object_member
+from .unknown import called_value, object_member
 
 @dataclass(frozen=True)
 class JvpFunction:
@@ -167,7 +167,8 @@ class ForwardBuilder:
         if getattr(rule, "elementwise", False):
             return self.elementwise(stmt, rule, target)
         reason = f" ({rule.reverse_only})" if getattr(rule, "reverse_only", "") else ""
-        raise object_member(stmt) or self.refuse(stmt, f"`{prim.op}`{reason}")
+        raise object_member(stmt) or called_value(stmt, self.varied.__contains__) or \
+            self.refuse(stmt, f"`{prim.op}`{reason}")
 
     def linear_part(self, stmt: Stmt, position: int) -> cst.BaseExpression:
         """The call with its operand at ``position`` replaced by that operand's tangent (a list
@@ -252,7 +253,8 @@ class ForwardBuilder:
         found = self.helper_lookup(prim, stmt, choose) if self.helper_lookup else None
         if found is None or not isinstance(call, cst.Call) or \
                 any(not isinstance(op, Var) for op in tangents.values()):
-            raise self.refuse(stmt, f"calls to `{prim.callee}` (no source s2sgrad can read)")
+            raise called_value(stmt, self.varied.__contains__) or \
+                self.refuse(stmt, f"calls to `{prim.callee}` (no source s2sgrad can read)")
         name, pairs = found
         args = [*call.args[:-1], call.args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] \
             if call.args else []

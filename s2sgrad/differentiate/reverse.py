@@ -236,7 +236,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         """Refuse the first statement, in source order, that has no rule and no source (the
         backward sweep meets the last one first)."""
         first = next((s for s in flatten(self.fn.body) if s is stmt or self.unknown(s)), stmt)
-        raise no_rule(first, self.table)
+        raise no_rule(first, self.table, self.active)
 
     def unknown(self, stmt: Stmt) -> bool:
         prim = stmt.prim

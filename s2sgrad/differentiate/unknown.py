@@ -5,13 +5,13 @@ user's own objects, which s2sgrad does not follow), or a method of a user object
 from __future__ import annotations
 
 import types
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import libcst as cst
 import numpy as np
 
 from ..errors import Location, TransformError
-from ..lower.ir import Stmt, Var
+from ..lower.ir import Stmt, Var, operand_vars
 from ..rules.table import RuleTable
 
 _FOLLOW = ("differentiate a plain function that takes the arrays as arguments: move the method's "
@@ -44,17 +44,42 @@ def object_member(stmt: Stmt) -> Optional[TransformError]:
         "object's attributes as constants")
 
 
-def no_rule(stmt: Stmt, table: RuleTable) -> TransformError:
-    """The refusal of a primitive with neither a rule nor source s2sgrad can read."""
-    found = object_member(stmt)
+def called_value(stmt: Stmt, active: Callable[[str], bool]) -> Optional[TransformError]:
+    """The refusal of ``fn(...)`` where ``fn`` is a variable (what it calls is not known by
+    name), worded for whether ``fn`` itself carries a derivative (a pullback, a closure)."""
+    called = stmt.prim.called_value
+    if called is None:
+        return None
+    callee, loc = stmt.prim.callee, stmt.prim.location or stmt.origin.location
+    if any(active(n) for n in operand_vars(called)):
+        return TransformError(
+            f"`{callee}(...)` calls `{callee}`, a value this function computes from values that "
+            "carry a derivative; s2sgrad cannot see what calling it computes, so it cannot "
+            "differentiate through it", loc,
+            "call a function by its name (a `def` s2sgrad can read) with the values as "
+            "arguments; for the pullback of s2sgrad.vjp, differentiate a function that calls "
+            "s2sgrad.grad(f) (made outside it) instead")
+    return TransformError(
+        f"`{callee}(...)` calls the value of the variable `{callee}` with arguments that carry a "
+        "derivative; s2sgrad knows what a call computes from the function named at the call",
+        loc, "call the function by its name (`np.cos(x)`, or a `def` s2sgrad can read)")
+
+
+def no_rule(stmt: Stmt, table: RuleTable, active: Callable[[str], bool]) -> TransformError:
+    """The refusal of a primitive with neither a rule nor source s2sgrad can read (``active``:
+    whether a name carries a derivative)."""
+    found = object_member(stmt) or called_value(stmt, active)
     if found is not None:
         return found
     name = stmt.prim.op
     what = f"the method `.{name.split('.', 1)[1]}`" if name.startswith("ndarray.") else f"`{name}`"
     alternative = table.suggest(name)
     register = f"give it a rule with s2sgrad.register_gradient({name!r})"
-    hint = f"{alternative}; or {register}" if alternative else \
-        f"{register}, or rewrite the expression with supported numpy functions"
+    if name.startswith("s2sgrad.") and alternative:
+        hint = alternative  # s2sgrad's own transformations take no registered rule
+    else:
+        hint = f"{alternative}; or {register}" if alternative else \
+            f"{register}, or rewrite the expression with supported numpy functions"
     head = name.split(".")[0]
     if "." in name and all(not key.startswith(head + ".") for key in table.rules):
         hint = (f"if `{head}` is one of your objects: s2sgrad does not follow method calls on "

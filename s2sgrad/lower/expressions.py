@@ -236,8 +236,9 @@ def lower_call(ctx: Context, node: cst.Call, target: Optional[str], unpack_to: t
     callee = ctx.callee_name(func)
     func_new, _ = ctx.verbatim(func)
     expr = node.with_changes(func=func_new, args=new_args, lpar=[], rpar=[])
+    called = operand(ctx, func) if isinstance(func, cst.Name) and func.value in ctx.locals else None
     prim = Prim(callee, tuple(args), tuple(kwargs), location=ctx.pf.location(node),
-                callee=code(func))
+                callee=code(func), called_value=called)
     short_fn = callee.rsplit(".", 1)[-1]
     if unpack_to:
         names = tuple(ctx.bind(n) for n in unpack_to)

@@ -69,6 +69,9 @@ class Prim:
     kwargs: tuple = ()  # ((name, Operand), ...)
     location: Optional[Location] = None
     callee: str = ""  # the call target as written (``helper``, ``np.tanh``), for user functions
+    # A call of a value the function computed (``pb(ct)`` after ``out, pb = s2sgrad.vjp(f, x)``):
+    # that value, an operand like the arguments (what it computes depends on what it captured).
+    called_value: Optional[Any] = None
 
 
 @dataclass(frozen=True)
@@ -219,7 +222,9 @@ def operand_node(op: Operand) -> cst.BaseExpression:
 
 
 def prim_operands(prim: Prim) -> tuple:
-    return tuple(prim.args) + tuple(v for _, v in prim.kwargs)
+    """The operands ``prim`` reads: its arguments, and the value it calls when it calls one."""
+    called = () if prim.called_value is None else (prim.called_value,)
+    return tuple(prim.args) + tuple(v for _, v in prim.kwargs) + called
 
 
 def flatten(body: tuple) -> list:

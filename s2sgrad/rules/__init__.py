@@ -1,8 +1,9 @@
 """The default derivative table, built once and frozen: elementwise, reductions, shapes, linalg,
 special (scipy.special), containers (lists, index writes), helpers (the rules
-of s2sgrad's own runtime helpers, for differentiating generated code again), nondiff."""
+of s2sgrad's own runtime helpers, for differentiating generated code again), nondiff, and
+advice for calls that have no rule (linalg, transforms: s2sgrad's own called inside code)."""
 
-from . import containers, elementwise, helpers, linalg, reductions, shapes, special
+from . import containers, elementwise, helpers, linalg, reductions, shapes, special, transforms
 from .nondiff import NONDIFF
 from .table import Rule, RuleTable, alias, build_table, defvjp
 
@@ -10,7 +11,7 @@ DEFAULT_TABLE = build_table(
     (elementwise.RULES, reductions.RULES, shapes.RULES, linalg.RULES, special.RULES,
      containers.RULES, helpers.RULES),
     NONDIFF | frozenset(helpers.NONDIFF),
-    linalg.INSTEAD,
+    {**linalg.INSTEAD, **transforms.INSTEAD},
 )
 
 __all__ = ["DEFAULT_TABLE", "Rule", "RuleTable", "alias", "build_table", "defvjp"]
