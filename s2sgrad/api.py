@@ -17,11 +17,18 @@ import numpy as np
 from . import runtime
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
-from .read.live import ENTRY_ATTR, readable
+from .read.live import ENTRY_ATTR, Deferred, readable
 from .write import service
 
 SOURCE_ATTR = "__s2sgrad_source__"
 FORWARD_ATTR = "__s2sgrad_forward__"
+
+
+def display_name(fun: Callable) -> str:
+    """``fun`` as messages name it: its name, or how s2sgrad made it (``s2sgrad.grad(f)``)."""
+    from .read.capture import MADE_ATTR
+
+    return getattr(fun, MADE_ATTR, None) or getattr(fun, "__name__", "the function")
 
 
 def _param_names(fun: Callable) -> tuple:
@@ -169,15 +176,16 @@ def _forward_grad(forward, args: tuple, first: int, single: bool, name: str) -> 
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
     """``(text, run, forward, entry)``: ``run(*args, **kwargs)`` -> the value and the gradients
     (one, or a tuple, as argnums says), by forward mode (``forward``) for one float argument;
-    ``entry``: the generated ``<f>_grad`` when it returns what ``grad`` does, else None."""
+    ``entry(value)``: the generated function computing what grad (value False) or value_and_grad
+    returns (None for a bound method)."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
         return _method_sweep(fun, argnums, has_aux)
+    name = display_name(fun)
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
     text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
-    name = getattr(fun, "__name__", "the function")
     single = isinstance(argnums, int)
-    entry = None if has_aux or (not single and len(wrt) == 1) else entry
+    entry = _entries(fun, wrt, has_aux, single, entry)
     positions = (argnums,) if single else tuple(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
     first = positions[0]  # the argument forward mode differentiates, when it runs
@@ -208,6 +216,16 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     return text, run, forward, entry
 
 
+def _entries(fun: Callable, wrt: tuple, has_aux: bool, single: bool, grad_entry: Callable) -> Callable:
+    """``entry(value)`` for _sweep: the generated ``<f>_grad`` where it returns what grad does,
+    else a generated function made on first use (write/entries.py)."""
+    def entry(value: bool) -> Any:
+        if not value and not has_aux and (single or len(wrt) > 1):
+            return grad_entry
+        return Deferred(lambda: service.api_function(fun, wrt, has_aux, value, single))
+    return entry
+
+
 def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
     """_sweep of a bound method: its function, differentiated with respect to the explicit
     arguments ``argnums`` names (the object's attributes are constants), called with the object."""
@@ -223,15 +241,15 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
     def run_method(*args: Any, **kwargs: Any) -> tuple:
         return run(owner, *args, **kwargs)
 
-    return text, run_method, forward, None
+    return text, run_method, forward, lambda value: None
 
 
 @api_boundary
 def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
-    text, run, forward, _ = _sweep(fun, argnums, has_aux)
-    return _attach(run, fun, text, forward, "s2sgrad.value_and_grad")
+    text, run, forward, entry = _sweep(fun, argnums, has_aux)
+    return _attach(run, fun, text, forward, "s2sgrad.value_and_grad", entry(True))
 
 
 @api_boundary
@@ -243,7 +261,7 @@ def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool
         value, result = run(*args, **kwargs)
         return (result, value[1]) if has_aux else result
 
-    return _attach(grad_fun, fun, text, forward, "s2sgrad.grad", entry)
+    return _attach(grad_fun, fun, text, forward, "s2sgrad.grad", entry(False))
 
 
 @api_boundary

@@ -77,11 +77,12 @@ def _assign(target: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], value)])
 
 
-def _functions(module: cst.Module) -> dict:
+def functions_of(module: cst.Module) -> dict:
+    """A module's top-level functions by name."""
     return {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
 
 
-def _parts(grad: cst.FunctionDef, functions: dict) -> Optional[tuple]:
+def grad_parts(grad: cst.FunctionDef, functions: dict) -> Optional[tuple]:
     """``(fwd, bwd, forward args, seed, k)`` of ``return bwd(fwd(args)[1], seed)[k]`` (``k``
     None for ``return bwd(fwd(args)[1], seed)``: the whole tuple)."""
     body = _body(grad)
@@ -143,9 +144,9 @@ def _backward_part(bwd: cst.FunctionDef, residuals: list, seed: str, k: int) -> 
 def flat_gradient(text: str, grad_name: str) -> Optional[str]:
     """``text`` with ``grad_name``'s sweeps inlined into it (see the module doc), or None."""
     module = cst.parse_module(text)
-    functions = _functions(module)
+    functions = functions_of(module)
     grad = functions.get(grad_name)
-    parts = _parts(grad, functions) if grad is not None else None
+    parts = grad_parts(grad, functions) if grad is not None else None
     if parts is None:
         return None
     fwd, bwd, args, seed, k = parts

@@ -19,9 +19,9 @@ import numpy as np
 
 from . import runtime
 from .api import (_attach, _check_values, _def_location, _directional, _param_names, build_jvp,
-                  grad, wrt_names)
+                  display_name, grad, wrt_names)
 from .boundary import api_boundary
-from .errors import TransformError
+from .errors import GradientError, TransformError
 from .read.live import readable
 from .write import service
 
@@ -100,6 +100,7 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Jacobian of ``fun`` (one array output) by reverse mode: a forward and a backward sweep
     per element of the output (a backward sweep consumes its residuals' tapes). Block shape:
     ``output.shape + input.shape``."""
+    name = display_name(fun)
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
@@ -108,6 +109,9 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     def jacobian_fun(*args: Any) -> Any:
         _check_values(fun, wrt, [args[p] for p in positions])
         value, residuals = fwd(*args)
+        if isinstance(value, (tuple, list)):
+            raise GradientError(f"jacrev takes a function with one array output; {name} "
+                                f"returned a {type(value).__name__}: use jacfwd, which takes several")
         rows = []
         points = [np.asarray(value, dtype=np.result_type(value, np.float64))]
         for k in range(points[0].size):

@@ -101,4 +101,100 @@ def test_the_hessian_is_forward_over_reverse():
 
 def test_a_function_s2sgrad_cannot_transform_again_is_refused_at_the_call():
     with pytest.raises(s2sgrad.TransformError, match="cannot transform again yet"):
-        s2sgrad.grad(s2sgrad.value_and_grad(scalar))
+        s2sgrad.grad(s2sgrad.jacfwd(scalar))
+
+
+def test_grad_of_a_tuple_valued_transformation_names_it():
+    with pytest.raises(s2sgrad.GradientError, match=r"s2sgrad\.value_and_grad\(scalar\) to return "
+                       r"a real scalar, got a tuple of 2"):
+        s2sgrad.grad(s2sgrad.value_and_grad(scalar))(0.5)
+    with pytest.raises(s2sgrad.GradientError, match=r"jacrev takes a function with one array "
+                       r"output; s2sgrad.value_and_grad\(scalar\) returned a tuple"):
+        s2sgrad.jacrev(s2sgrad.value_and_grad(scalar))(0.5)
+
+
+def pair_loss(x, y):
+    return np.sum(np.sin(x) * y ** 2) + np.sum(x * y) ** 2
+
+
+def pair_loss_ag(x, y):
+    return anp.sum(anp.sin(x) * y ** 2) + anp.sum(x * y) ** 2
+
+
+def with_aux(x, y):
+    return pair_loss(x, y), x * y
+
+
+pair_value_and_grad = s2sgrad.value_and_grad(pair_loss, argnums=(0, 1))
+
+
+def value_times_gradient(x, y):
+    value, (gx, gy) = pair_value_and_grad(x, y)
+    return value * np.sum(gx * gy)
+
+
+def value_times_gradient_ag(x, y):
+    value, (gx, gy) = autograd.value_and_grad(pair_loss_ag, (0, 1))(x, y)
+    return value * anp.sum(gx * gy)
+
+
+def _ag_parts(x, y):
+    """pair_loss's gradient and Hessian blocks, by autograd."""
+    grads = [autograd.grad(pair_loss_ag, i)(x, y) for i in (0, 1)]
+    blocks = [[autograd.jacobian(autograd.grad(pair_loss_ag, i), j)(x, y) for j in (0, 1)]
+              for i in (0, 1)]
+    return grads, blocks
+
+
+def test_grad_and_hessian_of_a_function_that_calls_value_and_grad():
+    x, y = RNG.uniform(-1, 1, 3), RNG.uniform(-1, 1, 3)
+    got = s2sgrad.grad(value_times_gradient, argnums=(0, 1))(x, y)
+    want = autograd.grad(value_times_gradient_ag, (0, 1))(x, y)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(s2sgrad.hessian(value_times_gradient)(x, y),
+                               autograd.hessian(value_times_gradient_ag)(x, y), rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("make, returns", [
+    (lambda: s2sgrad.value_and_grad(pair_loss), "value, g0"),
+    (lambda: s2sgrad.value_and_grad(pair_loss, argnums=(0, 1)), "value, (g0, g1)"),
+    (lambda: s2sgrad.grad(pair_loss, argnums=(0,)), "(g0,)"),
+    (lambda: s2sgrad.grad(with_aux, has_aux=True), "g0, aux"),
+    (lambda: s2sgrad.value_and_grad(with_aux, argnums=(1,), has_aux=True), "(value, aux), (g1,)"),
+])
+def test_jvp_of_what_grad_and_value_and_grad_return(make, returns):
+    # jvp of each is its value and its derivative along the tangents: the gradient's tangent is
+    # the Hessian times the tangents, the value's the gradient's inner product with them.
+    x, y, tx, ty = (RNG.uniform(-1, 1, 3) for _ in range(4))
+    fn = make()
+    value, tangent = s2sgrad.jvp(fn, (x, y), (tx, ty))
+    grads, blocks = _ag_parts(x, y)
+    parts = {"value": pair_loss(x, y), "g0": grads[0], "g1": grads[1], "aux": x * y}
+    dparts = {"value": grads[0] @ tx + grads[1] @ ty, "aux": tx * y + x * ty,
+              **{f"g{i}": blocks[i][0] @ tx + blocks[i][1] @ ty for i in (0, 1)}}
+    structure = eval(returns, {}, {k: k for k in parts})  # the names, nested as returned
+    _assert_like(value, structure, parts)
+    _assert_like(tangent, structure, dparts)
+    _assert_like(fn(x, y), structure, parts)
+
+
+def _assert_like(got, structure, values):
+    if isinstance(structure, tuple):
+        assert isinstance(got, tuple) and len(got) == len(structure), (got, structure)
+        for g, s in zip(got, structure):
+            _assert_like(g, s, values)
+        return
+    np.testing.assert_allclose(got, values[structure], rtol=1e-10, atol=1e-12)
+
+
+def test_the_function_a_transformation_reads_for_value_and_grad_is_generated_code():
+    from s2sgrad.read.live import entry_of
+
+    import inspect
+
+    fn = entry_of(s2sgrad.value_and_grad(with_aux, argnums=(1,), has_aux=True))
+    text = inspect.getsource(fn)
+    assert text.startswith("def with_aux_value_and_grad(x, y, with_aux_bar=1.0):")
+    assert "value, residuals = with_aux_fwd(x, y)" in text
+    assert "return value, with_aux_bwd(residuals, with_aux_bar)\n" in text

@@ -53,13 +53,13 @@ AGAIN = "is a function s2sgrad returned that it cannot transform again yet"
 
 def test_grad_of_a_vector_valued_grad_says_the_output_is_not_scalar():
     g = s2sgrad.grad(loss)  # s2sgrad transforms it again, but its output is x's shape
-    with pytest.raises(s2sgrad.GradientError, match="grad requires loss_grad to return a real scalar"):
+    with pytest.raises(s2sgrad.GradientError, match=r"grad requires s2sgrad\.grad\(loss\) to return a real scalar"):
         s2sgrad.grad(g)(np.ones(3))
 
 
 @pytest.mark.parametrize("api", ["jvp", "hvp", "hessian", "vjp", "value_and_grad"])
 def test_every_entry_point_refuses_a_returned_function(api):
-    g = s2sgrad.value_and_grad(loss)
+    g = s2sgrad.jacrev(loss)
     x = np.ones(3)
     with pytest.raises(s2sgrad.TransformError) as info:
         if api == "jvp":
@@ -73,8 +73,8 @@ def test_every_entry_point_refuses_a_returned_function(api):
         else:
             s2sgrad.value_and_grad(g)  # entry-value_and_grad
     assert_located(info.value, f"entry-{api}", f"s2sgrad.{api}(g",
-                   rf"s2sgrad\.value_and_grad\(loss\) {AGAIN}",
-                   r"s2sgrad transforms s2sgrad\.grad\(f\) again")
+                   rf"s2sgrad\.jacrev\(loss\) {AGAIN}",
+                   r"s2sgrad transforms again what grad and value_and_grad return")
 
 
 def test_the_decorators_grad_attribute_is_refused_at_the_call():

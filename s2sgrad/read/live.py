@@ -11,7 +11,7 @@ import dis
 import linecache
 import textwrap
 import types
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import Location, TransformError
 from .paths import display_path
@@ -25,11 +25,32 @@ _CHECKED: dict = {}  # id(code) -> (code, what it was checked against): each def
 ENTRY_ATTR = "__s2sgrad_entry__"
 
 
+class Deferred:
+    """An ``ENTRY_ATTR`` made on first use: ``make()`` returns the generated function (or None
+    when there is none, and the function s2sgrad returned is then refused as untransformable)."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._made: Any = None
+        self._done = False
+
+    def get(self) -> Any:
+        if not self._done:
+            self._made, self._done = self._make(), True
+        return self._made
+
+
+def entry_of(fn: Any) -> Any:
+    """The generated function ``fn`` (a function s2sgrad returned) stands for, else None."""
+    entry = getattr(fn, ENTRY_ATTR, None) if isinstance(fn, types.FunctionType) else None
+    return entry.get() if isinstance(entry, Deferred) else entry
+
+
 def _unwrap(fn: Any) -> Any:
     """What ``fn`` stands for: the function a decorator wrapped (``__wrapped__``), or the
     generated code of a function s2sgrad returned (``ENTRY_ATTR``)."""
     for _ in range(16):
-        entry = getattr(fn, ENTRY_ATTR, None) if isinstance(fn, types.FunctionType) else None
+        entry = entry_of(fn)
         if entry is not None:
             fn = entry
         elif hasattr(fn, "__wrapped__"):
@@ -42,7 +63,7 @@ def _unwrap(fn: Any) -> Any:
 def readable(fn: Any) -> Any:
     """``fn``, or the generated function it stands for when s2sgrad made it (a transformation
     of a transformation reads the first one's generated code)."""
-    entry = getattr(fn, ENTRY_ATTR, None) if isinstance(fn, types.FunctionType) else None
+    entry = entry_of(fn)
     return readable(entry) if entry is not None else fn
 
 

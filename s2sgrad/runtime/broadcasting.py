@@ -109,6 +109,12 @@ def check_scalar(value, name):
         return
     if type(value) is _ndarray and value.ndim == 0 and value.dtype.kind != "c":
         return
+    if isinstance(value, (tuple, list)):
+        from ..errors import GradientError
+
+        raise GradientError(f"grad requires {name} to return a real scalar, got a "
+                            f"{type(value).__name__} of {len(value)}; differentiate a function "
+                            "that returns one of its items, or use vjp or jacfwd")
     if np.ndim(value) != 0 or np.iscomplexobj(value):
         from ..errors import GradientError
 

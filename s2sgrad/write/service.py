@@ -144,5 +144,21 @@ def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev") -
     return entry["text"], functions(fun, entry, mode)
 
 
-__all__ = ["CALLS", "build", "cache_key", "entry_for", "functions", "installation_fingerprint",
+def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool,
+                 single: bool) -> Optional[Callable]:
+    """The generated function computing what grad (``value`` False) or value_and_grad of
+    ``fun`` returned (write/entries.py), loaded from ``fun``'s reverse-mode entry with it
+    appended; None where that entry's ``<f>_grad`` is not of codegen's shape."""
+    from .entries import Returns, api_entry
+
+    entry = entry_for(fun, from_function(fun), wrt, has_aux)
+    made = api_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt,
+                     Returns(value, has_aux, single))
+    if made is None:
+        return None
+    text, name = made
+    return load(text, fun.__qualname__, namespace_for(fun, text, entry["deps"]))[name]
+
+
+__all__ = ["CALLS", "api_function", "build", "cache_key", "entry_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]

@@ -1,0 +1,99 @@
+"""The generated function that stands for what grad or value_and_grad returned, when the module's
+``<f>_grad`` is not it: a generated first-order module's text, the name of its ``<f>_grad``, and
+what the API returns -> the text with one function appended that returns exactly that, and its
+name (None when ``<f>_grad`` is not of the shape codegen writes).
+
+``<f>_grad`` returns the gradient (one array for one differentiated parameter, else a tuple).
+``value_and_grad`` returns the value too, ``has_aux`` the auxiliary value, and argnums ``(0,)`` a
+tuple of one gradient. The function appended runs the two sweeps as ``<f>_grad`` does, keeping
+the forward sweep's value::
+
+    def f_value_and_grad(x, f_bar=1.0):
+        value, residuals = f_fwd(x)
+        return value, f_bwd(residuals, f_bar)[0]
+
+A transformation of the API's function then reads that function (s2sgrad reads what it writes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from ..flatten import functions_of, grad_parts
+from ..lower.naming import Namer
+
+
+@dataclass(frozen=True)
+class Returns:
+    """What the API's function returns: the value with the gradient (``value``), the auxiliary
+    value (``aux``), one gradient rather than a tuple (``single``)."""
+
+    value: bool
+    aux: bool
+    single: bool
+
+    def suffix(self) -> str:
+        return "value_and_grad" if self.value else "grad_and_aux" if self.aux else "grads"
+
+    def describe(self, name: str, wrt: str) -> str:
+        if self.value:
+            what = f"Value of {name} (with its auxiliary value)" if self.aux else f"Value of {name}"
+            return f"{what} and its gradient with respect to {wrt}."
+        if self.aux:
+            return f"Gradient of {name} with respect to {wrt}, and its auxiliary value."
+        return f"Gradient of {name} with respect to {wrt}, as a tuple."
+
+
+def _statement(node: cst.BaseSmallStatement) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([node])
+
+
+def _result(returns: Returns, value: str, grads: cst.BaseExpression) -> cst.BaseExpression:
+    if returns.single:
+        grads = cst.Subscript(grads, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+    if returns.value:
+        return cst.Tuple([cst.Element(cst.Name(value)), cst.Element(grads)], lpar=[], rpar=[])
+    if returns.aux:
+        aux = cst.Subscript(cst.Name(value), [cst.SubscriptElement(cst.Index(cst.Integer("1")))])
+        return cst.Tuple([cst.Element(grads), cst.Element(aux)], lpar=[], rpar=[])
+    return grads
+
+
+def api_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
+              returns: Returns) -> Optional[tuple]:
+    """``(text with the function appended, its name)``, or None (see the module doc)."""
+    module = cst.parse_module(text)
+    functions = functions_of(module)
+    grad = functions.get(grad_name)
+    parts = grad_parts(grad, functions) if grad is not None else None
+    if parts is None:
+        return None
+    fwd, bwd, args, seed, _ = parts
+    params = {p.name.value for p in grad.params.params + grad.params.kwonly_params}
+    namer = Namer(params | set(functions))
+    name = namer.fresh(f"{source_name}_{returns.suffix()}")
+    value, residuals = namer.fresh("value"), namer.fresh("residuals")
+    unpack = cst.Assign([cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(value)),
+                                                     cst.Element(cst.Name(residuals))]))],
+                        cst.Call(fwd.name, args))
+    grads = cst.Call(bwd.name, [cst.Arg(cst.Name(residuals)), cst.Arg(cst.Name(seed))])
+    doc = cst.Expr(cst.SimpleString(f'"""{returns.describe(source_name, ", ".join(wrt))}"""'))
+    body = [_statement(doc), _statement(unpack),
+            _statement(cst.Return(_result(returns, value, grads)))]
+    new = grad.with_changes(name=cst.Name(name), body=grad.body.with_changes(body=body),
+                            leading_lines=())
+    return _formatted(text, cst.Module([new]).code), name
+
+
+def _formatted(text: str, function: str) -> str:
+    import black
+
+    from .codegen import BLACK_MODE
+
+    return text + "\n\n" + black.format_str(function, mode=BLACK_MODE)
+
+
+__all__ = ["Returns", "api_entry"]
