@@ -1,5 +1,6 @@
 """``@differentiable``: a function -> the same function, transformed at decoration time, with
-``.grad``, ``.value_and_grad`` and ``.source`` attached.
+``.grad``, ``.value_and_grad`` and ``.source`` attached (and ``.hvp``, ``.hessian`` at order 2);
+``.grad`` and ``.value_and_grad`` stand for generated functions, so s2sgrad transforms them again.
 
 The generated text comes from write/service.py: from the disk cache when the function's module
 text, its options and the s2sgrad installation are unchanged (and the files of helpers it calls
@@ -21,6 +22,7 @@ from .api import SOURCE_ATTR
 from .boundary import api_boundary
 from .errors import Location, TransformError, UsageError
 from .read.capture import MADE_ATTR, display_path, from_function
+from .read.live import ENTRY_ATTR, Deferred
 from .write import service
 
 
@@ -71,6 +73,9 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     def grad(*args: Any, **kwargs: Any) -> Any:
         return value_and_grad(*args, **kwargs)[1]
 
+    setattr(grad, ENTRY_ATTR, Deferred(lambda: sweeps.loaded()[2]))  # <f>_grad: the same
+    setattr(value_and_grad, ENTRY_ATTR, Deferred(
+        lambda: service.api_function(fun, wrt, False, True, single, sweeps.mode)))
     for helper, what in ((grad, "gradient"), (value_and_grad, "value and gradient")):
         helper.__name__ = f"{name}.{helper.__name__}"
         helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"

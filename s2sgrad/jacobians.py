@@ -22,7 +22,7 @@ from .api import (_attach, _check_values, _def_location, _directional, _param_na
                   display_name, grad, wrt_names)
 from .boundary import api_boundary
 from .errors import GradientError, TransformError
-from .read.live import readable
+from .read.live import Deferred, readable
 from .write import service
 
 Argnums = Union[int, Sequence[int]]
@@ -73,8 +73,10 @@ def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
     text, fn, tangent_names = build_jvp(fun, wrt)
+    single = isinstance(argnums, int)
+    entry = Deferred(lambda: service.jacobian_function(fun, wrt, single))
     return _attach(_forward_jacobian(fun, fn, wrt, tangent_names, argnums), fun, text,
-                   made="s2sgrad.jacfwd")
+                   made="s2sgrad.jacfwd", entry=entry)
 
 
 def _forward_jacobian(fun: Callable, fn: Callable, wrt: tuple, tangent_names: tuple,
@@ -278,7 +280,16 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
         _check_values(fun, wrt, [args[p] for p in positions])
         return hessian_blocks(run, args, positions, isinstance(argnums, int))
 
-    return _attach(hessian_fun, fun, text, made="s2sgrad.hessian")
+    entry = Deferred(lambda: _hessian_entry(fun, argnums, wrt)) if isinstance(argnums, int) else None
+    return _attach(hessian_fun, fun, text, made="s2sgrad.hessian", entry=entry)
+
+
+def _hessian_entry(fun: Callable, argnums: int, wrt: tuple) -> Optional[Callable]:
+    """The generated function computing ``fun``'s Hessian: jacfwd's of its generated gradient."""
+    from .read.live import entry_of
+
+    gradient = entry_of(grad(fun, argnums))
+    return service.jacobian_function(gradient, wrt, True) if gradient is not None else None
 
 
 def hessian_blocks(run: Callable, args: tuple, positions: tuple, single: bool) -> Any:

@@ -101,7 +101,49 @@ def test_the_hessian_is_forward_over_reverse():
 
 def test_a_function_s2sgrad_cannot_transform_again_is_refused_at_the_call():
     with pytest.raises(s2sgrad.TransformError, match="cannot transform again yet"):
-        s2sgrad.grad(s2sgrad.jacfwd(scalar))
+        s2sgrad.grad(s2sgrad.jacrev(scalar))
+
+
+def chain_ag(z):
+    return anp.sum(anp.tanh(z) ** 2 * z + anp.exp(-z * z))
+
+
+def test_third_derivatives_through_jacobians_and_hessians():
+    x = RNG.uniform(-1, 1, 3)
+    want = autograd.jacobian(autograd.hessian(chain_ag))(x)
+    hessian = s2sgrad.hessian(chain)
+    for third in (s2sgrad.jacfwd(hessian), s2sgrad.jacrev(hessian),
+                  s2sgrad.jacfwd(s2sgrad.jacfwd(chain_grad)), s2sgrad.jacrev(s2sgrad.jacfwd(chain_grad))):
+        np.testing.assert_allclose(third(x), want, rtol=1e-9, atol=1e-12)
+
+    def trace_of_hessian(z):
+        return np.trace(hessian(z))
+
+    np.testing.assert_allclose(s2sgrad.grad(trace_of_hessian)(x),
+                               np.einsum("iik->k", want), rtol=1e-9, atol=1e-12)
+
+
+def test_jacobians_of_jacobians_of_several_arguments():
+    x, w = RNG.uniform(-1, 1, 3), RNG.uniform(-1, 1, 3)
+    jac = s2sgrad.jacfwd(vector_valued, argnums=(0, 1))
+    got = s2sgrad.jacfwd(jac, argnums=1)(x, w)
+    for i in (0, 1):
+        want = autograd.jacobian(autograd.jacobian(vector_valued_ag, i), 1)(x, w)
+        assert got[i].shape == (4, 3, 3)
+        np.testing.assert_allclose(got[i], want, rtol=1e-9, atol=1e-12)
+    with pytest.raises(s2sgrad.GradientError, match="needs a function with one array output"):
+        s2sgrad.jacfwd(s2sgrad.jacfwd(pair_value_and_grad))(x, w)
+
+
+def test_the_jacobian_function_a_transformation_reads_is_generated_code():
+    from s2sgrad.read.live import entry_of
+
+    import inspect
+
+    text = inspect.getsource(entry_of(s2sgrad.jacfwd(vector_valued, argnums=(0, 1))))
+    assert text.startswith("def vector_valued_jacfwd(x, w):")
+    assert "for x_unit in s2s.basis(x):" in text and "for w_unit in s2s.basis(w):" in text
+    assert "vector_valued_jvp(x, w, x_dot=x_unit, w_dot=s2s.zeros_like(w))[1]" in text
 
 
 def test_grad_of_a_tuple_valued_transformation_names_it():

@@ -77,17 +77,23 @@ def test_every_entry_point_refuses_a_returned_function(api):
                    r"s2sgrad transforms again what grad and value_and_grad return")
 
 
-def test_the_decorators_grad_attribute_is_refused_at_the_call():
-    @s2sgrad.differentiable
+def test_the_decorators_hessian_attribute_is_refused_at_the_call():
+    @s2sgrad.differentiable(order=2)
     def decorated(x):
-        return np.sum(x * x)
+        return np.sum(x * x * x)
 
     with pytest.raises(s2sgrad.TransformError) as info:
-        s2sgrad.grad(decorated.grad)  # decorated-grad
-    assert_located(info.value, "decorated-grad", "s2sgrad.grad(decorated.grad)",
-                   rf"decorated\.grad \(made by @s2sgrad\.differentiable\) {AGAIN}",
+        s2sgrad.grad(decorated.hessian)  # decorated-hessian
+    assert_located(info.value, "decorated-hessian", "s2sgrad.grad(decorated.hessian)",
+                   rf"decorated\.hessian \(made by @s2sgrad\.differentiable\) {AGAIN}",
                    "s2sgrad.hessian")
-    np.testing.assert_allclose(s2sgrad.grad(decorated)(np.ones(2)), 2 * np.ones(2))
+    x = np.array([1.0, -2.0])
+    np.testing.assert_allclose(s2sgrad.grad(decorated)(x), 3 * x * x)
+    # .grad and .value_and_grad stand for generated code: transformed again, not refused
+    np.testing.assert_allclose(s2sgrad.jvp(decorated.grad, (x,), (x,))[1], 6 * x * x)
+    (value, grad), (dvalue, dgrad) = s2sgrad.jvp(decorated.value_and_grad, (x,), (x,))
+    np.testing.assert_allclose((value, dvalue), (np.sum(x ** 3), np.sum(3 * x ** 3)))
+    np.testing.assert_allclose((grad, dgrad), (3 * x * x, 6 * x * x))
 
 
 # ----- 2. methods and attributes of the user's own classes -----------------------------------

@@ -13,6 +13,10 @@ the forward sweep's value::
         return value, f_bwd(residuals, f_bar)[0]
 
 A transformation of the API's function then reads that function (s2sgrad reads what it writes).
+``jacobian_entry`` does the same for jacfwd (and hessian, which is jacfwd of grad): a generated
+forward-mode module and its ``<f>_jvp`` -> a function with a loop per differentiated input, one
+``<f>_jvp`` sweep per element along the unit tangents, joined into a block by ``s2s.columns_block``
+(a runtime helper with rules in both modes, so the Jacobian function is differentiated again).
 """
 
 from __future__ import annotations
@@ -88,6 +92,43 @@ def api_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
     return _formatted(text, cst.Module([new]).code), name
 
 
+def jacobian_entry(text: str, jvp_name: str, source_name: str, wrt: tuple, tangents: tuple,
+                   single: bool) -> Optional[tuple]:
+    """``(text with <f>_jacfwd appended, its name)`` for the jvp function ``jvp_name`` of
+    ``text`` whose tangent parameters are ``tangents`` (of the parameters ``wrt``; one block
+    each, a tuple of blocks unless ``single``), or None for parameters of another form."""
+    module = cst.parse_module(text)
+    functions = functions_of(module)
+    jvp = functions.get(jvp_name)
+    if jvp is None or jvp.params.posonly_params or jvp.params.star_kwarg or \
+            isinstance(jvp.params.star_arg, cst.Param):
+        return None
+    primal = [p for p in jvp.params.params if p.name.value not in tangents]
+    named = [p.name.value for p in jvp.params.params + jvp.params.kwonly_params]
+    if named != [p.name.value for p in primal] + list(tangents):
+        return None
+    if primal:  # no trailing comma: black would keep one parameter per line
+        primal[-1] = primal[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    names = [p.name.value for p in primal]
+    namer = Namer(set(names) | set(functions) | set(tangents))
+    name = namer.fresh(f"{source_name}_jacfwd")
+    lines, blocks = [], []
+    for j, (param, tangent) in enumerate(zip(wrt, tangents)):
+        columns, unit = namer.fresh(f"{param}_columns"), namer.fresh(f"{param}_unit")
+        along = ", ".join(f"{t}={unit if i == j else f's2s.zeros_like({w})'}"
+                          for i, (w, t) in enumerate(zip(wrt, tangents)))
+        lines += [f"{columns} = []", f"for {unit} in s2s.basis({param}):",
+                  f"    {columns}.append({jvp_name}({', '.join(names)}, {along})[1])"]
+        blocks.append(f"s2s.columns_block({columns}, np.shape({param}))")
+    params = cst.Module([]).code_for_node(jvp.params.with_changes(params=primal, kwonly_params=(),
+                                                                  star_arg=cst.MaybeSentinel.DEFAULT))
+    doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)} by forward mode: one '
+           f'sweep of {jvp_name} per element."""')
+    result = blocks[0] if single else "(" + ", ".join(blocks) + ",)"
+    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {result}"])
+    return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+
+
 def _formatted(text: str, function: str) -> str:
     import black
 
@@ -96,4 +137,4 @@ def _formatted(text: str, function: str) -> str:
     return text + "\n\n" + black.format_str(function, mode=BLACK_MODE)
 
 
-__all__ = ["Returns", "api_entry"]
+__all__ = ["Returns", "api_entry", "jacobian_entry"]

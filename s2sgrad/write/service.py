@@ -144,14 +144,14 @@ def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev") -
     return entry["text"], functions(fun, entry, mode)
 
 
-def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool,
-                 single: bool) -> Optional[Callable]:
+def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: bool,
+                 mode: str = "rev") -> Optional[Callable]:
     """The generated function computing what grad (``value`` False) or value_and_grad of
-    ``fun`` returned (write/entries.py), loaded from ``fun``'s reverse-mode entry with it
-    appended; None where that entry's ``<f>_grad`` is not of codegen's shape."""
+    ``fun`` returned (write/entries.py), loaded from ``fun``'s entry (of ``mode``, "rev" or
+    "rev2") with it appended; None where that entry's ``<f>_grad`` is not of codegen's shape."""
     from .entries import Returns, api_entry
 
-    entry = entry_for(fun, from_function(fun), wrt, has_aux)
+    entry = entry_for(fun, from_function(fun), wrt, has_aux, mode)
     made = api_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt,
                      Returns(value, has_aux, single))
     if made is None:
@@ -160,5 +160,23 @@ def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool,
     return load(text, fun.__qualname__, namespace_for(fun, text, entry["deps"]))[name]
 
 
-__all__ = ["CALLS", "api_function", "build", "cache_key", "entry_for", "functions", "installation_fingerprint",
+def jacobian_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
+    """The generated function computing what jacfwd of ``fun`` returned (write/entries.py),
+    loaded from ``fun``'s forward-mode entry with it appended; None where it cannot be written."""
+    import inspect
+
+    from .entries import jacobian_entry
+
+    entry = entry_for(fun, from_function(fun), wrt, mode="fwd")
+    jvp_name = entry["call"]["jvp"]
+    params = tuple(inspect.signature(functions(fun, entry, "fwd")[0]).parameters)
+    made = jacobian_entry(entry["text"], jvp_name, fun.__name__, wrt, params[len(params) - len(wrt):],
+                          single)
+    if made is None:
+        return None
+    text, name = made
+    return load(text, fun.__qualname__, namespace_for(fun, text, entry["deps"]))[name]
+
+
+__all__ = ["CALLS", "api_function", "build", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]
