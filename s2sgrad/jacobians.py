@@ -123,7 +123,8 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
                   for j, p in enumerate(positions)]
         return _per_output(blocks, isinstance(argnums, int))
 
-    return _attach(jacobian_fun, fun, text, made="s2sgrad.jacrev")
+    entry = Deferred(lambda: service.jacobian_function(fun, wrt, isinstance(argnums, int), "rev"))
+    return _attach(jacobian_fun, fun, text, made="s2sgrad.jacrev", entry=entry)
 
 
 def _rows_to_block(rows: list, out_shape: tuple, arg: Any) -> Any:

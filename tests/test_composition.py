@@ -101,7 +101,7 @@ def test_the_hessian_is_forward_over_reverse():
 
 def test_a_function_s2sgrad_cannot_transform_again_is_refused_at_the_call():
     with pytest.raises(s2sgrad.TransformError, match="cannot transform again yet"):
-        s2sgrad.grad(s2sgrad.jacrev(scalar))
+        s2sgrad.grad(s2sgrad.hessian(chain, argnums=(0,)))
 
 
 def chain_ag(z):
@@ -135,6 +135,21 @@ def test_jacobians_of_jacobians_of_several_arguments():
         s2sgrad.jacfwd(s2sgrad.jacfwd(pair_value_and_grad))(x, w)
 
 
+def test_jacobians_of_reverse_mode_jacobians():
+    x, w = RNG.uniform(-1, 1, 3), RNG.uniform(-1, 1, 3)
+    jac = s2sgrad.jacrev(vector_valued, argnums=(0, 1))
+    got = s2sgrad.jacfwd(jac, argnums=1)(x, w)
+    for i in (0, 1):
+        want = autograd.jacobian(autograd.jacobian(vector_valued_ag, i), 1)(x, w)
+        np.testing.assert_allclose(got[i], want, rtol=1e-9, atol=1e-12)
+    want = autograd.jacobian(autograd.jacobian(vector_valued_ag))(x, w)
+    np.testing.assert_allclose(s2sgrad.jacrev(s2sgrad.jacrev(vector_valued))(x, w), want,
+                               rtol=1e-9, atol=1e-12)
+    third = s2sgrad.jacrev(s2sgrad.jacrev(chain_grad))(x)
+    np.testing.assert_allclose(third, autograd.jacobian(autograd.hessian(chain_ag))(x),
+                               rtol=1e-9, atol=1e-12)
+
+
 def test_the_jacobian_function_a_transformation_reads_is_generated_code():
     from s2sgrad.read.live import entry_of
 
@@ -144,6 +159,10 @@ def test_the_jacobian_function_a_transformation_reads_is_generated_code():
     assert text.startswith("def vector_valued_jacfwd(x, w):")
     assert "for x_unit in s2s.basis(x):" in text and "for w_unit in s2s.basis(w):" in text
     assert "vector_valued_jvp(x, w, x_dot=x_unit, w_dot=s2s.zeros_like(w))[1]" in text
+    text = inspect.getsource(entry_of(s2sgrad.jacrev(vector_valued)))
+    assert text.startswith("def vector_valued_jacrev(x, w):")
+    assert "for seed in s2s.basis(value):" in text
+    assert "grads = vector_valued_bwd(vector_valued_fwd(x, w)[1], seed)" in text
 
 
 def test_grad_of_a_tuple_valued_transformation_names_it():

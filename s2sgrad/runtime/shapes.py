@@ -2,7 +2,8 @@
 stacks (``s2s.split_concatenate``, ``s2s.split_hstack``, ...), ``np.append``, transposes,
 ``np.tile``, ``np.repeat``, ``np.rollaxis`` and ``np.linspace``; and the Jacobian blocks that
 generated Jacobian functions build from one column per input element (``s2s.basis``,
-``s2s.columns_block``, ``s2s.block_columns``)."""
+``s2s.columns_block``, ``s2s.block_columns``) or one row per output element (``s2s.rows_block``,
+``s2s.block_rows``)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ __all__ = [
     "basis",
     "columns_block",
     "block_columns",
+    "rows_block",
+    "block_rows",
 ]
 
 
@@ -177,3 +180,15 @@ def block_columns(value, columns, input_shape):
     out_shape = np.shape(columns[0])
     flat = np.reshape(value, out_shape + (len(columns),))
     return Parts(flat[..., k] for k in range(len(columns)))
+
+
+def rows_block(rows, output_shape):
+    """A Jacobian block from one row per output element (each shaped like the input): shaped
+    ``output_shape + input shape``."""
+    return np.stack(rows).reshape(tuple(output_shape) + np.shape(rows[0]))
+
+
+def block_rows(value, rows, output_shape):
+    """The adjoint of ``rows_block(rows, output_shape)``: one row per output element."""
+    flat = np.reshape(value, (len(rows),) + np.shape(rows[0]))
+    return Parts(flat[k] for k in range(len(rows)))

@@ -16,7 +16,9 @@ A transformation of the API's function then reads that function (s2sgrad reads w
 ``jacobian_entry`` does the same for jacfwd (and hessian, which is jacfwd of grad): a generated
 forward-mode module and its ``<f>_jvp`` -> a function with a loop per differentiated input, one
 ``<f>_jvp`` sweep per element along the unit tangents, joined into a block by ``s2s.columns_block``
-(a runtime helper with rules in both modes, so the Jacobian function is differentiated again).
+(a runtime helper with rules in both modes, so the Jacobian function is differentiated again);
+``reverse_jacobian_entry`` for jacrev: a backward sweep per element of the output, its gradients
+the rows of the blocks (``s2s.rows_block``).
 """
 
 from __future__ import annotations
@@ -122,8 +124,41 @@ def jacobian_entry(text: str, jvp_name: str, source_name: str, wrt: tuple, tange
         blocks.append(f"s2s.columns_block({columns}, np.shape({param}))")
     params = cst.Module([]).code_for_node(jvp.params.with_changes(params=primal, kwonly_params=(),
                                                                   star_arg=cst.MaybeSentinel.DEFAULT))
-    doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)} by forward mode: one '
-           f'sweep of {jvp_name} per element."""')
+    doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one forward sweep '
+           'per element."""')
+    result = blocks[0] if single else "(" + ", ".join(blocks) + ",)"
+    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {result}"])
+    return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+
+
+def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
+                           single: bool) -> Optional[tuple]:
+    """``(text with <f>_jacrev appended, its name)``: per element of the output, a forward and a
+    backward sweep (which consumes its residuals) seeded with that element's unit, the gradients
+    kept as rows of the blocks; None where ``grad_name`` is not of codegen's shape."""
+    module = cst.parse_module(text)
+    functions = functions_of(module)
+    grad = functions.get(grad_name)
+    parts = grad_parts(grad, functions) if grad is not None else None
+    if parts is None or grad.params.kwonly_params or not grad.params.params:
+        return None
+    fwd, bwd, args, _, _ = parts
+    primal = list(grad.params.params[:-1])  # the seed parameter is the last
+    if primal:
+        primal[-1] = primal[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    namer = Namer({p.name.value for p in grad.params.params} | set(functions))
+    name = namer.fresh(f"{source_name}_jacrev")
+    value, seed, grads = namer.fresh("value"), namer.fresh("seed"), namer.fresh("grads")
+    call = cst.Module([]).code_for_node(cst.Call(fwd.name, args))
+    rows = [namer.fresh(f"{w}_rows") for w in wrt]
+    lines = [f"{value} = {call}[0]", *(f"{r} = []" for r in rows),
+             f"for {seed} in s2s.basis({value}):",
+             f"    {grads} = {bwd.name.value}({call}[1], {seed})",
+             *(f"    {r}.append({grads}[{k}])" for k, r in enumerate(rows))]
+    blocks = [f"s2s.rows_block({r}, np.shape({value}))" for r in rows]
+    params = cst.Module([]).code_for_node(grad.params.with_changes(params=primal))
+    doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one backward '
+           'sweep per element of its value."""')
     result = blocks[0] if single else "(" + ", ".join(blocks) + ",)"
     body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {result}"])
     return _formatted(text, f"def {name}({params}):\n{body}\n"), name
@@ -137,4 +172,4 @@ def _formatted(text: str, function: str) -> str:
     return text + "\n\n" + black.format_str(function, mode=BLACK_MODE)
 
 
-__all__ = ["Returns", "api_entry", "jacobian_entry"]
+__all__ = ["Returns", "api_entry", "jacobian_entry", "reverse_jacobian_entry"]

@@ -154,24 +154,31 @@ def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: 
     entry = entry_for(fun, from_function(fun), wrt, has_aux, mode)
     made = api_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt,
                      Returns(value, has_aux, single))
-    if made is None:
-        return None
-    text, name = made
-    return load(text, fun.__qualname__, namespace_for(fun, text, entry["deps"]))[name]
+    return _loaded(fun, entry, made)
 
 
-def jacobian_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
-    """The generated function computing what jacfwd of ``fun`` returned (write/entries.py),
-    loaded from ``fun``'s forward-mode entry with it appended; None where it cannot be written."""
+def jacobian_function(fun: Callable, wrt: tuple, single: bool,
+                      mode: str = "fwd") -> Optional[Callable]:
+    """The generated function computing what jacfwd (``mode`` "fwd") or jacrev ("rev") of
+    ``fun`` returned (write/entries.py), loaded from ``fun``'s entry of that mode with it
+    appended; None where it cannot be written."""
     import inspect
 
-    from .entries import jacobian_entry
+    from .entries import jacobian_entry, reverse_jacobian_entry
 
-    entry = entry_for(fun, from_function(fun), wrt, mode="fwd")
+    entry = entry_for(fun, from_function(fun), wrt, mode=mode)
+    if mode == "rev":
+        made = reverse_jacobian_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt, single)
+        return _loaded(fun, entry, made)
     jvp_name = entry["call"]["jvp"]
     params = tuple(inspect.signature(functions(fun, entry, "fwd")[0]).parameters)
     made = jacobian_entry(entry["text"], jvp_name, fun.__name__, wrt, params[len(params) - len(wrt):],
                           single)
+    return _loaded(fun, entry, made)
+
+
+def _loaded(fun: Callable, entry: dict, made: Optional[tuple]) -> Optional[Callable]:
+    """The function ``made = (text, name)`` names, loaded with ``fun``'s names; None for None."""
     if made is None:
         return None
     text, name = made
