@@ -206,11 +206,6 @@ def sine_cubed(x):
     return np.sum(np.sin(x) * x ** 2)
 
 
-def calls_a_pullback(x):
-    out, pullback = s2sgrad.vjp(sine_cubed, x)
-    return np.sum(pullback(1.0)[0] * x)
-
-
 def calls_an_indexed_pullback(x):
     pullback = s2sgrad.vjp(sine_cubed, x)[1]
     return np.sum(pullback(1.0)[0])

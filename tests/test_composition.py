@@ -259,3 +259,74 @@ def test_the_function_a_transformation_reads_for_value_and_grad_is_generated_cod
     assert text.startswith("def with_aux_value_and_grad(x, y, with_aux_bar=1.0):")
     assert "value, residuals = with_aux_fwd(x, y)" in text
     assert "return value, with_aux_bwd(residuals, with_aux_bar)\n" in text
+
+
+def sine_cubed(x, y):
+    return np.sum(np.sin(x) * y ** 3)
+
+
+def sine_cubed_ag(x, y):
+    return anp.sum(anp.sin(x) * y ** 3)
+
+
+def uses_a_pullback(x, y):
+    out, pullback = s2sgrad.vjp(sine_cubed, x, y * 2.0)
+    gx, gy = pullback(np.sum(x))  # an active cotangent
+    x = x * 3.0  # rebinding a primal after the vjp: the pullback keeps the values it was made at
+    again = pullback(2.0)[1]
+    return out * np.sum(gx * y) + np.sum(gy * again * x)
+
+
+def uses_a_pullback_ag(x, y):
+    out = sine_cubed_ag(x, y * 2.0)
+    grads = autograd.grad(lambda a, b, c: sine_cubed_ag(a, b) * c, (0, 1))
+    gx, gy = grads(x, y * 2.0, anp.sum(x))
+    x3 = x * 3.0
+    again = grads(x, y * 2.0, 2.0)[1]
+    return out * anp.sum(gx * y) + anp.sum(gy * again * x3)
+
+
+def pullback_of_a_gradient(x):
+    g, pullback = s2sgrad.vjp(chain_grad, x)
+    return np.sum(pullback(W3)[0] * x) + np.sum(g)
+
+
+def test_grad_jvp_and_hessian_of_a_function_that_calls_vjp():
+    # The pullback's calls become calls of the generated gradient of sine_cubed seeded with the
+    # cotangent (lower/pullbacks.py): second derivatives of sine_cubed flow through them.
+    x, y, tx, ty = (RNG.uniform(-1, 1, 3) for _ in range(4))
+    got = s2sgrad.grad(uses_a_pullback, argnums=(0, 1))(x, y)
+    want = autograd.grad(uses_a_pullback_ag, (0, 1))(x, y)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    value, tangent = s2sgrad.jvp(uses_a_pullback, (x, y), (tx, ty))
+    np.testing.assert_allclose(value, uses_a_pullback(x, y), rtol=1e-12)
+    np.testing.assert_allclose(tangent, want[0] @ tx + want[1] @ ty, rtol=1e-10)
+    np.testing.assert_allclose(s2sgrad.hessian(uses_a_pullback, argnums=1)(x, y),
+                               autograd.hessian(uses_a_pullback_ag, 1)(x, y), rtol=1e-9, atol=1e-11)
+    want = autograd.grad(lambda z: anp.sum(anp.dot(autograd.hessian(chain_ag)(z), W3) * z)
+                         + anp.sum(autograd.grad(chain_ag)(z)))(x)
+    np.testing.assert_allclose(s2sgrad.grad(pullback_of_a_gradient)(x), want, rtol=1e-9, atol=1e-11)
+
+
+def test_a_pullback_used_otherwise_is_refused_where_it_is_made():
+    def passes_the_pullback(x):
+        out, pullback = s2sgrad.vjp(chain, x)
+        return np.sum(apply(pullback, x))
+
+    with pytest.raises(s2sgrad.TransformError, match=r"`fn\(\.\.\.\)` calls `fn`, a value "
+                       r"this function computes(.|\n)*where it is only called, in the function"):
+        s2sgrad.grad(passes_the_pullback)(W3)
+
+    def pullback_in_a_branch(x):
+        if np.sum(x) > 0:
+            out, pullback = s2sgrad.vjp(chain, x)
+            return np.sum(pullback(1.0)[0])
+        return np.sum(x)
+
+    with pytest.raises(s2sgrad.TransformError, match=r"no derivative rule for `s2sgrad\.vjp`"):
+        s2sgrad.grad(pullback_in_a_branch)(W3)
+
+
+def apply(fn, x):
+    return fn(x)[0]

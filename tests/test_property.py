@@ -182,7 +182,8 @@ def check_modes(prog, directory, k, direction_seed):
     plus = grad_all(*[a + eps * d for a, d in zip(args[:3], direction)], *args[3:])
     minus = grad_all(*[a - eps * d for a, d in zip(args[:3], direction)], *args[3:])
     fds = [(np.asarray(plus[i]) - np.asarray(minus[i])) / (2 * eps) for i in range(3)]
-    refused.update(check_composed(prog, directory, grad_all, args, direction, fds))
+    refused.update(check_composed(prog, directory, f, grad_all, args, direction, fds,
+                                  through_value=direction_seed % 2 == 1))
     try:
         _, jvp_fn, names = build_jvp(f, ("x", "v", "s"))
     except s2sgrad.TransformError as exc:
@@ -231,20 +232,28 @@ def h(x, v, s, flag):
     return np.sum(gx * DIRECTION[0]) + np.sum(gv * DIRECTION[1]) + gs * DIRECTION[2]
 """
 
+# The same through value_and_grad (its generated function keeps the forward sweep's value).
+_VALUE_CALLER = _CALLER.replace("gx, gv, gs = GRAD(x, v, s, flag)",
+                                "value, (gx, gv, gs) = GRAD(x, v, s, flag)")
 
-def check_composed(prog, directory, grad_all, args, direction, fds):
+
+def check_composed(prog, directory, f, grad_all, args, direction, fds, through_value=False):
     """The Hessian times ``direction`` by transforming the generated gradient again: forward mode
     over it (jvp of grad), and reverse mode over a function that calls it (grad of
-    ``<gradient, direction>``, the same by symmetry), against the differences ``fds``. Returns the
-    routes that refused, with their messages' first lines."""
+    ``<gradient, direction>``, the same by symmetry; with ``through_value`` it calls
+    value_and_grad of ``f``), against the differences ``fds``. Returns the routes that refused, with
+    their messages' first lines."""
     refused = {}
     try:
         _, fn, names = build_jvp(readable(grad_all), ("x", "v", "s"))
         _compare_hv(prog, "jvp of grad", fn(*args, **dict(zip(names, direction)))[1], fds)
     except s2sgrad.TransformError as exc:
         refused["jvp of grad"] = str(exc).splitlines()[0]
-    caller = _load(directory, _CALLER, f"s2sgrad_prop_caller_{next(_ids)}")
-    caller.GRAD, caller.DIRECTION = grad_all, direction
+    caller = _load(directory, _VALUE_CALLER if through_value else _CALLER,
+                   f"s2sgrad_prop_caller_{next(_ids)}")
+    caller.GRAD = s2sgrad.value_and_grad(f, argnums=ARGNUMS) if through_value \
+        else grad_all
+    caller.DIRECTION = direction
     try:
         got = s2sgrad.grad(caller.h, argnums=ARGNUMS)(*args)
     except s2sgrad.TransformError as exc:

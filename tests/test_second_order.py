@@ -174,3 +174,26 @@ def test_returned_names_assigned_in_nested_branches_are_recorded():
     for k in range(3):
         np.testing.assert_allclose(hv[k], (np.asarray(plus[k]) - np.asarray(minus[k])) / (2 * eps),
                                    rtol=1e-4, atol=1e-6)
+
+
+def sine_of_norm(x):
+    return np.sin(np.linalg.norm(x))
+
+
+def sine_of_shifted_norm(c):
+    return np.sin(np.linalg.norm(-c + np.zeros(4)))
+
+
+def test_a_norm_at_zero_has_a_zero_derivative_at_every_order():
+    # Seeds 63142 and 63294 of the property test: a norm of an all-zero vector made its adjoint
+    # 0 / 0 (NaN), which spread through every gradient it reached. At 0 the norm has no
+    # derivative; its adjoint is 0 there (a subgradient, and what central differences give).
+    zero = np.zeros(3)
+    np.testing.assert_array_equal(s2sgrad.grad(sine_of_norm)(zero), zero)
+    np.testing.assert_array_equal(s2sgrad.hessian(sine_of_norm)(zero), np.zeros((3, 3)))
+    d2 = s2sgrad.grad(s2sgrad.grad(sine_of_shifted_norm))
+    assert d2(0.0) == 0.0
+    np.testing.assert_allclose(d2(0.5), -4.0 * math.sin(1.0), rtol=1e-12)
+    x = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(s2sgrad.grad(sine_of_norm)(x),
+                               math.cos(np.linalg.norm(x)) * x / np.linalg.norm(x), rtol=1e-12)

@@ -292,7 +292,6 @@ def test_a_value_an_inner_loop_carries_is_carried_by_the_outer_loop_too():
 
 
 @pytest.mark.parametrize("fn, line, says", [
-    (si.calls_a_pullback, "out, pullback = s2sgrad.vjp(sine_cubed, x)", "s2sgrad.vjp"),
     (si.calls_an_indexed_pullback, "pullback = s2sgrad.vjp(sine_cubed, x)[1]", "s2sgrad.vjp"),
     (si.calls_a_computed_function, "return np.sum(fn(scale))", "a value this function computes"),
     (si.calls_a_function_variable, "return np.sum(fn(x))", "calls the value of the variable `fn`"),
@@ -301,7 +300,8 @@ def test_a_call_of_a_computed_value_is_refused_in_both_modes(fn, line, says):
     # The call `pullback(1.0)` read no value that carries a derivative, so it was taken as a
     # constant: grad of a loss calling vjp's pullback gave a gradient without the Hessian term
     # (zeros when the pullback's value was all of it), silently. The called value is now an
-    # operand of the call, and a call s2sgrad cannot see into is refused where it is written.
+    # operand of the call, and a call s2sgrad cannot see into is refused where it is written
+    # (`out, pullback = s2sgrad.vjp(f, x)` itself is differentiated: tests/test_composition.py).
     x = np.array([0.3, -0.7, 1.1])
     args = (x, 2.0) if fn is si.calls_a_computed_function else (x,)
     for transform in (lambda: s2sgrad.grad(fn)(*args),

@@ -57,8 +57,8 @@ def called_value(stmt: Stmt, active: Callable[[str], bool]) -> Optional[Transfor
             "carry a derivative; s2sgrad cannot see what calling it computes, so it cannot "
             "differentiate through it", loc,
             "call a function by its name (a `def` s2sgrad can read) with the values as "
-            "arguments; for the pullback of s2sgrad.vjp, differentiate a function that calls "
-            "s2sgrad.grad(f) (made outside it) instead")
+            "arguments; s2sgrad differentiates the pullback of `out, pullback = "
+            "s2sgrad.vjp(f, x)` where it is only called, in the function that made it")
     return TransformError(
         f"`{callee}(...)` calls the value of the variable `{callee}` with arguments that carry a "
         "derivative; s2sgrad knows what a call computes from the function named at the call",

@@ -1,5 +1,6 @@
 """s2sgrad's own transformations called inside differentiated code: no rules (s2sgrad reads the
-functions they return instead), and what to write instead (the hints of the refusals)."""
+functions they return instead, and lower/pullbacks.py rewrites the plain form of a vjp call), and
+what to write instead (the hints of the refusals)."""
 
 _MADE_OUTSIDE = ("s2sgrad reads the function a transformation returned, not the call that makes "
                  "it: make it once outside this function (`f_grad = s2sgrad.grad(f)` at module "
@@ -7,10 +8,11 @@ _MADE_OUTSIDE = ("s2sgrad reads the function a transformation returned, not the 
 INSTEAD = {
     **{f"s2sgrad.{name}": _MADE_OUTSIDE for name in (
         "grad", "value_and_grad", "hessian", "hvp", "jacfwd", "jacrev")},
-    "s2sgrad.vjp": "a vjp inside differentiated code is not differentiated yet; the pullback of "
-                   "`v` is the gradient of `np.sum(f(x) * v)` with respect to `x`: define `def f_dot(x, v): return "
-                   "np.sum(f(x) * v)` at module level with `f_dot_grad = s2sgrad.grad(f_dot)`, "
-                   "and call `f_dot_grad(x, v)` here",
+    "s2sgrad.vjp": "s2sgrad differentiates `out, pullback = s2sgrad.vjp(f, x)` written as a "
+                   "statement of the function's body (not inside a block), `f` a function s2sgrad "
+                   "reads and `pullback` only called (`pullback(v)`); write it so, or use "
+                   "`f_dot_grad(x, v)` with `def f_dot(x, v): return np.sum(f(x) * v)` and "
+                   "`f_dot_grad = s2sgrad.grad(f_dot)` made at module level",
     "s2sgrad.jvp": "a jvp inside differentiated code is not differentiated yet; for a scalar "
                    "`f`, its derivative along `t` is `np.sum(f_grad(x) * t)`, with "
                    "`f_grad = s2sgrad.grad(f)` made at module level",

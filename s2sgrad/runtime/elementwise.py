@@ -52,3 +52,14 @@ def sinc_slope(x):
     x = np.asarray(x)
     safe = np.where(x == 0, 1.0, x)
     return np.where(x == 0, 0.0, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)
+
+
+def _power_or_zero(norm, power):
+    """``norm ** power``, 0 where the norm is 0: at x = 0 a norm has no derivative, and its
+    adjoint is taken as 0 there (a subgradient, and what central differences give)."""
+    norm = np.asarray(norm, dtype=np.result_type(norm, np.float64))
+    if power >= 0 or np.all(norm != 0):
+        return norm ** power
+    out = np.zeros_like(norm)
+    np.power(norm, power, out=out, where=norm != 0)
+    return out

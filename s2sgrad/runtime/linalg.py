@@ -9,6 +9,7 @@ import numpy as np
 from .broadcasting import unbroadcast
 from .complex import _conj, abs_slope
 from .containers import zeros_like
+from .elementwise import _power_or_zero
 from .products import _power_sum_adjoint, _power_sum_tangent, _word_adjoints, _word_tangent
 from .reductions import _expand, extremum_vjp
 
@@ -137,7 +138,7 @@ def vector_norm_vjp(g, ans, x, ord, axis, keepdims):
     x = np.asarray(x)
     g = np.real(g)  # a norm is real; its adjoint at a complex x is conjugated (complex.py)
     if ord is None or ord == 2:
-        return _expand(g / ans, x, axis, keepdims) * _conj(x)
+        return _expand(g * _power_or_zero(ans, -1.0), x, axis, keepdims) * _conj(x)
     if ord == 1:
         return _expand(g, x, axis, keepdims) * abs_slope(x)
     if ord in (np.inf, -np.inf):
@@ -152,7 +153,7 @@ def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
     x = np.asarray(x)
     g = np.real(g)
     if ord is None or ord == "fro":
-        return _expand(g / ans, x, axes, keepdims) * _conj(x)
+        return _expand(g * _power_or_zero(ans, -1.0), x, axes, keepdims) * _conj(x)
     g_full = _expand(g, x, axes, keepdims)
     moved = np.moveaxis(x, axes, (-2, -1))
     g_m = np.moveaxis(g_full, axes, (-2, -1))[..., :1, :1]
@@ -381,10 +382,10 @@ def _norm_second(wrt, s, value, result, x, ord, axis, keepdims, kind, adjoint):
         return np.moveaxis(g_m * svdvals_vjp_tangent(w, moved, s_m), (-2, -1), axis)
     ax, sign = np.abs(x), np.sign(x)
     if wrt == "result" and adjoint:
-        return (1 - p) * result ** (-p) * value * np.sum(s * ax ** (p - 1) * sign, axis, keepdims=keepdims)
+        return (1 - p) * _power_or_zero(result, -p) * value * np.sum(s * ax ** (p - 1) * sign, axis, keepdims=keepdims)
     if wrt == "result":
-        return _expand(value * (1 - p) * result ** (-p) * s, x, axis, keepdims) * ax ** (p - 1) * sign
-    return _expand(value * result ** (1 - p), x, axis, keepdims) * (p - 1) * ax ** (p - 2) * s
+        return _expand(value * (1 - p) * _power_or_zero(result, -p) * s, x, axis, keepdims) * ax ** (p - 1) * sign
+    return _expand(value * _power_or_zero(result, 1 - p), x, axis, keepdims) * (p - 1) * ax ** (p - 2) * s
 
 
 def norm_vjp_adjoint(wrt, g, value, result, x, ord=None, axis=None, keepdims=False, kind=None):

@@ -1,0 +1,160 @@
+"""Pullbacks: a ParsedFunction that calls ``out, pullback = s2sgrad.vjp(f, *primals)`` -> the same
+function computing ``out = f(*primals)`` and, for each call ``pullback(cotangent)``, calling a
+generated function of ``f``'s instead: ``<f>_grads(*primals, cotangent)``, ``f``'s gradient as a
+tuple seeded with the cotangent. That function is generated code s2sgrad reads like any helper,
+so the function is differentiated through the pullback (second derivatives of ``f``).
+
+Rewritten only where the meaning is plain: the vjp call is a statement of the function's body
+(not inside a block), unpacked into two names, ``f`` a function s2sgrad reads, the pullback name
+bound once and only ever called with one cotangent. Each primal is bound to a name of its own at
+the vjp call, so the pullback sees the values it was made at. Anything else is left as written,
+and refused where it is differentiated (rules/transforms.py says what to write instead).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..read.parse import KeepingTransformer, ParsedFunction
+from .lift import Lifted
+from .resolve import callee_name
+
+VJP = "s2sgrad.vjp"
+
+
+@dataclass(frozen=True)
+class _Site:
+    """One rewritable vjp call: the pullback's name, what replaces the statement, and the
+    generated function (its name in the rewritten code) and primal names its calls take."""
+
+    pullback: str
+    statements: tuple
+    callee: str
+    primals: tuple
+    seed: str  # the generated function's cotangent parameter
+
+
+def _vjp_call(pf: ParsedFunction, stmt: Any) -> Optional[tuple]:
+    """``(out target, pullback name, f node, primal nodes)`` of ``out, pb = s2sgrad.vjp(f, ...)``."""
+    pattern = m.Assign([m.AssignTarget(m.Tuple([m.Element(), m.Element(m.Name())]))], m.Call())
+    if not m.matches(stmt, pattern) or callee_name(pf, stmt.value.func) != VJP:
+        return None
+    args = stmt.value.args
+    if len(args) < 2 or any(a.keyword is not None or a.star for a in args) or \
+            not isinstance(args[0].value, cst.Name):
+        return None
+    out, pullback = (e.value for e in stmt.targets[0].target.elements)
+    return out, pullback.value, args[0].value, [a.value for a in args[1:]]
+
+
+def _only_called(body: cst.BaseSuite, name: str) -> bool:
+    """Whether ``name`` is bound once in ``body`` and read only as ``name(cotangent)``."""
+    bound = [t for t in m.findall(body, m.AssignTarget() | m.For() | m.AugAssign())
+             if any(n.value == name for n in m.findall(t.target, m.Name()))]
+    calls = m.findall(body, m.Call(func=m.Name(name)))
+    reads = [n for n in m.findall(body, m.Name(name))]
+    return len(bound) == 1 and all(len(c.args) == 1 and c.args[0].keyword is None and
+                                   not c.args[0].star for c in calls) and \
+        len(reads) == len(calls) + 1
+
+
+def _fresh(base: str, taken: set) -> str:
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def _site(pf: ParsedFunction, stmt: Any, taken: set, lifted: dict) -> Optional[_Site]:
+    found = _vjp_call(pf, stmt)
+    if found is None or not _only_called(pf.node.body, found[1]):
+        return None
+    out, pullback, fun, primals = found
+    made = generated_pullback(pf, fun.value, len(primals))
+    if made is None:
+        return None
+    callee = _fresh(f"{fun.value}_pullback_in_{pf.name}", taken)
+    lifted[callee], seed = made
+    names = tuple(_fresh(f"{pullback}_{p.value}" if isinstance(p, cst.Name) else
+                         f"{pullback}_primal_{k}", taken) for k, p in enumerate(primals))
+    binds = [cst.Assign([cst.AssignTarget(cst.Name(n))], p) for n, p in zip(names, primals)]
+    value = cst.Assign([cst.AssignTarget(out)],
+                       cst.Call(fun, [cst.Arg(cst.Name(n)) for n in names]))
+    return _Site(pullback, (*binds, value), callee, names, seed)
+
+
+class _Rewrite(KeepingTransformer):
+    """The vjp statements of ``sites`` replaced, and their pullbacks' calls redirected."""
+
+    def __init__(self, parsed, sites: dict) -> None:
+        super().__init__(parsed)
+        self.sites = sites  # id(vjp statement) -> _Site
+        self.by_pullback = {s.pullback: s for s in sites.values()}
+
+    def leave_SimpleStatementLine(self, original, updated):
+        found = [self.sites.get(id(s)) for s in original.body]
+        if not any(found):
+            return updated
+        small = [n for s, site in zip(updated.body, found)
+                 for n in (site.statements if site else (s,))]
+        lines = [updated.with_changes(body=[n]) for n in small]
+        for line in lines:
+            self.parsed.adopt(line, original)
+            self.parsed.adopt(line.body[0], original.body[0])
+        return cst.FlattenSentinel(lines)
+
+    def leave_Call(self, original, updated):
+        site = self.by_pullback.get(updated.func.value) if isinstance(updated.func, cst.Name) else None
+        if site is None:
+            return updated
+        args = [cst.Arg(cst.Name(n)) for n in site.primals]
+        seed = updated.args[0].with_changes(keyword=cst.Name(site.seed), equal=cst.AssignEqual(
+            cst.SimpleWhitespace(""), cst.SimpleWhitespace("")), comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(func=cst.Name(site.callee), args=[*args, seed])
+
+
+def generated_pullback(pf: ParsedFunction, name: str, count: int) -> Optional[tuple]:
+    """``(Lifted, cotangent parameter)``: the generated ``<f>_grads`` (write/entries.py) of the
+    function ``name`` binds in ``pf``'s live names, with respect to its first ``count``
+    parameters; None when ``name`` is not a function s2sgrad reads."""
+    import inspect
+
+    from ..read.capture import from_function, is_source_function
+    from ..read.live import readable
+    from ..read.parse import find_function
+    from ..write import service  # generated code for the callee, as for any helper
+
+    fn = readable(pf.unit.live.get(name))
+    if not is_source_function(fn):
+        return None
+    wrt = tuple(inspect.signature(fn).parameters)[:count]
+    made = service.api_function(fn, wrt, False, False, False)
+    if made is None:
+        return None
+    seed = tuple(inspect.signature(made).parameters)[-1]
+    return Lifted(find_function(from_function(made)), (), name, pf.name), seed
+
+
+def pullbacks_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
+    """``pf`` with its vjp calls rewritten (see the module doc), the generated function each
+    pullback's calls now call added to ``lifted`` under the name they call it by."""
+    if pf.unit.live is None:  # the CLI reads files without running them: no generated code
+        return pf
+    body = pf.node.body.body if isinstance(pf.node.body, cst.IndentedBlock) else ()
+    statements = [s for line in body if isinstance(line, cst.SimpleStatementLine) for s in line.body]
+    taken = set(lifted) | {n.value for n in m.findall(pf.node, m.Name())} | set(pf.unit.live)
+    sites = {}
+    for stmt in statements:
+        site = _site(pf, stmt, taken, lifted)
+        if site is not None:
+            sites[id(stmt)] = site
+    if not sites:
+        return pf
+    node = pf.node.with_changes(body=pf.node.body.visit(_Rewrite(pf.parsed, sites)))
+    pf.parsed.adopt(node, pf.node)
+    return replace(pf, node=node)
