@@ -31,7 +31,7 @@ from .lower.ir import CoreFunction, Prim, Stmt
 from .lower.naming import Namer
 from .lower.custom import custom_vjp, is_custom_def
 from .lower.lift import lift_into
-from .lower.pullbacks import pullbacks_into
+from .lower.inner import inner_transforms_into
 from .lower.normalize import lower_function
 from .lower.structure import structure
 from .read.callees import static_callee
@@ -107,7 +107,7 @@ def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None) -
     """Lift nested custom_gradient definitions (into ``lifted``, by name), structure (no jumps),
     fence and normalize one parsed function."""
     lifted = lifted if lifted is not None else {}
-    pf = pullbacks_into(lift_into(pf, lifted), lifted)
+    pf = inner_transforms_into(lift_into(pf, lifted), lifted)
     structured = replace(pf, node=structure(pf.node))
     core = lower_function(fence(structured), table.nondiff)
     check_inplace(core, table.views)

@@ -293,7 +293,7 @@ def pullback_of_a_gradient(x):
 
 def test_grad_jvp_and_hessian_of_a_function_that_calls_vjp():
     # The pullback's calls become calls of the generated gradient of sine_cubed seeded with the
-    # cotangent (lower/pullbacks.py): second derivatives of sine_cubed flow through them.
+    # cotangent (lower/inner.py): second derivatives of sine_cubed flow through them.
     x, y, tx, ty = (RNG.uniform(-1, 1, 3) for _ in range(4))
     got = s2sgrad.grad(uses_a_pullback, argnums=(0, 1))(x, y)
     want = autograd.grad(uses_a_pullback_ag, (0, 1))(x, y)
@@ -330,3 +330,41 @@ def test_a_pullback_used_otherwise_is_refused_where_it_is_made():
 
 def apply(fn, x):
     return fn(x)[0]
+
+
+def uses_a_jvp(x, y):
+    value, tangent = s2sgrad.jvp(sine_cubed, (x * 2.0, y), [np.ones_like(x), y])
+    return value * tangent + s2sgrad.jvp(sine_cubed, (x, y), (y, x))[1]
+
+
+def uses_a_jvp_ag(x, y):
+    def directional(a, b, ta, tb):
+        grads = autograd.grad(sine_cubed_ag, (0, 1))(a, b)
+        return anp.sum(grads[0] * ta) + anp.sum(grads[1] * tb)
+
+    return sine_cubed_ag(x * 2.0, y) * directional(x * 2.0, y, anp.ones_like(x), y) + \
+        directional(x, y, y, x)
+
+
+def test_grad_jvp_and_hessian_of_a_function_that_calls_jvp():
+    # Each jvp call becomes a call of sine_cubed's generated forward mode (lower/inner.py).
+    x, y, tx, ty = (RNG.uniform(-1, 1, 3) for _ in range(4))
+    np.testing.assert_allclose(uses_a_jvp(x, y), uses_a_jvp_ag(x, y), rtol=1e-12)
+    got = s2sgrad.grad(uses_a_jvp, argnums=(0, 1))(x, y)
+    want = autograd.grad(uses_a_jvp_ag, (0, 1))(x, y)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(s2sgrad.jvp(uses_a_jvp, (x, y), (tx, ty))[1],
+                               want[0] @ tx + want[1] @ ty, rtol=1e-10)
+    np.testing.assert_allclose(s2sgrad.hessian(uses_a_jvp)(x, y),
+                               autograd.hessian(uses_a_jvp_ag)(x, y), rtol=1e-9, atol=1e-11)
+
+
+def test_a_jvp_of_another_form_is_refused_with_advice():
+    def tangents_from_a_name(x):
+        along = (x,)
+        return s2sgrad.jvp(chain, (x,), along)[1]
+
+    with pytest.raises(s2sgrad.TransformError, match=r"no derivative rule for `s2sgrad\.jvp`(.|\n)*"
+                       r"primals and tangents written as tuple displays"):
+        s2sgrad.grad(tangents_from_a_name)(W3)

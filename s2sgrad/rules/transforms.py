@@ -1,6 +1,6 @@
 """s2sgrad's own transformations called inside differentiated code: no rules (s2sgrad reads the
-functions they return instead, and lower/pullbacks.py rewrites the plain form of a vjp call), and
-what to write instead (the hints of the refusals)."""
+functions they return instead, and lower/inner.py rewrites the plain forms of vjp and jvp
+calls), and what to write instead (the hints of the refusals)."""
 
 _MADE_OUTSIDE = ("s2sgrad reads the function a transformation returned, not the call that makes "
                  "it: make it once outside this function (`f_grad = s2sgrad.grad(f)` at module "
@@ -13,7 +13,8 @@ INSTEAD = {
                    "reads and `pullback` only called (`pullback(v)`); write it so, or use "
                    "`f_dot_grad(x, v)` with `def f_dot(x, v): return np.sum(f(x) * v)` and "
                    "`f_dot_grad = s2sgrad.grad(f_dot)` made at module level",
-    "s2sgrad.jvp": "a jvp inside differentiated code is not differentiated yet; for a scalar "
-                   "`f`, its derivative along `t` is `np.sum(f_grad(x) * t)`, with "
+    "s2sgrad.jvp": "s2sgrad differentiates `s2sgrad.jvp(f, (x, ...), (t, ...))` with the primals "
+                   "and tangents written as tuple displays and `f` a function s2sgrad reads; "
+                   "write it so, or for a scalar `f` use `np.sum(f_grad(x) * t)` with "
                    "`f_grad = s2sgrad.grad(f)` made at module level",
 }

@@ -1,14 +1,18 @@
-"""Pullbacks: a ParsedFunction that calls ``out, pullback = s2sgrad.vjp(f, *primals)`` -> the same
-function computing ``out = f(*primals)`` and, for each call ``pullback(cotangent)``, calling a
-generated function of ``f``'s instead: ``<f>_grads(*primals, cotangent)``, ``f``'s gradient as a
-tuple seeded with the cotangent. That function is generated code s2sgrad reads like any helper,
-so the function is differentiated through the pullback (second derivatives of ``f``).
+"""s2sgrad's vjp and jvp called inside a differentiated function: a ParsedFunction -> the same
+function calling generated code s2sgrad reads like any helper instead (so it is differentiated
+through them: second derivatives of the function they transform).
 
-Rewritten only where the meaning is plain: the vjp call is a statement of the function's body
-(not inside a block), unpacked into two names, ``f`` a function s2sgrad reads, the pullback name
-bound once and only ever called with one cotangent. Each primal is bound to a name of its own at
-the vjp call, so the pullback sees the values it was made at. Anything else is left as written,
-and refused where it is differentiated (rules/transforms.py says what to write instead).
+- ``out, pullback = s2sgrad.vjp(f, *primals)`` -> ``out = f(*primals)`` and, for each call
+  ``pullback(cotangent)``, a call of ``<f>_grads(*primals, cotangent)``: ``f``'s gradient as a
+  tuple, seeded with the cotangent (write/entries.py). Rewritten only where the meaning is plain:
+  the vjp call a statement of the function's body (not inside a block), unpacked into two names,
+  the pullback bound once and only ever called with one cotangent. Each primal is bound to a name
+  of its own at the vjp call, so the pullback sees the values it was made at.
+- ``s2sgrad.jvp(f, (p, ...), (t, ...))`` (tuple or list displays) -> ``<f>_jvp(p, ..., p_dot=t,
+  ...)``, f's generated forward mode, wherever the call is.
+
+``f`` must be a function s2sgrad reads (or one it returned). Anything else is left as written and
+refused where it is differentiated (rules/transforms.py says what to write instead).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from ..read.parse import KeepingTransformer, ParsedFunction
 from .lift import Lifted
 from .resolve import callee_name
 
-VJP = "s2sgrad.vjp"
+VJP, JVP = "s2sgrad.vjp", "s2sgrad.jvp"
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ def _site(pf: ParsedFunction, stmt: Any, taken: set, lifted: dict) -> Optional[_
     if found is None or not _only_called(pf.node.body, found[1]):
         return None
     out, pullback, fun, primals = found
-    made = generated_pullback(pf, fun.value, len(primals))
+    made = generated_function(pf, fun.value, len(primals), "rev")
     if made is None:
         return None
     callee = _fresh(f"{fun.value}_pullback_in_{pf.name}", taken)
@@ -88,12 +92,41 @@ def _site(pf: ParsedFunction, stmt: Any, taken: set, lifted: dict) -> Optional[_
     return _Site(pullback, (*binds, value), callee, names, seed)
 
 
-class _Rewrite(KeepingTransformer):
-    """The vjp statements of ``sites`` replaced, and their pullbacks' calls redirected."""
+def _jvp_site(pf: ParsedFunction, call: cst.Call, taken: set, lifted: dict) -> Optional[tuple]:
+    """``(name of f's generated jvp in the rewritten code, its tangent parameters)`` for
+    ``s2sgrad.jvp(f, (primals), (tangents))``, or None."""
+    displays = m.Tuple() | m.List()
+    args = call.args
+    if callee_name(pf, call.func) != JVP or len(args) != 3 or \
+            any(a.keyword is not None or a.star for a in args) or \
+            not isinstance(args[0].value, cst.Name) or not all(m.matches(a.value, displays) for a in args[1:]) \
+            or len(args[1].value.elements) != len(args[2].value.elements):
+        return None
+    fun = args[0].value.value
+    made = generated_function(pf, fun, len(args[1].value.elements), "fwd")
+    if made is None:
+        return None
+    callee = _fresh(f"{fun}_jvp_in_{pf.name}", taken)
+    lifted[callee], tangents = made
+    return callee, tangents
 
-    def __init__(self, parsed, sites: dict) -> None:
+
+def _jvp_call(call: cst.Call, callee: str, tangents: tuple) -> cst.Call:
+    equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+    primals = [cst.Arg(e.value) for e in call.args[1].value.elements]
+    along = [cst.Arg(e.value, keyword=cst.Name(t), equal=equal)
+             for e, t in zip(call.args[2].value.elements, tangents)]
+    return call.with_changes(func=cst.Name(callee), args=[*primals, *along])
+
+
+class _Rewrite(KeepingTransformer):
+    """The vjp statements of ``sites`` replaced, their pullbacks' calls redirected, and the jvp
+    calls of ``jvps`` redirected to generated forward mode."""
+
+    def __init__(self, parsed, sites: dict, jvps: dict) -> None:
         super().__init__(parsed)
         self.sites = sites  # id(vjp statement) -> _Site
+        self.jvps = jvps  # id(jvp call) -> (callee, tangent parameters)
         self.by_pullback = {s.pullback: s for s in sites.values()}
 
     def leave_SimpleStatementLine(self, original, updated):
@@ -109,6 +142,8 @@ class _Rewrite(KeepingTransformer):
         return cst.FlattenSentinel(lines)
 
     def leave_Call(self, original, updated):
+        if id(original) in self.jvps:
+            return _jvp_call(updated, *self.jvps[id(original)])
         site = self.by_pullback.get(updated.func.value) if isinstance(updated.func, cst.Name) else None
         if site is None:
             return updated
@@ -118,10 +153,11 @@ class _Rewrite(KeepingTransformer):
         return updated.with_changes(func=cst.Name(site.callee), args=[*args, seed])
 
 
-def generated_pullback(pf: ParsedFunction, name: str, count: int) -> Optional[tuple]:
-    """``(Lifted, cotangent parameter)``: the generated ``<f>_grads`` (write/entries.py) of the
-    function ``name`` binds in ``pf``'s live names, with respect to its first ``count``
-    parameters; None when ``name`` is not a function s2sgrad reads."""
+def generated_function(pf: ParsedFunction, name: str, count: int, mode: str) -> Optional[tuple]:
+    """For the function ``name`` binds in ``pf``'s live names, with respect to its first
+    ``count`` parameters: ``(Lifted <f>_grads, its cotangent parameter)`` (``mode`` "rev":
+    write/entries.py) or ``(Lifted <f>_jvp, its tangent parameters)`` ("fwd"); None when
+    ``name`` is not a function s2sgrad reads."""
     import inspect
 
     from ..read.capture import from_function, is_source_function
@@ -133,28 +169,36 @@ def generated_pullback(pf: ParsedFunction, name: str, count: int) -> Optional[tu
     if not is_source_function(fn):
         return None
     wrt = tuple(inspect.signature(fn).parameters)[:count]
-    made = service.api_function(fn, wrt, False, False, False)
+    if len(wrt) != count:
+        return None
+    made = service.api_function(fn, wrt, False, False, False) if mode == "rev" else \
+        service.build(fn, wrt, mode="fwd")[1][0]
     if made is None:
         return None
-    seed = tuple(inspect.signature(made).parameters)[-1]
-    return Lifted(find_function(from_function(made)), (), name, pf.name), seed
+    params = tuple(inspect.signature(made).parameters)
+    extra = params[-1] if mode == "rev" else params[len(params) - count:]
+    return Lifted(find_function(from_function(made)), (), name, pf.name), extra
 
 
-def pullbacks_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
-    """``pf`` with its vjp calls rewritten (see the module doc), the generated function each
-    pullback's calls now call added to ``lifted`` under the name they call it by."""
+def inner_transforms_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
+    """``pf`` with its vjp and jvp calls rewritten (see the module doc), the generated functions
+    the rewritten calls call added to ``lifted`` under the names they call them by."""
     if pf.unit.live is None:  # the CLI reads files without running them: no generated code
         return pf
     body = pf.node.body.body if isinstance(pf.node.body, cst.IndentedBlock) else ()
     statements = [s for line in body if isinstance(line, cst.SimpleStatementLine) for s in line.body]
     taken = set(lifted) | {n.value for n in m.findall(pf.node, m.Name())} | set(pf.unit.live)
-    sites = {}
+    sites, jvps = {}, {}
     for stmt in statements:
         site = _site(pf, stmt, taken, lifted)
         if site is not None:
             sites[id(stmt)] = site
-    if not sites:
+    for call in m.findall(pf.node.body, m.Call()):
+        found = _jvp_site(pf, call, taken, lifted)
+        if found is not None:
+            jvps[id(call)] = found
+    if not sites and not jvps:
         return pf
-    node = pf.node.with_changes(body=pf.node.body.visit(_Rewrite(pf.parsed, sites)))
+    node = pf.node.with_changes(body=pf.node.body.visit(_Rewrite(pf.parsed, sites, jvps)))
     pf.parsed.adopt(node, pf.node)
     return replace(pf, node=node)
