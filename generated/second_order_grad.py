@@ -62,8 +62,9 @@ def smooth_loss_grad(x, smooth_loss_bar=1.0):
 
 # Second order: forward mode over the gradients above. Each <f>_grad_jvp returns
 # the gradient and the Hessian times the tangents (a Hessian-vector product);
-# <f>_grad_jvp_values and <f>_grad_jvp_tangent are the same in two parts, for
-# Hessians: the values once, then one tangent per column.
+# <f>_grad_hvp the product alone; <f>_grad_jvp_values and <f>_grad_jvp_tangent
+# are <f>_grad_jvp in two parts, for Hessians: the values once, then one tangent
+# per column.
 
 
 def smooth_loss_grad_jvp(x, smooth_loss_bar=1.0, *, x_dot):
@@ -123,6 +124,59 @@ def smooth_loss_grad_jvp(x, smooth_loss_bar=1.0, *, x_dot):
     smooth_loss_grad = s2s.like(x_bar_4, x)
     smooth_loss_grad_dot = s2s.like(x_bar_4_dot, x)
     return smooth_loss_grad, smooth_loss_grad_dot
+
+
+def smooth_loss_grad_hvp(x, smooth_loss_bar=1.0, *, x_dot):
+    """smooth_loss_grad_jvp's tangent alone: what its value alone needs is left out."""
+    # x_times_0_5 = 0.5 * x
+    x_times_0_5 = 0.5 * x
+    x_times_0_5_dot = x_dot * 0.5
+    # A_matmul_x = A @ x
+    A_matmul_x = A @ x
+    A_matmul_x_dot = A @ x_dot
+    # matmul = x_times_0_5 @ A_matmul_x
+    matmul = x_times_0_5 @ A_matmul_x
+    # B_matmul_x = B @ x
+    B_matmul_x = B @ x
+    # exp_x = np.exp(x)
+    exp_x = np.exp(x)
+    exp_x_dot = x_dot * exp_x
+    # sum_log1p_exp_x = np.sum(np.log1p(exp_x))
+    sum_log1p_exp_x = np.sum(np.log1p(exp_x))
+    # B_matmul_x_shape = B_matmul_x.shape
+    B_matmul_x_shape = B_matmul_x.shape
+    # matmul_shape = matmul.shape
+    matmul_shape = matmul.shape
+    # sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
+    sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
+    # sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
+    sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
+    # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
+    exp_x_plus_1_0 = 1.0 + exp_x
+    exp_x_plus_1_0_dot = exp_x_dot
+    ratio = sum_log1p_exp_x_bar / exp_x_plus_1_0
+    ratio_dot = s2s.broadcast(
+        -exp_x_plus_1_0_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0),
+        np.shape(ratio),
+    )
+    x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
+    # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
+    matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
+    # B_matmul_x_bar = s2s.unbroadcast(-smooth_loss_bar, B_matmul_x_shape)
+    B_matmul_x_bar = s2s.unbroadcast(-smooth_loss_bar, B_matmul_x_shape)
+    # x_bar += s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
+    matmul_vjp_b = s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
+    x_bar_2_dot = x_bar_dot + s2s.zeros_like(matmul_vjp_b)
+    # A_matmul_x_bar = s2s.matmul_vjp_b(matmul_bar, x_times_0_5, A_matmul_x)
+    A_matmul_x_bar_dot = s2s.matmul_vjp_b(matmul_bar, x_times_0_5_dot, A_matmul_x)
+    # x_bar += s2s.matmul_vjp_b(A_matmul_x_bar, A, x)
+    x_bar_3_dot = x_bar_2_dot + s2s.matmul_vjp_b(A_matmul_x_bar_dot, A, x)
+    # x_bar += s2s.matmul_vjp_a(matmul_bar, x_times_0_5, A_matmul_x) * 0.5
+    product_dot = s2s.matmul_vjp_a(matmul_bar, x_times_0_5, A_matmul_x_dot) * 0.5
+    x_bar_4_dot = x_bar_3_dot + product_dot
+    # return s2s.like(x_bar, x)
+    smooth_loss_grad_dot = s2s.like(x_bar_4_dot, x)
+    return smooth_loss_grad_dot
 
 
 def smooth_loss_grad_jvp_values(x, smooth_loss_bar=1.0):

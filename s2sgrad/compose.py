@@ -9,41 +9,64 @@ as s2sgrad reads any file (parsed, never run), so the CLI (``s2sgrad emit`` of a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import black
 
+from .differentiate.dead import without_dead_code
+from .differentiate.fold import line_read_counts
 from .differentiate.linearize import linearize
 from .errors import TransformError
 from .flatten import flat_gradient
+from .lower.naming import Namer
 from .pipeline import jvp_program
 from .read.capture import from_file
 from .read.parse import parse_module
-from .write.codegen import BLACK_MODE, body_text, linearized_lines
+from .write.codegen import BLACK_MODE, body_text, linearized_lines, tangent_only_lines
 
 
 def second_order_text(first: str, path: str, module: str, grads: tuple) -> tuple:
     """``(text, names)``: ``first`` (a generated reverse-mode module at ``path``, importable as
     ``module``) with the forward mode of each ``(<f>_grad name, wrt)`` in ``grads`` appended,
-    and per gradient the names ``(<f>_grad_jvp, <f>_grad_jvp_values, <f>_grad_jvp_tangent)``
-    (the last two None where its forward mode does not split: differentiate/linearize.py)."""
+    and per gradient the names ``(<f>_grad_jvp, <f>_grad_jvp_values, <f>_grad_jvp_tangent,
+    <f>_grad_hvp)`` (the middle two None where its forward mode does not split:
+    differentiate/linearize.py)."""
     bodies, names = [], []
+    taken = Namer(_defined(first))
     for name, wrt in grads:
         program = _forward_over(first, path, module, name, wrt)
         top = program.functions[0]
         bodies.append(body_text(program))
+        alone = replace(top, code=tuple(without_dead_code(list(top.code),
+                                                          line_read_counts((top.tangent,)))))
+        taken.reserve(top.name)
+        hvp = taken.fresh(f"{name}_hvp")
+        bodies.append("\n\n" + "\n".join(tangent_only_lines(alone, hvp)) + "\n")
         split = _split(top)
         if split is None:
-            names.extend((top.name, None, None))
+            names.extend((top.name, None, None, hvp))
             continue
         lin, parts = split
         bodies.append("\n\n" + "\n".join(linearized_lines(top, lin, parts)) + "\n")
-        names.extend((top.name, *parts[:2]))
+        names.extend((top.name, *parts[:2], hvp))
     intro = ("\n\n# Second order: forward mode over the gradients above. Each <f>_grad_jvp returns\n"
              "# the gradient and the Hessian times the tangents (a Hessian-vector product);\n"
-             "# <f>_grad_jvp_values and <f>_grad_jvp_tangent are the same in two parts, for\n"
-             "# Hessians: the values once, then one tangent per column.\n")
+             "# <f>_grad_hvp the product alone; <f>_grad_jvp_values and <f>_grad_jvp_tangent\n"
+             "# are <f>_grad_jvp in two parts, for Hessians: the values once, then one tangent\n"
+             "# per column.\n")
     return black.format_str(first + intro + "".join(bodies), mode=BLACK_MODE), tuple(names)
+
+
+def _defined(text: str) -> set:
+    """The names of a module's top-level functions."""
+    import libcst as cst
+
+    found = set()
+    for stmt in cst.parse_module(text).body:
+        if isinstance(stmt, cst.FunctionDef):
+            found.add(stmt.name.value)
+    return found
 
 
 def _split(top) -> Optional[tuple]:

@@ -94,7 +94,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
 
 def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
     """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``, from the generated
-    ``<f>_grad_jvp`` (forward mode over the gradient)."""
+    ``<f>_grad_hvp`` and ``<f>_grad_jvp`` (forward mode over the gradient)."""
     from .jacobians import ScalarCheck, hessian_blocks, linearized
 
     params = list(inspect.signature(fun).parameters)
@@ -105,10 +105,10 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
-        hvp_fn = sweeps.loaded()[3]
+        hvp_fn = sweeps.loaded()[6]
         if not tangent_names:
             tangent_names.extend(tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):])
-        out = hvp_fn(*args, **dict(zip(tangent_names, tangents)))[1]
+        out = hvp_fn(*args, **dict(zip(tangent_names, tangents)))
         return (out,) if single else tuple(out)
 
     def prepare(args: tuple) -> Callable:

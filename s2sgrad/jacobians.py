@@ -160,14 +160,14 @@ def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
     ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
     code (its sweeps inlined into one function where they join: compose.py)."""
-    text, (_, _, _, hvp_fn, values_fn, tangent_fn) = service.build(fun, wrt, mode="rev2")
+    text, (_, _, _, _, values_fn, tangent_fn, hvp_fn) = service.build(fun, wrt, mode="rev2")
     params = tuple(inspect.signature(hvp_fn).parameters)
     names = params[len(params) - len(wrt):]
     check = ScalarCheck(fun)
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
-        out = hvp_fn(*args, **dict(zip(names, tangents)))[1]
+        out = hvp_fn(*args, **dict(zip(names, tangents)))
         return (out,) if len(wrt) == 1 else tuple(out)
 
     run.prepare = linearized(check, values_fn, tangent_fn, len(wrt))

@@ -89,6 +89,16 @@ def jvp_lines(fn: JvpFunction) -> list:
     return lines
 
 
+def tangent_only_lines(fn: JvpFunction, name: str) -> list:
+    """The source lines of ``fn`` returning its tangent alone, under ``name`` (``fn.code``
+    already without what only its value read: differentiate/dead.py)."""
+    lines = [f"def {name}({fn.params_code}):",
+             f'{INDENT}"""{fn.name}\'s tangent alone: what its value alone needs is left out."""']
+    lines.extend(render_code(fn.code, INDENT))
+    lines.append(f"{INDENT}return {fn.tangent}")
+    return lines
+
+
 def linearized_lines(fn: JvpFunction, lin, names: tuple) -> list:
     """The source lines of ``fn`` split in two (differentiate/linearize.py): ``names`` are
     ``(primal part, tangent part, the tangent part's parameter for the handed values)``."""

@@ -27,10 +27,11 @@ from . import cache
 from .loader import load
 
 # Per mode, the keys of an entry's "call" (the generated names of its callables), in call order.
-# "rev2": reverse mode, then forward mode over its <f>_grad (compose.py): Hessian-vector products,
-# and the same in two parts ("" where it does not split): values once, a tangent per column.
+# "rev2": reverse mode, then forward mode over its <f>_grad (compose.py): the gradient with the
+# Hessian-vector product, the same in two parts ("" where it does not split: values once, a
+# tangent per column), and the product alone.
 CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",),
-         "rev2": ("fwd", "bwd", "grad", "hvp", "hvp_values", "hvp_tangent")}
+         "rev2": ("fwd", "bwd", "grad", "jvp", "hvp_values", "hvp_tangent", "hvp")}
 
 
 @functools.lru_cache(maxsize=1)
