@@ -289,8 +289,11 @@ def _hessian_entry(fun: Callable, argnums: int, wrt: tuple) -> Optional[Callable
     """The generated function computing ``fun``'s Hessian: jacfwd's of its generated gradient."""
     from .read.live import entry_of
 
-    gradient = entry_of(grad(fun, argnums))
-    return service.jacobian_function(gradient, wrt, True) if gradient is not None else None
+    try:
+        gradient = entry_of(grad(fun, argnums))
+        return service.jacobian_function(gradient, wrt, True) if gradient is not None else None
+    except TransformError:  # forward mode cannot read the gradient: not transformed again
+        return None
 
 
 def hessian_blocks(run: Callable, args: tuple, positions: tuple, single: bool) -> Any:

@@ -97,10 +97,10 @@ def _jvp_site(pf: ParsedFunction, call: cst.Call, taken: set, lifted: dict) -> O
     ``s2sgrad.jvp(f, (primals), (tangents))``, or None."""
     displays = m.Tuple() | m.List()
     args = call.args
-    if callee_name(pf, call.func) != JVP or len(args) != 3 or \
-            any(a.keyword is not None or a.star for a in args) or \
+    if len(args) != 3 or any(a.keyword is not None or a.star for a in args) or \
             not isinstance(args[0].value, cst.Name) or not all(m.matches(a.value, displays) for a in args[1:]) \
-            or len(args[1].value.elements) != len(args[2].value.elements):
+            or len(args[1].value.elements) != len(args[2].value.elements) or \
+            callee_name(pf, call.func) != JVP:
         return None
     fun = args[0].value.value
     made = generated_function(pf, fun, len(args[1].value.elements), "fwd")
@@ -185,6 +185,10 @@ def inner_transforms_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
     the rewritten calls call added to ``lifted`` under the names they call them by."""
     if pf.unit.live is None:  # the CLI reads files without running them: no generated code
         return pf
+    named = m.Name("vjp") | m.Name("jvp")
+    calls = m.findall(pf.node.body, m.Call(func=m.Attribute(attr=named) | named))
+    if not calls:  # the usual case: nothing to rewrite
+        return pf
     body = pf.node.body.body if isinstance(pf.node.body, cst.IndentedBlock) else ()
     statements = [s for line in body if isinstance(line, cst.SimpleStatementLine) for s in line.body]
     taken = set(lifted) | {n.value for n in m.findall(pf.node, m.Name())} | set(pf.unit.live)
@@ -193,7 +197,7 @@ def inner_transforms_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
         site = _site(pf, stmt, taken, lifted)
         if site is not None:
             sites[id(stmt)] = site
-    for call in m.findall(pf.node.body, m.Call()):
+    for call in calls:
         found = _jvp_site(pf, call, taken, lifted)
         if found is not None:
             jvps[id(call)] = found
