@@ -180,8 +180,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     returns (None for a bound method)."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
         return _method_sweep(fun, argnums, has_aux)
-    name = display_name(fun)
-    fun = readable(fun)
+    name, fun = display_name(fun), readable(fun)
     wrt = wrt_names(fun, argnums)
     text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
     single = isinstance(argnums, int)
@@ -216,7 +215,8 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     return text, run, forward, entry
 
 
-def _entries(fun: Callable, wrt: tuple, has_aux: bool, single: bool, grad_entry: Callable) -> Callable:
+def _entries(fun: Callable, wrt: tuple, has_aux: bool, single: bool,
+             grad_entry: Callable) -> Callable:
     """``entry(value)`` for _sweep: the generated ``<f>_grad`` where it returns what grad does,
     else a generated function made on first use (write/entries.py)."""
     def entry(value: bool) -> Any:
