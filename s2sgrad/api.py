@@ -292,8 +292,22 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded."""
     fun = readable(fun)
     primals, tangents, wrt = _directional(fun, primals, tangents, "jvp")
-    _, fn, names_dot = build_jvp(fun, wrt)
+    _, fn, names_dot = jvp_or_transpose(fun, wrt)
     return fn(*primals, **dict(zip(names_dot, tangents)))
+
+
+def jvp_or_transpose(fun: Callable, wrt: tuple) -> tuple:
+    """build_jvp, or where forward mode cannot read ``fun``, the tangent by reverse mode over
+    its generated gradient (transpose.py); forward mode's refusal when neither applies."""
+    try:
+        return build_jvp(fun, wrt)
+    except TransformError:
+        from .transpose import jvp_by_reverse
+
+        found = jvp_by_reverse(fun, wrt)
+        if found is None:
+            raise
+        return found
 
 
 def _def_location(fun: Callable) -> Location:

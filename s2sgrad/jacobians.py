@@ -19,7 +19,7 @@ import numpy as np
 
 from . import runtime
 from .api import (_attach, _check_values, _def_location, _directional, _param_names, build_jvp,
-                  display_name, grad, wrt_names)
+                  display_name, grad, jvp_or_transpose, wrt_names)
 from .boundary import api_boundary
 from .errors import GradientError, TransformError
 from .read.live import Deferred, readable
@@ -72,7 +72,7 @@ def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
     Block shape: ``output.shape + input.shape`` (JAX's conventions for tuples)."""
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
-    text, fn, tangent_names = build_jvp(fun, wrt)
+    text, fn, tangent_names = jvp_or_transpose(fun, wrt)
     single = isinstance(argnums, int)
     entry = Deferred(lambda: service.jacobian_function(fun, wrt, single))
     return _attach(_forward_jacobian(fun, fn, wrt, tangent_names, argnums), fun, text,

@@ -153,9 +153,16 @@ def uses_inverse(x):
     return np.sum(np.linalg.eigvalsh(np.eye(2) * x + np.ones((2, 2))) ** 3)
 
 
-def test_jvp_refuses_what_it_cannot_do_with_the_location():
+def test_jvp_takes_reverse_mode_where_forward_mode_refuses_and_says_why():
+    # eigvalsh has a reverse rule only: jvp is reverse mode over the generated gradient, seeded
+    # with the tangent (s2sgrad/transpose.py); forward mode's own refusal stays located
+    value, tangent = s2sgrad.jvp(uses_inverse, (0.5,), (1.0,))
+    eps = 1e-6
+    assert value == pytest.approx(uses_inverse(0.5), rel=1e-14)
+    assert tangent == pytest.approx((uses_inverse(0.5 + eps) - uses_inverse(0.5 - eps)) / (2 * eps),
+                                    rel=1e-6)
     with pytest.raises(TransformError) as info:
-        s2sgrad.jvp(uses_inverse, (0.5,), (1.0,))
+        s2sgrad.source(s2sgrad.grad(uses_inverse), mode="fwd")
     text = str(info.value)
     assert "test_forward.py" in text and "np.linalg.eigvalsh" in text
     assert "forward mode (jvp) does not support `numpy.linalg.eigvalsh` (a matrix function; " \

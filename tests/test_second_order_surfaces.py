@@ -152,11 +152,12 @@ def test_the_fused_pattern_uses_the_users_second_derivative():
     assert s2sgrad.grad(fused)(2.0) == pytest.approx(12.0)
     assert s2sgrad.grad(s2sgrad.grad(fused))(2.0) == pytest.approx(1012.0, rel=1e-12)
     # hessian and hvp take reverse mode over the gradient: forward mode has no tangent for the
-    # nested custom_gradient (jvp says so, naming the reverse-mode route)
+    # nested custom_gradient; jvp and jacfwd of the gradient take reverse mode over its
+    # gradient (s2sgrad/transpose.py), where the user's rule governs too
     assert s2sgrad.hessian(fused)(2.0) == pytest.approx(1012.0, rel=1e-12)
     assert s2sgrad.hvp(fused, (2.0,), (0.5,))[0] == pytest.approx(506.0, rel=1e-12)
-    with pytest.raises(s2sgrad.TransformError, match="use s2sgrad.grad or s2sgrad.vjp"):
-        s2sgrad.jvp(s2sgrad.grad(fused), (2.0,), (1.0,))
+    assert s2sgrad.jvp(s2sgrad.grad(fused), (2.0,), (1.0,)) == pytest.approx((12.0, 1012.0), rel=1e-12)
+    assert s2sgrad.jacfwd(s2sgrad.grad(fused))(2.0) == pytest.approx(1012.0, rel=1e-12)
 
 
 def test_the_second_order_code_says_what_a_nested_custom_gradient_differentiates():
@@ -187,3 +188,28 @@ def test_a_custom_gradient_defined_in_a_function_governs_its_explicit_arguments_
     text = s2sgrad.source(s2sgrad.grad(scaled_with_clipped_gradient))
     assert "# return np.sum(clip_grad_in_scaled_with_clipped_gradient(x, w=s2sgrad.stop_gradient(w)))" in text
     assert "w, which it captured, gets no gradient through it" in text
+
+
+def softplus_scaled(x):
+    return log1pexp(x) * np.sum(x)
+
+
+def softplus_pair(x):
+    return log1pexp(x), x
+
+
+def test_jvp_and_jacfwd_of_a_function_that_calls_a_custom_gradient_function():
+    # Forward mode cannot read a custom_gradient function (its rule is a vjp); its tangent is
+    # reverse mode over the generated gradient, seeded with the tangent (s2sgrad/transpose.py),
+    # so the user's grad_fn governs it: J = diag(sigmoid(x) * sum(x)) + log1pexp(x) 1^T.
+    x, t = np.array([0.3, -0.7, 1.1]), np.array([1.0, 2.0, -1.0])
+    jacobian = np.diag(np.sum(x) / (1 + np.exp(-x))) + np.outer(np.log1p(np.exp(x)), np.ones(3))
+    value, tangent = s2sgrad.jvp(softplus_scaled, (x,), (t,))
+    np.testing.assert_allclose(value, softplus_scaled(x), rtol=1e-14)
+    np.testing.assert_allclose(tangent, jacobian @ t, rtol=1e-12)
+    np.testing.assert_allclose(s2sgrad.jacfwd(softplus_scaled)(x), jacobian, rtol=1e-12)
+    value, tangent = s2sgrad.jvp(log1pexp, (30.0,), (2.0,))  # the user's rule, as written
+    np.testing.assert_allclose((value, tangent), (np.log1p(np.exp(30.0)), 2.0 * (1 - 1 / (1 + np.exp(30.0)))),
+                               rtol=1e-14)
+    with pytest.raises(s2sgrad.GradientError, match="takes one array output, not a tuple"):
+        s2sgrad.jvp(softplus_pair, (x,), (t,))

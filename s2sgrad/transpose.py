@@ -1,0 +1,51 @@
+"""Forward mode by reverse mode, for a function forward mode cannot read (a custom_gradient
+function it calls, a rule with no tangent): a function and ``wrt`` -> ``(text, fn, tangent
+names)`` as api.build_jvp returns, ``fn(*args, **{tangent name: t})`` -> ``(value, J t)``; or
+None when this route does not apply either.
+
+The generated ``<f>_grads(*args, seed)`` (write/entries.py) is ``J^T seed``: linear in the seed.
+Reverse mode over it, seeded on its output with the tangents, gives the adjoint of the seed:
+``J t`` (the transpose of a linear map's transpose is the map). Both levels are generated code;
+a custom_gradient's ``grad_fn`` is differentiated as the contract says. One array (or scalar)
+output only: a tuple output would need a tuple seed.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .errors import GradientError, TransformError
+from .write import service
+
+
+def jvp_by_reverse(fun: Callable, wrt: tuple) -> Optional[tuple]:
+    """See the module doc."""
+    try:
+        grads = service.api_function(fun, wrt, False, False, False)
+        if grads is None:
+            return None
+        seed = tuple(inspect.signature(grads).parameters)[-1]
+        text, (fwd, _, _) = service.build(fun, wrt)
+        outer_text, (outer_fwd, outer_bwd, _) = service.build(grads, (seed,))
+    except TransformError:
+        return None
+    tangent_names = tuple(f"{name}_dot" for name in wrt)
+
+    def fn(*args: Any, **tangents: Any) -> tuple:
+        value = fwd(*args)[0]
+        if isinstance(value, (tuple, list)):
+            raise GradientError(f"jvp of {getattr(fun, '__name__', fun)}: forward mode cannot "
+                                "read it, and the reverse-mode route takes one array output, not "
+                                "a tuple; take the jvp of a function that returns one of its items")
+        zero = 0.0 if np.ndim(value) == 0 else np.zeros_like(value, dtype=np.result_type(value, float))
+        residuals = outer_fwd(*args, **{seed: zero})[1]
+        along = tuple(tangents[name] for name in tangent_names)
+        return value, outer_bwd(residuals, along)[0]
+
+    return text + "\n\n" + outer_text, fn, tangent_names
+
+
+__all__ = ["jvp_by_reverse"]
