@@ -141,15 +141,22 @@ def _backward_part(bwd: cst.FunctionDef, residuals: list, seed: str, k: int) -> 
     return start + body[:-1], ret.value if k is None else ret.value.elements[k].value
 
 
-def flat_gradient(text: str, grad_name: str) -> Optional[str]:
-    """``text`` with ``grad_name``'s sweeps inlined into it (see the module doc), or None."""
+def read_gradient(text: str, grad_name: str) -> Optional[tuple]:
+    """``(module, its functions by name, the <f>_grad def, grad_parts of it)`` of a generated
+    module's ``text``, or None when ``grad_name`` is not a ``<f>_grad`` of codegen's shape."""
     module = cst.parse_module(text)
     functions = functions_of(module)
     grad = functions.get(grad_name)
     parts = grad_parts(grad, functions) if grad is not None else None
-    if parts is None:
+    return None if parts is None else (module, functions, grad, parts)
+
+
+def flat_gradient(text: str, grad_name: str) -> Optional[str]:
+    """``text`` with ``grad_name``'s sweeps inlined into it (see the module doc), or None."""
+    found = read_gradient(text, grad_name)
+    if found is None:
         return None
-    fwd, bwd, args, seed, k = parts
+    module, functions, grad, (fwd, bwd, args, seed, k) = found
     forward = _forward_part(fwd, args)
     backward = _backward_part(bwd, forward[1], seed, k) if forward is not None else None
     if backward is None:

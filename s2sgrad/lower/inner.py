@@ -24,7 +24,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..read.parse import KeepingTransformer, ParsedFunction
-from .lift import Lifted
+from .lift import Lifted, fresh_name
 from .resolve import callee_name
 
 VJP, JVP = "s2sgrad.vjp", "s2sgrad.jvp"
@@ -66,14 +66,6 @@ def _only_called(body: cst.BaseSuite, name: str) -> bool:
         len(reads) == len(calls) + 1
 
 
-def _fresh(base: str, taken: set) -> str:
-    name, k = base, 2
-    while name in taken:
-        name, k = f"{base}_{k}", k + 1
-    taken.add(name)
-    return name
-
-
 def _site(pf: ParsedFunction, stmt: Any, taken: set, lifted: dict) -> Optional[_Site]:
     found = _vjp_call(pf, stmt)
     if found is None or not _only_called(pf.node.body, found[1]):
@@ -82,9 +74,9 @@ def _site(pf: ParsedFunction, stmt: Any, taken: set, lifted: dict) -> Optional[_
     made = generated_function(pf, fun.value, len(primals), "rev")
     if made is None:
         return None
-    callee = _fresh(f"{fun.value}_pullback_in_{pf.name}", taken)
+    callee = fresh_name(f"{fun.value}_pullback_in_{pf.name}", taken)
     lifted[callee], seed = made
-    names = tuple(_fresh(f"{pullback}_{p.value}" if isinstance(p, cst.Name) else
+    names = tuple(fresh_name(f"{pullback}_{p.value}" if isinstance(p, cst.Name) else
                          f"{pullback}_primal_{k}", taken) for k, p in enumerate(primals))
     binds = [cst.Assign([cst.AssignTarget(cst.Name(n))], p) for n, p in zip(names, primals)]
     value = cst.Assign([cst.AssignTarget(out)],
@@ -106,7 +98,7 @@ def _jvp_site(pf: ParsedFunction, call: cst.Call, taken: set, lifted: dict) -> O
     made = generated_function(pf, fun, len(args[1].value.elements), "fwd")
     if made is None:
         return None
-    callee = _fresh(f"{fun}_jvp_in_{pf.name}", taken)
+    callee = fresh_name(f"{fun}_jvp_in_{pf.name}", taken)
     lifted[callee], tangents = made
     return callee, tangents
 

@@ -96,7 +96,7 @@ def lift_custom_defs(pf: ParsedFunction, taken: set) -> tuple:
         return pf, ()
     lifted, out = {}, []
     for inner in found:
-        name = _fresh(f"{inner.name.value}_in_{pf.name}", taken)
+        name = fresh_name(f"{inner.name.value}_in_{pf.name}", taken)
         captured = _captured(pf.node, inner)
         lifted[inner.name.value] = (name, captured)
         copy = _copy(inner, name, captured)
@@ -108,7 +108,8 @@ def lift_custom_defs(pf: ParsedFunction, taken: set) -> tuple:
     return replace(pf, node=node), tuple(out)
 
 
-def _fresh(base: str, taken: set) -> str:
+def fresh_name(base: str, taken: set) -> str:
+    """``base``, or ``base_2``, ``base_3``, ...: the first not in ``taken`` (then added to it)."""
     name, k = base, 2
     while name in taken:
         name, k = f"{base}_{k}", k + 1

@@ -28,7 +28,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..flatten import functions_of, grad_parts
+from ..flatten import functions_of, read_gradient
 from ..lower.naming import Namer
 
 
@@ -71,13 +71,10 @@ def _result(returns: Returns, value: str, grads: cst.BaseExpression) -> cst.Base
 def api_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
               returns: Returns) -> Optional[tuple]:
     """``(text with the function appended, its name)``, or None (see the module doc)."""
-    module = cst.parse_module(text)
-    functions = functions_of(module)
-    grad = functions.get(grad_name)
-    parts = grad_parts(grad, functions) if grad is not None else None
-    if parts is None:
+    found = read_gradient(text, grad_name)
+    if found is None:
         return None
-    fwd, bwd, args, seed, _ = parts
+    _, functions, grad, (fwd, bwd, args, seed, _) = found
     params = {p.name.value for p in grad.params.params + grad.params.kwonly_params}
     namer = Namer(params | set(functions))
     name = namer.fresh(f"{source_name}_{returns.suffix()}")
@@ -136,13 +133,10 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
     """``(text with <f>_jacrev appended, its name)``: per element of the output, a forward and a
     backward sweep (which consumes its residuals) seeded with that element's unit, the gradients
     kept as rows of the blocks; None where ``grad_name`` is not of codegen's shape."""
-    module = cst.parse_module(text)
-    functions = functions_of(module)
-    grad = functions.get(grad_name)
-    parts = grad_parts(grad, functions) if grad is not None else None
-    if parts is None or grad.params.kwonly_params or not grad.params.params:
+    found = read_gradient(text, grad_name)
+    if found is None or found[2].params.kwonly_params or not found[2].params.params:
         return None
-    fwd, bwd, args, _, _ = parts
+    _, functions, grad, (fwd, bwd, args, _, _) = found
     primal = list(grad.params.params[:-1])  # the seed parameter is the last
     if primal:
         primal[-1] = primal[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
