@@ -21,6 +21,7 @@ import scipy.special
 
 import s2sgrad
 from s2sgrad import TransformError
+from s2sgrad.api import build_jvp
 from s2sgrad.checks import numerical_grad
 from s2sgrad import runtime as s2s
 from s2sgrad.write import service
@@ -140,10 +141,12 @@ def test_with_other_banners_helpers(fn, x, tmp_path):
 def test_jvp_of_grad(fn, x, tmp_path):
     gradf = _generated(fn, tmp_path)
     t = _like(x)
-    if fn in FORWARD_REFUSED:  # forward mode refuses the primal function, not a helper
+    if fn in FORWARD_REFUSED:  # forward mode refuses the primal function, not a helper; jvp
+        # then takes reverse mode over the gradient's gradient (s2sgrad/transpose.py)
         with pytest.raises(TransformError, match=re.escape(FORWARD_REFUSED[fn])):
-            s2sgrad.jvp(gradf, (x,), (t,))
-        return
+            build_jvp(gradf, ("x",))
+        if fn is f_std_single:  # a spread of 0: third derivatives through std's helpers are
+            return  # 0 / 0 there (NaN; std of one element is constant), not fixed yet
     value, tangent = s2sgrad.jvp(gradf, (x,), (t,))
     np.testing.assert_allclose(value, gradf(x), rtol=1e-12)
     eps = 1e-6
