@@ -94,12 +94,8 @@ def smooth_loss_grad_jvp(x, smooth_loss_bar=1.0, *, x_dot):
     sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
     # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
     exp_x_plus_1_0 = 1.0 + exp_x
-    exp_x_plus_1_0_dot = exp_x_dot
     ratio = sum_log1p_exp_x_bar / exp_x_plus_1_0
-    ratio_dot = s2s.broadcast(
-        -exp_x_plus_1_0_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0),
-        np.shape(ratio),
-    )
+    ratio_dot = -exp_x_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
     x_bar = ratio * exp_x
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
@@ -153,12 +149,8 @@ def smooth_loss_grad_hvp(x, smooth_loss_bar=1.0, *, x_dot):
     sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
     # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
     exp_x_plus_1_0 = 1.0 + exp_x
-    exp_x_plus_1_0_dot = exp_x_dot
     ratio = sum_log1p_exp_x_bar / exp_x_plus_1_0
-    ratio_dot = s2s.broadcast(
-        -exp_x_plus_1_0_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0),
-        np.shape(ratio),
-    )
+    ratio_dot = -exp_x_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
@@ -253,11 +245,7 @@ def smooth_loss_grad_jvp_tangent(values, x_dot):
     # exp_x = np.exp(x)
     exp_x_dot = x_dot * exp_x
     # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
-    exp_x_plus_1_0_dot = exp_x_dot
-    ratio_dot = s2s.broadcast(
-        -exp_x_plus_1_0_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0),
-        np.shape(ratio),
-    )
+    ratio_dot = -exp_x_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # x_bar += s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
     x_bar_2_dot = x_bar_dot + s2s.zeros_like(matmul_vjp_b)

@@ -309,3 +309,26 @@ def test_joins_of_nested_sequences_are_refused_with_the_location():
     with pytest.raises(TransformError) as info:
         s2sgrad.jvp(nested_join, (np.ones(3),), (np.ones(3),))
     assert "test_forward.py" in str(info.value) and "nested sequences" in str(info.value)
+
+
+WEIGHTS = np.linspace(0.5, 2.0, 6).reshape(2, 3)
+
+
+def scaled_by_weights(x):
+    return np.sum(np.sin(x) * WEIGHTS)  # the tangent x_dot * cos(x) * WEIGHTS has WEIGHTS' shape
+
+
+def shifted_by_weights(x):
+    return np.sum(np.sin(x) + WEIGHTS)  # the tangent is x_dot * cos(x) alone: it must broadcast
+
+
+@pytest.mark.parametrize("fn, stays", [(scaled_by_weights, False), (shifted_by_weights, True)])
+def test_a_tangent_is_broadcast_only_where_its_template_does_not_cover_the_output(fn, stays):
+    # The tangent of an elementwise op needs the output's shape (a later sum counts its
+    # elements): a template that multiplies by the constant array already has it.
+    code = s2sgrad.source(s2sgrad.value_and_grad(fn), mode="fwd")
+    assert ("s2s.broadcast" in code) == stays
+    for x in (0.3, np.array([0.3, -0.2, 0.1])):
+        _, tangent = s2sgrad.jvp(fn, (x,), (np.ones_like(x),))
+        eps = 1e-6
+        np.testing.assert_allclose(tangent, (fn(x + eps) - fn(x - eps)) / (2 * eps), rtol=1e-6)

@@ -55,6 +55,15 @@ def may_be_array(op, scalars) -> bool:
     return True
 
 
+def tangent_shaping(reads: frozenset, param: str, bound: dict) -> set:
+    """The parameters (of ``bound``) whose shapes a tangent template's value includes, from the
+    names it reads where they broadcast: ``g`` stands for ``param``'s tangent (its shape),
+    ``ans`` for the output (every operand's)."""
+    if "ans" in reads:
+        return set(bound)
+    return {name for name in bound if name in reads} | ({param} if "g" in reads else set())
+
+
 def may_broadcast(operand, bound: dict, scalars) -> bool:
     """Whether an elementwise output may be larger than ``operand`` (one of the operands
     ``bound`` to a rule's parameters): only when another operand may be an array."""

@@ -27,7 +27,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from ..analyze.activity import refuse_constant_subscripts, varied_names
-from ..analyze.shapes import may_be_array, may_broadcast
+from ..analyze.shapes import may_be_array, may_broadcast, tangent_shaping
 from ..errors import TransformError
 from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, prim_operands
 from ..lower.naming import Namer
@@ -276,6 +276,7 @@ class ForwardBuilder:
         templates = dict(rule.vjps)
         parts = []
         full = False  # whether some varied operand has the output's shape
+        shaping: set = set()  # the parameters whose shapes the tangent's shape includes
         for param, operand in bound.items():
             if not self.is_active(operand) or param in rule.constant_in:
                 continue
@@ -285,10 +286,12 @@ class ForwardBuilder:
             mapping.update({name: operand_node(op) for name, op in bound.items()})
             parts.append(simplify(instantiate(templates[param], mapping, defaulted)))
             full = full or not self.may_broadcast(operand, bound, target)
+            shaping |= tangent_shaping(self.table.broadcast_reads(templates[param]), param, bound)
         tangent = _sum(parts)
-        if full or all(self.is_active(op) or not may_be_array(op, self.scalars)
-                       for op in bound.values()):
-            return tangent  # a varied operand has the output's shape, or all that may broadcast vary
+        if full or all(self.is_active(op) or name in shaping or not may_be_array(op, self.scalars)
+                       for name, op in bound.items()):
+            return tangent  # it has the output's shape: it includes the shape of every operand
+            # that may be an array (a tangent has its primal's shape), or the output's
         # every varied operand may be smaller than the output (x[0] + np.zeros(4)): the tangent
         # takes the output's shape, as later indexing and reductions expect
         return cst.parse_expression(f"s2s.broadcast({_code(tangent)}, np.shape({target}))")

@@ -326,11 +326,37 @@ class RuleTable:
         """Whether ``op``'s result has the broadcast shape of its operands (elementwise)."""
         return op in self.elementwise or op in BROADCASTING
 
+    def broadcast_reads(self, code: str) -> frozenset:
+        """The names a template reads where they broadcast into its value (operands of an
+        operator, arguments of an elementwise numpy function): its value's shape is at least the
+        broadcast of theirs. A name read elsewhere (a helper's argument) is not counted."""
+        return frozenset(_broadcast_reads(parse_template(code), self))
+
     def with_rules(self, rules: Iterable[Rule]) -> "RuleTable":
         merged = dict(self.rules)
         for r in rules:
             merged[r.name] = r
         return RuleTable(MappingProxyType(merged), self.nondiff, self.instead)
+
+
+def _broadcast_reads(node: cst.BaseExpression, table: RuleTable) -> Iterable[str]:
+    if isinstance(node, cst.Name):
+        yield node.value
+    elif isinstance(node, cst.BinaryOperation):
+        yield from _broadcast_reads(node.left, table)
+        yield from _broadcast_reads(node.right, table)
+    elif isinstance(node, cst.UnaryOperation):
+        yield from _broadcast_reads(node.expression, table)
+    elif isinstance(node, cst.Comparison):
+        yield from _broadcast_reads(node.left, table)
+        for target in node.comparisons:
+            yield from _broadcast_reads(target.comparator, table)
+    elif isinstance(node, cst.Call) and m.matches(node.func, m.Attribute(value=m.Name("np"))):
+        assert isinstance(node.func, cst.Attribute)
+        if table.broadcasts(f"numpy.{node.func.attr.value}"):
+            for arg in node.args:
+                if arg.keyword is None and arg.star == "":
+                    yield from _broadcast_reads(arg.value, table)
 
 
 def _is_ufunc(name: str) -> bool:
