@@ -26,16 +26,17 @@ from .read.parse import parse_module
 from .write.codegen import BLACK_MODE, body_text, linearized_lines, tangent_only_lines
 
 
-def second_order_text(first: str, path: str, module: str, grads: tuple) -> tuple:
+def second_order_text(first: str, path: str, module: str, grads: tuple,
+                      arrays: frozenset = frozenset()) -> tuple:
     """``(text, names)``: ``first`` (a generated reverse-mode module at ``path``, importable as
     ``module``) with the forward mode of each ``(<f>_grad name, wrt)`` in ``grads`` appended,
     and per gradient the names ``(<f>_grad_jvp, <f>_grad_jvp_values, <f>_grad_jvp_tangent,
     <f>_grad_hvp)`` (the middle two None where its forward mode does not split:
-    differentiate/linearize.py)."""
+    differentiate/linearize.py). ``arrays``: the globals known to hold numpy arrays."""
     bodies, names = [], []
     taken = Namer(_defined(first))
     for name, wrt in grads:
-        program = _forward_over(first, path, module, name, wrt)
+        program = _forward_over(first, path, module, name, wrt, arrays)
         top = program.functions[0]
         bodies.append(body_text(program))
         alone = replace(top, code=tuple(without_dead_code(list(top.code),
@@ -80,23 +81,23 @@ def _split(top) -> Optional[tuple]:
     return lin, (f"{top.name}_values", f"{top.name}_tangent", values)
 
 
-def _forward_over(first: str, path: str, module: str, name: str, wrt: tuple):
+def _forward_over(first: str, path: str, module: str, name: str, wrt: tuple, arrays: frozenset):
     """The forward-mode Program of ``name`` in ``first``: of its sweeps inlined into one function
     (flatten.py) where they join and forward mode reads that, else of ``name`` as written."""
     flat = flat_gradient(first, name)
     if flat is not None:
         try:
-            return _forward_program(flat, path, module, name, wrt)
+            return _forward_program(flat, path, module, name, wrt, arrays)
         except TransformError:
             pass
-    return _forward_program(first, path, module, name, wrt)
+    return _forward_program(first, path, module, name, wrt, arrays)
 
 
-def _forward_program(text: str, path: str, module: str, name: str, wrt: tuple):
+def _forward_program(text: str, path: str, module: str, name: str, wrt: tuple, arrays: frozenset):
     parsed = parse_module(text, path)
     node = parsed.functions[name][-1]
     line = parsed.positions[node].start.line
-    return jvp_program(from_file(path, name, line, module, text), wrt)[2]
+    return jvp_program(from_file(path, name, line, module, text, arrays), wrt)[2]
 
 
 __all__ = ["second_order_text"]

@@ -189,6 +189,7 @@ def test_never_imports_or_runs_the_input(tmp_path):
      "bad.py:7:5:", "try/except is not supported"),
     ("    y = x * 2.0\n    with open('f') as handle:\n        y = y * 2.0\n    return np.sum(y)\n",
      "bad.py:8:5:", "`with` blocks are not supported"),
+    ("    return np.sum(A.dot(x))\n", "bad.py:7:19:", "no derivative rule for `A.dot`"),
 ])
 def test_bad_input_gives_a_located_error_and_no_traceback(tmp_path, body, where, message):
     write(tmp_path / "bad.py", "import numpy as np\nimport s2sgrad\n\n\n@s2sgrad.differentiable\n"

@@ -197,3 +197,28 @@ def test_a_norm_at_zero_has_a_zero_derivative_at_every_order():
     x = np.array([1.0, -2.0, 0.5])
     np.testing.assert_allclose(s2sgrad.grad(sine_of_norm)(x),
                                math.cos(np.linalg.norm(x)) * x / np.linalg.norm(x), rtol=1e-12)
+
+
+GLOBAL_A = np.random.default_rng(11).normal(size=(6, 4)) / 2.0
+
+
+def through_global_methods(x):
+    z = GLOBAL_A.dot(x)  # a method of a module-level array, not of a parameter
+    return np.log(np.exp(z - z.max()).sum()) + GLOBAL_A.sum() * 0.0
+
+
+def through_global_methods_ag(x):
+    z = autograd.numpy.dot(GLOBAL_A, x)
+    return autograd.numpy.log(autograd.numpy.sum(autograd.numpy.exp(z - autograd.numpy.max(z))))
+
+
+def test_methods_of_a_global_array_are_array_methods_at_every_order():
+    x = np.random.default_rng(12).normal(size=4)
+    np.testing.assert_allclose(s2sgrad.grad(through_global_methods)(x),
+                               autograd.grad(through_global_methods_ag)(x), rtol=1e-9)
+    np.testing.assert_allclose(s2sgrad.hessian(through_global_methods)(x),
+                               autograd.hessian(through_global_methods_ag)(x), rtol=1e-8, atol=1e-12)
+    decorated = s2sgrad.differentiable(order=2)(through_global_methods)
+    v = np.linspace(-1.0, 1.0, 4)
+    np.testing.assert_allclose(decorated.hvp(x, tangents=v),
+                               autograd.hessian(through_global_methods_ag)(x) @ v, rtol=1e-8)

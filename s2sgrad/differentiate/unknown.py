@@ -80,10 +80,15 @@ def no_rule(stmt: Stmt, table: RuleTable, active: Callable[[str], bool]) -> Tran
     else:
         hint = f"{alternative}; or {register}" if alternative else \
             f"{register}, or rewrite the expression with supported numpy functions"
-    head = name.split(".")[0]
+    head, _, member = name.partition(".")
     if "." in name and all(not key.startswith(head + ".") for key in table.rules):
         hint = (f"if `{head}` is one of your objects: s2sgrad does not follow method calls on "
                 f"objects; {_FOLLOW}. Otherwise {hint}")
+        if "." not in member and hasattr(np.ndarray, member):
+            hint = (f"if `{head}` is a numpy array s2sgrad could not see (the command line "
+                    f"reads the file and never runs it): call `np.{member}({head}, ...)` "
+                    f"instead, or use the decorator or s2sgrad.grad, which see the value. "
+                    f"{hint[0].upper()}{hint[1:]}")
     return TransformError(f"no derivative rule for {what}, and it has no Python source s2sgrad "
                           "can read", stmt.prim.location or stmt.origin.location, hint)
 

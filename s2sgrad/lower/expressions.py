@@ -16,6 +16,7 @@ from .context import Context
 from .describe import describe_slice, describe_verbatim, short
 from .index_parts import basic_element, slice_to_expr
 from .ir import Const, If, Prim, Seq, Stmt, Var, operand_node
+from .resolve import is_live_array
 from .kinds import is_constant, is_nondiff, is_simple_index, is_verbatim
 from .text import code, one_line_text
 
@@ -225,7 +226,8 @@ def lower_call(ctx: Context, node: cst.Call, target: Optional[str], unpack_to: t
     new versions of those user names."""
     args, kwargs, new_args = _call_args(ctx, node)
     func = node.func
-    if isinstance(func, cst.Attribute) and not is_constant(ctx, func.value):
+    if isinstance(func, cst.Attribute) and (not is_constant(ctx, func.value)
+                                            or is_live_array(ctx.pf, func.value)):
         owner = operand(ctx, func.value)
         method = func.attr.value
         func_new = func.with_changes(value=operand_node(owner))

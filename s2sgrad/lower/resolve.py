@@ -9,6 +9,7 @@ import types
 from typing import Any, Optional
 
 import libcst as cst
+import numpy as np
 
 from .. import runtime
 from ..read.parse import ParsedFunction
@@ -43,6 +44,23 @@ def default_of(pf: ParsedFunction, param: cst.Param) -> Optional[cst.BaseExpress
     raise pf.error(param.default, f"the default of `{param.name.value}` reads names from "
                    "the enclosing function, and its value is not a number or string",
                    "pass the value as an argument, or read it from the closure in the body")
+
+
+def is_live_array(pf: ParsedFunction, node: cst.BaseExpression) -> bool:
+    """Whether a global the function reads (``A`` in ``A.dot(x)``) is, in the live function, a
+    numpy array (or was, for a generated gradient read again): its method calls are array
+    methods. Without the live function (the CLI, which never runs the file) nothing is known,
+    and such a call is refused as unknown."""
+    live = pf.unit.live
+    if live is None:
+        return isinstance(node, cst.Name) and node.value in pf.unit.arrays
+    return isinstance(node, (cst.Name, cst.Attribute)) and \
+        isinstance(_live_lookup(live, code(node)), np.ndarray)
+
+
+def live_arrays(live: Optional[dict]) -> frozenset:
+    """The names in a live namespace bound to numpy arrays."""
+    return frozenset(n for n, v in (live or {}).items() if isinstance(v, np.ndarray))
 
 
 def _live_lookup(live: dict, dotted: str) -> Any:

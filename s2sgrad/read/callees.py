@@ -36,7 +36,7 @@ def _function_at(unit: SourceUnit, parsed: ParsedModule, node: cst.FunctionDef) 
     first = node.decorators[0] if node.decorators else node
     line = parsed.positions[first].start.line
     return find_function(SourceUnit(unit.text, unit.path, unit.module, node.name.value, line,
-                                    unit.sha256, unit.live))
+                                    unit.sha256, unit.live, arrays=unit.arrays))
 
 
 def _imported_function(path: str, module: cst.Module, parts: list, depth: int) -> Optional[ParsedFunction]:

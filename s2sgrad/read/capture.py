@@ -26,6 +26,8 @@ class SourceUnit:
     ``def_line`` is the 1-based line of the first decorator (or of ``def`` when undecorated), as
     Python's ``co_firstlineno`` reports it. ``live`` holds the function's globals and closure values
     when the unit comes from a live function (used to resolve names the file cannot, and to load).
+    ``arrays`` names the globals known to hold numpy arrays where ``live`` is gone (a generated
+    gradient read again for second order): their method calls are array methods.
     """
 
     text: str
@@ -36,6 +38,7 @@ class SourceUnit:
     sha256: str
     live: Optional[Mapping[str, Any]] = field(default=None, compare=False, repr=False)
     defaults: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    arrays: frozenset = field(default=frozenset(), compare=False, repr=False)
 
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # s2sgrad/
@@ -171,8 +174,10 @@ def parameter_defaults(fn: types.FunctionType) -> dict:
     return out
 
 
-def from_file(path: str, name: str, def_line: int, module: str, text: str) -> SourceUnit:
-    """A unit for a function found statically in a file (the CLI's path)."""
+def from_file(path: str, name: str, def_line: int, module: str, text: str,
+              arrays: frozenset = frozenset()) -> SourceUnit:
+    """A unit for a function found statically in a file (the CLI's path; a generated file read
+    again, with the globals known to be ``arrays``)."""
     return SourceUnit(
         text=text,
         path=display_path(path),
@@ -181,6 +186,7 @@ def from_file(path: str, name: str, def_line: int, module: str, text: str) -> So
         def_line=def_line,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
         live=None,
+        arrays=arrays,
     )
 
 

@@ -107,9 +107,10 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
     text, callables = generated.text, generated.callables
     if mode == "rev2":
         from ..compose import second_order_text
+        from ..lower.resolve import live_arrays
 
         text, hvp = second_order_text(text, f"<s2sgrad-generated {unit.name}>", unit.module,
-                                      ((generated.names.grad, wrt),))
+                                      ((generated.names.grad, wrt),), live_arrays(unit.live))
         callables = (*callables, *(name or "" for name in hvp))
     entry = {"text": text, "call": dict(zip(CALLS[mode], callables)),
              "deps": _dependencies(fun, dict(generated.live_names))}
