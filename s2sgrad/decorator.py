@@ -130,8 +130,17 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
         helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
         helper.__doc__ = f"The {what} of {fun.__name__} with respect to {', '.join(wrt)}."
         setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
+    if single:  # transformed again, it reads s2sgrad.hessian's generated code
+        setattr(hessian, ENTRY_ATTR, Deferred(lambda: _hessian_code(fun, positions[0])))
     fun.hvp = hvp
     fun.hessian = hessian
+
+
+def _hessian_code(fun: Callable, position: int) -> Any:
+    from .jacobians import hessian
+    from .read.live import entry_of
+
+    return entry_of(hessian(fun, argnums=position))
 
 
 @api_boundary

@@ -102,7 +102,7 @@ class Program:
     helpers: list = field(default_factory=list)  # (source, autograd twin source)
     lib_helpers: list = field(default_factory=list)  # the same, for the imported module
     lib_names: list = field(default_factory=list)  # helper names main imports from it
-    imports: set = field(default_factory=set)  # "math", "special", "s2sgrad"
+    imports: set = field(default_factory=set)  # "math", "special", "s2sgrad", "garray"
     main: str = ""
     sites: list = field(default_factory=list)
     tags: Counter = field(default_factory=Counter)
@@ -119,6 +119,8 @@ class Program:
             parts.append("import autograd.numpy as math" if twin else "import math")
         if "special" in self.imports:
             parts.append("from autograd.scipy import special" if twin else "from scipy import special")
+        if "garray" in self.imports:
+            parts.append("GM = np.linspace(-1.0, 1.0, 12).reshape(3, 4)")
         if "s2sgrad" in self.imports and not twin:
             parts.append("import s2sgrad")
         if probe:
@@ -144,6 +146,7 @@ class Program:
         text = re.sub(r"(?m)^(\s*)([A-Za-z_][A-Za-z_0-9]*) ([-+*/])= ([^#\n]*?)(\s*#[^\n]*)?$",
                       r"\1\2 = \2 \3 (\4)\5", text)
         text = re.sub(r"np\.copy\(([A-Za-z_0-9]+)\)", r"(\1 * 1.0)", text)
+        text = text.replace("GM.dot(", "np.dot(GM, ")
         return re.sub(r"([A-Za-z_][A-Za-z_0-9]*)\.copy\(\)", r"(\1 * 1.0)", text)
 
     def render(self, probe: bool, twin: bool = False, lib: str = "s2sgrad_prop_lib") -> str:
@@ -528,6 +531,7 @@ class Gen:
             ("methods", V, lambda: E(f"{arg(M)}.mean(axis=0)", V, 1.0)),
             ("methods", M, lambda: E(f"{arg((4, 3))}.T", M, 1.0, fresh=False)),
             ("methods", V, lambda: E(f"{arg(M)}.reshape(12)[3:7]", V, 1.0, fresh=False)),
+            ("methods", R, lambda: self._global_dot(arg(V))),
             ("nondiff_floor", maxshape, lambda: self._floor(maxshape, d)),
             ("nondiff_argmax", S, lambda: E(f"np.argmax({arg(V)})", S, 3.0)),
             ("nondiff_compare", maxshape, lambda: self._compare(maxshape, d)),
@@ -549,6 +553,13 @@ class Gen:
         if tag == "math":
             self.prog.imports.add("math")
         return self.squash(e, 30.0)
+
+    def _global_dot(self, v):
+        """A method of a module-level array (``GM.dot(v)``): an array method where the value is
+        seen (the twin spells it ``np.dot(GM, v)``: autograd cannot trace the method)."""
+        self.prog.imports.add("garray")
+        self.tag("global_methods")
+        return E(f"GM.dot({v})", R, 4.0)
 
     def _cholesky(self, a33):
         return E(f"np.sum(np.linalg.cholesky({a33} @ {a33}.T), axis=1)", R, 9.0)

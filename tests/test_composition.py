@@ -363,3 +363,17 @@ def test_a_jvp_of_another_form_is_refused_with_advice():
     with pytest.raises(s2sgrad.TransformError, match=r"no derivative rule for `s2sgrad\.jvp`(.|\n)*"
                        r"primals and tangents written as tuple displays"):
         s2sgrad.grad(tangents_from_a_name)(W3)
+
+
+@s2sgrad.differentiable(order=2)
+def decorated_chain(x):
+    return np.sum(np.tanh(x) ** 2 * x + np.exp(-x * x))  # chain's body
+
+
+def test_the_decorators_hessian_is_transformed_again():
+    x = RNG.uniform(-1, 1, 3)
+    third = autograd.jacobian(autograd.hessian(chain_ag))(x)
+    np.testing.assert_allclose(s2sgrad.jacfwd(decorated_chain.hessian)(x), third, rtol=1e-9,
+                               atol=1e-12)
+    np.testing.assert_allclose(s2sgrad.jacrev(decorated_chain.hessian)(x), third, rtol=1e-9,
+                               atol=1e-12)

@@ -77,18 +77,21 @@ def test_every_entry_point_refuses_a_returned_function(api):
                    r"s2sgrad transforms again what grad and value_and_grad return")
 
 
-def test_the_decorators_hessian_attribute_is_refused_at_the_call():
+def test_the_decorators_hvp_attribute_is_refused_at_the_call():
     @s2sgrad.differentiable(order=2)
     def decorated(x):
         return np.sum(x * x * x)
 
     with pytest.raises(s2sgrad.TransformError) as info:
-        s2sgrad.grad(decorated.hessian)  # decorated-hessian
-    assert_located(info.value, "decorated-hessian", "s2sgrad.grad(decorated.hessian)",
-                   rf"decorated\.hessian \(made by @s2sgrad\.differentiable\) {AGAIN}",
+        s2sgrad.grad(decorated.hvp)  # decorated-hvp
+    assert_located(info.value, "decorated-hvp", "s2sgrad.grad(decorated.hvp)",
+                   rf"decorated\.hvp \(made by @s2sgrad\.differentiable\) {AGAIN}",
                    "s2sgrad.hessian")
     x = np.array([1.0, -2.0])
     np.testing.assert_allclose(s2sgrad.grad(decorated)(x), 3 * x * x)
+    # .hessian stands for s2sgrad.hessian's generated code: its Jacobian is the third derivative
+    np.testing.assert_allclose(s2sgrad.jacfwd(decorated.hessian)(x),
+                               np.einsum("i,ij,ik->ijk", 6.0 * np.ones(2), np.eye(2), np.eye(2)))
     # .grad and .value_and_grad stand for generated code: transformed again, not refused
     np.testing.assert_allclose(s2sgrad.jvp(decorated.grad, (x,), (x,))[1], 6 * x * x)
     (value, grad), (dvalue, dgrad) = s2sgrad.jvp(decorated.value_and_grad, (x,), (x,))

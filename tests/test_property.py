@@ -390,6 +390,7 @@ COVERAGE = {
                                                           "special_erf"],
     "the `math` module on floats": ["math"],
     "ndarray methods": ["methods"],
+    "methods of module-level arrays": ["global_methods"],
     "Functions with a zero derivative (`np.floor`, `np.argmax`, comparisons, `np.zeros_like`, "
     "shapes, random numbers, ...)": ["nondiff_floor", "nondiff_argmax", "nondiff_compare",
                                      "nondiff_zeros_like", "nondiff_shape", "nondiff_random"],
@@ -402,6 +403,8 @@ EXPLANATIONS = [
     "each is transformed once into a helper of the same generated module",
     "see `s2sgrad/rules/`",
     "give no gradient and no error",
+    "(`A.dot(x)`: where the value is seen, by the decorator and `grad`; the command line, "
+    "which never runs the file, asks for `np.dot(A, x)` instead)",
 ]
 FILLER = {"and", "or", "on", "of", "in", "with", "the", "a", "to", "for", "over"}
 COVERAGE_SEEDS = 300

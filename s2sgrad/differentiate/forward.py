@@ -35,6 +35,7 @@ from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params, keeping_consumed
 from ..program import Comment, ElseHeader, IfHeader, Nest, has_statements, lift, unpack_target
 from .dead import without_dead_code
+from .repeats import without_repeats
 from .fold import fold, line_read_counts
 from .simplify import doubled, simplify
 from .templates import instantiate, needs_parens
@@ -337,15 +338,15 @@ class ForwardBuilder:
 
     def build(self) -> JvpFunction:
         fn = self.fn
-        # a parameter given no tangent that the body makes vary (a loop feeds a varied value back
-        # into it) starts from a zero tangent
+        # a parameter given no tangent that the body makes vary starts from a zero tangent
         code = [f"{self.tangents[p.name]} = s2s.zeros_like({p.name})" for p in fn.params
                 if p.name in self.varied and p.name not in self.wrt]
         code += self.code(fn.body)
         value = _code(operand_node(fn.result))
         tangent = self.result_tangent(fn.result)
         returned = line_read_counts((value, tangent))
-        code = fold(list(without_dead_code(lift(code), returned)), returned)
+        code = without_dead_code(lift(code), returned)
+        code = fold(list(without_repeats(code, [p.name for p in fn.params])), returned)
         params = []
         for p in fn.params:
             if p.name in self.kwonly and "*" not in params:

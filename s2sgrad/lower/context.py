@@ -40,6 +40,7 @@ class Context:
     lists: set = field(default_factory=set)  # names known to hold Python lists or tuples
     inplace: list = field(default_factory=list)  # (new, updated, Location): CoreFunction.inplace
     user_names: dict = field(default_factory=dict)  # SSA name -> the user's name it versions
+    origins: dict = field(default_factory=dict)  # id(a rewritten statement's original) -> Origin
 
     @classmethod
     def start(cls, pf: ParsedFunction, nondiff: frozenset) -> "Context":
@@ -95,8 +96,14 @@ class Context:
         return callee_name(self.pf, func)
 
     def origin_of(self, stmt: cst.CSTNode) -> Origin:
-        text = one_line_text(code(one_line(stmt)).strip())  # comments inside brackets left out
-        return Origin(text, self.pf.location(stmt))
+        written = self.pf.parsed.written_as.get(stmt)  # the user's statement a pass rewrote
+        if written is not None and id(written) in self.origins:
+            return self.origins[id(written)]  # one statement rewritten into several: one comment
+        text = one_line_text(code(one_line(written or stmt)).strip())  # comments in brackets left out
+        origin = Origin(text, self.pf.location(stmt))
+        if written is not None:
+            self.origins[id(written)] = origin
+        return origin
 
     def header_origin(self, text: str, node: cst.CSTNode) -> Origin:
         return Origin(one_line_text(text), self.pf.location(node))

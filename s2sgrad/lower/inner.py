@@ -1,4 +1,4 @@
-"""s2sgrad's vjp and jvp called inside a differentiated function: a ParsedFunction -> the same
+"""s2sgrad's transformations called inside a differentiated function: a ParsedFunction -> the same
 function calling generated code s2sgrad reads like any helper instead (so it is differentiated
 through them: second derivatives of the function they transform).
 
@@ -9,7 +9,11 @@ through them: second derivatives of the function they transform).
   the pullback bound once and only ever called with one cotangent. Each primal is bound to a name
   of its own at the vjp call, so the pullback sees the values it was made at.
 - ``s2sgrad.jvp(f, (p, ...), (t, ...))`` (tuple or list displays) -> ``<f>_jvp(p, ..., p_dot=t,
-  ...)``, f's generated forward mode, wherever the call is.
+  ...)``, f's generated forward mode, wherever the call is; ``s2sgrad.hvp(f, (p, ...), (t, ...))``
+  -> ``<g>_jvp(p, ..., p_dot=t, ...)[1]`` for ``g`` f's generated gradient (a tuple).
+- ``s2sgrad.grad(f, argnums=...)(x, ...)`` (also value_and_grad, hessian, jacfwd, jacrev; literal
+  keyword arguments only) -> a call of the generated function the transformation made, as when
+  the function it returned is bound to a global name and called.
 
 ``f`` must be a function s2sgrad reads (or one it returned). Anything else is left as written and
 refused where it is differentiated (rules/transforms.py says what to write instead).
@@ -23,11 +27,13 @@ from typing import Any, Optional
 import libcst as cst
 import libcst.matchers as m
 
+from ..errors import UsageError
 from ..read.parse import KeepingTransformer, ParsedFunction
 from .lift import Lifted, fresh_name
 from .resolve import callee_name
 
-VJP, JVP = "s2sgrad.vjp", "s2sgrad.jvp"
+VJP, JVP, HVP = "s2sgrad.vjp", "s2sgrad.jvp", "s2sgrad.hvp"
+CURRIED = ("grad", "value_and_grad", "hessian", "jacfwd", "jacrev")  # s2sgrad.<name>(f)(...)
 
 
 @dataclass(frozen=True)
@@ -92,23 +98,62 @@ def _jvp_site(pf: ParsedFunction, call: cst.Call, taken: set, lifted: dict) -> O
     if len(args) != 3 or any(a.keyword is not None or a.star for a in args) or \
             not isinstance(args[0].value, cst.Name) or not all(m.matches(a.value, displays) for a in args[1:]) \
             or len(args[1].value.elements) != len(args[2].value.elements) or \
-            callee_name(pf, call.func) != JVP:
+            callee_name(pf, call.func) not in (JVP, HVP):
         return None
     fun = args[0].value.value
-    made = generated_function(pf, fun, len(args[1].value.elements), "fwd")
+    hvp = callee_name(pf, call.func) == HVP
+    made = generated_function(pf, fun, len(args[1].value.elements), "hvp" if hvp else "fwd")
     if made is None:
         return None
-    callee = fresh_name(f"{fun}_jvp_in_{pf.name}", taken)
+    callee = fresh_name(f"{fun}_{'hvp' if hvp else 'jvp'}_in_{pf.name}", taken)
     lifted[callee], tangents = made
-    return callee, tangents
+    return callee, tangents, hvp
 
 
-def _jvp_call(call: cst.Call, callee: str, tangents: tuple) -> cst.Call:
+def _curried_site(pf: ParsedFunction, call: cst.Call, taken: set, lifted: dict) -> Optional[str]:
+    """The name (in the rewritten code) of the generated function ``s2sgrad.grad(f, ...)`` made,
+    for the call ``s2sgrad.grad(f, ...)(...)``, or None (left as written: refused later)."""
+    import ast
+
+    import s2sgrad
+
+    from ..read.capture import from_function, is_source_function
+    from ..read.live import readable
+    from ..read.parse import find_function
+
+    inner = call.func
+    name = callee_name(pf, inner.func)
+    args = inner.args
+    if name not in {f"s2sgrad.{n}" for n in CURRIED} or not args or args[0].keyword is not None \
+            or args[0].star or not isinstance(args[0].value, cst.Name) or \
+            any(a.keyword is None or a.keyword.value != "argnums" for a in args[1:]):
+        return None
+    try:
+        kwargs = {a.keyword.value: ast.literal_eval(_code(a.value)) for a in args[1:]}
+        made = getattr(s2sgrad, name.split(".")[1])(pf.unit.live.get(args[0].value.value), **kwargs)
+        generated = readable(made)
+    except (ValueError, SyntaxError, TypeError, UsageError):
+        return None
+    if generated is made or not is_source_function(generated):
+        return None
+    fun = args[0].value.value
+    callee = fresh_name(f"{name.split('.')[1]}_{fun}_in_{pf.name}", taken)
+    lifted[callee] = Lifted(find_function(from_function(generated)), (), fun, pf.name)
+    return callee
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _jvp_call(call: cst.Call, callee: str, tangents: tuple, hvp: bool) -> cst.BaseExpression:
+    """The call of the generated forward mode; for hvp, its tangent (the gradient's)."""
     equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
     primals = [cst.Arg(e.value) for e in call.args[1].value.elements]
     along = [cst.Arg(e.value, keyword=cst.Name(t), equal=equal)
              for e, t in zip(call.args[2].value.elements, tangents)]
-    return call.with_changes(func=cst.Name(callee), args=[*primals, *along])
+    made = call.with_changes(func=cst.Name(callee), args=[*primals, *along])
+    return cst.Subscript(made, [cst.SubscriptElement(cst.Index(cst.Integer("1")))]) if hvp else made
 
 
 class _Rewrite(KeepingTransformer):
@@ -118,7 +163,7 @@ class _Rewrite(KeepingTransformer):
     def __init__(self, parsed, sites: dict, jvps: dict) -> None:
         super().__init__(parsed)
         self.sites = sites  # id(vjp statement) -> _Site
-        self.jvps = jvps  # id(jvp call) -> (callee, tangent parameters)
+        self.jvps = jvps  # id(jvp call) -> (callee, tangent parameters); curried: callee
         self.by_pullback = {s.pullback: s for s in sites.values()}
 
     def leave_SimpleStatementLine(self, original, updated):
@@ -127,15 +172,28 @@ class _Rewrite(KeepingTransformer):
             return updated
         small = [n for s, site in zip(updated.body, found)
                  for n in (site.statements if site else (s,))]
+        written = [o for o, site in zip(original.body, found)
+                   for _ in (site.statements if site else (o,))]
         lines = [updated.with_changes(body=[n]) for n in small]
-        for line in lines:
+        for line, source in zip(lines, written):
             self.parsed.adopt(line, original)
             self.parsed.adopt(line.body[0], original.body[0])
+            self.parsed.written_as[line.body[0]] = self.parsed.written_as.get(source, source)
         return cst.FlattenSentinel(lines)
 
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, cst.BaseSmallStatement) and result is not original_node and \
+                isinstance(result, cst.BaseSmallStatement):
+            self.parsed.written_as[result] = self.parsed.written_as.get(original_node, original_node)
+        return result
+
     def leave_Call(self, original, updated):
-        if id(original) in self.jvps:
-            return _jvp_call(updated, *self.jvps[id(original)])
+        found = self.jvps.get(id(original))
+        if isinstance(found, str):  # a curried transformation: its generated function
+            return updated.with_changes(func=cst.Name(found))
+        if found is not None:
+            return _jvp_call(updated, *found)
         site = self.by_pullback.get(updated.func.value) if isinstance(updated.func, cst.Name) else None
         if site is None:
             return updated
@@ -148,8 +206,9 @@ class _Rewrite(KeepingTransformer):
 def generated_function(pf: ParsedFunction, name: str, count: int, mode: str) -> Optional[tuple]:
     """For the function ``name`` binds in ``pf``'s live names, with respect to its first
     ``count`` parameters: ``(Lifted <f>_grads, its cotangent parameter)`` (``mode`` "rev":
-    write/entries.py) or ``(Lifted <f>_jvp, its tangent parameters)`` ("fwd"); None when
-    ``name`` is not a function s2sgrad reads."""
+    write/entries.py) or ``(Lifted <f>_jvp, its tangent parameters)`` ("fwd"; "hvp": of f's
+    generated gradient, a tuple, as s2sgrad.hvp returns); None when ``name`` is not a function
+    s2sgrad reads."""
     import inspect
 
     from ..read.capture import from_function, is_source_function
@@ -163,6 +222,12 @@ def generated_function(pf: ParsedFunction, name: str, count: int, mode: str) -> 
     wrt = tuple(inspect.signature(fn).parameters)[:count]
     if len(wrt) != count:
         return None
+    if mode == "hvp":
+        from ..api import grad
+
+        fn, mode = readable(grad(fn, argnums=tuple(range(count)))), "fwd"
+        if not is_source_function(fn):
+            return None
     made = service.api_function(fn, wrt, False, False, False) if mode == "rev" else \
         service.build(fn, wrt, mode="fwd")[1][0]
     if made is None:
@@ -177,9 +242,11 @@ def inner_transforms_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
     the rewritten calls call added to ``lifted`` under the names they call them by."""
     if pf.unit.live is None:  # the CLI reads files without running them: no generated code
         return pf
-    named = m.Name("vjp") | m.Name("jvp")
+    named = m.Name("vjp") | m.Name("jvp") | m.Name("hvp")
     calls = m.findall(pf.node.body, m.Call(func=m.Attribute(attr=named) | named))
-    if not calls:  # the usual case: nothing to rewrite
+    made = m.OneOf(*(m.Name(n) for n in CURRIED))
+    curried_calls = m.findall(pf.node.body, m.Call(func=m.Call(func=m.Attribute(attr=made) | made)))
+    if not calls and not curried_calls:  # the usual case: nothing to rewrite
         return pf
     body = pf.node.body.body if isinstance(pf.node.body, cst.IndentedBlock) else ()
     statements = [s for line in body if isinstance(line, cst.SimpleStatementLine) for s in line.body]
@@ -193,6 +260,10 @@ def inner_transforms_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
         found = _jvp_site(pf, call, taken, lifted)
         if found is not None:
             jvps[id(call)] = found
+    for call in curried_calls:
+        callee = _curried_site(pf, call, taken, lifted)
+        if callee is not None:
+            jvps[id(call)] = callee
     if not sites and not jvps:
         return pf
     node = pf.node.with_changes(body=pf.node.body.visit(_Rewrite(pf.parsed, sites, jvps)))

@@ -145,6 +145,9 @@ class ParsedModule:
     qualnames: QualifiedNames = field(repr=False)
     positions: Positions = field(repr=False)
     functions: Mapping[str, tuple] = field(default_factory=dict, repr=False)  # name -> defs
+    # a statement a pass rewrote (s2sgrad.vjp inside a function) -> the user's statement, whose
+    # text the provenance comments quote
+    written_as: dict = field(default_factory=dict, repr=False)
 
     def adopt(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
         """Give ``new``, a rebuilt copy of ``old`` made by a pass, ``old``'s position and
