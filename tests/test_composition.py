@@ -377,3 +377,22 @@ def test_the_decorators_hessian_is_transformed_again():
                                atol=1e-12)
     np.testing.assert_allclose(s2sgrad.jacrev(decorated_chain.hessian)(x), third, rtol=1e-9,
                                atol=1e-12)
+
+
+def negated_sum(v):
+    return np.sum(-v) + 0.5  # its gradient is one number standing for the array (-1 everywhere)
+
+
+negated_sum_grad = s2sgrad.grad(negated_sum)
+
+
+def weighted_constant_gradient(v):
+    return np.sum(negated_sum_grad(v) * v)
+
+
+def test_grad_through_a_gradient_that_is_one_number_standing_for_an_array():
+    # Regression (property seed 54): the adjoint of `like(v_bar, v)` spread a (4,) adjoint
+    # into v_bar's () shape; it is summed (s2s.fit)
+    v = np.linspace(-1.0, 1.0, 4)
+    np.testing.assert_allclose(s2sgrad.grad(weighted_constant_gradient)(v), -np.ones(4))
+    np.testing.assert_allclose(s2sgrad.hessian(weighted_constant_gradient)(v), np.zeros((4, 4)))

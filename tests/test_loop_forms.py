@@ -115,3 +115,20 @@ def test_zip_of_unequal_lengths_stops_at_the_shortest():
     gx, gy = s2sgrad.grad(zip_two, argnums=(0, 1))(xs, ys)
     np.testing.assert_allclose(gx, [1.0, 2.0, 0.0, 0.0])
     np.testing.assert_allclose(gy, [1.0, 2.0])
+
+
+def list_made_in_a_loop_that_breaks(x):
+    for row in x:
+        parts = []  # bound only once the loop runs: the tape records None for the first entry
+        for a in row:
+            parts.append(np.sin(a) * row)
+        if np.sum(row) > 5.0:
+            break
+    return np.sum(np.stack(parts))  # read after the loop: the last iteration's list
+
+
+def test_a_list_first_made_inside_a_loop_with_break():
+    # Regression (property seed 46): the zero adjoint of the list on the loop's first entry
+    # was asked of None
+    x = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    assert_gradients(list_made_in_a_loop_that_breaks, x)

@@ -11,6 +11,7 @@ __all__ = [
     "unbroadcast",
     "broadcast",
     "like",
+    "fit",
     "check_scalar",
 ]
 
@@ -75,6 +76,22 @@ def _scalar_view(g, shape):
         view.flags.writeable = False
         return view
     return None
+
+
+def fit(g, x):
+    """``g`` given the shape of ``x`` (or ``x`` itself when a tuple): spread where ``g`` broadcasts
+    to it, else summed down to it. The adjoint of ``like``'s value, which ``like`` spreads (one
+    number standing for a whole array) or sums (an array for a float); its own transpose is a
+    fit back to ``g``'s shape."""
+    shape = x if type(x) is tuple else _shape(x)
+    g_shape = _shape(g)
+    if g_shape == shape:
+        return g
+    try:
+        spreads = np.broadcast_shapes(g_shape, shape) == shape
+    except ValueError:
+        spreads = False
+    return broadcast(g, shape) if spreads else unbroadcast(g, shape)
 
 
 def like(g, x):

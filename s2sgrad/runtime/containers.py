@@ -82,7 +82,10 @@ class Parts(list):
 
 
 def list_zeros(xs):
-    """The zero adjoint of a list (or tuple, or dict): one zero per element."""
+    """The zero adjoint of a list (or tuple, or dict): one zero per element. None (a list a loop
+    makes in its body, not bound yet when the loop starts) has none: None."""
+    if xs is None:
+        return None
     if isinstance(xs, dict):
         return {k: zeros_like(v) for k, v in xs.items()}
     return Parts(zeros_like(x) for x in xs)

@@ -1,4 +1,4 @@
-"""Rules of the helpers of s2sgrad/runtime/broadcasting.py: unbroadcast, broadcast, like."""
+"""Rules of the helpers of s2sgrad/runtime/broadcasting.py: unbroadcast, broadcast, like, fit."""
 
 from ..table import defvjp
 
@@ -17,12 +17,19 @@ RULES = (
         constant_in=("shape",),
         value="s2s.unbroadcast(g, value)",
     ),
-    # an adjoint given its input's shape and dtype
+    # an adjoint given its input's shape and dtype: spread from one number standing for an
+    # array, or summed to a float; the adjoint goes the other way
     defvjp(
         "s2sgrad.runtime.like(value, x)",
         linear=("value",),
         constant_in=("x",),
-        value="s2s.broadcast(g, np.shape(value))",
+        value="s2s.fit(g, value)",
+    ),
+    defvjp(
+        "s2sgrad.runtime.fit(value, x)",
+        linear=("value",),
+        constant_in=("x",),
+        value="s2s.fit(g, value)",
     ),
 )
 
