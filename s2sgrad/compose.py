@@ -20,7 +20,7 @@ from .differentiate.linearize import linearize
 from .errors import TransformError
 from .flatten import flat_gradient
 from .lower.naming import Namer
-from .pipeline import jvp_program
+from .pipeline import DEFAULT_TABLE, jvp_program
 from .read.capture import from_file
 from .read.parse import parse_module
 from .write.codegen import BLACK_MODE, body_text, linearized_lines, tangent_only_lines
@@ -39,8 +39,10 @@ def second_order_text(first: str, path: str, module: str, grads: tuple,
         program = _forward_over(first, path, module, name, wrt, arrays)
         top = program.functions[0]
         bodies.append(body_text(program))
-        alone = replace(top, code=tuple(without_dead_code(list(top.code),
-                                                          line_read_counts((top.tangent,)))))
+        params = tuple(p.split("=")[0] for p in top.primal_params)
+        alone = replace(top, code=tuple(without_dead_code(
+            list(top.code), line_read_counts((top.tangent,)), DEFAULT_TABLE.array_methods(),
+            params)))
         taken.reserve(top.name)
         hvp = taken.fresh(f"{name}_hvp")
         bodies.append("\n\n" + "\n".join(tangent_only_lines(alone, hvp)) + "\n")

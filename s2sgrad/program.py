@@ -357,11 +357,16 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ".".join(reversed(parts))
 
 
-def pure(node: cst.CSTNode) -> bool:
-    """Whether every call in ``node`` is to numpy (not np.random) or s2sgrad's runtime."""
+def pure(node: cst.CSTNode, methods: frozenset = frozenset(), local: frozenset = frozenset()) -> bool:
+    """Whether every call in ``node`` is to numpy (not np.random), s2sgrad's runtime, or one of
+    ``methods`` (ndarray methods) of an expression's value or of a name in ``local``."""
     for call in calls_in(node):
         owner = _dotted(call.func).split(".")
-        if len(owner) < 2 or owner[0] not in _PURE_OWNERS or owner[:2] == ["np", "random"]:
+        if len(owner) >= 2 and owner[0] in _PURE_OWNERS and owner[:2] != ["np", "random"]:
+            continue
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in methods and
+                (owner == [""] or owner[0] in local)):
             return False
     return True
 

@@ -88,3 +88,23 @@ def test_second_order_code_computes_tanhs_derivative_once():
     want = autograd.hessian(layer_loss_ag)(w)
     np.testing.assert_allclose(s2sgrad.hessian(layer_loss)(w), want, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(s2sgrad.hvp(layer_loss, (w,), (v,))[0], want @ v, rtol=1e-9)
+
+
+def method_loss(x):
+    r = np.sin(x) - 0.5
+    return (r * r).sum()  # an ndarray method: numpy's, so the Hessian-vector product drops it
+
+
+def method_loss_ag(x):
+    r = anp.sin(x) - 0.5
+    return anp.sum(r * r)
+
+
+def test_the_hvp_drops_the_functions_value_computed_by_a_method():
+    code = s2sgrad.source(s2sgrad.hessian(method_loss))
+    hvp = code[code.index("def method_loss_grad_hvp"):].split("\n\n\n")[0]
+    lines = [line.strip() for line in hvp.splitlines() if not line.strip().startswith("#")]
+    assert not any(".sum()" in line for line in lines), hvp
+    x, v = RNG.normal(size=4), RNG.normal(size=4)
+    np.testing.assert_allclose(s2sgrad.hvp(method_loss, (x,), (v,))[0],
+                               autograd.hessian(method_loss_ag)(x) @ v, rtol=1e-10)

@@ -35,13 +35,15 @@ def names_only(target: cst.BaseExpression) -> bool:
         all(names_only(e.value) for e in target.elements)
 
 
-def _dead(item, reads: Counter) -> bool:
+def _dead(item, reads: Counter, methods: frozenset, local: frozenset) -> bool:
     return isinstance(item, Simple) and isinstance(item.node, cst.Assign) and item.binds and \
         not any(reads[name] for name in item.binds) and \
-        all(names_only(t.target) for t in item.node.targets) and pure(item.node.value)
+        all(names_only(t.target) for t in item.node.targets) and \
+        pure(item.node.value, methods, local)
 
 
-def _sweep(code, reads: Counter) -> tuple:
+def _sweep(code, reads: Counter, methods: frozenset = frozenset(),
+           local: frozenset = frozenset()) -> tuple:
     """One pass: the dead assignments dropped, and the comment of a source statement none of
     whose code is left."""
     out: list = []
@@ -53,20 +55,24 @@ def _sweep(code, reads: Counter) -> tuple:
             start, removed = (len(out), False) if item is not None else (None, False)
             if item is not None:
                 out.append(item)
-        elif _dead(item, reads):
+        elif _dead(item, reads, methods, local):
             removed = True
         else:
-            out.append(Nest(item.header, _sweep(item.body, reads))
+            out.append(Nest(item.header, _sweep(item.body, reads, methods, local))
                        if isinstance(item, Nest) else item)
     return tuple(out)
 
 
-def without_dead_code(code, outside: Counter) -> tuple:
-    """``code`` without the pure assignments nothing reads (``outside``: reads after it)."""
+def without_dead_code(code, outside: Counter, methods: frozenset = frozenset(),
+                      params: tuple = ()) -> tuple:
+    """``code`` without the pure assignments nothing reads (``outside``: reads after it);
+    ``methods``: ndarray methods whose calls on the function's own values (``params`` or names
+    the code binds) count as pure."""
     code = tuple(code)
+    local = frozenset(params) | frozenset(n for item in _flat(code) for n in item.binds)
     while True:
         reads = _reads(code, Counter(outside))
-        swept = _sweep(code, reads)
+        swept = _sweep(code, reads, methods, local)
         if len(_flat(swept)) == len(_flat(code)):
             return swept
         code = swept

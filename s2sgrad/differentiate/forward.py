@@ -15,9 +15,8 @@ numbers that are not holomorphic, such as ``real``, ``conj`` and ``abs``), else
 - an elementwise rule: the Jacobian is diagonal, so its reverse template with the output adjoint
   ``g`` replaced by the operand's tangent is that operand's tangent contribution (broadcasting
   applies as in the primal).
-Anything else is refused with its location (the API then uses reverse mode where it chose forward
-mode itself).
-"""
+Anything else is refused with its location (the API then uses reverse mode where it chose
+forward mode itself)."""
 
 from __future__ import annotations
 
@@ -345,8 +344,9 @@ class ForwardBuilder:
         value = _code(operand_node(fn.result))
         tangent = self.result_tangent(fn.result)
         returned = line_read_counts((value, tangent))
-        code = without_dead_code(lift(code), returned)
-        code = fold(list(without_repeats(code, [p.name for p in fn.params])), returned)
+        names = [p.name for p in fn.params]
+        code = without_dead_code(lift(code), returned, self.table.array_methods(), names)
+        code = fold(list(without_repeats(code, names)), returned)
         params = []
         for p in fn.params:
             if p.name in self.kwonly and "*" not in params:

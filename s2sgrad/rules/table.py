@@ -326,6 +326,12 @@ class RuleTable:
         """Whether ``op``'s result has the broadcast shape of its operands (elementwise)."""
         return op in self.elementwise or op in BROADCASTING
 
+    def array_methods(self) -> frozenset:
+        """The ndarray methods the table knows (with a rule or without a derivative): a call of
+        one in generated code is numpy's, which changes nothing (passes may drop it unread)."""
+        return frozenset(k.split(".", 1)[1] for k in (*self.rules, *self.nondiff)
+                         if k.startswith("ndarray."))
+
     def broadcast_reads(self, code: str) -> frozenset:
         """The names a template reads where they broadcast into its value (operands of an
         operator, arguments of an elementwise numpy function): its value's shape is at least the
