@@ -41,6 +41,7 @@ def test_a_repeated_whole_value_reads_the_earlier_name():
     # through an alias: u is a view of x, and x's values change
     ["u = x.reshape(-1)", "a = np.exp(x) * 2.0", "u += 1.0", "b = np.exp(x)"],
     ["u = x[1:]", "a = np.exp(x) * 2.0", "u[0] = 3.0", "b = np.exp(x)"],
+    ["v = x * 1.0", "a = np.exp(v) * 2.0", "c, v[0] = 1.0, 3.0", "b = np.exp(v)"],
     # a name bound twice
     ["v = x * 1.0", "a = np.exp(v) * 2.0", "v = x * 3.0", "b = np.exp(v)"],
     # not numpy: may have an effect or differ per call

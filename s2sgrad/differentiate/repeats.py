@@ -26,7 +26,8 @@ from typing import Optional
 import libcst as cst
 import numpy as np
 
-from ..program import Comment, Nest, Simple, name_reads, pure
+from ..program import Comment, Nest, Simple, Verbatim, name_reads, pure
+from .dead import names_only
 
 # not worth a name: reading them again costs what reading a name costs (a slice is a view)
 _CHEAP = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float, cst.Imaginary,
@@ -48,7 +49,10 @@ def _all_items(code):
 
 
 def _written_in_place(item) -> set:
-    """Names whose arrays ``item`` may change without rebinding them."""
+    """Names whose arrays ``item`` may change without rebinding them (any a user's statement
+    copied as written reads or binds)."""
+    if isinstance(item, Verbatim):
+        return set(item.reads) | set(item.binds)
     if not isinstance(item, Simple):
         return set()
     node = item.node
@@ -59,7 +63,7 @@ def _written_in_place(item) -> set:
             for a in _args(node)):
         return set(item.reads)
     if isinstance(node, cst.Assign):
-        return {name for t in node.targets if not isinstance(t.target, (cst.Name, cst.Tuple))
+        return {name for t in node.targets if not names_only(t.target)
                 for name in name_reads(t.target)}
     return set()
 
@@ -89,12 +93,14 @@ def _fresh(value: cst.BaseExpression) -> bool:
 
 def _shares(item) -> set:
     """The names ``item`` may make share memory with each other (empty for a fresh value)."""
-    if isinstance(item, Nest):
-        return set(item.binds) | set(item.reads)
+    if isinstance(item, Comment):
+        return set()
     node = item.node if isinstance(item, Simple) else None
     if isinstance(node, cst.Assign) and _fresh(node.value):
         return set()
-    return set(item.binds) | set(item.reads) if isinstance(node, cst.Assign) else set()
+    if isinstance(item, Simple) and not isinstance(node, cst.Assign):
+        return set()  # an update in place (tainted), a del, an expression statement (tainted)
+    return set(item.binds) | set(item.reads)  # assignments, loop headers, restores
 
 
 def _stable_names(code) -> set:
@@ -157,9 +163,9 @@ def _movable(item, stable: set) -> Optional[tuple]:
 def _one_move(code: list, stable: set, bound: set) -> bool:
     """Move the first repeat up (in place); whether one moved. ``bound``: the names the code
     binds somewhere (a name it only reads is a parameter or a global: ready everywhere)."""
-    start = 0  # the first line after the last compound statement
+    start = 0  # the first line after the last compound statement (or other item)
     for j, item in enumerate(code):
-        if isinstance(item, Nest):
+        if not isinstance(item, (Simple, Comment)):
             start = j + 1
             continue
         found = _movable(item, stable)
@@ -191,7 +197,7 @@ def _move(code: list, i: int, j: int, name: str, key: str) -> None:
         code.pop(j - 1)  # its source statement has no line left under its comment
     replacer = _Replace(key, name)
     for k in range(i, len(code)):
-        if isinstance(code[k], Nest):
+        if not isinstance(code[k], (Simple, Comment)):
             break
         if isinstance(code[k], Simple):
             code[k] = Simple(code[k].node.visit(replacer))
