@@ -125,15 +125,20 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
     def hessian(*args: Any) -> Any:
         return hessian_blocks(run, args, positions, single)
 
-    for helper, what in ((hvp, "Hessian times tangents"), (hessian, "Hessian")):
-        helper.__name__ = f"{fun.__name__}.{helper.__name__}"
-        helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
-        helper.__doc__ = f"The {what} of {fun.__name__} with respect to {', '.join(wrt)}."
-        setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
+    _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")))
     if single:  # transformed again, it reads s2sgrad.hessian's generated code
         setattr(hessian, ENTRY_ATTR, Deferred(lambda: _hessian_code(fun, positions[0])))
     fun.hvp = hvp
     fun.hessian = hessian
+
+
+def _describe(fun: Callable, wrt: tuple, helpers: tuple) -> None:
+    """Name and document each ``(helper, what it computes)`` as an attribute of ``fun``."""
+    for helper, what in helpers:
+        helper.__name__ = f"{fun.__name__}.{helper.__name__}"
+        helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
+        helper.__doc__ = f"The {what} of {fun.__name__} with respect to {', '.join(wrt)}."
+        setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
 
 
 def _hessian_code(fun: Callable, position: int) -> Any:

@@ -24,6 +24,7 @@ from collections import Counter
 from typing import Optional
 
 import libcst as cst
+import libcst.matchers as m
 import numpy as np
 
 from ..program import Comment, Nest, Simple, Verbatim, name_reads, pure
@@ -58,9 +59,7 @@ def _written_in_place(item) -> set:
     node = item.node
     if isinstance(node, cst.AugAssign):
         return set(item.update_base)
-    if isinstance(node, cst.Expr) or any(
-            isinstance(a, cst.Arg) and a.keyword is not None and a.keyword.value == "out"
-            for a in _args(node)):
+    if isinstance(node, cst.Expr) or _writes_out(node):
         return set(item.reads)
     if isinstance(node, cst.Assign):
         return {name for t in node.targets if not names_only(t.target)
@@ -68,15 +67,9 @@ def _written_in_place(item) -> set:
     return set()
 
 
-def _args(node: cst.CSTNode) -> list:
-    found: list = []
-
-    class _Args(cst.CSTVisitor):
-        def visit_Arg(self, arg: cst.Arg) -> None:
-            found.append(arg)
-
-    node.visit(_Args())
-    return found
+def _writes_out(node: cst.CSTNode) -> bool:
+    """Whether a call in ``node`` takes an ``out=`` array (written in place)."""
+    return bool(m.findall(node, m.Arg(keyword=m.Name("out"))))
 
 
 def _fresh(value: cst.BaseExpression) -> bool:
@@ -88,7 +81,7 @@ def _fresh(value: cst.BaseExpression) -> bool:
     func = value.func if isinstance(value, cst.Call) else None
     return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
         func.value.value == "np" and isinstance(getattr(np, func.attr.value, None), np.ufunc) and \
-        not any(a.keyword is not None and a.keyword.value == "out" for a in value.args)
+        not _writes_out(value)
 
 
 def _shares(item) -> set:
@@ -136,7 +129,11 @@ class _Replace(cst.CSTTransformer):
         return updated_node
 
 
-def _expressions(node: cst.CSTNode) -> set:
+def _expressions(node: cst.CSTNode, memo: dict) -> set:
+    """The keys of the subexpressions of ``node`` worth a name (``memo``: by node, computed once)."""
+    held = memo.get(id(node))
+    if held is not None and held[0] is node:
+        return held[1]
     out: set = set()
 
     class _Collect(cst.CSTVisitor):
@@ -146,6 +143,7 @@ def _expressions(node: cst.CSTNode) -> set:
             return True
 
     node.visit(_Collect())
+    memo[id(node)] = (node, out)
     return out
 
 
@@ -160,19 +158,21 @@ def _movable(item, stable: set) -> Optional[tuple]:
     return item.assigned, _key(value)
 
 
-def _one_move(code: list, stable: set, bound: set) -> bool:
+def _one_move(code: list, stable: set, bound: set, memo: dict) -> bool:
     """Move the first repeat up (in place); whether one moved. ``bound``: the names the code
-    binds somewhere (a name it only reads is a parameter or a global: ready everywhere)."""
+    binds somewhere (a name it only reads is a parameter or a global: ready everywhere);
+    ``memo``: each line's subexpressions, kept across calls."""
     start = 0  # the first line after the last compound statement (or other item)
+    before: set = set()  # the names bound before ``start``
     for j, item in enumerate(code):
         if not isinstance(item, (Simple, Comment)):
+            before |= {n for earlier in _all_items(code[start:j + 1]) for n in earlier.binds}
             start = j + 1
             continue
         found = _movable(item, stable)
         if found is None:
             continue
         name, key = found
-        before = {n for earlier in _all_items(code[:start]) for n in earlier.binds}
         needed = {n for n in item.reads if n != name and n in bound} - before
         for i in range(start, j):
             earlier = code[i]
@@ -182,7 +182,7 @@ def _one_move(code: list, stable: set, bound: set) -> bool:
                     _key(earlier.node.value) == key:  # the same value: read it
                 code[j] = Simple(item.node.with_changes(value=cst.Name(earlier.assigned)))
                 return True
-            elif key in _expressions(earlier.node):
+            elif key in _expressions(earlier.node, memo):
                 _move(code, i, j, name, key)
                 return True
             needed -= earlier.binds
@@ -211,6 +211,7 @@ def without_repeats(code, params) -> tuple:
     stable = _stable_names(code) - {p for p in params if any(
         p in item.binds for item in _all_items(code))}
     bound = {name for item in _all_items(code) for name in item.binds}
-    while _one_move(code, stable, bound):
+    memo: dict = {}
+    while _one_move(code, stable, bound, memo):
         pass
     return tuple(code)

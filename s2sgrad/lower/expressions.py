@@ -16,8 +16,8 @@ from .context import Context
 from .describe import describe_slice, describe_verbatim, short
 from .index_parts import basic_element, slice_to_expr
 from .ir import Const, If, Prim, Seq, Stmt, Var, operand_node
-from .resolve import is_live_array
 from .kinds import is_constant, is_nondiff, is_simple_index, is_verbatim
+from .resolve import is_live_array
 from .text import code, one_line_text
 
 BINARY_OPS = {

@@ -31,6 +31,7 @@ from ..errors import UsageError
 from ..read.parse import KeepingTransformer, ParsedFunction
 from .lift import Lifted, fresh_name
 from .resolve import callee_name
+from .text import code
 
 VJP, JVP, HVP = "s2sgrad.vjp", "s2sgrad.jvp", "s2sgrad.hvp"
 CURRIED = ("grad", "value_and_grad", "hessian", "jacfwd", "jacrev")  # s2sgrad.<name>(f)(...)
@@ -129,7 +130,7 @@ def _curried_site(pf: ParsedFunction, call: cst.Call, taken: set, lifted: dict) 
             any(a.keyword is None or a.keyword.value != "argnums" for a in args[1:]):
         return None
     try:
-        kwargs = {a.keyword.value: ast.literal_eval(_code(a.value)) for a in args[1:]}
+        kwargs = {a.keyword.value: ast.literal_eval(code(a.value)) for a in args[1:]}
         made = getattr(s2sgrad, name.split(".")[1])(pf.unit.live.get(args[0].value.value), **kwargs)
         generated = readable(made)
     except (ValueError, SyntaxError, TypeError, UsageError):
@@ -140,10 +141,6 @@ def _curried_site(pf: ParsedFunction, call: cst.Call, taken: set, lifted: dict) 
     callee = fresh_name(f"{name.split('.')[1]}_{fun}_in_{pf.name}", taken)
     lifted[callee] = Lifted(find_function(from_function(generated)), (), fun, pf.name)
     return callee
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _jvp_call(call: cst.Call, callee: str, tangents: tuple, hvp: bool) -> cst.BaseExpression:
