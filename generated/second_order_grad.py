@@ -64,7 +64,7 @@ def smooth_loss_grad(x, smooth_loss_bar=1.0):
 # the gradient and the Hessian times the tangents (a Hessian-vector product);
 # <f>_grad_hvp the product alone; <f>_grad_jvp_values and <f>_grad_jvp_tangent
 # are <f>_grad_jvp in two parts, for Hessians: the values once, then one tangent
-# per column.
+# per column; <f>_grad_jvp_tangents is part 2 for every column at once.
 
 
 def smooth_loss_grad_jvp(x, smooth_loss_bar=1.0, *, x_dot):
@@ -258,4 +258,56 @@ def smooth_loss_grad_jvp_tangent(values, x_dot):
     x_bar_4_dot = x_bar_3_dot + product_dot
     # return s2s.like(x_bar, x)
     smooth_loss_grad_dot = s2s.like(x_bar_4_dot, x)
+    return smooth_loss_grad_dot
+
+
+def smooth_loss_grad_jvp_tangents(values, x_dot):
+    """smooth_loss_grad_jvp, part 2 for many tangents at once: row k of x_dot is
+    tangent k, and row k of what it returns is that tangent's; rows are
+    carried through together (s2sgrad.runtime.batching)."""
+    (
+        A_matmul_x,
+        exp_x,
+        exp_x_plus_1_0,
+        matmul_bar,
+        matmul_vjp_b,
+        ratio,
+        sum_log1p_exp_x_bar,
+        x,
+        x_times_0_5,
+    ) = values
+    # x_times_0_5 = 0.5 * x
+    x_times_0_5_dot = x_dot * 0.5
+    # A_matmul_x = A @ x
+    A_matmul_x_dot = s2s.batch_rmatmul(A, x_dot)
+    # exp_x = np.exp(x)
+    exp_x_dot = s2s.lead(x_dot, exp_x) * exp_x
+    # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
+    batched = -exp_x_dot
+    batched_2 = s2s.lead(batched, sum_log1p_exp_x_bar) * sum_log1p_exp_x_bar
+    operand = exp_x_plus_1_0 * exp_x_plus_1_0
+    ratio_dot = s2s.lead(batched_2, operand) / operand
+    batched_3 = s2s.lead(ratio_dot, exp_x) * exp_x
+    batched_4 = s2s.lead(exp_x_dot, ratio) * ratio
+    x_bar_dot = s2s.lead(batched_3, batched_4[0]) + s2s.lead(batched_4, batched_3[0])
+    # x_bar += s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
+    operand_2 = s2s.zeros_like(matmul_vjp_b)
+    x_bar_2_dot = s2s.lead(x_bar_dot, operand_2) + operand_2
+    # A_matmul_x_bar = s2s.matmul_vjp_b(matmul_bar, x_times_0_5, A_matmul_x)
+    A_matmul_x_bar_dot = s2s.batch_matmul_vjp_b_a(
+        matmul_bar, x_times_0_5_dot, A_matmul_x
+    )
+    # x_bar += s2s.matmul_vjp_b(A_matmul_x_bar, A, x)
+    batched_5 = s2s.batch_matmul_vjp_b(A_matmul_x_bar_dot, A, x)
+    x_bar_3_dot = s2s.lead(x_bar_2_dot, batched_5[0]) + s2s.lead(
+        batched_5, x_bar_2_dot[0]
+    )
+    # x_bar += s2s.matmul_vjp_a(matmul_bar, x_times_0_5, A_matmul_x) * 0.5
+    batched_6 = s2s.batch_matmul_vjp_a_b(matmul_bar, x_times_0_5, A_matmul_x_dot)
+    product_dot = batched_6 * 0.5
+    x_bar_4_dot = s2s.lead(x_bar_3_dot, product_dot[0]) + s2s.lead(
+        product_dot, x_bar_3_dot[0]
+    )
+    # return s2s.like(x_bar, x)
+    smooth_loss_grad_dot = s2s.batch_like(x_bar_4_dot, x)
     return smooth_loss_grad_dot

@@ -14,6 +14,7 @@ from typing import Optional
 
 import black
 
+from .differentiate.batching import batch_statements
 from .differentiate.dead import without_dead_code
 from .differentiate.fold import line_read_counts
 from .differentiate.linearize import linearize
@@ -23,7 +24,8 @@ from .lower.naming import Namer
 from .pipeline import DEFAULT_TABLE, jvp_program
 from .read.capture import from_file
 from .read.parse import parse_module
-from .write.codegen import BLACK_MODE, body_text, linearized_lines, tangent_only_lines
+from .write.codegen import (BLACK_MODE, batched_lines, body_text, linearized_lines,
+                            tangent_only_lines)
 
 
 def second_order_text(first: str, path: str, module: str, grads: tuple,
@@ -31,8 +33,10 @@ def second_order_text(first: str, path: str, module: str, grads: tuple,
     """``(text, names)``: ``first`` (a generated reverse-mode module at ``path``, importable as
     ``module``) with the forward mode of each ``(<f>_grad name, wrt)`` in ``grads`` appended,
     and per gradient the names ``(<f>_grad_jvp, <f>_grad_jvp_values, <f>_grad_jvp_tangent,
-    <f>_grad_hvp)`` (the middle two None where its forward mode does not split:
-    differentiate/linearize.py). ``arrays``: the globals known to hold numpy arrays."""
+    <f>_grad_hvp, <f>_grad_jvp_tangents)`` (the second and third None where its forward mode
+    does not split: differentiate/linearize.py; the last None where the tangent part has no
+    batched form: differentiate/batching.py). ``arrays``: the globals known to hold numpy
+    arrays."""
     bodies, names = [], []
     taken = Namer(_defined(first))
     for name, wrt in grads:
@@ -48,16 +52,19 @@ def second_order_text(first: str, path: str, module: str, grads: tuple,
         bodies.append("\n\n" + "\n".join(tangent_only_lines(alone, hvp)) + "\n")
         split = _split(top)
         if split is None:
-            names.extend((top.name, None, None, hvp))
+            names.extend((top.name, None, None, hvp, None))
             continue
         lin, parts = split
         bodies.append("\n\n" + "\n".join(linearized_lines(top, lin, parts)) + "\n")
-        names.extend((top.name, *parts[:2], hvp))
+        many = _batched(top, lin, parts[2], taken)
+        if many is not None:
+            bodies.append("\n\n" + "\n".join(many[1]) + "\n")
+        names.extend((top.name, *parts[:2], hvp, many and many[0]))
     intro = ("\n\n# Second order: forward mode over the gradients above. Each <f>_grad_jvp returns\n"
              "# the gradient and the Hessian times the tangents (a Hessian-vector product);\n"
              "# <f>_grad_hvp the product alone; <f>_grad_jvp_values and <f>_grad_jvp_tangent\n"
              "# are <f>_grad_jvp in two parts, for Hessians: the values once, then one tangent\n"
-             "# per column.\n")
+             "# per column; <f>_grad_jvp_tangents is part 2 for every column at once.\n")
     return black.format_str(first + intro + "".join(bodies), mode=BLACK_MODE), tuple(names)
 
 
@@ -81,6 +88,18 @@ def _split(top) -> Optional[tuple]:
     taken = set(params) | set(top.tangent_params) | set(lin.handed)
     values = "values" if "values" not in taken else f"values_of_{top.name}"
     return lin, (f"{top.name}_values", f"{top.name}_tangent", values)
+
+
+def _batched(top, lin, values: str, taken: Namer) -> Optional[tuple]:
+    """``(name, lines)`` of the tangent part of ``top`` for many tangents at once, or None."""
+    params = tuple(p.split("=")[0] for p in top.primal_params)
+    reserved = frozenset(params) | frozenset(top.tangent_params) | frozenset(lin.handed) | {values}
+    batched = batch_statements(lin.tangent, top.tangent, top.tangent_params, DEFAULT_TABLE,
+                               reserved | taken.used())
+    if batched is None:
+        return None
+    name = taken.fresh(f"{top.name}_tangents")
+    return name, batched_lines(top, lin, name, values, batched)
 
 
 def _forward_over(first: str, path: str, module: str, name: str, wrt: tuple, arrays: frozenset):

@@ -113,7 +113,7 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
 
     def prepare(args: tuple) -> Callable:
         loaded = sweeps.loaded()
-        split = linearized(check, loaded[4], loaded[5], len(wrt))
+        split = linearized(check, loaded[4], loaded[5], len(wrt), loaded[7])
         return split(args) if split is not None else (lambda tangents: run(args, tangents))
 
     run.prepare = prepare

@@ -160,7 +160,7 @@ def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
     ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
     code (its sweeps inlined into one function where they join: compose.py)."""
-    text, (_, _, _, _, values_fn, tangent_fn, hvp_fn) = service.build(fun, wrt, mode="rev2")
+    text, (_, _, _, _, values_fn, tangent_fn, hvp_fn, tangents_fn) = service.build(fun, wrt, mode="rev2")
     params = tuple(inspect.signature(hvp_fn).parameters)
     names = params[len(params) - len(wrt):]
     check = ScalarCheck(fun)
@@ -170,7 +170,7 @@ def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
         out = hvp_fn(*args, **dict(zip(names, tangents)))
         return (out,) if len(wrt) == 1 else tuple(out)
 
-    run.prepare = linearized(check, values_fn, tangent_fn, len(wrt))
+    run.prepare = linearized(check, values_fn, tangent_fn, len(wrt), tangents_fn)
 
     name = getattr(fun, "__name__", "the function")
     intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): forward mode (the "
@@ -178,10 +178,13 @@ def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
     return intro + text, run
 
 
-def linearized(check: Callable, values_fn, tangent_fn, count: int) -> Optional[Callable]:
+def linearized(check: Callable, values_fn, tangent_fn, count: int,
+               tangents_fn=None) -> Optional[Callable]:
     """``prepare(args) -> per_tangent(tangents)``: the Hessian times tangents at ``args`` from
     the generated forward mode in two parts (the values once, then a tangent per call), or
-    None where it did not split. ``run.prepare`` of a route is this; hessian_blocks uses it."""
+    None where it did not split; ``per_tangent.many`` (where the tangent part has a batched
+    form) takes tangents stacked on a leading axis and returns the products stacked alike.
+    ``run.prepare`` of a route is this; hessian_blocks uses it."""
     if values_fn is None:
         return None
 
@@ -193,9 +196,15 @@ def linearized(check: Callable, values_fn, tangent_fn, count: int) -> Optional[C
             out = tangent_fn(values, *tangents)
             return (out,) if count == 1 else tuple(out)
 
+        if tangents_fn:
+            per_tangent.many = lambda stacked: _as_tuple(tangents_fn(values, *stacked), count)
         return per_tangent
 
     return prepare
+
+
+def _as_tuple(out: Any, count: int) -> tuple:
+    return (out,) if count == 1 else tuple(out)
 
 
 def _reverse_over_forward(fun: Callable, wrt: tuple) -> tuple:
@@ -299,21 +308,59 @@ def _hessian_entry(fun: Callable, argnums: int, wrt: tuple) -> Optional[Callable
 def hessian_blocks(run: Callable, args: tuple, positions: tuple, single: bool) -> Any:
     """The Hessian at ``args`` from ``run(args, tangents)`` (the Hessian times tangents for the
     arguments at ``positions``, one block each), one run per element (of the tangent part only
-    where ``run.prepare`` exists: the primal values once): blocks ``[i][j]`` of shape
+    where ``run.prepare`` exists: the primal values once; every column in one run of the
+    batched tangent part where that exists): blocks ``[i][j]`` of shape
     ``x_i.shape + x_j.shape``, or the one block (a float for a float) when ``single``."""
     points = _points(args, positions)
     prepare = getattr(run, "prepare", None)  # values computed once, where the sweep splits
     per_tangent = prepare(args) if prepare is not None else (lambda tangents: run(args, tangents))
-    rows: list = [[] for _ in positions]  # rows[j]: the columns of the blocks [., j]
-    for j, point in enumerate(points):
-        for k in range(point.size):
-            rows[j].append(per_tangent(_unit(args, positions, points, j, k)))
-    blocks = [_stacked(columns, points[j].shape) for j, columns in enumerate(rows)]
+    many = getattr(per_tangent, "many", None)
+    if many is not None:
+        blocks = _batched_blocks(many, points)
+    else:
+        rows: list = [[] for _ in positions]  # rows[j]: the columns of the blocks [., j]
+        for j, point in enumerate(points):
+            for k in range(point.size):
+                rows[j].append(per_tangent(_unit(args, positions, points, j, k)))
+        blocks = [_stacked(columns, points[j].shape) for j, columns in enumerate(rows)]
     out = tuple(tuple(blocks[j][i] for j in range(len(points))) for i in range(len(points)))
     if single:
         h = out[0][0]
         return float(h) if np.ndim(args[positions[0]]) == 0 else h
     return out
 
+
+COLUMNS_AT_ONCE = 256  # the batched tangent part's rows per run: memory grows with them
+
+
+def _seeds(points: list, offsets: Any, start: int, stop: int) -> tuple:
+    """Per input, its tangents along the unit directions ``start:stop`` of all the inputs'
+    elements (``offsets``: where each input's elements begin), stacked on a leading axis."""
+    stacked = []
+    for j, point in enumerate(points):
+        if offsets[j] <= start and stop <= offsets[j + 1]:  # every row a unit tangent of x_j
+            rows = start - offsets[j], stop - offsets[j]
+            stacked.append(runtime.unit_rows(*rows, point.shape, point.dtype))
+            continue
+        tangent = np.zeros((stop - start, point.size), dtype=point.dtype)
+        ks = np.arange(max(start, offsets[j]), min(stop, offsets[j + 1]))
+        tangent[ks - start, ks - offsets[j]] = 1.0
+        stacked.append(tangent.reshape((stop - start,) + point.shape))
+    return tuple(stacked)
+
+
+def _batched_blocks(many: Callable, points: list) -> list:
+    """``blocks[j][i]`` (shape ``x_i.shape + x_j.shape``) from ``many``, the Hessian times
+    tangents stacked on a leading axis: unit tangents, up to COLUMNS_AT_ONCE per run."""
+    offsets = np.cumsum([0] + [p.size for p in points])
+    total = int(offsets[-1])
+    products: list = [[] for _ in points]  # per input i: runs of (rows,) + x_i.shape
+    for start in range(0, total, COLUMNS_AT_ONCE):
+        stop = min(total, start + COLUMNS_AT_ONCE)
+        for i, product in enumerate(many(_seeds(points, offsets, start, stop))):
+            products[i].append(np.asarray(product).reshape((stop - start,) + points[i].shape))
+    full = [p[0] if len(p) == 1 else np.concatenate(p) for p in products]
+    return [tuple(np.moveaxis(full[i][offsets[j]:offsets[j + 1]], 0, -1).reshape(
+        points[i].shape + points[j].shape) for i in range(len(points))) for j in range(len(points))]
 
 __all__ = ["hessian", "hessian_blocks", "hvp", "jacfwd", "jacrev", "second_order"]

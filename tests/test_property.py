@@ -1,6 +1,7 @@
 """Property test: random programs from the supported subset, s2sgrad vs autograd and finite differences,
-forward mode (jvp) against the reverse-mode gradient, and Hessian-vector products against
-differences of gradients.
+forward mode (jvp) against the reverse-mode gradient, Hessian-vector products against
+differences of gradients, and the Hessian's batched tangent code (where there is one) against
+its tangent code run per direction.
 
 tests/program_gen.py writes each program as the source of a module (``f(x, v, s, flag)`` and up to
 three helpers, sometimes a second module it imports helpers from): assignments, re-assignment (of
@@ -211,7 +212,31 @@ def check_modes(prog, directory, k, direction_seed):
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"the hvp code raised {type(exc).__name__}: {exc}")) from exc
     _compare_hv(prog, "hvp", hv, fds)
+    _check_batched(prog, hvp_run, args, direction, hv)
     return refused
+
+
+def _check_batched(prog, hvp_run, args, direction, hv):
+    """Where the Hessian's tangent part has a batched form (differentiate/batching.py), it
+    gives for the stacked tangents ``[direction, 2 * direction + 1]`` what the tangent part
+    gives for each: ``hv`` and the Hessian times the second."""
+    prepare = getattr(hvp_run, "prepare", None)
+    per_tangent = prepare(args) if prepare is not None else None
+    many = getattr(per_tangent, "many", None)
+    if many is None:
+        return
+    other = tuple(2.0 * np.asarray(d) + 1.0 for d in direction)
+    stacked = tuple(np.stack([np.asarray(d, dtype=float), o]) for d, o in zip(direction, other))
+    try:
+        rows = many(stacked)
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"the batched tangent code raised {type(exc).__name__}: "
+                                           f"{exc}")) from exc
+    second = per_tangent(tuple(float(o) if np.ndim(o) == 0 else o for o in other))
+    for i, (row, first, again) in enumerate(zip(rows, hv, second)):
+        for got, want in ((row[0], first), (row[1], again)):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12 * max(1.0, float(np.max(np.abs(want)))),
+                                       err_msg=_report(prog, f"batched tangents, argument {i}"))
 
 
 def _compare_hv(prog, what, hv, fds):

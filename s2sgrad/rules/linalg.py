@@ -11,6 +11,7 @@ _MATMUL = defvjp(
     "numpy.matmul(x1, x2)", linear=("x1", "x2"),
     row_products={"x1": "s2s.rows_matmul", "x2": "s2s.rows_rmatmul"},
     step_sums={"x1": "s2s.matmul_vjp_a_sum(gs, x1, others)", "x2": "s2s.matmul_vjp_b_sum(gs, others, x2)"},
+    batched={"x1": "s2s.batch_matmul(t, x2)", "x2": "s2s.batch_rmatmul(x1, t)"},
     x1="s2s.matmul_vjp_a(g, x1, x2)",
     x2="s2s.matmul_vjp_b(g, x1, x2)",
 )
@@ -20,6 +21,7 @@ _DOT = defvjp(
     array_result=True,  # a numpy array, or a numpy scalar for two vectors
     row_products={"a": "s2s.rows_dot", "b": "s2s.rows_rdot"},
     step_sums={"a": "s2s.dot_vjp_a_sum(gs, a, others)", "b": "s2s.dot_vjp_b_sum(gs, others, b)"},
+    batched={"a": "s2s.batch_dot(t, b)", "b": "s2s.batch_rdot(a, t)"},
     a="s2s.dot_vjp_a(g, a, b)",
     b="s2s.dot_vjp_b(g, a, b)",
 )

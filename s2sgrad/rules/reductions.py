@@ -16,6 +16,7 @@ _SUM = defvjp(
     methods=("sum",),
     linear=("a",),
     reduction="sum",
+    batched={"a": "s2s.batch_sum(t, axis, dtype, keepdims)"},
     a="s2s.sum_vjp(g, a, axis, keepdims)",
 )
 _MEAN = defvjp(
@@ -23,6 +24,7 @@ _MEAN = defvjp(
     methods=("mean",),
     linear=("a",),
     reduction="mean",
+    batched={"a": "s2s.batch_mean(t, axis, dtype, keepdims)"},
     a="s2s.mean_vjp(g, a, axis, keepdims)",
 )
 _VAR = defvjp(

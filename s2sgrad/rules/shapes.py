@@ -11,6 +11,7 @@ _PAD_MODES = (
 _RESHAPE_BACK = "np.reshape(g, np.shape(a))"
 
 _RESHAPE = defvjp("numpy.reshape(a, shape=None, order='C')", linear=("a",),
+                  batched={"a": "s2s.batch_reshape(t, shape, order)"},
                   a="np.reshape(g, np.shape(a), order=order)",
                   view=True)
 _RAVEL = defvjp(
@@ -24,6 +25,7 @@ _SQUEEZE = defvjp("numpy.squeeze(a, axis=None)", methods=("squeeze",), linear=("
 _TRANSPOSE = defvjp(
     "numpy.transpose(a, axes=None)",
     linear=("a",),
+    batched={"a": "s2s.batch_transpose(t, axes)"},
     a="s2s.transpose_vjp(g, axes)",
     view=True,
 )
@@ -77,18 +79,23 @@ RULES = (
         array="s2s.unbroadcast(g, array)",
         view=True,
     ),
-    defvjp("numpy.asarray(a, dtype=None)", linear=("a",), a="g", view=True),
-    defvjp("numpy.array(object, dtype=None)", linear=("object",), object="g"),
+    defvjp("numpy.asarray(a, dtype=None)", linear=("a",), a="g", view=True,
+           batched={"a": "np.asarray(t, dtype)"}),
+    defvjp("numpy.array(object, dtype=None)", linear=("object",), object="g",
+           batched={"object": "np.array(t, dtype)"}),
     # s2s.getitem_vjp scatters into new zeros: later contributions may be added in place
     defvjp("operator.getitem(a, index)", linear=("a",), a="s2s.getitem_vjp(g, a, index)", view=True,
            fresh_adjoints=True),
-    defvjp("ndarray.T(self)", linear=("self",), self="np.transpose(g)", view=True),
+    defvjp("ndarray.T(self)", linear=("self",), self="np.transpose(g)", view=True,
+           batched={"self": "s2s.batch_transpose(t)"}),
     defvjp("ndarray.reshape(self, *shape, order='C')", linear=("self",),
+           batched={"self": "s2s.batch_reshape(t, shape, order)"},
            self="np.reshape(g, np.shape(self), order=order)",
            view=True),
     defvjp(
         "ndarray.transpose(self, *axes)",
         linear=("self",),
+        batched={"self": "s2s.batch_transpose(t, axes)"},
         self="s2s.transpose_vjp(g, axes)",
         view=True,
     ),
@@ -97,10 +104,11 @@ RULES = (
         linear=("self",),
         self="np.reshape(g, np.shape(self), order=order)",
     ),
-    defvjp("ndarray.copy(self)", linear=("self",), self="g"),
-    defvjp("ndarray.astype(self, dtype)", linear=("self",), self="g"),
+    defvjp("ndarray.copy(self)", linear=("self",), self="g", batched={"self": "np.copy(t)"}),
+    defvjp("ndarray.astype(self, dtype)", linear=("self",), self="g",
+           batched={"self": "t.astype(dtype)"}),
     defvjp("numpy.astype(x, dtype, copy=True)", linear=("x",), x="g"),
-    defvjp("numpy.copy(a)", linear=("a",), a="g"),
+    defvjp("numpy.copy(a)", linear=("a",), a="g", batched={"a": "np.copy(t)"}),
     defvjp("numpy.asanyarray(a, dtype=None)", linear=("a",), a="g", view=True),
     defvjp("numpy.ascontiguousarray(a, dtype=None)", linear=("a",), a="g", view=True),
     defvjp("numpy.atleast_3d(a)", linear=("a",), a=_RESHAPE_BACK, view=True),

@@ -33,6 +33,12 @@ one matrix product after the loop replaces one per iteration, whichever side the
 It may also name, per factor, the rule of its ``row_products``: the primitive that computes a
 loop's products with the rows ``a[t]`` of a loop-invariant array there and a loop-invariant other
 factor all at once before the loop (``s2s.rows_matmul(a, n, b)``: ``a[t] @ b`` for ``t < n``).
+
+``batched``: per parameter, the template of the call with a batched argument there (``t``: many
+tangents stacked on a leading axis, the other parameters as given), which returns the results
+for each stacked alike (a helper of runtime/batching.py): how a Hessian's tangent code carries
+all its columns at once (differentiate/batching.py). An elementwise rule needs none: its
+operands are aligned to broadcast as one column does.
 """
 
 from __future__ import annotations
@@ -99,6 +105,7 @@ class Rule:
     joint_jvp: str = ""  # linear in its parameters together (a join): the tangent, params as tangents
     consumes: tuple = ()  # list parameters it empties as it reads them (frees memory early)
     folds: bool = False  # called on numbers in a template, codegen writes its value instead
+    batched: tuple = ()  # ((param, template), ...): the call with batched tangents ``t`` there
 
     @property
     def registered(self) -> bool:
@@ -163,7 +170,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            methods: Iterable[str] = (), step_sums: Optional[dict] = None,
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
            constant_in: Iterable[str] = (), joint_jvp: str = "", consumes: Iterable[str] = (),
-           folds: bool = False, **templates: str) -> Rule:
+           folds: bool = False, batched: Optional[dict] = None, **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -174,7 +181,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 step_sums=tuple((step_sums or {}).items()),
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
                 constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
-                folds=folds)
+                folds=folds, batched=tuple((batched or {}).items()))
     unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")
@@ -194,6 +201,7 @@ def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iter
                    jvps=_renamed(rule.jvps, rename), methods=tuple(methods),
                    joint_jvp=_renamed((("", rule.joint_jvp),), rename)[0][1] if rule.joint_jvp else "",
                    step_sums=_renamed(rule.step_sums, rename),
+                   batched=_renamed(rule.batched, rename),
                    row_products=tuple((rename.get(p, p), name) for p, name in rule.row_products),
                    linear=tuple(rename.get(p, p) for p in rule.linear),
                    constant_in=tuple(rename.get(p, p) for p in rule.constant_in))
@@ -244,7 +252,8 @@ def validate(rule: Rule) -> None:
     joint = [(rule.params[0].name, rule.joint_jvp, set())] if rule.joint_jvp else []
     for param, code, seeds in [(p, c, {"g", "ans"}) for p, c in rule.vjps] + \
             [(p, c, {"t", "ans"}) for p, c in rule.jvps] + joint + \
-            [(p, c, {"gs", "others"}) for p, c in rule.step_sums]:
+            [(p, c, {"gs", "others"}) for p, c in rule.step_sums] + \
+            [(p, c, {"t"}) for p, c in rule.batched]:
         allowed = seeds | names | TEMPLATE_GLOBALS
         if param not in names:
             raise AssertionError(f"rule {rule.name}: template for unknown parameter {param!r}")

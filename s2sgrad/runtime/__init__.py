@@ -16,6 +16,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - custom: custom_result
 - complex: match_complex, abs_slope, angle_slope (and their adjoints)
 - contract: einsum_vjp, einsum_vjps
+- batching: batched tangents (a Hessian's columns at once): lead, columns, batch_matmul, ...
 
 A helper's ``__module__`` is its own module (``s2sgrad.runtime.reductions``); generated code names
 it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/normalize.py).
@@ -23,8 +24,9 @@ it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/norm
 
 from __future__ import annotations
 
-from . import (broadcasting, containers, custom, elementwise, indexing, linalg, products,
+from . import (batching, broadcasting, containers, custom, elementwise, indexing, linalg, products,
                reductions, rows, scans, shapes)
+from .batching import *  # noqa: F401,F403
 from .broadcasting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
 from .containers import *  # noqa: F401,F403
@@ -42,6 +44,6 @@ from .shapes import *  # noqa: F401,F403
 # The helpers that runtime.py itself defined before the split; the complex and einsum helpers
 # (then runtime_complex.py and runtime_contract.py, re-exported by name) were not listed, and
 # still are not.
-__all__ = sorted(broadcasting.__all__ + containers.__all__ + custom.__all__ + elementwise.__all__
-                 + indexing.__all__ + linalg.__all__ + products.__all__ + reductions.__all__
+__all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + custom.__all__
+                 + elementwise.__all__ + indexing.__all__ + linalg.__all__ + products.__all__ + reductions.__all__
                  + rows.__all__ + scans.__all__ + shapes.__all__)

@@ -119,6 +119,23 @@ def linearized_lines(fn: JvpFunction, lin, names: tuple) -> list:
     return lines
 
 
+def batched_lines(fn: JvpFunction, lin, name: str, values: str, batched: tuple) -> list:
+    """The source lines of the tangent part of ``fn`` (differentiate/linearize.py) carrying many
+    tangents at once under ``name``: ``batched`` is its ``(items, returned code)``
+    (differentiate/batching.py), ``values`` the parameter for the handed values."""
+    along = ", ".join(fn.tangent_params)
+    handed = ", ".join(lin.handed) + ("," if len(lin.handed) == 1 else "")
+    lines = [f"def {name}({values}, {along}):",
+             f'{INDENT}"""{fn.name}, part 2 for many tangents at once: row k of {along} is',
+             f"{INDENT}tangent k, and row k of what it returns is that tangent's; rows are",
+             f'{INDENT}carried through together (s2sgrad.runtime.batching)."""']
+    if lin.handed:
+        lines.append(f"{INDENT}{handed} = {values}")
+    lines.extend(render_code(batched[0], INDENT))
+    lines.append(f"{INDENT}return {batched[1]}")
+    return lines
+
+
 def grad_wrapper(name: str, params: tuple, reserved: frozenset, top: VjpFunction,
                  grad_name: str) -> GradWrapper:
     """The ``<f>_grad`` wrapper of ``top``, the sweeps of ``name`` (parameter names ``params``;

@@ -29,9 +29,11 @@ from .loader import load
 # Per mode, the keys of an entry's "call" (the generated names of its callables), in call order.
 # "rev2": reverse mode, then forward mode over its <f>_grad (compose.py): the gradient with the
 # Hessian-vector product, the same in two parts ("" where it does not split: values once, a
-# tangent per column), and the product alone.
+# tangent per column), the product alone, and the tangent part for every column at once ("" where
+# it has no batched form: differentiate/batching.py).
 CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",),
-         "rev2": ("fwd", "bwd", "grad", "jvp", "hvp_values", "hvp_tangent", "hvp")}
+         "rev2": ("fwd", "bwd", "grad", "jvp", "hvp_values", "hvp_tangent", "hvp",
+                  "hvp_tangents")}
 
 
 @functools.lru_cache(maxsize=1)

@@ -8,6 +8,7 @@ RULES = (
         "s2sgrad.runtime.unbroadcast(value, x)",
         linear=("value",),
         constant_in=("x",),
+        batched={"value": "s2s.batch_unbroadcast(t, x)"},
         value="s2s.broadcast(g, np.shape(value))",
     ),
     # a tangent given the output's shape: the adjoint is summed back to the tangent's shape
@@ -15,6 +16,7 @@ RULES = (
         "s2sgrad.runtime.broadcast(value, shape)",
         linear=("value",),
         constant_in=("shape",),
+        batched={"value": "s2s.batch_broadcast(t, shape)"},
         value="s2s.unbroadcast(g, value)",
     ),
     # an adjoint given its input's shape and dtype: spread from one number standing for an
@@ -23,6 +25,7 @@ RULES = (
         "s2sgrad.runtime.like(value, x)",
         linear=("value",),
         constant_in=("x",),
+        batched={"value": "s2s.batch_like(t, x)"},
         value="s2s.fit(g, value)",
     ),
     defvjp(

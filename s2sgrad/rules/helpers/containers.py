@@ -13,6 +13,8 @@ RULES = (
         constant_in=("index",),
         jvps={"x": "s2s.setitem(t, index, 0.0)",
               "value": "s2s.setitem(s2s.zeros_like(x), index, t)"},
+        batched={"x": "s2s.batch_setitem(t, index, value)",
+                 "value": "s2s.batch_setitem_value(x, index, t)"},
         x="s2s.setitem(g, index, 0.0)",
         value="s2s.unbroadcast(g[index], value)",
     ),

@@ -9,6 +9,7 @@ RULES = (
         "s2sgrad.runtime.getitem_vjp(value, x, index)",
         linear=("value",),
         constant_in=("x", "index"),
+        batched={"value": "s2s.batch_getitem_vjp(t, x, index)"},
         value="s2s.unbroadcast(g[index], value)",
     ),
     # a backward loop's row adjoints stacked (last visited first): its transpose unstacks them

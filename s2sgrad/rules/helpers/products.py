@@ -11,18 +11,29 @@ are linear in each list, and their adjoints are lists (``s2s.Parts``), one item 
 from ..table import defvjp
 
 
+_BATCHED = ("matmul", "dot")  # the pairs with helpers for a batched adjoint (runtime/batching.py)
+
+
 def _pair(name: str, product: str, sized: bool) -> tuple:
     """The rules of ``{name}_vjp_a`` and ``{name}_vjp_b`` for ``product`` (a template of ``a`` and
     ``b``); ``sized``: the transpose in ``g`` is summed to g's shape (batch axes broadcast)."""
     def to_value(code):
         return f"s2s.unbroadcast({code}, value)" if sized else code
+
+    def batched(which):
+        """The adjoint batched, and the other factor (the one the adjoint is not of) batched."""
+        if name not in _BATCHED:
+            return {}
+        other = {"a": ("b", "value, a, t"), "b": ("a", "value, t, b")}[which]
+        return {"value": f"s2s.batch_{name}_vjp_{which}(t, a, b)",
+                other[0]: f"s2s.batch_{name}_vjp_{which}_{other[0]}({other[1]})"}
     return (
         # d/da <g, a*b>: bilinear in (g, b), a read for its shape only
         defvjp(f"s2sgrad.runtime.{name}_vjp_a(value, a, b)", linear=("value", "b"), constant_in=("a",),
-               value=to_value(product.format(a="g", b="b")), b=f"s2s.{name}_vjp_b(value, g, b)"),
+               batched=batched("a"), value=to_value(product.format(a="g", b="b")), b=f"s2s.{name}_vjp_b(value, g, b)"),
         # d/db <g, a*b>: bilinear in (g, a), b read for its shape only
         defvjp(f"s2sgrad.runtime.{name}_vjp_b(value, a, b)", linear=("value", "a"), constant_in=("b",),
-               value=to_value(product.format(a="a", b="g")), a=f"s2s.{name}_vjp_a(value, a, g)"),
+               batched=batched("b"), value=to_value(product.format(a="a", b="g")), a=f"s2s.{name}_vjp_a(value, a, g)"),
     )
 
 

@@ -28,12 +28,14 @@ RULES = (
     defvjp(
         "s2sgrad.runtime.sum_vjp(value, x, axis=None, keepdims=False)",
         linear=("value",), constant_in=("x",),
+        batched={"value": "s2s.batch_sum_vjp(t, x, axis, keepdims)"},
         value=f"s2s.unbroadcast(np.sum(g, {_R}), value)",
     ),
     # the adjoint of a mean: spread and divided by the count; its transpose is the mean
     defvjp(
         "s2sgrad.runtime.mean_vjp(value, x, axis=None, keepdims=False)",
         linear=("value",), constant_in=("x",),
+        batched={"value": "s2s.batch_mean_vjp(t, x, axis, keepdims)"},
         value=f"s2s.unbroadcast(np.mean(g, {_R}), value)",
     ),
     # max/min's adjoint, shared among the hits: its transpose is the mean over the hits

@@ -1,0 +1,248 @@
+"""Batched tangents: the tangent part of a linearized forward-mode function (linearize.py) ->
+the same statements carrying many tangents at once, or None where a statement has no batched form.
+
+A Hessian needs the tangent part once per column. Batched, it runs once: each tangent parameter
+holds every direction stacked on a new leading axis, and so does every value computed from one;
+the values the primal part handed over stay as they are. Each expression reading a batched value
+is rewritten by what the rule table says of its function (``Rule.batched``: the call with that
+argument batched, a runtime helper of runtime/batching.py), or, for an elementwise function or
+operator, by aligning each batched operand to broadcast as one column does (``s2s.lead``). An
+operand read twice that way is bound to a name first. Anything else (a call the table has no
+batched form of, a batched value in a list, a comparison) refuses the whole part: the Hessian
+then runs the tangent part per column, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..lower.naming import Namer
+from ..program import Comment, Simple, _dotted, name_reads
+from ..rules.table import POSITIONAL, VARARGS, RuleTable
+from .templates import instantiate
+
+_OPERATORS = {cst.Add: "operator.add", cst.Subtract: "operator.sub", cst.Multiply: "operator.mul",
+              cst.Divide: "operator.truediv", cst.MatrixMultiply: "operator.matmul",
+              cst.Power: "operator.pow", cst.Modulo: "operator.mod"}
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary)
+_OWNERS = {"np": "numpy", "s2s": "s2sgrad.runtime"}
+
+
+class NotBatched(Exception):
+    """A statement of the tangent part has no batched form."""
+
+
+def batch_statements(items: tuple, tangent: str, batched: tuple, table: RuleTable,
+                     taken: frozenset) -> Optional[tuple]:
+    """``(items, returned code)``: ``items`` (comments and ``name = expr`` lines) and the
+    returned ``tangent`` with the names ``batched`` (the tangent parameters) holding stacked
+    tangents, or None. ``taken``: names a new name must not shadow."""
+    batcher = _Batcher(table, set(batched), Namer(taken | _all_names(items)))
+    out: list = []
+    try:
+        for item in items:
+            out.extend((item,) if isinstance(item, Comment) else batcher.statement(item))
+        returned = batcher.returned(cst.parse_expression(tangent), batched[0])
+    except NotBatched:
+        return None
+    return tuple(out), cst.Module([]).code_for_node(returned)
+
+
+def _all_names(items: tuple) -> frozenset:
+    out: set = set()
+    for item in items:
+        out |= set(item.reads) | set(item.binds)
+    return frozenset(out)
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return _is_number(node.expression)
+    return isinstance(node, _LITERALS)
+
+
+def _is_plain(node: cst.BaseExpression) -> bool:
+    """A name, an attribute of one or a number: cheap and the same when read twice."""
+    return _is_number(node) or bool(_dotted(node))
+
+
+def _first_column(node: cst.BaseExpression) -> cst.Subscript:
+    return cst.Subscript(node, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+
+
+def _call(func: str, args: list) -> cst.Call:
+    return cst.Call(cst.parse_expression(func), [cst.Arg(a) for a in args])
+
+
+class _Batcher:
+    """Rewrites one tangent part, statement by statement; ``batched``: the names holding stacks."""
+
+    def __init__(self, table: RuleTable, batched: set, namer: Namer) -> None:
+        self.table, self.batched, self.namer = table, batched, namer
+        self.before: list = []  # statements binding operands read twice, for the current line
+
+    def statement(self, item: Simple) -> list:
+        node = item.node
+        if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and
+                isinstance(node.targets[0].target, cst.Name)):
+            raise NotBatched
+        value, is_batched = self.expr(node.value)
+        if is_batched:
+            self.batched.add(node.targets[0].target.value)
+        out, self.before = self.before + [Simple(node.with_changes(value=value))], []
+        return out
+
+    def returned(self, node: cst.BaseExpression, rows: str) -> cst.BaseExpression:
+        """The returned tangent (one, or a tuple of them); a part that reads no stacked value is
+        the same for every tangent: stacked as many times as ``rows`` (a tangent parameter)."""
+        if isinstance(node, cst.Tuple):
+            return node.with_changes(elements=[e.with_changes(value=self.returned(e.value, rows))
+                                               for e in node.elements])
+        value, is_batched = self.expr(node)
+        if is_batched:
+            return value
+        return _call("s2s.batch_constant", [value, cst.Name(rows)])
+
+    def reads_batched(self, node: cst.CSTNode) -> bool:
+        return any(name in self.batched for name in name_reads(node))
+
+    def expr(self, node: cst.BaseExpression) -> tuple:
+        """``(node, whether it is batched)``."""
+        if not self.reads_batched(node):
+            return node, False
+        if isinstance(node, cst.Name):
+            return node, True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            inner, _ = self.expr(node.expression)
+            return node.with_changes(expression=inner), True
+        if isinstance(node, cst.BinaryOperation):
+            return self.binary(node), True
+        if isinstance(node, cst.Call):
+            return self.call(node), True
+        if isinstance(node, cst.Attribute):
+            return self.apply(f"ndarray.{node.attr.value}", [(None, *self.expr(node.value))],
+                              None), True
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node), True
+        raise NotBatched
+
+    def binary(self, node: cst.BinaryOperation) -> cst.BaseExpression:
+        name = _OPERATORS.get(type(node.operator))
+        if name is None:
+            raise NotBatched
+        left, right = self.expr(node.left), self.expr(node.right)
+        if self.table.broadcasts(name):
+            left, right = self.aligned([left, right])
+            return node.with_changes(left=left, right=right)
+        return self.apply(name, [(None, *left), (None, *right)], None)
+
+    def call(self, node: cst.Call) -> cst.BaseExpression:
+        args = []
+        for arg in node.args:
+            value, is_batched = self.expr(arg.value)
+            if is_batched and arg.star:
+                raise NotBatched
+            args.append((arg.keyword.value if arg.keyword else None, value, is_batched, arg))
+        dotted = _dotted(node.func)
+        owner = dotted.split(".")[0]
+        if owner in _OWNERS:
+            name = _OWNERS[owner] + dotted[len(owner):]
+            if self.table.broadcasts(name) and all(a[0] is None and not a[3].star for a in args):
+                values = self.aligned([(a[1], a[2]) for a in args])
+                return node.with_changes(args=[a[3].with_changes(value=v) for a, v in zip(args, values)])
+            return self.apply(name, [(k, v, b) for k, v, b, _ in args], node)
+        if isinstance(node.func, cst.Attribute):  # a method: its receiver is the first argument
+            receiver = self.expr(node.func.value)
+            name = f"ndarray.{node.func.attr.value}"
+            if self.table.broadcasts(name) and not args:  # elementwise, of the receiver alone
+                return node.with_changes(func=node.func.with_changes(value=receiver[0]))
+            return self.apply(name, [(None, *receiver)] + [(k, v, b) for k, v, b, _ in args], node)
+        raise NotBatched
+
+    def apply(self, name: str, args: list, node: Optional[cst.Call]) -> cst.BaseExpression:
+        """The rule ``name``'s batched template for the one batched argument of ``args``
+        (``(keyword or None, node, batched)``)."""
+        rule = self.table.get(name)
+        if rule is None or (node is not None and any(a.star for a in node.args)):
+            raise NotBatched
+        mapping, batched, defaulted = _bind(rule, args)
+        templates = dict(rule.batched)
+        if len(batched) != 1 or batched[0] not in templates:
+            raise NotBatched
+        mapping["t"] = mapping.pop(batched[0])
+        return instantiate(templates[batched[0]], mapping, frozenset(defaulted))
+
+    def aligned(self, operands: list) -> list:
+        """Elementwise operands ``(node, batched)``: each batched one aligned to broadcast
+        against the others as one column does."""
+        plain = [self.plain(node, is_batched) for node, is_batched in operands]
+        out = []
+        for i, (node, is_batched) in enumerate(plain):
+            if not is_batched:
+                out.append(node)
+                continue
+            others = [_first_column(o) if b else o for j, (o, b) in enumerate(plain)
+                      if j != i and not _is_number(o)]
+            out.append(_call("s2s.lead", [node, *others]) if others else node)
+        return out
+
+    def plain(self, node: cst.BaseExpression, is_batched: bool) -> tuple:
+        """``(node, batched)`` with ``node`` bound to a new name first unless it is plain."""
+        if _is_plain(node):
+            return node, is_batched
+        name = self.namer.fresh("batched" if is_batched else "operand")
+        self.before.append(Simple(cst.Assign([cst.AssignTarget(cst.Name(name))], node)))
+        if is_batched:
+            self.batched.add(name)
+        return cst.Name(name), is_batched
+
+    def subscript(self, node: cst.Subscript) -> cst.Subscript:
+        """``t[index]`` -> ``t[:, index]``, where numpy places the result's axes alike: every
+        element but slices, ``...`` and ``None`` side by side."""
+        value, is_batched = self.expr(node.value)
+        if not is_batched or any(self.reads_batched(e) for e in node.slice):
+            raise NotBatched
+        kinds = [isinstance(e.slice, cst.Slice) or _none_or_ellipsis(e.slice) for e in node.slice]
+        indexes = [i for i, k in enumerate(kinds) if not k]
+        if indexes and indexes[-1] - indexes[0] + 1 != len(indexes):
+            raise NotBatched
+        everything = cst.SubscriptElement(cst.Slice(None, None))
+        return node.with_changes(value=value, slice=[everything, *node.slice])
+
+
+def _none_or_ellipsis(index: cst.BaseSlice) -> bool:
+    return isinstance(index, cst.Index) and (
+        isinstance(index.value, cst.Ellipsis) or
+        (isinstance(index.value, cst.Name) and index.value.value == "None"))
+
+
+def _bind(rule, args: list) -> tuple:
+    """``(mapping, batched parameters, defaulted parameters)`` of ``args`` bound to ``rule``'s
+    parameters (``mapping``: parameter -> node)."""
+    positional = [(v, b) for k, v, b in args if k is None]
+    keywords = {k: (v, b) for k, v, b in args if k is not None}
+    mapping, batched, defaulted = {}, [], []
+    index = 0
+    for p in rule.params:
+        if p.kind == VARARGS:
+            rest, index = positional[index:], len(positional)
+            if any(b for _, b in rest):
+                raise NotBatched
+            value = (cst.Tuple([cst.Element(v) for v, _ in rest]), False)
+        elif p.kind == POSITIONAL and index < len(positional):
+            value, index = positional[index], index + 1
+        elif p.name in keywords:
+            value = keywords.pop(p.name)
+        elif p.default is not None:
+            value = (cst.parse_expression(p.default), False)
+            defaulted.append(p.name)
+        else:
+            raise NotBatched
+        mapping[p.name] = value[0]
+        if value[1]:
+            batched.append(p.name)
+    if index < len(positional) or keywords:
+        raise NotBatched
+    return mapping, batched, defaulted

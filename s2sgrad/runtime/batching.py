@@ -1,0 +1,372 @@
+"""Batched tangents (numpy only): helpers for code that carries many tangents at once.
+
+A batched tangent is the tangents of one value along several directions, stacked on a new
+leading axis: ``t[k]`` is the tangent along direction ``k``. The batched tangent code of a
+Hessian (differentiate/batching.py) computes every column in one sweep by calling these where
+plain numpy would misread the leading axis. Each helper ``batch_<f>(t, ...)`` returns, stacked,
+what ``f`` returns for each ``t[k]`` with the other arguments as given (unbatched); ``columns``
+is that definition itself, the general path of a helper whose fast paths do not apply.
+"""
+
+from __future__ import annotations
+
+import operator
+import weakref
+
+import numpy as np
+
+from .broadcasting import _ndarray, like
+from .containers import setitem
+from .indexing import _is_basic, getitem_vjp
+from .products import dot_vjp_a, dot_vjp_b
+from .reductions import _count
+
+__all__ = [
+    "unit_rows",
+    "lead",
+    "columns",
+    "batch_constant",
+    "batch_axis",
+    "batch_sum",
+    "batch_mean",
+    "batch_matmul",
+    "batch_rmatmul",
+    "batch_dot",
+    "batch_rdot",
+    "batch_matmul_vjp_a",
+    "batch_matmul_vjp_b",
+    "batch_dot_vjp_a",
+    "batch_dot_vjp_b",
+    "batch_matmul_vjp_a_b",
+    "batch_matmul_vjp_b_a",
+    "batch_dot_vjp_a_b",
+    "batch_dot_vjp_b_a",
+    "batch_like",
+    "batch_broadcast",
+    "batch_unbroadcast",
+    "batch_sum_vjp",
+    "batch_mean_vjp",
+    "batch_getitem_vjp",
+    "batch_setitem",
+    "batch_setitem_value",
+    "batch_reshape",
+    "batch_transpose",
+]
+
+
+# Arrays made by unit_rows: id -> (a weak reference to it, the index of its first row's 1).
+_UNIT_ROWS: dict = {}
+
+
+def unit_rows(first, stop, shape, dtype=np.float64):
+    """Read-only stacked tangents of ``shape`` whose row ``k`` is zero but for a 1 at flat index
+    ``first + k`` (``k < stop - first``): the seeds of a Hessian's columns. A batched product
+    knows them as such and picks the rows or columns they select instead of multiplying."""
+    rows = stop - first
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = np.zeros((rows, size), dtype)
+    flat[np.arange(rows), np.arange(first, stop)] = 1.0
+    t = flat.reshape((rows,) + tuple(shape))
+    t.flags.writeable = False
+    key = id(t)
+    _UNIT_ROWS[key] = (weakref.ref(t, lambda _, key=key: _UNIT_ROWS.pop(key, None)), first)
+    return t
+
+
+def _first_unit(t):
+    """The index of the 1 in row 0 of ``t`` when unit_rows made it (unchanged: read-only)."""
+    entry = _UNIT_ROWS.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t else None
+
+
+def lead(t, *operands):
+    """Batched ``t`` with axes of length one after its leading axis, so that it broadcasts
+    against the unbatched ``operands`` as each of its columns does."""
+    return _lead_to(t, max((np.ndim(o) for o in operands), default=0))
+
+
+def _lead_to(t, need):
+    """Batched ``t`` whose columns have at least ``need`` axes (length one first)."""
+    t = t if type(t) is _ndarray else np.asarray(t)
+    rank = t.ndim - 1
+    if need <= rank:
+        return t
+    return t.reshape(t.shape[:1] + (1,) * (need - rank) + t.shape[1:])
+
+
+def columns(fn, t, *args, **kwargs):
+    """``fn(t[k], *args, **kwargs)`` for every ``k``, stacked on a leading axis."""
+    return np.stack([np.asarray(fn(column, *args, **kwargs)) for column in t])
+
+
+def batch_constant(value, rows):
+    """``value`` for every row of the stack ``rows``: a tangent that does not vary with them."""
+    value = np.asarray(value)
+    return np.broadcast_to(value, (len(rows),) + value.shape)
+
+
+def batch_axis(axis, t):
+    """An ``axis`` argument (None, an int or a tuple) of one column, for batched ``t``."""
+    if axis is None:
+        return tuple(range(1, np.ndim(t)))
+    if isinstance(axis, (tuple, list)):
+        return tuple(batch_axis(a, t) for a in axis)
+    axis = operator.index(axis)
+    return axis + 1 if axis >= 0 else axis
+
+
+def batch_sum(t, axis=None, dtype=None, keepdims=False):
+    return np.sum(t, axis=batch_axis(axis, t), dtype=dtype, keepdims=keepdims)
+
+
+def batch_mean(t, axis=None, dtype=None, keepdims=False):
+    return np.mean(t, axis=batch_axis(axis, t), dtype=dtype, keepdims=keepdims)
+
+
+def batch_matmul(t, b):
+    """``t[k] @ b``, stacked."""
+    t = np.asarray(t)
+    rank, b_nd = t.ndim - 1, np.ndim(b)
+    first = _first_unit(t)
+    if first is not None and rank == 1 and b_nd in (1, 2):
+        return np.array(np.asarray(b)[first:first + len(t)])  # e_i @ b: row i of b
+    if (rank == 1 and b_nd <= 2) or (rank >= 2 and b_nd <= rank):
+        return np.matmul(t, b)
+    if rank == 1:  # a vector times a stack of matrices
+        rows = t.reshape(t.shape[:1] + (1,) * (b_nd - 2) + (1, t.shape[1]))
+        return np.matmul(rows, b)[..., 0, :]
+    return np.matmul(lead(t, b), b)
+
+
+def batch_rmatmul(a, t):
+    """``a @ t[k]``, stacked."""
+    t = np.asarray(t)
+    rank, a_nd = t.ndim - 1, np.ndim(a)
+    first = _first_unit(t)
+    if first is not None and rank == 1 and a_nd in (1, 2):
+        return np.ascontiguousarray(np.asarray(a)[..., first:first + len(t)].T)  # column i of a
+    if rank == 1:
+        if a_nd <= 2:
+            return np.matmul(t, np.transpose(a))  # (a @ v)[i] = (v @ a.T)[i]: one product
+        cols = t.reshape(t.shape[:1] + (1,) * (a_nd - 2) + (t.shape[1], 1))
+        return np.matmul(a, cols)[..., 0]
+    if a_nd <= rank:
+        return np.matmul(a, t)
+    return np.matmul(a, lead(t, a))
+
+
+def _matrix_ranks(a, t) -> bool:
+    return np.ndim(a) in (1, 2) and np.ndim(t) - 1 in (1, 2)
+
+
+def batch_dot(t, b):
+    """``np.dot(t[k], b)``, stacked."""
+    if _matrix_ranks(b, t):
+        return batch_matmul(t, b)  # np.dot is the matrix product here
+    if np.ndim(b) == 0 or np.ndim(t) == 1:
+        return lead(t, b) * b
+    return columns(np.dot, t, b)
+
+
+def batch_rdot(a, t):
+    """``np.dot(a, t[k])``, stacked."""
+    if _matrix_ranks(a, t):
+        return batch_rmatmul(a, t)
+    if np.ndim(a) == 0 or np.ndim(t) == 1:
+        return a * lead(t, a)
+    return columns(lambda column: np.dot(a, column), t)
+
+
+def batch_unbroadcast(t, x):
+    """``unbroadcast(t[k], x)``, stacked: each column summed down to ``x``'s shape (or to
+    ``x`` itself, a tuple)."""
+    shape = x if type(x) is tuple else np.shape(x)
+    t = _lead_to(t, len(shape))
+    extra = t.ndim - 1 - len(shape)
+    if extra > 0:
+        t = np.sum(t, axis=tuple(range(1, 1 + extra)))
+    axes = tuple(i + 1 for i, n in enumerate(shape) if n == 1 and t.shape[i + 1] != 1)
+    return np.sum(t, axis=axes, keepdims=True) if axes else t
+
+
+def batch_broadcast(t, shape):
+    """``broadcast(t[k], shape)``, stacked."""
+    shape = tuple(shape)
+    t = _lead_to(t, len(shape))
+    return np.broadcast_to(t, t.shape[:1] + shape)
+
+
+def batch_like(t, x):
+    """``like(t[k], x)``, stacked: each column as the gradient of ``x``."""
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        t = np.real(np.asarray(t))
+        return np.sum(t.reshape(len(t), -1), axis=1).astype(np.float64)
+    if type(x) is not _ndarray:
+        return columns(like, t, x)
+    x_dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    t = np.asarray(t)
+    if t.dtype == x_dtype and t.shape[1:] == x.shape and t.flags.writeable:
+        return t  # already stacked gradients of x (like's own fast path, per row)
+    if t.dtype.kind == "c" and x_dtype.kind != "c":
+        t = t.real
+    out = np.empty(t.shape[:1] + x.shape, x_dtype)
+    out[...] = batch_unbroadcast(t, x)
+    return out
+
+
+def batch_matmul_vjp_a(t, a, b):
+    """``matmul_vjp_a(t[k], a, b)``, stacked."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    t = np.asarray(t)
+    if b_nd == 2 and a_nd in (1, 2) and t.ndim == a_nd + 1:
+        return np.matmul(t, np.transpose(b))
+    if b_nd == 1:
+        return batch_unbroadcast(t[..., None] * b, a)
+    if a_nd == 1:
+        return batch_unbroadcast(np.matmul(t[..., None, :], np.swapaxes(b, -1, -2))[..., 0, :], a)
+    return batch_unbroadcast(np.matmul(t, np.swapaxes(b, -1, -2)), a)
+
+
+def batch_matmul_vjp_b(t, a, b):
+    """``matmul_vjp_b(t[k], a, b)``, stacked."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    t = np.asarray(t)
+    if a_nd == 2 and b_nd == 1 and t.ndim == 2:
+        return np.matmul(t, a)
+    if a_nd == 1:
+        if b_nd == 1:
+            return t[..., None] * np.asarray(a)
+        return batch_unbroadcast(np.asarray(a)[:, None] * t[..., None, :], b)
+    if b_nd == 1:
+        return batch_unbroadcast(np.matmul(np.swapaxes(a, -1, -2), t[..., None])[..., 0], b)
+    return batch_unbroadcast(np.matmul(np.swapaxes(a, -1, -2), t), b)
+
+
+def batch_dot_vjp_a(t, a, b):
+    """``dot_vjp_a(t[k], a, b)``, stacked."""
+    if np.ndim(a) in (1, 2) and np.ndim(b) in (1, 2):
+        return batch_matmul_vjp_a(t, a, b)
+    return columns(dot_vjp_a, t, a, b)
+
+
+def batch_dot_vjp_b(t, a, b):
+    """``dot_vjp_b(t[k], a, b)``, stacked."""
+    if np.ndim(a) in (1, 2) and np.ndim(b) in (1, 2):
+        return batch_matmul_vjp_b(t, a, b)
+    return columns(dot_vjp_b, t, a, b)
+
+
+def batch_matmul_vjp_a_b(g, a, t):
+    """``matmul_vjp_a(g, a, t[k])``, stacked: the adjoint's other factor batched."""
+    a_nd, b_nd = np.ndim(a), np.ndim(t) - 1
+    g = np.asarray(g)
+    if b_nd == 1:
+        if a_nd == 1:
+            return g * t
+        return batch_unbroadcast(g[..., None] * lead(t, g[..., None]), a)
+    if a_nd == 1:
+        return batch_unbroadcast(np.matmul(g[..., None, :], np.swapaxes(t, -1, -2))[..., 0, :], a)
+    return batch_unbroadcast(np.matmul(g, np.swapaxes(lead(t, g), -1, -2)), a)
+
+
+def batch_matmul_vjp_b_a(g, t, b):
+    """``matmul_vjp_b(g, t[k], b)``, stacked: the adjoint's other factor batched."""
+    a_nd, b_nd = np.ndim(t) - 1, np.ndim(b)
+    g = np.asarray(g)
+    if a_nd == 1:
+        if b_nd == 1:
+            return g * t
+        column = np.asarray(t)[..., None]
+        return batch_unbroadcast(lead(column, g[..., None, :]) * g[..., None, :], b)
+    if b_nd == 1:
+        return batch_unbroadcast(np.matmul(np.swapaxes(t, -1, -2), g[..., None])[..., 0], b)
+    return batch_unbroadcast(np.matmul(np.swapaxes(lead(t, g), -1, -2), g), b)
+
+
+def batch_dot_vjp_a_b(g, a, t):
+    """``dot_vjp_a(g, a, t[k])``, stacked."""
+    if np.ndim(a) in (1, 2) and np.ndim(t) - 1 in (1, 2):
+        return batch_matmul_vjp_a_b(g, a, t)
+    return columns(lambda column: dot_vjp_a(g, a, column), t)
+
+
+def batch_dot_vjp_b_a(g, t, b):
+    """``dot_vjp_b(g, t[k], b)``, stacked."""
+    if np.ndim(t) - 1 in (1, 2) and np.ndim(b) in (1, 2):
+        return batch_matmul_vjp_b_a(g, t, b)
+    return columns(lambda column: dot_vjp_b(g, column, b), t)
+
+
+def batch_sum_vjp(t, x, axis=None, keepdims=False):
+    """``sum_vjp(t[k], x, axis, keepdims)``, stacked: each row spread over ``x``'s shape."""
+    shape = np.shape(x)
+    t = np.asarray(t)
+    if axis is None:
+        t = t.reshape(t.shape[:1] + (1,) * len(shape))
+    elif not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        t = np.expand_dims(_lead_to(t, len(shape) - len(axes)),
+                           tuple(a % len(shape) + 1 for a in axes))
+    return np.broadcast_to(_lead_to(t, len(shape)), t.shape[:1] + shape)
+
+
+def batch_mean_vjp(t, x, axis=None, keepdims=False):
+    """``mean_vjp(t[k], x, axis, keepdims)``, stacked."""
+    return batch_sum_vjp(t, x, axis, keepdims) / _count(x, axis)
+
+
+def _rows_index(index) -> tuple:
+    return (slice(None),) + (index if type(index) is tuple else (index,))
+
+
+def batch_getitem_vjp(t, x, index):
+    """``getitem_vjp(t[k], x, index)``, stacked: each row scattered into zeros like ``x``."""
+    if type(x) is not _ndarray or not _is_basic(index):
+        return columns(getitem_vjp, t, x, index)
+    t = np.asarray(t)
+    out = np.zeros(t.shape[:1] + x.shape, dtype=np.result_type(t, x))
+    out[_rows_index(index)] = _lead_to(t, out[0][index].ndim)
+    return out
+
+
+def batch_setitem(t, index, value):
+    """``setitem(t[k], index, value)``, stacked: a copy of the rows with ``value`` written."""
+    if type(t) is not _ndarray or not _is_basic(index):
+        return columns(setitem, t, index, value)
+    out = np.array(t, copy=True)
+    out[_rows_index(index)] = value
+    return out
+
+
+def batch_setitem_value(x, index, t):
+    """``setitem(x, index, t[k])``, stacked: ``x`` with each row written into it."""
+    t = np.asarray(t)
+    if type(x) is not _ndarray or not _is_basic(index):
+        return columns(lambda row: setitem(x, index, row), t)
+    out = np.empty(t.shape[:1] + x.shape, dtype=np.result_type(t, x))
+    out[...] = x
+    out[_rows_index(index)] = _lead_to(t, out[0][index].ndim)
+    return out
+
+
+def batch_reshape(t, shape, order="C"):
+    """``np.reshape(t[k], shape, order=order)``, stacked (``shape`` also as a method's
+    ``*shape``: a tuple holding the shape)."""
+    if isinstance(shape, tuple) and len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (operator.index(shape),)
+    t = np.asarray(t)
+    if order == "C":
+        return t.reshape(t.shape[:1] + shape)
+    return columns(np.reshape, t, shape, order=order)
+
+
+def batch_transpose(t, axes=None):
+    """``np.transpose(t[k], axes)``, stacked (``axes`` also as a method's ``*axes``)."""
+    t = np.asarray(t)
+    if isinstance(axes, tuple) and len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = axes[0]
+    if axes is None or axes == ():
+        return np.transpose(t, (0,) + tuple(range(t.ndim - 1, 0, -1)))
+    return np.transpose(t, (0,) + tuple(batch_axis(a, t) for a in axes))
+

@@ -1,0 +1,269 @@
+"""Batched tangents: the runtime helpers (s2sgrad/runtime/batching.py) against their definition,
+each row computed alone by the unbatched function; the batched tangent code of Hessians
+(differentiate/batching.py) against the per-column code and autograd; where it must refuse."""
+
+from __future__ import annotations
+
+import itertools
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad import jacobians
+from s2sgrad import runtime as s2s
+
+RNG = np.random.default_rng(7)
+ROWS = 3
+
+
+def stacked(shape):
+    return RNG.normal(size=(ROWS,) + shape)
+
+
+def per_row(fn, t):
+    return np.stack([np.asarray(fn(row)) for row in t])
+
+
+def check(batched, fn, t):
+    got = batched
+    want = per_row(fn, t)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+MATMUL_SHAPES = [((4,), (4,)), ((4,), (4, 5)), ((3, 4), (4,)), ((3, 4), (4, 5)),
+                 ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((4,), (2, 4, 5)), ((2, 3, 4), (4,)),
+                 ((2, 3, 4), (2, 4, 5))]
+
+
+@pytest.mark.parametrize("a_shape,b_shape", MATMUL_SHAPES)
+def test_batched_products_are_the_products_of_each_row(a_shape, b_shape):
+    a, b = RNG.normal(size=a_shape), RNG.normal(size=b_shape)
+    ta, tb = stacked(a_shape), stacked(b_shape)
+    check(s2s.batch_matmul(ta, b), lambda r: r @ b, ta)
+    check(s2s.batch_rmatmul(a, tb), lambda r: a @ r, tb)
+    g = RNG.normal(size=np.shape(a @ b))
+    tg = stacked(np.shape(a @ b))
+    check(s2s.batch_matmul_vjp_a(tg, a, b), lambda r: s2s.matmul_vjp_a(r, a, b), tg)
+    check(s2s.batch_matmul_vjp_b(tg, a, b), lambda r: s2s.matmul_vjp_b(r, a, b), tg)
+    check(s2s.batch_matmul_vjp_a_b(g, a, tb), lambda r: s2s.matmul_vjp_a(g, a, r), tb)
+    check(s2s.batch_matmul_vjp_b_a(g, ta, b), lambda r: s2s.matmul_vjp_b(g, r, b), ta)
+    if len(a_shape) <= 2 and len(b_shape) <= 2:
+        check(s2s.batch_dot(ta, b), lambda r: np.dot(r, b), ta)
+        check(s2s.batch_rdot(a, tb), lambda r: np.dot(a, r), tb)
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((), (4,)), ((3, 4), ()), ((2, 3, 4), (4, 5)),
+                                             ((3, 4), (2, 4, 5))])
+def test_batched_dot_of_numbers_and_stacks(a_shape, b_shape):
+    a, b = RNG.normal(size=a_shape), RNG.normal(size=b_shape)
+    ta, tb = stacked(a_shape), stacked(b_shape)
+    check(s2s.batch_dot(ta, b), lambda r: np.dot(r, b), ta)
+    check(s2s.batch_rdot(a, tb), lambda r: np.dot(a, r), tb)
+    g = RNG.normal(size=np.shape(np.dot(a, b)))
+    tg = stacked(np.shape(np.dot(a, b)))
+    check(s2s.batch_dot_vjp_a(tg, a, b), lambda r: s2s.dot_vjp_a(r, a, b), tg)
+    check(s2s.batch_dot_vjp_b(tg, a, b), lambda r: s2s.dot_vjp_b(r, a, b), tg)
+    check(s2s.batch_dot_vjp_a_b(g, a, tb), lambda r: s2s.dot_vjp_a(g, a, r), tb)
+    check(s2s.batch_dot_vjp_b_a(g, ta, b), lambda r: s2s.dot_vjp_b(g, r, b), ta)
+
+
+def test_unit_rows_pick_rows_and_columns_of_the_other_factor():
+    m = RNG.normal(size=(5, 6))
+    for first, stop in ((0, 5), (1, 4)):
+        seeds = s2s.unit_rows(first, stop, (5,))
+        plain = np.array(seeds)
+        assert not seeds.flags.writeable
+        np.testing.assert_array_equal(s2s.batch_matmul(seeds, m), s2s.batch_matmul(plain, m))
+        np.testing.assert_array_equal(s2s.batch_rmatmul(m.T, seeds), s2s.batch_rmatmul(m.T, plain))
+        np.testing.assert_array_equal(s2s.batch_dot(seeds, m[:, 0]), plain @ m[:, 0])
+        result = s2s.batch_matmul(seeds, m)
+        result[...] = 0.0  # a fresh array: writing it leaves m alone
+        assert np.all(m != 0.0)
+
+
+@pytest.mark.parametrize("shape,axis,keepdims", [((3, 4), None, False), ((3, 4), 0, False),
+                                                 ((3, 4), -1, True), ((2, 3, 4), (0, 2), False),
+                                                 ((2, 3, 4), None, True)])
+def test_batched_reductions(shape, axis, keepdims):
+    t = stacked(shape)
+    check(s2s.batch_sum(t, axis, None, keepdims), lambda r: np.sum(r, axis=axis, keepdims=keepdims), t)
+    check(s2s.batch_mean(t, axis, None, keepdims), lambda r: np.mean(r, axis=axis, keepdims=keepdims), t)
+
+
+def test_batched_shapes():
+    t = stacked((3, 4))
+    check(s2s.batch_reshape(t, (4, 3)), lambda r: np.reshape(r, (4, 3)), t)
+    check(s2s.batch_reshape(t, ((2, 6),)), lambda r: r.reshape((2, 6)), t)  # a method's *shape
+    check(s2s.batch_reshape(t, 12), lambda r: np.reshape(r, 12), t)
+    check(s2s.batch_reshape(t, (4, 3), "F"), lambda r: np.reshape(r, (4, 3), order="F"), t)
+    check(s2s.batch_transpose(t), np.transpose, t)
+    u = stacked((2, 3, 4))
+    check(s2s.batch_transpose(u, (2, 0, 1)), lambda r: np.transpose(r, (2, 0, 1)), u)
+    check(s2s.batch_transpose(u, ((-1, 0, 1),)), lambda r: r.transpose((-1, 0, 1)), u)
+    check(s2s.batch_transpose(u, ()), lambda r: r.transpose(), u)
+
+
+def test_batched_broadcasting_and_like():
+    t = stacked((3, 4))
+    for x in (np.zeros((3, 4)), np.zeros((1, 4)), np.zeros(4), np.zeros((3, 1)), (1, 4)):
+        check(s2s.batch_unbroadcast(t, x), lambda r: s2s.unbroadcast(r, x), t)
+    for shape, rows in itertools.product(((3, 4), (2, 3, 4)), (stacked(()), stacked((4,)))):
+        check(s2s.batch_broadcast(rows, shape), lambda r: s2s.broadcast(r, shape), rows)
+    for x in (2.0, np.zeros((3, 4)), np.zeros((3, 4), dtype=np.float32), np.arange(12).reshape(3, 4)):
+        got = s2s.batch_like(t, x)
+        check(got, lambda r: s2s.like(r, x), t)
+        assert got.dtype == per_row(lambda r: s2s.like(r, x), t).dtype
+    complex_rows = t + 1j
+    check(s2s.batch_like(complex_rows, np.zeros((3, 4))), lambda r: s2s.like(r, np.zeros((3, 4))),
+          complex_rows)
+
+
+def test_lead_aligns_a_stack_to_broadcast_as_each_row():
+    t = stacked(())
+    other = RNG.normal(size=(3, 4))
+    check(s2s.lead(t, other) * other, lambda r: r * other, t)
+    u = stacked((4,))
+    check(s2s.lead(u, other) + other, lambda r: r + other, u)
+    assert s2s.lead(u, 2.0) is u
+
+
+# ----- the batched tangent code of Hessians ---------------------------------------------------
+
+A = np.random.default_rng(1).normal(size=(6, 5)) / 3.0
+M = np.random.default_rng(2).normal(size=(4, 3))
+
+
+def lse(x):
+    z = A @ x
+    m = np.max(z)
+    return m + np.log(np.sum(np.exp(z - m)))
+
+
+def lse_ag(x):
+    z = anp.dot(A, x)
+    m = anp.max(z)
+    return m + anp.log(anp.sum(anp.exp(z - m)))
+
+
+def shaped(w):
+    W = w.reshape(4, 3)
+    return np.sum(np.tanh(W * M) ** 2, axis=0) @ np.mean(W.T, axis=1, keepdims=True)[:, 0] + \
+        np.sum(np.sin(W[1:, 0]) * W[0])
+
+
+def shaped_ag(w):
+    W = anp.reshape(w, (4, 3))
+    return anp.dot(anp.sum(anp.tanh(W * M) ** 2, axis=0), anp.mean(W.T, axis=1, keepdims=True)[:, 0]) + \
+        anp.sum(anp.sin(W[1:, 0]) * W[0])
+
+
+def two(x, s):
+    return np.sum(np.exp(x * s)) + s ** 3 * np.dot(x, x)
+
+
+def two_ag(x, s):
+    return anp.sum(anp.exp(x * s)) + s ** 3 * anp.dot(x, x)
+
+
+CASES = [(lse, lse_ag, (np.linspace(-1.0, 1.0, 5),), 0),
+         (shaped, shaped_ag, (np.linspace(0.1, 1.2, 12),), 0),
+         (two, two_ag, (np.linspace(-0.5, 0.5, 4), 0.7), (0, 1)),
+         (two, two_ag, (np.linspace(-0.5, 0.5, 4), 0.7), 1)]
+
+
+def _batched_and_columns(fun, args, argnums):
+    """The Hessian by the batched tangent code and by the tangent code per column."""
+    wrt = s2sgrad.api.wrt_names(fun, argnums)
+    _, run = jacobians.second_order(fun, wrt)
+    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    single = isinstance(argnums, int)
+    per_tangent = run.prepare(args)
+    assert getattr(per_tangent, "many", None) is not None, "no batched tangent code"
+    batched = jacobians.hessian_blocks(run, args, positions, single)
+
+    class Columns:  # the same run, its tangent part per column
+        prepare = staticmethod(lambda a: (lambda tangents: run.prepare(a)(tangents)))
+
+    columns = jacobians.hessian_blocks(Columns, args, positions, single)
+    return batched, columns
+
+
+@pytest.mark.parametrize("fun,fun_ag,args,argnums", CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_hessian_by_batched_tangents_matches_columns_and_autograd(fun, fun_ag, args, argnums, monkeypatch):
+    batched, columns = _batched_and_columns(fun, args, argnums)
+    want = autograd.hessian(fun_ag, argnums)(*args) if isinstance(argnums, int) else None
+    if isinstance(argnums, int):
+        np.testing.assert_allclose(batched, columns, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(batched, want, rtol=1e-9, atol=1e-12)
+    else:
+        for i, j in itertools.product(range(len(argnums)), repeat=2):
+            np.testing.assert_allclose(batched[i][j], columns[i][j], rtol=1e-12, atol=1e-12)
+            block = autograd.jacobian(autograd.grad(fun_ag, argnums[i]), argnums[j])(*args)
+            np.testing.assert_allclose(batched[i][j], block, rtol=1e-9, atol=1e-12)
+    monkeypatch.setattr(jacobians, "COLUMNS_AT_ONCE", 2)  # several runs, seeds split across inputs
+    again, _ = _batched_and_columns(fun, args, argnums)
+    flat = np.concatenate([np.ravel(b) for b in np.asarray(again, dtype=object).ravel()]) \
+        if not isinstance(argnums, int) else again
+    expect = np.concatenate([np.ravel(b) for b in np.asarray(batched, dtype=object).ravel()]) \
+        if not isinstance(argnums, int) else batched
+    np.testing.assert_allclose(flat, expect, rtol=1e-12, atol=1e-12)
+
+
+def test_the_hessian_of_a_float_is_a_float_through_the_batched_code():
+    h = s2sgrad.hessian(lambda_free_cube)(1.5)
+    assert type(h) is float and h == pytest.approx(6.0 * 1.5 + np.cos(1.5) * -1.0)
+
+
+def lambda_free_cube(s):
+    return s ** 3 + np.cos(s)
+
+
+def cumulative(x):
+    return np.sum(np.cumsum(x) ** 2)
+
+
+def cumulative_ag(x):
+    return anp.sum(anp.cumsum(x) ** 2)
+
+
+def test_a_tangent_part_without_a_batched_form_runs_per_column():
+    x = np.linspace(0.1, 0.9, 4)
+    text = s2sgrad.source(s2sgrad.hessian(cumulative))
+    assert "_grad_jvp_tangent(" in text and "_grad_jvp_tangents(" not in text
+    np.testing.assert_allclose(s2sgrad.hessian(cumulative)(x), autograd.hessian(cumulative_ag)(x),
+                               rtol=1e-10)
+
+
+def test_generated_batched_code_reads_as_rows():
+    text = s2sgrad.source(s2sgrad.hessian(lse))
+    body = text[text.index("def lse_grad_jvp_tangents("):]
+    assert "s2s.batch_rmatmul(A, x_dot)" in body
+    assert "s2s.batch_sum(" in body and "s2s.batch_like(" in body
+
+
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (0, False), (-1, False), (1, True),
+                                           ((0, 1), False)])
+def test_batched_adjoints_of_reductions(axis, keepdims):
+    x = np.zeros((3, 4))
+    t = stacked(np.shape(np.sum(x, axis=axis, keepdims=keepdims)))
+    check(s2s.batch_sum_vjp(t, x, axis, keepdims), lambda r: s2s.sum_vjp(r, x, axis, keepdims), t)
+    check(s2s.batch_mean_vjp(t, x, axis, keepdims), lambda r: s2s.mean_vjp(r, x, axis, keepdims), t)
+
+
+@pytest.mark.parametrize("index", [0, (slice(1, None), 0), (Ellipsis, None, 2), np.array([0, 0, 2]),
+                                   (np.array([1, 2]), slice(None)), np.array([True, False, True])])
+def test_batched_index_adjoints_and_writes(index):
+    x = RNG.normal(size=(3, 4))
+    selection = np.shape(x[index])
+    t = stacked(selection)
+    check(s2s.batch_getitem_vjp(t, x, index), lambda r: s2s.getitem_vjp(r, x, index), t)
+    rows = stacked((3, 4))
+    value = RNG.normal(size=selection)
+    check(s2s.batch_setitem(rows, index, value), lambda r: s2s.setitem(r, index, value), rows)
+    check(s2s.batch_setitem_value(x, index, t), lambda r: s2s.setitem(x, index, r), t)
+    one = stacked(())  # one number written over the whole selection
+    check(s2s.batch_setitem_value(x, index, one), lambda r: s2s.setitem(x, index, r), one)
