@@ -10,6 +10,7 @@ Cases (n = 100 parameters, float64):
   ``.sum()`` methods), each timed against the same hand-written code;
 - ``mlp``: ``f(w) = sum((tanh(X @ W) @ v - y)**2)``, W the 10 x 10 weights (batch 64), also spelled
   with ``np.dot`` and ``.dot`` and with the weights on the left (``(W.T @ X.T).T``);
+- ``mlp hessian``: the full Hessian of the mlp loss (100 x 100) against its closed form;
 - ``newton``: one Newton step of an L2-regularized logistic regression (n = 10): the gradient,
   the full Hessian, ``x - solve(H, g)``.
 Variants: ``hand`` (a careful numpy Hessian-vector product, or the closed-form Hessian:
@@ -125,6 +126,22 @@ def mlp_hvp_hand(w, v):
     return (X64.T @ back).reshape(-1)
 
 
+def mlp_hessian_hand(w):
+    """The closed form: with U[n, (a, b)] = X[n, a] v_b s[n, b] (s = 1 - h*h),
+    H[a, b, c, d] = 2 (U.T @ U) - 4 [b == d] sum_n X[n, a] X[n, c] r_n v_b h[n, b] s[n, b]."""
+    W = w.reshape(10, 10)
+    h = np.tanh(X64 @ W)
+    s = 1.0 - h * h
+    r = h @ V10 - Y64
+    U = (X64[:, :, None] * (V10 * s)[:, None, :]).reshape(64, 100)
+    H = 2.0 * (U.T @ U).reshape(10, 10, 10, 10)
+    q = r[:, None] * V10 * h * s
+    diagonal = (X64.T[None] * q.T[:, None, :]) @ X64  # [b, a, c]
+    at = np.arange(10)
+    H[:, at, :, at] -= 4.0 * diagonal
+    return H.reshape(100, 100)
+
+
 def mlp_ag(w):
     W = anp.reshape(w, (10, 10))
     r = anp.dot(anp.tanh(anp.dot(X64, W)), V10) - Y64
@@ -180,6 +197,9 @@ def variants() -> dict:
             "hand hvps": lambda x: np.stack([logsumexp_hvp_hand(x, e) for e in np.eye(100)], 1),
             **spelled(LOGSUMEXPS, lambda f: f.hessian),
             "api": s2sgrad.hessian(logsumexp_loss), "autograd": autograd.hessian(logsumexp_ag)}),
+        "mlp hessian": ((x100,), {
+            "hand": mlp_hessian_hand, **spelled(MLPS, lambda f: f.hessian),
+            "api": s2sgrad.hessian(mlp_loss), "autograd": autograd.hessian(mlp_ag)}),
         "newton step": ((x10,), {
             "hand": newton_hand,
             "s2sgrad": lambda x: x - np.linalg.solve(logistic.hessian(x), logistic.grad(x)),

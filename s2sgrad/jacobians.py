@@ -352,15 +352,17 @@ def _seeds(points: list, offsets: Any, start: int, stop: int) -> tuple:
 def _batched_blocks(many: Callable, points: list) -> list:
     """``blocks[j][i]`` (shape ``x_i.shape + x_j.shape``) from ``many``, the Hessian times
     tangents stacked on a leading axis: unit tangents, up to COLUMNS_AT_ONCE per run."""
-    offsets = np.cumsum([0] + [p.size for p in points])
-    total = int(offsets[-1])
+    offsets = [0]
+    for point in points:
+        offsets.append(offsets[-1] + point.size)
+    total = offsets[-1]
     products: list = [[] for _ in points]  # per input i: runs of (rows,) + x_i.shape
     for start in range(0, total, COLUMNS_AT_ONCE):
         stop = min(total, start + COLUMNS_AT_ONCE)
         for i, product in enumerate(many(_seeds(points, offsets, start, stop))):
             products[i].append(np.asarray(product).reshape((stop - start,) + points[i].shape))
     full = [p[0] if len(p) == 1 else np.concatenate(p) for p in products]
-    return [tuple(np.moveaxis(full[i][offsets[j]:offsets[j + 1]], 0, -1).reshape(
+    return [tuple(full[i][offsets[j]:offsets[j + 1]].reshape(points[j].size, -1).T.reshape(
         points[i].shape + points[j].shape) for i in range(len(points))) for j in range(len(points))]
 
 __all__ = ["hessian", "hessian_blocks", "hvp", "jacfwd", "jacrev", "second_order"]

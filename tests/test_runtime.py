@@ -17,8 +17,8 @@ from s2sgrad.rules import DEFAULT_TABLE
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HELPER = re.compile(r"\bs2s\.([A-Za-z_][A-Za-z0-9_]*)")
-LISTED = ("broadcasting", "containers", "custom", "elementwise", "indexing", "linalg", "products",
-          "reductions", "rows", "scans", "shapes")  # what runtime.py itself defined: __all__
+LISTED = ("batching", "broadcasting", "containers", "custom", "elementwise", "indexing", "linalg", "products",
+          "reductions", "rows", "scans", "shapes")  # runtime.py's own (batching added since): __all__
 UNLISTED = ("complex", "contract")  # re-exported by name, not in __all__ (as before the split)
 
 
@@ -52,7 +52,8 @@ def _named(texts):
 
 def _templates():
     for rule in DEFAULT_TABLE.rules.values():
-        for _, code in tuple(getattr(rule, "vjps", ())) + tuple(getattr(rule, "jvps", ())):
+        for _, code in tuple(getattr(rule, "vjps", ())) + tuple(getattr(rule, "jvps", ())) + \
+                tuple(getattr(rule, "batched", ())):
             yield code
 
 

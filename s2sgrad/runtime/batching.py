@@ -10,6 +10,7 @@ is that definition itself, the general path of a helper whose fast paths do not 
 
 from __future__ import annotations
 
+import math
 import operator
 import weakref
 
@@ -62,11 +63,7 @@ def unit_rows(first, stop, shape, dtype=np.float64):
     """Read-only stacked tangents of ``shape`` whose row ``k`` is zero but for a 1 at flat index
     ``first + k`` (``k < stop - first``): the seeds of a Hessian's columns. A batched product
     knows them as such and picks the rows or columns they select instead of multiplying."""
-    rows = stop - first
-    size = int(np.prod(shape, dtype=np.int64))
-    flat = np.zeros((rows, size), dtype)
-    flat[np.arange(rows), np.arange(first, stop)] = 1.0
-    t = flat.reshape((rows,) + tuple(shape))
+    t = np.eye(stop - first, math.prod(shape), first, dtype).reshape((stop - first,) + tuple(shape))
     t.flags.writeable = False
     key = id(t)
     _UNIT_ROWS[key] = (weakref.ref(t, lambda _, key=key: _UNIT_ROWS.pop(key, None)), first)
@@ -82,7 +79,12 @@ def _first_unit(t):
 def lead(t, *operands):
     """Batched ``t`` with axes of length one after its leading axis, so that it broadcasts
     against the unbatched ``operands`` as each of its columns does."""
-    return _lead_to(t, max((np.ndim(o) for o in operands), default=0))
+    need = 0
+    for o in operands:  # a loop, not max(): this runs once per operator of the batched code
+        rank = o.ndim if type(o) is _ndarray else (0 if type(o) is float else np.ndim(o))
+        if rank > need:
+            need = rank
+    return _lead_to(t, need)
 
 
 def _lead_to(t, need):
@@ -116,6 +118,8 @@ def batch_axis(axis, t):
 
 
 def batch_sum(t, axis=None, dtype=None, keepdims=False):
+    if axis is None and dtype is None and not keepdims and type(t) is _ndarray and t.ndim:
+        return np.add.reduce(t.reshape(len(t), -1), axis=1)  # each row to one number
     return np.sum(t, axis=batch_axis(axis, t), dtype=dtype, keepdims=keepdims)
 
 
