@@ -24,9 +24,9 @@ def _pair(name: str, product: str, sized: bool) -> tuple:
         """The adjoint batched, and the other factor (the one the adjoint is not of) batched."""
         if name not in _BATCHED:
             return {}
-        other = {"a": ("b", "value, a, t"), "b": ("a", "value, t, b")}[which]
-        return {"value": f"s2s.batch_{name}_vjp_{which}(t, a, b)",
-                other[0]: f"s2s.batch_{name}_vjp_{which}_{other[0]}({other[1]})"}
+        other, args = {"a": ("b", "value, a, t"), "b": ("a", "value, t, b")}[which]
+        helper = f"batch_{name}_vjp_{which}"
+        return {"value": f"s2s.{helper}(t, a, b)", other: f"s2s.{helper}_{other}({args})"}
     return (
         # d/da <g, a*b>: bilinear in (g, b), a read for its shape only
         defvjp(f"s2sgrad.runtime.{name}_vjp_a(value, a, b)", linear=("value", "b"), constant_in=("a",),
