@@ -283,13 +283,16 @@ def smooth_loss_grad_jvp_tangents(values, x_dot):
     # exp_x = np.exp(x)
     exp_x_dot = s2s.lead(x_dot, exp_x) * exp_x
     # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
-    batched = -exp_x_dot
-    batched_2 = s2s.lead(batched, sum_log1p_exp_x_bar) * sum_log1p_exp_x_bar
     operand = exp_x_plus_1_0 * exp_x_plus_1_0
-    ratio_dot = s2s.lead(batched_2, operand) / operand
-    batched_3 = s2s.lead(ratio_dot, exp_x) * exp_x
-    batched_4 = s2s.lead(exp_x_dot, ratio) * ratio
-    x_bar_dot = s2s.lead(batched_3, batched_4[0]) + s2s.lead(batched_4, batched_3[0])
+    ratio_dot = (
+        s2s.lead(
+            s2s.lead(-exp_x_dot, sum_log1p_exp_x_bar) * sum_log1p_exp_x_bar, operand
+        )
+        / operand
+    )
+    batched = s2s.lead(ratio_dot, exp_x) * exp_x
+    batched_2 = s2s.lead(exp_x_dot, ratio) * ratio
+    x_bar_dot = s2s.lead(batched, batched_2[0]) + s2s.lead(batched_2, batched[0])
     # x_bar += s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
     operand_2 = s2s.zeros_like(matmul_vjp_b)
     x_bar_2_dot = s2s.lead(x_bar_dot, operand_2) + operand_2
@@ -298,13 +301,14 @@ def smooth_loss_grad_jvp_tangents(values, x_dot):
         matmul_bar, x_times_0_5_dot, A_matmul_x
     )
     # x_bar += s2s.matmul_vjp_b(A_matmul_x_bar, A, x)
-    batched_5 = s2s.batch_matmul_vjp_b(A_matmul_x_bar_dot, A, x)
-    x_bar_3_dot = s2s.lead(x_bar_2_dot, batched_5[0]) + s2s.lead(
-        batched_5, x_bar_2_dot[0]
+    batched_3 = s2s.batch_matmul_vjp_b(A_matmul_x_bar_dot, A, x)
+    x_bar_3_dot = s2s.lead(x_bar_2_dot, batched_3[0]) + s2s.lead(
+        batched_3, x_bar_2_dot[0]
     )
     # x_bar += s2s.matmul_vjp_a(matmul_bar, x_times_0_5, A_matmul_x) * 0.5
-    batched_6 = s2s.batch_matmul_vjp_a_b(matmul_bar, x_times_0_5, A_matmul_x_dot)
-    product_dot = batched_6 * 0.5
+    product_dot = (
+        s2s.batch_matmul_vjp_a_b(matmul_bar, x_times_0_5, A_matmul_x_dot) * 0.5
+    )
     x_bar_4_dot = s2s.lead(x_bar_3_dot, product_dot[0]) + s2s.lead(
         product_dot, x_bar_3_dot[0]
     )

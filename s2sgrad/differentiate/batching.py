@@ -176,8 +176,11 @@ class _Batcher:
 
     def aligned(self, operands: list) -> list:
         """Elementwise operands ``(node, batched)``: each batched one aligned to broadcast
-        against the others as one column does."""
-        plain = [self.plain(node, is_batched) for node, is_batched in operands]
+        against the others as one column does. An operand read twice that way (an unbatched one
+        beside a batched one, a batched one beside another) is bound to a name first."""
+        stacks = sum(1 for _, is_batched in operands if is_batched)
+        plain = [self.plain(node, is_batched) if stacks > is_batched and not _is_number(node)
+                 else (node, is_batched) for node, is_batched in operands]
         out = []
         for i, (node, is_batched) in enumerate(plain):
             if not is_batched:
