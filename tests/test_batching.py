@@ -267,3 +267,20 @@ def test_batched_index_adjoints_and_writes(index):
     check(s2s.batch_setitem_value(x, index, t), lambda r: s2s.setitem(x, index, r), t)
     one = stacked(())  # one number written over the whole selection
     check(s2s.batch_setitem_value(x, index, one), lambda r: s2s.setitem(x, index, r), one)
+
+
+def test_the_decorators_hessian_runs_the_batched_code(monkeypatch):
+    calls = []
+    real = jacobians._batched_blocks
+
+    def counted(many, points):
+        calls.append(len(points))
+        return real(many, points)
+
+    monkeypatch.setattr(jacobians, "_batched_blocks", counted)
+    decorated = s2sgrad.differentiable(order=2)(shaped)
+    w = np.linspace(-0.4, 0.7, 12)
+    np.testing.assert_allclose(decorated.hessian(w), autograd.hessian(shaped_ag)(w), rtol=1e-9,
+                               atol=1e-12)
+    assert calls == [1]
+    assert "def shaped_grad_jvp_tangents(" in decorated.source
