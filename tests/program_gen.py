@@ -1101,6 +1101,8 @@ class Gen:
         n_before = len(lines)
         if while_loop:
             lines.append(f"{body}{steps} = {steps} + 1")
+        if not while_loop:  # a while condition reads its names again, at their new shapes
+            self.widen(lines, body, [c for c in carried if c not in names_in(header)], n)
         self.block(lines, body, depth_left - 1, self.ch.int(0, 2))
         appended = False
         if append_to:
@@ -1172,6 +1174,28 @@ class Gen:
                 self.env, self.lists = before, before_lists
         # names first bound in the body stay readable after the loop: the body runs at least once
         # (n >= 1) and every statement of the block comes before the loop's break/continue
+
+    WIDER = {S: [V, M, K], V: [M], K: [M]}
+
+    def widen(self, lines, body, carried, n):
+        """Maybe rebind a carried name to a wider shape first thing in the body: reads before the
+        loop see the narrow value, the rest of the program the wide one. Only in a loop outside
+        every other (an enclosing loop's next trip would see the wide value where it was written
+        for the narrow one) that runs at least once, so its shape after the loop is known; a for
+        loop, and not a name its header reads (evaluated once, before the rebinding)."""
+        if len(self.loops) > 1 or n < 1:  # self.loops holds this loop already
+            return
+        for name in carried:
+            shape, bound, _ = self.env[name]
+            if shape not in self.WIDER or not self.ch.bool(25):
+                continue
+            wide = self.ch.choice(self.WIDER[shape])
+            e = self.fit_arg(wide, self.ch.int(1, 2))
+            first = self.ch.choice(["{} * ", ""]).format(name)  # reading the narrow value, or not
+            lines.append(f"{body}{name} = {first}np.cos({e})")
+            self.unfresh(E(e, wide, 2.0, fresh=False))
+            self.env[name] = (wide, bound if first else max(bound, 1.0), True)
+            self.tag("loop_widen")
 
     def list_statement(self, lines, ind, depth_left):
         """A list, built by a loop's appends or written as a literal (then maybe appended to)."""

@@ -219,3 +219,29 @@ def calls_a_computed_function(x, scale):
 def calls_a_function_variable(x):
     fn = np.sin
     return np.sum(fn(x))
+
+
+def widened_in_a_loop(x):
+    t = np.sum(x)
+    y = t * x  # the scalar t: its adjoint sums down to ()
+    for i in range(2):
+        t = x * 2.0  # t is a vector from here on
+    return np.sum(y * y) + np.sum(t * t)
+
+
+def widened_by_a_loop_target(x):
+    t = np.sum(x)
+    y = t * x
+    for t in [x * 2.0, x * 3.0]:
+        y = y + t
+    return np.sum(y * y)
+
+
+def widened_in_a_while_loop(x):
+    u = x[0]
+    y = u + x
+    k = 0
+    while k < 2:
+        u = np.cos(x) + k
+        k = k + 1
+    return np.sum(y * u)

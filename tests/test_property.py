@@ -383,6 +383,8 @@ COVERAGE = {
     "`continue`": ["continue"],
     "loop `else`": ["loop_else"],
     "early `return`": ["early_return", "helper_early_return"],
+    "a name a loop rebinds to another shape (`t = np.sum(x)` before it, `t = x * 2.0` in it)": [
+        "loop_widen"],
     # lists
     "Lists:": ["list_literal"],
     "`[]`": ["list_empty"],

@@ -203,6 +203,17 @@ def test_a_loop_value_read_after_the_loop_whose_shape_changes_per_iteration(fn):
     assert_gradients(fn, np.array([0.3, -0.5, 0.8]))
 
 
+@pytest.mark.parametrize("fn", [si.widened_in_a_loop, si.widened_by_a_loop_target,
+                                si.widened_in_a_while_loop])
+def test_a_name_read_before_a_loop_that_rebinds_it_to_another_shape(fn):
+    # One shape record held the last value's shape: the read before the loop unbroadcast its
+    # adjoint to the wrong shape (a wrong gradient in silence; found at second order by the
+    # program generator, seed 129: the first-order backward sweep rebinds a loop target).
+    x = np.array([0.3, -0.5, 0.9])
+    assert_gradients(fn, x)
+    s2sgrad.check_grads(fn, (x,), order=2, modes=("rev", "fwd"))
+
+
 def test_a_break_in_a_loop_inside_a_loop_else_is_restructured():
     # The loops in a loop's `else` were left as written, so their `break` was refused
     # (found by the program generator, seed 20006).

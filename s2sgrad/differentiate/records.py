@@ -31,7 +31,11 @@ class Records:
         self.array_values: dict = {}
 
     def shape_of(self, var: str) -> str:
-        """The name the backward sweep uses for ``var``'s shape."""
+        """The name the backward sweep uses for ``var``'s shape; for a name bound more than once
+        (carried through a loop), ``np.shape(var)`` of the value the backward sweep restores at
+        that point: one record would hold only the last value's shape."""
+        if self.rebound(var):
+            return f"np.shape({var})"
         if var not in self.shapes:
             self.shapes[var] = self.namer.fresh(f"{var}_shape")
             self.shape_base[self.shapes[var]] = var
@@ -39,10 +43,16 @@ class Records:
 
     def size_of(self, var: str) -> str:
         """Like shape_of, for ``var``'s number of elements."""
+        if self.rebound(var):
+            return f"np.size({var})"
         if var not in self.sizes:
             self.sizes[var] = self.namer.fresh(f"{var}_size")
             self.shape_base[self.sizes[var]] = var
         return self.sizes[var]
+
+    def rebound(self, var: str) -> bool:
+        """Whether ``var`` is bound more than once (a parameter counts as one binding)."""
+        return len(self.statements_defining.get(var, ())) + (var in self.params) > 1
 
     def shapes_of(self, names: set) -> set:
         """The shape and size names recorded for ``names``."""
