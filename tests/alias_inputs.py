@@ -99,3 +99,24 @@ def a7(x):
     first = hs[0]
     first += 1.0
     return np.sum(h)
+
+
+def ok10(x):
+    y = x * 1.0
+    if np.sum(x) > 0.0:
+        t = y[1:]  # a view of y, on this path only
+    else:
+        y /= 2.0  # the other path: no name shares y here
+        t = y[:2] * 3.0
+    return np.sum(t) * np.sum(y * y)
+
+
+def a8(x):
+    y = x * 1.0
+    t = x
+    for k in range(3):
+        if k == 0:
+            t = y[1:]  # bound on the first trip
+        else:
+            y *= 1.5  # changes t on the next trips
+    return np.sum(t)

@@ -1190,6 +1190,7 @@ class Gen:
             if shape not in self.WIDER or not self.ch.bool(25):
                 continue
             wide = self.ch.choice(self.WIDER[shape])
+            del self.env[name]  # the next trip would read it at its new shape
             e = self.fit_arg(wide, self.ch.int(1, 2))
             first = self.ch.choice(["{} * ", ""]).format(name)  # reading the narrow value, or not
             lines.append(f"{body}{name} = {first}np.cos({e})")

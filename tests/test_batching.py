@@ -284,3 +284,34 @@ def test_the_decorators_hessian_runs_the_batched_code(monkeypatch):
                                atol=1e-12)
     assert calls == [1]
     assert "def shaped_grad_jvp_tangents(" in decorated.source
+
+
+@pytest.mark.parametrize("index", [
+    0, slice(None, None, 2), (slice(None, None, 2),), (1, slice(None)), (0, slice(None), 1),
+    (np.array([0, 2]), 1), (slice(None), np.array([0, 3])), (Ellipsis, None),
+    (np.array([0, 2]), slice(None), np.array([1, 3])),  # apart: numpy moves their axes first
+    np.array([[True, False, True, True]] * 3)])
+def test_batched_getitem_is_each_rows_index(index):
+    t = stacked((3, 4, 5)) if isinstance(index, tuple) and len(index) == 3 else stacked((3, 4))
+    check(s2s.batch_getitem(t, index), lambda r: r[index], t)
+
+
+def strided_writes(v):
+    y = v * 1.0
+    y[::2] *= np.cos(v[-1] ** 2)  # the generated code names the slice: y[slice_..._2]
+    y /= 1.0 + np.exp(v) * np.exp(v)
+    return np.sum(y * y) + np.sum(y[1:3] * v[np.array([0, 2])])
+
+
+def test_an_index_held_by_a_name_is_read_when_the_batched_code_runs():
+    # The generated code binds a slice to a name and indexes with (name,): t[:, (name,)] was
+    # an error (generator seed 194); s2s.batch_getitem looks at the index when it runs.
+    v = np.array([0.66, -0.58, 0.57, 0.86])
+    text = s2sgrad.source(s2sgrad.hessian(strided_writes))
+    assert "s2s.batch_getitem(" in text[text.index("def strided_writes_grad_jvp_tangents("):]
+    batched, columns = _batched_and_columns(strided_writes, (v,), 0)
+    np.testing.assert_allclose(batched, columns, rtol=1e-12, atol=1e-12)
+    grad, step = s2sgrad.grad(strided_writes), 1e-6
+    differences = np.stack([(grad(v + step * e) - grad(v - step * e)) / (2 * step)
+                            for e in np.eye(4)], axis=1)
+    np.testing.assert_allclose(batched, differences, rtol=1e-6, atol=1e-7)

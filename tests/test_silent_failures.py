@@ -156,6 +156,7 @@ ALIASED = {  # function -> (line, column) of the update, the updated and the oth
     "a1": (7, 5, "z", "y"), "a2": (11, 5, "z", "y"), "a3": (15, 5, "z", "y"),
     "a4": (34, 9, "y", "w"), "a5": (46, 5, "z", "y"), "a6": (55, 9, "row", "xs"),
     "a7": (100, 5, "first", "h"),
+    "a8": (121, 13, "y", "t"),  # bound in one branch, changed in the other on a later trip
 }
 
 
@@ -172,7 +173,8 @@ def test_an_in_place_update_of_a_shared_array_is_refused(name):
     assert f"copy first (`{owner} = {other}.copy()`)" in text
 
 
-@pytest.mark.parametrize("name", ["ok1", "ok2", "ok3", "ok4", "ok5", "ok6", "ok7", "ok8", "ok9"])
+@pytest.mark.parametrize("name", ["ok1", "ok2", "ok3", "ok4", "ok5", "ok6", "ok7", "ok8", "ok9",
+                                  "ok10"])  # ok10: a view bound on one path, a write on the other
 def test_updates_no_other_live_name_sees_are_differentiated(name):
     import alias_inputs
 

@@ -201,18 +201,55 @@ class _Batcher:
             self.batched.add(name)
         return cst.Name(name), is_batched
 
-    def subscript(self, node: cst.Subscript) -> cst.Subscript:
-        """``t[index]`` -> ``t[:, index]``, where numpy places the result's axes alike: every
-        element but slices, ``...`` and ``None`` side by side."""
+    def subscript(self, node: cst.Subscript) -> cst.BaseExpression:
+        """``t[index]`` -> ``t[:, index]`` where the index is written out (numbers, slices,
+        ``None``, ``...``) and numpy places the result's axes alike: every element but slices,
+        ``...`` and ``None`` side by side; an index held by a name (an int, an array, a slice or
+        a tuple of them) -> ``s2s.batch_getitem(t, index)``, which looks at it when it runs."""
         value, is_batched = self.expr(node.value)
         if not is_batched or any(self.reads_batched(e) for e in node.slice):
             raise NotBatched
-        kinds = [isinstance(e.slice, cst.Slice) or _none_or_ellipsis(e.slice) for e in node.slice]
+        elements = _written_out(node.slice)
+        if elements is None:
+            parts = [_index_value(e.slice) for e in node.slice]
+            index = parts[0] if len(parts) == 1 else cst.Tuple([cst.Element(p) for p in parts])
+            return _call("s2s.batch_getitem", [value, index])
+        kinds = [isinstance(e, cst.Slice) or _none_or_ellipsis(e) for e in elements]
         indexes = [i for i, k in enumerate(kinds) if not k]
         if indexes and indexes[-1] - indexes[0] + 1 != len(indexes):
             raise NotBatched
         everything = cst.SubscriptElement(cst.Slice(None, None))
-        return node.with_changes(value=value, slice=[everything, *node.slice])
+        return node.with_changes(value=value, slice=[
+            everything, *(cst.SubscriptElement(e) for e in elements)])
+
+
+def _written_out(elements) -> Optional[list]:
+    """The index's elements (a tuple display spliced), each a slice or an ``Index`` of a number,
+    ``None`` or ``...``; None where one is anything else."""
+    out: list = []
+    for element in elements:
+        index = element.slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Tuple):
+            out.extend(cst.Index(e.value) for e in index.value.elements)
+        else:
+            out.append(index)
+    for index in out:
+        if isinstance(index, cst.Slice):
+            continue
+        if not isinstance(index, cst.Index) or isinstance(index.value, cst.StarredElement) or \
+                not (_is_number(index.value) or _none_or_ellipsis(index)):
+            return None
+    return out
+
+
+def _index_value(index: cst.BaseSlice) -> cst.BaseExpression:
+    """One element of an index as a value: ``a:b`` -> ``slice(a, b, None)``."""
+    if isinstance(index, cst.Index):
+        if isinstance(index.value, cst.StarredElement):
+            raise NotBatched
+        return index.value
+    bounds = [index.lower, index.upper, index.step]
+    return _call("slice", [b if b is not None else cst.Name("None") for b in bounds])
 
 
 def _none_or_ellipsis(index: cst.BaseSlice) -> bool:

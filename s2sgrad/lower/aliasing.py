@@ -3,9 +3,10 @@
 The core form is functional: ``z += 1``, ``z[i] = v`` and ``lst.append(v)`` make new values. In
 the user's program they change an object in place, and every other name bound to that object
 (``z = y``, a view ``z = y[1:]`` / ``y.T`` / ``y.reshape(...)``, a list element) sees the change.
-This pass finds the names that may share an object (points-to sets, views as the rule table
-declares them) and refuses an in-place update when another name sharing the object is read after
-it: s2sgrad would otherwise differentiate a program other than the one that runs.
+This pass finds the names that may share an object (points-to sets, each branch of an ``if`` on
+its own; views as the rule table declares them) and refuses an in-place update when another name
+sharing the object is read after it: s2sgrad would otherwise differentiate a program other than
+the one that runs.
 """
 
 from __future__ import annotations
@@ -90,10 +91,21 @@ class _Walk:
                 self.statement(stmt, inplace)
             elif isinstance(stmt, If):
                 self.reads.setdefault(stmt.test, []).append(self.position + 1)
-                self.block(stmt.body, inplace)
-                self.block(stmt.orelse, inplace)
+                self.branches(stmt, inplace)
             elif isinstance(stmt, Loop):
                 self.loop(stmt, inplace)
+
+    def branches(self, stmt: If, inplace: dict) -> None:
+        """Each branch from what names may be before the ``if`` (one path never sees the
+        other's bindings), then what they may be after either."""
+        before = dict(self.points), dict(self.elements)
+        self.block(stmt.body, inplace)
+        then = self.points, self.elements
+        self.points, self.elements = dict(before[0]), dict(before[1])
+        self.block(stmt.orelse, inplace)
+        for joined, other in ((self.points, then[0]), (self.elements, then[1])):
+            for name, objects in other.items():
+                joined[name] = joined.get(name, frozenset()) | objects
 
     def loop(self, loop: Loop, inplace: dict) -> None:
         """Walk a loop twice over the same positions: the second time, what the carries bring

@@ -30,6 +30,7 @@ __all__ = [
     "batch_axis",
     "batch_sum",
     "batch_mean",
+    "batch_getitem",
     "batch_matmul",
     "batch_rmatmul",
     "batch_dot",
@@ -125,6 +126,18 @@ def batch_sum(t, axis=None, dtype=None, keepdims=False):
 
 def batch_mean(t, axis=None, dtype=None, keepdims=False):
     return np.mean(t, axis=batch_axis(axis, t), dtype=dtype, keepdims=keepdims)
+
+
+def batch_getitem(t, index):
+    """``t[k][index]``, stacked: ``t[:, *index]`` where numpy places the indexed axes alike (the
+    array indices side by side, or one), else row by row."""
+    index = index if type(index) is tuple else (index,)
+    placed = [n for n, i in enumerate(index) if not (i is None or i is Ellipsis or type(i) is slice)]
+    basic = all(isinstance(index[n], (int, np.integer)) and type(index[n]) is not bool
+                for n in placed)  # basic indexing: no axis moves
+    if basic or len(placed) == 1 or placed[-1] - placed[0] + 1 == len(placed):
+        return t[(slice(None),) + index]
+    return np.stack([row[index] for row in t])
 
 
 def batch_matmul(t, b):
