@@ -120,3 +120,13 @@ def a8(x):
         else:
             y *= 1.5  # changes t on the next trips
     return np.sum(t)
+
+
+def a9(y):
+    z = y * 1.0
+    if np.sum(y) > 100.0:
+        return np.sum(y)  # the rest of the function becomes the other branch
+    z = y * 2.0
+    w = z
+    w[0] = np.tanh(z[0])
+    return np.sum(z)

@@ -157,6 +157,7 @@ ALIASED = {  # function -> (line, column) of the update, the updated and the oth
     "a4": (34, 9, "y", "w"), "a5": (46, 5, "z", "y"), "a6": (55, 9, "row", "xs"),
     "a7": (100, 5, "first", "h"),
     "a8": (121, 13, "y", "t"),  # bound in one branch, changed in the other on a later trip
+    "a9": (131, 5, "w", "z"),  # after an early return: was accepted, a wrong gradient (seed 59)
 }
 
 

@@ -32,6 +32,7 @@ class _Walk:
     position: int = 0
     stack: list = field(default_factory=list)
     sharing: dict = field(default_factory=dict)  # in-place target -> names sharing its array then
+    updated: dict = field(default_factory=dict)  # in-place target -> the update's position
 
     def objects(self, op, table: str = "points") -> frozenset:
         """What the names inside ``op`` are (``points``) or hold (``elements``)."""
@@ -54,6 +55,7 @@ class _Walk:
                 self.reads.setdefault(name, []).append(self.position)
         for target in stmt.targets:
             if target in inplace:  # who shares the array at this point of the program
+                self.updated[target] = self.position
                 shared = self.points.get(inplace[target][0], frozenset())
                 self.sharing.setdefault(target, set()).update(
                     n for n, objects in self.points.items() if objects & shared)
@@ -141,7 +143,7 @@ def check_inplace(fn: CoreFunction, views: frozenset) -> None:
 
 
 def _check_one(fn: CoreFunction, walk: _Walk, target: str, mutated: str, location) -> None:
-    at = walk.defined.get(target, 0)
+    at = walk.updated.get(target, walk.defined.get(target, 0))  # the update, not a join's placeholder
     owner = fn.user_names.get(mutated, mutated)
     loops = [walk.loops[i] for i in walk.where.get(target, ())]
     for name in sorted(walk.sharing.get(target, ())):
