@@ -245,3 +245,15 @@ def widened_in_a_while_loop(x):
         u = np.cos(x) + k
         k = k + 1
     return np.sum(y * u)
+
+
+def slices_a_list(x):
+    lst = [x * 1.0, x * 2.0]
+    lst.append(np.sin(x))
+    head = lst[:-1]  # its adjoint's reverse indexes a list by (slice(None, -1),)
+    return np.sum(head[0] * head[1]) + np.sum(lst[2] * x)
+
+
+def direction_of_slices_a_list(x):
+    value, g = s2sgrad.value_and_grad(slices_a_list)(x)
+    return np.sum(g * np.cos(x))

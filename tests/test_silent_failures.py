@@ -323,3 +323,13 @@ def test_a_call_of_a_computed_value_is_refused_in_both_modes(fn, line, says):
         with pytest.raises(s2sgrad.TransformError, match=re.escape(says)) as info:
             transform()
         assert line in str(info.value) and "silent_inputs.py:" in str(info.value)
+
+
+def test_grad_through_a_gradient_that_slices_a_list():
+    # The adjoint of lst[:-1] indexes a list of adjoints by (slice(None, -1),) when reversed
+    # again: list indices must be integers (generator seed 371, grad of value_and_grad).
+    x = np.array([0.3, -0.5, 0.8])
+    got = s2sgrad.grad(si.direction_of_slices_a_list)(x)
+    np.testing.assert_allclose(got, numerical_grad(si.direction_of_slices_a_list, (x,), 0),
+                               rtol=1e-6, atol=1e-8)
+    s2sgrad.check_grads(si.slices_a_list, (x,), order=2, modes=("rev", "fwd"))

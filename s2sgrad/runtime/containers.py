@@ -58,6 +58,11 @@ def add(a, b):
     return a + b
 
 
+def _one(index):
+    """A list's index as generated code may write it, ``(slice(None, -1),)``: its one element."""
+    return index[0] if type(index) is tuple and len(index) == 1 else index
+
+
 class Parts(list):
     """The adjoint of a list or tuple: one adjoint per element, and ``+`` and ``+=`` add element
     by element (so an adjoint accumulated where the value's type was not known adds up instead of
@@ -70,8 +75,12 @@ class Parts(list):
     __iadd__ = __add__  # ``x_bar += ...`` adds too (a list's += would extend it)
 
     def __getitem__(self, index):
+        index = _one(index)
         item = list.__getitem__(self, index)
         return Parts(item) if isinstance(index, slice) else item
+
+    def __setitem__(self, index, value):
+        list.__setitem__(self, _one(index), value)
 
     @property
     def shape(self):
@@ -105,6 +114,7 @@ def list_getitem_vjp(g, xs, index):
     if isinstance(xs, dict):
         out[index] = out[index] + g
         return out
+    index = _one(index)
     if isinstance(index, slice):
         for position, item in zip(range(*index.indices(len(xs))), g):
             out[position] = out[position] + item
