@@ -1101,7 +1101,7 @@ class Gen:
         n_before = len(lines)
         if while_loop:
             lines.append(f"{body}{steps} = {steps} + 1")
-        if not while_loop:  # a while condition reads its names again, at their new shapes
+        else:  # not in a while loop: its condition reads its names again, at their new shapes
             self.widen(lines, body, [c for c in carried if c not in names_in(header)], n)
         self.block(lines, body, depth_left - 1, self.ch.int(0, 2))
         appended = False

@@ -236,8 +236,7 @@ def _written_out(elements) -> Optional[list]:
     for index in out:
         if isinstance(index, cst.Slice):
             continue
-        if not isinstance(index, cst.Index) or isinstance(index.value, cst.StarredElement) or \
-                not (_is_number(index.value) or _none_or_ellipsis(index)):
+        if not (_is_number(index.value) or _none_or_ellipsis(index)):
             return None
     return out
 

@@ -133,9 +133,7 @@ def batch_getitem(t, index):
     array indices side by side, or one), else row by row."""
     index = index if type(index) is tuple else (index,)
     placed = [n for n, i in enumerate(index) if not (i is None or i is Ellipsis or type(i) is slice)]
-    basic = all(isinstance(index[n], (int, np.integer)) and type(index[n]) is not bool
-                for n in placed)  # basic indexing: no axis moves
-    if basic or len(placed) == 1 or placed[-1] - placed[0] + 1 == len(placed):
+    if _is_basic(index) or len(placed) == 1 or placed[-1] - placed[0] + 1 == len(placed):
         return t[(slice(None),) + index]
     return np.stack([row[index] for row in t])
 
