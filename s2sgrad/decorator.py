@@ -125,27 +125,29 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
     def hessian(*args: Any) -> Any:
         return hessian_blocks(run, args, positions, single)
 
-    _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")))
-    if single:  # transformed again, it reads s2sgrad.hessian's generated code
-        setattr(hessian, ENTRY_ATTR, Deferred(lambda: _hessian_code(fun, positions[0])))
+    _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")), sweeps.text)
+    # transformed again, each reads generated code: <f>_hvp, s2sgrad.hessian's
+    setattr(hvp, ENTRY_ATTR, Deferred(lambda: service.hvp_function(fun, wrt, single)))
+    setattr(hessian, ENTRY_ATTR, Deferred(lambda: _hessian_code(fun, positions, wrt, single)))
     fun.hvp = hvp
     fun.hessian = hessian
 
 
-def _describe(fun: Callable, wrt: tuple, helpers: tuple) -> None:
-    """Name and document each ``(helper, what it computes)`` as an attribute of ``fun``."""
+def _describe(fun: Callable, wrt: tuple, helpers: tuple, text: str) -> None:
+    """Name and document each ``(helper, what it computes)`` as an attribute of ``fun``, its
+    generated code ``text`` (what ``s2sgrad.source`` shows)."""
     for helper, what in helpers:
+        setattr(helper, SOURCE_ATTR, text)
         helper.__name__ = f"{fun.__name__}.{helper.__name__}"
         helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
         helper.__doc__ = f"The {what} of {fun.__name__} with respect to {', '.join(wrt)}."
         setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
 
 
-def _hessian_code(fun: Callable, position: int) -> Any:
-    from .jacobians import hessian
-    from .read.live import entry_of
+def _hessian_code(fun: Callable, positions: tuple, wrt: tuple, single: bool) -> Any:
+    from .jacobians import hessian_entry
 
-    return entry_of(hessian(fun, argnums=position))
+    return hessian_entry(fun, positions[0] if single else positions, wrt)
 
 
 @api_boundary

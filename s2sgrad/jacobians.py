@@ -99,10 +99,10 @@ def _forward_jacobian(fun: Callable, fn: Callable, wrt: tuple, tangent_names: tu
 
 @api_boundary
 def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
-    """The Jacobian of ``fun`` (one array output) by reverse mode: a forward and a backward sweep
-    per element of the output (a backward sweep consumes its residuals' tapes). Block shape:
-    ``output.shape + input.shape``."""
-    name = display_name(fun)
+    """The Jacobian of ``fun`` by reverse mode: a forward and a backward sweep per element of
+    the output (a backward sweep consumes its residuals' tapes); for a tuple output, per element
+    of each item, the others seeded with zeros. Block shape: ``output.shape + input.shape``
+    (JAX's conventions for tuples)."""
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
@@ -111,16 +111,18 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     def jacobian_fun(*args: Any) -> Any:
         _check_values(fun, wrt, [args[p] for p in positions])
         value, residuals = fwd(*args)
-        if isinstance(value, (tuple, list)):
-            raise GradientError(f"jacrev takes a function with one array output; {name} "
-                                f"returned a {type(value).__name__}: use jacfwd, which takes several")
-        rows = []
-        points = [np.asarray(value, dtype=np.result_type(value, np.float64))]
-        for k in range(points[0].size):
-            seed = _unit((value,), (0,), points, 0, k)[0]
-            rows.append(bwd(residuals if k == 0 else fwd(*args)[1], seed))
-        blocks = [_rows_to_block([r[j] for r in rows], np.shape(value), args[p])
-                  for j, p in enumerate(positions)]
+        items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+        points = [np.asarray(v, dtype=np.result_type(v, np.float64)) for v in items]
+        blocks: list = [[] for _ in positions]  # blocks[j][i]: input j, output item i
+        for i, point in enumerate(points):
+            rows = []
+            for k in range(point.size):
+                seeds = _unit(items, tuple(range(len(items))), points, i, k)
+                seed = seeds if isinstance(value, (tuple, list)) else seeds[0]
+                rows.append(bwd(residuals if not rows and i == 0 else fwd(*args)[1], seed))
+            for j, p in enumerate(positions):
+                blocks[j].append(_rows_to_block([r[j] for r in rows], np.shape(items[i]), args[p]))
+        blocks = [tuple(b) if isinstance(value, (tuple, list)) else b[0] for b in blocks]
         return _per_output(blocks, isinstance(argnums, int))
 
     entry = Deferred(lambda: service.jacobian_function(fun, wrt, isinstance(argnums, int), "rev"))
@@ -290,17 +292,21 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
         _check_values(fun, wrt, [args[p] for p in positions])
         return hessian_blocks(run, args, positions, isinstance(argnums, int))
 
-    entry = Deferred(lambda: _hessian_entry(fun, argnums, wrt)) if isinstance(argnums, int) else None
+    entry = Deferred(lambda: hessian_entry(fun, argnums, wrt))
     return _attach(hessian_fun, fun, text, made="s2sgrad.hessian", entry=entry)
 
 
-def _hessian_entry(fun: Callable, argnums: int, wrt: tuple) -> Optional[Callable]:
-    """The generated function computing ``fun``'s Hessian: jacfwd's of its generated gradient."""
+def hessian_entry(fun: Callable, argnums: Argnums, wrt: tuple) -> Optional[Callable]:
+    """The generated function computing ``fun``'s Hessian: jacfwd's of its generated gradient
+    (of the tuple of gradients, one per input, for a tuple ``argnums``: blocks ``[i][j]``)."""
     from .read.live import entry_of
 
+    single = isinstance(argnums, int)
     try:
         gradient = entry_of(grad(fun, argnums))
-        return service.jacobian_function(gradient, wrt, True) if gradient is not None else None
+        if gradient is None:
+            return None
+        return service.jacobian_function(gradient, wrt, single, outputs=None if single else len(wrt))
     except TransformError:  # forward mode cannot read the gradient: not transformed again
         return None
 

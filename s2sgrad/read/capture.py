@@ -110,8 +110,9 @@ def check_function(fn: Any) -> None:
         raise TransformError(
             f"{made} is a function s2sgrad returned that it cannot transform again yet",
             caller_location(),
-            "s2sgrad transforms again what grad and value_and_grad return; for a Jacobian "
-            "of a Jacobian, take jacfwd or jacrev of s2sgrad.grad(f), or use s2sgrad.hessian")
+            "s2sgrad transforms again what grad, value_and_grad, jacfwd, jacrev, hessian and "
+            "the decorator's attributes return, not a pullback of vjp: for its derivative, "
+            "transform a function that calls s2sgrad.vjp and then the pullback")
     if isinstance(fn, types.FunctionType) and internal_file(fn.__code__.co_filename):
         raise TransformError(f"{fn.__qualname__} is part of s2sgrad, not a function to differentiate",
                              caller_location(), "pass a function you write with `def`")

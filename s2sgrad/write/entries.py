@@ -91,11 +91,56 @@ def api_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
     return _formatted(text, cst.Module([new]).code), name
 
 
+def tuple_items(function: cst.FunctionDef, position: int) -> Optional[int]:
+    """How many items the ``position``-th element of what ``function`` returns has, where every
+    ``return`` writes it as a tuple display (``return (a, b), (a_dot, b_dot)``); None else."""
+    counts = set()
+    for node in _returns(function.body):
+        value = node.value
+        item = value.elements[position].value if isinstance(value, cst.Tuple) and \
+            len(value.elements) > position else None
+        if not isinstance(item, cst.Tuple) or any(isinstance(e, cst.StarredElement)
+                                                   for e in item.elements):
+            return None
+        counts.add(len(item.elements))
+    return counts.pop() if len(counts) == 1 else None
+
+
+def _returns(node: cst.CSTNode) -> list:
+    """The return statements of a function body (not of functions defined inside it)."""
+    found = []
+    for child in node.children:
+        if isinstance(child, cst.Return):
+            found.append(child)
+        elif not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            found.extend(_returns(child))
+    return found
+
+
+def _items(name: str, outputs: Optional[int]) -> list:
+    """One name for a one-array output, else one per item: ``x_columns_0``, ``x_columns_1``."""
+    return [name] if outputs is None else [f"{name}_{i}" for i in range(outputs)]
+
+
+def _layout(blocks: list, single: bool, outputs: Optional[int]) -> str:
+    """``blocks[j][i]`` (input j, output item i) laid out as JAX does: per output item (when the
+    output is a tuple), then per input (when argnums is a tuple)."""
+    per_output = [[b[i] for b in blocks] for i in range(len(blocks[0]))]
+    inner = [row[0] if single else _tuple(row) for row in per_output]
+    return inner[0] if outputs is None else _tuple(inner)
+
+
+def _tuple(items: list) -> str:
+    """A tuple display (no trailing comma but for one item: black keeps it on one line)."""
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
 def jacobian_entry(text: str, jvp_name: str, source_name: str, wrt: tuple, tangents: tuple,
-                   single: bool) -> Optional[tuple]:
+                   single: bool, outputs: Optional[int] = None) -> Optional[tuple]:
     """``(text with <f>_jacfwd appended, its name)`` for the jvp function ``jvp_name`` of
     ``text`` whose tangent parameters are ``tangents`` (of the parameters ``wrt``; one block
-    each, a tuple of blocks unless ``single``), or None for parameters of another form."""
+    each, a tuple of blocks unless ``single``), or None for parameters of another form. Its
+    value is one array, or a tuple of ``outputs`` items (read from the jvp's returns if None)."""
     module = cst.parse_module(text)
     functions = functions_of(module)
     jvp = functions.get(jvp_name)
@@ -108,31 +153,45 @@ def jacobian_entry(text: str, jvp_name: str, source_name: str, wrt: tuple, tange
         return None
     if primal:  # no trailing comma: black would keep one parameter per line
         primal[-1] = primal[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    outputs = outputs if outputs is not None else tuple_items(jvp, 1)
     names = [p.name.value for p in primal]
     namer = Namer(set(names) | set(functions) | set(tangents))
     name = namer.fresh(f"{source_name}_jacfwd")
     lines, blocks = [], []
-    for j, (param, tangent) in enumerate(zip(wrt, tangents)):
-        columns, unit = namer.fresh(f"{param}_columns"), namer.fresh(f"{param}_unit")
+    for j, param in enumerate(wrt):
+        unit = namer.fresh(f"{param}_unit")
         along = ", ".join(f"{t}={unit if i == j else f's2s.zeros_like({w})'}"
                           for i, (w, t) in enumerate(zip(wrt, tangents)))
-        lines += [f"{columns} = []", f"for {unit} in s2s.basis({param}):",
-                  f"    {columns}.append({jvp_name}({', '.join(names)}, {along})[1])"]
-        blocks.append(f"s2s.columns_block({columns}, np.shape({param}))")
+        loop, columns = _column_loop(namer, param, unit, f"{jvp_name}({', '.join(names)}, {along})[1]",
+                                     outputs)
+        lines += loop
+        blocks.append([f"s2s.columns_block({c}, np.shape({param}))" for c in columns])
     params = cst.Module([]).code_for_node(jvp.params.with_changes(params=primal, kwonly_params=(),
                                                                   star_arg=cst.MaybeSentinel.DEFAULT))
     doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one forward sweep '
            'per element."""')
-    result = blocks[0] if single else "(" + ", ".join(blocks) + ",)"
-    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {result}"])
+    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {_layout(blocks, single, outputs)}"])
     return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+
+
+def _column_loop(namer: Namer, param: str, unit: str, call: str, outputs: Optional[int]) -> tuple:
+    """``(lines, lists)``: the loop that collects ``call``'s tangent (one list, or one per item
+    of a tuple of ``outputs``) along each unit tangent ``unit`` of ``param``."""
+    columns = [namer.fresh(n) for n in _items(f"{param}_columns", outputs)]
+    lines = [f"{c} = []" for c in columns] + [f"for {unit} in s2s.basis({param}):"]
+    if outputs is None:
+        return lines + [f"    {columns[0]}.append({call})"], columns
+    items = [namer.fresh(n) for n in _items(f"{param}_column", outputs)]
+    lines.append(f"    {', '.join(items)} = {call}")
+    return lines + [f"    {c}.append({item})" for c, item in zip(columns, items)], columns
 
 
 def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
                            single: bool) -> Optional[tuple]:
-    """``(text with <f>_jacrev appended, its name)``: per element of the output, a forward and a
-    backward sweep (which consumes its residuals) seeded with that element's unit, the gradients
-    kept as rows of the blocks; None where ``grad_name`` is not of codegen's shape."""
+    """``(text with <f>_jacrev appended, its name)``: per element of the output (of each item
+    of a tuple output, read from the forward sweep's returns), a forward and a backward sweep
+    (which consumes its residuals) seeded with that element's unit, the gradients kept as rows
+    of the blocks; None where ``grad_name`` is not of codegen's shape."""
     found = read_gradient(text, grad_name)
     if found is None or found[2].params.kwonly_params or not found[2].params.params:
         return None
@@ -140,22 +199,51 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
     primal = list(grad.params.params[:-1])  # the seed parameter is the last
     if primal:
         primal[-1] = primal[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    outputs = tuple_items(fwd, 0)
     namer = Namer({p.name.value for p in grad.params.params} | set(functions))
     name = namer.fresh(f"{source_name}_jacrev")
     value, seed, grads = namer.fresh("value"), namer.fresh("seed"), namer.fresh("grads")
     call = cst.Module([]).code_for_node(cst.Call(fwd.name, args))
-    rows = [namer.fresh(f"{w}_rows") for w in wrt]
-    lines = [f"{value} = {call}[0]", *(f"{r} = []" for r in rows),
-             f"for {seed} in s2s.basis({value}):",
-             f"    {grads} = {bwd.name.value}({call}[1], {seed})",
-             *(f"    {r}.append({grads}[{k}])" for k, r in enumerate(rows))]
-    blocks = [f"s2s.rows_block({r}, np.shape({value}))" for r in rows]
+    values = [value] if outputs is None else [f"{value}[{i}]" for i in range(outputs)]
+    rows = [[namer.fresh(n) for n in _items(f"{w}_rows", outputs)] for w in wrt]
+    lines = [f"{value} = {call}[0]", *(f"{r} = []" for per_input in rows for r in per_input)]
+    for i, item in enumerate(values):
+        seeds = seed if outputs is None else _tuple(
+            [seed if k == i else f"s2s.zeros_like({other})" for k, other in enumerate(values)])
+        lines += [f"for {seed} in s2s.basis({item}):",
+                  f"    {grads} = {bwd.name.value}({call}[1], {seeds})",
+                  *(f"    {per_input[i]}.append({grads}[{k}])" for k, per_input in enumerate(rows))]
+    blocks = [[f"s2s.rows_block({r}, np.shape({item}))" for r, item in zip(per_input, values)]
+              for per_input in rows]
     params = cst.Module([]).code_for_node(grad.params.with_changes(params=primal))
     doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one backward '
            'sweep per element of its value."""')
-    result = blocks[0] if single else "(" + ", ".join(blocks) + ",)"
-    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {result}"])
+    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {_layout(blocks, single, outputs)}"])
     return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+
+
+def hvp_entry(text: str, hvp_name: str, source_name: str, wrt: tuple,
+              single: bool) -> Optional[tuple]:
+    """``(text with <f>_hvp appended, its name)``: the decorator's ``.hvp(*args, tangents=...)``
+    as generated code, a call of the Hessian-vector product ``hvp_name`` (one keyword-only
+    tangent parameter per name of ``wrt``) with its one tangent, or the items of a tuple of
+    them unless ``single``; None for parameters of another form."""
+    module = cst.parse_module(text)
+    functions = functions_of(module)
+    hvp = functions.get(hvp_name)
+    if hvp is None or hvp.params.posonly_params or hvp.params.star_kwarg or \
+            isinstance(hvp.params.star_arg, cst.Param) or len(hvp.params.kwonly_params) != len(wrt):
+        return None
+    tangents = [p.name.value for p in hvp.params.kwonly_params]
+    names = [p.name.value for p in hvp.params.params]
+    namer = Namer(set(names) | set(functions) | set(tangents))
+    name, given = namer.fresh(f"{source_name}_hvp"), namer.fresh("tangents")
+    along = [f"{t}={given}" if single else f"{t}={given}[{k}]" for k, t in enumerate(tangents)]
+    params = cst.Module([]).code_for_node(hvp.params.with_changes(
+        kwonly_params=[cst.Param(cst.Name(given))], star_arg=cst.ParamStar()))
+    doc = f'"""The Hessian of {source_name} with respect to {", ".join(wrt)} times {given}."""'
+    body = f"    {doc}\n    return {hvp_name}({', '.join(names + along)})\n"
+    return _formatted(text, f"def {name}({params}):\n{body}"), name
 
 
 def _formatted(text: str, function: str) -> str:
@@ -166,4 +254,4 @@ def _formatted(text: str, function: str) -> str:
     return text + "\n\n" + black.format_str(function, mode=BLACK_MODE)
 
 
-__all__ = ["Returns", "api_entry", "jacobian_entry", "reverse_jacobian_entry"]
+__all__ = ["Returns", "api_entry", "hvp_entry", "jacobian_entry", "reverse_jacobian_entry", "tuple_items"]

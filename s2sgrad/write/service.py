@@ -161,11 +161,12 @@ def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: 
     return _loaded(fun, entry, made)
 
 
-def jacobian_function(fun: Callable, wrt: tuple, single: bool,
-                      mode: str = "fwd") -> Optional[Callable]:
+def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
+                      outputs: Optional[int] = None) -> Optional[Callable]:
     """The generated function computing what jacfwd (``mode`` "fwd") or jacrev ("rev") of
     ``fun`` returned (write/entries.py), loaded from ``fun``'s entry of that mode with it
-    appended; None where it cannot be written."""
+    appended; None where it cannot be written. ``outputs``: how many items ``fun``'s tuple
+    value has, where its generated code does not show it."""
     import inspect
 
     from .entries import jacobian_entry, reverse_jacobian_entry
@@ -177,8 +178,20 @@ def jacobian_function(fun: Callable, wrt: tuple, single: bool,
     jvp_name = entry["call"]["jvp"]
     params = tuple(inspect.signature(functions(fun, entry, "fwd")[0]).parameters)
     made = jacobian_entry(entry["text"], jvp_name, fun.__name__, wrt, params[len(params) - len(wrt):],
-                          single)
+                          single, outputs)
     return _loaded(fun, entry, made)
+
+
+def hvp_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
+    """The generated function computing what the decorator's ``.hvp`` returns (order 2: a call
+    of ``<f>_grad_hvp``, write/entries.py), loaded; None where there is no such product."""
+    from .entries import hvp_entry
+
+    entry = entry_for(fun, from_function(fun), wrt, mode="rev2")
+    hvp_name = entry["call"]["hvp"]
+    if not hvp_name:
+        return None
+    return _loaded(fun, entry, hvp_entry(entry["text"], hvp_name, fun.__name__, wrt, single))
 
 
 def _loaded(fun: Callable, entry: dict, made: Optional[tuple]) -> Optional[Callable]:
@@ -189,5 +202,5 @@ def _loaded(fun: Callable, entry: dict, made: Optional[tuple]) -> Optional[Calla
     return load(text, fun.__qualname__, namespace_for(fun, text, entry["deps"]))[name]
 
 
-__all__ = ["CALLS", "api_function", "build", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
+__all__ = ["CALLS", "api_function", "build", "hvp_function", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]

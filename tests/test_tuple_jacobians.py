@@ -1,0 +1,204 @@
+"""Jacobians of tuple-valued functions and second-order attributes, at first order and
+transformed again: jacrev of a tuple output (one block per item, JAX's layout), grad and
+Jacobians of functions that call jacfwd/jacrev of tuple outputs, hessian with a tuple argnums,
+and the decorator's .hvp and .hessian of several arguments. Checked against autograd and
+central differences of s2sgrad's own values."""
+
+import inspect
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad.read.live import entry_of
+
+RNG = np.random.default_rng(1203)
+V3 = RNG.uniform(-1.0, 1.0, 3)
+X = RNG.uniform(-1.0, 1.0, 3)
+Y = RNG.uniform(-1.0, 1.0, 3)
+
+
+def pair(x, y):
+    return np.sin(x) * y, np.cos(x[:2]) * np.sum(x * y)
+
+
+def pair_ag(x, y, item):
+    return (anp.sin(x) * y, anp.cos(x[:2]) * anp.sum(x * y))[item]
+
+
+def pair_jacobian_ag(argnum, item):
+    return autograd.jacobian(lambda x, y: pair_ag(x, y, item), argnum)
+
+
+def two(x, y):
+    return np.sum(np.sin(x) * y ** 2) + np.sum(x * y) ** 2
+
+
+def two_ag(x, y):
+    return anp.sum(anp.sin(x) * y ** 2) + anp.sum(x * y) ** 2
+
+
+def _difference(f, x, eps=1e-6):
+    """The gradient of scalar ``f`` at ``x`` by central differences."""
+    out = np.zeros_like(x)
+    for k in range(x.size):
+        step = np.zeros_like(x)
+        step[k] = eps
+        out[k] = (f(x + step) - f(x - step)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("jacobian", [s2sgrad.jacfwd, s2sgrad.jacrev])
+def test_the_jacobian_of_a_tuple_output_is_one_block_per_item(jacobian):
+    one = jacobian(pair)(X, Y)
+    both = jacobian(pair, argnums=(0, 1))(X, Y)
+    assert [b.shape for b in one] == [(3, 3), (2, 3)]
+    for item in (0, 1):
+        np.testing.assert_allclose(one[item], pair_jacobian_ag(0, item)(X, Y), rtol=1e-12)
+        for argnum in (0, 1):
+            np.testing.assert_allclose(both[item][argnum], pair_jacobian_ag(argnum, item)(X, Y),
+                                       rtol=1e-12, atol=1e-15)
+
+
+pair_jacfwd = s2sgrad.jacfwd(pair, argnums=(0, 1))
+pair_jacrev = s2sgrad.jacrev(pair)
+
+
+def uses_tuple_jacobians(x):
+    forward = pair_jacfwd(x, Y)
+    backward = pair_jacrev(x, Y)
+    return np.sum(forward[1][0] * (forward[0][1] @ V3)) + np.sum(backward[1] ** 2)
+
+
+def uses_tuple_jacobians_ag(x):
+    forward = pair_jacobian_ag(0, 1)(x, Y), pair_jacobian_ag(1, 0)(x, Y)
+    backward = pair_jacobian_ag(0, 1)(x, Y)
+    return anp.sum(forward[0] * anp.dot(forward[1], V3)) + anp.sum(backward ** 2)
+
+
+def test_grad_and_hessian_of_a_function_that_calls_jacobians_of_tuple_outputs():
+    want = autograd.grad(uses_tuple_jacobians_ag)(X)
+    np.testing.assert_allclose(s2sgrad.grad(uses_tuple_jacobians)(X), want, rtol=1e-9)
+    np.testing.assert_allclose(s2sgrad.hessian(uses_tuple_jacobians)(X),
+                               autograd.hessian(uses_tuple_jacobians_ag)(X), rtol=1e-8, atol=1e-10)
+
+
+def test_jacobians_of_jacobians_of_a_tuple_output():
+    for outer in (s2sgrad.jacfwd, s2sgrad.jacrev):
+        got = outer(s2sgrad.jacrev(pair))(X, Y)
+        for item in (0, 1):
+            want = autograd.jacobian(pair_jacobian_ag(0, item))(X, Y)
+            np.testing.assert_allclose(got[item], want, rtol=1e-9, atol=1e-12)
+
+
+two_hessian = s2sgrad.hessian(two, argnums=(0, 1))
+
+
+def uses_hessian_blocks(x):
+    blocks = two_hessian(x, Y)
+    return np.sum(blocks[0][1] * blocks[1][0].T) + np.sum(np.diag(blocks[0][0]) * x)
+
+
+def uses_hessian_blocks_ag(x):
+    hessian = autograd.hessian(lambda z: two_ag(z[:3], z[3:]))(anp.concatenate([x, Y]))
+    return anp.sum(hessian[:3, 3:] * hessian[3:, :3].T) + anp.sum(anp.diag(hessian[:3, :3]) * x)
+
+
+def test_grad_of_a_function_that_calls_hessian_with_a_tuple_argnums():
+    np.testing.assert_allclose(s2sgrad.grad(uses_hessian_blocks)(X),
+                               autograd.grad(uses_hessian_blocks_ag)(X), rtol=1e-9)
+    third = s2sgrad.jacfwd(two_hessian, argnums=1)(X, Y)  # d/dy of each block [i][j]
+    full = autograd.jacobian(autograd.hessian(lambda z: two_ag(z[:3], z[3:])))(
+        np.concatenate([X, Y]))
+    for i in (0, 1):
+        for j in (0, 1):
+            np.testing.assert_allclose(third[i][j], full[3 * i:3 * i + 3, 3 * j:3 * j + 3, 3:],
+                                       rtol=1e-9, atol=1e-12)
+
+
+@s2sgrad.differentiable(order=2)
+def curved(x):
+    return np.sum(np.tanh(x) ** 2 * x + np.exp(-x * x))
+
+
+def curved_ag(x):
+    return anp.sum(anp.tanh(x) ** 2 * x + anp.exp(-x * x))
+
+
+@s2sgrad.differentiable(order=2, wrt=("x", "y"))
+def curved_two(x, y):
+    return np.sum(np.sin(x) * y ** 2) + np.sum(x * y) ** 2  # two's body
+
+
+def uses_decorated_hvp(x):
+    return np.sum(curved.hvp(x, tangents=V3) ** 2)
+
+
+def uses_decorated_hvp_ag(x):
+    return anp.sum(anp.dot(autograd.hessian(curved_ag)(x), V3) ** 2)
+
+
+def hvp_along_v3(x):
+    return curved.hvp(x, tangents=V3)
+
+
+def uses_decorated_hvps(x):
+    first, second = curved_two.hvp(x, 2.0 * x, tangents=(V3, V3 * V3))
+    return np.sum(first * second)
+
+
+def uses_decorated_hvps_ag(x):
+    hessian = autograd.hessian(lambda z: two_ag(z[:3], z[3:]))(anp.concatenate([x, 2.0 * x]))
+    product = anp.dot(hessian, anp.concatenate([V3, V3 * V3]))
+    return anp.sum(product[:3] * product[3:])
+
+
+def uses_decorated_hessians(x):
+    blocks = curved_two.hessian(x, 2.0 * x)
+    return np.sum(blocks[0][1] * blocks[1][1])
+
+
+def test_the_decorators_hvp_is_transformed_again():
+    np.testing.assert_allclose(s2sgrad.grad(uses_decorated_hvp)(X),
+                               autograd.grad(uses_decorated_hvp_ag)(X), rtol=1e-9)
+    np.testing.assert_allclose(s2sgrad.grad(uses_decorated_hvps)(X),
+                               autograd.grad(uses_decorated_hvps_ag)(X), rtol=1e-9)
+    third = autograd.jacobian(autograd.hessian(curved_ag))(X)
+    np.testing.assert_allclose(s2sgrad.jacfwd(hvp_along_v3)(X), third @ V3, rtol=1e-9, atol=1e-12)
+
+
+def test_the_decorators_hessian_of_several_arguments_is_transformed_again():
+    got = s2sgrad.grad(uses_decorated_hessians)(X)
+    np.testing.assert_allclose(got, _difference(uses_decorated_hessians, X), rtol=1e-6, atol=1e-8)
+
+
+def test_the_generated_code_for_tuple_outputs_and_hvp_reads_as_written():
+    text = inspect.getsource(entry_of(s2sgrad.jacfwd(pair)))
+    assert "x_column_0, x_column_1 = pair_jvp(x, y, x_dot=x_unit)[1]" in text
+    text = inspect.getsource(entry_of(pair_jacrev))
+    assert "for seed in s2s.basis(value[1]):" in text
+    assert "grads = pair_bwd(pair_fwd(x, y)[1], (s2s.zeros_like(value[0]), seed))" in text
+    text = inspect.getsource(entry_of(curved_two.hvp))
+    assert text.startswith("def curved_two_hvp(x, y, curved_two_bar=1.0, *, tangents):")
+    assert "x, y, curved_two_bar, x_dot=tangents[0], y_dot=tangents[1]" in text
+    for attribute in (curved.hvp, curved.hessian):
+        assert "def curved_grad_jvp(" in s2sgrad.source(attribute)
+
+
+pair_jacobian_of_jacobians = s2sgrad.jacfwd(s2sgrad.jacfwd(pair, argnums=(0, 1)))
+
+
+def uses_nested_blocks(x):
+    return np.sum(pair_jacobian_of_jacobians(x, Y)[0][1])
+
+
+def test_jacobians_of_nested_tuples_at_first_order_and_refused_again():
+    got = pair_jacobian_of_jacobians(X, Y)
+    for item in (0, 1):
+        for argnum in (0, 1):
+            want = autograd.jacobian(pair_jacobian_ag(argnum, item))(X, Y)
+            np.testing.assert_allclose(got[item][argnum], want, rtol=1e-9, atol=1e-12)
+    with pytest.raises(s2sgrad.GradientError, match="one array output"):
+        s2sgrad.grad(uses_nested_blocks)(X)
