@@ -975,7 +975,7 @@ class Gen:
                     return f"{names[0]}, {names[1]} in np.reshape({src}, (-1, 2))", \
                         [(nm, S, eb) for nm in names], None, n * es[0] // 2
             var = self.loop_var("row" if es else "el", avoid | names_in(src))
-            return f"{var} in {src}", [(var, es, eb)], None, n
+            return f"{var} in {self.maybe_reversed(src)}", [(var, es, eb)], None, n
         if form in ("zip", "enumerate_zip"):
             shifted = self.shifted(avoid) if self.ch.bool(30) else None
             if shifted:
@@ -1003,10 +1003,19 @@ class Gen:
         idx = self.index_name()
         var = self.loop_var("p", avoid | names_in(src))
         self.tag("for_enumerate", "tuple_target")
+        src = self.maybe_reversed(src)
         if self.ch.bool(25):  # a start: the counter runs from 1 to n
             self.tag("for_enumerate_start")
             return f"{idx}, {var} in enumerate({src}, 1)", [(var, es, eb)], (idx, n), n
         return f"{idx}, {var} in enumerate({src})", [(var, es, eb)], (idx, n - 1), n
+
+    def maybe_reversed(self, src):
+        """``src``, or (sometimes) ``reversed(src)``: the items last to first, the counter of an
+        ``enumerate`` around it still counting up."""
+        if not self.ch.bool(25):
+            return src
+        self.tag("for_reversed")
+        return f"reversed({src})"
 
     def loop_var(self, prefix, avoid):
         """A new loop variable, or (sometimes) the name of an earlier loop's variable that this

@@ -1,6 +1,6 @@
 """Loops over sequences in every spelling: zip (two or three sequences, slices of one array,
-lists), enumerate (with a start), tuple element targets, checked in both modes and at second
-order. A plain ``zip`` loop once gave an all-zero gradient: zip and enumerate were listed as
+lists), enumerate (with a start), reversed, tuple element targets, checked in both modes and at
+second order (third through a loop whose gradient collects per-step products). A plain ``zip`` loop once gave an all-zero gradient: zip and enumerate were listed as
 functions without a derivative, so the loop was taken for one over constants."""
 
 import numpy as np
@@ -80,6 +80,19 @@ def zip_carried(xs, h):
     return np.sum(h)
 
 
+def reversed_carried(xs, h):
+    for x in reversed(xs):
+        h = np.tanh(h * x + 0.5)
+    return np.sum(h)
+
+
+def enumerate_reversed(xs):
+    s = 0.0
+    for i, a in enumerate(reversed(xs), 1):  # i counts up while a walks back
+        s = s + i * np.tanh(a) * a
+    return s
+
+
 RNG = np.random.default_rng(3)
 V3 = [RNG.normal(size=3) for _ in range(3)]
 CASES = [
@@ -93,6 +106,8 @@ CASES = [
     (tuple_rows, (RNG.normal(size=(3, 2)),)),
     (enumerate_tuple_rows, (RNG.normal(size=(3, 2)),)),
     (zip_carried, (RNG.normal(size=(3, 2)), RNG.normal(size=2))),
+    (reversed_carried, (RNG.normal(size=(3, 2)), RNG.normal(size=2))),
+    (enumerate_reversed, (RNG.normal(size=4),)),
 ]
 
 
@@ -132,3 +147,38 @@ def test_a_list_first_made_inside_a_loop_with_break():
     # was asked of None
     x = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
     assert_gradients(list_made_in_a_loop_that_breaks, x)
+
+
+def test_enumerate_reversed_counts_up_while_the_items_walk_back():
+    xs = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(enumerate_reversed(xs), sum(
+        i * np.tanh(a) * a for i, a in zip((1, 2, 3), (3.0, 2.0, 1.0))))
+    d = lambda a: np.tanh(a) + a * (1.0 - np.tanh(a) ** 2)  # noqa: E731
+    np.testing.assert_allclose(s2sgrad.grad(enumerate_reversed)(xs), [3 * d(1.0), 2 * d(2.0), d(3.0)])
+
+
+def rnn_over_rows(W, xs):
+    h = np.zeros(3)
+    for x in xs:  # the gradient collects W's per-step products (a helper that empties its lists)
+        h = np.tanh(W @ h + x)
+    return np.sum(h ** 2)
+
+
+def rnn_over_rows_ag(W, xs):
+    import autograd.numpy as anp
+
+    h = anp.zeros(3)
+    for x in xs:
+        h = anp.tanh(anp.dot(W, h) + x)
+    return anp.sum(h ** 2)
+
+
+def test_third_order_through_a_gradient_that_walks_its_tape_backwards():
+    # Regression: forward mode of the gradient read `enumerate(reversed(tape))` and passed
+    # `list(...)` copies to the per-step product sum; neither could be read again
+    import autograd
+
+    W, xs = RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=(4, 3))
+    want = autograd.jacobian(autograd.hessian(rnn_over_rows_ag))(W, xs)
+    got = s2sgrad.jacrev(s2sgrad.jacfwd(s2sgrad.grad(rnn_over_rows)))(W, xs)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)

@@ -64,9 +64,9 @@ def _binding_error(prim: Prim, rule: Rule, message: str) -> TransformError:
 
 
 def keeping_consumed(expr: cst.BaseExpression, rule) -> cst.BaseExpression:
-    """``expr`` (a call of ``rule``'s function) passing copies (``list(xs)``) of the lists the
-    function empties as it reads them (``Rule.consumes``), so the derivative code after it can
-    read them again."""
+    """``expr`` (a call of ``rule``'s function) passing copies (the runtime's ``copied(xs)``,
+    which s2sgrad reads again) of the lists the function empties as it reads them
+    (``Rule.consumes``), so the derivative code after it can read them again."""
     consumed = getattr(rule, "consumes", ())
     if not consumed or not isinstance(expr, cst.Call):
         return expr
@@ -76,6 +76,7 @@ def keeping_consumed(expr: cst.BaseExpression, rule) -> cst.BaseExpression:
         param = arg.keyword.value if arg.keyword is not None else \
             (names[position] if position < len(names) else "")
         if param in consumed:
-            arg = arg.with_changes(value=cst.Call(cst.Name("list"), [cst.Arg(arg.value)]))
+            copy = cst.Attribute(cst.Name("s2s"), cst.Name("copied"))
+            arg = arg.with_changes(value=cst.Call(copy, [cst.Arg(arg.value)]))
         args.append(arg)
     return expr.with_changes(args=args)

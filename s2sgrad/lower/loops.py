@@ -131,10 +131,7 @@ def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,
     by an implicit read ``seq[index]``; a tuple element is unpacked at the top of the body.
     ``parts`` are loop_parts' ``(index name, start, element target, sequence)``."""
     index_name, start, elem_target, seq_node = parts
-    backwards = _reversed_operand(ctx, seq_node)
-    if backwards is not None and index_name is not None:
-        raise ctx.pf.error(seq_node, "enumerate(reversed(...)) is not supported",
-                           "loop over range(len(xs) - 1, -1, -1) and read xs[i]")
+    backwards = _reversed_operand(ctx, seq_node)  # the index counts up; items are xs[-1 - index]
     seqs, elems = loop_sequences(ctx, node, elem_target, backwards or seq_node)
     for e in elems:
         if not (isinstance(e, cst.Name) or m.matches(e, m.Tuple() | m.List()) and all(

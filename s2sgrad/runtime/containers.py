@@ -1,7 +1,8 @@
 """Adjoints of any value, lists and dicts included, and index writes (numpy only): the zero
 adjoint (``s2s.zeros_like``, ``s2s.list_zeros``), adjoints added element by element
 (``s2s.add``, ``s2s.Parts``), a list element's adjoint (``s2s.list_getitem_vjp``), a custom
-gradient's output leaves (``s2s.leaves``) and ``x[index] = value`` on a copy (``s2s.setitem``)."""
+gradient's output leaves (``s2s.leaves``), ``x[index] = value`` on a copy (``s2s.setitem``) and a
+list's copy (``s2s.copied``)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ __all__ = [
     "sum_list_vjp",
     "append",
     "unleaves",
+    "copied",
 ]
 
 
@@ -140,3 +142,9 @@ def append(lst, item):
     """A new list: ``lst``'s items, then ``item`` (what ``lst.append(item)`` makes of a copy; the
     tangent of an append, where ``+`` of adjoint lists would add element by element)."""
     return [*lst, item]
+
+
+def copied(xs):
+    """A new list of the items of ``xs``: what generated code passes to a helper that empties
+    the lists it reads, where it reads them again after the call."""
+    return list(xs)

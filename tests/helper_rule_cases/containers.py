@@ -91,3 +91,11 @@ def h_setitem_list(a, b, v):
 
 CASES.append(("s2sgrad.runtime.setitem", h_setitem_list, (uniform((4,)), uniform((4,)), uniform((4,))),
               None, 1e-5))
+
+
+def h_copied(a, b):
+    pair = s2s.copied([a * b, b])
+    return np.sum(np.sin(pair[0]) * V4) + np.sum(np.cos(pair[1]) * V4)
+
+
+CASES.append(("s2sgrad.runtime.copied", h_copied, (uniform((4,)), uniform((4,))), None, 1e-5))

@@ -45,6 +45,12 @@ RULES = (
         constant_in=("xs", "index"),
         value="g[index]",
     ),
+    # a list's copy, for a helper that empties the lists it reads: linear, its adjoint passes through
+    defvjp(
+        "s2sgrad.runtime.copied(xs)",
+        linear=("xs",),
+        xs="g",
+    ),
     # sum(xs)'s adjoint (g summed to each element's shape): its transpose sums and broadcasts back
     defvjp(
         "s2sgrad.runtime.sum_list_vjp(value, xs)",
