@@ -298,17 +298,24 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
 
 def hessian_entry(fun: Callable, argnums: Argnums, wrt: tuple) -> Optional[Callable]:
     """The generated function computing ``fun``'s Hessian: jacfwd's of its generated gradient
-    (of the tuple of gradients, one per input, for a tuple ``argnums``: blocks ``[i][j]``)."""
+    (of the tuple of gradients, one per input, for a tuple ``argnums``: blocks ``[i][j]``), or
+    jacrev's where forward mode cannot read the gradient; None where neither can."""
     from .read.live import entry_of
 
     single = isinstance(argnums, int)
     try:
         gradient = entry_of(grad(fun, argnums))
-        if gradient is None:
-            return None
-        return service.jacobian_function(gradient, wrt, single, outputs=None if single else len(wrt))
-    except TransformError:  # forward mode cannot read the gradient: not transformed again
+    except TransformError:
         return None
+    if gradient is None:
+        return None
+    for mode in ("fwd", "rev"):
+        try:
+            return service.jacobian_function(gradient, wrt, single, mode,
+                                             None if single else len(wrt))
+        except TransformError:
+            continue
+    return None
 
 
 def hessian_blocks(run: Callable, args: tuple, positions: tuple, single: bool) -> Any:

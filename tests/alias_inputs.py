@@ -130,3 +130,32 @@ def a9(y):
     w = z
     w[0] = np.tanh(z[0])
     return np.sum(z)
+
+
+def ok11(x):
+    prev = x * 0.0
+    for k in range(3):
+        cur = x * (k + 1.0)  # a new array each trip
+        cur[0] = cur[0] * np.sin(x[1])  # prev holds the last trip's array, not this one
+        prev = cur
+    return np.sum(prev * x)
+
+
+def a10(x):
+    y = x * 1.0
+    for k in range(2):
+        z = y  # the same array as y on every trip
+        z[0] = x[1] * 3.0
+    return np.sum(y * x)
+
+
+def a11(x):
+    keep = x * 2.0
+    cur = x * 1.0
+    for k in range(3):
+        cur = x * (k + 1.0)
+        keep = cur
+        if k == 1:
+            break
+    cur[1] = np.sin(x[0])  # keep is this array after the loop (left by break or not)
+    return np.sum(keep * x)

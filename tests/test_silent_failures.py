@@ -158,6 +158,8 @@ ALIASED = {  # function -> (line, column) of the update, the updated and the oth
     "a7": (100, 5, "first", "h"),
     "a8": (121, 13, "y", "t"),  # bound in one branch, changed in the other on a later trip
     "a9": (131, 5, "w", "z"),  # after an early return: was accepted, a wrong gradient (seed 59)
+    "a10": (148, 9, "z", "y"),  # in a loop, the same array on every trip
+    "a11": (160, 5, "cur", "keep"),  # after a loop that may end at a break
 }
 
 
@@ -174,8 +176,10 @@ def test_an_in_place_update_of_a_shared_array_is_refused(name):
     assert f"copy first (`{owner} = {other}.copy()`)" in text
 
 
+# ok10: a view bound on one path, a write on the other; ok11: a new array each trip, the last
+# trip's kept by another name (was refused: a binding added to what a name may be)
 @pytest.mark.parametrize("name", ["ok1", "ok2", "ok3", "ok4", "ok5", "ok6", "ok7", "ok8", "ok9",
-                                  "ok10"])  # ok10: a view bound on one path, a write on the other
+                                  "ok10", "ok11"])
 def test_updates_no_other_live_name_sees_are_differentiated(name):
     import alias_inputs
 

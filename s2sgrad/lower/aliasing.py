@@ -6,7 +6,10 @@ the user's program they change an object in place, and every other name bound to
 This pass finds the names that may share an object (points-to sets, each branch of an ``if`` on
 its own; views as the rule table declares them) and refuses an in-place update when another name
 sharing the object is read after it: s2sgrad would otherwise differentiate a program other than
-the one that runs.
+the one that runs. An object is named by the statement target that made it; a new object made
+there (in a later iteration of a loop) renames the earlier ones ``target'`` first (the most
+recent object and a summary of the older ones), and a binding replaces what a name was: so
+``b = a`` at the end of an iteration and ``a = <new array>`` in the next share nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class _Walk:
     stack: list = field(default_factory=list)
     sharing: dict = field(default_factory=dict)  # in-place target -> names sharing its array then
     updated: dict = field(default_factory=dict)  # in-place target -> the update's position
+    ever: list = field(default_factory=list)  # per open loop: name -> every object bound in it
 
     def objects(self, op, table: str = "points") -> frozenset:
         """What the names inside ``op`` are (``points``) or hold (``elements``)."""
@@ -42,10 +46,23 @@ class _Walk:
         return out
 
     def bind(self, name: str, objects: tuple) -> None:
-        self.points[name] = self.points.get(name, frozenset()) | objects[0]
-        self.elements[name] = self.elements.get(name, frozenset()) | objects[1]
+        self.points[name], self.elements[name] = objects
+        for ever in self.ever:
+            ever[name] = ever.get(name, frozenset()) | objects[0] | objects[1]
         self.defined.setdefault(name, self.position)
         self.where.setdefault(name, tuple(self.stack))
+
+    def renew(self, site: str) -> None:
+        """Before ``site`` makes a new object: the objects it made before are ``site'``."""
+        old = site + "'"
+        for table in (self.points, self.elements):
+            for name, objects in table.items():
+                if site in objects:
+                    table[name] = (objects - {site}) | {old}
+        for ever in self.ever:  # what a loop bound keeps both names (it is a union over time)
+            for name, objects in ever.items():
+                if site in objects:
+                    ever[name] = objects | {old}
 
     def statement(self, stmt: Stmt, inplace: dict) -> None:
         self.position += 1
@@ -59,6 +76,8 @@ class _Walk:
                 shared = self.points.get(inplace[target][0], frozenset())
                 self.sharing.setdefault(target, set()).update(
                     n for n, objects in self.points.items() if objects & shared)
+            else:
+                self.renew(target)
             self.bind(target, self.shares(stmt, target, inplace))
 
     def shares(self, stmt: Stmt, target: str, inplace: dict) -> tuple:
@@ -111,16 +130,25 @@ class _Walk:
 
     def loop(self, loop: Loop, inplace: dict) -> None:
         """Walk a loop twice over the same positions: the second time, what the carries bring
-        back to the top is known."""
+        back to the top is known. After it, a name may be what it was before (no iteration) or
+        anything the loop bound it to (a ``break`` leaves from the middle)."""
         start, index = self.position + 1, len(self.loops)
         self.loops.append(None)
         self.stack.append(index)
+        before = dict(self.points), dict(self.elements)
+        self.ever.append({})
         for target in loop.targets:
+            self.renew(target)
             self.bind(target, (frozenset({target}), frozenset()))
         for _ in range(2):
             self.position = start - 1
             self.block(loop.body, inplace)
             self.block(loop.carries, inplace)
+        ever = self.ever.pop()
+        for table, earlier in ((self.points, before[0]), (self.elements, before[1])):
+            for name in set(earlier) | set(ever):  # each path's own naming: as at an if's join
+                table[name] = table.get(name, frozenset()) | earlier.get(name, frozenset()) | \
+                    ever.get(name, frozenset())
         self.stack.pop()
         carried = frozenset(t for c in loop.carries for t in c.targets)
         self.loops[index] = (start, self.position, carried)

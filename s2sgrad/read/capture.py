@@ -111,8 +111,9 @@ def check_function(fn: Any) -> None:
             f"{made} is a function s2sgrad returned that it cannot transform again yet",
             caller_location(),
             "s2sgrad transforms again what grad, value_and_grad, jacfwd, jacrev, hessian and "
-            "the decorator's attributes return, not a pullback of vjp: for its derivative, "
-            "transform a function that calls s2sgrad.vjp and then the pullback")
+            "the decorator return where it can read their generated code again; a pullback of "
+            "vjp is not one: transform a function that calls s2sgrad.vjp and then the pullback, "
+            "or take jacrev of s2sgrad.grad(f)")
     if isinstance(fn, types.FunctionType) and internal_file(fn.__code__.co_filename):
         raise TransformError(f"{fn.__qualname__} is part of s2sgrad, not a function to differentiate",
                              caller_location(), "pass a function you write with `def`")

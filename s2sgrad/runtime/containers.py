@@ -33,6 +33,8 @@ def zeros_like(x):
         return 0.0
     if isinstance(x, (tuple, list, dict)):  # a sequence passed where an array could be
         return list_zeros(x)
+    if x is None or type(x) is slice or x is Ellipsis:  # a residual with no derivative
+        return 0.0
     dtype = np.result_type(x)
     if not np.issubdtype(dtype, np.inexact):
         dtype = np.dtype(np.float64)
@@ -41,10 +43,13 @@ def zeros_like(x):
 
 def setitem(x, index, value):
     """A copy of ``x`` with ``x[index] = value`` (the input is left as it was); a list (the
-    adjoint of one, when generated code writes into it) stays a list of the same kind."""
+    adjoint of one, when generated code writes into it) stays a list of the same kind, a slice
+    of it set to one value (a zero adjoint) sets each element."""
     if isinstance(x, list):
-        out = type(x)(x)
-        out[index] = value
+        out, where = type(x)(x), _one(index)
+        if type(where) is slice and not isinstance(value, (list, tuple)):  # one value for each
+            value = [value] * len(range(*where.indices(len(out))))
+        out[where] = value
         return out
     out = np.array(x, copy=True)
     out[index] = value
@@ -52,10 +57,16 @@ def setitem(x, index, value):
 
 
 def add(a, b):
-    """``a + b`` for adjoints; for lists and dicts (their adjoints), element by element."""
+    """``a + b`` for adjoints; for lists, tuples and dicts (their adjoints), element by element,
+    where the number 0.0 stands for the zero adjoint of any of them (``setitem(g, i, 0.0)``
+    clears a list adjoint's element, whatever that element is)."""
+    if type(b) is float and b == 0.0 and isinstance(a, (list, tuple, dict)):
+        return a
+    if type(a) is float and a == 0.0 and isinstance(b, (list, tuple, dict)):
+        return b
     if isinstance(a, dict):
-        return {k: a[k] + b[k] for k in a}
-    if isinstance(a, list) or isinstance(b, list):
+        return {k: add(a[k], b[k]) for k in a}
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         return Parts(add(p, q) for p, q in zip(a, b))
     return a + b
 

@@ -187,7 +187,7 @@ def _column_loop(namer: Namer, param: str, unit: str, call: str, outputs: Option
 
 
 def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
-                           single: bool) -> Optional[tuple]:
+                           single: bool, outputs: Optional[int] = None) -> Optional[tuple]:
     """``(text with <f>_jacrev appended, its name)``: per element of the output (of each item
     of a tuple output, read from the forward sweep's returns), a forward and a backward sweep
     (which consumes its residuals) seeded with that element's unit, the gradients kept as rows
@@ -199,7 +199,7 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
     primal = list(grad.params.params[:-1])  # the seed parameter is the last
     if primal:
         primal[-1] = primal[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    outputs = tuple_items(fwd, 0)
+    outputs = outputs if outputs is not None else tuple_items(fwd, 0)
     namer = Namer({p.name.value for p in grad.params.params} | set(functions))
     name = namer.fresh(f"{source_name}_jacrev")
     value, seed, grads = namer.fresh("value"), namer.fresh("seed"), namer.fresh("grads")

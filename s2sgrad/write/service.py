@@ -173,7 +173,8 @@ def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd"
 
     entry = entry_for(fun, from_function(fun), wrt, mode=mode)
     if mode == "rev":
-        made = reverse_jacobian_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt, single)
+        made = reverse_jacobian_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt, single,
+                                      outputs)
         return _loaded(fun, entry, made)
     jvp_name = entry["call"]["jvp"]
     params = tuple(inspect.signature(functions(fun, entry, "fwd")[0]).parameters)
