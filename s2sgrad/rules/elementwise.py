@@ -151,6 +151,7 @@ BINARY = (
     defvjp(
         "numpy.where(condition, x=None, y=None)",
         elementwise=True,
+        constant_in=("condition",),  # a choice: piecewise constant, whatever it is computed from
         x="np.where(condition, g, 0.0)",
         y="np.where(condition, 0.0, g)",
     ),
