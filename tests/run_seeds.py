@@ -1,10 +1,11 @@
 """Replay generator seeds lo..hi outside the suite, as test_property.py's failure replay does.
 
-usage: python tests/run_seeds.py LO HI [--refuse] [--avoid zip,tuple_param] [--out DIR]
+usage: python tests/run_seeds.py LO HI [--refuse | --third] [--avoid zip,tuple_param] [--out DIR]
 Each seed: generate(Chooser(seed=N)), then test_property.check_modes (reverse mode vs finite
 differences and autograd, one argnum vs the tuple, jvp vs <grad, direction>, hvp vs differences of
 gradients; TransformError refusals of jvp/hvp allowed). --refuse: generate(..., refuse=True) and
-check_refused. One JSON line per seed in OUT/results-LO-HI.jsonl; each failure's full report
+check_refused. --third: third_order_check.check_third (grad of grad of grad against
+differences). One JSON line per seed in OUT/results-LO-HI.jsonl; each failure's full report
 (program, inputs, error) in OUT/fail/<seed>.txt.
 """
 import json
@@ -29,8 +30,9 @@ import test_property as tp  # noqa: E402
 def main():
     lo, hi = int(sys.argv[1]), int(sys.argv[2])
     refuse = "--refuse" in sys.argv
+    third = "--third" in sys.argv
     avoid = sys.argv[sys.argv.index("--avoid") + 1].split(",") if "--avoid" in sys.argv else ()
-    tagname = ("-refuse" if refuse else "") + ("-avoid_" + "_".join(avoid) if avoid else "")
+    tagname = ("-refuse" if refuse else "-third" if third else "") + ("-avoid_" + "_".join(avoid) if avoid else "")
     out = pathlib.Path(sys.argv[sys.argv.index("--out") + 1]) if "--out" in sys.argv else pathlib.Path("propseeds")
     (out / "fail").mkdir(parents=True, exist_ok=True)
     results = open(out / f"results-{lo}-{hi}{tagname}.jsonl", "a")
@@ -42,6 +44,11 @@ def main():
             try:
                 if refuse:
                     tp.check_refused(prog, pathlib.Path(d))
+                    rec["status"] = "ok"
+                elif third:
+                    from third_order_check import check_third
+
+                    rec["refused"] = check_third(prog, pathlib.Path(d), seed)
                     rec["status"] = "ok"
                 else:
                     rng = np.random.default_rng(seed)

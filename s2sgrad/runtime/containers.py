@@ -59,7 +59,10 @@ def setitem(x, index, value):
 def add(a, b):
     """``a + b`` for adjoints; for lists, tuples and dicts (their adjoints), element by element,
     where the number 0.0 stands for the zero adjoint of any of them (``setitem(g, i, 0.0)``
-    clears a list adjoint's element, whatever that element is)."""
+    clears a list adjoint's element, whatever that element is), and None (the zero adjoint of a
+    name a loop had not bound yet: list_zeros) adds nothing."""
+    if b is None or a is None:
+        return a if b is None else b
     if type(b) is float and b == 0.0 and isinstance(a, (list, tuple, dict)):
         return a
     if type(a) is float and a == 0.0 and isinstance(b, (list, tuple, dict)):
