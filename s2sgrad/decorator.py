@@ -95,7 +95,8 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
 def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
     """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``, from the generated
     ``<f>_grad_hvp`` and ``<f>_grad_jvp`` (forward mode over the gradient)."""
-    from .jacobians import ScalarCheck, hessian_blocks, linearized
+    from .columns import hessian_blocks
+    from .jacobians import ScalarCheck, bound_arguments, linearized
 
     params = list(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
@@ -118,12 +119,12 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
 
     run.prepare = prepare
 
-    def hvp(*args: Any, tangents: Any) -> Any:
-        out = run(args, (tangents,) if single else tuple(tangents))
+    def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
+        out = run(bound_arguments(fun, args, kwargs), (tangents,) if single else tuple(tangents))
         return out[0] if single else out
 
-    def hessian(*args: Any) -> Any:
-        return hessian_blocks(run, args, positions, single)
+    def hessian(*args: Any, **kwargs: Any) -> Any:
+        return hessian_blocks(run, bound_arguments(fun, args, kwargs), positions, single)
 
     _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")), sweeps.text)
     # transformed again, each reads generated code: <f>_hvp, s2sgrad.hessian's

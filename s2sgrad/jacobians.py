@@ -19,9 +19,10 @@ import numpy as np
 
 from . import runtime
 from .api import (_attach, _check_values, _def_location, _directional, _param_names, build_jvp,
-                  display_name, grad, jvp_or_transpose, wrt_names)
+                  grad, jvp_or_transpose, wrt_names)
 from .boundary import api_boundary
-from .errors import GradientError, TransformError
+from .columns import hessian_blocks, points_at, stacked, unit_at
+from .errors import TransformError, UsageError
 from .read.live import Deferred, readable
 from .write import service
 
@@ -32,28 +33,21 @@ def _positions(argnums: Argnums) -> tuple:
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
-def _points(args: tuple, positions: tuple) -> list:
-    return [np.asarray(args[p], dtype=np.result_type(args[p], np.float64)) for p in positions]
-
-
-def _unit(args: tuple, positions: tuple, points: list, j: int, k: int) -> tuple:
-    """Tangents (or cotangents) that are zero but for a 1 at element ``k`` of input ``j``; a
-    Python float for a Python float argument."""
-    unit = [np.zeros_like(p) for p in points]
-    unit[j].reshape(-1)[k] = 1.0
-    return tuple(float(u) if np.ndim(args[p]) == 0 else u for u, p in zip(unit, positions))
-
-
-def _stacked(columns: list, shape: tuple) -> Any:
-    """Columns (one output per input element, each possibly a tuple of outputs) stacked on a last
-    axis and reshaped to ``output shape + shape``; a float for a scalar of scalars."""
-    if isinstance(columns[0], (tuple, list)):
-        return tuple(_stacked([c[i] for c in columns], shape) for i in range(len(columns[0])))
-    out_shape = np.shape(columns[0])
-    block = np.stack([np.asarray(c) for c in columns], axis=-1).reshape(out_shape + shape)
-    if block.ndim == 0 and all(type(c) is float for c in columns):
-        return float(block)
-    return block
+def bound_arguments(fun: Callable, args: tuple, kwargs: dict) -> tuple:
+    """``args`` with the keyword arguments of ``fun``'s positional parameters (and their
+    defaults) put in place, as the sweeps below take them; keyword-only ones are refused."""
+    if not kwargs:
+        return args
+    try:
+        bound = inspect.signature(fun).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise UsageError(f"{getattr(fun, '__name__', 'the function')}: {exc}") from None
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise UsageError(f"{getattr(fun, '__name__', 'the function')}: a Jacobian or Hessian takes "
+                         f"its arguments by position; keyword-only {sorted(bound.kwargs)} are not "
+                         "passed on: bind them with a closure or functools.partial")
+    return bound.args
 
 
 def _per_output(blocks: list, single: bool) -> Any:
@@ -84,14 +78,15 @@ def _forward_jacobian(fun: Callable, fn: Callable, wrt: tuple, tangent_names: tu
     """The function that runs the forward-mode ``fn`` once per element of the inputs ``wrt``."""
     positions = _positions(argnums)
 
-    def jacobian_fun(*args: Any) -> Any:
+    def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
+        args = bound_arguments(fun, args, kwargs)
         _check_values(fun, wrt, [args[p] for p in positions])
-        points = _points(args, positions)
+        points = points_at(args, positions)
         blocks = []
         for j, point in enumerate(points):
-            columns = [fn(*args, **dict(zip(tangent_names, _unit(args, positions, points, j, k))))[1]
+            columns = [fn(*args, **dict(zip(tangent_names, unit_at(args, positions, points, j, k))))[1]
                        for k in range(point.size)]
-            blocks.append(_stacked(columns, point.shape))
+            blocks.append(stacked(columns, point.shape))
         return _per_output(blocks, isinstance(argnums, int))
 
     return jacobian_fun
@@ -108,7 +103,8 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     positions = _positions(argnums)
     text, (fwd, bwd, _) = service.build(fun, wrt)
 
-    def jacobian_fun(*args: Any) -> Any:
+    def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
+        args = bound_arguments(fun, args, kwargs)
         _check_values(fun, wrt, [args[p] for p in positions])
         value, residuals = fwd(*args)
         items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
@@ -117,7 +113,7 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
         for i, point in enumerate(points):
             rows = []
             for k in range(point.size):
-                seeds = _unit(items, tuple(range(len(items))), points, i, k)
+                seeds = unit_at(items, tuple(range(len(items))), points, i, k)
                 seed = seeds if isinstance(value, (tuple, list)) else seeds[0]
                 rows.append(bwd(residuals if not rows and i == 0 else fwd(*args)[1], seed))
             for j, p in enumerate(positions):
@@ -288,7 +284,8 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     positions = _positions(argnums)
     text, run = second_order(fun, wrt)
 
-    def hessian_fun(*args: Any) -> Any:
+    def hessian_fun(*args: Any, **kwargs: Any) -> Any:
+        args = bound_arguments(fun, args, kwargs)
         _check_values(fun, wrt, [args[p] for p in positions])
         return hessian_blocks(run, args, positions, isinstance(argnums, int))
 
@@ -318,64 +315,4 @@ def hessian_entry(fun: Callable, argnums: Argnums, wrt: tuple) -> Optional[Calla
     return None
 
 
-def hessian_blocks(run: Callable, args: tuple, positions: tuple, single: bool) -> Any:
-    """The Hessian at ``args`` from ``run(args, tangents)`` (the Hessian times tangents for the
-    arguments at ``positions``, one block each), one run per element (of the tangent part only
-    where ``run.prepare`` exists: the primal values once; every column in one run of the
-    batched tangent part where that exists): blocks ``[i][j]`` of shape
-    ``x_i.shape + x_j.shape``, or the one block (a float for a float) when ``single``."""
-    points = _points(args, positions)
-    prepare = getattr(run, "prepare", None)  # values computed once, where the sweep splits
-    per_tangent = prepare(args) if prepare is not None else (lambda tangents: run(args, tangents))
-    many = getattr(per_tangent, "many", None)
-    if many is not None:
-        blocks = _batched_blocks(many, points)
-    else:
-        rows: list = [[] for _ in positions]  # rows[j]: the columns of the blocks [., j]
-        for j, point in enumerate(points):
-            for k in range(point.size):
-                rows[j].append(per_tangent(_unit(args, positions, points, j, k)))
-        blocks = [_stacked(columns, points[j].shape) for j, columns in enumerate(rows)]
-    out = tuple(tuple(blocks[j][i] for j in range(len(points))) for i in range(len(points)))
-    if single:
-        h = out[0][0]
-        return float(h) if np.ndim(args[positions[0]]) == 0 else h
-    return out
-
-
-COLUMNS_AT_ONCE = 256  # the batched tangent part's rows per run: memory grows with them
-
-
-def _seeds(points: list, offsets: Any, start: int, stop: int) -> tuple:
-    """Per input, its tangents along the unit directions ``start:stop`` of all the inputs'
-    elements (``offsets``: where each input's elements begin), stacked on a leading axis."""
-    stacked = []
-    for j, point in enumerate(points):
-        if offsets[j] <= start and stop <= offsets[j + 1]:  # every row a unit tangent of x_j
-            rows = start - offsets[j], stop - offsets[j]
-            stacked.append(runtime.unit_rows(*rows, point.shape, point.dtype))
-            continue
-        tangent = np.zeros((stop - start, point.size), dtype=point.dtype)
-        ks = np.arange(max(start, offsets[j]), min(stop, offsets[j + 1]))
-        tangent[ks - start, ks - offsets[j]] = 1.0
-        stacked.append(tangent.reshape((stop - start,) + point.shape))
-    return tuple(stacked)
-
-
-def _batched_blocks(many: Callable, points: list) -> list:
-    """``blocks[j][i]`` (shape ``x_i.shape + x_j.shape``) from ``many``, the Hessian times
-    tangents stacked on a leading axis: unit tangents, up to COLUMNS_AT_ONCE per run."""
-    offsets = [0]
-    for point in points:
-        offsets.append(offsets[-1] + point.size)
-    total = offsets[-1]
-    products: list = [[] for _ in points]  # per input i: runs of (rows,) + x_i.shape
-    for start in range(0, total, COLUMNS_AT_ONCE):
-        stop = min(total, start + COLUMNS_AT_ONCE)
-        for i, product in enumerate(many(_seeds(points, offsets, start, stop))):
-            products[i].append(np.asarray(product).reshape((stop - start,) + points[i].shape))
-    full = [p[0] if len(p) == 1 else np.concatenate(p) for p in products]
-    return [tuple(full[i][offsets[j]:offsets[j + 1]].reshape(points[j].size, -1).T.reshape(
-        points[i].shape + points[j].shape) for i in range(len(points))) for j in range(len(points))]
-
-__all__ = ["hessian", "hessian_blocks", "hvp", "jacfwd", "jacrev", "second_order"]
+__all__ = ["bound_arguments", "hessian", "hessian_blocks", "hvp", "jacfwd", "jacrev", "second_order"]

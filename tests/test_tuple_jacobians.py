@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import s2sgrad
+from s2sgrad.errors import UsageError
 from s2sgrad.read.live import entry_of
 
 RNG = np.random.default_rng(1203)
@@ -202,3 +203,29 @@ def test_jacobians_of_nested_tuples_at_first_order_and_refused_again():
             np.testing.assert_allclose(got[item][argnum], want, rtol=1e-9, atol=1e-12)
     with pytest.raises(s2sgrad.GradientError, match="one array output"):
         s2sgrad.grad(uses_nested_blocks)(X)
+
+
+def scaled(x, y, scale=1.0):
+    return np.sum(np.sin(x) * y) * scale
+
+
+def scaled_ag(x, y, scale=1.0):
+    return anp.sum(anp.sin(x) * y) * scale
+
+
+@s2sgrad.differentiable(order=2)
+def scaled_decorated(x, y, scale=1.0):
+    return np.sum(np.sin(x) * y) * scale  # scaled's body
+
+
+def test_keyword_arguments_pass_through_jacobians_and_hessians():
+    want_grad = autograd.grad(scaled_ag)(X, Y, scale=2.5)
+    np.testing.assert_allclose(s2sgrad.jacfwd(scaled)(X, Y, scale=2.5), want_grad, rtol=1e-12)
+    np.testing.assert_allclose(s2sgrad.jacrev(scaled)(X, y=Y, scale=2.5), want_grad, rtol=1e-12)
+    want = autograd.hessian(scaled_ag)(X, Y, scale=2.5)
+    np.testing.assert_allclose(s2sgrad.hessian(scaled)(X, Y, scale=2.5), want, rtol=1e-12)
+    np.testing.assert_allclose(scaled_decorated.hessian(X, Y, scale=2.5), want, rtol=1e-12)
+    np.testing.assert_allclose(scaled_decorated.hvp(X, Y, tangents=V3, scale=2.5), want @ V3,
+                               rtol=1e-12)
+    with pytest.raises(UsageError, match="scaled: got an unexpected keyword argument 'scal'"):
+        s2sgrad.hessian(scaled)(X, Y, scal=2.5)
