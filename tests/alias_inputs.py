@@ -159,3 +159,13 @@ def a11(x):
             break
     cur[1] = np.sin(x[0])  # keep is this array after the loop (left by break or not)
     return np.sum(keep * x)
+
+
+def ok12(x):
+    acc = x * 1.0
+    acc += np.sin(x)  # an update before the loop; the loop's carry rebinds the same name
+    keep = x * 0.0
+    for k in range(3):
+        keep = acc  # the array acc holds on this trip, not the one updated above
+        acc = acc * 0.5 + keep[::-1]
+    return np.sum(acc * x) + np.sum(keep)

@@ -67,26 +67,30 @@ class _Walk:
     def statement(self, stmt: Stmt, inplace: dict) -> None:
         self.position += 1
         prim = stmt.prim
+        read = set()
         for op in prim.args + tuple(v for _, v in prim.kwargs):
             for name in operand_reads(op):
                 self.reads.setdefault(name, []).append(self.position)
+            read.update(operand_vars(op))
         for target in stmt.targets:
-            if target in inplace:  # who shares the array at this point of the program
+            # the update itself reads the array it changes; a loop's carry or a join binding the
+            # same name later (or a placeholder earlier) is a plain assignment
+            updating = target in inplace and inplace[target][0] in read
+            if updating:  # who shares the array at this point of the program
                 self.updated[target] = self.position
                 shared = self.points.get(inplace[target][0], frozenset())
                 self.sharing.setdefault(target, set()).update(
                     n for n, objects in self.points.items() if objects & shared)
             else:
                 self.renew(target)
-            self.bind(target, self.shares(stmt, target, inplace))
+            self.bind(target, self.shares(stmt, target, inplace[target][0] if updating else None))
 
-    def shares(self, stmt: Stmt, target: str, inplace: dict) -> tuple:
+    def shares(self, stmt: Stmt, target: str, mutated) -> tuple:
         """(the objects ``target`` may be, the objects it may hold as a list's or tuple's
-        elements) after ``stmt``."""
+        elements) after ``stmt``, which changes the array ``mutated`` in place (None if not)."""
         prim, own = stmt.prim, frozenset({target})
         args = prim.args
-        if target in inplace:  # the same object, changed (``.append`` adds an element)
-            mutated = inplace[target][0]
+        if mutated is not None:  # the same object, changed (``.append`` adds an element)
             added = self.objects(args[1]) if prim.op == "list.append" else frozenset()
             return self.points.get(mutated, frozenset()), self.elements.get(mutated, frozenset()) | added
         if prim.op == "copy" and args and isinstance(args[0], Seq):
