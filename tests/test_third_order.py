@@ -65,3 +65,25 @@ def test_a_sequence_adjoint_spread_to_its_own_length_is_itself():
     parts = s2s.Parts([np.ones(2), 1.0])
     assert s2s.broadcast(parts, (2,)) is parts
     assert s2s.unbroadcast(parts, (2,)) is parts
+
+
+def contracted(a, b):
+    return np.sum(np.tanh(np.einsum("ij,jk->ik", a, b)) ** 2) + np.einsum("ii", a @ a)
+
+
+def contracted_ag(a, b):
+    return anp.sum(anp.tanh(anp.einsum("ij,jk->ik", a, b)) ** 2) + anp.trace(anp.dot(a, a))
+
+
+def test_third_order_through_einsum():
+    # einsum's adjoints are helpers whose own adjoints (einsum_vjps_value, einsum_vjps_operands)
+    # had no rule: reverse mode over the second-order code was refused
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(3, 2)) * 0.5
+    want = autograd.jacobian(autograd.hessian(contracted_ag))(a, b)
+    got = s2sgrad.jacrev(s2sgrad.jacrev(s2sgrad.grad(contracted)))(a, b)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    t = rng.normal(size=(3, 3))
+    tangent = s2sgrad.jvp(s2sgrad.grad(contracted), (a, b), (t, np.zeros_like(b)))[1]
+    np.testing.assert_allclose(tangent, np.tensordot(autograd.hessian(contracted_ag)(a, b), t, 2),
+                               rtol=1e-9, atol=1e-12)

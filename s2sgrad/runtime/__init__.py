@@ -24,8 +24,8 @@ it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/norm
 
 from __future__ import annotations
 
-from . import (batching, broadcasting, containers, custom, elementwise, indexing, linalg, products,
-               reductions, rows, scans, shapes)
+from . import (batching, broadcasting, containers, contract, custom, elementwise, indexing, linalg,
+               products, reductions, rows, scans, shapes)
 from .batching import *  # noqa: F401,F403
 from .broadcasting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
@@ -41,9 +41,8 @@ from .rows import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 
-# The helpers that runtime.py itself defined before the split; the complex and einsum helpers
-# (then runtime_complex.py and runtime_contract.py, re-exported by name) were not listed, and
-# still are not.
-__all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + custom.__all__
-                 + elementwise.__all__ + indexing.__all__ + linalg.__all__ + products.__all__ + reductions.__all__
-                 + rows.__all__ + scans.__all__ + shapes.__all__)
+# The helpers that runtime.py itself defined before the split, and the einsum helpers; the
+# complex helpers (then runtime_complex.py, re-exported by name) are not listed.
+__all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + contract.__all__
+                 + custom.__all__ + elementwise.__all__ + indexing.__all__ + linalg.__all__
+                 + products.__all__ + reductions.__all__ + rows.__all__ + scans.__all__ + shapes.__all__)

@@ -17,8 +17,6 @@ import numpy as np
 
 from .containers import Parts, zeros_like
 
-# Not in s2sgrad.runtime.__all__ (nor were they when this was runtime_contract.py, re-exported by
-# name); generated code reads them as ``s2s.<name>`` all the same.
 __all__ = [
     "einsum_vjps",
     "einsum_vjp",
@@ -26,6 +24,8 @@ __all__ = [
     "einsum_vjp_operands",
     "einsum_vjps_operands",
     "einsum_vjps_value",
+    "einsum_pairs_value",
+    "einsum_pairs_operands",
 ]
 
 _LETTERS = string.ascii_letters
@@ -101,6 +101,41 @@ def einsum_vjps_value(g, subscripts, operands):
     total = 0.0
     for i, gi in enumerate(g):
         total = total + einsum_with(gi, subscripts, operands, i)
+    return total
+
+
+def _given(x):
+    """Whether ``x`` is an operand's adjoint that may be nonzero (0.0 and None stand for zero)."""
+    return x is not None and not (type(x) is float and x == 0.0)
+
+
+def _pairs(first, second, operands):
+    """``(i, j, operands with [i] first[i] and [j] second[j])`` for each i != j."""
+    for i, a in enumerate(first):
+        for j, b in enumerate(second):
+            if i != j and _given(a) and _given(b):
+                yield i, j, _put(_put(operands, i, a), j, b)
+
+
+def einsum_pairs_value(first, second, subscripts, operands):
+    """The sum over ``i != j`` of the einsum with ``operands[i]`` replaced by ``first[i]`` and
+    ``operands[j]`` by ``second[j]``: the adjoint of ``value`` in
+    ``einsum_vjps_operands(value, first, subscripts, operands)``, ``second`` its output's."""
+    total = 0.0
+    for _, _, put in _pairs(first, second, operands):
+        total = total + np.einsum(subscripts, *put)
+    return total
+
+
+def einsum_pairs_operands(value, first, second, subscripts, operands):
+    """The adjoints of the operands in ``einsum_vjps_operands(value, first, subscripts,
+    operands)``, ``second`` its output's: for each ``k``, the adjoint of operand ``k`` of the
+    einsums with two other operands replaced (``i != j``, both not ``k``)."""
+    total = Parts(zeros_like(o) for o in operands)
+    for i, j, put in _pairs(first, second, operands):
+        for k in range(len(operands)):
+            if k != i and k != j:
+                total[k] = total[k] + einsum_vjp(value, subscripts, put, k)
     return total
 
 

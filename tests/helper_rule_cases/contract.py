@@ -52,3 +52,42 @@ CASES = [
     (R + "einsum_vjps", h_einsum_vjps_3, _u((2,), (2, 3), (3, 4), (4,)), None, 1e-5),
     (R + "einsum_vjps", h_einsum_vjps_bcast, _u((3,), (3, 2), (1, 2)), None, 1e-5),
 ]
+
+
+def h_einsum_vjps_value(ga, gb, a, b):
+    return _out(s2s.einsum_vjps_value((ga, gb), "ij,jk->ik", (a, b)))
+
+
+def h_einsum_vjps_value_3(ga, gc, a, b, c):
+    return _out(s2s.einsum_vjps_value((ga, b * 0.5, gc), "ij,jk,k->i", (a, b, c)))
+
+
+def h_einsum_vjps_operands(g, ia, ib, a, b):
+    bars = s2s.einsum_vjps_operands(g, (ia, ib), "ij,jk->ik", (a, b))
+    return _out(bars[0]) + _out(bars[1]) * 0.7
+
+
+def h_einsum_vjps_operands_3(g, ia, ic, a, b, c):
+    bars = s2s.einsum_vjps_operands(g, (ia, b * 0.3, ic), "ij,jk,k->i", (a, b, c))
+    return _out(bars[0]) + _out(bars[1]) * 0.7 + _out(bars[2]) * 1.3
+
+
+CASES += [
+    (R + "einsum_vjps_value", h_einsum_vjps_value, _u((2, 3), (3, 4), (2, 3), (3, 4)), None, 1e-5),
+    (R + "einsum_vjps_value", h_einsum_vjps_value_3, _u((2, 3), (4,), (2, 3), (3, 4), (4,)), None,
+     1e-5),
+    (R + "einsum_vjps_operands", h_einsum_vjps_operands, _u((2, 4), (2, 3), (3, 4), (2, 3), (3, 4)),
+     None, 1e-5),
+    (R + "einsum_vjps_operands", h_einsum_vjps_operands_3,
+     _u((2,), (2, 3), (4,), (2, 3), (3, 4), (4,)), None, 1e-5),
+]
+
+
+def h_einsum_with(x, a, b): return _out(s2s.einsum_with(x, "ij,jk->ik", (a, b), 1))
+def h_einsum_with_3(x, a, b, c): return _out(s2s.einsum_with(x, "ij,jk,k->i", (a, b, c), 2))
+
+
+CASES += [
+    (R + "einsum_with", h_einsum_with, _u((3, 4), (2, 3), (3, 4)), None, 1e-5),
+    (R + "einsum_with", h_einsum_with_3, _u((4,), (2, 3), (3, 4), (4,)), None, 1e-5),
+]

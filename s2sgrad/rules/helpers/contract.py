@@ -29,4 +29,31 @@ RULES = (
         value="s2s.einsum_vjps_value(g, subscripts, operands)",
         operands="s2s.einsum_vjps_operands(value, g, subscripts, operands)",
     ),
+    # an einsum with one operand replaced: linear in it, multilinear in the others
+    defvjp(
+        "s2sgrad.runtime.einsum_with(x, subscripts, operands, index)",
+        reverse_only=_MULTILINEAR,
+        x="s2s.einsum_vjp(g, subscripts, operands, index)",
+        operands="s2s.einsum_vjp_operands(g, x, subscripts, operands, index)",
+    ),
+    # the adjoint of einsum_vjps's upstream: the sum of the einsums with one operand replaced by
+    # its item (einsum_vjp reads the operand it is the adjoint of for its shape only)
+    defvjp(
+        "s2sgrad.runtime.einsum_vjps_value(items, subscripts, operands)",
+        reverse_only=_MULTILINEAR,
+        items="s2s.einsum_vjps(g, subscripts, operands)",
+        operands="s2s.einsum_vjps_operands(g, items, subscripts, operands)",
+    ),
+    # the adjoints of einsum_vjps's operands: for each operand, the sum of its adjoints in the
+    # einsums with one other operand replaced by its item (symmetric in value and items' roles)
+    defvjp(
+        "s2sgrad.runtime.einsum_vjps_operands(value, items, subscripts, operands)",
+        reverse_only=_MULTILINEAR,
+        value="s2s.einsum_pairs_value(items, g, subscripts, operands)",
+        items="s2s.einsum_vjps_operands(value, g, subscripts, operands)",
+        operands="s2s.einsum_pairs_operands(value, items, g, subscripts, operands)",
+    ),
 )
+
+_LATER = "a helper of an einsum's higher-derivative templates: derivatives through it are not written yet"
+NO_RULE = {name: _LATER for name in ("einsum_pairs_value", "einsum_pairs_operands", "einsum_vjp_operands")}
