@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import s2sgrad
+from s2sgrad import columns as hessian_columns
 from s2sgrad import jacobians
 from s2sgrad import runtime as s2s
 
@@ -183,13 +184,13 @@ def _batched_and_columns(fun, args, argnums):
     single = isinstance(argnums, int)
     per_tangent = run.prepare(args)
     assert getattr(per_tangent, "many", None) is not None, "no batched tangent code"
-    batched = jacobians.hessian_blocks(run, args, positions, single)
+    batched = hessian_columns.hessian_blocks(run, args, positions, single)
 
     class Columns:  # the same run, its tangent part per column
         prepare = staticmethod(lambda a: (lambda tangents: run.prepare(a)(tangents)))
 
-    columns = jacobians.hessian_blocks(Columns, args, positions, single)
-    return batched, columns
+    by_columns = hessian_columns.hessian_blocks(Columns, args, positions, single)
+    return batched, by_columns
 
 
 @pytest.mark.parametrize("fun,fun_ag,args,argnums", CASES, ids=lambda v: getattr(v, "__name__", ""))
@@ -204,7 +205,7 @@ def test_hessian_by_batched_tangents_matches_columns_and_autograd(fun, fun_ag, a
             np.testing.assert_allclose(batched[i][j], columns[i][j], rtol=1e-12, atol=1e-12)
             block = autograd.jacobian(autograd.grad(fun_ag, argnums[i]), argnums[j])(*args)
             np.testing.assert_allclose(batched[i][j], block, rtol=1e-9, atol=1e-12)
-    monkeypatch.setattr(jacobians, "COLUMNS_AT_ONCE", 2)  # several runs, seeds split across inputs
+    monkeypatch.setattr(hessian_columns, "COLUMNS_AT_ONCE", 2)  # several runs, seeds split across inputs
     again, _ = _batched_and_columns(fun, args, argnums)
     flat = np.concatenate([np.ravel(b) for b in np.asarray(again, dtype=object).ravel()]) \
         if not isinstance(argnums, int) else again
@@ -271,13 +272,13 @@ def test_batched_index_adjoints_and_writes(index):
 
 def test_the_decorators_hessian_runs_the_batched_code(monkeypatch):
     calls = []
-    real = jacobians._batched_blocks
+    real = hessian_columns._batched_blocks
 
     def counted(many, points):
         calls.append(len(points))
         return real(many, points)
 
-    monkeypatch.setattr(jacobians, "_batched_blocks", counted)
+    monkeypatch.setattr(hessian_columns, "_batched_blocks", counted)
     decorated = s2sgrad.differentiable(order=2)(shaped)
     w = np.linspace(-0.4, 0.7, 12)
     np.testing.assert_allclose(decorated.hessian(w), autograd.hessian(shaped_ag)(w), rtol=1e-9,
