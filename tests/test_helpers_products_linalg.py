@@ -123,12 +123,14 @@ CASES = [
     (kron_loss, _u((2, 2), (2, 1), 2), 1),
 ]
 # Forward over reverse meets, before these helpers, the primal these losses call in the generated
-# forward sweep, whose own rule (rules/linalg.py, rules/reductions.py) has no tangent yet; einsum's
-# adjoints are multilinear in a tuple of operands, which forward mode refuses (the rule's reason).
+# forward sweep, whose own rule (rules/linalg.py, rules/reductions.py) has no tangent yet. einsum's
+# adjoints are multilinear in a tuple of operands, which forward mode refuses (the rule's reason):
+# jvp takes reverse mode over the gradient's gradient there (the rules of einsum's second-order
+# helpers), checked like the others.
 FORWARD = {cholesky_loss: "numpy.linalg.cholesky", eigvalsh_loss: "numpy.linalg.eigvalsh",
            svdvals_loss: "numpy.linalg.svdvals", pinv_loss: "numpy.linalg.pinv",
            power_loss: "numpy.linalg.matrix_power", norm_loss: "numpy.linalg.norm",
-           norm_axis: "numpy.linalg.norm", einsum_loss: "multilinear"}
+           norm_axis: "numpy.linalg.norm"}
 
 
 @pytest.mark.parametrize("f, args, k", CASES, ids=[f"{f.__name__}-{k}" for f, _, k in CASES])
