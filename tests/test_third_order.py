@@ -87,3 +87,10 @@ def test_third_order_through_einsum():
     tangent = s2sgrad.jvp(s2sgrad.grad(contracted), (a, b), (t, np.zeros_like(b)))[1]
     np.testing.assert_allclose(tangent, np.tensordot(autograd.hessian(contracted_ag)(a, b), t, 2),
                                rtol=1e-9, atol=1e-12)
+
+
+def test_a_sequence_adjoints_shape_is_its_stacked_arrays_where_they_stack():
+    assert np.shape(s2s.Parts([np.ones(3), np.zeros(3)])) == (2, 3)
+    assert np.shape(s2s.Parts([1.0, 2.0])) == (2,)
+    assert np.shape(s2s.Parts([np.ones(3), np.ones(2)])) == (2,)  # ragged: one per item
+    assert np.shape(s2s.Parts([(np.ones(2), 1.0)])) == (1,)

@@ -100,10 +100,22 @@ class Parts(list):
 
     @property
     def shape(self):
-        """``(len(self),)``: what ``np.shape`` records of an adjoint of a sequence, so that code
+        """What ``np.shape`` records of an adjoint of a sequence: the shape of the array its
+        items stack into where they are numbers or arrays of one shape (it may stand for such an
+        array: the adjoint of ``np.array(xs)`` read again), else ``(len(self),)``, so that code
         generated from generated code (``a_bar + b_bar`` of two such adjoints, summed back to
         their shapes) passes it through instead of making one array of its ragged items."""
+        shapes = {_item_shape(item) for item in self}
+        if len(shapes) == 1 and None not in shapes:
+            return (len(self),) + shapes.pop()
         return (len(self),)
+
+
+def _item_shape(item):
+    """An adjoint item's shape where it is a number or an array, else None."""
+    if type(item) is _ndarray:
+        return item.shape
+    return () if isinstance(item, (float, int, np.generic)) and not isinstance(item, bool) else None
 
 
 def list_zeros(xs):
