@@ -102,14 +102,15 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
     positions = tuple(params.index(n) for n in wrt)
     single = len(wrt) == 1
     check = ScalarCheck(fun)
-    tangent_names: list = []  # the tangent parameters of <f>_grad_jvp, once it is loaded
+    product: list = []  # <f>_grad_hvp and its tangent parameters, once it is loaded
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
-        hvp_fn = sweeps.loaded()[6]
-        if not tangent_names:
-            tangent_names.extend(tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):])
-        out = hvp_fn(*args, **dict(zip(tangent_names, tangents)))
+        if not product:
+            hvp_fn = sweeps.loaded()[6]
+            product.append((hvp_fn, tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):]))
+        hvp_fn, names = product[0]
+        out = hvp_fn(*args, **dict(zip(names, tangents)))
         return (out,) if single else tuple(out)
 
     def prepare(args: tuple) -> Callable:

@@ -27,6 +27,7 @@ from .read.live import Deferred, readable
 from .write import service
 
 Argnums = Union[int, Sequence[int]]
+_ndarray = np.ndarray
 
 
 def _positions(argnums: Argnums) -> tuple:
@@ -148,7 +149,8 @@ class ScalarCheck:
         self.seen: set = set()
 
     def __call__(self, args: tuple) -> None:
-        key = tuple((type(a), np.shape(a), getattr(a, "dtype", None)) for a in args)
+        key = tuple([(_ndarray, a.shape, a.dtype) if type(a) is _ndarray else
+                     (type(a), np.shape(a), getattr(a, "dtype", None)) for a in args])
         if key not in self.seen:
             runtime.check_scalar(self.fun(*args), getattr(self.fun, "__name__", "the function"))
             self.seen.add(key)
