@@ -229,3 +229,35 @@ def test_keyword_arguments_pass_through_jacobians_and_hessians():
                                rtol=1e-12)
     with pytest.raises(UsageError, match="scaled: got an unexpected keyword argument 'scal'"):
         s2sgrad.hessian(scaled)(X, Y, scal=2.5)
+
+
+def listed(x, y):
+    parts = []
+    for i in range(2):
+        parts.append(np.sin(x[i]) * y[i] ** 2)
+    return np.sum(np.stack(parts)) + np.prod(x * y)  # prod: forward mode cannot read the gradient
+
+
+def listed_ag(z):
+    x, y = z[:3], z[3:]
+    return anp.sum(anp.stack([anp.sin(x[i]) * y[i] ** 2 for i in range(2)])) + anp.prod(x * y)
+
+
+listed_hessian = s2sgrad.hessian(listed, argnums=(0, 1))
+
+
+def uses_listed_blocks(x):
+    blocks = listed_hessian(x, Y)
+    return np.sum(blocks[0][1] * blocks[1][1])
+
+
+def uses_listed_blocks_ag(x):
+    full = autograd.hessian(listed_ag)(anp.concatenate([x, Y]))
+    return anp.sum(full[:3, 3:] * full[3:, 3:])
+
+
+def test_a_hessian_forward_mode_cannot_read_is_transformed_again_by_reverse_mode():
+    # its generated function is jacrev of the gradient (one backward sweep per element)
+    np.testing.assert_allclose(s2sgrad.grad(uses_listed_blocks)(X), autograd.grad(uses_listed_blocks_ag)(X),
+                               rtol=1e-9, atol=1e-12)
+    assert "_jacrev(" in inspect.getsource(entry_of(listed_hessian))
