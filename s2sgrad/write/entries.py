@@ -236,8 +236,10 @@ def hvp_entry(text: str, hvp_name: str, source_name: str, wrt: tuple,
         return None
     tangents = [p.name.value for p in hvp.params.kwonly_params]
     names = [p.name.value for p in hvp.params.params]
-    namer = Namer(set(names) | set(functions) | set(tangents))
-    name, given = namer.fresh(f"{source_name}_hvp"), namer.fresh("tangents")
+    given = "tangents"  # the keyword .hvp takes: a parameter of that name would hide it
+    if given in names or given in tangents or given in functions:
+        return None
+    name = Namer(set(names) | set(functions) | set(tangents)).fresh(f"{source_name}_hvp")
     along = [f"{t}={given}" if single else f"{t}={given}[{k}]" for k, t in enumerate(tangents)]
     params = cst.Module([]).code_for_node(hvp.params.with_changes(
         kwonly_params=[cst.Param(cst.Name(given))], star_arg=cst.ParamStar()))
