@@ -96,10 +96,33 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
     """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``, from the generated
     ``<f>_grad_hvp`` and ``<f>_grad_jvp`` (forward mode over the gradient)."""
     from .columns import hessian_blocks
-    from .jacobians import ScalarCheck, bound_arguments, linearized
+    from .jacobians import bound_arguments
 
     params = list(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
+    single = len(wrt) == 1
+    run = _product_runner(fun, wrt, sweeps)
+
+    def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
+        out = run(bound_arguments(fun, args, kwargs), (tangents,) if single else tuple(tangents))
+        return out[0] if single else out
+
+    def hessian(*args: Any, **kwargs: Any) -> Any:
+        return hessian_blocks(run, bound_arguments(fun, args, kwargs), positions, single)
+
+    _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")), sweeps.text)
+    # transformed again, each reads generated code: <f>_hvp, s2sgrad.hessian's
+    setattr(hvp, ENTRY_ATTR, Deferred(lambda: service.hvp_function(fun, wrt, single)))
+    setattr(hessian, ENTRY_ATTR, Deferred(lambda: _hessian_code(fun, positions, wrt, single)))
+    fun.hvp = hvp
+    fun.hessian = hessian
+
+
+def _product_runner(fun: Callable, wrt: tuple, sweeps: _Loaded) -> Callable:
+    """``run(args, tangents)`` -> the Hessian times ``tangents`` (one block per name of ``wrt``)
+    by the generated ``<f>_grad_hvp``; ``run.prepare(args)`` as jacobians.linearized makes it."""
+    from .jacobians import ScalarCheck, linearized
+
     single = len(wrt) == 1
     check = ScalarCheck(fun)
     product: list = []  # <f>_grad_hvp and its tangent parameters, once it is loaded
@@ -119,20 +142,7 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
         return split(args) if split is not None else (lambda tangents: run(args, tangents))
 
     run.prepare = prepare
-
-    def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
-        out = run(bound_arguments(fun, args, kwargs), (tangents,) if single else tuple(tangents))
-        return out[0] if single else out
-
-    def hessian(*args: Any, **kwargs: Any) -> Any:
-        return hessian_blocks(run, bound_arguments(fun, args, kwargs), positions, single)
-
-    _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")), sweeps.text)
-    # transformed again, each reads generated code: <f>_hvp, s2sgrad.hessian's
-    setattr(hvp, ENTRY_ATTR, Deferred(lambda: service.hvp_function(fun, wrt, single)))
-    setattr(hessian, ENTRY_ATTR, Deferred(lambda: _hessian_code(fun, positions, wrt, single)))
-    fun.hvp = hvp
-    fun.hessian = hessian
+    return run
 
 
 def _describe(fun: Callable, wrt: tuple, helpers: tuple, text: str) -> None:
