@@ -63,15 +63,20 @@ def add(a, b):
     name a loop had not bound yet: list_zeros) adds nothing."""
     if b is None or a is None:
         return a if b is None else b
-    if type(b) is float and b == 0.0 and isinstance(a, (list, tuple, dict)):
+    if _is_zero(b) and isinstance(a, (list, tuple, dict)):
         return a
-    if type(a) is float and a == 0.0 and isinstance(b, (list, tuple, dict)):
+    if _is_zero(a) and isinstance(b, (list, tuple, dict)):
         return b
     if isinstance(a, dict):
         return {k: add(a[k], b[k]) for k in a}
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         return Parts(add(p, q) for p, q in zip(a, b))
     return a + b
+
+
+def _is_zero(x):
+    """Whether ``x`` stands for a zero adjoint of any shape or structure: None, or 0.0."""
+    return x is None or (type(x) is float and x == 0.0)
 
 
 def _one(index):

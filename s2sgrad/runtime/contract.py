@@ -15,7 +15,7 @@ import string
 
 import numpy as np
 
-from .containers import Parts, zeros_like
+from .containers import Parts, _is_zero, zeros_like
 
 __all__ = [
     "einsum_vjps",
@@ -104,16 +104,11 @@ def einsum_vjps_value(g, subscripts, operands):
     return total
 
 
-def _given(x):
-    """Whether ``x`` is an operand's adjoint that may be nonzero (0.0 and None stand for zero)."""
-    return x is not None and not (type(x) is float and x == 0.0)
-
-
 def _pairs(first, second, operands):
     """``(i, j, operands with [i] first[i] and [j] second[j])`` for each i != j."""
     for i, a in enumerate(first):
         for j, b in enumerate(second):
-            if i != j and _given(a) and _given(b):
+            if i != j and not _is_zero(a) and not _is_zero(b):
                 yield i, j, _put(_put(operands, i, a), j, b)
 
 
