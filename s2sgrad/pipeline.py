@@ -20,7 +20,7 @@ from . import __version__
 from .analyze.activity import analyze, seeded_outputs
 from .analyze.invariance import stabilizers
 from .analyze.shapes import shape_facts
-from .lower.aliasing import check_inplace
+from .lower.aliasing import check_inplace, check_parameter_writes
 from .lower.hoist import hoist_products
 from .differentiate.forward import JvpFunction, forward
 from .differentiate.reverse import HelperCall, VjpFunction, reverse
@@ -109,7 +109,7 @@ def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None) -
     lifted = lifted if lifted is not None else {}
     pf = inner_transforms_into(lift_into(pf, lifted), lifted)
     structured = replace(pf, node=structure(pf.node))
-    core = lower_function(fence(structured), table.nondiff)
+    core = lower_function(fence(structured), table)
     check_inplace(core, table.views)
     return hoist_products(core, table)
 
@@ -208,7 +208,7 @@ def _reverse_helper(target: ParsedFunction, session: _Session, names: tuple,
         params, kwonly = _positional(target), ()
     else:
         core, vjp = _differentiate(target, session, wrt=None, has_aux=False, top_level=False,
-                                   names=names)
+                                   names=names, core=_called(target, session))
         params, kwonly = tuple(p.name for p in core.params), _kwonly(target)
     returns = tuple(r != "None" for r in vjp.returns)
     return vjp, HelperCall(names[0], names[1], params, kwonly, returns)
@@ -217,8 +217,16 @@ def _reverse_helper(target: ParsedFunction, session: _Session, names: tuple,
 def _forward_helper(target: ParsedFunction, session: _Session, names: tuple, wrt: tuple) -> tuple:
     """Forward mode of a called user function with respect to ``wrt``: its JvpFunction and
     ``(name, ((param, tangent parameter), ...))`` for its call sites."""
-    fn = _forward(target, session, wrt, names[0])
+    core = None if is_custom_def(target) else _called(target, session)
+    fn = _forward(target, session, wrt, names[0], core=core)
     return fn, (fn.name, tuple(zip(wrt, fn.tangent_params)))
+
+
+def _called(target: ParsedFunction, session: _Session) -> CoreFunction:
+    """A called user function lowered, refused where it changes a parameter in place."""
+    core = lower(target, session.table, session.lifted)
+    check_parameter_writes(core, session.table.views)
+    return core
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ def subscript_write_nested(x):
 
 def inplace_method(x):
     y = x * 2.0
-    y.sort()  # refused
+    y.setflags(write=False)  # refused: a method of a local the rule table does not know
     return np.sum(y)
 
 

@@ -24,7 +24,7 @@ REFUSED = [
     ("subscript_write_to_global", "only a local array can be written"),
     ("subscript_write_nested", "only a local array can be written"),
     ("attribute_write", "assignment to an attribute"),
-    ("inplace_method", "in-place method `.sort\\(\\)` on `y`"),
+    ("inplace_method", "in-place method `.setflags\\(\\)` on `y`"),
     ("lambda_inside", "lambda"),
     ("comprehension", "comprehensions"),
     ("no_return", "does not return a value"),

@@ -26,6 +26,7 @@ class _Walk:
     and the span of each loop."""
 
     views: frozenset
+    inplace: dict = field(default_factory=dict)  # in-place target -> (updated name, Location)
     points: dict = field(default_factory=dict)  # name -> the objects (ids) it may be
     elements: dict = field(default_factory=dict)  # name -> the objects a list or tuple may hold
     defined: dict = field(default_factory=dict)  # name -> first position
@@ -160,18 +161,39 @@ class _Walk:
 
 def check_inplace(fn: CoreFunction, views: frozenset) -> None:
     """Raise a located TransformError for an in-place update that another live name would see."""
-    if not fn.inplace:
-        return
+    walk = _walked(fn, views)
+    for target, (mutated, location) in walk.inplace.items():
+        _check_one(fn, walk, target, mutated, location)
+
+
+def check_parameter_writes(fn: CoreFunction, views: frozenset) -> None:
+    """Raise a located TransformError for an in-place update of an array a parameter may be: in
+    a function another one calls, the caller's array would change (s2sgrad's calls do not)."""
+    walk = _walked(fn, views)
+    params = {p.name for p in fn.params}
+    for target, (mutated, location) in walk.inplace.items():
+        written = sorted(params & walk.sharing.get(target, set()))
+        if written:
+            raise TransformError(
+                f"`{fn.name}` changes its parameter `{written[0]}` in place, so the array its "
+                "caller passed would change too, and s2sgrad does not model that", location,
+                f"make a new array instead (`{written[0]} = {written[0]} + ...`, or copy first: "
+                f"`{written[0]} = {written[0]}.copy()`), and return it")
+
+
+def _walked(fn: CoreFunction, views: frozenset) -> _Walk:
+    """The walk over ``fn`` (points-to sets, reads, who shares each updated array)."""
     inplace = {target: (mutated, location) for target, mutated, location in fn.inplace}
-    walk = _Walk(views)
+    walk = _Walk(views, inplace=inplace)
+    if not inplace:
+        return walk
     for p in fn.params:
         walk.bind(p.name, (frozenset({p.name}), frozenset()))
     walk.block(fn.body, inplace)
     end = walk.position + 1
     for name in operand_reads(fn.result):
         walk.reads.setdefault(name, []).append(end)
-    for target, (mutated, location) in inplace.items():
-        _check_one(fn, walk, target, mutated, location)
+    return walk
 
 
 def _check_one(fn: CoreFunction, walk: _Walk, target: str, mutated: str, location) -> None:

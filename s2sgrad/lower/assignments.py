@@ -40,16 +40,23 @@ def assign(ctx: Context, target: cst.BaseExpression, value: cst.BaseExpression,
 
 def _assign_index(ctx: Context, target: cst.Subscript, value: cst.BaseExpression) -> None:
     """``y[i] = v`` as ``y_2 = setitem(y, i, v)``: the runtime's setitem writes into a copy."""
-    base = Var(ctx.env[target.value.value])
     held = operand(ctx, value)
     _, index_op = index(ctx, target)
-    name = ctx.bind(target.value.value)
-    ctx.inplace.append((name, base.name, ctx.pf.location(target)))
+    write_at(ctx, target.value.value, index_op, held, target)
+
+
+def write_at(ctx: Context, user_name: str, index_op: Const, held: Any, node: cst.CSTNode) -> Var:
+    """``user_name[index] = held`` as a new version of ``user_name`` (``s2s.setitem`` writes into
+    a copy), recorded as an in-place update located at ``node``."""
+    base = Var(ctx.env[user_name])
+    name = ctx.bind(user_name)
+    ctx.inplace.append((name, base.name, ctx.pf.location(node)))
     call = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("setitem")),
                     [cst.Arg(cst.Name(base.name)), cst.Arg(index_op.node),
                      cst.Arg(operand_node(held))])
     ctx.emit((name,), call, Prim("s2s.setitem", (base, index_op, held),
-                                 location=ctx.pf.location(target)))
+                                 location=ctx.pf.location(node)))
+    return Var(name)
 
 
 def _assign_unpack(ctx: Context, elements: list, value: cst.BaseExpression, source: Any) -> None:

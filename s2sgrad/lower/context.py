@@ -41,10 +41,12 @@ class Context:
     inplace: list = field(default_factory=list)  # (new, updated, Location): CoreFunction.inplace
     user_names: dict = field(default_factory=dict)  # SSA name -> the user's name it versions
     origins: dict = field(default_factory=dict)  # id(a rewritten statement's original) -> Origin
+    table: Any = None  # the RuleTable: what a call writes into (RuleTable.write, out_position)
 
     @classmethod
-    def start(cls, pf: ParsedFunction, nondiff: frozenset) -> "Context":
-        return cls(pf, nondiff, assigned_names(pf.node), Namer(all_names(pf.node)))
+    def start(cls, pf: ParsedFunction, table: Any) -> "Context":
+        return cls(pf, table.nondiff, assigned_names(pf.node), Namer(all_names(pf.node)),
+                   table=table)
 
     def emit(self, targets: tuple, expr: cst.BaseExpression, prim: Prim, unpack: bool = False) -> None:
         assert self.origin is not None

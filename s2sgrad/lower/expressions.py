@@ -19,6 +19,7 @@ from .ir import Const, If, Prim, Seq, Stmt, Var, operand_node
 from .kinds import is_constant, is_nondiff, is_simple_index, is_verbatim
 from .resolve import is_live_array
 from .text import code, one_line_text
+from .writes import find_write, reads_locals
 
 BINARY_OPS = {
     cst.Add: ("operator.add", "plus", "total"),
@@ -48,6 +49,8 @@ def operand(ctx: Context, node: cst.BaseExpression, target: Optional[str] = None
         return Const(new, code(new), reads)
     if isinstance(node, (cst.Tuple, cst.List)):
         return _display(ctx, node)
+    if isinstance(node, cst.Call):
+        _refuse_nested_write(ctx, node)
     if is_nondiff(ctx, node):
         expr, reads = ctx.verbatim(node)
         name = ctx.new_target(target, describe_verbatim(expr), "value")
@@ -58,6 +61,15 @@ def operand(ctx: Context, node: cst.BaseExpression, target: Optional[str] = None
         return lower(ctx, node, target)
     raise ctx.pf.error(node, f"unsupported expression: {one_line_text(code(node))}",
                        "rewrite it with supported operations (see the README)")
+
+
+def _refuse_nested_write(ctx: Context, node: cst.Call) -> None:
+    """A call that writes into an argument is lowered only as a statement of its own."""
+    if reads_locals(ctx, node) and find_write(ctx, node) is not None:
+        raise ctx.pf.error(node, f"`{one_line_text(code(node))}` writes into an argument; s2sgrad "
+                           "differentiates such a call only as a statement of its own",
+                           "make the call its own statement (`np.exp(x, out=y)`, "
+                           "`np.copyto(y, x)`), then read the array it wrote")
 
 
 def _lowerer(node: cst.BaseExpression) -> Any:

@@ -6,12 +6,15 @@ version (``h``, ``h_2``) so the backward sweep can still read every value it nee
 cannot carry a derivative (shapes, comparisons, index expressions) stay verbatim.
 
 The passes share one Context (context.py): expressions.py lowers expressions to operands,
-statements.py and assignments.py simple statements, branches.py and loops.py compound ones,
+statements.py and assignments.py simple statements (write_calls.py the calls that write into
+an argument), branches.py and loops.py compound ones,
 blocks.py dispatches between them, joins.py joins names where blocks meet; this module lowers the
 parameters and the body and builds the CoreFunction.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import libcst.matchers as m
 
@@ -24,9 +27,10 @@ from .scope import read_names, statements_of
 from .statements import lower_return
 
 
-def lower_function(pf: ParsedFunction, nondiff: frozenset) -> CoreFunction:
-    """Lower ``pf`` to the core form; ``nondiff`` names functions kept verbatim (no derivative)."""
-    ctx = Context.start(pf, nondiff)
+def lower_function(pf: ParsedFunction, table: Any) -> CoreFunction:
+    """Lower ``pf`` to the core form; ``table`` (a RuleTable) says which functions are kept
+    verbatim (no derivative) and which write into an argument."""
+    ctx = Context.start(pf, table)
     params = _lower_params(ctx)
     result, result_origin = _lower_body(ctx)
     node = pf.node

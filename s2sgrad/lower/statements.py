@@ -8,11 +8,13 @@ from typing import Any
 import libcst as cst
 import libcst.matchers as m
 
-from .assignments import assign, lower_append
+from .assignments import assign, copy_to, lower_append
 from .context import Context
 from .expressions import operand
 from .ir import Prim
 from .text import code, one_line_text
+from .write_calls import lower_write
+from .writes import find_write
 
 
 # ``del a`` or ``del a, b``: the other forms (``del x[i]``) change a value and are refused (fence).
@@ -40,6 +42,8 @@ def lower_statement(ctx: Context, stmt: cst.BaseSmallStatement, is_first: bool) 
         return
     if isinstance(stmt, cst.Assign):
         first, *rest = [t.target for t in stmt.targets]
+        if _writing_assignment(ctx, stmt):
+            return
         assign(ctx, first, stmt.value)
         for other in rest:
             assign(ctx, other, first)
@@ -47,10 +51,30 @@ def lower_statement(ctx: Context, stmt: cst.BaseSmallStatement, is_first: bool) 
     raise ctx.pf.error(stmt, f"unsupported statement: {one_line_text(code(stmt))}")
 
 
-def _expression_statement(ctx: Context, stmt: cst.Expr) -> None:
-    """An expression evaluated for its effect: ``lst.append(v)``, else kept verbatim (a method
-    that changes a local in place is refused)."""
+def _writing_assignment(ctx: Context, stmt: cst.Assign) -> bool:
+    """``z = np.exp(x, out=y)``: the write into ``y`` (write_calls.py), then ``z = y``; False
+    when the value is not a call that writes into a local."""
     value = stmt.value
+    found = find_write(ctx, value) if isinstance(value, cst.Call) else None
+    result = lower_write(ctx, value, found) if found is not None else None
+    if result is None:
+        return False
+    for target in stmt.targets:
+        if not isinstance(target.target, cst.Name):
+            raise ctx.pf.error(target.target, "a call that writes into an argument is assigned "
+                               "only to names here", "assign it to a name, then use that name")
+        copy_to(ctx, target.target.value, result)
+    return True
+
+
+def _expression_statement(ctx: Context, stmt: cst.Expr) -> None:
+    """An expression evaluated for its effect: ``lst.append(v)``, a call that writes into an
+    argument (write_calls.py), else kept verbatim (a method that changes a local in place and
+    that the rule table does not know is refused)."""
+    value = stmt.value
+    found = find_write(ctx, value) if isinstance(value, cst.Call) else None
+    if found is not None and lower_write(ctx, value, found) is not None:
+        return
     if m.matches(value, m.Call(func=m.Attribute(value=m.Name()))) and \
             value.func.value.value in ctx.env:
         owner, method = value.func.value.value, value.func.attr.value

@@ -1,10 +1,12 @@
 """The default derivative table, built once and frozen: elementwise, reductions, shapes, linalg,
-special (scipy.special), containers (lists, index writes), helpers (the rules
+special (scipy.special), containers (lists, index writes), writes (functions that write into
+an argument), helpers (the rules
 of s2sgrad's own runtime helpers, for differentiating generated code again), nondiff, and
 advice for calls that have no rule (linalg, transforms: s2sgrad's own called inside code)."""
 
 from . import containers, elementwise, helpers, linalg, reductions, shapes, special, transforms
 from .nondiff import NONDIFF
+from .writes import WRITES
 from .table import Rule, RuleTable, alias, build_table, defvjp
 
 DEFAULT_TABLE = build_table(
@@ -12,6 +14,7 @@ DEFAULT_TABLE = build_table(
      containers.RULES, helpers.RULES),
     NONDIFF | frozenset(helpers.NONDIFF),
     {**linalg.INSTEAD, **transforms.INSTEAD},
+    WRITES,
 )
 
 __all__ = ["DEFAULT_TABLE", "Rule", "RuleTable", "alias", "build_table", "defvjp"]

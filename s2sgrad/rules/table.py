@@ -55,6 +55,7 @@ import numpy as np
 import libcst.matchers as m
 
 from .. import runtime
+from .writes import UFUNC_AT, Write, is_ufunc_method, out_position
 from .nondiff import (BROADCASTING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES, SCALAR_NAMESPACES,
                       SCALAR_VALUED)
 
@@ -283,9 +284,22 @@ class RuleTable:
     rules: Mapping[str, Rule] = field(default_factory=lambda: MappingProxyType({}))
     nondiff: frozenset = frozenset()
     instead: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    writes: Mapping[str, Write] = field(default_factory=lambda: MappingProxyType({}))
 
     def get(self, name: str) -> Optional[Rule]:
         return self.rules.get(name)
+
+    def write(self, name: str) -> Optional[Write]:
+        """What ``name`` writes into an argument (None: it writes nothing): its Write, or, for a
+        ``numpy.<ufunc>.at`` without one, a refusal."""
+        found = self.writes.get(name)
+        if found is None and is_ufunc_method(name, "at"):
+            return Write(f"{name}(a, indices, b=None)", "a", why=UFUNC_AT)
+        return found
+
+    def out_position(self, name: str) -> Optional[int]:
+        """Where library function ``name`` takes ``out`` positionally (None: nowhere)."""
+        return out_position(name) if self.is_library(name) or name.startswith("scipy.") else None
 
     def suggest(self, name: str) -> str:
         """Advice for ``name``, which has no rule: what its banner declares, else the functions
@@ -351,7 +365,7 @@ class RuleTable:
         merged = dict(self.rules)
         for r in rules:
             merged[r.name] = r
-        return RuleTable(MappingProxyType(merged), self.nondiff, self.instead)
+        return RuleTable(MappingProxyType(merged), self.nondiff, self.instead, self.writes)
 
 
 def _broadcast_reads(node: cst.BaseExpression, table: RuleTable) -> Iterable[str]:
@@ -380,7 +394,8 @@ def _is_ufunc(name: str) -> bool:
 
 
 def build_table(groups: Iterable[Iterable[Rule]], nondiff: Iterable[str],
-                instead: Optional[Mapping[str, str]] = None) -> RuleTable:
+                instead: Optional[Mapping[str, str]] = None,
+                writes: Iterable[Write] = ()) -> RuleTable:
     rules = {}
     for group in groups:
         for r in (r for declared in group for r in (declared, *method_rules(declared))):
@@ -391,4 +406,5 @@ def build_table(groups: Iterable[Iterable[Rule]], nondiff: Iterable[str],
     for name in advice:
         if name in rules:
             raise AssertionError(f"{name} has a rule and advice instead of one")
-    return RuleTable(MappingProxyType(rules), frozenset(nondiff), MappingProxyType(advice))
+    return RuleTable(MappingProxyType(rules), frozenset(nondiff), MappingProxyType(advice),
+                     MappingProxyType({w.name: w for w in writes}))
