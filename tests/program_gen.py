@@ -711,7 +711,7 @@ class Gen:
 
     def statement(self, lines, ind, depth_left, top=False):
         kinds = ["assign", "assign", "reassign", "augment", "unpack", "if", "index_write", "alias",
-                 "copy_augment"]
+                 "copy_augment", "write_call"]
         if any(len(h["outs"]) > 1 for h in self.helpers):
             kinds.append("call_unpack")
         if depth_left > 0:
@@ -743,9 +743,10 @@ class Gen:
                 self.bind(n, E(n, shape, bound, fresh=False))
             if names_in(src) & self.pinned():  # the results may alias a pinned name
                 lines.append(f"{ind}{n1}, {n2} = {n1} + 0.0, {n2} + 0.0")
-        elif kind == "index_write" and self.inplace_candidates(arrays_only=True):
-            self.index_write(lines, ind, self.ch.choice(self.inplace_candidates(arrays_only=True)))
-        elif kind == "index_write" and self.arrays():  # a fresh copy to write into
+        elif kind in ("index_write", "write_call") and self.inplace_candidates(arrays_only=True):
+            write = self.write_call if kind == "write_call" else self.index_write
+            write(lines, ind, self.ch.choice(self.inplace_candidates(arrays_only=True)))
+        elif kind in ("index_write", "write_call") and self.arrays():  # a fresh copy to write into
             arrays = self.arrays()
             src = self.ch.choice(arrays)
             shape, bound, _ = self.env[src]
@@ -754,7 +755,7 @@ class Gen:
             self.assign(lines, ind, name, E(form.format(src, shape=shape if len(shape) > 1 else shape[0]),
                                            shape, bound))
             self.tag("copy")
-            self.index_write(lines, ind, name)
+            (self.write_call if kind == "write_call" else self.index_write)(lines, ind, name)
         elif kind == "alias":
             self.alias(lines, ind, maxshape)
         elif kind == "copy_augment" and self.arrays():
@@ -837,6 +838,58 @@ class Gen:
         self.tag("index_write", "index_write_set" if op == "=" else "index_write_aug")
         if op != "=" and ":" in idx:
             self.tag("index_write_slice_aug")
+        self.prog.autograd = False
+        self.env[name] = (shape, bound, fresh)
+        self.updated_in_place(name)
+
+    def write_call(self, lines, ind, name):
+        """A numpy call that writes into ``name`` (an array no other name shares): ``out=`` (by
+        keyword or position), ``np.add.at``/``np.subtract.at`` with a repeated index,
+        ``np.copyto`` (``where=``), ``np.put``, ``np.place``, ``np.putmask``,
+        ``np.fill_diagonal`` and the methods ``.fill``, ``.sort``, ``.put``."""
+        shape, bound, fresh = self.env[name]
+        n = size(shape)
+        mask = f"np.arange({n}).reshape({shape}) % 2 == 0"
+        forms = ["out", "out_positional", "add_at", "subtract_at", "copyto", "copyto_where", "put",
+                 "place", "putmask", "fill", "sort", "put_method"]
+        if len(shape) == 2 and shape[0] > 1 and shape[1] > 1:
+            forms.append("fill_diagonal")
+        form = self.ch.choice(forms)
+        e = self.squash(self.expr(shape if form in ("out", "out_positional", "copyto", "copyto_where")
+                                  else S, self.ch.int(1, 2)), 2.0)
+        if form in ("out", "out_positional"):
+            fn = self.ch.choice(["np.sin", "np.tanh", "np.cos"])
+            src = f"{fn}({e.src}, out={name})" if form == "out" else f"{fn}({e.src}, {name})"
+            bound = 1.0
+        elif form in ("add_at", "subtract_at"):
+            rows = [0, shape[0] - 1, 0]
+            idx = self.ch.choice([str(rows), f"np.array({rows})"])
+            src = f"np.{form[:-3]}.at({name}, {idx}, {e.src})"
+            bound = bound + 2 * e.bound * self.mult()
+        elif form in ("copyto", "copyto_where"):
+            src = f"np.copyto({name}, {e.src})" if form == "copyto" else \
+                f"np.copyto({name}, {e.src}, where={mask})"
+            bound = max(bound, e.bound)
+        elif form in ("put", "put_method"):
+            positions = sorted({0, n - 1, n // 2})
+            src = f"np.put({name}, {positions}, {e.src})" if form == "put" else \
+                f"{name}.put({positions}, {e.src})"
+            bound = max(bound, e.bound)
+        elif form in ("place", "putmask"):
+            src = f"np.{form}({name}, {mask}, {e.src})"
+            bound = max(bound, e.bound)
+        elif form == "fill_diagonal":
+            src = f"np.fill_diagonal({name}, {e.src})"
+            bound = max(bound, e.bound)
+        elif form == "fill":
+            src = f"{name}.fill({e.src})"
+            bound = e.bound
+        else:
+            src = f"{name}.sort()"
+            if len(shape) > 1:
+                self.tag("write_sort_axis")
+        lines.append(f"{ind}{src}")
+        self.tag("write_call", f"write_{form}")
         self.prog.autograd = False
         self.env[name] = (shape, bound, fresh)
         self.updated_in_place(name)

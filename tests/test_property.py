@@ -385,6 +385,19 @@ COVERAGE = {
     "early `return`": ["early_return", "helper_early_return"],
     "a name a loop rebinds to another shape (`t = np.sum(x)` before it, `t = x * 2.0` in it)": [
         "loop_widen"],
+    # calls that write into an argument
+    "Calls that write into an argument": ["write_call"],
+    "`out=`": ["write_out"],
+    "(or by position: `np.exp(x, y)`)": ["write_out_positional"],
+    "`np.add.at`/`np.subtract.at`": ["write_add_at", "write_subtract_at"],
+    "`np.copyto` (with `where=`)": ["write_copyto", "write_copyto_where"],
+    "`np.put`": ["write_put"],
+    "`np.place`": ["write_place"],
+    "`np.putmask`": ["write_putmask"],
+    "`np.fill_diagonal`": ["write_fill_diagonal"],
+    "`.fill`": ["write_fill"],
+    "`.sort`": ["write_sort"],
+    "`.put`": ["write_put_method"],
     # lists
     "Lists:": ["list_literal"],
     "`[]`": ["list_empty"],
@@ -430,6 +443,10 @@ EXPLANATIONS = [
     "each is transformed once into a helper of the same generated module",
     "see `s2sgrad/rules/`",
     "give no gradient and no error",
+    "as the in-place updates they are",
+    "(what each function writes is in the rule table, `s2sgrad/rules/writes.py`)",
+    "(repeated indices add up)",
+    "each a statement of its own (or an assignment's value) writing into a local array",
     "(`A.dot(x)`: where the value is seen, by the decorator and `grad`; the command line, "
     "which never runs the file, asks for `np.dot(A, x)` instead)",
 ]

@@ -30,6 +30,7 @@ CASES = [
     (wi.put_matrix, (X, U)),
     (wi.place, (X, U)),
     (wi.putmask, (X, U)),
+    (wi.putmask_repeating, (X, U)),  # values repeat over flat positions, not broadcast
     (wi.fill_diagonal, (A,)),
     (wi.fill_method, (X, U)),
     (wi.sort_method, (X,)),

@@ -155,3 +155,9 @@ def copyto_a_view(x):
     z = y[1:]
     np.copyto(y, x ** 2)
     return np.sum(z)
+
+
+def putmask_repeating(x, u):
+    y = np.reshape(x * 2.0, (2, 3))
+    np.putmask(y, np.array([[True, False, True], [False, True, True]]), u[:2].reshape(2, 1))
+    return np.sum(np.sin(y) * W6.reshape(2, 3))

@@ -134,12 +134,12 @@ def _index(ctx: Context, template: str, env: _Arguments) -> Const:
     return Const(held.node, held.code, held.reads, f"[{held.code}]", False)
 
 
-_OPERATORS = {cst.Add: "operator.add", cst.Subtract: "operator.sub"}
+_OPERATORS = {cst.Add: "operator.add", cst.Subtract: "operator.sub", cst.Modulo: "operator.mod"}
 
 
 def _lower_template(ctx: Context, node: cst.BaseExpression, env: _Arguments) -> Any:
     """A value template's expression as operands and primitives: parameters, literals, ``-a``,
-    ``a + b``, ``a - b`` and calls of ``np.<f>`` / ``s2s.<f>`` (their rules by name)."""
+    ``a + b``, ``a - b``, ``a % b`` and calls of ``np.<f>`` / ``s2s.<f>`` (their rules by name)."""
     location = ctx.origin.location
     if isinstance(node, cst.Name):
         return env[node.value] if node.value in env else Const(node, code(node))

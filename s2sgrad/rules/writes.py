@@ -61,7 +61,10 @@ WRITES = (
     Write("numpy.put(a, ind, v, mode='raise')", "a", _PUT.format(a="a", ind="ind", v="v"),
           refused={"mode": _MODE}),
     Write("numpy.place(arr, mask, vals)", "arr", "vals", at="mask"),
-    Write("numpy.putmask(a, mask, values)", "a", "np.where(mask, values, a)"),
+    # values repeat over a's flat positions (not broadcast): position i takes values.flat[i % n]
+    Write("numpy.putmask(a, mask, values)", "a",
+          "np.where(mask, np.reshape(np.take(np.ravel(values), "
+          "np.arange(np.size(a)) % np.size(values)), np.shape(a)), a)"),
     Write("numpy.fill_diagonal(a, val, wrap=False)", "a", "val",
           at="np.diag_indices(min(np.shape(a)), np.ndim(a))",
           refused={"wrap": "wrap=True (a tall matrix's diagonal restarted) is not differentiated"}),
