@@ -252,15 +252,17 @@ class ForwardBuilder:
 
         found = self.helper_lookup(prim, stmt, choose) if self.helper_lookup else None
         if found is None or not isinstance(call, cst.Call) or \
-                any(not isinstance(op, Var) for op in tangents.values()):
+                any(not isinstance(op, (Var, Seq)) for op in tangents.values()):
             raise called_value(stmt, self.varied.__contains__) or \
                 self.refuse(stmt, f"calls to `{prim.callee}` (no source s2sgrad can read)")
         name, pairs = found
         args = [*call.args[:-1], call.args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] \
             if call.args else []
         for param, tangent_param in pairs:
-            args.append(cst.Arg(cst.Name(self.tangents[tangents[param].name]),
-                                keyword=cst.Name(tangent_param)))
+            op = tangents[param]  # a tuple display's tangent: the display of its items' tangents
+            tangent = self.sequence_tangent(stmt, op) if isinstance(op, Seq) else \
+                cst.Name(self.tangents[op.name])
+            args.append(cst.Arg(tangent, keyword=cst.Name(tangent_param)))
         new = call.with_changes(func=cst.Name(name), args=args)
         if len(stmt.targets) == 1 and not stmt.unpack:
             return f"{stmt.targets[0]}, {self.tangents[stmt.targets[0]]} = {_code(new)}"

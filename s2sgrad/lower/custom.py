@@ -189,11 +189,22 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
     returns = _returns(chosen, positional, adjoints, shape_names, top_level)
     return VjpFunction(
         source_name=name, fwd_name=fwd_name, bwd_name=bwd_name, params_code=_code(fn.params),
-        forward=lift(forward), result_code=_code(value), residuals=tuple(sources),
+        forward=lift(forward), result_code=_stated(value, bwd_name, sources, chosen),
+        residuals=tuple(sources),
         residuals_param=namer.fresh("residuals"), seed=seed, backward=lift(backward),
         returns=tuple(returns), wrt=tuple(chosen), top_level=top_level,
         residual_targets=tuple(targets),
     )
+
+
+def _stated(value, bwd_name: str, sources: list, chosen: tuple) -> str:
+    """The forward sweep's result: the value marked with the stated rule (``s2s.stated``), so
+    that code reading the generated sweeps again differentiates the custom function's output by
+    ``bwd_name`` (the user's grad_fn), never through the forward body (the contract's higher
+    order)."""
+    def display(names) -> str:
+        return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    return f"s2s.stated({_code(value)}, {bwd_name}, {display(sources)}, {display(chosen)})"
 
 
 def _captured(fn: cst.FunctionDef, grad, forward_stmts: list) -> tuple:
