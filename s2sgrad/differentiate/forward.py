@@ -251,16 +251,16 @@ class ForwardBuilder:
             return tuple(p for p in params if p in tangents)
 
         found = self.helper_lookup(prim, stmt, choose) if self.helper_lookup else None
-        if found is None or not isinstance(call, cst.Call) or \
-                any(not isinstance(op, Var) for op in tangents.values()):
+        if not (found and isinstance(call, cst.Call) and all(isinstance(op, (Var, Seq)) for op in tangents.values())):
             raise called_value(stmt, self.varied.__contains__) or \
                 self.refuse(stmt, f"calls to `{prim.callee}` (no source s2sgrad can read)")
         name, pairs = found
         args = [*call.args[:-1], call.args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] \
             if call.args else []
-        for param, tangent_param in pairs:
-            args.append(cst.Arg(cst.Name(self.tangents[tangents[param].name]),
-                                keyword=cst.Name(tangent_param)))
+        for param, tangent_param in pairs:  # a tuple display's tangent: its items' tangents
+            op = tangents[param]
+            args.append(cst.Arg(self.sequence_tangent(stmt, op) if isinstance(op, Seq) else
+                                cst.Name(self.tangents[op.name]), keyword=cst.Name(tangent_param)))
         new = call.with_changes(func=cst.Name(name), args=args)
         if len(stmt.targets) == 1 and not stmt.unpack:
             return f"{stmt.targets[0]}, {self.tangents[stmt.targets[0]]} = {_code(new)}"

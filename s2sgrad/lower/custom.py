@@ -20,6 +20,7 @@ from ..program import Comment, Verbatim, lift, unpack_target
 from ..read.parse import ParsedFunction
 from .naming import Namer
 from .scope import read_names, statements_of
+from .structure import structure
 
 CUSTOM_DECORATORS = frozenset({"s2sgrad.custom_gradient", "s2sgrad.custom.custom_gradient"})
 
@@ -140,14 +141,23 @@ def _grad_function(pf: ParsedFunction, node: cst.FunctionDef) -> _GradFn:
     for y in m.findall(node.body, m.Yield()):
         raise pf.error(y, f"grad_fn {node.name.value} cannot be a generator", "return the gradients")
     params = _grad_params(pf, node.params, node.name.value)
+    body = _flat_body(node)
+    if body is None and not node.decorators and not m.findall(node.body, m.FunctionDef() | m.Lambda()):
+        body = _flat_body(structure(node))  # early returns (control flow on dy): one exit
+    if body is not None:
+        return _GradFn(params, body, None, None, node)
+    return _GradFn(params, None, None, node, node)
+
+
+def _flat_body(node: cst.FunctionDef) -> Optional[list]:
+    """The statements of an undecorated grad_fn that returns once, at its end (inlined as they
+    are: generated code stays in the subset s2sgrad reads again), else None."""
     body = statements_of(node.body)
     returns = m.findall(node.body, m.Return())
     outer_returns = [r for r in returns if not _inside_nested_def(node, r)]
     flat = (not node.decorators and body and isinstance(body[-1], cst.Return)
             and len(outer_returns) == 1 and body[-1].value is not None)
-    if flat:
-        return _GradFn(params, body, None, None, node)
-    return _GradFn(params, None, None, node, node)
+    return body if flat else None
 
 
 def _inside_nested_def(outer: cst.FunctionDef, target: cst.CSTNode) -> bool:
@@ -169,7 +179,8 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
         statements = statements[1:]
     value, grad, forward_stmts = find_grad_fn(pf, statements)
     positional = [p.name.value for p in fn.params.params]
-    namer = Namer({n.value for n in m.findall(fn, m.Name())} | {fwd_name, bwd_name})
+    namer = Namer({n.value for n in m.findall(fn, m.Name())} | {fwd_name, bwd_name}
+                  | {n.value for stmt in grad.body or () for n in m.findall(stmt, m.Name())})
     captured, shadowed = _captured(fn, grad, forward_stmts)
     # The primals, for shapes; renamed where grad_fn's own names would hide them.
     shape_names = {p: namer.fresh(f"{p}_primal") if p in shadowed else p for p in positional}
@@ -189,11 +200,22 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
     returns = _returns(chosen, positional, adjoints, shape_names, top_level)
     return VjpFunction(
         source_name=name, fwd_name=fwd_name, bwd_name=bwd_name, params_code=_code(fn.params),
-        forward=lift(forward), result_code=_code(value), residuals=tuple(sources),
+        forward=lift(forward), result_code=_stated(value, bwd_name, sources, chosen),
+        residuals=tuple(sources),
         residuals_param=namer.fresh("residuals"), seed=seed, backward=lift(backward),
         returns=tuple(returns), wrt=tuple(chosen), top_level=top_level,
         residual_targets=tuple(targets),
     )
+
+
+def _stated(value, bwd_name: str, sources: list, chosen: tuple) -> str:
+    """The forward sweep's result: the value marked with the stated rule (``s2s.stated``), so
+    that code reading the generated sweeps again differentiates the custom function's output by
+    ``bwd_name`` (the user's grad_fn), never through the forward body (the contract's higher
+    order)."""
+    def display(names) -> str:
+        return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    return f"s2s.stated({_code(value)}, {bwd_name}, {display(sources)}, {display(chosen)})"
 
 
 def _captured(fn: cst.FunctionDef, grad, forward_stmts: list) -> tuple:

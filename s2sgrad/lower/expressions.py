@@ -91,6 +91,26 @@ def _display(ctx: Context, node: cst.BaseExpression) -> Seq:
     return Seq(kind, tuple(items))
 
 
+def _dict(ctx: Context, node: cst.Dict, target: Optional[str]) -> Var:
+    """A dict display with constant keys: ``s2s.dict_of((keys...), (values...))``, a helper
+    with a rule (linear in the values), so generated code that builds a dict is read again."""
+    keys, values = [], []
+    for el in node.elements:
+        if not isinstance(el, cst.DictElement):
+            raise ctx.pf.error(el, "`**` in a dict display is not supported",
+                               "list the keys and values explicitly")
+        if not is_constant(ctx, el.key):
+            raise ctx.pf.error(el.key, "a dict display's keys must be constants here",
+                               "use string or number keys")
+        keys.append(operand(ctx, el.key))
+        values.append(operand(ctx, el.value))
+    args = (Seq("tuple", tuple(keys)), Seq("tuple", tuple(values)))
+    expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("dict_of")),
+                    [cst.Arg(operand_node(a)) for a in args])
+    return ctx.emit_prim(target, "dict", "dict", expr,
+                         Prim("s2sgrad.runtime.dict_of", args, location=ctx.pf.location(node)))
+
+
 def _binary(ctx: Context, node: cst.BinaryOperation, target: Optional[str]) -> Var:
     op, word, fallback = BINARY_OPS[type(node.operator)]
     left = operand(ctx, node.left)
@@ -286,4 +306,5 @@ _LOWERERS = (
     (cst.IfExp, lower_ifexp),
     (cst.Attribute, _attribute),
     (cst.Subscript, _subscript),
+    (cst.Dict, _dict),
 )

@@ -43,8 +43,9 @@ _REFUSED = (
      "import at module level"),
     (m.FunctionDef(), "nested function definitions are not supported yet",
      "define the helper at module level; s2sgrad differentiates calls to it"),
-    (m.Dict(), "dict displays are not supported in a differentiated function yet",
-     "pass arrays as separate arguments"),
+    (m.Dict(elements=[m.ZeroOrMore(), m.StarredDictElement(), m.ZeroOrMore()]),
+     "`**` in a dict display is not supported in a differentiated function",
+     "list the keys and values explicitly"),
 )
 
 

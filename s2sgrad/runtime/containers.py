@@ -22,6 +22,8 @@ __all__ = [
     "append",
     "unleaves",
     "copied",
+    "dict_of",
+    "dict_of_vjp",
 ]
 
 
@@ -179,3 +181,17 @@ def copied(xs):
     """A new list of the items of ``xs``: what generated code passes to a helper that empties
     the lists it reads, where it reads them again after the call."""
     return list(xs)
+
+
+def dict_of(keys, values):
+    """The dict ``{keys[i]: values[i]}``: what generated code writes for a dict display (one
+    call with a rule, so the code is read again)."""
+    return dict(zip(keys, values))
+
+
+def dict_of_vjp(value, keys):
+    """The adjoint of ``dict_of``'s values from the dict's adjoint ``value``: its item at each
+    key (zero where it holds none, or where ``value`` is a zero adjoint)."""
+    if not isinstance(value, dict):
+        return Parts(0.0 for _ in keys)
+    return Parts(value.get(k, 0.0) for k in keys)

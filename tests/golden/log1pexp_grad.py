@@ -8,7 +8,7 @@ from s2sgrad import runtime as s2s
 def log1pexp_fwd(x):
     """Forward sweep of log1pexp: its value, and the residuals log1pexp_bwd needs."""
     e = np.exp(x)
-    return np.log(1 + e), (e, x)
+    return s2s.stated(np.log(1 + e), log1pexp_bwd, (e, x), (x,)), (e, x)
 
 
 def log1pexp_bwd(residuals, dy=1.0):

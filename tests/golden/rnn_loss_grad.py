@@ -84,7 +84,7 @@ def rnn_loss_bwd(residuals, rnn_loss_bar=1.0):
 def log1pexp_fwd(x):
     """Forward sweep of log1pexp: its value, and the residuals log1pexp_bwd needs."""
     e = np.exp(x)
-    return np.log(1 + e), (e, x)
+    return s2s.stated(np.log(1 + e), log1pexp_bwd, (e, x), (x,)), (e, x)
 
 
 def log1pexp_bwd(residuals, dy):

@@ -11,7 +11,7 @@ X3 = uniform((3,))
 X4 = uniform((4,))
 X34 = uniform((3, 4))
 MASK = X34 > 0.0
-TREE = {"b": X3, "a": X4}  # a constant dict (generated code cannot build one: no dict displays)
+TREE = {"b": X3, "a": X4}  # a constant dict
 
 
 def _two(parts, w0, w1):
@@ -99,3 +99,18 @@ def h_copied(a, b):
 
 
 CASES.append(("s2sgrad.runtime.copied", h_copied, (uniform((4,)), uniform((4,))), None, 1e-5))
+
+
+# dict displays: dict_of and its transpose (its result read by key, as generated code does)
+def h_dict_of(a, b):
+    tree = s2s.dict_of(("a", "b"), (a, b))
+    return np.sum(np.sin(tree["a"]) * V4) + np.sum(np.cos(tree["b"]) * V3)
+
+
+def h_dict_of_vjp(a, b):
+    return _two(s2s.dict_of_vjp(s2s.dict_of(("a", "b"), (a, b)), ("b", "a")), V3, V4)
+
+
+CASES.append(("s2sgrad.runtime.dict_of", h_dict_of, (uniform((4,)), uniform((3,))), None, 1e-5))
+CASES.append((("s2sgrad.runtime.dict_of_vjp", "s2sgrad.runtime.dict_of"), h_dict_of_vjp,
+              (uniform((4,)), uniform((3,))), None, 1e-5))

@@ -59,3 +59,41 @@ CASES = [
     (CT, h_custom_tangent, (uniform((4,)), uniform(None)), None, 1e-5),
     (CT, h_custom_tangent_one, (uniform((2, 4)),), None, 1e-5),
 ]
+
+
+# stated: a custom_gradient's output in generated code, its rule the stated one (here the true
+# vector-Jacobian product of sin, so differences check it); stated_jvp: that rule transposed
+def _sin_bwd(residuals, g):
+    (x,) = residuals
+    return (g * np.cos(x),)
+
+
+def _pair_bwd(residuals, upstream):
+    """The stated rule of (x * y, x + y): one adjoint per argument, from one per output."""
+    x, y = residuals
+    g0, g1 = s2s.leaves(upstream)
+    return (g0 * y + g1, g0 * x + g1)
+
+
+def h_stated(x): return np.sum(np.sin(s2s.stated(np.sin(x), _sin_bwd, (x,), (x,))) * V4)
+
+
+def h_stated_pair(x, y):
+    pair = s2s.stated((x * y, x + y), _pair_bwd, (x, y), (x, y))
+    return np.sum(np.sin(pair[0]) * V4) + np.sum(np.cos(pair[1]) * V4)
+
+
+def h_stated_jvp(t): return np.sum(np.sin(s2s.stated_jvp(np.sin(X4), _sin_bwd, (X4,), (t,))) * V4)
+
+
+def h_stated_jvp_pair(t, u):
+    pair = s2s.stated_jvp((X4 * V4, X4 + V4), _pair_bwd, (X4, V4), (t, u))
+    return np.sum(np.sin(pair[0]) * V4) + np.sum(np.cos(pair[1]) * V4)
+
+
+CASES += [
+    ("s2sgrad.runtime.stated", h_stated, (uniform((4,)),), None, 1e-5),
+    ("s2sgrad.runtime.stated", h_stated_pair, (uniform((4,)), uniform((4,))), None, 1e-5),
+    ("s2sgrad.runtime.stated_jvp", h_stated_jvp, (uniform((4,)),), None, 1e-5),
+    ("s2sgrad.runtime.stated_jvp", h_stated_jvp_pair, (uniform((4,)), uniform((4,))), None, 1e-5),
+]

@@ -1,10 +1,24 @@
 """Rules of the helpers of s2sgrad/runtime/containers.py: index writes on a copy, adjoints added
-element by element, a list element's adjoint, a custom gradient's output leaves."""
+element by element, a list element's adjoint, a custom gradient's output leaves, dict displays."""
 
 from ..containers import RULES as _LIST_RULES
 from ..table import alias, defvjp
 
 RULES = (
+    # a dict display: linear in its values, each value's adjoint the dict adjoint's item
+    defvjp(
+        "s2sgrad.runtime.dict_of(keys, values)",
+        linear=("values",),
+        constant_in=("keys",),
+        values="s2s.dict_of_vjp(g, keys)",
+    ),
+    # dict_of's transpose: the items put back in a dict, and the other way round
+    defvjp(
+        "s2sgrad.runtime.dict_of_vjp(value, keys)",
+        linear=("value",),
+        constant_in=("keys",),
+        value="s2s.dict_of(keys, g)",
+    ),
     # a new list with one more item: list.append's rule
     alias("s2sgrad.runtime.append", next(r for r in _LIST_RULES if r.name == "list.append")),
     # x[index] = value on a copy: x's adjoint loses what was overwritten, value's is G[index]
@@ -18,10 +32,11 @@ RULES = (
         x="s2s.setitem(g, index, 0.0)",
         value="s2s.unbroadcast(g[index], value)",
     ),
-    # a + b for adjoints (lists and dicts element by element): each gets the whole adjoint
+    # a + b for adjoints (lists and dicts element by element): each gets the whole adjoint; the
+    # tangent adds the tangents the same way (dicts have no `+`)
     defvjp(
         "s2sgrad.runtime.add(a, b)",
-        jvps={"a": "t", "b": "t"},
+        joint_jvp="s2s.add(a, b)",
         a="g",
         b="g",
     ),
