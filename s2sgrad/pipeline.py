@@ -37,6 +37,7 @@ from .lower.structure import structure
 from .read.callees import static_callee
 from .read.capture import SourceUnit, from_function, is_source_function
 from .read.fence import fence
+from .read.live import is_generated, live_names, names_read
 from .read.parse import ParsedFunction, find_function
 from .rules import DEFAULT_TABLE, RuleTable
 from .rules.user import with_user_rules
@@ -308,12 +309,37 @@ def _open(pfs: tuple, table: RuleTable, mode: Mode) -> tuple:
 
 def _module_text(session: _Session, source: str, qualnames: tuple, command: str,
                  program: Program) -> str:
-    """``program``'s functions and wrappers as a module: its header, the imports they need, them."""
+    """``program``'s functions and wrappers as a module: its header, the imports they need, them,
+    and the generated functions they name as values (copied: see _copy_generated)."""
     body = body_text(program)
+    body += _copy_generated(session, body)
     digest = hashlib.sha256("\n".join(session.digests).encode()).hexdigest()
     header = header_lines(source, qualnames, digest, command)
     imports = module_imports(tuple(pf for pf, _ in session.units), header, body)
     return render(replace(program, imports=imports, header=header), body)
+
+
+def _copy_generated(session: _Session, body: str) -> str:
+    """The source of each function of another generated module that this module names as a
+    value (a custom function's stated rule, ``s2s.stated(value, c_bwd, ...)``, in a gradient
+    transformed inside a differentiated function), taken out of ``session.live``: the module
+    defines it instead, so it is loaded, and cached, whole. Transitive; none already defined."""
+    defined = {n.name.value for n in cst.parse_module(body).body if isinstance(n, cst.FunctionDef)}
+    copied: list = []
+    todo = sorted(n for n, v in session.live.items() if is_generated(v) and n not in defined)
+    while todo:
+        name = todo.pop(0)
+        value = session.live.pop(name, None)
+        if value is None or name in defined:
+            continue
+        defined.add(name)
+        node = find_function(from_function(value)).node
+        copied.append("\n\n" + cst.Module([]).code_for_node(node))
+        for read in sorted(live_names(value)):
+            if read in names_read(value.__code__) and is_generated(live_names(value)[read]):
+                session.live.setdefault(read, live_names(value)[read])
+                todo.append(read)
+    return "".join(copied)
 
 
 def _serve_callers(pf: ParsedFunction, options: Options, entry: EntryNames, session: _Session) -> None:

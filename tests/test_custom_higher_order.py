@@ -142,11 +142,9 @@ def test_array_hessian_of_chained_custom_outputs_matches_differences_of_gradient
                                numerical_grad(s2sgrad.grad(chained), (0.7,), 0), rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, raises=NameError, reason="s2sgrad.grad(f) called inside a "
-                   "differentiated function, f calling a custom_gradient function: the generated "
-                   "code passes <c>_bwd to s2s.stated as a value, and the outer module, which "
-                   "copies only the functions it calls, does not define it (issue 24 item 4 "
-                   "follow-up)")
+# s2sgrad.grad(f) called inside a differentiated function, f calling a custom_gradient function:
+# the generated code passes <c>_bwd to s2s.stated as a value, which the outer module copies
+# (pipeline._copy_generated); it was a NameError.
 def test_grad_of_a_function_calling_grad_of_chained_custom_outputs():
     np.testing.assert_allclose(s2sgrad.grad(chained_scalar)(0.7),
                                numerical_grad(chained_scalar, (0.7,), 0), rtol=1e-6)

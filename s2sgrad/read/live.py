@@ -60,6 +60,15 @@ def _unwrap(fn: Any) -> Any:
     return fn
 
 
+GENERATED_PREFIX = "<s2sgrad-generated "  # the file name of code s2sgrad generated and loaded
+
+
+def is_generated(value: Any) -> bool:
+    """Whether ``value`` is a function of code s2sgrad generated (write/loader.py names its file)."""
+    code = getattr(value, "__code__", None)
+    return code is not None and code.co_filename.startswith(GENERATED_PREFIX)
+
+
 def readable(fn: Any) -> Any:
     """``fn``, or the generated function it stands for when s2sgrad made it (a transformation
     of a transformation reads the first one's generated code)."""

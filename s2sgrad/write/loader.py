@@ -11,10 +11,12 @@ import hashlib
 import linecache
 from typing import Any, Mapping
 
+from ..read.live import GENERATED_PREFIX
+
 
 def filename_for(text: str, qualname: str) -> str:
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    return f"<s2sgrad-generated {qualname} {digest}>"
+    return f"{GENERATED_PREFIX}{qualname} {digest}>"
 
 
 @functools.lru_cache(maxsize=256)
