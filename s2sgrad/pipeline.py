@@ -27,7 +27,7 @@ from .differentiate.reverse import HelperCall, VjpFunction, reverse
 from .differentiate.unknown import refuse_user_method
 from .errors import TransformError
 from .read.names import name_nodes
-from .lower.ir import CoreFunction, Prim, Stmt
+from .lower.ir import CoreFunction, Prim, Stmt, flatten, operand_vars, prim_operands
 from .lower.naming import Namer
 from .lower.custom import custom_vjp, is_custom_def
 from .lower.lift import lift_into
@@ -102,15 +102,17 @@ class _Session:
     digests: list = field(default_factory=list)
     live: dict = field(default_factory=dict)
     units: list = field(default_factory=list)  # (ParsedFunction, globals it reads)
+    checked: set = field(default_factory=set)  # callees checked for writes into their parameters
 
 
-def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None) -> CoreFunction:
+def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None,
+          returns: bool = True) -> CoreFunction:
     """Lift nested custom_gradient definitions (into ``lifted``, by name), structure (no jumps),
-    fence and normalize one parsed function."""
+    fence and normalize one parsed function (``returns``: see lower_function)."""
     lifted = lifted if lifted is not None else {}
     pf = inner_transforms_into(lift_into(pf, lifted), lifted)
     structured = replace(pf, node=structure(pf.node))
-    core = lower_function(fence(structured), table)
+    core = lower_function(fence(structured), table, returns)
     check_inplace(core, table.views)
     return hoist_products(core, table)
 
@@ -148,6 +150,7 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
     """``pf`` lowered (unless ``core`` already is) and recorded in ``session``, with what both modes
     know about it: ``(core, seeded outputs, (shape classes, known scalars), stabilizing maxima)``."""
     core = core if core is not None else lower(pf, session.table, session.lifted)
+    _check_callees(pf, core, session)
     _record(pf, session, core.globals_read, core.globals_read)
     outputs = seeded_outputs(core, has_aux)
     classes, scalars = shape_facts(core, session.table)
@@ -221,6 +224,30 @@ def _forward_helper(target: ParsedFunction, session: _Session, names: tuple, wrt
     core = None if is_custom_def(target) else _called(target, session)
     fn = _forward(target, session, wrt, names[0], core=core)
     return fn, (fn.name, tuple(zip(wrt, fn.tangent_params)))
+
+
+def _check_callees(pf: ParsedFunction, core: CoreFunction, session: _Session) -> None:
+    """Refuse a call in ``core`` that passes a local value to a function of the user's that
+    changes its parameter in place, whether or not the call carries a derivative (one that does
+    not is run as written, and the change is not differentiated). A callee s2sgrad cannot read
+    is left to the builders, which refuse it where it carries a derivative."""
+    table = session.table
+    for stmt in flatten(core.body):
+        prim = stmt.prim
+        if not prim.callee or prim.op in session.checked or table.get(prim.op) is not None \
+                or not table.differentiable(prim.op) or table.is_library(prim.op) \
+                or not any(operand_vars(a) for a in prim_operands(prim)):
+            continue
+        session.checked.add(prim.op)
+        lifted = session.lifted.get(prim.callee)
+        try:
+            target = lifted.function if lifted is not None else _resolve_helper(pf, prim)
+            if target is None or is_custom_def(target):
+                continue
+            callee = lower(target, table, session.lifted, returns=False)
+        except TransformError:
+            continue
+        check_parameter_writes(callee, table.views)
 
 
 def _called(target: ParsedFunction, session: _Session) -> CoreFunction:

@@ -16,23 +16,25 @@ from __future__ import annotations
 
 from typing import Any
 
+import libcst as cst
 import libcst.matchers as m
 
 from ..read.parse import ParsedFunction
 from .blocks import lower_any
 from .context import Context
-from .ir import CoreFunction, Param
+from .ir import Const, CoreFunction, Param
 from .resolve import default_of
 from .scope import read_names, statements_of
 from .statements import lower_return
 
 
-def lower_function(pf: ParsedFunction, table: Any) -> CoreFunction:
+def lower_function(pf: ParsedFunction, table: Any, returns: bool = True) -> CoreFunction:
     """Lower ``pf`` to the core form; ``table`` (a RuleTable) says which functions are kept
-    verbatim (no derivative) and which write into an argument."""
+    verbatim (no derivative) and which write into an argument. ``returns``: refuse a function
+    that returns no value (False: it returns None, for a function called for its effect)."""
     ctx = Context.start(pf, table)
     params = _lower_params(ctx)
-    result, result_origin = _lower_body(ctx)
+    result, result_origin = _lower_body(ctx, returns)
     node = pf.node
     return CoreFunction(
         name=node.name.value,
@@ -65,7 +67,7 @@ def _lower_params(ctx: Context) -> tuple:
     return tuple(params)
 
 
-def _lower_body(ctx: Context) -> tuple:
+def _lower_body(ctx: Context, returns: bool) -> tuple:
     """Lower the body into ``ctx.body``; returns the returned operand and its statement's Origin."""
     node = ctx.pf.node
     result = None
@@ -77,6 +79,8 @@ def _lower_body(ctx: Context) -> tuple:
             result_origin = ctx.origin
             continue
         lower_any(ctx, stmt, is_first=(i == 0))
+    if result is None and not returns:
+        return Const(cst.Name("None"), "None"), None
     if result is None:
         raise ctx.pf.error(node, f"{node.name.value} does not return a value",
                            "end the function with `return <value>`")

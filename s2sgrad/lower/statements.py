@@ -14,7 +14,7 @@ from .expressions import operand
 from .ir import Prim
 from .text import code, one_line_text
 from .write_calls import lower_write
-from .writes import find_write
+from .writes import find_write, reads_locals
 
 
 # ``del a`` or ``del a, b``: the other forms (``del x[i]``) change a value and are refused (fence).
@@ -84,8 +84,21 @@ def _expression_statement(ctx: Context, stmt: cst.Expr) -> None:
         raise ctx.pf.error(value, f"the in-place method `.{method}()` on `{owner}` is not "
                            "supported in a differentiated function",
                            f"assign a new value instead: `{owner} = ...`")
+    if isinstance(value, cst.Call) and _may_change_arguments(ctx, value):
+        operand(ctx, value)  # a call of the user's: the pipeline checks what it writes into
+        return
     expr, reads = ctx.verbatim(stmt.value)
     ctx.emit((), expr, Prim("nondiff", (), location=ctx.pf.location(stmt)))
+
+
+def _may_change_arguments(ctx: Context, call: cst.Call) -> bool:
+    """A call, for its effect, of a function that is not numpy's, Python's or s2sgrad's, with a
+    local value: lowered as a call, so that a function of the user's that changes it is refused."""
+    if isinstance(call.func, cst.Attribute) and not isinstance(call.func.value, cst.Name):
+        return False
+    callee = ctx.callee_name(call.func)
+    return not ctx.table.is_library(callee) and ctx.table.differentiable(callee) and \
+        callee not in ctx.nondiff and reads_locals(ctx, call)
 
 
 def _augmented_assignment(ctx: Context, stmt: cst.AugAssign) -> None:
