@@ -66,7 +66,7 @@ def masked_refusal(name: str, what: str, spelled: str = "x") -> GradientError:
     return GradientError(
         f"{name}: {what} is a numpy masked array; s2sgrad does not differentiate numpy's masked "
         "semantics (operations that skip masked entries), so its derivatives would be wrong. "
-        f"Pass a plain array: `{spelled}.filled(v)` with the value masked entries should take (0.0 "
+        f"Use a plain array: `{spelled}.filled(v)` with the value masked entries should take (0.0 "
         f"drops them from sums), or `np.ma.getdata({spelled})` with the mask applied by your own "
         f"code (`np.where(np.ma.getmaskarray({spelled}), 0.0, np.ma.getdata({spelled}))`)")
 

@@ -270,6 +270,29 @@ def test_a_masked_tangent_or_cotangent_is_refused():
         pullback(np.ma.masked_array(1.0))
 
 
+def sine_weighted_by_global(w):
+    return np.sum(np.sin(MASKED_X) * w)
+
+
+def sine_weighted_by_closure(X):
+    def inner(w):
+        return np.sum(np.sin(X) * w)
+    return inner
+
+
+@pytest.mark.parametrize("fn, name", [(sine_weighted_by_global, "MASKED_X"),
+                                      (sine_weighted_by_closure(MASKED_X), "X")])
+def test_a_captured_masked_array_is_refused_naming_it(fn, name):
+    # The generated backward of sum(sin(X) * w) summed g * sin(X) over every entry, masked or
+    # not, while the value skips the masked ones: a silently wrong gradient. Refused when the
+    # generated code is loaded with the values it reads.
+    assert not np.allclose(np.sum(np.sin(MASKED_X.data), axis=0), numerical_grad(fn, (WEIGHTS,), 0))
+    with pytest.raises(s2sgrad.GradientError,
+                       match=rf"`{name}`, a value it reads from its globals or closure, is a numpy "
+                             rf"masked array; .*`{name}\.filled\(v\)`"):
+        s2sgrad.grad(fn)(WEIGHTS)
+
+
 def test_the_filled_array_the_refusal_suggests_has_the_gradient_of_the_masked_sum():
     # what the message advises: X.filled(0.0) drops the masked entries from X @ w
     X = MASKED_X.filled(0.0)
