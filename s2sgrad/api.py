@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import runtime
+from .arguments import MASKED, argument_check, masked_refusal
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
 from .read.live import ENTRY_ATTR, Deferred, readable
@@ -140,25 +141,8 @@ def _scalar_loss(value: Any, has_aux: bool, name: str) -> Any:
     return value
 
 
-_PLAIN = frozenset({np.ndarray, float, np.float64, np.float32})  # differentiable at a glance
 _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no tape
 _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
-
-
-def _differentiable_value(value: Any) -> bool:
-    return isinstance(value, (np.ndarray, float, int, np.number)) and not isinstance(value, bool)
-
-
-def _argument_check(name: str, positions: tuple, wrt: tuple) -> Callable:
-    """A check that each differentiated argument is an array or a float (a located error else)."""
-    def check_arguments(args: tuple, kwargs: dict) -> None:
-        for position, param in zip(positions, wrt):
-            value = args[position] if -len(args) <= position < len(args) else kwargs.get(param, 0.0)
-            if not _differentiable_value(value):
-                raise GradientError(
-                    f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
-                    f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments")
-    return check_arguments
 
 
 def _forward_grad(forward, args: tuple, first: int, single: bool, name: str) -> Optional[tuple]:
@@ -188,17 +172,11 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     positions = (argnums,) if single else tuple(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
     first = positions[0]  # the argument forward mode differentiates, when it runs
-    check_arguments = _argument_check(name, positions, wrt)
-    needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments the fast check reads
+    check_arguments = argument_check(name, _param_names(fun), positions, wrt)
+    needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments forward mode reads
 
     def run(*args: Any, **kwargs: Any) -> tuple:
-        if kwargs or len(args) < needed:
-            check_arguments(args, kwargs)
-        else:
-            for p in positions:
-                if type(args[p]) not in _PLAIN:
-                    check_arguments(args, kwargs)
-                    break
+        check_arguments(args, kwargs)
         if forward is not None and not kwargs and len(args) >= needed and \
                 type(args[first]) in _FLOATS and forward.get() is not None:
             result = _forward_grad(forward, args, first, single, name)
@@ -273,10 +251,14 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     fun = readable(fun)
     wrt_names(fun, ())  # refuses what s2sgrad cannot read, at the user's call
     wrt = _param_names(fun)[: len(primals)]
+    name = getattr(fun, "__name__", "the function")
+    argument_check(name, wrt, tuple(range(len(primals))), wrt)(primals, {})
     text, (fwd, bwd, _) = service.build(fun, wrt, has_aux)
     value, residuals = fwd(*primals)
 
     def pullback(cotangent: Any) -> tuple:
+        if isinstance(cotangent, MASKED):
+            raise masked_refusal(name, "the cotangent")
         return bwd(residuals, cotangent)
 
     _attach(pullback, fun, text, made="the pullback of s2sgrad.vjp")
@@ -332,16 +314,12 @@ def _directional(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any],
         raise UsageError(f"{what} needs one tangent per primal: got {len(primals)} primal(s) and "
                          f"{len(tangents)} tangent(s)")
     wrt = wrt_names(fun, tuple(range(len(primals))))
-    _check_values(fun, wrt, primals)
+    name = getattr(fun, "__name__", "the function")
+    argument_check(name, wrt, tuple(range(len(primals))), wrt)(primals, {})
+    for param, tangent in zip(wrt, tangents):
+        if isinstance(tangent, MASKED):
+            raise masked_refusal(name, f"the tangent for `{param}`")
     return primals, tangents, wrt
-
-
-def _check_values(fun: Callable, names: Sequence[str], values: Sequence[Any]) -> None:
-    for param, value in zip(names, values):
-        if not _differentiable_value(value):
-            raise GradientError(f"{getattr(fun, '__name__', 'the function')}: s2sgrad differentiates "
-                                f"with respect to arrays and floats, but `{param}` is a "
-                                f"{type(value).__name__}; pass its arrays as separate arguments")
 
 
 @api_boundary

@@ -3,11 +3,13 @@ with central finite differences."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .api import build_jvp, grad, wrt_names
+from .arguments import argument_check
 from .jacobians import second_order
 from .boundary import api_boundary
 from .errors import GradientError
@@ -49,6 +51,9 @@ def check_grads(fun: Callable, args: Sequence[Any], order: int = 1, modes: Seque
     if unknown:
         raise GradientError(f"check_grads: unknown mode(s) {unknown}; use 'rev' and/or 'fwd'")
     argnums = tuple(range(len(args))) if argnums is None else tuple(argnums)
+    params = tuple(inspect.signature(fun).parameters)
+    argument_check(getattr(fun, "__name__", "function"), params, argnums,
+                   wrt_names(fun, argnums))(tuple(args), {})
     report = []
     if "rev" in modes:
         got = grad(fun, argnums=argnums)(*args)

@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 
 from . import runtime
 from .api import SOURCE_ATTR
+from .arguments import argument_check
 from .boundary import api_boundary
 from .errors import Location, TransformError, UsageError
 from .read.capture import MADE_ATTR, display_path, from_function
@@ -65,8 +66,11 @@ def _default_wrt(fun: Callable) -> tuple:
 def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     single = len(wrt) == 1
     name = fun.__name__
+    params = tuple(inspect.signature(fun).parameters)
+    check = argument_check(name, params, tuple(params.index(n) for n in wrt), wrt)
 
     def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
+        check(args, kwargs)
         value, grads = sweeps(args, kwargs)
         return value, (grads[0] if single else tuple(grads))
 
@@ -86,15 +90,16 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     fun.grad = grad
     fun.value_and_grad = value_and_grad
     if sweeps.mode == "rev2":
-        _attach_second_order(fun, wrt, sweeps)
+        _attach_second_order(fun, wrt, sweeps, check)
     fun.source = text
     setattr(fun, SOURCE_ATTR, text)
     return fun
 
 
-def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
+def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Callable) -> None:
     """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``, from the generated
-    ``<f>_grad_hvp`` and ``<f>_grad_jvp`` (forward mode over the gradient)."""
+    ``<f>_grad_hvp`` and ``<f>_grad_jvp`` (forward mode over the gradient); ``check(args,
+    kwargs)``: api.argument_check's of ``fun``."""
     from .columns import hessian_blocks
     from .jacobians import bound_arguments
 
@@ -104,11 +109,15 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded) -> None:
     run = _product_runner(fun, wrt, sweeps)
 
     def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
-        out = run(bound_arguments(fun, args, kwargs), (tangents,) if single else tuple(tangents))
+        args = bound_arguments(fun, args, kwargs)
+        check(args, {})
+        out = run(args, (tangents,) if single else tuple(tangents))
         return out[0] if single else out
 
     def hessian(*args: Any, **kwargs: Any) -> Any:
-        return hessian_blocks(run, bound_arguments(fun, args, kwargs), positions, single)
+        args = bound_arguments(fun, args, kwargs)
+        check(args, {})
+        return hessian_blocks(run, args, positions, single)
 
     _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")), sweeps.text)
     # transformed again, each reads generated code: <f>_hvp, s2sgrad.hessian's

@@ -18,8 +18,9 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import runtime
-from .api import (_attach, _check_values, _def_location, _directional, _param_names, build_jvp,
+from .api import (_attach, _def_location, _directional, _param_names, build_jvp,
                   grad, jvp_or_transpose, wrt_names)
+from .arguments import argument_check
 from .boundary import api_boundary
 from .columns import hessian_blocks, points_at, stacked, unit_at
 from .errors import TransformError, UsageError
@@ -78,10 +79,11 @@ def _forward_jacobian(fun: Callable, fn: Callable, wrt: tuple, tangent_names: tu
                       argnums: Argnums) -> Callable:
     """The function that runs the forward-mode ``fn`` once per element of the inputs ``wrt``."""
     positions = _positions(argnums)
+    check = _argument_check(fun, positions, wrt)
 
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
         args = bound_arguments(fun, args, kwargs)
-        _check_values(fun, wrt, [args[p] for p in positions])
+        check(args, {})
         points = points_at(args, positions)
         blocks = []
         for j, point in enumerate(points):
@@ -103,10 +105,11 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
     text, (fwd, bwd, _) = service.build(fun, wrt)
+    check = _argument_check(fun, positions, wrt)
 
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
         args = bound_arguments(fun, args, kwargs)
-        _check_values(fun, wrt, [args[p] for p in positions])
+        check(args, {})
         value, residuals = fwd(*args)
         items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
         points = [np.asarray(v, dtype=np.result_type(v, np.float64)) for v in items]
@@ -124,6 +127,11 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
 
     entry = Deferred(lambda: service.jacobian_function(fun, wrt, isinstance(argnums, int), "rev"))
     return _attach(jacobian_fun, fun, text, made="s2sgrad.jacrev", entry=entry)
+
+
+def _argument_check(fun: Callable, positions: tuple, wrt: tuple) -> Callable:
+    """api.argument_check for ``fun`` differentiated at ``positions`` (its parameters ``wrt``)."""
+    return argument_check(getattr(fun, "__name__", "the function"), _param_names(fun), positions, wrt)
 
 
 def _rows_to_block(rows: list, out_shape: tuple, arg: Any) -> Any:
@@ -285,10 +293,11 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
     text, run = second_order(fun, wrt)
+    check = _argument_check(fun, positions, wrt)
 
     def hessian_fun(*args: Any, **kwargs: Any) -> Any:
         args = bound_arguments(fun, args, kwargs)
-        _check_values(fun, wrt, [args[p] for p in positions])
+        check(args, {})
         return hessian_blocks(run, args, positions, isinstance(argnums, int))
 
     entry = Deferred(lambda: hessian_entry(fun, argnums, wrt))

@@ -222,3 +222,66 @@ def test_methods_of_a_global_array_are_array_methods_at_every_order():
     v = np.linspace(-1.0, 1.0, 4)
     np.testing.assert_allclose(decorated.hvp(x, tangents=v),
                                autograd.hessian(through_global_methods_ag)(x) @ v, rtol=1e-8)
+
+
+_A = np.array([[3.2, 0.4, -0.3], [0.1, 2.7, 0.5], [-0.6, 0.2, 3.5]])
+_W = np.array([0.7, -1.3, 0.4])
+_W2 = np.array([[0.7, -0.2], [-1.3, 0.5], [0.4, 0.9]])
+
+
+def solve_linear(b):
+    return np.sum(np.linalg.solve(_A, b) * _W)
+
+
+def solve_linear_2d(b):
+    return np.sum(np.linalg.solve(_A, b) * _W2)
+
+
+def solve_linear_in_b(b, a):
+    return np.sum(np.linalg.solve(a, b) * _W)
+
+
+def dot_linear(b):
+    return np.sum(np.dot(_A, b) * _W)
+
+
+def inverse_linear(b):
+    return np.sum((np.linalg.inv(_A) @ b) * _W)
+
+
+def solve_quadratic(b):
+    return np.sum(np.linalg.solve(_A, b) * b) + np.sum(np.linalg.solve(_A, b) * _W)
+
+
+@pytest.mark.parametrize("fn, args, argnums", [
+    (solve_linear, (np.array([0.3, -1.1, 0.8]),), 0),
+    (solve_linear_2d, (np.array([[0.3, 1.2], [-1.1, 0.4], [0.8, -0.5]]),), 0),
+    (solve_linear_in_b, (np.array([0.3, -1.1, 0.8]), _A), 0),
+    (solve_linear_in_b, (np.array([0.3, -1.1, 0.8]), _A), (0, 1)),
+    (dot_linear, (np.array([0.3, -1.1, 0.8]),), 0),
+    (inverse_linear, (np.array([0.3, -1.1, 0.8]),), 0),
+    (solve_quadratic, (np.array([0.3, -1.1, 0.8]),), 0),
+])
+def test_a_rule_varied_only_where_it_is_constant_has_a_zero_tangent(fn, args, argnums):
+    # The gradient of a function linear in b through solve(A, b) calls s2s.solve_vjp_b(g, A, b),
+    # which reads b only for its shape (constant_in): forward mode of it summed no tangent
+    # templates (IndexError) instead of giving the zero tangent, for every rule stating its own
+    # tangents (rule.jvps) varied only in a parameter it is constant in.
+    got = s2sgrad.hessian(fn, argnums=argnums)(*args)
+    positions = (argnums,) if isinstance(argnums, int) else argnums
+    for i, a in enumerate(positions):
+        for j, b in enumerate(positions):
+            expected = autograd.jacobian(autograd.grad(_rebind(fn), a), b)(*args)
+            block = got if isinstance(argnums, int) else got[i][j]
+            np.testing.assert_allclose(block, expected, rtol=1e-7, atol=1e-9,
+                                       err_msg=f"block [{i}][{j}]")
+    tangents = tuple(np.linspace(-1.0, 1.0, np.size(args[p])).reshape(np.shape(args[p]))
+                     for p in positions)
+    primals = tuple(args[p] for p in positions)
+    others = args[len(primals):]
+    products = s2sgrad.hvp(fn, primals + others, tangents + tuple(np.zeros_like(o) for o in others))
+    g = s2sgrad.grad(fn, argnums=0)
+    eps = 1e-6
+    moved = [tuple(p + s * eps * t for p, t in zip(primals, tangents)) + others for s in (1, -1)]
+    np.testing.assert_allclose(products[0], (g(*moved[0]) - g(*moved[1])) / (2 * eps),
+                               rtol=1e-5, atol=1e-7)

@@ -143,25 +143,25 @@ class ForwardBuilder:
         return f"{names} = {_code(self.tangent_of(stmt, stmt.targets[0]))}"
 
     def tangent_of(self, stmt: Stmt, target: str) -> cst.BaseExpression:
-        """The tangent of ``stmt``'s one target, by the route its rule declares
-        (rules/table.py: its own templates, linear, elementwise)."""
+        """The tangent of ``stmt``'s one target by its rule's route (rules/table.py: own templates,
+        linear, elementwise); zero, whatever the route, where it varies only where constant."""
         prim = stmt.prim
         if prim.op == "copy" and isinstance(prim.args[0], Var):
             return cst.Name(self.tangents[prim.args[0].name])
         if prim.op == "copy" and isinstance(prim.args[0], Seq):  # ``parts = [a, b]``
             return self.sequence_tangent(stmt, prim.args[0])
         rule = self.rule_for(prim)
-        if getattr(rule, "jvps", ()):  # the rule states its tangents (not derived from g)
-            return self.own_templates(stmt, rule, dict(rule.jvps), target)
-        if getattr(rule, "joint_jvp", ""):
-            return self.joint(stmt, rule)
-        linear = rule.linear_positions(len(prim.args)) if rule is not None else frozenset()
         constant = set(getattr(rule, "constant_in", ()))
         active = {i for i, op in enumerate(prim.args) if self.is_active(op)} - \
             rule_positions(rule, constant, len(prim.args))
         active_keywords = any(self.is_active(v) for k, v in prim.kwargs if k not in constant)
         if constant and not active and not active_keywords:  # varied only where it is constant
             return cst.parse_expression(f"s2s.zeros_like({target})")
+        if getattr(rule, "jvps", ()):  # the rule states its tangents (not derived from g)
+            return self.own_templates(stmt, rule, dict(rule.jvps), target)
+        if getattr(rule, "joint_jvp", ""):
+            return self.joint(stmt, rule)
+        linear = rule.linear_positions(len(prim.args)) if rule is not None else frozenset()
         if linear and active <= linear and not active_keywords:
             return _sum([self.linear_part(stmt, i) for i in sorted(active)])
         if getattr(rule, "elementwise", False):

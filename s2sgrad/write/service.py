@@ -22,6 +22,7 @@ from typing import Callable, Optional
 from .. import __version__
 from ..read.capture import SourceUnit, from_function, is_source_function
 from ..read.live import fingerprint, names_read, resolve
+from ..arguments import MASKED, masked_refusal
 from ..registry import registered
 from . import cache
 from .loader import load
@@ -133,6 +134,10 @@ def namespace_for(fun: Callable, text: str, deps: list) -> dict:
         for name in wanted:
             if name not in out and name in scope:
                 out[name] = scope[name]
+    masked = sorted(name for name, value in out.items() if isinstance(value, MASKED))
+    if masked:  # numpy's masked semantics are not differentiated: refused as an argument is
+        raise masked_refusal(getattr(fun, "__name__", "the function"),
+                             f"`{masked[0]}`, a value it reads from its globals or closure,", masked[0])
     return out
 
 

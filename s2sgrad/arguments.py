@@ -1,0 +1,74 @@
+"""The one check every entry point (grad, vjp, jvp, the Jacobians and Hessians, the decorator)
+makes of the arguments it is called with: a differentiated argument is an array or a float, and no
+argument is a numpy masked array (whose semantics s2sgrad does not differentiate). A refusal is a
+GradientError naming the function and the parameter."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .errors import GradientError
+
+PLAIN = frozenset({np.ndarray, float, np.float64, np.float32})  # differentiable at a glance
+
+
+def _differentiable_value(value: Any) -> bool:
+    return isinstance(value, (np.ndarray, float, int, np.number)) and not isinstance(value, bool)
+
+
+MASKED = np.ma.MaskedArray
+
+
+def argument_check(name: str, params: Sequence[str], positions: tuple, wrt: tuple) -> Callable:
+    """``check(args, kwargs)`` for a call of the function ``name`` (parameters ``params``)
+    differentiated at ``positions`` (its parameters ``wrt``): a GradientError naming the
+    parameter where a differentiated argument is not an array or a float (a tuple, a list, a
+    dict), or where any argument is a numpy masked array. The one check every entry point makes
+    of its arguments; cheap (a type test each) when they are plain arrays and floats."""
+    needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments read
+
+    def check(args: tuple, kwargs: dict) -> None:
+        if not kwargs and len(args) >= needed:
+            for p in positions:
+                if type(args[p]) not in PLAIN:
+                    break
+            else:
+                for a in args:
+                    if isinstance(a, MASKED):
+                        break
+                else:
+                    return
+        _refuse(name, params, positions, wrt, args, kwargs)
+    return check
+
+
+def _refuse(name: str, params: Sequence[str], positions: tuple, wrt: tuple, args: tuple,
+            kwargs: dict) -> None:
+    """argument_check's error, if there is one."""
+    for position, param in zip(positions, wrt):
+        value = args[position] if -len(args) <= position < len(args) else kwargs.get(param, 0.0)
+        if not _differentiable_value(value):
+            raise GradientError(
+                f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
+                f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments "
+                "(tuples, lists and dicts of arrays are not differentiated yet)")
+    named = [(params[i] if i < len(params) else f"argument {i}", a) for i, a in enumerate(args)]
+    for param, value in named + list(kwargs.items()):
+        if isinstance(value, MASKED):
+            raise masked_refusal(name, f"`{param}`", param if param.isidentifier() else "x")
+
+
+def masked_refusal(name: str, what: str, spelled: str = "x") -> GradientError:
+    """The error for a numpy masked array given as ``what`` (an argument, a tangent) to the
+    function ``name``; ``spelled``: how the advice names it."""
+    return GradientError(
+        f"{name}: {what} is a numpy masked array; s2sgrad does not differentiate numpy's masked "
+        "semantics (operations that skip masked entries), so its derivatives would be wrong. "
+        f"Use a plain array: `{spelled}.filled(v)` with the value masked entries should take (0.0 "
+        f"drops them from sums), or `np.ma.getdata({spelled})` with the mask applied by your own "
+        f"code (`np.where(np.ma.getmaskarray({spelled}), 0.0, np.ma.getdata({spelled}))`)")
+
+
+__all__ = ["MASKED", "PLAIN", "argument_check", "masked_refusal"]
