@@ -83,3 +83,20 @@ def test_the_cli_reads_writes_without_running_the_file(tmp_path):
     assert main(["emit", str(source), "-o", str(tmp_path / "out")]) == 0
     text = (tmp_path / "out" / "scatter_grad.py").read_text()
     assert "s2s.getitem_vjp(u, out, idx)" in text and "np.exp(out_2)" in text
+
+
+@pytest.mark.parametrize("fn", [wi.helper_writes_for_its_effect, wi.helper_writes_and_returns,
+                                wi.helper_writes_into_a_value_whose_result_is_dropped])
+def test_a_called_function_that_changes_its_parameter_in_place_is_refused(fn):
+    # The caller's array changes; s2sgrad's helpers work on copies (or the call was run as
+    # written and its change not differentiated: gradient 1.8 for 5.4 in silence).
+    with pytest.raises(s2sgrad.TransformError) as info:
+        s2sgrad.grad(fn)(X)
+    assert "changes its parameter `a` in place" in str(info.value)
+    assert "write_inputs.py:" in str(info.value)
+
+
+def test_a_called_function_writing_into_its_own_copy_is_differentiated():
+    got = s2sgrad.grad(wi.helper_writes_into_its_own_copy)(X)
+    np.testing.assert_allclose(got, numerical_grad(wi.helper_writes_into_its_own_copy, (X,), 0),
+                               rtol=1e-6, atol=1e-8)

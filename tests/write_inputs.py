@@ -161,3 +161,47 @@ def putmask_repeating(x, u):
     y = np.reshape(x * 2.0, (2, 3))
     np.putmask(y, np.array([[True, False, True], [False, True, True]]), u[:2].reshape(2, 1))
     return np.sum(np.sin(y) * W6.reshape(2, 3))
+
+
+def _scale_first(a):
+    a[0] = a[0] * 3.0
+
+
+def helper_writes_for_its_effect(x):
+    y = x * 1.0
+    _scale_first(y)
+    return np.sum(y * y)
+
+
+def _doubled(a):
+    a *= 2.0
+    return a
+
+
+def helper_writes_and_returns(x):
+    y = x * 1.0
+    z = _doubled(y)
+    return np.sum(y * z)
+
+
+def _doubled_unused(a):
+    a *= 2.0
+    return np.sum(a)
+
+
+def helper_writes_into_a_value_whose_result_is_dropped(x):
+    y = x * 1.0
+    unused = _doubled_unused(y)
+    return np.sum(y * y)
+
+
+def _copied_then_written(a):
+    a = a.copy()
+    a[0] = a[0] * 3.0
+    return a
+
+
+def helper_writes_into_its_own_copy(x):
+    y = x * 1.0
+    z = _copied_then_written(y)
+    return np.sum(y * z)
