@@ -40,10 +40,17 @@ def jvp_by_reverse(fun: Callable, wrt: tuple) -> Optional[tuple]:
             raise GradientError(f"jvp of {getattr(fun, '__name__', fun)}: forward mode cannot "
                                 "read it, and the reverse-mode route takes one array output, not "
                                 "a tuple; take the jvp of a function that returns one of its items")
-        zero = 0.0 if np.ndim(value) == 0 else np.zeros_like(value, dtype=np.result_type(value, float))
+        # the seed's zero of the value's type: a real seed's adjoint would be read as real
+        if np.ndim(value) == 0:
+            zero = np.result_type(value).type(0) if np.iscomplexobj(value) else 0.0
+        else:
+            zero = np.zeros_like(value, dtype=np.result_type(value, float))
         residuals = outer_fwd(*args, **{seed: zero})[1]
         along = tuple(tangents[name] for name in tangent_names)
-        return value, outer_bwd(residuals, along)[0]
+        tangent = outer_bwd(residuals, along)[0]
+        if np.ndim(value) == 0 and type(tangent) is np.ndarray:
+            tangent = tangent[()]  # one number's tangent is one number, as the value is
+        return value, tangent
 
     return text + "\n\n" + outer_text, fn, tangent_names
 

@@ -818,10 +818,31 @@ class Gen:
             forms = [("[0]", shape[1:])]
         return forms
 
+    # the write forms that may become a repeated one (one draw more only where these are chosen,
+    # so the other programs' random streams stay as they were)
+    REPEAT_TRIGGERS = {(M, "[np.array([0, 2])]"), (V, "[1:3]"), (R, "[1:]")}
+
+    def repeated_write_form(self, shape):
+        """(index, target shape) of a write whose integer array index repeats a position
+        (negative indices aliasing positive ones included): numpy writes it once, the last
+        write staying, ``+=`` included."""
+        forms = {
+            M: [("[np.array([2, 2])]", (2, 4)), ("[[0, -3]]", (2, 4)), ("[:2, [1, 1]]", (2, 2)),
+                ("[[1, 1], 2:]", (2, 2)), ("[[0, 0, 2, 2], [1, 1, 3, 3]]", V),
+                ("[[0, 2, 0], [1, 1, -3]]", R), ("[:, [0, 0, 2, 0]]", M)],
+            V: [("[np.array([0, 2, 2])]", R), ("[[1, 1, 0]]", R), ("[[3, -1]]", (2,)),
+                ("[np.array([1, 1, 1, 0])]", V)],
+            R: [("[[2, -1]]", (2,)), ("[np.array([0, 0, 1])]", R)],
+        }[shape]
+        return self.ch.choice(forms)
+
     def index_write(self, lines, ind, name):
         """``name[idx] = v`` or ``name[idx] += v`` (and -=, *=) on an array no other name shares."""
         shape, bound, fresh = self.env[name]
         idx, target = self.ch.choice(self.write_forms(shape))
+        repeated = (shape, idx) in self.REPEAT_TRIGGERS and self.ch.bool(50)
+        if repeated:
+            idx, target = self.repeated_write_form(shape)
         op = self.ch.choice(["=", "=", "+=", "-=", "*="])
         e = self.expr(target, self.ch.int(1, 2))
         if op == "=":
@@ -836,6 +857,9 @@ class Gen:
             src = e.src
         lines.append(f"{ind}{name}{idx} {op} {src}")
         self.tag("index_write", "index_write_set" if op == "=" else "index_write_aug")
+        if repeated:
+            self.tag("index_write_repeated",
+                     "index_write_repeated_set" if op == "=" else "index_write_repeated_aug")
         if op != "=" and ":" in idx:
             self.tag("index_write_slice_aug")
         self.prog.autograd = False

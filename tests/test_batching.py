@@ -256,7 +256,8 @@ def test_batched_adjoints_of_reductions(axis, keepdims):
 
 
 @pytest.mark.parametrize("index", [0, (slice(1, None), 0), (Ellipsis, None, 2), np.array([0, 0, 2]),
-                                   (np.array([1, 2]), slice(None)), np.array([True, False, True])])
+                                   (np.array([1, 2]), slice(None)), np.array([True, False, True]),
+                                   (slice(None), [3, 1, 3]), ([0, 2, 0], [1, 1, 1])])
 def test_batched_index_adjoints_and_writes(index):
     x = RNG.normal(size=(3, 4))
     selection = np.shape(x[index])
@@ -268,6 +269,10 @@ def test_batched_index_adjoints_and_writes(index):
     check(s2s.batch_setitem_value(x, index, t), lambda r: s2s.setitem(x, index, r), t)
     one = stacked(())  # one number written over the whole selection
     check(s2s.batch_setitem_value(x, index, one), lambda r: s2s.setitem(x, index, r), one)
+    adjoint = stacked((3, 4))  # the written value's adjoint, to the value's shape or one number
+    for written in (value, 2.0):
+        check(s2s.batch_setitem_value_vjp(adjoint, index, written),
+              lambda r: s2s.setitem_value_vjp(r, index, written), adjoint)
 
 
 def test_the_decorators_hessian_runs_the_batched_code(monkeypatch):

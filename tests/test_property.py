@@ -367,6 +367,9 @@ COVERAGE = {
     "index writes": ["index_write", "copy"],
     "`y[i] = v`": ["index_write_set"],
     "`y[a:b] += v`": ["index_write_slice_aug", "index_write_aug"],
+    "An integer array index that repeats a position (`y[[0, 2, 2]] = v`, `y[:, [1, 1]] += w`, "
+    "`y[[1, -5]]` on a length-6 axis, repeats known only at run time)": [
+        "index_write_repeated", "index_write_repeated_set", "index_write_repeated_aug"],
     # control flow
     "`if`/`elif`/`else`": ["if", "elif", "else"],
     "on computed conditions": ["site"],
@@ -440,6 +443,9 @@ EXTRA = ["custom_gradient", "custom_gradient_lambda", "alias_rebind", "copy_augm
 EXPLANATIONS = [
     "(gradients are summed back to each input's shape)",
     "the forward works on a copy, so earlier values stay available to the backward sweep",
+    "writes it once, as numpy does: the last write in C order stays (`y[idx] += w` is "
+    "`y[idx] = y[idx] + w`: repeats do not add up), so only that write's value has a gradient, in "
+    "every mode and order",
     "each is transformed once into a helper of the same generated module",
     "see `s2sgrad/rules/`",
     "give no gradient and no error",

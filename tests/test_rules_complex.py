@@ -150,3 +150,24 @@ def test_hessian_vector_product_through_abs_and_angle():
     v = np.array([1.0, 0.5, -2.0])
     (hv,) = s2sgrad.hvp(abs_cubed, (x,), (v,))
     np.testing.assert_allclose(hv, 6.0 * np.abs(x) * v, rtol=1e-12)
+
+
+def prod_all(z): return np.prod(z)
+def prod_all_scaled(z): return 2.0j * np.prod(z) + np.sum(z)
+def prod_axis(z): return np.prod(z, axis=0)
+def prod_keepdims(z): return np.prod(z, keepdims=True)
+
+
+@pytest.mark.parametrize("fn", [prod_all, prod_all_scaled, prod_axis, prod_keepdims],
+                         ids=lambda f: f.__name__)
+def test_tangent_of_a_complex_product_keeps_its_imaginary_part(fn):
+    # forward mode reads np.prod by reverse mode over the gradient (transpose.py); its seed was
+    # a real 0.0 for one number, so the seed's adjoint, the tangent, lost its imaginary part
+    z = np.array([1 + 2j, 0.5 - 1j, 2 + 0.3j])
+    t = np.array([0.3 - 0.1j, 1 + 1j, -0.2 + 0.5j])
+    value, tangent = s2sgrad.jvp(fn, (z,), (t,))
+    eps = 1e-7
+    want = (fn(z + eps * t) - fn(z - eps * t)) / (2 * eps)
+    assert np.iscomplexobj(tangent) and np.shape(tangent) == np.shape(want)
+    np.testing.assert_allclose(tangent, want, rtol=1e-6)
+    np.testing.assert_allclose(value, fn(z))

@@ -27,6 +27,6 @@ RULES = (
         jvps={"a": "s2s.setitem(t, index, 0.0)", "value": "s2s.setitem(s2s.zeros_like(a), index, t)"},
         constant_in=("index",),
         a="s2s.setitem(g, index, 0.0)",
-        value="s2s.unbroadcast(g[index], value)",
+        value="s2s.setitem_value_vjp(g, index, value)",
     ),
 )

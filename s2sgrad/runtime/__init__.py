@@ -5,6 +5,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
 
 - broadcasting: unbroadcast, broadcast, like, check_scalar
 - containers: zeros_like and the adjoints of lists and dicts (add, Parts, list_zeros, ...), setitem
+  and the adjoint of the value it writes (setitem_value_vjp)
 - reductions: sums, means, variances, extrema, products, averages, nan-reductions, logsumexp
 - scans: cumsum, cumprod, nancumsum, diff
 - indexing: x[index], stack_rows, take, take_along_axis, sort, diag, diagonal, pad

@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from .broadcasting import _ndarray, like
-from .containers import setitem
+from .containers import _write_positions, setitem, setitem_value_vjp
 from .indexing import _is_basic, getitem_vjp
 from .products import dot_vjp_a, dot_vjp_b
 from .reductions import _count
@@ -51,6 +51,7 @@ __all__ = [
     "batch_getitem_vjp",
     "batch_setitem",
     "batch_setitem_value",
+    "batch_setitem_value_vjp",
     "batch_reshape",
     "batch_transpose",
 ]
@@ -362,6 +363,15 @@ def batch_setitem_value(x, index, t):
     out[...] = x
     out[_rows_index(index)] = _lead_to(t, out[0][index].ndim)
     return out
+
+
+def batch_setitem_value_vjp(t, index, value):
+    """``setitem_value_vjp(t[k], index, value)``, stacked: each row read at ``index``, summed to
+    ``value``'s shape (row by row where an integer array index may repeat a position)."""
+    t = np.asarray(t)
+    if _write_positions(t.shape[1:], index) is not None:
+        return columns(setitem_value_vjp, t, index, value)
+    return batch_unbroadcast(batch_getitem(t, index), value)
 
 
 def batch_reshape(t, shape, order="C"):

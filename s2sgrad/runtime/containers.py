@@ -1,10 +1,16 @@
 """Adjoints of any value, lists and dicts included, and index writes (numpy only): the zero
 adjoint (``s2s.zeros_like``, ``s2s.list_zeros``), adjoints added element by element
 (``s2s.add``, ``s2s.Parts``), a list element's adjoint (``s2s.list_getitem_vjp``), a custom
-gradient's output leaves (``s2s.leaves``), ``x[index] = value`` on a copy (``s2s.setitem``) and a
-list's copy (``s2s.copied``)."""
+gradient's output leaves (``s2s.leaves``), ``x[index] = value`` on a copy (``s2s.setitem``), the
+adjoint of the value it writes (``s2s.setitem_value_vjp``) and a list's copy (``s2s.copied``).
+
+Of several writes to one position (an integer array index that repeats it, ``x[[0, 0]] = v``),
+the last in C order of ``x[index]`` stays, as numpy does for C-ordered values (numpy leaves the
+order open for others: setitem writes such indices so, whatever the layouts)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -13,6 +19,7 @@ from .broadcasting import _ndarray, unbroadcast
 __all__ = [
     "zeros_like",
     "setitem",
+    "setitem_value_vjp",
     "add",
     "Parts",
     "list_zeros",
@@ -54,8 +61,58 @@ def setitem(x, index, value):
         out[where] = value
         return out
     out = np.array(x, copy=True)
-    out[index] = value
+    if np.ndim(value) == 0:  # one value everywhere: the order of the writes does not matter
+        out[index] = value
+        return out
+    positions = _write_positions(out.shape, index)
+    kept = None if positions is None else _kept_writes(positions)
+    if kept is None:
+        out[index] = value
+    else:  # repeated positions: only the last write to each, in C order
+        np.put(out, positions[kept], np.broadcast_to(value, positions.shape)[kept])
     return out
+
+
+def setitem_value_vjp(adjoint, index, value):
+    """Adjoint of ``value`` in ``setitem(x, index, value)`` from the result's ``adjoint``:
+    ``adjoint[index]`` at the writes that stay (of several to one position, the last in C order; the
+    others were overwritten and have none), summed back to ``value``'s shape."""
+    read = adjoint[index]
+    if type(adjoint) is _ndarray:
+        positions = _write_positions(adjoint.shape, index)
+        kept = None if positions is None else _kept_writes(positions)
+        if kept is not None:
+            read = np.where(kept, read, np.zeros((), dtype=read.dtype))
+    return unbroadcast(read, value)
+
+
+def _write_positions(shape, index):
+    """The flat position (C order) in an array of ``shape`` of each element of ``x[index]``,
+    shaped like it; None where ``index`` holds no integer array (ints, slices, masks, None and
+    Ellipsis write each position at most once)."""
+    parts = index if type(index) is tuple else (index,)
+    for part in parts:
+        if part is None or part is Ellipsis or isinstance(part, (slice, int, np.integer)):
+            continue
+        if type(part) is _ndarray and part.dtype == np.bool_:
+            continue
+        break
+    else:
+        return None
+    return np.arange(math.prod(shape), dtype=np.intp).reshape(shape)[index]
+
+
+def _kept_writes(positions):
+    """Of writes to the flat ``positions`` (an integer array), a boolean array of their shape
+    marking the last write to each position in C order; None where no position repeats."""
+    flat = positions.reshape(-1)
+    if flat.size < 2:
+        return None
+    order = np.arange(flat.size, dtype=np.intp)
+    last = np.full(int(flat.max()) + 1, -1, dtype=np.intp)
+    np.maximum.at(last, flat, order)  # deterministic, unlike a write with repeated indices
+    kept = last[flat] == order
+    return None if kept.all() else kept.reshape(positions.shape)
 
 
 def add(a, b):

@@ -24,6 +24,19 @@ def h_setitem_slice(x, v): return np.sum(np.sin(s2s.setitem(x, slice(1, 3), v)) 
 def h_setitem_broadcast(x, v): return np.sum(np.sin(s2s.setitem(x, (slice(None), 2), v)) * W)
 def h_setitem_mask(x, v): return np.sum(np.sin(s2s.setitem(x, MASK, v)) * W)
 def h_setitem_value(v): return np.sum(np.sin(s2s.setitem(X34, 1, v)) * W)
+REPEATS = np.array([0, 2, 2, -4])  # -4 aliases 0 in a length-4 axis: positions 0 and 2 twice
+
+
+def h_setitem_repeats(x, v): return np.sum(np.sin(s2s.setitem(x, REPEATS, v)) * V4)
+def h_setitem_repeats_2d(x, v):
+    return np.sum(np.sin(s2s.setitem(x, (slice(None), [1, 3, 1]), v)) * W)
+def h_setitem_repeats_pairs(x, v):
+    return np.sum(np.sin(s2s.setitem(x, ([0, 2, 0], [1, 1, 1]), v)) * W)
+def h_setitem_value_vjp(g, v): return np.sum(np.sin(s2s.setitem_value_vjp(g, REPEATS, v)) * V4)
+def h_setitem_value_vjp_rows(g, v):
+    return np.sum(np.cos(s2s.setitem_value_vjp(g, ([2, 0, 2],), v)) * W[:, :3].T[:, :1])
+def h_setitem_value_vjp_mask(g, v):
+    return np.sum(np.cos(s2s.setitem_value_vjp(g, MASK, v)) * np.arange(1.0, 1.0 + MASK.sum()))
 def h_add(a, b): return np.sum(np.sin(s2s.add(a, b)) * W)
 def h_add_float(a, b): return np.sin(s2s.add(a, b))
 def h_leaves(a, b): return _two(s2s.leaves((a, b)), V4, V3)
@@ -66,6 +79,17 @@ CASES = [
     ("s2sgrad.runtime.setitem", h_setitem_mask, (uniform((3, 4)), uniform((int(MASK.sum()),))), None,
      1e-5),
     ("s2sgrad.runtime.setitem", h_setitem_value, (uniform((4,)),), None, 1e-5),
+    ("s2sgrad.runtime.setitem", h_setitem_repeats, (uniform((4,)), uniform((4,))), None, 1e-5),
+    ("s2sgrad.runtime.setitem", h_setitem_repeats_2d, (uniform((3, 4)), uniform((3, 3))), None,
+     1e-5),
+    ("s2sgrad.runtime.setitem", h_setitem_repeats_pairs, (uniform((3, 4)), uniform((3,))), None,
+     1e-5),
+    ("s2sgrad.runtime.setitem_value_vjp", h_setitem_value_vjp, (uniform((4,)), uniform((4,))),
+     (0,), 1e-5),
+    ("s2sgrad.runtime.setitem_value_vjp", h_setitem_value_vjp_rows, (uniform((3, 4)),
+                                                                     uniform((3, 1))), (0,), 1e-5),
+    ("s2sgrad.runtime.setitem_value_vjp", h_setitem_value_vjp_mask,
+     (uniform((3, 4)), uniform((int(MASK.sum()),))), (0,), 1e-5),
     ("s2sgrad.runtime.add", h_add, (uniform((3, 4)), uniform((3, 4))), None, 1e-5),
     ("s2sgrad.runtime.add", h_add_float, (uniform(None), uniform(None)), None, 1e-5),
     ("s2sgrad.runtime.leaves", h_leaves, (uniform((4,)), uniform((3,))), None, 1e-5),

@@ -21,7 +21,8 @@ RULES = (
     ),
     # a new list with one more item: list.append's rule
     alias("s2sgrad.runtime.append", next(r for r in _LIST_RULES if r.name == "list.append")),
-    # x[index] = value on a copy: x's adjoint loses what was overwritten, value's is G[index]
+    # x[index] = value on a copy: x's adjoint loses what was overwritten, value's is G[index] at
+    # the writes that stay (of repeated positions, the last)
     defvjp(
         "s2sgrad.runtime.setitem(x, index, value)",
         constant_in=("index",),
@@ -30,7 +31,16 @@ RULES = (
         batched={"x": "s2s.batch_setitem(t, index, value)",
                  "value": "s2s.batch_setitem_value(x, index, t)"},
         x="s2s.setitem(g, index, 0.0)",
-        value="s2s.unbroadcast(g[index], value)",
+        value="s2s.setitem_value_vjp(g, index, value)",
+    ),
+    # the written value's adjoint (G[index] where the write stays, summed to value's shape): its
+    # transpose writes g back there, the last write to a position being the one that stays
+    defvjp(
+        "s2sgrad.runtime.setitem_value_vjp(adjoint, index, value)",
+        linear=("adjoint",),
+        constant_in=("index", "value"),
+        batched={"adjoint": "s2s.batch_setitem_value_vjp(t, index, value)"},
+        adjoint="s2s.setitem(s2s.zeros_like(adjoint), index, g)",
     ),
     # a + b for adjoints (lists and dicts element by element): each gets the whole adjoint; the
     # tangent adds the tangents the same way (dicts have no `+`)
