@@ -97,6 +97,7 @@ class _Forward:
         """``(value, tangent)`` along 1.0, or None after forward mode failed here (it is then
         left for reverse mode, which runs the user's code again and raises what it raises)."""
         try:
+            service.fresh(self.fn)
             if len(args) == self.positional:
                 return self.fn(*args, 1.0)
             return self.fn(*args, **{self.tangents[0]: 1.0})
@@ -183,6 +184,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     name, fun = display_name(fun), readable(fun)
     wrt = wrt_names(fun, argnums)
     text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
+    fresh = service.fresh
     single = isinstance(argnums, int)
     entry = _entries(fun, wrt, has_aux, single, entry)
     positions = (argnums,) if single else tuple(argnums)
@@ -199,6 +201,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
                 if type(args[p]) not in _PLAIN:
                     check_arguments(args, kwargs)
                     break
+        fresh(fwd)  # the user's values now: generated code reads them as Python would
         if forward is not None and not kwargs and len(args) >= needed and \
                 type(args[first]) in _FLOATS and forward.get() is not None:
             result = _forward_grad(forward, args, first, single, name)

@@ -29,8 +29,10 @@ from .write import service
 class _Loaded:
     """The generated code, executed on first use: ``self(args, kwargs)`` -> ``(value, grads)``."""
 
-    def __init__(self, fun: Callable, entry: dict, mode: str = "rev") -> None:
+    def __init__(self, fun: Callable, entry: dict, remake: Callable[[], dict],
+                 mode: str = "rev") -> None:
         self.fun = fun
+        self.remake = remake
         self.entry = entry
         self.mode = mode
         self.text = entry["text"]
@@ -38,7 +40,8 @@ class _Loaded:
 
     def loaded(self) -> tuple:
         if self.sweeps is None:
-            self.sweeps = service.functions(self.fun, self.entry, self.mode)
+            self.sweeps = service.functions(self.fun, self.entry, self.mode, self.remake)
+        service.fresh(self.sweeps[0])  # the user's values now, as Python reads them
         return self.sweeps
 
     def __call__(self, args: tuple, kwargs: dict) -> tuple:
@@ -129,8 +132,9 @@ def _product_runner(fun: Callable, wrt: tuple, sweeps: _Loaded) -> Callable:
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
+        loaded = sweeps.loaded()  # current: the user's values now
         if not product:
-            hvp_fn = sweeps.loaded()[6]
+            hvp_fn = loaded[6]
             product.append((hvp_fn, tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):]))
         hvp_fn, names = product[0]
         out = hvp_fn(*args, **dict(zip(names, tangents)))
@@ -183,4 +187,7 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     names = names if names else _default_wrt(fun)
     mode = "rev2" if order == 2 else "rev"
     entry = service.entry_for(fun, unit, names, mode=mode)
-    return _attach(fun, names, entry["text"], _Loaded(fun, entry, mode))
+    def remake() -> dict:  # the entry again, for the values its names hold now
+        return service.entry_for(fun, from_function(fun), names, mode=mode)
+
+    return _attach(fun, names, entry["text"], _Loaded(fun, entry, remake, mode))
