@@ -184,10 +184,8 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     name, fun = display_name(fun), readable(fun)
     wrt = wrt_names(fun, argnums)
     text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
-    fresh = service.fresh
     single = isinstance(argnums, int)
-    entry = _entries(fun, wrt, has_aux, single, entry)
-    positions = (argnums,) if single else tuple(argnums)
+    entry, positions = _entries(fun, wrt, has_aux, single, entry), _positions(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
     first = positions[0]  # the argument forward mode differentiates, when it runs
     check_arguments = _argument_check(name, positions, wrt)
@@ -201,7 +199,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
                 if type(args[p]) not in _PLAIN:
                     check_arguments(args, kwargs)
                     break
-        fresh(fwd)  # the user's values now: generated code reads them as Python would
+        service.fresh(fwd)  # the user's values now: generated code reads them as Python does
         if forward is not None and not kwargs and len(args) >= needed and \
                 type(args[first]) in _FLOATS and forward.get() is not None:
             result = _forward_grad(forward, args, first, single, name)
@@ -216,6 +214,10 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         return value, (grads[0] if single else grads)
 
     return text, run, forward, entry
+
+
+def _positions(argnums: Union[int, Sequence[int]]) -> tuple:
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
 def _entries(fun: Callable, wrt: tuple, has_aux: bool, single: bool,

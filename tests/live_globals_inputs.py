@@ -66,3 +66,12 @@ def make_closure(values):
         scale = new
 
     return loss, rebind
+
+
+def helper_refused(w):
+    total = 0.0
+    try:
+        total = np.sum(w)
+    finally:
+        pass
+    return total

@@ -147,3 +147,25 @@ def test_a_pullback_keeps_the_values_of_its_forward_sweep():
     before = _closed_form(W)
     _rebind_batch(4)
     np.testing.assert_allclose(pullback(1.0)[0], before, rtol=1e-10)
+
+
+def test_a_helper_rebound_to_one_s2sgrad_refuses_fails_at_the_call_never_in_silence():
+    h = s2sgrad.grad(lg.calls_helper)
+    lg.helper = lg.helper_refused
+    with pytest.raises(s2sgrad.TransformError, match="try"):
+        h(W)
+    with pytest.raises(s2sgrad.TransformError):  # still not the old code, on the next call
+        h(W)
+    lg.helper = lg.helper_a
+    np.testing.assert_allclose(h(W), 2 * (np.cos(W) * W + np.sin(W)) + 1, rtol=1e-10)
+
+
+def test_checking_the_globals_costs_microseconds_per_call():
+    import timeit
+
+    from s2sgrad.write import service
+
+    generated = s2sgrad.grad(lg.batch_loss).__s2sgrad_entry__
+    service.fresh(generated)
+    per_call = min(timeit.repeat(lambda: service.fresh(generated), number=2000, repeat=5)) / 2000
+    assert per_call < 20e-6, per_call  # about 0.5 us here; a rebuild per call would take ms
