@@ -5,9 +5,9 @@
 The generated text comes from write/service.py: from the disk cache when the function's module
 text, its options and the s2sgrad installation are unchanged (and the files of helpers it calls
 from other modules too), so a warm import does no libcst or black work. The text is executed on
-first use of ``.grad`` / ``.value_and_grad``, with the names it reads taken from the function's
-globals at that moment (so module-level names defined below the function are seen, as in plain
-Python).
+first use of ``.grad`` / ``.value_and_grad`` (so module-level names defined below the function
+are seen, as in plain Python), and the names it reads are read again from the function's globals
+and closure at each call (write/binding.py).
 """
 
 from __future__ import annotations

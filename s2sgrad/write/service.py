@@ -5,7 +5,8 @@ entry ``{"text", "call", "deps"}`` -> the callables it defines.
 the values the names it reads are bound to, its options, the registered gradients and the s2sgrad
 installation are unchanged (and the files of helpers it calls from other modules too), so a warm
 call does no libcst or black work; otherwise it runs the pipeline and stores the entry.
-``functions`` executes an entry's text (write/loader.py) with the function's names and returns its
+``functions`` executes an entry's text (write/loader.py) with the function's names, kept current
+by a Binding (write/binding.py: callers run ``fresh(fn)`` before generated code), and returns its
 callables: ``(forward sweep, backward sweep, <f>_grad)`` in reverse mode (``"rev"``), ``(jvp,)`` in forward
 mode (``"fwd"``). ``build`` does both. Used by api.py and decorator.py; imports neither.
 """
