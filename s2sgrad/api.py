@@ -98,6 +98,7 @@ class _Forward:
         """``(value, tangent)`` along 1.0, or None after forward mode failed here (it is then
         left for reverse mode, which runs the user's code again and raises what it raises)."""
         try:
+            service.fresh(self.fn)
             if len(args) == self.positional:
                 return self.fn(*args, 1.0)
             return self.fn(*args, **{self.tangents[0]: 1.0})
@@ -168,8 +169,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     wrt = wrt_names(fun, argnums)
     text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
     single = isinstance(argnums, int)
-    entry = _entries(fun, wrt, has_aux, single, entry)
-    positions = (argnums,) if single else tuple(argnums)
+    entry, positions = _entries(fun, wrt, has_aux, single, entry), _positions(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
     first = positions[0]  # the argument forward mode differentiates, when it runs
     check_arguments = argument_check(name, _param_names(fun), positions, wrt)
@@ -177,6 +177,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
 
     def run(*args: Any, **kwargs: Any) -> tuple:
         check_arguments(args, kwargs)
+        service.fresh(fwd)  # the user's values now: generated code reads them as Python does
         if forward is not None and not kwargs and len(args) >= needed and \
                 type(args[first]) in _FLOATS and forward.get() is not None:
             result = _forward_grad(forward, args, first, single, name)
@@ -191,6 +192,10 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         return value, (grads[0] if single else grads)
 
     return text, run, forward, entry
+
+
+def _positions(argnums: Union[int, Sequence[int]]) -> tuple:
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
 def _entries(fun: Callable, wrt: tuple, has_aux: bool, single: bool,

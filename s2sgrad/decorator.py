@@ -5,9 +5,9 @@
 The generated text comes from write/service.py: from the disk cache when the function's module
 text, its options and the s2sgrad installation are unchanged (and the files of helpers it calls
 from other modules too), so a warm import does no libcst or black work. The text is executed on
-first use of ``.grad`` / ``.value_and_grad``, with the names it reads taken from the function's
-globals at that moment (so module-level names defined below the function are seen, as in plain
-Python).
+first use of ``.grad`` / ``.value_and_grad`` (so module-level names defined below the function
+are seen, as in plain Python), and the names it reads are read again from the function's globals
+and closure at each call (write/binding.py).
 """
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ from .write import service
 class _Loaded:
     """The generated code, executed on first use: ``self(args, kwargs)`` -> ``(value, grads)``."""
 
-    def __init__(self, fun: Callable, entry: dict, mode: str = "rev") -> None:
+    def __init__(self, fun: Callable, entry: dict, remake: Callable[[], dict],
+                 mode: str = "rev") -> None:
         self.fun = fun
+        self.remake = remake
         self.entry = entry
         self.mode = mode
         self.text = entry["text"]
@@ -39,7 +41,8 @@ class _Loaded:
 
     def loaded(self) -> tuple:
         if self.sweeps is None:
-            self.sweeps = service.functions(self.fun, self.entry, self.mode)
+            self.sweeps = service.functions(self.fun, self.entry, self.mode, self.remake)
+        service.fresh(self.sweeps[0])  # the user's values now, as Python reads them
         return self.sweeps
 
     def __call__(self, args: tuple, kwargs: dict) -> tuple:
@@ -138,8 +141,9 @@ def _product_runner(fun: Callable, wrt: tuple, sweeps: _Loaded) -> Callable:
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
+        loaded = sweeps.loaded()  # current: the user's values now
         if not product:
-            hvp_fn = sweeps.loaded()[6]
+            hvp_fn = loaded[6]
             product.append((hvp_fn, tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):]))
         hvp_fn, names = product[0]
         out = hvp_fn(*args, **dict(zip(names, tangents)))
@@ -192,4 +196,7 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     names = names if names else _default_wrt(fun)
     mode = "rev2" if order == 2 else "rev"
     entry = service.entry_for(fun, unit, names, mode=mode)
-    return _attach(fun, names, entry["text"], _Loaded(fun, entry, mode))
+    def remake() -> dict:  # the entry again, for the values its names hold now
+        return service.entry_for(fun, from_function(fun), names, mode=mode)
+
+    return _attach(fun, names, entry["text"], _Loaded(fun, entry, remake, mode))

@@ -84,6 +84,7 @@ def _forward_jacobian(fun: Callable, fn: Callable, wrt: tuple, tangent_names: tu
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
+        service.fresh(fn)
         points = points_at(args, positions)
         blocks = []
         for j, point in enumerate(points):
@@ -110,6 +111,7 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
+        service.fresh(fwd)
         value, residuals = fwd(*args)
         items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
         points = [np.asarray(v, dtype=np.result_type(v, np.float64)) for v in items]
@@ -175,6 +177,7 @@ def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
+        service.fresh(hvp_fn)
         out = hvp_fn(*args, **dict(zip(names, tangents)))
         return (out,) if len(wrt) == 1 else tuple(out)
 
@@ -198,6 +201,7 @@ def linearized(check: Callable, values_fn, tangent_fn, count: int,
 
     def prepare(args: tuple) -> Callable:
         check(args)
+        service.fresh(values_fn)
         values = values_fn(*args)[1]
 
         def per_tangent(tangents: tuple) -> tuple:
@@ -223,6 +227,7 @@ def _reverse_over_forward(fun: Callable, wrt: tuple) -> tuple:
     reverse_text, (fwd, bwd, _) = service.build(jvp_fn, wrt)
 
     def run(args: tuple, tangents: tuple) -> tuple:
+        service.fresh(fwd)
         (value, _), residuals = fwd(*args, **dict(zip(names, tangents)))
         runtime.check_scalar(value, name)
         handover = [residuals]
@@ -244,6 +249,7 @@ def _reverse_over_reverse(fun: Callable, wrt: tuple) -> tuple:
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
+        service.fresh(fwd)
         residuals = fwd(*args)[1]
         return tuple(bwd(residuals, tangents[0] if len(wrt) == 1 else tuple(tangents)))
 

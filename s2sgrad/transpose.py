@@ -35,6 +35,8 @@ def jvp_by_reverse(fun: Callable, wrt: tuple) -> Optional[tuple]:
     tangent_names = tuple(f"{name}_dot" for name in wrt)
 
     def fn(*args: Any, **tangents: Any) -> tuple:
+        service.fresh(fwd)
+        service.fresh(outer_fwd)
         value = fwd(*args)[0]
         if isinstance(value, (tuple, list)):
             raise GradientError(f"jvp of {getattr(fun, '__name__', fun)}: forward mode cannot "

@@ -102,7 +102,7 @@ class Program:
     helpers: list = field(default_factory=list)  # (source, autograd twin source)
     lib_helpers: list = field(default_factory=list)  # the same, for the imported module
     lib_names: list = field(default_factory=list)  # helper names main imports from it
-    imports: set = field(default_factory=set)  # "math", "special", "s2sgrad", "garray"
+    imports: set = field(default_factory=set)  # "math", "special", "s2sgrad", "garray", "gbatch"
     main: str = ""
     sites: list = field(default_factory=list)
     tags: Counter = field(default_factory=Counter)
@@ -121,6 +121,8 @@ class Program:
             parts.append("from autograd.scipy import special" if twin else "from scipy import special")
         if "garray" in self.imports:
             parts.append("GM = np.linspace(-1.0, 1.0, 12).reshape(3, 4)")
+        if "gbatch" in self.imports:
+            parts.append("GB = np.linspace(-1.0, 1.0, 12).reshape(3, 4)\nGS = 0.5")
         if "s2sgrad" in self.imports and not twin:
             parts.append("import s2sgrad")
         if probe:
@@ -1496,9 +1498,20 @@ class Gen:
         last = [n for n in self.env if n not in ("x", "v", "s")]
         if last and ch.bool(70):
             tail += f" + np.sum({ch.choice(last)})"
+        tail += self.global_batch()
         lines.append(f"    return np.sum({e.src}){tail}")
         self.prog.main = "\n".join(lines)
         return self.prog
+
+    def global_batch(self) -> str:
+        """A term reading module globals the test rebinds between calls of one gradient (``GB``
+        to another array, of another shape too, ``GS`` to another float): drawn last, so the
+        rest of each program is what it was before this production."""
+        if not self.ch.bool(30):
+            return ""
+        self.prog.imports.add("gbatch")
+        self.tag("global_rebound")
+        return " + GS * np.sum(GB * np.sin(x))"
 
 
 def generate(ch: Chooser, refuse: bool = False, avoid=()) -> Program:

@@ -158,7 +158,26 @@ def check(prog, directory):
                                        err_msg=_report(prog, f"argument {i} vs autograd"))
         np.testing.assert_allclose(got[k], fds[k], rtol=1e-4, atol=1e-6 * scale,
                                    err_msg=_report(prog, f"argument {i} vs finite differences"))
+    if "global_rebound" in prog.tags:
+        check_rebound(prog, module, grad_all, args)
     return module, got, grad_all
+
+
+def check_rebound(prog, module, grad_all, args):
+    """The gradient built once, after the module globals its function reads were rebound (an
+    array of another shape, another float): against central differences of the function now
+    (generated code reads globals when it runs, as Python does)."""
+    saved = module.GB, module.GS
+    try:
+        module.GB, module.GS = np.array([0.3, -1.2, 0.7, 2.0]), -1.5
+        got = grad_all(*args)
+        fds = [numerical_grad(module.f, args, i, eps=1e-6) for i in ARGNUMS]
+        scale = max(1.0, *(float(np.max(np.abs(g))) for g in fds))
+        for k, i in enumerate(ARGNUMS):
+            np.testing.assert_allclose(got[k], fds[k], rtol=1e-4, atol=1e-6 * scale, err_msg=_report(
+                prog, f"argument {i} vs finite differences after GB and GS were rebound"))
+    finally:
+        module.GB, module.GS = saved
 
 
 def check_modes(prog, directory, k, direction_seed):
@@ -439,7 +458,8 @@ COVERAGE = {
                                      "nondiff_zeros_like", "nondiff_shape", "nondiff_random"],
 }
 # constructs the brief asks for that the README's list does not name
-EXTRA = ["custom_gradient", "custom_gradient_lambda", "alias_rebind", "copy_augment", "loop_name_reused"]
+EXTRA = ["custom_gradient", "custom_gradient_lambda", "alias_rebind", "copy_augment", "loop_name_reused",
+         "global_rebound"]
 EXPLANATIONS = [
     "(gradients are summed back to each input's shape)",
     "the forward works on a copy, so earlier values stay available to the backward sweep",

@@ -24,6 +24,9 @@ _CHECKED: dict = {}  # id(code) -> (code, what it was checked against): each def
 # value from the same arguments, which s2sgrad reads when it transforms that function again.
 ENTRY_ATTR = "__s2sgrad_entry__"
 
+# In a loaded generated module's namespace: the object that keeps it current (write/binding.py).
+BINDING_KEY = "__s2sgrad_binding__"
+
 
 class Deferred:
     """An ``ENTRY_ATTR`` made on first use: ``make()`` returns the generated function (or None
@@ -107,9 +110,31 @@ def python_function(value: Any) -> Any:
     return None if module.split(".")[0] in {"numpy", "s2sgrad", "scipy", "math"} else value
 
 
+def _user_module(value: Any) -> bool:
+    """True for a module whose functions s2sgrad may read (not numpy's, scipy's, math's or its own)."""
+    return isinstance(value, types.ModuleType) and \
+        value.__name__.split(".")[0] not in {"numpy", "s2sgrad", "scipy", "math", "builtins"}
+
+
+def seen_names(function: types.FunctionType) -> Iterator[tuple]:
+    """``(holder, name, value)`` for each name ``function`` reads and can see (holder_of), and
+    for each attribute it reads of a user module it sees (``data.helper``: the module's dict)."""
+    names = live_names(function)
+    read = names_read(function.__code__)
+    for name in read:
+        if name in names:
+            yield holder_of(function, name), name, names[name]
+    for module in {id(names[n]): names[n] for n in read if _user_module(names.get(n))}.values():
+        scope = vars(module)
+        for attr in read:
+            if attr in scope:
+                yield scope, attr, scope[attr]
+
+
 def reachable(fn: types.FunctionType) -> Iterator[tuple]:
     """``(function, the names it sees)`` for ``fn`` and every user function it can call by
-    name, transitively (each once, in a deterministic order)."""
+    name (or as an attribute of a user module), transitively (each once, in a deterministic
+    order)."""
     seen: set = set()
     todo = [fn]
     while todo:
@@ -117,10 +142,9 @@ def reachable(fn: types.FunctionType) -> Iterator[tuple]:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        names = live_names(current)
-        yield current, names
-        for name in names_read(current.__code__):
-            callee = python_function(names.get(name))
+        yield current, live_names(current)
+        for _, _, value in seen_names(current):
+            callee = python_function(value)
             if callee is not None and id(callee) not in seen:
                 todo.append(callee)
 
@@ -158,9 +182,57 @@ def fingerprint(fn: types.FunctionType) -> str:
     return "\n".join(parts)
 
 
+def holder_of(fn: types.FunctionType, name: str) -> Any:
+    """Where ``fn`` reads ``name`` when it runs: its closure cell, else its globals dict."""
+    if fn.__closure__ and name in fn.__code__.co_freevars:
+        return fn.__closure__[fn.__code__.co_freevars.index(name)]
+    return fn.__globals__
+
+
+def binding_of(fn: Any) -> Any:
+    """The binding of the generated module ``fn`` was loaded from, else None."""
+    scope = getattr(fn, "__globals__", None) if isinstance(fn, types.FunctionType) else None
+    return scope.get(BINDING_KEY) if scope is not None else None
+
+
+def guard_of(value: Any) -> tuple:
+    """What generated code may be specialized on in ``value``: ``("is", value)`` for what is
+    read as code (a function, any callable, a module: its derivative or rule was written out),
+    else ``("type", its type)`` (an array's methods are array methods; its contents, a number's
+    value, are read when the code runs)."""
+    if callable(value) or isinstance(value, types.ModuleType):
+        return "is", value
+    return "type", type(value)
+
+
+def specialized_on(fn: types.FunctionType) -> tuple:
+    """``(guards, generated)``: for ``fn`` and each user function it reaches, each name it reads
+    and can see (seen_names) as ``(holder, name, kind, expected)`` (guard_of); and the generated functions
+    it reaches (their own bindings keep them current; they are not walked)."""
+    guards: list = []
+    generated: list = []
+    seen: set = set()
+    todo = [_unwrap(fn)]
+    while todo:
+        current = todo.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if binding_of(current) is not None:
+            generated.append(current)
+            continue
+        for holder, name, value in seen_names(current):
+            guards.append((holder, name, *guard_of(value)))
+            callee = python_function(value)
+            if callee is not None and id(callee) not in seen:
+                todo.append(callee)
+    return guards, generated
+
+
 def resolve(fn: types.FunctionType, wanted: list) -> dict:
-    """Values for ``wanted`` names: ``fn``'s own first, then those of the functions it reaches
-    (a closure's helper reading its own closure)."""
+    """``name -> (value, holder)`` for ``wanted`` names: ``fn``'s own first, then those of the
+    functions it reaches (a closure's helper reading its own closure); ``holder`` is the globals
+    dict or closure cell the value is read from (holder_of)."""
     out: dict = {}
     owner: dict = {}
     for function, names in reachable(_unwrap(fn)):
@@ -173,7 +245,7 @@ def resolve(fn: types.FunctionType, wanted: list) -> dict:
             elif name in reads and names[name] is not out[name] and \
                     name in names_read(owner[name].__code__):
                 raise _two_meanings(name, owner[name], function)
-    return out
+    return {name: (value, holder_of(owner[name], name)) for name, value in out.items()}
 
 
 def _two_meanings(name: str, first: types.FunctionType, second: types.FunctionType) -> TransformError:

@@ -78,8 +78,8 @@ def import_lines(units: tuple, names: tuple) -> tuple:
     """Import lines for ``names``, bound as the modules of ``units`` (ParsedFunctions) bind them.
 
     For a function read from disk every global is imported. For a live function the imports of
-    other modules are written out, and the user module's own values (which the loader passes in
-    directly, as they were when the gradient was built) are listed in a comment.
+    other modules are written out, and the user module's own names (which the loader reads from
+    where they live each time the code runs: write/binding.py) are listed in a comment.
     """
     lines = set()
     captured: dict = {}
@@ -101,7 +101,7 @@ def import_lines(units: tuple, names: tuple) -> tuple:
         captured.setdefault(module, set()).add(name)
     out = sorted(lines)
     for module in sorted(captured):
-        out.append(f"# values captured from {module}: {', '.join(sorted(captured[module]))}")
+        out.append(f"# read from {module} when the code runs: {', '.join(sorted(captured[module]))}")
     return tuple(out)
 
 

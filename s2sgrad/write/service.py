@@ -5,7 +5,8 @@ entry ``{"text", "call", "deps"}`` -> the callables it defines.
 the values the names it reads are bound to, its options, the registered gradients and the s2sgrad
 installation are unchanged (and the files of helpers it calls from other modules too), so a warm
 call does no libcst or black work; otherwise it runs the pipeline and stores the entry.
-``functions`` executes an entry's text (write/loader.py) with the function's names and returns its
+``functions`` executes an entry's text (write/loader.py) with the function's names, kept current
+by a Binding (write/binding.py: callers run ``fresh(fn)`` before generated code), and returns its
 callables: ``(forward sweep, backward sweep, <f>_grad)`` in reverse mode (``"rev"``), ``(jvp,)`` in forward
 mode (``"fwd"``). ``build`` does both. Used by api.py and decorator.py; imports neither.
 """
@@ -20,12 +21,13 @@ import sys
 from typing import Callable, Optional
 
 from .. import __version__
-from ..read.capture import SourceUnit, from_function, is_source_function
-from ..read.live import fingerprint, names_read, resolve
 from ..arguments import MASKED, masked_refusal
+from ..errors import TransformError
+from ..read.capture import SourceUnit, caller_location, from_function, is_source_function
+from ..read.live import binding_of, fingerprint, names_read, resolve, specialized_on
 from ..registry import registered
 from . import cache
-from .loader import load
+from .binding import Binding, Contents, fresh
 
 # Per mode, the keys of an entry's "call" (the generated names of its callables), in call order.
 # "rev2": reverse mode, then forward mode over its <f>_grad (compose.py): the gradient with the
@@ -121,36 +123,77 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
     return entry
 
 
-def namespace_for(fun: Callable, text: str, deps: list) -> dict:
-    """Values for the names ``text`` reads: ``fun``'s globals and closure now, then the globals of
-    the other modules whose functions were inlined (for the constants those read), then the
-    registered gradient functions."""
+def namespace_for(fun: Callable, text: str, deps: list) -> tuple:
+    """``(values, reads)`` for the names ``text`` reads: ``fun``'s globals and closure now, then
+    the globals of the other modules whose functions were inlined (for the constants those
+    read), then the registered gradient functions; ``reads``: ``(holder, name)``, the dict or
+    cell each of the first two kinds lives in (read again before each run: binding.py)."""
     wanted = names_read(compile(text, "<s2sgrad>", "exec"))
     scopes = [resolve(fun, wanted)]
-    scopes.extend(vars(sys.modules[d[0]]) for d in deps if d[0] in sys.modules)
-    scopes.append({getattr(fn, "__name__", ""): fn for fn in registered().values()})
-    out: dict = {}
+    for d in deps:
+        if d[0] in sys.modules:
+            scope = vars(sys.modules[d[0]])
+            scopes.append({name: (value, scope) for name, value in scope.items()})
+    scopes.append({getattr(fn, "__name__", ""): (fn, None) for fn in registered().values()})
+    values: dict = {}
+    reads = []
     for scope in scopes:
         for name in wanted:
-            if name not in out and name in scope:
-                out[name] = scope[name]
-    masked = sorted(name for name, value in out.items() if isinstance(value, MASKED))
+            if name not in values and name in scope:
+                values[name], holder = scope[name]
+                if holder is not None:
+                    reads.append((holder, name))
+    masked = sorted(name for name, value in values.items() if isinstance(value, MASKED))
     if masked:  # numpy's masked semantics are not differentiated: refused as an argument is
         raise masked_refusal(getattr(fun, "__name__", "the function"),
                              f"`{masked[0]}`, a value it reads from its globals or closure,", masked[0])
-    return out
+    return values, tuple(reads)
 
 
-def functions(fun: Callable, entry: dict, mode: str = "rev") -> tuple:
-    """Execute an entry's text with ``fun``'s names: its callables, in ``CALLS[mode]`` order."""
-    namespace = load(entry["text"], fun.__qualname__, namespace_for(fun, entry["text"], entry["deps"]))
+def contents(fun: Callable, text: str, deps: list) -> Contents:
+    """What loading ``text`` (of ``fun``'s entry with ``deps``) takes: values and where they
+    live, what it is specialized on, the generated modules it was made from."""
+    values, reads = namespace_for(fun, text, deps)
+    guards, generated = specialized_on(fun)
+    bindings = tuple({id(b): b for b in map(binding_of, generated) if b is not None}.values())
+    return Contents(text, values, reads, tuple(guards), bindings)
+
+
+def _bound(fun: Callable, make: Callable[[], tuple]) -> dict:
+    """The namespace of the text ``make()`` gives (with its deps), kept current by a Binding
+    that calls ``make`` again to rebuild."""
+    return Binding(fun.__qualname__, lambda: contents(fun, *make())).namespace
+
+
+def functions(fun: Callable, entry: dict, mode: str = "rev",
+              remake: Optional[Callable[[], dict]] = None) -> tuple:
+    """Execute an entry's text with ``fun``'s names: its callables, in ``CALLS[mode]`` order;
+    ``remake()`` gives the entry again when the names' values no longer fit it."""
+    pending = [entry]
+
+    def make() -> tuple:
+        made = pending.pop() if pending else (remake or (lambda: entry))()
+        if made["call"] != entry["call"]:
+            raise _refit(sorted(made["call"].values()))
+        return made["text"], made["deps"]
+
+    namespace = _bound(fun, make)
     return tuple(namespace[entry["call"][k]] if entry["call"][k] else None for k in CALLS[mode])
+
+
+def _refit(names: list) -> TransformError:
+    """The refusal of a rebuild whose generated functions are not those first handed out."""
+    return TransformError(
+        "a name the differentiated code reads now holds a value its generated code was not made "
+        f"for, and the code generated again defines other functions ({', '.join(map(str, names))})",
+        caller_location(), "transform the function again (call s2sgrad.grad etc. once more)")
 
 
 def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev") -> tuple:
     """``(text, callables)`` for the live function ``fun``: entry_for, then functions."""
     entry = entry_for(fun, from_function(fun), wrt, has_aux, mode)
-    return entry["text"], functions(fun, entry, mode)
+    return entry["text"], functions(
+        fun, entry, mode, lambda: entry_for(fun, from_function(fun), wrt, has_aux, mode))
 
 
 def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: bool,
@@ -160,10 +203,12 @@ def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: 
     "rev2") with it appended; None where that entry's ``<f>_grad`` is not of codegen's shape."""
     from .entries import Returns, api_entry
 
-    entry = entry_for(fun, from_function(fun), wrt, has_aux, mode)
-    made = api_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt,
-                     Returns(value, has_aux, single))
-    return _loaded(fun, entry, made)
+    def made_now() -> tuple:
+        entry = entry_for(fun, from_function(fun), wrt, has_aux, mode)
+        return entry, api_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt,
+                                Returns(value, has_aux, single))
+
+    return _loaded(fun, made_now)
 
 
 def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
@@ -176,16 +221,16 @@ def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd"
 
     from .entries import jacobian_entry, reverse_jacobian_entry
 
-    entry = entry_for(fun, from_function(fun), wrt, mode=mode)
-    if mode == "rev":
-        made = reverse_jacobian_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt, single,
-                                      outputs)
-        return _loaded(fun, entry, made)
-    jvp_name = entry["call"]["jvp"]
-    params = tuple(inspect.signature(functions(fun, entry, "fwd")[0]).parameters)
-    made = jacobian_entry(entry["text"], jvp_name, fun.__name__, wrt, params[len(params) - len(wrt):],
-                          single, outputs)
-    return _loaded(fun, entry, made)
+    def made_now() -> tuple:
+        entry = entry_for(fun, from_function(fun), wrt, mode=mode)
+        if mode == "rev":
+            return entry, reverse_jacobian_entry(entry["text"], entry["call"]["grad"], fun.__name__,
+                                                 wrt, single, outputs)
+        params = tuple(inspect.signature(functions(fun, entry, "fwd")[0]).parameters)
+        return entry, jacobian_entry(entry["text"], entry["call"]["jvp"], fun.__name__, wrt,
+                                     params[len(params) - len(wrt):], single, outputs)
+
+    return _loaded(fun, made_now)
 
 
 def hvp_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
@@ -193,20 +238,32 @@ def hvp_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
     of ``<f>_grad_hvp``, write/entries.py), loaded; None where there is no such product."""
     from .entries import hvp_entry
 
-    entry = entry_for(fun, from_function(fun), wrt, mode="rev2")
-    hvp_name = entry["call"]["hvp"]
-    if not hvp_name:
-        return None
-    return _loaded(fun, entry, hvp_entry(entry["text"], hvp_name, fun.__name__, wrt, single))
+    def made_now() -> tuple:
+        entry = entry_for(fun, from_function(fun), wrt, mode="rev2")
+        hvp_name = entry["call"]["hvp"]
+        return entry, hvp_entry(entry["text"], hvp_name, fun.__name__, wrt, single) if hvp_name else None
+
+    return _loaded(fun, made_now)
 
 
-def _loaded(fun: Callable, entry: dict, made: Optional[tuple]) -> Optional[Callable]:
-    """The function ``made = (text, name)`` names, loaded with ``fun``'s names; None for None."""
+def _loaded(fun: Callable, made_now: Callable[[], tuple]) -> Optional[Callable]:
+    """The function ``made = (text, name)`` names, loaded with ``fun``'s names, where
+    ``made_now()`` gives ``(entry, made)`` (again for a rebuild); None for None."""
+    entry, made = made_now()
     if made is None:
         return None
-    text, name = made
-    return load(text, fun.__qualname__, namespace_for(fun, text, entry["deps"]))[name]
+    pending = [(made[0], entry["deps"])]
+
+    def make() -> tuple:
+        if pending:
+            return pending.pop()
+        entry_now, made_again = made_now()
+        if made_again is None or made_again[1] != made[1]:
+            raise _refit([made[1]])
+        return made_again[0], entry_now["deps"]
+
+    return _bound(fun, make)[made[1]]
 
 
-__all__ = ["CALLS", "api_function", "build", "hvp_function", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
+__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "hvp_function", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]

@@ -5,7 +5,7 @@ import numpy as np
 from s2sgrad import runtime as s2s
 import math
 
-# values captured from golden_inputs: SCALE
+# read from golden_inputs when the code runs: SCALE
 
 
 def uses_helper_fwd(x, y):

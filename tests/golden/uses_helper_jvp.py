@@ -5,7 +5,7 @@ import numpy as np
 from s2sgrad import runtime as s2s
 import math
 
-# values captured from golden_inputs: SCALE, smooth
+# read from golden_inputs when the code runs: SCALE, smooth
 
 
 def uses_helper_jvp(x, y, x_dot):
