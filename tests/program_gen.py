@@ -97,6 +97,21 @@ class Site:
         return steps < self.trips
 
 
+# The autograd twin of a custom_gradient helper whose stated gradient is not its value's
+# derivative: an autograd primitive with that gradient (summed to each argument's shape, as
+# s2sgrad sums a broadcast gradient down)
+STATED_TWIN_HEADER = """from autograd.extend import primitive, defvjp
+
+
+def _sum_to(g, a):
+    while np.ndim(g) > np.ndim(a):
+        g = np.sum(g, axis=0)
+    for i, n in enumerate(np.shape(a)):
+        if n == 1 and np.shape(g)[i] != 1:
+            g = np.sum(g, axis=i, keepdims=True)
+    return g"""
+
+
 @dataclass
 class Program:
     helpers: list = field(default_factory=list)  # (source, autograd twin source)
@@ -125,6 +140,8 @@ class Program:
             parts.append("GB = np.linspace(-1.0, 1.0, 12).reshape(3, 4)\nGS = 0.5")
         if "s2sgrad" in self.imports and not twin:
             parts.append("import s2sgrad")
+        if "stated" in self.imports and twin:
+            parts.append(STATED_TWIN_HEADER)
         if probe:
             parts.append("_probe = None")
         return "\n".join(parts) + "\n"
@@ -719,6 +736,8 @@ class Gen:
         if depth_left > 0:
             kinds += ["loop", "loop", "list"]
         kind = self.ch.choice(kinds)
+        if kind in ("index_write", "write_call") and "stated" in self.prog.imports:
+            kind = "assign"  # autograd (a stated gradient's only oracle) cannot run index writes
         maxshape = self.ch.choice([M, M, V, V, S, K, R])
         if kind == "reassign" and self.targets():
             name = self.ch.choice(self.targets())
@@ -1397,7 +1416,10 @@ class Gen:
     }
 
     def custom_helper(self, index):
-        """``@s2sgrad.custom_gradient`` with a correct grad_fn; its autograd twin returns the value."""
+        """``@s2sgrad.custom_gradient`` with a correct grad_fn (its autograd twin returns the
+        value) or, one time in three, a stated one that is 1.5 times the value's derivative (its
+        twin an autograd primitive with that gradient; the program is then checked against
+        autograd and against differences of its own gradients, not of its value)."""
         name = f"cg{index}"
         params = [(p, self.ch.choice([M, V, S])) for p in ("a", "b")[:self.ch.int(1, 2)]]
         fns = [self.ch.choice(sorted(self.CUSTOM)) for _ in params]
@@ -1418,6 +1440,11 @@ class Gen:
             value, grads = f"{values[0]} + {values[1]}", [f"dy * {derivs[0]}", f"dy * {derivs[1]}"]
             bound = sum(self.CUSTOM[fn][2] for fn in fns)
         sig = ", ".join(p for p, _ in params)
+        # a stated gradient that is not the value's derivative (1.5 times it): TensorFlow's
+        # semantics say it governs the outputs at every order (second order included)
+        stated = self.ch.bool(35)
+        if stated:
+            grads = [g.replace("dy * ", "dy * 1.5 * ", 1) for g in grads]
         if self.ch.bool(30):
             grad_fn = f"lambda dy: {grads[0]}" if len(grads) == 1 else f"lambda dy: ({', '.join(grads)})"
             real = body + [f"    return {value}, {grad_fn}"]
@@ -1427,6 +1454,16 @@ class Gen:
                            f"    return {value}, grad"]
         src = f"@s2sgrad.custom_gradient\ndef {name}({sig}):\n" + "\n".join(real)
         twin = f"def {name}({sig}):\n" + "\n".join(body + [f"    return {value}"])
+        if stated:  # autograd traces positional arguments only: the primitive is called so
+            prim = f"_{name}_primitive"
+            twin = f"@primitive\ndef {prim}({sig}):\n" + "\n".join(body + [f"    return {value}"])
+            twin += "\n" + "".join(
+                f"\n\ndef _{name}_vjp_{p}(ans, {sig}):\n" + "\n".join(body)
+                + f"\n    return lambda dy: _sum_to({g}, {p})\n" for (p, _), g in zip(params, grads))
+            twin += f"\n\ndefvjp({prim}, {', '.join(f'_{name}_vjp_{p}' for p, _ in params)})"
+            twin += f"\n\n\ndef {name}({sig}):\n    return {prim}({sig})"
+            self.prog.imports.add("stated")
+            self.tag("custom_gradient_stated")
         shape = S
         for _, sh in params:
             shape = bshape(shape, sh)
