@@ -2,7 +2,11 @@
 (third_order_check.py), for a few generator seeds (more: ``python tests/run_seeds.py LO HI
 --third``). Seed 19 once failed: a list a loop binds first had the zero adjoint None, which
 s2s.add could not add; seed 22 was refused: einsum's second-order helpers had no rules; seed 95
-raised: a list adjoint standing for np.array(list)'s adjoint recorded its shape as (len,)."""
+raised: a list adjoint standing for np.array(list)'s adjoint recorded its shape as (len,). (Those
+were the programs of their seeds then; the generator has grown since.) Seeds 0, 16, 26 and 30 write
+into arguments (np.add.at, np.subtract.at, np.copyto with where=, np.fill_diagonal, np.putmask;
+30 also reads globals the check rebinds); 121 and 173 call custom_gradient helpers whose stated
+gradient is not their value's derivative (checked against autograd: TensorFlow's semantics)."""
 
 import pytest
 from program_gen import Chooser, generate
@@ -16,7 +20,7 @@ def _no_disk_cache(monkeypatch):
     monkeypatch.setenv("S2SGRAD_CACHE_DIR", "")
 
 
-@pytest.mark.parametrize("seed", [1, 4, 13, 19, 22, 24, 95])
+@pytest.mark.parametrize("seed", [0, 1, 13, 16, 19, 22, 26, 30, 95, 121, 173])
 def test_third_order_of_a_generated_program(seed, tmp_path):
     prog = generate(Chooser(seed=seed))
     assert check_third(prog, tmp_path, seed) is None  # checked against differences, not refused
