@@ -35,6 +35,7 @@ CASES = [
     (wi.fill_method, (X, U)),
     (wi.sort_method, (X,)),
     (wi.put_method, (X, U)),
+    (wi.out_none, (X,)),  # numpy's default: nothing is written
 ]
 
 
@@ -62,6 +63,7 @@ def test_forward_mode_and_second_order_of_a_write(fn, args):
     (wi.put_mode, "with `mode=` is not differentiated"),
     (wi.copyto_a_view, "may share its array with `z`"),
     (wi.out_read_through_the_returned_name, "may share its array with `z`"),
+    (wi.out_with_where, "with both `out=` and `where=` is not differentiated"),
 ])
 def test_a_write_s2sgrad_does_not_differentiate_is_refused_where_it_is_written(fn, says):
     args = (X, U)[:fn.__code__.co_argcount]

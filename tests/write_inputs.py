@@ -205,3 +205,14 @@ def helper_writes_into_its_own_copy(x):
     y = x * 1.0
     z = _copied_then_written(y)
     return np.sum(y * z)
+
+
+def out_with_where(x):
+    y = np.zeros(6)
+    np.floor(x, out=y, where=x > 0.0)
+    return np.sum(y * x)
+
+
+def out_none(x):
+    y = np.exp(x, out=None)
+    return np.sum(y)

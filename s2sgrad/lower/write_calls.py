@@ -52,6 +52,9 @@ def lower_write(ctx: Context, call: cst.Call, found: WriteCall) -> Optional[Any]
 def _lower_out(ctx: Context, call: cst.Call, found: WriteCall) -> Any:
     """``f(..., out=y)`` as ``y[...] = f(...)``; the call's value is ``y``."""
     out = found.out
+    assert found.without_out is not None
+    if out is None:  # ``out=None``: the call as numpy's default makes it
+        return operand(ctx, found.without_out)
     if isinstance(out, cst.Tuple) and len(out.elements) == 1:
         out = out.elements[0].value
     spoken = _spoken(found.callee)
@@ -60,6 +63,10 @@ def _lower_out(ctx: Context, call: cst.Call, found: WriteCall) -> Any:
         raise ctx.pf.error(call, f"{spoken} writes its result into `out`, and s2sgrad has no "
                            "rule for it, so it cannot tell what that write does",
                            "assign the result instead: `y = f(...)`")
+    where = next((a for a in call.args if a.keyword is not None and a.keyword.value == "where"), None)
+    if where is not None:  # numpy leaves ``out`` as it was where the mask is False
+        raise ctx.pf.error(where, f"{spoken} with both `out=` and `where=` is not differentiated",
+                           "write the choice out: `y = np.where(mask, f(x), y)`")
     name = _local_name(ctx, out, call, spoken)
     assert found.without_out is not None
     value = operand(ctx, found.without_out)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..rules.writes import Write
 from .context import Context
@@ -23,7 +24,7 @@ class WriteCall:
     """A call that writes: ``write`` (the table's Write; None for an ``out`` argument),
     ``callee`` (its qualified name, ``ndarray.<method>`` for a method of a local), ``args``
     (parameter -> the argument's node, ``self`` for a method's array) and, for ``out``, the
-    call without it and the written node."""
+    call without it and the written node (None for ``out=None``, which writes nothing)."""
 
     callee: str
     write: Optional[Write]
@@ -70,6 +71,8 @@ def _out_argument(ctx: Context, call: cst.Call, callee: str) -> Optional[WriteCa
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     without = call.with_changes(args=kept)
     ctx.pf.parsed.adopt(without, call)
+    if m.matches(out, m.Name("None")):  # numpy's default: a new array, nothing written
+        return WriteCall(callee, None, {}, without, None)
     return WriteCall(callee, None, {}, without, out)
 
 
