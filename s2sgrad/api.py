@@ -257,7 +257,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     wrt_names(fun, ())  # refuses what s2sgrad cannot read, at the user's call
     wrt = _param_names(fun)[: len(primals)]
     name = getattr(fun, "__name__", "the function")
-    argument_check(name, wrt, tuple(range(len(primals))), wrt)(primals, {})
+    argument_check(name, wrt, tuple(range(len(primals))), wrt, complex_numbers=True)(primals, {})
     text, (fwd, bwd, _) = service.build(fun, wrt, has_aux)
     value, residuals = fwd(*primals)
 

@@ -14,19 +14,23 @@ from .errors import GradientError
 PLAIN = frozenset({np.ndarray, float, np.float64, np.float32})  # differentiable at a glance
 
 
-def _differentiable_value(value: Any) -> bool:
-    return isinstance(value, (np.ndarray, float, int, np.number)) and not isinstance(value, bool)
+def _differentiable_value(value: Any, complex_numbers: bool = False) -> bool:
+    kinds = (np.ndarray, float, int, np.number) + ((complex,) if complex_numbers else ())
+    return isinstance(value, kinds) and not isinstance(value, bool)
 
 
 MASKED = np.ma.MaskedArray
 
 
-def argument_check(name: str, params: Sequence[str], positions: tuple, wrt: tuple) -> Callable:
+def argument_check(name: str, params: Sequence[str], positions: tuple, wrt: tuple,
+                   complex_numbers: bool = False) -> Callable:
     """``check(args, kwargs)`` for a call of the function ``name`` (parameters ``params``)
     differentiated at ``positions`` (its parameters ``wrt``): a GradientError naming the
     parameter where a differentiated argument is not an array or a float (a tuple, a list, a
     dict), or where any argument is a numpy masked array. The one check every entry point makes
-    of its arguments; cheap (a type test each) when they are plain arrays and floats."""
+    of its arguments; cheap (a type test each) when they are plain arrays and floats.
+    ``complex_numbers``: a Python complex is differentiated too (vjp: its cotangent says what a
+    complex output's adjoint is; grad's gradient of one has no Python type to come back as)."""
     needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments read
 
     def check(args: tuple, kwargs: dict) -> None:
@@ -40,16 +44,16 @@ def argument_check(name: str, params: Sequence[str], positions: tuple, wrt: tupl
                         break
                 else:
                     return
-        _refuse(name, params, positions, wrt, args, kwargs)
+        _refuse(name, params, positions, wrt, args, kwargs, complex_numbers)
     return check
 
 
 def _refuse(name: str, params: Sequence[str], positions: tuple, wrt: tuple, args: tuple,
-            kwargs: dict) -> None:
+            kwargs: dict, complex_numbers: bool) -> None:
     """argument_check's error, if there is one."""
     for position, param in zip(positions, wrt):
         value = args[position] if -len(args) <= position < len(args) else kwargs.get(param, 0.0)
-        if not _differentiable_value(value):
+        if not _differentiable_value(value, complex_numbers):
             raise GradientError(
                 f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
                 f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments "
