@@ -1365,8 +1365,10 @@ class Gen:
         if default:
             self.env["c"] = (S, 1.0, False)
         if kind == "closure":
-            self.env["scale"] = (S, 1.0, False)
-            self.frozen = {"scale"}
+            # each closure's own free name: two closures of one program, one calling the other,
+            # with one name for two values are refused (their code shares one module)
+            self.env[f"scale{index}"] = (S, 1.0, False)
+            self.frozen = {f"scale{index}"}
         sig = ", ".join(p for p, _ in params) + (", c=0.5" if default else "")
         self.reassignable = None
         self.block(lines, "    ", 1, self.ch.int(0, 2))
@@ -1393,7 +1395,7 @@ class Gen:
         body = "\n".join(lines) if len(lines) else ""
         if kind == "closure":
             c = self.ch.choice([0.5, 1.5, -0.25])
-            src = (f"def make_{name}(scale):\n" + f"    def {name}({sig}):\n"
+            src = (f"def make_{name}(scale{index}):\n" + f"    def {name}({sig}):\n"
                    + "\n".join("    " + ln for ln in lines) + f"\n\n    return {name}\n\n\n{name} = make_{name}({c})")
         else:
             src = f"def {name}({sig}):\n{body}"
