@@ -363,8 +363,19 @@ def check_refused(prog, directory):
                                        "with another name read later"))
 
 
+# The default tier: programs of fixed seeds that make each class the issue 24 generator work added
+# (calls writing into arguments, repeated-index writes, globals rebound between calls, custom
+# gradients stated unlike their value's derivative), in every mode check_modes runs.
+@pytest.mark.parametrize("seed", [0, 6, 16, 23, 30, 38])
+def test_generated_programs_of_fixed_seeds(seed, tmp_path):
+    rng = np.random.default_rng(seed)
+    check_modes(generate(Chooser(seed=seed)), tmp_path, int(rng.integers(3)), int(rng.integers(2**16)))
+
+
 # No shrinking: the report already holds the whole program, and shrinking a program through
-# hypothesis' draws takes minutes. Add Phase.shrink locally to minimize a failure.
+# hypothesis' draws takes minutes. Add Phase.shrink locally to minimize a failure. A long
+# property run: in the slow tier (`python -m pytest -m slow`), which CI runs too.
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, derandomize=True, database=None,
           phases=[Phase.explicit, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
