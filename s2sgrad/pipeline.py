@@ -103,6 +103,7 @@ class _Session:
     live: dict = field(default_factory=dict)
     units: list = field(default_factory=list)  # (ParsedFunction, globals it reads)
     checked: set = field(default_factory=set)  # callees checked for writes into their parameters
+    lowered: dict = field(default_factory=dict)  # helper key -> a called function's CoreFunction
 
 
 def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None,
@@ -244,7 +245,7 @@ def _check_callees(pf: ParsedFunction, core: CoreFunction, session: _Session) ->
             target = lifted.function if lifted is not None else _resolve_helper(pf, prim)
             if target is None or is_custom_def(target):
                 continue
-            callee = lower(target, table, session.lifted, returns=False)
+            callee = _lowered(target, session, returns=False)
         except TransformError:
             continue
         check_parameter_writes(callee, table.views)
@@ -252,9 +253,23 @@ def _check_callees(pf: ParsedFunction, core: CoreFunction, session: _Session) ->
 
 def _called(target: ParsedFunction, session: _Session) -> CoreFunction:
     """A called user function lowered, refused where it changes a parameter in place."""
-    core = lower(target, session.table, session.lifted)
+    core = _lowered(target, session)
     check_parameter_writes(core, session.table.views)
     return core
+
+
+def _lowered(target: ParsedFunction, session: _Session, returns: bool = True) -> CoreFunction:
+    """``target`` lowered once per session (_check_callees, then its differentiation, read the
+    same core); ``returns`` False also lowers a function that returns nothing, uncached."""
+    key = _helper_key(target)
+    if key not in session.lowered:
+        try:
+            session.lowered[key] = lower(target, session.table, session.lifted)
+        except TransformError:
+            if returns:
+                raise
+            return lower(target, session.table, session.lifted, returns=False)
+    return session.lowered[key]
 
 
 @dataclass(frozen=True)

@@ -65,8 +65,9 @@ def operand(ctx: Context, node: cst.BaseExpression, target: Optional[str] = None
 
 def _refuse_nested_write(ctx: Context, node: cst.Call) -> None:
     """A call that writes into an argument is lowered only as a statement of its own."""
-    found = find_write(ctx, node) if reads_locals(ctx, node) else None
-    if found is not None and (found.write is not None or found.out is not None):
+    found = find_write(ctx, node)  # dict lookups; the walk of reads_locals only where it writes
+    if found is not None and (found.write is not None or found.out is not None) \
+            and reads_locals(ctx, node):
         raise ctx.pf.error(node, f"`{one_line_text(code(node))}` writes into an argument; s2sgrad "
                            "differentiates such a call only as a statement of its own",
                            "make the call its own statement (`np.exp(x, out=y)`, "
