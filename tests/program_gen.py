@@ -742,7 +742,10 @@ class Gen:
         if kind == "reassign" and self.targets():
             name = self.ch.choice(self.targets())
             self.tag("reassign")
-            self.assign(lines, ind, name, self.squash(self.expr(maxshape, self.ch.int(1, self.max_depth)), 30.0))
+            if self.ch.bool(30):
+                self.rebind(lines, ind, name)
+            else:
+                self.assign(lines, ind, name, self.squash(self.expr(maxshape, self.ch.int(1, self.max_depth)), 30.0))
         elif kind == "augment" and self.inplace_candidates():
             self.augment(lines, ind, self.ch.choice(self.inplace_candidates()))
         elif kind == "unpack":
@@ -798,6 +801,24 @@ class Gen:
             self.tag("assign")
             self.assign(lines, ind, self.new_name(),
                         self.squash(self.expr(maxshape, self.ch.int(1, self.max_depth)), 30.0))
+
+    def rebind(self, lines, ind, name):
+        """``name = other`` (a plain copy: both names hold one array) or ``name`` defined with no
+        derivative (``np.zeros_like(other)``): in a branch, the join's adjoint flows to ``other``
+        on one path and stops on another (seed 3188: a copy's alias was zeroed before it was read)."""
+        others = [n for n in self.env if "[" not in n and n not in ("flag", name)]
+        if not others:
+            return
+        other = self.ch.choice(others)
+        shape, bound, _ = self.env[other]
+        form = self.ch.choice(["copy", "copy", "zeros_like", "full_like"])
+        if form == "copy":
+            self.assign(lines, ind, name, E(other, shape, bound, fresh=False))
+        elif form == "zeros_like":
+            self.assign(lines, ind, name, E(f"np.zeros_like({other})", shape, 0.0))
+        else:
+            self.assign(lines, ind, name, E(f"np.full_like({other}, 0.5)", shape, 0.5))
+        self.tag("rebind_" + form)
 
     def arrays(self):
         return [n for n in self.env if len(self.env[n][0]) >= 1 and "[" not in n]

@@ -500,7 +500,7 @@ COVERAGE = {
                                      "nondiff_zeros_like", "nondiff_shape", "nondiff_random"],
 }
 # constructs the brief asks for that the README's list does not name
-EXTRA = ["custom_gradient", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
+EXTRA = ["custom_gradient", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
          "global_rebound"]
 EXPLANATIONS = [
     "(gradients are summed back to each input's shape)",

@@ -165,20 +165,43 @@ class BlockSweeps:
         between the paths is bound to the variable's own adjoint name at the end of each."""
         merged = {}
         states = [state for _, state in paths]
+        moves: list = [[] for _ in paths]  # per path: (adjoint name, the name it takes or None)
         for var in sorted(set().union(*states) - local):
             held = {state.get(var) for state in states}
             if len(held) == 1:
                 merged[var] = held.pop()
                 continue
             name = self.namer.adjoint(var)
-            for code, state in paths:
+            for path_moves, state in zip(moves, states):
                 if state.get(var) != name:
-                    code.append(f"{name} = {state[var]}" if var in state
-                                else f"{name} = {self.adj.zeros(var)}")
+                    path_moves.append((var, name, state.get(var)))
             merged[var] = name
             self.adj.unstable.add(name)
             self.adj.owned.discard(name)
+        for (code, _), path_moves in zip(paths, moves):
+            code.extend(self.parallel_moves(path_moves))
         return merged
+
+    def parallel_moves(self, moves: list) -> list:
+        """Lines binding each ``(var, name, held)``'s adjoint ``name`` to ``held`` (zeros when
+        None) as if all at once: a line runs before any line that rebinds the name it reads (one
+        path may alias ``z``'s adjoint to ``a_bar`` while ``a_bar`` becomes zeros); a cycle reads
+        a copy."""
+        pending = list(moves)
+        lines: list = []
+        while pending:
+            reads = {held for _, _, held in pending}
+            free = [move for move in pending if move[1] not in reads]
+            if not free:  # a cycle: keep one name's value before it is rebound
+                var, name, _ = pending[0]
+                kept = self.namer.fresh(f"{var}_bar_before")
+                lines.append(f"{kept} = {name}")
+                pending = [(v, n, kept if h == name else h) for v, n, h in pending]
+                continue
+            for var, name, held in free:
+                lines.append(f"{name} = {held}" if held is not None else f"{name} = {self.adj.zeros(var)}")
+            pending = [move for move in pending if move not in free]
+        return lines
 
     def backward_loop(self, loop: Loop) -> list:
         """The backward loop replaying ``loop``'s records, with what it needs before and after."""

@@ -181,6 +181,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         prim = stmt.prim
         lines: list = []
         if not self.table.differentiable(prim.op):
+            for t in stmt.targets:  # defined with no derivative: its adjoint is zero above here
+                self.adj.drop(t)
             return lines
         if not any(t in self.adj.current for t in stmt.targets):
             return lines
