@@ -19,6 +19,8 @@ from .arguments import MASKED, argument_check, masked_refusal
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
 from .read.live import ENTRY_ATTR, Deferred, readable
+from .tree_arguments import Split, split_call
+from .trees import LEAF, tree_flatten
 from .write import service
 
 SOURCE_ATTR = "__s2sgrad_source__"
@@ -107,12 +109,19 @@ class _Forward:
             return None
 
 
-def build_jvp(fun: Callable, wrt: tuple) -> tuple:
+def build_jvp(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
     """Forward-mode transform of ``fun`` (or the disk cache): its text, its ``<name>_jvp``
-    function and the names of that function's tangent parameters."""
-    text, (fn,) = service.build(fun, wrt, mode="fwd")
+    function and the names of that function's tangent parameters (one per leaf of ``trees``)."""
+    text, (fn,) = service.build(fun, wrt, mode="fwd", trees=trees)
     params = tuple(inspect.signature(fn).parameters)
-    return text, fn, params[len(params) - len(wrt):]
+    count = leaf_count(wrt, trees)
+    return text, fn, params[len(params) - count:]
+
+
+def leaf_count(wrt: tuple, trees: tuple) -> int:
+    """How many parameters the code generated for ``trees`` differentiates for ``wrt``."""
+    sizes = {param: treedef.num_leaves for param, treedef in trees}
+    return sum(sizes.get(name, 1) for name in wrt)
 
 
 def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, made: str = "",
@@ -167,7 +176,12 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         return _method_sweep(fun, argnums, has_aux)
     name, fun = display_name(fun), readable(fun)
     wrt = wrt_names(fun, argnums)
-    text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
+    try:
+        text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
+    except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
+        if refusal.member_of not in wrt:
+            raise
+        text, fwd, bwd, entry = refusal, None, None, None  # (``model.W`` of a dataclass)
     single = isinstance(argnums, int)
     entry, positions = _entries(fun, wrt, has_aux, single, entry), _positions(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
@@ -175,8 +189,21 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     check_arguments = argument_check(name, _param_names(fun), positions, wrt)
     needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments forward mode reads
 
+    params = _param_names(fun)
+    trees = TreeBuilds(fun, wrt, has_aux)
+
     def run(*args: Any, **kwargs: Any) -> tuple:
+        split = split_call(fun, name, params, positions, args, kwargs)
+        if split is not None:  # pytrees: code generated for their structures
+            tree_fwd, tree_bwd, _ = trees.get(split)
+            value, residuals = tree_fwd(*split.args)
+            if has_aux or type(value) not in _SCALARS:
+                _scalar_loss(value, has_aux, name)
+            grads = split.regroup(tree_bwd(residuals, 1.0))
+            return value, (grads[0] if single else grads)
         check_arguments(args, kwargs)
+        if fwd is None:  # the code for arrays there was refused
+            raise text
         service.fresh(fwd)  # the user's values now: generated code reads them as Python does
         if forward is not None and not kwargs and len(args) >= needed and \
                 type(args[first]) in _FLOATS and forward.get() is not None:
@@ -194,6 +221,30 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     return text, run, forward, entry
 
 
+class TreeBuilds:
+    """The generated sweeps of ``fun`` for each structure of its pytree arguments, made on first
+    use of that structure (pipeline.Options.trees; the disk cache keys on it too)."""
+
+    def __init__(self, fun: Callable, wrt: tuple, has_aux: bool = False) -> None:
+        self.fun = fun
+        self.wrt = wrt
+        self.has_aux = has_aux
+        self.made: dict = {}
+
+    def get(self, split: Split, mode: str = "rev") -> tuple:
+        """The callables of ``mode`` for ``split``'s structures, current (service.fresh)."""
+        key = (split.trees, mode)
+        if key not in self.made:
+            self.made[key] = service.build(self.fun, self.wrt, self.has_aux, mode, split.trees)
+        callables = self.made[key][1]
+        service.fresh(callables[0])
+        return callables
+
+    def text(self, split: Split, mode: str = "rev") -> str:
+        self.get(split, mode)
+        return self.made[(split.trees, mode)][0]
+
+
 def _positions(argnums: Union[int, Sequence[int]]) -> tuple:
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
@@ -203,6 +254,8 @@ def _entries(fun: Callable, wrt: tuple, has_aux: bool, single: bool,
     """``entry(value)`` for _sweep: the generated ``<f>_grad`` where it returns what grad does,
     else a generated function made on first use (write/entries.py)."""
     def entry(value: bool) -> Any:
+        if grad_entry is None:
+            return None
         if not value and not has_aux and (single or len(wrt) > 1):
             return grad_entry
         return Deferred(lambda: service.api_function(fun, wrt, has_aux, value, single))
@@ -232,7 +285,7 @@ def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
     text, run, forward, entry = _sweep(fun, argnums, has_aux)
-    return _attach(run, fun, text, forward, "s2sgrad.value_and_grad", entry(True))
+    return _attach(api_boundary(run), fun, text, forward, "s2sgrad.value_and_grad", entry(True))
 
 
 @api_boundary
@@ -244,7 +297,7 @@ def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool
         value, result = run(*args, **kwargs)
         return (result, value[1]) if has_aux else result
 
-    return _attach(grad_fun, fun, text, forward, "s2sgrad.grad", entry(False))
+    return _attach(api_boundary(grad_fun), fun, text, forward, "s2sgrad.grad", entry(False))
 
 
 @api_boundary
@@ -257,14 +310,19 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     wrt_names(fun, ())  # refuses what s2sgrad cannot read, at the user's call
     wrt = _param_names(fun)[: len(primals)]
     name = getattr(fun, "__name__", "the function")
-    argument_check(name, wrt, tuple(range(len(primals))), wrt, complex_numbers=True)(primals, {})
-    text, (fwd, bwd, _) = service.build(fun, wrt, has_aux)
-    value, residuals = fwd(*primals)
+    split = split_call(fun, name, _param_names(fun), tuple(range(len(primals))), primals, {},
+                       complex_numbers=True)
+    if split is None:
+        argument_check(name, wrt, tuple(range(len(primals))), wrt, complex_numbers=True)(primals, {})
+    text, (fwd, bwd, _) = service.build(fun, wrt, has_aux, trees=() if split is None else split.trees)
+    service.fresh(fwd)
+    value, residuals = fwd(*(primals if split is None else split.args))
 
     def pullback(cotangent: Any) -> tuple:
         if isinstance(cotangent, MASKED):
             raise masked_refusal(name, "the cotangent")
-        return bwd(residuals, cotangent)
+        adjoints = bwd(residuals, cotangent)
+        return adjoints if split is None else split.regroup(adjoints)
 
     _attach(pullback, fun, text, made="the pullback of s2sgrad.vjp")
     if has_aux:
@@ -278,9 +336,34 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     """Forward mode: ``(out, tangent_out)``, the value of ``fun(*primals)`` and its derivative
     along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded."""
     fun = readable(fun)
+    split = split_call(fun, getattr(fun, "__name__", "the function"), _param_names(fun),
+                       tuple(range(len(tuple(primals)))), tuple(primals), {})
+    if split is not None:
+        wrt = wrt_names(fun, tuple(range(len(split.defs))))
+        tangents = flat_tangents(split, tangents, "jvp")
+        _, fn, names_dot = build_jvp(fun, wrt, split.trees)
+        service.fresh(fn)
+        return fn(*split.args, **dict(zip(names_dot, tangents)))
     primals, tangents, wrt = _directional(fun, primals, tangents, "jvp")
     _, fn, names_dot = jvp_or_transpose(fun, wrt)
     return fn(*primals, **dict(zip(names_dot, tangents)))
+
+
+def flat_tangents(split: Split, tangents: Sequence[Any], what: str) -> tuple:
+    """The leaves of ``tangents`` (one tree per differentiated argument of ``split``, each of
+    its argument's structure), in ``split``'s leaf order."""
+    tangents = tuple(tangents)
+    if len(tangents) != len(split.defs):
+        raise UsageError(f"{what} needs one tangent per primal: got {len(split.defs)} primal(s) "
+                         f"and {len(tangents)} tangent(s)")
+    out = []
+    for treedef, tangent in zip(split.defs, tangents):
+        leaves, got = tree_flatten(tangent)
+        if (treedef or LEAF) != got:
+            raise UsageError(f"{what}: a tangent's structure ({got.describe()}) is not its "
+                             f"primal's ({(treedef or LEAF).describe()})")
+        out.extend(leaves)
+    return tuple(out)
 
 
 def jvp_or_transpose(fun: Callable, wrt: tuple) -> tuple:
@@ -333,6 +416,8 @@ def source(fn: Callable, mode: str = "rev") -> str:
     function of grad or value_and_grad with one differentiated argument, the forward-mode code
     it runs when that argument is a float."""
     text = getattr(fn, SOURCE_ATTR, None)
+    if isinstance(text, TransformError):  # refused for arrays; pytrees there may be read
+        raise text
     if text is None:
         raise UsageError(f"{fn!r} was not made by s2sgrad; pass what grad/value_and_grad/vjp returned")
     if mode == "rev":

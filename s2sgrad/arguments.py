@@ -57,7 +57,9 @@ def _refuse(name: str, params: Sequence[str], positions: tuple, wrt: tuple, args
             raise GradientError(
                 f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
                 f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments "
-                "(tuples, lists and dicts of arrays are not differentiated yet)")
+                "(pytrees of arrays, dicts, lists, tuples, are taken by s2sgrad.grad, "
+                "value_and_grad, vjp, jvp, hvp, hessian, jacfwd and jacrev, not yet by the "
+                "decorator's functions or check_grads)")
     named = [(params[i] if i < len(params) else f"argument {i}", a) for i, a in enumerate(args)]
     for param, value in named + list(kwargs.items()):
         if isinstance(value, MASKED):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from dataclasses import dataclass
 
 
@@ -20,6 +22,11 @@ class TransformError(Exception):
 
     The message starts with ``path:line:col:``, quotes the offending line and says what to do instead.
     """
+
+    # The parameter whose attribute or method the refusal is about (``model`` of ``model.W``):
+    # pytree arguments there (a dataclass, a dict) are read, so the API refuses at a call with
+    # arrays there rather than when the transformation is made.
+    member_of: Optional[str] = None
 
     def __init__(self, message: str, location: Location, hint: str = "") -> None:
         self.message = message

@@ -19,12 +19,14 @@ import numpy as np
 
 from . import runtime
 from .api import (_attach, _def_location, _directional, _param_names, build_jvp,
-                  grad, jvp_or_transpose, wrt_names)
+                  flat_tangents, grad, jvp_or_transpose, leaf_count, wrt_names)
 from .arguments import argument_check
 from .boundary import api_boundary
 from .columns import hessian_blocks, points_at, stacked, unit_at
 from .errors import TransformError, UsageError
 from .read.live import Deferred, readable
+from .tree_arguments import Split, bound_arguments, split_call
+from .trees import tree_unflatten
 from .write import service
 
 Argnums = Union[int, Sequence[int]]
@@ -33,23 +35,6 @@ _ndarray = np.ndarray
 
 def _positions(argnums: Argnums) -> tuple:
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
-
-
-def bound_arguments(fun: Callable, args: tuple, kwargs: dict) -> tuple:
-    """``args`` with the keyword arguments of ``fun``'s positional parameters (and their
-    defaults) put in place, as the sweeps below take them; keyword-only ones are refused."""
-    if not kwargs:
-        return args
-    try:
-        bound = inspect.signature(fun).bind(*args, **kwargs)
-    except TypeError as exc:
-        raise UsageError(f"{getattr(fun, '__name__', 'the function')}: {exc}") from None
-    bound.apply_defaults()
-    if bound.kwargs:
-        raise UsageError(f"{getattr(fun, '__name__', 'the function')}: a Jacobian or Hessian takes "
-                         f"its arguments by position; keyword-only {sorted(bound.kwargs)} are not "
-                         "passed on: bind them with a closure or functools.partial")
-    return bound.args
 
 
 def _per_output(blocks: list, single: bool) -> Any:
@@ -65,35 +50,85 @@ def _per_output(blocks: list, single: bool) -> Any:
 @api_boundary
 def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Jacobian of ``fun`` by forward mode: one sweep per element of the ``argnums`` inputs.
-    Block shape: ``output.shape + input.shape`` (JAX's conventions for tuples)."""
+    Block shape: ``output.shape + input.shape`` (JAX's conventions for tuples and pytrees)."""
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
-    text, fn, tangent_names = jvp_or_transpose(fun, wrt)
+    try:
+        text, fn, tangent_names = jvp_or_transpose(fun, wrt)
+    except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
+        if refusal.member_of not in wrt:
+            raise
+        text, fn, tangent_names = refusal, None, ()
     single = isinstance(argnums, int)
     entry = Deferred(lambda: service.jacobian_function(fun, wrt, single))
-    return _attach(_forward_jacobian(fun, fn, wrt, tangent_names, argnums), fun, text,
+    return _attach(_forward_jacobian(fun, fn, wrt, tangent_names, argnums, text), fun, text,
                    made="s2sgrad.jacfwd", entry=entry)
 
 
-def _forward_jacobian(fun: Callable, fn: Callable, wrt: tuple, tangent_names: tuple,
-                      argnums: Argnums) -> Callable:
-    """The function that runs the forward-mode ``fn`` once per element of the inputs ``wrt``."""
+def _forward_blocks(fn: Callable, tangent_names: tuple, args: tuple, positions: tuple) -> list:
+    """Per input at ``positions``, its block of the Jacobian: a sweep of the forward-mode ``fn``
+    per element (a tuple of blocks for a tuple output)."""
+    service.fresh(fn)
+    points = points_at(args, positions)
+    blocks = []
+    for j, point in enumerate(points):
+        columns = [fn(*args, **dict(zip(tangent_names, unit_at(args, positions, points, j, k))))[1]
+                   for k in range(point.size)]
+        blocks.append(stacked(columns, point.shape))
+    return blocks
+
+
+def _forward_jacobian(fun: Callable, fn: Optional[Callable], wrt: tuple, tangent_names: tuple,
+                      argnums: Argnums, refusal: Any = None) -> Callable:
+    """The function that runs the forward-mode ``fn`` once per element of the inputs ``wrt``
+    (``fn`` None: ``refusal`` is raised for arrays there; pytrees get code of their own)."""
     positions = _positions(argnums)
     check = _argument_check(fun, positions, wrt)
+    name, params, made = getattr(fun, "__name__", "the function"), _param_names(fun), {}
 
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
+        split = split_call(fun, name, params, positions, args, kwargs)
+        if split is not None:
+            if split.trees not in made:
+                made[split.trees] = build_jvp(fun, wrt, split.trees)[1:]
+            blocks = _forward_blocks(*made[split.trees], split.args, split.leaf_positions)
+            return tree_jacobian(split, blocks, isinstance(argnums, int))
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
-        service.fresh(fn)
-        points = points_at(args, positions)
-        blocks = []
-        for j, point in enumerate(points):
-            columns = [fn(*args, **dict(zip(tangent_names, unit_at(args, positions, points, j, k))))[1]
-                       for k in range(point.size)]
-            blocks.append(stacked(columns, point.shape))
-        return _per_output(blocks, isinstance(argnums, int))
+        if fn is None:
+            raise refusal
+        return _per_output(_forward_blocks(fn, tangent_names, args, positions), isinstance(argnums, int))
 
     return jacobian_fun
+
+
+def tree_jacobian(split: Split, blocks: list, single: bool) -> Any:
+    """Blocks per differentiated leaf (each a tuple per output item for a tuple output) ->
+    JAX's layout: per output item, then per argument, a tree of its structure."""
+    if blocks and isinstance(blocks[0], tuple):
+        items = tuple(split.regroup([b[i] for b in blocks]) for i in range(len(blocks[0])))
+        return tuple(item[0] if single else item for item in items)
+    grouped = split.regroup(blocks)
+    return grouped[0] if single else grouped
+
+
+def _reverse_blocks(fwd: Callable, bwd: Callable, args: tuple, positions: tuple) -> list:
+    """Per input at ``positions``, its block of the Jacobian (a tuple of blocks for a tuple
+    output): a forward and a backward sweep per element of the output."""
+    service.fresh(fwd)
+    value, residuals = fwd(*args)
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    points = [np.asarray(v, dtype=np.result_type(v, np.float64)) for v in items]
+    blocks: list = [[] for _ in positions]  # blocks[j][i]: input j, output item i
+    for i, point in enumerate(points):
+        rows = []
+        for k in range(point.size):
+            seeds = unit_at(items, tuple(range(len(items))), points, i, k)
+            seed = seeds if isinstance(value, (tuple, list)) else seeds[0]
+            rows.append(bwd(residuals if not rows and i == 0 else fwd(*args)[1], seed))
+        for j, p in enumerate(positions):
+            blocks[j].append(_rows_to_block([r[j] for r in rows], np.shape(items[i]), args[p]))
+    return [tuple(b) if isinstance(value, (tuple, list)) else b[0] for b in blocks]
 
 
 @api_boundary
@@ -101,33 +136,34 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Jacobian of ``fun`` by reverse mode: a forward and a backward sweep per element of
     the output (a backward sweep consumes its residuals' tapes); for a tuple output, per element
     of each item, the others seeded with zeros. Block shape: ``output.shape + input.shape``
-    (JAX's conventions for tuples)."""
+    (JAX's conventions for tuples and pytrees)."""
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
-    text, (fwd, bwd, _) = service.build(fun, wrt)
+    single = isinstance(argnums, int)
+    try:
+        text, (fwd, bwd, _) = service.build(fun, wrt)
+    except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
+        if refusal.member_of not in wrt:
+            raise
+        text, fwd, bwd = refusal, None, None
     check = _argument_check(fun, positions, wrt)
+    name, params, made = getattr(fun, "__name__", "the function"), _param_names(fun), {}
 
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
+        split = split_call(fun, name, params, positions, args, kwargs)
+        if split is not None:
+            if split.trees not in made:
+                made[split.trees] = service.build(fun, wrt, trees=split.trees)[1][:2]
+            blocks = _reverse_blocks(*made[split.trees], split.args, split.leaf_positions)
+            return tree_jacobian(split, blocks, single)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
-        service.fresh(fwd)
-        value, residuals = fwd(*args)
-        items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-        points = [np.asarray(v, dtype=np.result_type(v, np.float64)) for v in items]
-        blocks: list = [[] for _ in positions]  # blocks[j][i]: input j, output item i
-        for i, point in enumerate(points):
-            rows = []
-            for k in range(point.size):
-                seeds = unit_at(items, tuple(range(len(items))), points, i, k)
-                seed = seeds if isinstance(value, (tuple, list)) else seeds[0]
-                rows.append(bwd(residuals if not rows and i == 0 else fwd(*args)[1], seed))
-            for j, p in enumerate(positions):
-                blocks[j].append(_rows_to_block([r[j] for r in rows], np.shape(items[i]), args[p]))
-        blocks = [tuple(b) if isinstance(value, (tuple, list)) else b[0] for b in blocks]
-        return _per_output(blocks, isinstance(argnums, int))
+        if fwd is None:
+            raise text
+        return _per_output(_reverse_blocks(fwd, bwd, args, positions), single)
 
-    entry = Deferred(lambda: service.jacobian_function(fun, wrt, isinstance(argnums, int), "rev"))
+    entry = Deferred(lambda: service.jacobian_function(fun, wrt, single, "rev"))
     return _attach(jacobian_fun, fun, text, made="s2sgrad.jacrev", entry=entry)
 
 
@@ -166,22 +202,35 @@ class ScalarCheck:
             self.seen.add(key)
 
 
-def _forward_over_reverse(fun: Callable, wrt: tuple) -> tuple:
+class TreeScalarCheck(ScalarCheck):
+    """ScalarCheck for pytree arguments: once per structure and kind of leaves."""
+
+    def __call__(self, args: tuple, split: Split) -> None:  # type: ignore[override]
+        key = (split.trees, tuple((type(a), np.shape(a), getattr(a, "dtype", None)) for a in split.args))
+        if key not in self.seen:
+            runtime.check_scalar(self.fun(*args), getattr(self.fun, "__name__", "the function"))
+            self.seen.add(key)
+
+
+def _forward_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
+                          check: Optional[Callable] = None) -> tuple:
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
     ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
     code (its sweeps inlined into one function where they join: compose.py)."""
-    text, (_, _, _, _, values_fn, tangent_fn, hvp_fn, tangents_fn) = service.build(fun, wrt, mode="rev2")
+    text, (_, _, _, _, values_fn, tangent_fn, hvp_fn, tangents_fn) = service.build(
+        fun, wrt, mode="rev2", trees=trees)
+    count = leaf_count(wrt, trees)
     params = tuple(inspect.signature(hvp_fn).parameters)
-    names = params[len(params) - len(wrt):]
-    check = ScalarCheck(fun)
+    names = params[len(params) - count:]
+    check = check or ScalarCheck(fun)
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
         service.fresh(hvp_fn)
         out = hvp_fn(*args, **dict(zip(names, tangents)))
-        return (out,) if len(wrt) == 1 else tuple(out)
+        return (out,) if count == 1 else tuple(out)
 
-    run.prepare = linearized(check, values_fn, tangent_fn, len(wrt), tangents_fn)
+    run.prepare = linearized(check, values_fn, tangent_fn, count, tangents_fn)
 
     name = getattr(fun, "__name__", "the function")
     intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): forward mode (the "
@@ -259,13 +308,15 @@ def _reverse_over_reverse(fun: Callable, wrt: tuple) -> tuple:
     return intro + getattr(gradient, "__s2sgrad_source__") + "\n\n" + reverse_text, run
 
 
-def second_order(fun: Callable, wrt: tuple) -> tuple:
+def second_order(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` (with respect to
     its parameters ``wrt``) times ``tangents``, one block per name: forward over reverse, else
     reverse over forward, else reverse over reverse; a located error when none can read the
     generated code."""
     fun = readable(fun)
     first: Optional[TransformError] = None
+    if trees:  # pytree arguments (the caller checks the value): forward over reverse, so far
+        return _forward_over_reverse(fun, wrt, trees, lambda args: None)
     for route in (_forward_over_reverse, _reverse_over_forward, _reverse_over_reverse):
         try:
             return route(fun, wrt)
@@ -273,6 +324,8 @@ def second_order(fun: Callable, wrt: tuple) -> tuple:
             first = first or exc
     name = getattr(fun, "__name__", "the function")
     assert first is not None
+    if first.member_of is not None:  # an object's member: pytree arguments there are read
+        raise first
     raise TransformError(
         f"second derivatives of {name}: its generated code uses something s2sgrad cannot "
         f"differentiate again ({first.message})", _def_location(fun),
@@ -286,6 +339,13 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     shaped like it): a tuple with one entry per primal. Forward mode over reverse mode: the
     derivative of ``fun``'s gradient along ``tangents``, both generated code."""
     fun = readable(fun)
+    split = split_call(fun, getattr(fun, "__name__", "the function"), _param_names(fun),
+                       tuple(range(len(tuple(primals)))), tuple(primals), {})
+    if split is not None:
+        wrt = wrt_names(fun, tuple(range(len(split.defs))))
+        flat = flat_tangents(split, tangents, "hvp")
+        TreeScalarCheck(fun)(tuple(primals), split)
+        return split.regroup(second_order(fun, wrt, split.trees)[1](split.args, flat))
     primals, tangents, wrt = _directional(fun, primals, tangents, "hvp")
     return second_order(fun, wrt)[1](primals, tangents)
 
@@ -298,16 +358,52 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     fun = readable(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
-    text, run = second_order(fun, wrt)
+    single = isinstance(argnums, int)
+    try:
+        text, run = second_order(fun, wrt)
+    except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
+        if refusal.member_of not in wrt:
+            raise
+        text, run = refusal, None
     check = _argument_check(fun, positions, wrt)
+    name, params, routes = getattr(fun, "__name__", "the function"), _param_names(fun), {}
+    scalar_check = TreeScalarCheck(fun)
 
     def hessian_fun(*args: Any, **kwargs: Any) -> Any:
+        split = split_call(fun, name, params, positions, args, kwargs)
+        if split is not None:
+            scalar_check(bound_arguments(fun, args, kwargs), split)
+            if split.trees not in routes:
+                routes[split.trees] = second_order(fun, wrt, split.trees)[1]
+            blocks = hessian_blocks(routes[split.trees], split.args, split.leaf_positions, False)
+            return tree_blocks(split, blocks, single)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
-        return hessian_blocks(run, args, positions, isinstance(argnums, int))
+        if run is None:
+            raise text
+        return hessian_blocks(run, args, positions, single)
 
     entry = Deferred(lambda: hessian_entry(fun, argnums, wrt))
     return _attach(hessian_fun, fun, text, made="s2sgrad.hessian", entry=entry)
+
+
+def tree_blocks(split: Split, blocks: Any, single: bool) -> Any:
+    """Blocks ``[a][b]`` per pair of differentiated leaves -> JAX's layout: per argument (one for
+    ``single``), a tree of its structure whose leaves hold, per argument, a tree of blocks."""
+    chunks = split.chunks(list(range(len(split.leaf_positions))))
+
+    def grouped(j: int, items: list) -> Any:
+        treedef = split.defs[j]
+        return items[0] if treedef is None else tree_unflatten(treedef, items)
+
+    per_argument = []
+    for i, rows in enumerate(chunks):
+        inner = []
+        for a in rows:
+            across = tuple(grouped(j, [blocks[a][b] for b in cols]) for j, cols in enumerate(chunks))
+            inner.append(across[0] if single else across)
+        per_argument.append(grouped(i, inner))
+    return per_argument[0] if single else tuple(per_argument)
 
 
 def hessian_entry(fun: Callable, argnums: Argnums, wrt: tuple) -> Optional[Callable]:

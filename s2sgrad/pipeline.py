@@ -34,6 +34,7 @@ from .lower.lift import lift_into
 from .lower.inner import inner_transforms_into
 from .lower.normalize import lower_function
 from .lower.structure import structure
+from .lower.trees import with_tree_parameters
 from .read.callees import static_callee
 from .read.capture import SourceUnit, from_function, is_source_function
 from .read.fence import fence
@@ -48,11 +49,14 @@ from .write.imports import module_imports
 @dataclass(frozen=True)
 class Options:
     """What to differentiate: parameter names (``wrt``), whether the output carries aux data, and
-    the mode: ``"rev"`` (``<f>_fwd``/``<f>_bwd``/``<f>_grad``) or ``"fwd"`` (``<f>_jvp``)."""
+    the mode: ``"rev"`` (``<f>_fwd``/``<f>_bwd``/``<f>_grad``) or ``"fwd"`` (``<f>_jvp``);
+    ``trees``: parameters given pytrees, with their structures (each becomes its leaves' parameters,
+    and ``wrt`` naming it, those leaves: lower/trees.py)."""
 
     wrt: tuple
     has_aux: bool = False
     mode: str = "rev"
+    trees: tuple = ()  # (parameter, trees.TreeDef): parameters taking pytrees, by structure
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,7 @@ class Generated:
     text: str
     names: EntryNames
     live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    wrt: tuple = ()  # the parameters of the generated functions differentiated (leaves of trees)
 
     @property
     def callables(self) -> tuple:
@@ -86,6 +91,7 @@ class GeneratedModule:
     text: str
     names: tuple
     live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    wrts: tuple = ()  # per entry, the parameters of its generated functions differentiated
 
 
 @dataclass
@@ -325,12 +331,25 @@ def _check_wrt(pf: ParsedFunction, options: Options) -> None:
 
 
 def _checked(unit: SourceUnit, options: Options) -> tuple:
-    """``(ParsedFunction, options)`` for one entry of a module, fenced and its ``wrt`` checked."""
+    """``(ParsedFunction, options)`` for one entry of a module, fenced and its ``wrt`` checked;
+    its tree parameters replaced by their leaves (``wrt`` naming those)."""
     pf = find_function(unit)
     if not is_custom_def(pf):
         fence(replace(pf, node=structure(lift_into(pf, {}).node)))
     _check_wrt(pf, options)
-    return pf, options
+    return _with_trees(pf, options)
+
+
+def _with_trees(pf: ParsedFunction, options: Options) -> tuple:
+    """``pf`` and ``options`` with each tree parameter replaced by its leaves (lower/trees.py)."""
+    if not options.trees:
+        return pf, options
+    if is_custom_def(pf):
+        raise pf.error(pf.node, "a custom_gradient function takes arrays and numbers, not pytrees",
+                       "pass the arrays as separate arguments")
+    pf, leaves = with_tree_parameters(pf, options.trees)
+    wrt = tuple(leaf for name in options.wrt for leaf in leaves.get(name, (name,)))
+    return pf, replace(options, wrt=wrt, trees=())
 
 
 def _open(pfs: tuple, table: RuleTable, mode: Mode) -> tuple:
@@ -425,7 +444,7 @@ def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command
     program = Program((*tops, *session.functions), wrappers, (), ())
     text = _module_text(session, source or pfs[0].unit.path, tuple(pf.name for pf in pfs),
                         command or f"s2sgrad.source(s2sgrad.grad({pfs[0].name}))", program)
-    return GeneratedModule(text, names, dict(session.live))
+    return GeneratedModule(text, names, dict(session.live), tuple(o.wrt for _, o in parsed))
 
 
 def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABLE,
@@ -433,26 +452,30 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
     """Transform the function ``unit`` names into a generated module's text (forward mode's
     ``<f>_jvp`` when ``options.mode`` is ``"fwd"``)."""
     if options.mode == FORWARD.name:
-        return generate_jvp(unit, options.wrt, table, command=command)
+        return generate_jvp(unit, options.wrt, table, command=command, trees=options.trees)
     module = generate_module(((unit, options),), table, command=command)
-    return Generated(module.text, module.names[0], module.live_names)
+    return Generated(module.text, module.names[0], module.live_names, module.wrts[0])
 
 
 def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE, *,
-                 command: str = "") -> Generated:
+                 command: str = "", trees: tuple = ()) -> Generated:
     """Transform the function ``unit`` names into a module holding its forward-mode function
     ``<name>_jvp(<params>, <wrt>_dot...)`` (named in ``names.fwd``), and those of the user
     functions it calls."""
-    pf, session, program = jvp_program(unit, wrt, table)
+    pf, session, program = jvp_program(unit, wrt, table, trees)
     text = _module_text(session, unit.path, (pf.name,), command or _jvp_command(pf, wrt), program)
-    return Generated(text, EntryNames(program.functions[0].name, "", ""), dict(session.live))
+    return Generated(text, EntryNames(program.functions[0].name, "", ""), dict(session.live),
+                     program.functions[0].wrt)
 
 
-def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE) -> tuple:
+def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
+                trees: tuple = ()) -> tuple:
     """``(ParsedFunction, session, Program)``: the forward-mode functions of the function
     ``unit`` names (its ``<name>_jvp`` first), not yet rendered."""
     pf = find_function(unit)
     _check_wrt(pf, Options(wrt=wrt))
+    pf, options = _with_trees(pf, Options(wrt=wrt, trees=trees))
+    wrt = options.wrt
     session, (core,) = _open((pf,), table, FORWARD)
     name = session.module_namer.fresh(pf.name + FORWARD.suffixes[0])
     top = _forward(pf, session, wrt, name, core)

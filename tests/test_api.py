@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import s2sgrad
+from s2sgrad.trees import tree_flatten
 from s2sgrad.checks import numerical_grad
 
 
@@ -180,9 +181,17 @@ def dict_input(params):
     return np.sum(params["w"] ** 2)
 
 
-def test_container_argument_is_refused_clearly():
-    with pytest.raises(s2sgrad.GradientError, match="`params` is a dict"):
-        s2sgrad.grad(dict_input)({"w": np.ones(2)})
+def test_a_dict_argument_gets_a_dict_gradient():
+    params = {"w": np.array([1.0, -2.0]), "b": 0.5}
+    got = s2sgrad.grad(dict_input)(params)
+    assert set(got) == {"w", "b"} and type(got["b"]) is float
+    np.testing.assert_allclose(got["w"], 2 * params["w"])
+    assert got["b"] == 0.0
+
+
+def test_a_leaf_that_is_not_a_number_is_refused_by_its_path():
+    with pytest.raises(s2sgrad.GradientError, match=r"`params\['name'\]` is a str"):
+        s2sgrad.grad(dict_input)({"w": np.ones(2), "name": "layer"})
 
 
 def pair_product(p):
@@ -216,16 +225,39 @@ def _every_entry_point(fn, args):
 PAIR = (np.array([1.0, 2.0]), np.array([3.0, -4.0]))
 
 
-@pytest.mark.parametrize("container", [tuple, list, lambda p: {"a": p[0], "b": p[1]}])
-@pytest.mark.parametrize("entry", list(_every_entry_point(pair_product, (PAIR,))))
-def test_a_container_argument_is_refused_by_every_entry_point(entry, container):
-    # vjp ran the generated code on a tuple argument and failed inside s2s.like (TypeError):
-    # every entry point now makes the one argument check (s2sgrad/arguments.py).
+def pair_flat(a, b):
+    return np.sum(a * b)
+
+
+# Every entry point takes a pytree argument (a tuple, a list) and answers in its structure what
+# it answers for the same arrays passed one by one. (vjp ran the generated code on a tuple once
+# and failed inside s2s.like; then every entry point refused containers.)
+@pytest.mark.parametrize("container", [tuple, list])
+@pytest.mark.parametrize("entry", [e for e in _every_entry_point(pair_product, (PAIR,)) if e != "check_grads"])
+def test_a_pytree_argument_works_at_every_entry_point(entry, container):
     value = container(PAIR)
-    kind = type(value).__name__
-    with pytest.raises(s2sgrad.GradientError, match=rf"pair_product: .*`p` is a {kind}; pass its "
-                                                    r"arrays as separate arguments"):
-        _every_entry_point(pair_product, (value,))[entry]()
+    got = _every_entry_point(pair_product, (value,))[entry]()
+    flat = {
+        "grad": lambda: s2sgrad.grad(pair_flat, (0, 1))(*PAIR),
+        "value_and_grad": lambda: s2sgrad.value_and_grad(pair_flat, (0, 1))(*PAIR),
+        "grad by keyword": lambda: s2sgrad.grad(pair_flat, (0, 1))(*PAIR),
+        "vjp": lambda: s2sgrad.vjp(pair_flat, *PAIR)[1](1.0),
+        "jvp": lambda: s2sgrad.jvp(pair_flat, PAIR, PAIR),
+        "hvp": lambda: s2sgrad.hvp(pair_flat, PAIR, PAIR),
+        "hessian": lambda: s2sgrad.hessian(pair_flat, (0, 1))(*PAIR),
+        "jacfwd": lambda: s2sgrad.jacfwd(pair_flat, (0, 1))(*PAIR),
+        "jacrev": lambda: s2sgrad.jacrev(pair_flat, (0, 1))(*PAIR),
+    }[entry]()
+    leaves, structure = tree_flatten(got)
+    expected, expected_structure = tree_flatten(flat)
+    assert len(leaves) == len(expected), (got, flat)
+    for a, b in zip(leaves, expected):
+        np.testing.assert_allclose(a, b)
+    if entry in ("grad", "grad by keyword", "hvp", "jacfwd", "jacrev"):  # the argument's structure
+        inner = got[0] if entry == "hvp" else got
+        assert type(inner) is container
+    if entry == "hessian":  # a tree of trees of blocks
+        assert type(got) is container and all(type(row) is container for row in got)
 
 
 @pytest.mark.parametrize("call", ["grad", "value_and_grad", "hvp", "hessian"])

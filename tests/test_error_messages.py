@@ -145,8 +145,9 @@ def test_a_call_of_the_objects_own_method_is_refused_clearly():
 
 
 def test_differentiating_the_object_itself_names_the_attribute():
-    with pytest.raises(s2sgrad.TransformError) as info:
-        s2sgrad.grad(Model.reads_weights)  # the unbound function: `self` is differentiated
+    gradient = s2sgrad.grad(Model.reads_weights)  # the unbound function: `self` is differentiated
+    with pytest.raises(s2sgrad.TransformError) as info:  # refused at a call with an array there
+        gradient(np.ones(3), np.ones(3))  # (a pytree there, a dataclass, has fields to read)
     text = assert_located(info.value, "reads-weights", "self.W",
                           r"`self\.W` reads an attribute numpy arrays do not have from `self`",
                           r"pass `W` as an argument.*s2sgrad\.grad\(obj\.method\)")

@@ -33,15 +33,18 @@ def object_member(stmt: Stmt) -> Optional[TransformError]:
     member, owner = op.split(".", 1)[1], _owner(stmt)
     loc = stmt.prim.location or stmt.origin.location
     if isinstance(stmt.expr, cst.Call):
-        return TransformError(
+        err = TransformError(
             f"`{owner}.{member}(...)` calls a method numpy arrays do not have, with values that "
             f"carry a derivative; s2sgrad does not follow method calls on objects", loc, _FOLLOW)
-    return TransformError(
-        f"`{owner}.{member}` reads an attribute numpy arrays do not have from `{owner}`, which "
-        "carries a derivative; s2sgrad differentiates arrays and floats, not objects", loc,
-        f"pass `{member}` as an argument of its own and differentiate with respect to it; for a "
-        "method, s2sgrad.grad(obj.method) differentiates its explicit arguments, with the "
-        "object's attributes as constants")
+    else:
+        err = TransformError(
+            f"`{owner}.{member}` reads an attribute numpy arrays do not have from `{owner}`, which "
+            "carries a derivative; s2sgrad differentiates arrays and floats, not objects", loc,
+            f"pass `{member}` as an argument of its own and differentiate with respect to it; for "
+            "a method, s2sgrad.grad(obj.method) differentiates its explicit arguments, with the "
+            "object's attributes as constants")
+    err.member_of = owner
+    return err
 
 
 def called_value(stmt: Stmt, active: Callable[[str], bool]) -> Optional[TransformError]:

@@ -62,14 +62,19 @@ def registry_fingerprint() -> str:
 
 
 def cache_key(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
-              mode: str = "rev") -> str:
+              mode: str = "rev", trees: tuple = ()) -> str:
     """What the generated text depends on, hashed: the module text, where the def is, what the
     names the function (and the functions it calls) read are bound to, the options (reverse or
     forward mode), the registered gradients, and the Python and s2sgrad versions."""
     return cache.make_key(
         unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(wrt),
-        f"has_aux={has_aux}", f"mode={mode}", fingerprint(fun), registry_fingerprint(),
+        f"has_aux={has_aux}", f"mode={mode}", _trees_text(trees), fingerprint(fun), registry_fingerprint(),
         sys.version.split()[0], __version__, installation_fingerprint())
+
+
+def _trees_text(trees: tuple) -> str:
+    """The structures of tree parameters, as the cache key holds them."""
+    return "trees=" + ";".join(f"{param}:{treedef.describe()}" for param, treedef in trees)
 
 
 def _module_digest(filename: str) -> str:
@@ -98,24 +103,25 @@ def _usable(entry: Optional[dict], mode: str) -> bool:
 
 
 def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
-              mode: str = "rev") -> dict:
+              mode: str = "rev", trees: tuple = ()) -> dict:
     """The generated text and names for ``fun`` (read as ``unit``) in ``mode``: from the disk
     cache, else from the pipeline (stored). Returns ``{"text", "call", "deps"}``, ``call`` mapping
     each key of ``CALLS[mode]`` to a generated function's name."""
-    key = cache_key(fun, unit, wrt, has_aux, mode)
+    key = cache_key(fun, unit, wrt, has_aux, mode, trees)
     entry = cache.get(key)
     if _usable(entry, mode):
         return entry
     from ..pipeline import Options, generate  # libcst and black: only on a cache miss
 
-    generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode))
+    generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode,
+                                       trees=trees))
     text, callables = generated.text, generated.callables
     if mode == "rev2":
         from ..compose import second_order_text
         from ..lower.resolve import live_arrays
 
         text, hvp = second_order_text(text, f"<s2sgrad-generated {unit.name}>", unit.module,
-                                      ((generated.names.grad, wrt),), live_arrays(unit.live))
+                                      ((generated.names.grad, generated.wrt),), live_arrays(unit.live))
         callables = (*callables, *(name or "" for name in hvp))
     entry = {"text": text, "call": dict(zip(CALLS[mode], callables)),
              "deps": _dependencies(fun, dict(generated.live_names))}
@@ -189,11 +195,13 @@ def _refit(names: list) -> TransformError:
         caller_location(), "transform the function again (call s2sgrad.grad etc. once more)")
 
 
-def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev") -> tuple:
-    """``(text, callables)`` for the live function ``fun``: entry_for, then functions."""
-    entry = entry_for(fun, from_function(fun), wrt, has_aux, mode)
+def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev",
+          trees: tuple = ()) -> tuple:
+    """``(text, callables)`` for the live function ``fun``: entry_for, then functions.
+    ``trees``: ``(parameter, TreeDef)`` for parameters given pytrees (pipeline.Options)."""
+    entry = entry_for(fun, from_function(fun), wrt, has_aux, mode, trees)
     return entry["text"], functions(
-        fun, entry, mode, lambda: entry_for(fun, from_function(fun), wrt, has_aux, mode))
+        fun, entry, mode, lambda: entry_for(fun, from_function(fun), wrt, has_aux, mode, trees))
 
 
 def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: bool,

@@ -1,0 +1,282 @@
+"""Tree parameters: a ParsedFunction and the structures (``trees.TreeDef``) of some of its
+parameters -> the same function taking each such parameter's leaves as parameters of their own,
+named after their paths (``params_W1``, ``layers_0_0``, ``model_W``), in flattening order.
+
+A read the structure decides (``params["W1"]``, ``layers[0][1]``, ``model.W``: literal keys,
+indices and field names, from a parameter the body never rebinds or changes) becomes the leaf's
+name, or the name of the subtree it reaches. Any other use of a tree (``for W, b in layers``,
+``params.items()``, a call passing it on) reads a display of its leaves built at the top of the
+body (``params = {"W1": params_W1, ...}``), one flat display per node, so the core sees only
+displays of names. A namedtuple, dataclass or registered node used whole has no display the core
+reads: refused where it is used, with what to write instead.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Any, Optional
+
+import libcst as cst
+
+from ..read.parse import KeepingTransformer, ParsedFunction
+from ..trees import TreeDef
+from .naming import Namer
+
+_READ_ONLY_METHODS = frozenset({"items", "values", "keys", "get", "index", "count"})
+
+
+def _names_in(node: cst.CSTNode) -> set:
+    found: set = set()
+
+    class Collect(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(Collect())
+    return found
+
+
+def _root(node: cst.BaseExpression) -> Optional[str]:
+    """The name at the bottom of a chain of subscripts and attributes, or None."""
+    while isinstance(node, (cst.Subscript, cst.Attribute)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _target_roots(node: cst.CSTNode) -> set:
+    """The names a target binds or changes: ``a``, ``a`` of ``a[i]`` and ``a.b``, and of each
+    element of a tuple or list target."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return set().union(*(_target_roots(e.value) for e in node.elements)) if node.elements else set()
+    if isinstance(node, cst.StarredElement):
+        return _target_roots(node.value)
+    root = _root(node)
+    return {root} if root else set()
+
+
+def _changed_names(body: cst.CSTNode) -> set:
+    """The names ``body`` binds or changes in place: assignment, ``for``, ``with`` and ``del``
+    targets, walrus targets, ``global``/``nonlocal``, and ``x.m(...)`` for a method ``m`` that is
+    not one of the read-only ones."""
+    found: set = set()
+
+    class Collect(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.update(_target_roots(node.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.update(_target_roots(node.target))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.update(_target_roots(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            found.update(_target_roots(node.target))
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            found.update(_target_roots(node.target))
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            found.update(_target_roots(node.name))
+
+        def visit_Del(self, node: cst.Del) -> None:
+            found.update(_target_roots(node.target))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            found.update(_target_roots(node.target))
+
+        def visit_Global(self, node: cst.Global) -> None:
+            found.update(n.name.value for n in node.names)
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            found.update(n.name.value for n in node.names)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value not in _READ_ONLY_METHODS:
+                root = _root(func.value)
+                if root:
+                    found.add(root)
+
+    body.visit(Collect())
+    return found
+
+
+def _literal(index: cst.BaseExpression) -> tuple:
+    """``(True, value)`` for a literal key or index (``"W1"``, ``0``, ``-1``), else ``(False, None)``."""
+    if isinstance(index, (cst.SimpleString, cst.Integer, cst.UnaryOperation, cst.ConcatenatedString)):
+        try:
+            value = ast.literal_eval(cst.Module([]).code_for_node(index))
+        except (ValueError, SyntaxError):
+            return False, None
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            return True, value
+    return False, None
+
+
+class _Tree:
+    """One tree parameter: its structure, the name of each node (by path), and which nodes a
+    display must be built for."""
+
+    def __init__(self, param: str, treedef: TreeDef, namer: Namer) -> None:
+        self.param = param
+        self.treedef = treedef
+        self.names: dict = {}  # path -> name (leaves and inner nodes)
+        self.defs: dict = {}  # path -> TreeDef
+        self.leaves: list = []  # leaf names, flattening order
+        self._name(treedef, (), param, namer, root=True)
+
+    def _name(self, treedef: TreeDef, path: tuple, name: str, namer: Namer, root: bool = False) -> None:
+        self.names[path] = name if root else namer.fresh(name)
+        self.defs[path] = treedef
+        if treedef.is_leaf():
+            self.leaves.append(self.names[path])
+            return
+        for key, child in zip(treedef.child_keys(), treedef.children):
+            self._name(child, path + (key,), f"{self.names[path]}_{key}", namer)
+
+    def step(self, path: tuple, node: cst.CSTNode) -> Optional[tuple]:
+        """The path one subscript or attribute ``node`` leads to from ``path``, or None."""
+        treedef = self.defs[path]
+        if isinstance(node, cst.Attribute):
+            if treedef.kind in ("namedtuple", "dataclass") and node.attr.value in treedef.keys:
+                return path + (node.attr.value,)
+            return None
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        known, key = _literal(node.slice[0].slice.value)
+        if not known:
+            return None
+        if treedef.kind == "dict" and key in treedef.keys:
+            return path + (key,)
+        if treedef.kind in ("tuple", "list", "namedtuple") and isinstance(key, int) and \
+                -len(treedef.children) <= key < len(treedef.children):
+            position = key % len(treedef.children)
+            return path + (treedef.child_keys()[position],)
+        return None
+
+    def display(self, path: tuple) -> cst.BaseExpression:
+        """The display of the node at ``path`` from its children's names."""
+        treedef = self.defs[path]
+        names = [cst.Name(self.names[path + (k,)]) for k in treedef.child_keys()]
+        if treedef.kind == "none":
+            return cst.Name("None")
+        if treedef.kind == "list":
+            return cst.List([cst.Element(n) for n in names])
+        if treedef.kind == "tuple":
+            return cst.Tuple([cst.Element(n) for n in names])
+        return cst.Dict([cst.DictElement(cst.parse_expression(repr(k)), n)
+                         for k, n in zip(treedef.keys, names)])
+
+    def displays(self, read: set) -> list:
+        """``(name, display)`` for every inner node whose name ``read`` holds and the inner nodes
+        below it, children before parents."""
+        wanted = {p for p, n in self.names.items() if n in read and not self.defs[p].is_leaf()}
+        needed = {p for p in self.defs if not self.defs[p].is_leaf()
+                  and any(p[:len(w)] == w for w in wanted)}
+        return [(self.names[p], self.display(p)) for p in sorted(needed, key=lambda p: (-len(p), p.__repr__()))]
+
+    def whole(self, read: set) -> list:
+        """The paths of nodes with no display the core reads (a namedtuple, dataclass or
+        registered node, a dict subclass) whose names ``read`` holds."""
+        return sorted((p for p, n in self.names.items() if n in read and not self.defs[p].is_leaf()
+                       and (self.defs[p].kind in ("namedtuple", "dataclass", "custom")
+                            or self.defs[p].node_type is not None)), key=repr)
+
+
+class _Reads(KeepingTransformer):
+    """Replaces each read the structure decides by the name of what it reaches; ``seen`` keeps
+    the first source node that reached each inner node, for errors."""
+
+    def __init__(self, pf: ParsedFunction, trees: dict) -> None:
+        super().__init__(pf.parsed)
+        self.pf = pf
+        self.trees = trees
+        self.seen: dict = {}
+
+    def resolve(self, node: cst.BaseExpression) -> Optional[tuple]:
+        """``(tree, path)`` the chain ``node`` reaches, or None."""
+        if isinstance(node, cst.Name):
+            tree = self.trees.get(node.value)
+            return (tree, ()) if tree is not None else None
+        if isinstance(node, (cst.Subscript, cst.Attribute)):
+            inner = self.resolve(node.value)
+            if inner is None:
+                return None
+            tree, path = inner
+            if tree.defs[path].is_leaf():
+                return None
+            found = tree.step(path, node)
+            return (tree, found) if found is not None else None
+        return None
+
+    def _reach(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        found = self.resolve(original)
+        if found is None:
+            return updated
+        tree, path = found
+        self.seen.setdefault(tree.names[path], original)
+        return cst.Name(tree.names[path]) if path else updated
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        return self._reach(original, updated)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return self._reach(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._reach(original, updated)
+
+
+def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
+    """``(pf', leaves)``: ``pf`` taking the leaves of each ``(parameter, TreeDef)`` in ``trees``
+    instead of it (its positional parameters lose their defaults: callers pass every argument),
+    and per such parameter the names of its leaf parameters."""
+    if not trees:
+        return pf, {}
+    node = pf.node
+    changed = _changed_names(node.body)
+    namer = Namer(_names_in(node))
+    built = {}
+    for param, treedef in trees:
+        tree = _Tree(param, treedef, namer)
+        built[param] = tree  # rebound or changed in place: every read goes through its display
+    forwarding = {p: t for p, t in built.items() if p not in changed}
+    reads = _Reads(pf, forwarding)
+    body = node.body.visit(reads)
+    read = _names_in(body)
+    prelude = []
+    for param, tree in built.items():
+        for path in tree.whole(read):
+            what = tree.defs[path].node_type
+            at = reads.seen.get(tree.names[path], node)
+            raise pf.error(at, f"`{tree.names[path] if path else param}` is a {what.__name__} "
+                           "(a pytree node) used whole where s2sgrad differentiates it: s2sgrad "
+                           "reads such an argument's fields and items, not the object",
+                           f"read its fields here (`{param}.<field>`) and pass those on, or "
+                           "pass its arrays as separate arguments")
+        for name, display in tree.displays(read):
+            prelude.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                                               display)]))
+    params = []
+    for p in node.params.params:
+        tree = built.get(p.name.value)
+        if tree is None:
+            params.append(p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT))
+            continue
+        params.extend(cst.Param(cst.Name(leaf)) for leaf in tree.leaves)
+    statements = list(body.body)
+    first = 1 if statements and _is_docstring(statements[0]) else 0
+    body = body.with_changes(body=[*statements[:first], *prelude, *statements[first:]])
+    new = node.with_changes(params=node.params.with_changes(params=params), body=body)
+    return replace(pf, node=new), {p: tuple(t.leaves) for p, t in built.items()}
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and \
+        isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString,
+                                                                               cst.ConcatenatedString))
+
+
+__all__ = ["with_tree_parameters"]

@@ -1,0 +1,144 @@
+"""Pytree arguments at the API's boundary: a call's arguments -> the flat arguments of the code
+generated for their structures, and per-leaf results -> trees shaped like the arguments.
+
+``split_call`` says, for a call of a function differentiated at some positions, whether any of
+those arguments is a pytree (None, at the cost of a type test per argument, when none is: the
+flat path runs as before); if so it binds keyword arguments and defaults to positions, flattens
+each differentiated tree (trees.py), checks every leaf is an array or a number (naming the leaf
+by its path), and returns a ``Split``: the flat arguments, the structures (``(parameter,
+TreeDef)``, what the generated code is specialized on and cached by), and ``regroup``, which
+rebuilds trees from the per-leaf results of generated code.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from .arguments import MASKED, PLAIN, masked_refusal
+from .errors import GradientError, UsageError
+from .trees import TreeDef, tree_flatten, tree_unflatten
+
+
+def bound_arguments(fun: Callable, args: tuple, kwargs: dict) -> tuple:
+    """``args`` with the keyword arguments of ``fun``'s positional parameters (and their
+    defaults) put in place; keyword-only ones are refused."""
+    if not kwargs:
+        return args
+    try:
+        bound = inspect.signature(fun).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise UsageError(f"{getattr(fun, '__name__', 'the function')}: {exc}") from None
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise UsageError(f"{getattr(fun, '__name__', 'the function')}: a Jacobian or Hessian takes "
+                         f"its arguments by position; keyword-only {sorted(bound.kwargs)} are not "
+                         "passed on: bind them with a closure or functools.partial")
+    return bound.args
+
+
+@dataclass(frozen=True)
+class Split:
+    """A call's arguments with its differentiated trees flattened: ``args`` (each tree replaced
+    by its leaves, in place), ``trees`` (``(parameter, TreeDef)`` of each tree, the generated
+    code's specialization), ``defs`` (per differentiated position, its TreeDef, None for a
+    plain argument) and ``leaf_positions`` (the positions in ``args`` of each differentiated
+    leaf, in order)."""
+
+    args: tuple
+    trees: tuple
+    defs: tuple
+    leaf_positions: tuple
+
+    def regroup(self, results: Sequence[Any]) -> tuple:
+        """Per differentiated position, its tree rebuilt from ``results`` (one per leaf, in
+        order), or the one result of a plain argument."""
+        out, start = [], 0
+        for treedef in self.defs:
+            count = 1 if treedef is None else treedef.num_leaves
+            chunk = results[start:start + count]
+            out.append(chunk[0] if treedef is None else tree_unflatten(treedef, chunk))
+            start += count
+        return tuple(out)
+
+    def chunks(self, items: Sequence[Any]) -> list:
+        """``items`` (one per differentiated leaf) cut into one list per differentiated position."""
+        out, start = [], 0
+        for treedef in self.defs:
+            count = 1 if treedef is None else treedef.num_leaves
+            out.append(list(items[start:start + count]))
+            start += count
+        return out
+
+
+def plain_call(args: tuple, kwargs: dict, positions: tuple) -> bool:
+    """Whether every argument at ``positions`` is an array or a float passed by position."""
+    if kwargs:
+        return False
+    try:
+        return all(type(args[p]) in PLAIN for p in positions)
+    except IndexError:
+        return False
+
+
+def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple, args: tuple,
+               kwargs: dict, complex_numbers: bool = False) -> Optional[Split]:
+    """The Split of a call of ``fun`` (parameters ``params``) differentiated at ``positions``,
+    or None when no argument there is a pytree (lists, tuples, dicts, namedtuples, dataclasses,
+    None, registered nodes)."""
+    if plain_call(args, kwargs, positions):
+        return None
+    args = bound_arguments(fun, args, kwargs)
+    try:
+        at = [p % len(args) if -len(args) <= p < len(args) else None for p in positions]
+    except ZeroDivisionError:
+        return None
+    if any(p is None for p in at):
+        return None
+    flattened = {p: tree_flatten(args[p]) for p in at}
+    if all(treedef.is_leaf() for _, treedef in flattened.values()):
+        return None
+    if len(set(at)) != len(at):
+        raise UsageError(f"{name}: argnums names one argument twice: {positions!r}")
+    flat: list = []
+    leaf_positions: dict = {}
+    trees = []
+    for index, value in enumerate(args):
+        if index not in flattened:
+            flat.append(value)
+            continue
+        leaves, treedef = flattened[index]
+        param = params[index] if index < len(params) else f"argument {index}"
+        texts = treedef.path_texts(param)
+        spots = []
+        for leaf, text in zip(leaves, texts):
+            _check_leaf(name, text, leaf, complex_numbers)
+            spots.append(len(flat))
+            flat.append(leaf)
+        leaf_positions[index] = spots
+        if not treedef.is_leaf():
+            trees.append((param, treedef))
+    defs = tuple(None if flattened[p][1].is_leaf() else flattened[p][1] for p in at)
+    return Split(tuple(flat), tuple(trees), defs,
+                 tuple(spot for p in at for spot in leaf_positions[p]))
+
+
+def _check_leaf(name: str, text: str, leaf: Any, complex_numbers: bool) -> None:
+    """A GradientError naming the leaf ``text`` when it is not an array or a number."""
+    if isinstance(leaf, MASKED):
+        raise masked_refusal(name, f"`{text}`")
+    kinds = (PLAIN_KINDS + (complex,)) if complex_numbers else PLAIN_KINDS
+    if not isinstance(leaf, kinds) or isinstance(leaf, bool):
+        raise GradientError(
+            f"{name}: s2sgrad differentiates with respect to arrays and numbers (and pytrees of "
+            f"them: dicts, lists, tuples, namedtuples, dataclasses), but `{text}` is a "
+            f"{type(leaf).__name__}")
+
+
+PLAIN_KINDS = (np.ndarray, float, int, np.number)  # a differentiated leaf is one of these
+
+
+__all__ = ["Split", "TreeDef", "bound_arguments", "plain_call", "split_call"]

@@ -1,0 +1,197 @@
+"""Pytrees, as JAX defines them: a value -> its leaves and a ``TreeDef`` (its structure), and back.
+
+Containers are nodes: tuples, lists, dicts (children by sorted key), namedtuples, dataclass
+instances (children by field, in declaration order), ``None`` (a node with no children) and the
+types given to ``register_pytree``; anything else is a leaf (an array, a number, a string...).
+A TreeDef is hashable and says itself (``describe``) the same way in every process, so the
+structure of an argument is part of what generated code is specialized on, and of its cache key.
+Imports nothing of s2sgrad's: the API flattens and unflattens with it, the lowering reads it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+_ndarray = np.ndarray
+_LEAF_TYPES = frozenset({_ndarray, float, int, complex, np.float64, np.float32, bool, str})
+
+# type -> (flatten(value) -> (children, aux), unflatten(aux, children) -> value)
+_REGISTERED: dict = {}
+
+
+def register_pytree(node_type: type, flatten: Callable, unflatten: Callable) -> type:
+    """Make instances of ``node_type`` pytree nodes: ``flatten(value)`` returns
+    ``(children, aux)`` (children a sequence, ``aux`` hashable static data) and
+    ``unflatten(aux, children)`` rebuilds a value. Returns ``node_type`` (usable as a decorator
+    through ``functools.partial``)."""
+    if not isinstance(node_type, type):
+        raise TypeError(f"register_pytree takes a class, not {node_type!r}")
+    if node_type in (tuple, list, dict, type(None)):
+        raise TypeError(f"{node_type.__name__} is a pytree node already")
+    _REGISTERED[node_type] = (flatten, unflatten)
+    return node_type
+
+
+def _type_name(node_type: Optional[type]) -> str:
+    if node_type is None:
+        return ""
+    return f"{node_type.__module__}.{node_type.__qualname__}"
+
+
+@dataclass(frozen=True)
+class TreeDef:
+    """The structure of a pytree. ``kind``: ``"leaf"``, ``"none"``, ``"tuple"``, ``"list"``,
+    ``"dict"``, ``"namedtuple"``, ``"dataclass"`` or ``"custom"``; ``node_type``: the class of a
+    namedtuple, dataclass or registered node (a dict subclass too); ``keys``: a dict's keys (sorted),
+    the fields of a namedtuple or dataclass, a registered node's aux data; ``children``: one
+    TreeDef per child."""
+
+    kind: str
+    node_type: Optional[type] = None
+    keys: Any = ()
+    children: tuple = ()
+
+    @property
+    def num_leaves(self) -> int:
+        if self.kind == "leaf":
+            return 1
+        return sum(child.num_leaves for child in self.children)
+
+    def is_leaf(self) -> bool:
+        return self.kind == "leaf"
+
+    def child_keys(self) -> tuple:
+        """The key of each child as a path step: a dict key, a field name, or a position."""
+        if self.kind in ("dict", "namedtuple", "dataclass"):
+            return tuple(self.keys)
+        return tuple(range(len(self.children)))
+
+    def paths(self) -> tuple:
+        """The path (tuple of child keys from the root) of each leaf, in flattening order."""
+        if self.kind == "leaf":
+            return ((),)
+        out = []
+        for key, child in zip(self.child_keys(), self.children):
+            out.extend((key, *path) for path in child.paths())
+        return tuple(out)
+
+    def path_texts(self, name: str) -> tuple:
+        """How messages name each leaf of an argument ``name`` of this structure, in flattening
+        order: ``params['W1']``, ``layers[0][1]``, ``model.W``."""
+        if self.kind == "leaf":
+            return (name,)
+        out = []
+        for key, child in zip(self.child_keys(), self.children):
+            step = f".{key}" if self.kind in ("namedtuple", "dataclass") else f"[{key!r}]"
+            out.extend(child.path_texts(name + step))
+        return tuple(out)
+
+    def describe(self) -> str:
+        """The structure as text, equal in every process for equal structures (cache keys)."""
+        if self.kind == "leaf":
+            return "*"
+        inner = ",".join(child.describe() for child in self.children)
+        if self.kind in ("dict", "namedtuple", "dataclass", "custom"):
+            return f"{self.kind}:{_type_name(self.node_type)}{self.keys!r}({inner})"
+        return f"{self.kind}({inner})"
+
+
+LEAF = TreeDef("leaf")
+
+
+def _node(value: Any) -> Optional[tuple]:
+    """``(kind, node_type, keys, children)`` for a pytree node, None for a leaf."""
+    kind_of = type(value)
+    if kind_of in _LEAF_TYPES:
+        return None
+    if value is None:
+        return ("none", None, (), ())
+    registered = _REGISTERED.get(kind_of)
+    if registered is not None:
+        children, aux = registered[0](value)
+        return ("custom", kind_of, aux, tuple(children))
+    if isinstance(value, tuple) and hasattr(kind_of, "_fields"):
+        return ("namedtuple", kind_of, tuple(kind_of._fields), tuple(value))
+    if kind_of is tuple:
+        return ("tuple", None, (), value)
+    if kind_of is list:
+        return ("list", None, (), tuple(value))
+    if isinstance(value, dict):
+        keys = tuple(sorted(value))
+        return ("dict", None if kind_of is dict else kind_of, keys, tuple(value[k] for k in keys))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = tuple(f.name for f in dataclasses.fields(value))
+        return ("dataclass", kind_of, names, tuple(getattr(value, n) for n in names))
+    return None
+
+
+def tree_flatten(value: Any) -> tuple:
+    """``(leaves, treedef)``: the leaves of ``value`` in order (dicts by sorted key) and its
+    structure."""
+    leaves: list = []
+    return leaves, _flatten(value, leaves)
+
+
+def _flatten(value: Any, leaves: list) -> TreeDef:
+    node = _node(value)
+    if node is None:
+        leaves.append(value)
+        return LEAF
+    kind, node_type, keys, children = node
+    return TreeDef(kind, node_type, keys, tuple(_flatten(c, leaves) for c in children))
+
+
+def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
+    """The value of structure ``treedef`` with ``leaves`` (in flattening order) at its leaves."""
+    items = iter(leaves)
+    out = _build(treedef, items)
+    if next(items, _END) is not _END:
+        raise ValueError(f"too many leaves for a tree of {treedef.num_leaves}")
+    return out
+
+
+_END = object()
+
+
+def _build(treedef: TreeDef, items: Any) -> Any:
+    kind = treedef.kind
+    if kind == "leaf":
+        value = next(items, _END)
+        if value is _END:
+            raise ValueError("too few leaves for the tree")
+        return value
+    children = [_build(child, items) for child in treedef.children]
+    if kind == "none":
+        return None
+    if kind == "tuple":
+        return tuple(children)
+    if kind == "list":
+        return children
+    if kind == "dict":
+        made = dict(zip(treedef.keys, children))
+        return made if treedef.node_type is None else treedef.node_type(made)
+    if kind == "namedtuple":
+        return treedef.node_type(*children)
+    if kind == "dataclass":
+        return treedef.node_type(**dict(zip(treedef.keys, children)))
+    return _REGISTERED[treedef.node_type][1](treedef.keys, children)
+
+
+def tree_map(fn: Callable, tree: Any, *rest: Any) -> Any:
+    """``fn`` applied leaf by leaf to ``tree`` and trees of the same structure."""
+    leaves, treedef = tree_flatten(tree)
+    others = [tree_flatten(r)[0] for r in rest]
+    return tree_unflatten(treedef, [fn(*xs) for xs in zip(leaves, *others)])
+
+
+def is_leaf_value(value: Any) -> bool:
+    """Whether ``value`` is a leaf (no container s2sgrad flattens)."""
+    return _node(value) is None
+
+
+__all__ = ["LEAF", "TreeDef", "is_leaf_value", "register_pytree", "tree_flatten",
+           "tree_map", "tree_unflatten"]
