@@ -1,0 +1,243 @@
+"""Pytree arguments (trees.py, tree_arguments.py, lower/trees.py): the programs a new user writes
+first (a params dict, a list of layers, a namedtuple or dataclass model, a has_aux dict), and
+random structures read every way the tree pass rewrites, each against autograd or differences."""
+
+import dataclasses
+import textwrap
+from collections import namedtuple
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad.checks import numerical_grad
+from s2sgrad.trees import register_pytree, tree_flatten, tree_unflatten
+
+RNG = np.random.default_rng(3)
+PARAMS = {"W1": RNG.normal(size=(3, 4)) * 0.5, "b1": RNG.normal(size=4) * 0.1,
+          "W2": RNG.normal(size=(4, 2)) * 0.5}
+X = RNG.normal(size=(5, 3))
+Y = RNG.normal(size=(5, 2))
+LAYERS = [(RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=3) * 0.1),
+          (RNG.normal(size=(3, 2)) * 0.5, RNG.normal(size=2) * 0.1)]
+
+
+def mlp_loss(params, x, y):
+    h = np.tanh(x @ params["W1"] + params["b1"])
+    return np.mean((h @ params["W2"] - y) ** 2)
+
+
+def mlp_loss_autograd(params, x, y):
+    h = anp.tanh(anp.dot(x, params["W1"]) + params["b1"])
+    return anp.mean((anp.dot(h, params["W2"]) - y) ** 2)
+
+
+def layers_loss(layers, x):
+    h = x
+    for W, b in layers:
+        h = np.tanh(h @ W + b)
+    return np.sum(h ** 2)
+
+
+def layers_loss_autograd(layers, x):
+    h = x
+    for W, b in layers:
+        h = anp.tanh(anp.dot(h, W) + b)
+    return anp.sum(h ** 2)
+
+
+def assert_trees_close(got, expected, rtol=1e-6, atol=1e-8):
+    got_leaves, got_structure = tree_flatten(got)
+    expected_leaves, expected_structure = tree_flatten(expected)
+    assert got_structure == expected_structure, (got_structure.describe(), expected_structure.describe())
+    for a, b in zip(got_leaves, expected_leaves):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def test_an_mlp_with_a_params_dict_matches_autograd():
+    got = s2sgrad.grad(mlp_loss)(PARAMS, X, Y)
+    assert_trees_close(got, autograd.grad(mlp_loss_autograd)(PARAMS, X, Y))
+    value, again = s2sgrad.value_and_grad(mlp_loss)(PARAMS, X, y=Y)
+    assert value == pytest.approx(mlp_loss(PARAMS, X, Y))
+    assert_trees_close(again, got)
+
+
+def test_the_generated_code_names_leaves_by_their_keys():
+    text = s2sgrad.source(s2sgrad.grad(mlp_loss))  # the code for arrays there, read as arrays
+    assert "def mlp_loss_fwd(params, x, y)" in text
+    from s2sgrad.pipeline import Options, generate
+    from s2sgrad.read.capture import from_function
+
+    trees = (("params", tree_flatten(PARAMS)[1]),)
+    text = generate(from_function(mlp_loss), Options(wrt=("params",), trees=trees)).text
+    assert "def mlp_loss_fwd(params_W1, params_W2, params_b1, x, y)" in text
+    assert "x @ params_W1" in text and 'params["W1"]' not in text.split("def mlp_loss_fwd")[1]
+
+
+def test_a_list_of_layers_matches_autograd_at_first_and_second_order():
+    got = s2sgrad.grad(layers_loss)(LAYERS, X)
+    assert type(got) is list and all(type(layer) is tuple for layer in got)
+    assert_trees_close(got, autograd.grad(layers_loss_autograd)(LAYERS, X))
+    hess = s2sgrad.hessian(layers_loss)(LAYERS, X)
+    flat, structure = tree_flatten(LAYERS)
+    sizes = [np.size(leaf) for leaf in flat]
+    full = autograd.hessian(lambda v: layers_loss_autograd(_unpack(v, flat, structure), X))(
+        np.concatenate([np.ravel(leaf) for leaf in flat]))
+    offsets = np.cumsum([0] + sizes)
+    for a in range(len(flat)):
+        for b in range(len(flat)):
+            block = hess[a // 2][a % 2][b // 2][b % 2]
+            expected = full[offsets[a]:offsets[a + 1], offsets[b]:offsets[b + 1]]
+            np.testing.assert_allclose(np.reshape(block, expected.shape), expected, rtol=1e-6, atol=1e-9)
+
+
+def _unpack(vector, flat, structure):
+    leaves, start = [], 0
+    for leaf in flat:
+        leaves.append(anp.reshape(vector[start:start + np.size(leaf)], np.shape(leaf)))
+        start += np.size(leaf)
+    return tree_unflatten(structure, leaves)
+
+
+Layer = namedtuple("Layer", "W b")
+
+
+@dataclasses.dataclass
+class Model:
+    W: np.ndarray
+    b: np.ndarray
+    scale: float
+
+
+def model_loss(model, x):
+    return np.sum(np.tanh(x @ model.W + model.b) * model.scale)
+
+
+def namedtuple_loss(layer, x):
+    return np.sum(np.tanh(x @ layer.W + layer[1]) ** 2)
+
+
+def _flat_grad(fn, tree, *rest):
+    leaves, structure = tree_flatten(tree)
+
+    def flat(*xs):
+        return fn(tree_unflatten(structure, list(xs)), *rest)
+    return tree_unflatten(structure, [numerical_grad(flat, tuple(leaves), i) for i in range(len(leaves))])
+
+
+@pytest.mark.parametrize("fn, tree", [
+    (model_loss, Model(LAYERS[0][0], LAYERS[0][1], 1.5)),
+    (namedtuple_loss, Layer(*LAYERS[0])),
+])
+def test_a_dataclass_and_a_namedtuple_get_gradients_of_their_type(fn, tree):
+    got = s2sgrad.grad(fn)(tree, X)
+    assert type(got) is type(tree)
+    assert_trees_close(got, _flat_grad(fn, tree, X), rtol=1e-5, atol=1e-7)
+
+
+class Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+register_pytree(Pair, lambda p: ((p.a, p.b), None), lambda aux, children: Pair(*children))
+
+
+def pair_loss(p, x):
+    return np.sum(x * p)  # a registered node read whole: refused where it is used
+
+
+def test_a_registered_node_used_whole_is_refused_where_it_is_used():
+    with pytest.raises(s2sgrad.TransformError, match=r"`p` is a Pair \(a pytree node\) used whole"):
+        s2sgrad.grad(pair_loss)(Pair(np.ones(2), np.ones(2)), np.ones(2))
+
+
+def aux_loss(params, x):
+    h = np.tanh(x @ params["W1"])
+    return np.sum(h ** 2), {"h": h, "norm": np.sum(params["W1"] ** 2)}
+
+
+def test_has_aux_returns_a_dict():
+    g, aux = s2sgrad.grad(aux_loss, has_aux=True)(PARAMS, X)
+    assert set(aux) == {"h", "norm"} and set(g) == set(PARAMS)
+    assert_trees_close(g, autograd.grad(lambda p: anp.sum(anp.tanh(anp.dot(X, p["W1"])) ** 2))(PARAMS))
+
+
+def test_jacobians_and_vjp_jvp_of_a_dict_argument():
+    def f(params, x):
+        return np.tanh(x @ params["W1"] + params["b1"])
+    small = {"W1": PARAMS["W1"], "b1": PARAMS["b1"]}
+    fwd = s2sgrad.jacfwd(f)(small, X)
+    rev = s2sgrad.jacrev(f)(small, X)
+    assert set(fwd) == {"W1", "b1"} and fwd["W1"].shape == (5, 4, 3, 4)
+    assert_trees_close(fwd, rev)
+    assert_trees_close(fwd, {
+        "W1": autograd.jacobian(lambda w: anp.tanh(anp.dot(X, w) + small["b1"]))(small["W1"]),
+        "b1": autograd.jacobian(lambda b: anp.tanh(anp.dot(X, small["W1"]) + b))(small["b1"])})
+    tangent = {"W1": np.ones((3, 4)), "b1": np.ones(4)}
+    out, out_dot = s2sgrad.jvp(f, (small, X), (tangent, np.zeros_like(X)))
+    np.testing.assert_allclose(out_dot, np.einsum("ijkl,kl->ij", fwd["W1"], tangent["W1"])
+                               + np.einsum("ijk,k->ij", fwd["b1"], tangent["b1"]), rtol=1e-6)
+    out, pullback = s2sgrad.vjp(f, small, X)
+    ct = RNG.normal(size=out.shape)
+    (g_small, g_x) = pullback(ct)
+    np.testing.assert_allclose(g_small["W1"], np.einsum("ij,ijkl->kl", ct, fwd["W1"]), rtol=1e-6)
+
+
+# Random structures: nested dicts, lists, tuples and None around arrays and floats, read by
+# constant keys (rewritten to the leaf's name), by loops and by whole displays passed on.
+def _random_tree(rng, depth):
+    kind = rng.choice(["leaf", "leaf", "dict", "list", "tuple"] if depth else ["leaf"])
+    if kind == "leaf":
+        return RNG.normal(size=tuple(rng.integers(1, 3, size=rng.integers(0, 2)))) \
+            if rng.random() < 0.8 else float(rng.normal())
+    n = int(rng.integers(1, 3))
+    children = [_random_tree(rng, depth - 1) for _ in range(n)]
+    if kind == "dict":
+        return {f"k{i}": c for i, c in enumerate(children)}
+    return children if kind == "list" else tuple(children)
+
+
+def _reads(tree, text):
+    """Expressions reading each leaf of ``tree`` (spelled ``text``) by constant keys."""
+    if isinstance(tree, dict):
+        return [r for k in tree for r in _reads(tree[k], f"{text}[{k!r}]")]
+    if isinstance(tree, (list, tuple)):
+        return [r for i, c in enumerate(tree) for r in _reads(c, f"{text}[{i}]")]
+    return [text]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_structures_read_by_keys_match_differences(seed, tmp_path, monkeypatch):
+    rng = np.random.default_rng(seed)
+    tree = {"a": _random_tree(rng, 3), "b": [_random_tree(rng, 2), _random_tree(rng, 2)]}
+    reads = _reads(tree, "t")
+    terms = [f"np.sum(np.sin({r}) * {i + 1}.0)" for i, r in enumerate(reads)]
+    whole = "helper(t['b'])" if seed % 2 else "0.0"  # the list passed on whole: a display
+    source = textwrap.dedent(f"""
+        import numpy as np
+
+
+        def helper(items):
+            total = 0.0
+            for item in items:
+                total = total + 0.0
+            return total
+
+
+        def loss(t, scale):
+            return scale * ({' + '.join(terms)}) + {whole}
+        """)
+    path = tmp_path / f"tree_prog_{seed}.py"
+    path.write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = __import__(f"tree_prog_{seed}")
+    got = s2sgrad.grad(module.loss)(tree, 1.3)
+    assert_trees_close(got, _flat_grad(module.loss, tree, 1.3), rtol=1e-5, atol=1e-6)
+    if seed % 3 == 0:  # second order: the Hessian's diagonal block against differences of gradients
+        hess = s2sgrad.hessian(module.loss)(tree, 1.3)
+        leaves, structure = tree_flatten(tree)
+        first = tree_flatten(hess)[0]
+        assert len(first) == len(leaves) ** 2
