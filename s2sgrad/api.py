@@ -1,6 +1,6 @@
 """The functional API: a function (and argnums or primals) -> grad, value_and_grad, vjp, jvp;
 source(what they returned) -> its generated text (jacobians.py composes these into jacfwd, jacrev,
-hvp and hessian). Thin: the generated code comes from write/service.py (the disk cache, else the
+hvp and hessian). Thin: the generated code comes from derive.py (the disk cache, else the
 pipeline), once per call. A function s2sgrad returns carries the generated function that computes
 the same (``ENTRY_ATTR``), so a transformation of it reads generated code. ``wrt_names`` and
 ``build_jvp`` are also what checks.py builds its checks from."""
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
 import types
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -19,9 +20,12 @@ from .arguments import MASKED, argument_check, masked_refusal
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
 from .read.live import ENTRY_ATTR, Deferred, readable
+from .read.capture import MADE_ATTR, caller_location, check_function, display_path
+from .transpose import jvp_by_reverse
+from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call
 from .trees import LEAF, tree_flatten
-from .write import service
+from . import derive
 
 SOURCE_ATTR = "__s2sgrad_source__"
 FORWARD_ATTR = "__s2sgrad_forward__"
@@ -29,8 +33,6 @@ FORWARD_ATTR = "__s2sgrad_forward__"
 
 def display_name(fun: Callable) -> str:
     """``fun`` as messages name it: its name, or how s2sgrad made it (``s2sgrad.grad(f)``)."""
-    from .read.capture import MADE_ATTR
-
     return getattr(fun, MADE_ATTR, None) or getattr(fun, "__name__", "the function")
 
 
@@ -45,15 +47,11 @@ def _param_names(fun: Callable) -> tuple:
 def wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
     """The names of the parameters ``argnums`` points at, after refusing (located at the user's
     call) a ``fun`` s2sgrad cannot read."""
-    from .read.capture import check_function
-
     check_function(fun)  # refuses a builtin, a ufunc, a method, what s2sgrad returned... at the call
     return _argnum_names(fun, argnums)
 
 
 def _argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
-    from .read.capture import caller_location
-
     names = _param_names(fun)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     out = []
@@ -100,7 +98,7 @@ class _Forward:
         """``(value, tangent)`` along 1.0, or None after forward mode failed here (it is then
         left for reverse mode, which runs the user's code again and raises what it raises)."""
         try:
-            service.fresh(self.fn)
+            derive.fresh(self.fn)
             if len(args) == self.positional:
                 return self.fn(*args, 1.0)
             return self.fn(*args, **{self.tangents[0]: 1.0})
@@ -112,7 +110,7 @@ class _Forward:
 def build_jvp(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
     """Forward-mode transform of ``fun`` (or the disk cache): its text, its ``<name>_jvp``
     function and the names of that function's tangent parameters (one per leaf of ``trees``)."""
-    text, (fn,) = service.build(fun, wrt, mode="fwd", trees=trees)
+    text, (fn,) = derive.build(fun, wrt, mode="fwd", trees=trees)
     params = tuple(inspect.signature(fn).parameters)
     count = leaf_count(wrt, trees)
     return text, fn, params[len(params) - count:]
@@ -128,8 +126,6 @@ def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, ma
             entry: Optional[Callable] = None) -> Callable:
     """``wrapper`` named as ``fun``, with its generated ``text``, how it was ``made``, and the
     generated ``entry`` function computing the same (what a later transformation reads)."""
-    from .read.capture import MADE_ATTR
-
     functools.update_wrapper(wrapper, fun, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     del wrapper.__wrapped__
     setattr(wrapper, SOURCE_ATTR, text)
@@ -177,7 +173,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     name, fun = display_name(fun), readable(fun)
     wrt = wrt_names(fun, argnums)
     try:
-        text, (fwd, bwd, entry) = service.build(fun, wrt, has_aux)
+        text, (fwd, bwd, entry) = derive.build(fun, wrt, has_aux)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
         if refusal.member_of not in wrt:
             raise
@@ -204,7 +200,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         check_arguments(args, kwargs)
         if fwd is None:  # the code for arrays there was refused
             raise text
-        service.fresh(fwd)  # the user's values now: generated code reads them as Python does
+        derive.fresh(fwd)  # the user's values now: generated code reads them as Python does
         if forward is not None and not kwargs and len(args) >= needed and \
                 type(args[first]) in _FLOATS and forward.get() is not None:
             result = _forward_grad(forward, args, first, single, name)
@@ -235,9 +231,9 @@ class TreeBuilds:
         """The callables of ``mode`` for ``split``'s structures, current (service.fresh)."""
         key = (split.trees, mode)
         if key not in self.made:
-            self.made[key] = service.build(self.fun, self.wrt, self.has_aux, mode, split.trees)
+            self.made[key] = derive.build(self.fun, self.wrt, self.has_aux, mode, split.trees)
         callables = self.made[key][1]
-        service.fresh(callables[0])
+        derive.fresh(callables[0])
         return callables
 
     def text(self, split: Split, mode: str = "rev") -> str:
@@ -258,7 +254,7 @@ def _entries(fun: Callable, wrt: tuple, has_aux: bool, single: bool,
             return None
         if not value and not has_aux and (single or len(wrt) > 1):
             return grad_entry
-        return Deferred(lambda: service.api_function(fun, wrt, has_aux, value, single))
+        return Deferred(lambda: derive.api_function(fun, wrt, has_aux, value, single))
     return entry
 
 
@@ -300,6 +296,10 @@ def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool
     return _attach(api_boundary(grad_fun), fun, text, forward, "s2sgrad.grad", entry(False))
 
 
+TRANSFORMATIONS.add(Transformation("value_and_grad", value_and_grad))
+TRANSFORMATIONS.add(Transformation("grad", grad))
+
+
 @api_boundary
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(out, pullback)``: ``pullback(cotangent)`` returns one adjoint per primal, as a tuple.
@@ -314,8 +314,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                        complex_numbers=True)
     if split is None:
         argument_check(name, wrt, tuple(range(len(primals))), wrt, complex_numbers=True)(primals, {})
-    text, (fwd, bwd, _) = service.build(fun, wrt, has_aux, trees=() if split is None else split.trees)
-    service.fresh(fwd)
+    text, (fwd, bwd, _) = derive.build(fun, wrt, has_aux, trees=() if split is None else split.trees)
+    derive.fresh(fwd)
     value, residuals = fwd(*(primals if split is None else split.args))
 
     def pullback(cotangent: Any) -> tuple:
@@ -342,7 +342,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
         wrt = wrt_names(fun, tuple(range(len(split.defs))))
         tangents = flat_tangents(split, tangents, "jvp")
         _, fn, names_dot = build_jvp(fun, wrt, split.trees)
-        service.fresh(fn)
+        derive.fresh(fn)
         return fn(*split.args, **dict(zip(names_dot, tangents)))
     primals, tangents, wrt = _directional(fun, primals, tangents, "jvp")
     _, fn, names_dot = jvp_or_transpose(fun, wrt)
@@ -366,14 +366,16 @@ def flat_tangents(split: Split, tangents: Sequence[Any], what: str) -> tuple:
     return tuple(out)
 
 
+TRANSFORMATIONS.add(Transformation("vjp", vjp, curried=False))
+TRANSFORMATIONS.add(Transformation("jvp", jvp, curried=False))
+
+
 def jvp_or_transpose(fun: Callable, wrt: tuple) -> tuple:
     """build_jvp, or where forward mode cannot read ``fun``, the tangent by reverse mode over
     its generated gradient (transpose.py); forward mode's refusal when neither applies."""
     try:
         return build_jvp(fun, wrt)
     except TransformError:
-        from .transpose import jvp_by_reverse
-
         found = jvp_by_reverse(fun, wrt)
         if found is None:
             raise
@@ -382,10 +384,6 @@ def jvp_or_transpose(fun: Callable, wrt: tuple) -> tuple:
 
 def _def_location(fun: Callable) -> Location:
     """Where ``fun`` is defined, its ``def`` line quoted."""
-    import linecache
-
-    from .read.capture import display_path
-
     code = getattr(inspect.unwrap(fun), "__code__", None)
     if code is None:
         return Location("<unknown>", 0, 0, "")

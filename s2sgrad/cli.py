@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from . import __version__
+from .version import __version__
 from .errors import TransformError
 from .read import project
 from .read.capture import from_file, location_of

@@ -2,7 +2,7 @@
 ``.grad``, ``.value_and_grad`` and ``.source`` attached (and ``.hvp``, ``.hessian`` at order 2);
 ``.grad`` and ``.value_and_grad`` stand for generated functions, so s2sgrad transforms them again.
 
-The generated text comes from write/service.py: from the disk cache when the function's module
+The generated text comes from derive.py: from the disk cache when the function's module
 text, its options and the s2sgrad installation are unchanged (and the files of helpers it calls
 from other modules too), so a warm import does no libcst or black work. The text is executed on
 first use of ``.grad`` / ``.value_and_grad`` (so module-level names defined below the function
@@ -24,7 +24,10 @@ from .boundary import api_boundary
 from .errors import Location, TransformError, UsageError
 from .read.capture import MADE_ATTR, display_path, from_function
 from .read.live import ENTRY_ATTR, Deferred
-from .write import service
+from . import derive
+from .columns import hessian_blocks
+from .jacobians import ScalarCheck, hessian_entry, linearized
+from .tree_arguments import bound_arguments
 
 
 class _Loaded:
@@ -41,8 +44,8 @@ class _Loaded:
 
     def loaded(self) -> tuple:
         if self.sweeps is None:
-            self.sweeps = service.functions(self.fun, self.entry, self.mode, self.remake)
-        service.fresh(self.sweeps[0])  # the user's values now, as Python reads them
+            self.sweeps = derive.functions(self.fun, self.entry, self.mode, self.remake)
+        derive.fresh(self.sweeps[0])  # the user's values now, as Python reads them
         return self.sweeps
 
     def __call__(self, args: tuple, kwargs: dict) -> tuple:
@@ -82,7 +85,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
 
     setattr(grad, ENTRY_ATTR, Deferred(lambda: sweeps.loaded()[2]))  # <f>_grad: the same
     setattr(value_and_grad, ENTRY_ATTR, Deferred(
-        lambda: service.api_function(fun, wrt, False, True, single, sweeps.mode)))
+        lambda: derive.api_function(fun, wrt, False, True, single, sweeps.mode)))
     for helper, what in ((grad, "gradient"), (value_and_grad, "value and gradient")):
         helper.__name__ = f"{name}.{helper.__name__}"
         helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
@@ -103,8 +106,6 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
     """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``, from the generated
     ``<f>_grad_hvp`` and ``<f>_grad_jvp`` (forward mode over the gradient); ``check(args,
     kwargs)``: api.argument_check's of ``fun``."""
-    from .columns import hessian_blocks
-    from .jacobians import bound_arguments
 
     params = list(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
@@ -124,7 +125,7 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
 
     _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")), sweeps.text)
     # transformed again, each reads generated code: <f>_hvp, s2sgrad.hessian's
-    setattr(hvp, ENTRY_ATTR, Deferred(lambda: service.hvp_function(fun, wrt, single)))
+    setattr(hvp, ENTRY_ATTR, Deferred(lambda: derive.hvp_function(fun, wrt, single)))
     setattr(hessian, ENTRY_ATTR, Deferred(lambda: _hessian_code(fun, positions, wrt, single)))
     fun.hvp = hvp
     fun.hessian = hessian
@@ -133,7 +134,6 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
 def _product_runner(fun: Callable, wrt: tuple, sweeps: _Loaded) -> Callable:
     """``run(args, tangents)`` -> the Hessian times ``tangents`` (one block per name of ``wrt``)
     by the generated ``<f>_grad_hvp``; ``run.prepare(args)`` as jacobians.linearized makes it."""
-    from .jacobians import ScalarCheck, linearized
 
     single = len(wrt) == 1
     check = ScalarCheck(fun)
@@ -170,7 +170,6 @@ def _describe(fun: Callable, wrt: tuple, helpers: tuple, text: str) -> None:
 
 
 def _hessian_code(fun: Callable, positions: tuple, wrt: tuple, single: bool) -> Any:
-    from .jacobians import hessian_entry
 
     return hessian_entry(fun, positions[0] if single else positions, wrt)
 
@@ -195,8 +194,8 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     unit = from_function(fun)
     names = names if names else _default_wrt(fun)
     mode = "rev2" if order == 2 else "rev"
-    entry = service.entry_for(fun, unit, names, mode=mode)
+    entry = derive.entry_for(fun, unit, names, mode=mode)
     def remake() -> dict:  # the entry again, for the values its names hold now
-        return service.entry_for(fun, from_function(fun), names, mode=mode)
+        return derive.entry_for(fun, from_function(fun), names, mode=mode)
 
     return _attach(fun, names, entry["text"], _Loaded(fun, entry, remake, mode))

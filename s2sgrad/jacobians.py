@@ -24,10 +24,11 @@ from .arguments import argument_check
 from .boundary import api_boundary
 from .columns import hessian_blocks, points_at, stacked, unit_at
 from .errors import TransformError, UsageError
-from .read.live import Deferred, readable
+from .read.live import Deferred, entry_of, readable
+from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, bound_arguments, split_call
 from .trees import tree_unflatten
-from .write import service
+from . import derive
 
 Argnums = Union[int, Sequence[int]]
 _ndarray = np.ndarray
@@ -60,7 +61,7 @@ def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
             raise
         text, fn, tangent_names = refusal, None, ()
     single = isinstance(argnums, int)
-    entry = Deferred(lambda: service.jacobian_function(fun, wrt, single))
+    entry = Deferred(lambda: derive.jacobian_function(fun, wrt, single))
     return _attach(_forward_jacobian(fun, fn, wrt, tangent_names, argnums, text), fun, text,
                    made="s2sgrad.jacfwd", entry=entry)
 
@@ -68,7 +69,7 @@ def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
 def _forward_blocks(fn: Callable, tangent_names: tuple, args: tuple, positions: tuple) -> list:
     """Per input at ``positions``, its block of the Jacobian: a sweep of the forward-mode ``fn``
     per element (a tuple of blocks for a tuple output)."""
-    service.fresh(fn)
+    derive.fresh(fn)
     points = points_at(args, positions)
     blocks = []
     for j, point in enumerate(points):
@@ -115,7 +116,7 @@ def tree_jacobian(split: Split, blocks: list, single: bool) -> Any:
 def _reverse_blocks(fwd: Callable, bwd: Callable, args: tuple, positions: tuple) -> list:
     """Per input at ``positions``, its block of the Jacobian (a tuple of blocks for a tuple
     output): a forward and a backward sweep per element of the output."""
-    service.fresh(fwd)
+    derive.fresh(fwd)
     value, residuals = fwd(*args)
     items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
     points = [np.asarray(v, dtype=np.result_type(v, np.float64)) for v in items]
@@ -142,7 +143,7 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     positions = _positions(argnums)
     single = isinstance(argnums, int)
     try:
-        text, (fwd, bwd, _) = service.build(fun, wrt)
+        text, (fwd, bwd, _) = derive.build(fun, wrt)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
         if refusal.member_of not in wrt:
             raise
@@ -154,7 +155,7 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
         split = split_call(fun, name, params, positions, args, kwargs)
         if split is not None:
             if split.trees not in made:
-                made[split.trees] = service.build(fun, wrt, trees=split.trees)[1][:2]
+                made[split.trees] = derive.build(fun, wrt, trees=split.trees)[1][:2]
             blocks = _reverse_blocks(*made[split.trees], split.args, split.leaf_positions)
             return tree_jacobian(split, blocks, single)
         args = bound_arguments(fun, args, kwargs)
@@ -163,7 +164,7 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
             raise text
         return _per_output(_reverse_blocks(fwd, bwd, args, positions), single)
 
-    entry = Deferred(lambda: service.jacobian_function(fun, wrt, single, "rev"))
+    entry = Deferred(lambda: derive.jacobian_function(fun, wrt, single, "rev"))
     return _attach(jacobian_fun, fun, text, made="s2sgrad.jacrev", entry=entry)
 
 
@@ -217,7 +218,7 @@ def _forward_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
     ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
     code (its sweeps inlined into one function where they join: compose.py)."""
-    text, (_, _, _, _, values_fn, tangent_fn, hvp_fn, tangents_fn) = service.build(
+    text, (_, _, _, _, values_fn, tangent_fn, hvp_fn, tangents_fn) = derive.build(
         fun, wrt, mode="rev2", trees=trees)
     count = leaf_count(wrt, trees)
     params = tuple(inspect.signature(hvp_fn).parameters)
@@ -226,7 +227,7 @@ def _forward_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
-        service.fresh(hvp_fn)
+        derive.fresh(hvp_fn)
         out = hvp_fn(*args, **dict(zip(names, tangents)))
         return (out,) if count == 1 else tuple(out)
 
@@ -250,7 +251,7 @@ def linearized(check: Callable, values_fn, tangent_fn, count: int,
 
     def prepare(args: tuple) -> Callable:
         check(args)
-        service.fresh(values_fn)
+        derive.fresh(values_fn)
         values = values_fn(*args)[1]
 
         def per_tangent(tangents: tuple) -> tuple:
@@ -273,10 +274,10 @@ def _reverse_over_forward(fun: Callable, wrt: tuple) -> tuple:
     function, seeded on its tangent output."""
     jvp_text, jvp_fn, names = build_jvp(fun, wrt)
     name = getattr(fun, "__name__", "the function")
-    reverse_text, (fwd, bwd, _) = service.build(jvp_fn, wrt)
+    reverse_text, (fwd, bwd, _) = derive.build(jvp_fn, wrt)
 
     def run(args: tuple, tangents: tuple) -> tuple:
-        service.fresh(fwd)
+        derive.fresh(fwd)
         (value, _), residuals = fwd(*args, **dict(zip(names, tangents)))
         runtime.check_scalar(value, name)
         handover = [residuals]
@@ -293,12 +294,12 @@ def _reverse_over_reverse(fun: Callable, wrt: tuple) -> tuple:
     output seeded with the tangents (the Hessian is symmetric). The route for code forward mode
     cannot read (a custom_gradient defined inside a grad_fn)."""
     gradient = _gradient(fun, wrt)
-    reverse_text, (fwd, bwd, _) = service.build(readable(gradient), wrt)
+    reverse_text, (fwd, bwd, _) = derive.build(readable(gradient), wrt)
     check = ScalarCheck(fun)
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
-        service.fresh(fwd)
+        derive.fresh(fwd)
         residuals = fwd(*args)[1]
         return tuple(bwd(residuals, tangents[0] if len(wrt) == 1 else tuple(tangents)))
 
@@ -387,6 +388,11 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     return _attach(hessian_fun, fun, text, made="s2sgrad.hessian", entry=entry)
 
 
+for _record in (Transformation("hessian", hessian), Transformation("jacfwd", jacfwd),
+                Transformation("jacrev", jacrev), Transformation("hvp", hvp, curried=False)):
+    TRANSFORMATIONS.add(_record)
+
+
 def tree_blocks(split: Split, blocks: Any, single: bool) -> Any:
     """Blocks ``[a][b]`` per pair of differentiated leaves -> JAX's layout: per argument (one for
     ``single``), a tree of its structure whose leaves hold, per argument, a tree of blocks."""
@@ -410,8 +416,6 @@ def hessian_entry(fun: Callable, argnums: Argnums, wrt: tuple) -> Optional[Calla
     """The generated function computing ``fun``'s Hessian: jacfwd's of its generated gradient
     (of the tuple of gradients, one per input, for a tuple ``argnums``: blocks ``[i][j]``), or
     jacrev's where forward mode cannot read the gradient; None where neither can."""
-    from .read.live import entry_of
-
     single = isinstance(argnums, int)
     try:
         gradient = entry_of(grad(fun, argnums))
@@ -421,7 +425,7 @@ def hessian_entry(fun: Callable, argnums: Argnums, wrt: tuple) -> Optional[Calla
         return None
     for mode in ("fwd", "rev"):
         try:
-            return service.jacobian_function(gradient, wrt, single, mode,
+            return derive.jacobian_function(gradient, wrt, single, mode,
                                              None if single else len(wrt))
         except TransformError:
             continue

@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Optional
 
 import libcst as cst
 
-from . import __version__
+from .version import __version__
 from .analyze.activity import analyze, seeded_outputs
 from .analyze.invariance import stabilizers
 from .analyze.shapes import shape_facts

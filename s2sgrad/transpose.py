@@ -18,25 +18,25 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .errors import GradientError, TransformError
-from .write import service
+from . import derive
 
 
 def jvp_by_reverse(fun: Callable, wrt: tuple) -> Optional[tuple]:
     """See the module doc."""
     try:
-        grads = service.api_function(fun, wrt, False, False, False)
+        grads = derive.api_function(fun, wrt, False, False, False)
         if grads is None:
             return None
         seed = tuple(inspect.signature(grads).parameters)[-1]
-        text, (fwd, _, _) = service.build(fun, wrt)
-        outer_text, (outer_fwd, outer_bwd, _) = service.build(grads, (seed,))
+        text, (fwd, _, _) = derive.build(fun, wrt)
+        outer_text, (outer_fwd, outer_bwd, _) = derive.build(grads, (seed,))
     except TransformError:
         return None
     tangent_names = tuple(f"{name}_dot" for name in wrt)
 
     def fn(*args: Any, **tangents: Any) -> tuple:
-        service.fresh(fwd)
-        service.fresh(outer_fwd)
+        derive.fresh(fwd)
+        derive.fresh(outer_fwd)
         value = fwd(*args)[0]
         if isinstance(value, (tuple, list)):
             raise GradientError(f"jvp of {getattr(fun, '__name__', fun)}: forward mode cannot "

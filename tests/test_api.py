@@ -121,7 +121,7 @@ def test_source_rejects_foreign_function():
 def test_inspect_getsource_of_generated_code():
     import inspect
 
-    from s2sgrad.write import service
+    from s2sgrad import derive as service
 
     _, (fwd, bwd, _) = service.build(loss, ("w",))
     assert inspect.getsource(fwd).startswith("def loss_fwd(")

@@ -19,7 +19,7 @@ import s2sgrad
 from s2sgrad import runtime as s2s
 from s2sgrad.checks import numerical_grad
 from s2sgrad.errors import TransformError
-from s2sgrad.write import service
+from s2sgrad import derive as service
 
 IDX = np.array([0, 2, 2, 1])
 M = np.array([[0, 2, 1, 3], [3, 1, 0, 2]])

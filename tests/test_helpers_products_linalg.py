@@ -19,7 +19,7 @@ import pytest
 import s2sgrad
 from s2sgrad import runtime as s2s
 from s2sgrad.checks import numerical_grad
-from s2sgrad.write import service
+from s2sgrad import derive as service
 
 RNG = np.random.default_rng(2024)
 V3 = RNG.uniform(-1.0, 1.0, 3)

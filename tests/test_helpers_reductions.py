@@ -24,7 +24,7 @@ from s2sgrad import TransformError
 from s2sgrad.api import build_jvp
 from s2sgrad.checks import numerical_grad
 from s2sgrad import runtime as s2s
-from s2sgrad.write import service
+from s2sgrad import derive as service
 
 RNG = np.random.default_rng(2024)
 X = RNG.uniform(-0.9, 0.9, (3, 4))

@@ -163,7 +163,7 @@ def test_a_helper_rebound_to_one_s2sgrad_refuses_fails_at_the_call_never_in_sile
 def test_checking_the_globals_costs_microseconds_per_call():
     import timeit
 
-    from s2sgrad.write import service
+    from s2sgrad import derive as service
 
     generated = s2sgrad.grad(lg.batch_loss).__s2sgrad_entry__
     service.fresh(generated)

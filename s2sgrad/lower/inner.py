@@ -21,6 +21,8 @@ refused where it is differentiated (rules/transforms.py says what to write inste
 
 from __future__ import annotations
 
+import ast
+import inspect
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
@@ -28,13 +30,15 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..errors import UsageError
-from ..read.parse import KeepingTransformer, ParsedFunction
+from ..read.capture import from_function, is_source_function
+from ..read.live import readable
+from ..read.parse import KeepingTransformer, ParsedFunction, find_function
+from ..transformations import TRANSFORMATIONS
 from .lift import Lifted, fresh_name
 from .resolve import callee_name
 from .text import code
 
 VJP, JVP, HVP = "s2sgrad.vjp", "s2sgrad.jvp", "s2sgrad.hvp"
-CURRIED = ("grad", "value_and_grad", "hessian", "jacfwd", "jacrev")  # s2sgrad.<name>(f)(...)
 
 
 @dataclass(frozen=True)
@@ -114,24 +118,16 @@ def _jvp_site(pf: ParsedFunction, call: cst.Call, taken: set, lifted: dict) -> O
 def _curried_site(pf: ParsedFunction, call: cst.Call, taken: set, lifted: dict) -> Optional[str]:
     """The name (in the rewritten code) of the generated function ``s2sgrad.grad(f, ...)`` made,
     for the call ``s2sgrad.grad(f, ...)(...)``, or None (left as written: refused later)."""
-    import ast
-
-    import s2sgrad
-
-    from ..read.capture import from_function, is_source_function
-    from ..read.live import readable
-    from ..read.parse import find_function
-
     inner = call.func
     name = callee_name(pf, inner.func)
     args = inner.args
-    if name not in {f"s2sgrad.{n}" for n in CURRIED} or not args or args[0].keyword is not None \
+    if name not in {f"s2sgrad.{n}" for n in TRANSFORMATIONS.curried()} or not args or args[0].keyword is not None \
             or args[0].star or not isinstance(args[0].value, cst.Name) or \
             any(a.keyword is None or a.keyword.value != "argnums" for a in args[1:]):
         return None
     try:
         kwargs = {a.keyword.value: ast.literal_eval(code(a.value)) for a in args[1:]}
-        made = getattr(s2sgrad, name.split(".")[1])(pf.unit.live.get(args[0].value.value), **kwargs)
+        made = TRANSFORMATIONS.make(name.split(".")[1], pf.unit.live.get(args[0].value.value), **kwargs)
         generated = readable(made)
     except (ValueError, SyntaxError, TypeError, UsageError):
         return None
@@ -206,13 +202,6 @@ def generated_function(pf: ParsedFunction, name: str, count: int, mode: str) -> 
     write/entries.py) or ``(Lifted <f>_jvp, its tangent parameters)`` ("fwd"; "hvp": of f's
     generated gradient, a tuple, as s2sgrad.hvp returns); None when ``name`` is not a function
     s2sgrad reads."""
-    import inspect
-
-    from ..read.capture import from_function, is_source_function
-    from ..read.live import readable
-    from ..read.parse import find_function
-    from ..write import service  # generated code for the callee, as for any helper
-
     fn = readable(pf.unit.live.get(name))
     if not is_source_function(fn):
         return None
@@ -220,13 +209,10 @@ def generated_function(pf: ParsedFunction, name: str, count: int, mode: str) -> 
     if len(wrt) != count:
         return None
     if mode == "hvp":
-        from ..api import grad
-
-        fn, mode = readable(grad(fn, argnums=tuple(range(count)))), "fwd"
+        fn, mode = readable(TRANSFORMATIONS.make("grad", fn, argnums=tuple(range(count)))), "fwd"
         if not is_source_function(fn):
             return None
-    made = service.api_function(fn, wrt, False, False, False) if mode == "rev" else \
-        service.build(fn, wrt, mode="fwd")[1][0]
+    made = TRANSFORMATIONS.gradients(fn, wrt) if mode == "rev" else TRANSFORMATIONS.forward(fn, wrt)
     if made is None:
         return None
     params = tuple(inspect.signature(made).parameters)
@@ -241,7 +227,7 @@ def inner_transforms_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
         return pf
     named = m.Name("vjp") | m.Name("jvp") | m.Name("hvp")
     calls = m.findall(pf.node.body, m.Call(func=m.Attribute(attr=named) | named))
-    made = m.OneOf(*(m.Name(n) for n in CURRIED))
+    made = m.OneOf(*(m.Name(n) for n in TRANSFORMATIONS.curried()))
     curried_calls = m.findall(pf.node.body, m.Call(func=m.Call(func=m.Attribute(attr=made) | made)))
     if not calls and not curried_calls:  # the usual case: nothing to rewrite
         return pf

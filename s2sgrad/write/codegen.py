@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import black
 import libcst as cst
 
-from .. import __version__
+from ..version import __version__
 from ..program import render as render_code
 from ..differentiate.forward import JvpFunction
 from ..differentiate.reverse import VjpFunction

@@ -20,14 +20,15 @@ import os
 import sys
 from typing import Callable, Optional
 
-from .. import __version__
-from ..arguments import MASKED, masked_refusal
-from ..errors import TransformError
-from ..read.capture import SourceUnit, caller_location, from_function, is_source_function
-from ..read.live import binding_of, fingerprint, names_read, resolve, specialized_on
-from ..registry import registered
-from . import cache
-from .binding import Binding, Contents, fresh
+from .version import __version__
+from .arguments import MASKED, masked_refusal
+from .errors import TransformError
+from .read.capture import SourceUnit, caller_location, from_function, is_source_function
+from .read.live import binding_of, fingerprint, names_read, resolve, specialized_on
+from .registry import registered
+from .transformations import TRANSFORMATIONS
+from .write import cache
+from .write.binding import Binding, Contents, fresh
 
 # Per mode, the keys of an entry's "call" (the generated names of its callables), in call order.
 # "rev2": reverse mode, then forward mode over its <f>_grad (compose.py): the gradient with the
@@ -111,14 +112,14 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
     entry = cache.get(key)
     if _usable(entry, mode):
         return entry
-    from ..pipeline import Options, generate  # libcst and black: only on a cache miss
+    from .pipeline import Options, generate  # libcst and black: only on a cache miss
 
     generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode,
                                        trees=trees))
     text, callables = generated.text, generated.callables
     if mode == "rev2":
-        from ..compose import second_order_text
-        from ..lower.resolve import live_arrays
+        from .compose import second_order_text
+        from .lower.resolve import live_arrays
 
         text, hvp = second_order_text(text, f"<s2sgrad-generated {unit.name}>", unit.module,
                                       ((generated.names.grad, generated.wrt),), live_arrays(unit.live))
@@ -209,7 +210,7 @@ def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: 
     """The generated function computing what grad (``value`` False) or value_and_grad of
     ``fun`` returned (write/entries.py), loaded from ``fun``'s entry (of ``mode``, "rev" or
     "rev2") with it appended; None where that entry's ``<f>_grad`` is not of codegen's shape."""
-    from .entries import Returns, api_entry
+    from .write.entries import Returns, api_entry
 
     def made_now() -> tuple:
         entry = entry_for(fun, from_function(fun), wrt, has_aux, mode)
@@ -227,7 +228,7 @@ def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd"
     value has, where its generated code does not show it."""
     import inspect
 
-    from .entries import jacobian_entry, reverse_jacobian_entry
+    from .write.entries import jacobian_entry, reverse_jacobian_entry
 
     def made_now() -> tuple:
         entry = entry_for(fun, from_function(fun), wrt, mode=mode)
@@ -244,7 +245,7 @@ def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd"
 def hvp_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
     """The generated function computing what the decorator's ``.hvp`` returns (order 2: a call
     of ``<f>_grad_hvp``, write/entries.py), loaded; None where there is no such product."""
-    from .entries import hvp_entry
+    from .write.entries import hvp_entry
 
     def made_now() -> tuple:
         entry = entry_for(fun, from_function(fun), wrt, mode="rev2")
@@ -275,3 +276,17 @@ def _loaded(fun: Callable, made_now: Callable[[], tuple]) -> Optional[Callable]:
 
 __all__ = ["CALLS", "api_function", "build", "contents", "fresh", "hvp_function", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]
+
+
+def _gradients(fn: Callable, wrt: tuple) -> Optional[Callable]:
+    """The generated function returning ``fn``'s gradients with respect to ``wrt`` as a tuple,
+    seeded (a vjp's pullback, read inside a differentiated function)."""
+    return api_function(fn, wrt, False, False, False)
+
+
+def _forward(fn: Callable, wrt: tuple) -> Callable:
+    """``fn``'s generated forward mode with respect to ``wrt``."""
+    return build(fn, wrt, mode="fwd")[1][0]
+
+
+TRANSFORMATIONS.derive_with(_gradients, _forward)
