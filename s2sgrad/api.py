@@ -20,14 +20,14 @@ from .arguments import MASKED, argument_check, masked_refusal
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
 from .read.live import ENTRY_ATTR, Deferred, readable
-from .read.capture import MADE_ATTR, caller_location, check_function, display_path
+from .partials import curried
+from .read.capture import MADE_ATTR, SOURCE_ATTR, caller_location, check_function, display_path
 from .transpose import jvp_by_reverse
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call
 from .trees import LEAF, tree_flatten
 from . import derive
 
-SOURCE_ATTR = "__s2sgrad_source__"
 FORWARD_ATTR = "__s2sgrad_forward__"
 
 
@@ -277,6 +277,7 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
 
 
 @api_boundary
+@curried
 def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
@@ -285,6 +286,7 @@ def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
 
 
 @api_boundary
+@curried
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
     text, run, forward, entry = _sweep(fun, argnums, has_aux)

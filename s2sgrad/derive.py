@@ -68,7 +68,8 @@ def cache_key(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
     names the function (and the functions it calls) read are bound to, the options (reverse or
     forward mode), the registered gradients, and the Python and s2sgrad versions."""
     return cache.make_key(
-        unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(wrt),
+        unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(unit.params),
+        ",".join(wrt),
         f"has_aux={has_aux}", f"mode={mode}", _trees_text(trees), fingerprint(fun), registry_fingerprint(),
         sys.version.split()[0], __version__, installation_fingerprint())
 

@@ -24,6 +24,8 @@ from .arguments import argument_check
 from .boundary import api_boundary
 from .columns import hessian_blocks, points_at, stacked, unit_at
 from .errors import TransformError, UsageError
+from .partials import curried
+from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, entry_of, readable
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, bound_arguments, split_call
@@ -49,6 +51,7 @@ def _per_output(blocks: list, single: bool) -> Any:
 
 
 @api_boundary
+@curried
 def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Jacobian of ``fun`` by forward mode: one sweep per element of the ``argnums`` inputs.
     Block shape: ``output.shape + input.shape`` (JAX's conventions for tuples and pytrees)."""
@@ -133,6 +136,7 @@ def _reverse_blocks(fwd: Callable, bwd: Callable, args: tuple, positions: tuple)
 
 
 @api_boundary
+@curried
 def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Jacobian of ``fun`` by reverse mode: a forward and a backward sweep per element of
     the output (a backward sweep consumes its residuals' tapes); for a tuple output, per element
@@ -306,7 +310,7 @@ def _reverse_over_reverse(fun: Callable, wrt: tuple) -> tuple:
     name = getattr(fun, "__name__", "the function")
     intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): reverse mode (the "
              f"second module) over its reverse-mode code (the first).\n")
-    return intro + getattr(gradient, "__s2sgrad_source__") + "\n\n" + reverse_text, run
+    return intro + getattr(gradient, SOURCE_ATTR) + "\n\n" + reverse_text, run
 
 
 def second_order(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
@@ -352,6 +356,7 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
 
 
 @api_boundary
+@curried
 def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Hessian of scalar ``fun``: for an int ``argnums``, an array of shape ``x.shape +
     x.shape`` (a float for a float ``x``); for a tuple, a tuple of tuples of blocks ``[i][j]`` of

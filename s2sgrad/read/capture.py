@@ -39,6 +39,7 @@ class SourceUnit:
     live: Optional[Mapping[str, Any]] = field(default=None, compare=False, repr=False)
     defaults: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     arrays: frozenset = field(default=frozenset(), compare=False, repr=False)
+    params: tuple = field(default=(), compare=False)  # a lambda's parameters (which one is meant)
 
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # s2sgrad/
@@ -99,6 +100,7 @@ def _lambda_column(code: types.CodeType, lines: list) -> int:
 
 
 MADE_ATTR = "__s2sgrad_made__"  # on what s2sgrad returns: how it was made, e.g. "s2sgrad.grad(f)"
+SOURCE_ATTR = "__s2sgrad_source__"  # on what s2sgrad returns: the generated text behind it
 
 
 def check_function(fn: Any) -> None:
@@ -145,14 +147,11 @@ def from_function(fn: Any) -> SourceUnit:
             Location(display_path(filename), code.co_firstlineno, 1, ""),
             "define the function in a .py file (or a notebook cell) so s2sgrad can read it",
         )
-    if fn.__name__ == "<lambda>":
-        raise TransformError(
-            "s2sgrad cannot differentiate a lambda",
-            Location(display_path(filename), code.co_firstlineno,
-                     _lambda_column(code, lines), lines[code.co_firstlineno - 1]),
-            "write the function with `def`",
-        )
-    check_current(fn, lines, display_path(filename))
+    lambda_params = ()
+    if fn.__name__ == "<lambda>":  # read as a def of its body (parse.find_function)
+        lambda_params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    else:
+        check_current(fn, lines, display_path(filename))
     text = "".join(lines)
     return SourceUnit(
         text=text,
@@ -163,6 +162,7 @@ def from_function(fn: Any) -> SourceUnit:
         sha256=hashlib.sha256(text.encode()).hexdigest(),
         live=live_names(fn),
         defaults=parameter_defaults(fn),
+        params=lambda_params,
     )
 
 

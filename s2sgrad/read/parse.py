@@ -262,9 +262,49 @@ def _def_start_line(parsed: ParsedModule, node: cst.FunctionDef) -> int:
     return parsed.positions[first].start.line
 
 
+LAMBDA = "<lambda>"
+
+
+def _lambda_function(unit: SourceUnit, parsed: ParsedModule) -> ParsedFunction:
+    """A lambda on ``unit.def_line`` taking ``unit.params``, read as ``def lambda_<line>(...):
+    return <body>``: the body's nodes are the lambda's own (their positions and names resolve
+    as written); the def and its return take the lambda's position."""
+    found: list = []
+
+    class Lambdas(cst.CSTVisitor):
+        def visit_Lambda(self, node: cst.Lambda) -> None:
+            found.append(node)
+
+    parsed.module.visit(Lambdas())
+    hits = []
+    for node in found:
+        where = parsed.positions.get(node)
+        params = node.params
+        names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+        if where is not None and where.start.line == unit.def_line and names == unit.params:
+            hits.append(node)
+    if len(hits) != 1:
+        raise TransformError(
+            "cannot tell which lambda on this line is the one to differentiate" if hits else
+            f"cannot find the lambda of {unit.name} in {unit.path}",
+            location_of(unit, unit.def_line, 1),
+            "write the function with `def` (or give each lambda on the line other parameter names)")
+    node = hits[0]
+    returned = cst.Return(value=node.body)
+    line = cst.SimpleStatementLine([returned])
+    made = cst.FunctionDef(name=cst.Name(f"lambda_{unit.def_line}"), params=node.params,
+                           body=cst.IndentedBlock([line]))
+    for new in (returned, line, made):
+        parsed.adopt(new, node)
+    return ParsedFunction(unit=unit, parsed=parsed, node=made)
+
+
 def find_function(unit: SourceUnit) -> ParsedFunction:
-    """Locate the FunctionDef named ``unit.name`` starting at ``unit.def_line``."""
+    """Locate the FunctionDef named ``unit.name`` starting at ``unit.def_line`` (a lambda: read
+    as a def, _lambda_function)."""
     parsed = parse_module(unit.text, unit.path)
+    if unit.name == LAMBDA:
+        return _lambda_function(unit, parsed)
     hits = []
     for node in parsed.functions.get(unit.name, ()):
         start = _def_start_line(parsed, node)
