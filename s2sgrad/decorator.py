@@ -18,16 +18,17 @@ import linecache
 from typing import Any, Callable, Optional
 
 from . import runtime
-from .api import SOURCE_ATTR
+from .api import TreeBuilds, flat_tangents
 from .arguments import argument_check
 from .boundary import api_boundary
 from .errors import Location, TransformError, UsageError
-from .read.capture import MADE_ATTR, display_path, from_function
+from .read.capture import MADE_ATTR, SOURCE_ATTR, display_path, from_function
 from .read.live import ENTRY_ATTR, Deferred
 from . import derive
 from .columns import hessian_blocks
-from .jacobians import ScalarCheck, hessian_entry, linearized
-from .tree_arguments import bound_arguments
+from .jacobians import (ScalarCheck, TreeScalarCheck, hessian_entry, linearized, second_order,
+                        tree_blocks)
+from .tree_arguments import bound_arguments, split_call
 
 
 class _Loaded:
@@ -73,9 +74,18 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     single = len(wrt) == 1
     name = fun.__name__
     params = tuple(inspect.signature(fun).parameters)
-    check = argument_check(name, params, tuple(params.index(n) for n in wrt), wrt)
+    positions = tuple(params.index(n) for n in wrt)
+    check = argument_check(name, params, positions, wrt)
+    trees = TreeBuilds(fun, wrt)
 
     def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
+        split = split_call(fun, name, params, positions, args, kwargs)
+        if split is not None:  # pytrees: code generated for their structures
+            fwd, bwd, _ = trees.get(split)
+            value, residuals = fwd(*split.args)
+            runtime.check_scalar(value, name)
+            grads = split.regroup(bwd(residuals, 1.0))
+            return value, (grads[0] if single else grads)
         check(args, kwargs)
         value, grads = sweeps(args, kwargs)
         return value, (grads[0] if single else tuple(grads))
@@ -111,14 +121,34 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
     positions = tuple(params.index(n) for n in wrt)
     single = len(wrt) == 1
     run = _product_runner(fun, wrt, sweeps)
+    routes: dict = {}  # per structure of pytree arguments, its Hessian-times-tangents route
+    scalar_check = TreeScalarCheck(fun)
+
+    def tree_route(args: tuple, kwargs: dict) -> Any:
+        split = split_call(fun, fun.__name__, params, positions, args, kwargs)
+        if split is None:
+            return None, None
+        scalar_check(bound_arguments(fun, args, kwargs), split)
+        if split.trees not in routes:
+            routes[split.trees] = second_order(fun, wrt, split.trees)[1]
+        return split, routes[split.trees]
 
     def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
+        split, route = tree_route(args, kwargs)
+        if split is not None:
+            flat = flat_tangents(split, (tangents,) if single else tuple(tangents), "hvp")
+            out = split.regroup(route(split.args, flat))
+            return out[0] if single else out
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
         out = run(args, (tangents,) if single else tuple(tangents))
         return out[0] if single else out
 
     def hessian(*args: Any, **kwargs: Any) -> Any:
+        split, route = tree_route(args, kwargs)
+        if split is not None:
+            return tree_blocks(split, hessian_blocks(route, split.args, split.leaf_positions, False),
+                               single)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
         return hessian_blocks(run, args, positions, single)
