@@ -123,6 +123,7 @@ class Program:
     tags: Counter = field(default_factory=Counter)
     autograd: bool = True  # False: autograd cannot run it (index writes)
     refused: bool = False  # the program ends with an in-place update s2sgrad must refuse
+    tree: bool = False  # the program defines f_tree(p, flag) and tree_args(x, v, s): tree_arguments
     x: np.ndarray = None
     v: np.ndarray = None
     s: float = 0.0
@@ -1577,4 +1578,74 @@ class Gen:
 def generate(ch: Chooser, refuse: bool = False, avoid=()) -> Program:
     """A random program; ``refuse``: one that ends with an in-place update s2sgrad must refuse;
     ``avoid``: productions to leave out (for looking past known bugs outside the suite)."""
-    return Gen(ch, refuse, avoid).program()
+    gen = Gen(ch, refuse, avoid)
+    prog = gen.program()
+    if not refuse and "tree_args" not in avoid and ch.bool(40):  # drawn last: earlier draws stay
+        tree_arguments(gen, prog)
+    return prog
+
+
+def _tree_node(ch: Chooser, leaves: list, gen: "Gen") -> tuple:
+    """A random container of ``leaves`` (names), nested: ``(kind, [(key, child)...])`` with a
+    leaf a str."""
+    if len(leaves) == 1 and ch.bool(60):
+        return leaves[0]
+    kind = ch.choice(["dict", "list", "tuple"])
+    gen.tag(f"tree_{kind}")
+    groups, rest = [], list(leaves)
+    while rest:
+        take = ch.int(1, len(rest))
+        groups.append(rest[:take])
+        rest = rest[take:]
+    children = [_tree_node(ch, g, gen) for g in groups]
+    keys = [f"k{i}" for i in range(len(children))] if kind == "dict" else list(range(len(children)))
+    return kind, list(zip(keys, children))
+
+
+def _tree_display(node) -> str:
+    if isinstance(node, str):
+        return node
+    kind, items = node
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {_tree_display(c)}" for k, c in items) + "}"
+    inner = ", ".join(_tree_display(c) for _, c in items)
+    return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(items) == 1 else ''})"
+
+
+def _tree_reads(node, text: str, lines: list, gen: "Gen", ch: Chooser) -> dict:
+    """leaf name -> an expression reading it from ``text``: constant keys and indices, or (for
+    a list or tuple of leaves) one unpacking statement added to ``lines``."""
+    if isinstance(node, str):
+        return {node: text}
+    kind, items = node
+    if kind in ("list", "tuple") and all(isinstance(c, str) for _, c in items) and ch.bool(40):
+        names = [f"{c}_read" for _, c in items]
+        lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = {text}")
+        gen.tag("tree_unpack")
+        return {c: n for (_, c), n in zip(items, names)}
+    out = {}
+    for key, child in items:
+        out.update(_tree_reads(child, f"{text}[{key!r}]", lines, gen, ch))
+    return out
+
+
+def tree_arguments(gen: "Gen", prog: Program) -> None:
+    """``f_tree(p, flag)``: ``f`` with its differentiated arguments ``x``, ``v``, ``s`` the leaves
+    of one pytree ``p`` (``tree_args(x, v, s)`` builds it: dicts, lists and tuples, nested),
+    read by constant keys or unpacked; the test compares its gradient tree with ``f``'s."""
+    ch = gen.ch
+    order = ["x", "v", "s"]
+    for i in range(2, 0, -1):  # a drawn order of the leaves
+        j = ch.int(0, i)
+        order[i], order[j] = order[j], order[i]
+    root = _tree_node(ch, order, gen)
+    if isinstance(root, str):
+        root = ("tuple", [(0, root)])
+        gen.tag("tree_tuple")
+    lines = ["def f_tree(p, flag):"]
+    reads = _tree_reads(root, "p", lines, gen, ch)
+    lines.append(f"    return f({reads['x']}, {reads['v']}, {reads['s']}, flag)")
+    builder = f"def tree_args(x, v, s):\n    return {_tree_display(root)}"
+    prog.main += "\n\n\n" + "\n".join(lines) + "\n\n\n" + builder
+    prog.tree = True
+    gen.tag("tree_args")

@@ -235,6 +235,8 @@ def check_modes(prog, directory, k, direction_seed):
                     "cannot run the program)"}
     refused.update(check_composed(prog, directory, f, grad_all, args, direction, fds,
                                   through_value=direction_seed % 2 == 1))
+    if prog.tree:
+        refused.update(check_tree_arguments(prog, module, got, args, direction, fds))
     try:
         _, jvp_fn, names = build_jvp(f, ("x", "v", "s"))
     except s2sgrad.TransformError as exc:
@@ -264,6 +266,37 @@ def check_modes(prog, directory, k, direction_seed):
     _compare_hv(prog, "hvp", hv, fds)
     _check_batched(prog, hvp_run, args, direction, hv)
     return refused
+
+
+def check_tree_arguments(prog, module, got, args, direction, fds):
+    """``f_tree(p, flag)``, ``f`` with ``x, v, s`` the leaves of a pytree: its gradient is the tree
+    of ``f``'s gradients (the structure's types kept), its jvp along the tree of ``direction`` is
+    <gradient, direction>, and its Hessian times that tree is the tree of the differences of
+    gradients ``fds``. Returns the modes that refused."""
+    flag, tree = args[3], module.tree_args(*args[:3])
+    leaves_of = s2sgrad.tree_flatten
+    try:
+        value, g = s2sgrad.value_and_grad(module.f_tree)(tree, flag)
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"grad of f_tree raised {type(exc).__name__}: {exc}")) from exc
+    expected = module.tree_args(*got)
+    assert leaves_of(g)[1] == leaves_of(expected)[1], _report(prog, f"f_tree's gradient tree {g!r}")
+    for a, b in zip(leaves_of(g)[0], leaves_of(expected)[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=_report(prog, "f_tree vs f"))
+    np.testing.assert_allclose(value, module.f(*args), rtol=1e-12, err_msg=_report(prog, "f_tree value"))
+    along = module.tree_args(*direction)
+    try:
+        _, tangent = s2sgrad.jvp(lambda p: module.f_tree(p, flag), (tree,), (along,))
+        hv = s2sgrad.hvp(lambda p: module.f_tree(p, flag), (tree,), (along,))[0]
+    except s2sgrad.TransformError as exc:
+        return {"tree jvp/hvp": str(exc).splitlines()[0]}
+    product = sum(float(np.sum(np.asarray(a) * d)) for a, d in zip(got, direction))
+    np.testing.assert_allclose(tangent, product, rtol=1e-7, atol=1e-9 * max(1.0, abs(product)),
+                               err_msg=_report(prog, "f_tree jvp vs <gradient, direction>"))
+    if fds is not None:
+        hv_leaves, fd_leaves = leaves_of(hv)[0], leaves_of(module.tree_args(*fds))[0]
+        _compare_hv(prog, "f_tree hvp", hv_leaves, fd_leaves)
+    return {}
 
 
 def _check_batched(prog, hvp_run, args, direction, hv):
@@ -500,7 +533,7 @@ COVERAGE = {
                                      "nondiff_zeros_like", "nondiff_shape", "nondiff_random"],
 }
 # constructs the brief asks for that the README's list does not name
-EXTRA = ["custom_gradient", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
+EXTRA = ["custom_gradient", "tree_args", "tree_dict", "tree_list", "tree_tuple", "tree_unpack", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
          "global_rebound"]
 EXPLANATIONS = [
     "(gradients are summed back to each input's shape)",

@@ -241,3 +241,10 @@ def test_random_structures_read_by_keys_match_differences(seed, tmp_path, monkey
         leaves, structure = tree_flatten(tree)
         first = tree_flatten(hess)[0]
         assert len(first) == len(leaves) ** 2
+
+
+def test_check_grads_checks_each_leaf_of_a_pytree():
+    s2sgrad.check_grads(mlp_loss, (PARAMS, X, Y), argnums=(0,))
+    s2sgrad.check_grads(layers_loss, (LAYERS, X), argnums=(0,))
+    with pytest.raises(s2sgrad.GradientError, match="modes=\\('rev',\\) at order 1"):
+        s2sgrad.check_grads(mlp_loss, (PARAMS, X, Y), argnums=(0,), modes=("fwd",))
