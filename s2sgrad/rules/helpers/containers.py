@@ -88,4 +88,5 @@ RULES = (
 # Piecewise constant: no derivative.
 NONDIFF = ("s2sgrad.runtime.zeros_like", "s2sgrad.runtime.list_zeros")
 
-NO_RULE = {"Parts": "the list class helpers build their results with: generated code does not call it"}
+NO_RULE = {"Parts": "the list class helpers build their results with: generated code does not call it",
+           "Keyed": "the dict class helpers build their results with: generated code does not call it"}
