@@ -100,7 +100,7 @@ def _item(ctx: Context, node: cst.BaseExpression) -> Any:
     item = operand(ctx, node)
     if not isinstance(item, Seq):
         return item
-    name = ctx.namer.temp("_".join(short(i) for i in item.items), item.kind)
+    name = ctx.namer.temp("_".join(short(i) for i in item.items), "items")
     ctx.temps.add(name)
     ctx.emit((name,), operand_node(item), Prim("copy", (item,), location=ctx.pf.location(node)))
     ctx.lists.add(name)

@@ -131,7 +131,7 @@ def loop_sequences(ctx: Context, node: cst.For, elem_target, seq_node) -> tuple:
 def _walked(ctx: Context, seq_node: cst.BaseExpression, elem) -> tuple:
     """``(sequence operand, its element target, a dict value to read or None)`` of one sequence
     a loop walks. A dict (``d``, ``d.keys()``, ``d.values()``, ``d.items()``) is walked by its
-    keys, ``list(d)`` (no derivative, in insertion order, as Python walks it), and a value
+    keys, ``s2s.keys(d)`` (no derivative, in insertion order, as Python walks it), and a value
     ``d[key]`` is read at the top of the body: the value's adjoint goes to its key."""
     view = "keys"
     if m.matches(seq_node, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("keys") |
@@ -147,7 +147,8 @@ def _walked(ctx: Context, seq_node: cst.BaseExpression, elem) -> tuple:
     ctx.lists.add(held.name)
     ctx.dicts.add(held.name)
     keys = ctx.namer.fresh(f"{held.name}_keys")
-    ctx.emit((keys,), _call("list", cst.Name(held.name)), Prim("nondiff", (), location=ctx.origin.location))
+    call = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("keys")), [cst.Arg(cst.Name(held.name))])
+    ctx.emit((keys,), call, Prim("nondiff", (), location=ctx.origin.location))
     if view == "keys":
         return Var(keys), elem, None
     if view == "items":

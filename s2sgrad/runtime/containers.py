@@ -32,6 +32,7 @@ __all__ = [
     "copied",
     "dict_of",
     "dict_of_vjp",
+    "keys",
 ]
 
 
@@ -43,7 +44,7 @@ def zeros_like(x):
         return 0.0
     if isinstance(x, (tuple, list, dict)):  # a sequence passed where an array could be
         return list_zeros(x)
-    if x is None or type(x) is slice or x is Ellipsis:  # a residual with no derivative
+    if x is None or type(x) in (slice, str) or x is Ellipsis:  # a residual with no derivative (a dict's key)
         return 0.0
     dtype = np.result_type(x)
     if not np.issubdtype(dtype, np.inexact):
@@ -269,3 +270,9 @@ def dict_of_vjp(value, keys):
     if not isinstance(value, dict):
         return Parts(0.0 for _ in keys)
     return Parts(value.get(k, 0.0) for k in keys)
+
+
+def keys(d):
+    """The keys of the dict ``d``, as a list in its order: what a loop over ``d``, ``d.keys()``,
+    ``d.values()`` or ``d.items()`` walks (no derivative)."""
+    return list(d)
