@@ -152,6 +152,17 @@ def helper_walks_items(W1, b1, W2, b2, x):
     return walk_items({"a": W1, "b": W2 * b1}, x)
 
 
+def walk_keys(p, x):
+    s = 0.0
+    for k in p:  # a parameter indexed by the loop's target: walked by its keys
+        s = s + np.sum(np.cos(p[k] @ x))
+    return s
+
+
+def helper_walks_keys(W1, b1, W2, b2, x):
+    return walk_keys({"a": W1, "b": W2 * b1}, x)
+
+
 def make_params(W1, b1):
     return {"W": W1 * 2.0, "b": b1}
 
@@ -191,8 +202,8 @@ def helper_list_of_tuples_indexed(W1, b1, W2, b2, x):
 CASES = [nested_display, nested_display_indexed, nested_three_deep, nested_lists_read_by_index,
          nested_dict, dict_items, dict_values, dict_keys, dict_of_tuples_items,
          dict_of_tuples_values, dict_in_branch, list_of_dicts, zip_names_layers, dict_of_numbers,
-         helper_takes_dicts, helper_walks_items, helper_returns_dict, helper_list_of_tuples,
-         helper_list_of_tuples_indexed]
+         helper_takes_dicts, helper_walks_items, helper_walks_keys, helper_returns_dict,
+         helper_list_of_tuples, helper_list_of_tuples_indexed]
 ALL = (0, 1, 2, 3, 4)
 
 

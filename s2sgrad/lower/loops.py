@@ -122,23 +122,27 @@ def loop_sequences(ctx: Context, node: cst.For, elem_target, seq_node) -> tuple:
         if elems is None or len(elems) != len(seq_node.args):
             raise ctx.pf.error(node.target, "unpack zip() into one name per sequence",
                                "write `for a, b in zip(xs, ys):`")
-        walked = [_walked(ctx, a.value, e) for a, e in zip(seq_node.args, elems)]
+        walked = [_walked(ctx, a.value, e, node.body) for a, e in zip(seq_node.args, elems)]
     else:
-        walked = [_walked(ctx, seq_node, elem_target)]
+        walked = [_walked(ctx, seq_node, elem_target, node.body)]
     return [w[0] for w in walked], [w[1] for w in walked], [w[2] for w in walked]
 
 
-def _walked(ctx: Context, seq_node: cst.BaseExpression, elem) -> tuple:
+def _walked(ctx: Context, seq_node: cst.BaseExpression, elem, body: cst.BaseSuite) -> tuple:
     """``(sequence operand, its element target, a dict value to read or None)`` of one sequence
     a loop walks. A dict (``d``, ``d.keys()``, ``d.values()``, ``d.items()``) is walked by its
     keys, ``s2s.keys(d)`` (no derivative, in insertion order, as Python walks it), and a value
-    ``d[key]`` is read at the top of the body: the value's adjoint goes to its key."""
+    ``d[key]`` is read at the top of the body: the value's adjoint goes to its key. ``d`` is a
+    dict where it was made by a dict display, or where ``body`` indexes it by the loop's own
+    target (``for k in d: ... d[k]``: a parameter; a list walked so holds indices, with no
+    derivative, and ``s2s.keys`` walks it alike)."""
     view = "keys"
     if m.matches(seq_node, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("keys") |
                                                    m.Name("values") | m.Name("items")), args=[])) \
             and seq_node.func.value.value in ctx.locals:
         view, seq_node = seq_node.func.attr.value, seq_node.func.value
-    elif not (isinstance(seq_node, cst.Name) and ctx.env.get(seq_node.value) in ctx.dicts):
+    elif not (isinstance(seq_node, cst.Name) and seq_node.value in ctx.env and (
+            ctx.env[seq_node.value] in ctx.dicts or _indexed_by_target(body, seq_node, elem))):
         return operand(ctx, seq_node), elem, None
     held = operand(ctx, seq_node)
     if not isinstance(held, Var):
@@ -158,6 +162,15 @@ def _walked(ctx: Context, seq_node: cst.BaseExpression, elem) -> tuple:
                                "write `for k, v in d.items():`")
         return Var(keys), elem.elements[0].value, (elem.elements[1].value, held)
     return Var(keys), None, (elem, held)
+
+
+def _indexed_by_target(body: cst.BaseSuite, seq: cst.Name, elem) -> bool:
+    """Whether ``body`` reads ``seq[elem]`` (``elem`` a name): the loop walks ``seq``'s keys."""
+    if not isinstance(elem, cst.Name):
+        return False
+    read = m.Subscript(value=m.Name(seq.value),
+                       slice=[m.SubscriptElement(slice=m.Index(value=m.Name(elem.value)))])
+    return bool(m.findall(body, read))
 
 
 def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,
