@@ -53,12 +53,13 @@ class Records:
 
     def rows_shape_of(self, var: str) -> str:
         """Like shape_of, for a sequence whose row adjoints a backward loop stacks: its shape
-        where ``var`` is certainly numpy's, else ``s2s.rows_shape(var)`` (None where its items do
-        not stack into one array: a list of tuples or dicts, arrays of several shapes)."""
+        where ``var`` is certainly numpy's, else the runtime's rows_shape of it (``(n, None)``
+        where its items do not stack into one array: a list of tuples or dicts, arrays of several
+        shapes)."""
         if self.numpy_valued(var):
             return self.shape_of(var)
         if self.rebound(var):
-            return f"s2s.rows_shape({var})"
+            return _rows_record(var)
         if var not in self.stacks:
             self.stacks[var] = self.namer.fresh(f"{var}_rows_shape")
             self.shape_base[self.stacks[var]] = var
@@ -79,7 +80,7 @@ class Records:
         if base is None:
             return name
         if self.stacks.get(base) == name:
-            return f"s2s.rows_shape({base})"
+            return _rows_record(base)
         field = "size" if self.sizes.get(base) == name else "shape"
         return f"{base}.{field}" if self.numpy_valued(base) else f"np.{field}({base})"
 
@@ -101,3 +102,8 @@ class Records:
             return True
         base = prim.args[0] if prim.args else None
         return prim.op == SUBSCRIPT and isinstance(base, Var) and self.numpy_valued(base.name)
+
+
+def _rows_record(name: str) -> str:
+    """What a forward sweep records of a sequence of rows ``name`` that may not be numpy's."""
+    return f"s2s.rows_shape({name})"

@@ -131,11 +131,11 @@ def loop_sequences(ctx: Context, node: cst.For, elem_target, seq_node) -> tuple:
 def _walked(ctx: Context, seq_node: cst.BaseExpression, elem, body: cst.BaseSuite) -> tuple:
     """``(sequence operand, its element target, a dict value to read or None)`` of one sequence
     a loop walks. A dict (``d``, ``d.keys()``, ``d.values()``, ``d.items()``) is walked by its
-    keys, ``s2s.keys(d)`` (no derivative, in insertion order, as Python walks it), and a value
+    keys (the runtime's ``keys(d)``: no derivative, in insertion order, as Python walks it), and a value
     ``d[key]`` is read at the top of the body: the value's adjoint goes to its key. ``d`` is a
     dict where it was made by a dict display, or where ``body`` indexes it by the loop's own
     target (``for k in d: ... d[k]``: a parameter; a list walked so holds indices, with no
-    derivative, and ``s2s.keys`` walks it alike)."""
+    derivative, and ``keys`` walks it alike)."""
     view = "keys"
     if m.matches(seq_node, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("keys") |
                                                    m.Name("values") | m.Name("items")), args=[])) \
