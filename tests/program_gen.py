@@ -735,7 +735,7 @@ class Gen:
         if any(len(h["outs"]) > 1 for h in self.helpers):
             kinds.append("call_unpack")
         if depth_left > 0:
-            kinds += ["loop", "loop", "list"]
+            kinds += ["loop", "loop", "list", "container"]  # container last: the others' draws stay
         kind = self.ch.choice(kinds)
         if kind in ("index_write", "write_call") and "stated" in self.prog.imports:
             kind = "assign"  # autograd (a stated gradient's only oracle) cannot run index writes
@@ -798,6 +798,8 @@ class Gen:
             self.loop_statement(lines, ind, depth_left)
         elif kind == "list":
             self.list_statement(lines, ind, depth_left)
+        elif kind == "container":
+            self.container_statement(lines, ind)
         else:
             self.tag("assign")
             self.assign(lines, ind, self.new_name(),
@@ -1352,6 +1354,84 @@ class Gen:
                 self.tag("list_append")
                 n += 1
             self.lists[name] = (es, 2.0, n)
+
+    def container_statement(self, lines, ind):
+        """Containers of differentiated values inside the function: a list of tuples written as
+        one nested display, walked (``for a, b in layers``) or read at a counter
+        (``layers[i][0]``); a dict (nested, or of tuples) read by constant keys; a dict walked by
+        ``d.items()``, ``d.values()`` or its keys. Defines one new name from what it read."""
+        self.tag("container")
+        sa, sb = self.ch.choice([M, V, S]), self.ch.choice([V, S])
+        shape = bshape(sa, sb)
+        form = self.ch.choice(["tuples", "dict", "walk"])
+        n = self.ch.int(1, 3)
+        name = self.new_name()
+        if form == "dict":
+            d = self.new_name("d")
+            a, b = self.container_item(sa), self.container_item(sb)
+            if self.ch.bool():
+                self.tag("container_dict_nested")
+                lines.append(f'{ind}{d} = {{"inner": {{"p": {a}, "r": 0.5}}, "q": {b}}}')
+                read = f'{d}["inner"]["p"] * {d}["q"]'
+            else:
+                self.tag("container_dict")
+                lines.append(f'{ind}{d} = {{"p": {a}, "q": {b}}}')
+                read = f'{d}["p"] * {d}["q"]'
+            self.assign(lines, ind, name, E(read, shape, 4.0))
+            return
+        zero = "0.0" if shape == S else f"np.zeros({shape[0] if len(shape) == 1 else shape})"
+        lines.append(f"{ind}{name} = {zero}")
+        u, w = self.new_name("u"), self.new_name("w")
+        pairs = [f"({self.container_item(sa)}, {self.container_item(sb)})" for _ in range(n)]
+        if form == "tuples":
+            layers = self.new_name("layers")
+            lines.append(f"{ind}{layers} = [{', '.join(pairs)}]")
+            self.tag("container_nested")
+            if self.ch.bool():
+                self.tag("container_list_tuples")
+                lines.append(f"{ind}for {u}, {w} in {layers}:")
+                lines.append(f"{ind}    {name} = {name} + {u} * {w}")
+            else:
+                self.tag("container_index")
+                k = self.new_name("k")
+                lines.append(f"{ind}for {k} in range(len({layers})):")
+                lines.append(f"{ind}    {name} = {name} + {layers}[{k}][0] * {layers}[{k}][1]")
+        else:
+            d, k = self.new_name("d"), self.new_name("k")
+            keys = [f'"{c}"' for c in "pqr"[:n]]
+            view = self.ch.choice(["items", "values", "keys"])
+            self.tag(f"container_{view}")
+            if self.ch.bool():  # a dict of arrays
+                values = [self.container_item(sa) for _ in range(n)]
+                lines.append(f"{ind}{d} = {{{', '.join(f'{q}: {v}' for q, v in zip(keys, values))}}}")
+                self.tag("container_dict")
+                header, use = {"items": (f"{k}, {u} in {d}.items()", u),
+                               "values": (f"{u} in {d}.values()", u),
+                               "keys": (f"{k} in {d}", f"{d}[{k}]")}[view], "np.sin({}) * 2.0"
+                lines.append(f"{ind}for {header[0]}:")
+                lines.append(f"{ind}    {name} = {name} + {use.format(header[1])}")
+                self.tag("elementwise")
+                self.assign_result(name, n, sa, shape)
+                return
+            lines.append(f"{ind}{d} = {{{', '.join(f'{q}: {v}' for q, v in zip(keys, pairs))}}}")
+            self.tag("container_nested")
+            header = {"items": f"{k}, ({u}, {w}) in {d}.items()", "values": f"{u}, {w} in {d}.values()",
+                      "keys": f"{k} in {d}"}[view]
+            lines.append(f"{ind}for {header}:")
+            if view == "keys":
+                lines.append(f"{ind}    {u}, {w} = {d}[{k}]")
+            lines.append(f"{ind}    {name} = {name} + {u} * {w}")
+        self.assign_result(name, n, shape, shape)
+
+    def container_item(self, shape) -> str:
+        """An item of a container display: an expression of ``shape``, |value| <= 2."""
+        e = self.guard(E(self.fit_arg(shape, 1), shape, 2.0, fresh=False))
+        self.unfresh(e)
+        return e.src
+
+    def assign_result(self, name, n, item_shape, shape):
+        """``name`` as a container production left it: a sum of ``n`` terms of |value| <= 4."""
+        self.bind(name, E(name, bshape(item_shape, shape), 4.0 * n))
 
     # ---------------------------------------------------------------- functions
     def helper(self, index, imported=False):

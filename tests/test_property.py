@@ -502,6 +502,16 @@ COVERAGE = {
     "indexing, iteration": ["list_index", "for_list"],
     "`np.stack`/`np.concatenate`/`np.array`/`sum` of lists": [
         "np_stack", "np_concatenate", "np_array_list", "sum_list"],
+    # containers of differentiated values
+    "Containers of differentiated values inside a function": ["container"],
+    "nested displays (`[(W1, b1), (W2, b2)]`)": ["container_nested"],
+    "dicts read by constant keys (nested ones included)": ["container_dict",
+                                                           "container_dict_nested"],
+    "`for k, v in d.items()`": ["container_items"],
+    "`d.values()`": ["container_values"],
+    "`for k in d`": ["container_keys"],
+    "`for W, b in layers` over a list of tuples": ["container_list_tuples"],
+    "`layers[i][0]`": ["container_index"],
     # calls
     "Calls to your own functions": ["call", "call_plain", "helper_tuple_param", "call_tuple_arg",
                                     "helper_tuple_unpack"],
@@ -550,6 +560,9 @@ EXPLANATIONS = [
     "each a statement of its own (or an assignment's value) writing into a local array",
     "(`A.dot(x)`: where the value is seen, by the decorator and `grad`; the command line, "
     "which never runs the file, asks for `np.dot(A, x)` instead)",
+    # tests/test_containers_inside.py (helpers and returned containers; no production yet)
+    "your own functions take and return them, and a function may return them (`vjp` takes a "
+    "cotangent of the same structure, `jvp` gives a tangent of it)",
 ]
 FILLER = {"and", "or", "on", "of", "in", "with", "the", "a", "to", "for", "over"}
 COVERAGE_SEEDS = 300

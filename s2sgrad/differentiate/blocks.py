@@ -308,7 +308,7 @@ class BlockSweeps:
                 rows = collecting.rows[var]
                 lines.append(f"{rows} = []")
                 self.adj.accumulate(summed, var, cst.parse_expression(
-                    f"s2s.stack_rows({rows}, {self.shape_of(var)})"))
+                    f"s2s.stack_rows({rows}, {self.rec.rows_shape_of(var)})"))
         lines[:] = [line for index, line in enumerate(lines) if index not in dropped]
         return summed
 

@@ -366,6 +366,8 @@ class ForwardBuilder:
             return f"s2s.zeros_like({result.name})"
         if isinstance(result, Seq):
             items = [self.result_tangent(item) for item in result.items]
+            if result.kind == "list":  # the tangent has the value's structure
+                return "[" + ", ".join(items) + "]"
             return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
         return f"s2s.zeros_like({_code(operand_node(result))})"
 

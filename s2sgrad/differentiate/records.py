@@ -23,6 +23,7 @@ class Records:
         self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
         self.shape_base: dict = {}  # shape (or size) name -> var
         self.sizes: dict = {}  # var -> the name of its number of elements
+        self.stacks: dict = {}  # var -> the name of its rows_shape (a sequence of rows)
         self.params = frozenset(p.name for p in fn.params)
         self.statements_defining: dict = {}
         for stmt in flatten(fn.body):
@@ -50,6 +51,20 @@ class Records:
             self.shape_base[self.sizes[var]] = var
         return self.sizes[var]
 
+    def rows_shape_of(self, var: str) -> str:
+        """Like shape_of, for a sequence whose row adjoints a backward loop stacks: its shape
+        where ``var`` is certainly numpy's, else the runtime's rows_shape of it (``(n, None)``
+        where its items do not stack into one array: a list of tuples or dicts, arrays of several
+        shapes)."""
+        if self.numpy_valued(var):
+            return self.shape_of(var)
+        if self.rebound(var):
+            return _rows_record(var)
+        if var not in self.stacks:
+            self.stacks[var] = self.namer.fresh(f"{var}_rows_shape")
+            self.shape_base[self.stacks[var]] = var
+        return self.stacks[var]
+
     def rebound(self, var: str) -> bool:
         """Whether ``var`` is bound more than once (a parameter counts as one binding)."""
         return len(self.statements_defining.get(var, ())) + (var in self.params) > 1
@@ -64,6 +79,8 @@ class Records:
         base = self.shape_base.get(name)
         if base is None:
             return name
+        if self.stacks.get(base) == name:
+            return _rows_record(base)
         field = "size" if self.sizes.get(base) == name else "shape"
         return f"{base}.{field}" if self.numpy_valued(base) else f"np.{field}({base})"
 
@@ -85,3 +102,8 @@ class Records:
             return True
         base = prim.args[0] if prim.args else None
         return prim.op == SUBSCRIPT and isinstance(base, Var) and self.numpy_valued(base.name)
+
+
+def _rows_record(name: str) -> str:
+    """What a forward sweep records of a sequence of rows ``name`` that may not be numpy's."""
+    return f"s2s.rows_shape({name})"

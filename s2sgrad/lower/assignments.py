@@ -110,9 +110,14 @@ def copy_to(ctx: Context, user_name: str, op: Any) -> None:
         ctx.body.pop()
         name = ctx.bind(user_name)
         ctx.body.append(Stmt((name,), last.expr, last.prim, last.origin, last.unpack))
+        for kind in (ctx.lists, ctx.dicts):
+            if op.name in kind:
+                kind.add(name)
         return
     name = ctx.bind(user_name)
     ctx.emit((name,), operand_node(op), Prim("copy", (op,), location=ctx.origin.location))
     if isinstance(op, Seq) or (isinstance(op, Var) and op.name in ctx.lists) or \
             (isinstance(op, Const) and isinstance(op.node, cst.List)):
         ctx.lists.add(name)
+    if isinstance(op, Var) and op.name in ctx.dicts:
+        ctx.dicts.add(name)

@@ -38,6 +38,7 @@ class Context:
     loop_count: int = 0
     loop_depth: int = 0  # how many loops enclose what is being lowered
     lists: set = field(default_factory=set)  # names known to hold Python lists or tuples
+    dicts: set = field(default_factory=set)  # names known to hold dicts (a subset of lists)
     inplace: list = field(default_factory=list)  # (new, updated, Location): CoreFunction.inplace
     user_names: dict = field(default_factory=dict)  # SSA name -> the user's name it versions
     origins: dict = field(default_factory=dict)  # id(a rewritten statement's original) -> Origin

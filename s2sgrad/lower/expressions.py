@@ -89,8 +89,22 @@ def _display(ctx: Context, node: cst.BaseExpression) -> Seq:
         if isinstance(el, cst.StarredElement):
             raise ctx.pf.error(el, "starred elements are not supported",
                                "list the elements explicitly")
-        items.append(operand(ctx, el.value))
+        items.append(_item(ctx, el.value))
     return Seq(kind, tuple(items))
+
+
+def _item(ctx: Context, node: cst.BaseExpression) -> Any:
+    """An item of a display: an operand, where a display nested in it (``[(W1, b1), (W2, b2)]``)
+    is a statement of its own, ``W1_b1 = (W1, b1)``: every display the core holds is flat, so
+    both modes treat a nested one as the list of named sequences it is."""
+    item = operand(ctx, node)
+    if not isinstance(item, Seq):
+        return item
+    name = ctx.namer.temp("_".join(short(i) for i in item.items), "items")
+    ctx.temps.add(name)
+    ctx.emit((name,), operand_node(item), Prim("copy", (item,), location=ctx.pf.location(node)))
+    ctx.lists.add(name)
+    return Var(name)
 
 
 def _dict(ctx: Context, node: cst.Dict, target: Optional[str]) -> Var:
@@ -105,12 +119,15 @@ def _dict(ctx: Context, node: cst.Dict, target: Optional[str]) -> Var:
             raise ctx.pf.error(el.key, "a dict display's keys must be constants here",
                                "use string or number keys")
         keys.append(operand(ctx, el.key))
-        values.append(operand(ctx, el.value))
+        values.append(_item(ctx, el.value))
     args = (Seq("tuple", tuple(keys)), Seq("tuple", tuple(values)))
     expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("dict_of")),
                     [cst.Arg(operand_node(a)) for a in args])
-    return ctx.emit_prim(target, "dict", "dict", expr,
+    made = ctx.emit_prim(target, "dict", "dict", expr,
                          Prim("s2sgrad.runtime.dict_of", args, location=ctx.pf.location(node)))
+    ctx.lists.add(made.name)  # its adjoint adds key by key (s2s.add)
+    ctx.dicts.add(made.name)
+    return made
 
 
 def _binary(ctx: Context, node: cst.BinaryOperation, target: Optional[str]) -> Var:

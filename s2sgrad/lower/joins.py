@@ -56,6 +56,8 @@ def _copy_into(ctx: Context, target: str, source: Optional[str]) -> Stmt:
         return Stmt((target,), none, Prim("copy", (Const(none, "None"),)), ctx.origin)
     if source in ctx.lists:
         ctx.lists.add(target)
+    if source in ctx.dicts:
+        ctx.dicts.add(target)
     return Stmt((target,), cst.Name(source), Prim("copy", (Var(source),)), ctx.origin)
 
 
@@ -80,5 +82,7 @@ def loop_carries(ctx: Context, before: dict, origin: Origin) -> tuple:
                             Prim("copy", (Var(ctx.env[name]),)), origin))
         if ctx.env[name] in ctx.lists:
             ctx.lists.add(before[name])
+        if ctx.env[name] in ctx.dicts:
+            ctx.dicts.add(before[name])
         ctx.env[name] = before[name]
     return tuple(carries)

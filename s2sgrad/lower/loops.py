@@ -110,19 +110,67 @@ def loop_parts(ctx: Context, node: cst.For) -> tuple:
 
 
 def loop_sequences(ctx: Context, node: cst.For, elem_target, seq_node) -> tuple:
-    """The sequences a loop walks (several for ``zip``) and one target per sequence."""
+    """The sequences a loop walks (several for ``zip``), one target per sequence, and per
+    sequence the dict value read at the top of the body, ``(target, dict Var)``, or None (a dict
+    or its view is walked by its keys, see _walked)."""
     if m.matches(seq_node, m.Call(func=m.Name("zip"))):
         if any(a.keyword is not None or a.star for a in seq_node.args):
             raise ctx.pf.error(seq_node, "zip() with keywords or starred sequences is not supported",
                                "list the sequences: `zip(xs, ys)`")
-        seqs = [operand(ctx, a.value) for a in seq_node.args]
         elems = [e.value for e in elem_target.elements] if isinstance(
             elem_target, (cst.Tuple, cst.List)) else None
-        if elems is None or len(elems) != len(seqs):
+        if elems is None or len(elems) != len(seq_node.args):
             raise ctx.pf.error(node.target, "unpack zip() into one name per sequence",
                                "write `for a, b in zip(xs, ys):`")
-        return seqs, elems
-    return [operand(ctx, seq_node)], [elem_target]
+        walked = [_walked(ctx, a.value, e, node.body) for a, e in zip(seq_node.args, elems)]
+    else:
+        walked = [_walked(ctx, seq_node, elem_target, node.body)]
+    return [w[0] for w in walked], [w[1] for w in walked], [w[2] for w in walked]
+
+
+def _walked(ctx: Context, seq_node: cst.BaseExpression, elem, body: cst.BaseSuite) -> tuple:
+    """``(sequence operand, its element target, a dict value to read or None)`` of one sequence
+    a loop walks. A dict (``d``, ``d.keys()``, ``d.values()``, ``d.items()``) is walked by its
+    keys (the runtime's ``keys(d)``: no derivative, in insertion order, as Python walks it), and a value
+    ``d[key]`` is read at the top of the body: the value's adjoint goes to its key. ``d`` is a
+    dict where it was made by a dict display, or where ``body`` indexes it by the loop's own
+    target (``for k in d: ... d[k]``: a parameter; a list walked so holds indices, with no
+    derivative, and ``keys`` walks it alike)."""
+    view = "keys"
+    if m.matches(seq_node, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("keys") |
+                                                   m.Name("values") | m.Name("items")), args=[])) \
+            and seq_node.func.value.value in ctx.locals:
+        view, seq_node = seq_node.func.attr.value, seq_node.func.value
+    elif not (isinstance(seq_node, cst.Name) and seq_node.value in ctx.env and (
+            ctx.env[seq_node.value] in ctx.dicts or _indexed_by_target(body, seq_node, elem))):
+        return operand(ctx, seq_node), elem, None
+    held = operand(ctx, seq_node)
+    if not isinstance(held, Var):
+        raise ctx.pf.error(seq_node, "only a dict held by a name can be walked here",
+                           "assign the dict to a name first")
+    ctx.lists.add(held.name)
+    ctx.dicts.add(held.name)
+    keys = ctx.namer.fresh(f"{held.name}_keys")
+    call = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("keys")), [cst.Arg(cst.Name(held.name))])
+    ctx.emit((keys,), call, Prim("nondiff", (), location=ctx.origin.location))
+    if view == "keys":
+        return Var(keys), elem, None
+    if view == "items":
+        if not m.matches(elem, m.Tuple(elements=[m.Element(m.Name()), m.DoNotCare()]) |
+                         m.List(elements=[m.Element(m.Name()), m.DoNotCare()])):
+            raise ctx.pf.error(elem, "unpack a dict's items into a key and a value",
+                               "write `for k, v in d.items():`")
+        return Var(keys), elem.elements[0].value, (elem.elements[1].value, held)
+    return Var(keys), None, (elem, held)
+
+
+def _indexed_by_target(body: cst.BaseSuite, seq: cst.Name, elem) -> bool:
+    """Whether ``body`` reads ``seq[elem]`` (``elem`` a name): the loop walks ``seq``'s keys."""
+    if not isinstance(elem, cst.Name):
+        return False
+    read = m.Subscript(value=m.Name(seq.value),
+                       slice=[m.SubscriptElement(slice=m.Index(value=m.Name(elem.value)))])
+    return bool(m.findall(body, read))
 
 
 def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,
@@ -132,23 +180,26 @@ def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,
     ``parts`` are loop_parts' ``(index name, start, element target, sequence)``."""
     index_name, start, elem_target, seq_node = parts
     backwards = _reversed_operand(ctx, seq_node)  # the index counts up; items are xs[-1 - index]
-    seqs, elems = loop_sequences(ctx, node, elem_target, backwards or seq_node)
-    for e in elems:
-        if not (isinstance(e, cst.Name) or m.matches(e, m.Tuple() | m.List()) and all(
+    seqs, elems, values = loop_sequences(ctx, node, elem_target, backwards or seq_node)
+    for e in elems + [v[0] for v in values if v]:
+        if not (e is None or isinstance(e, cst.Name) or m.matches(e, m.Tuple() | m.List()) and all(
                 isinstance(x.value, cst.Name) for x in e.elements)):
             raise ctx.pf.error(e, "loop targets must be names or tuples of names",
                                "unpack inside the loop body instead")
     index = ctx.bind(index_name) if index_name and start is None \
         else ctx.namer.fresh(f"loop{n}_index")
-    prologue, names, unpacks = [], [], []
-    for seq, e in zip(seqs, elems):
-        name = ctx.bind(e.value) if isinstance(e, cst.Name) else ctx.namer.fresh(f"loop{n}_item")
+    prologue, names, unpacks, reads = [], [], [], []
+    for seq, e, value in zip(seqs, elems, values):
+        name = ctx.bind(e.value) if isinstance(e, cst.Name) else \
+            ctx.namer.fresh(f"loop{n}_key" if e is None else f"loop{n}_item")
         names.append(name)
-        if not isinstance(e, cst.Name):
+        if e is not None and not isinstance(e, cst.Name):
             unpacks.append((e, name))
+        if value is not None:
+            reads.append((*value, name))
         prologue.append(loop_item(ctx, seq, index, name, backwards is not None))
     body = lower_block(ctx, statements_of(node.body), tuple(prologue),
-                       lambda: loop_unpacks(ctx, index_name, start, index, unpacks))
+                       lambda: loop_unpacks(ctx, index_name, start, index, unpacks, reads))
     return _enumerate_header(index, names, seqs, backwards is not None), (index, *names), body, \
         SequenceHeader(index, tuple(names), tuple(seqs))
 
@@ -190,11 +241,21 @@ def loop_item(ctx: Context, seq: Any, index: str, name: str, backwards: bool = F
                 ctx.origin, implicit=True)
 
 
-def loop_unpacks(ctx: Context, index_name, start, index: str, unpacks: list) -> None:
+def loop_unpacks(ctx: Context, index_name, start, index: str, unpacks: list,
+                 reads: list = ()) -> None:
     """Statements at the top of a loop body: the user's counter when ``enumerate`` has a
-    start, and the unpacking of tuple elements."""
+    start, the unpacking of tuple elements, and each dict value ``target = d[key]`` of
+    ``reads`` (``(target, dict Var, key name)``)."""
     if index_name and start is not None:
         expr = cst.BinaryOperation(cst.Name(index), cst.Add(), ctx.verbatim(start)[0])
         ctx.emit((ctx.bind(index_name),), expr, Prim("nondiff", (), location=ctx.origin.location))
     for target, name in unpacks:
         assign(ctx, target, cst.Name(name), source=Var(name))
+    for target, held, key in reads:
+        key_const = Const(cst.Name(key), key, (key,), f"[{key}]", True)
+        name = ctx.bind(target.value) if isinstance(target, cst.Name) else \
+            ctx.namer.fresh(f"{held.name}_value")
+        ctx.emit((name,), cst.Subscript(cst.Name(held.name), [cst.SubscriptElement(cst.Index(
+            cst.Name(key)))]), Prim("list.getitem", (held, key_const), location=ctx.origin.location))
+        if not isinstance(target, cst.Name):
+            assign(ctx, target, cst.Name(name), source=Var(name))

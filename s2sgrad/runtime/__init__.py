@@ -8,7 +8,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
   and the adjoint of the value it writes (setitem_value_vjp)
 - reductions: sums, means, variances, extrema, products, averages, nan-reductions, logsumexp
 - scans: cumsum, cumprod, nancumsum, diff
-- indexing: x[index], stack_rows, take, take_along_axis, sort, diag, diagonal, pad
+- indexing: x[index], stack_rows (rows_shape), take, take_along_axis, sort, diag, diagonal, pad
 - shapes: concatenations, stacks, splits, transpose, tile, repeat, rollaxis, linspace
 - products: matmul, dot, inner, tensordot, kron, and a loop's sums of their contributions
 - rows: a loop's per-step products, computed before it (rows_matmul, rows_rmatmul, rows_dot, rows_rdot)

@@ -1,6 +1,6 @@
 """Adjoints of any value, lists and dicts included, and index writes (numpy only): the zero
 adjoint (``s2s.zeros_like``, ``s2s.list_zeros``), adjoints added element by element
-(``s2s.add``, ``s2s.Parts``), a list element's adjoint (``s2s.list_getitem_vjp``), a custom
+(``s2s.add``, ``s2s.Parts``, ``s2s.Keyed``), a list element's adjoint (``s2s.list_getitem_vjp``), a custom
 gradient's output leaves (``s2s.leaves``), ``x[index] = value`` on a copy (``s2s.setitem``), the
 adjoint of the value it writes (``s2s.setitem_value_vjp``) and a list's copy (``s2s.copied``).
 
@@ -22,6 +22,7 @@ __all__ = [
     "setitem_value_vjp",
     "add",
     "Parts",
+    "Keyed",
     "list_zeros",
     "leaves",
     "list_getitem_vjp",
@@ -31,6 +32,7 @@ __all__ = [
     "copied",
     "dict_of",
     "dict_of_vjp",
+    "keys",
 ]
 
 
@@ -42,7 +44,7 @@ def zeros_like(x):
         return 0.0
     if isinstance(x, (tuple, list, dict)):  # a sequence passed where an array could be
         return list_zeros(x)
-    if x is None or type(x) is slice or x is Ellipsis:  # a residual with no derivative
+    if x is None or type(x) in (slice, str) or x is Ellipsis:  # a residual with no derivative (a dict's key)
         return 0.0
     dtype = np.result_type(x)
     if not np.issubdtype(dtype, np.inexact):
@@ -127,7 +129,7 @@ def add(a, b):
     if _is_zero(a) and isinstance(b, (list, tuple, dict)):
         return b
     if isinstance(a, dict):
-        return {k: add(a[k], b[k]) for k in a}
+        return Keyed((k, add(a[k], b[k])) for k in a)
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         return Parts(add(p, q) for p, q in zip(a, b))
     return a + b
@@ -175,6 +177,21 @@ class Parts(list):
         return (len(self),)
 
 
+class Keyed(dict):
+    """The adjoint of a dict: one adjoint per key, and ``+`` and ``+=`` add key by key (so an
+    adjoint accumulated where the value's kind was not known, as in code generated from
+    generated code, adds up instead of failing). The helpers that make a dict's adjoint return
+    Keyed."""
+
+    def __add__(self, other):
+        return add(self, other)
+
+    def __radd__(self, other):
+        return add(other, self)
+
+    __iadd__ = __add__
+
+
 def _item_shape(item):
     """An adjoint item's shape where it is a number or an array, else None."""
     if type(item) is _ndarray:
@@ -188,7 +205,7 @@ def list_zeros(xs):
     if xs is None:
         return None
     if isinstance(xs, dict):
-        return {k: zeros_like(v) for k, v in xs.items()}
+        return Keyed((k, zeros_like(v)) for k, v in xs.items())
     return Parts(zeros_like(x) for x in xs)
 
 
@@ -201,17 +218,18 @@ def leaves(value):
 
 
 def list_getitem_vjp(g, xs, index):
-    """Adjoint of ``xs[index]`` for a list ``xs``: zeros, with ``g`` at ``index``."""
+    """Adjoint of ``xs[index]`` for a list ``xs`` (or a tuple or dict): zeros, with ``g`` added at
+    ``index`` (by ``add``: an item that is a container adds element by element)."""
     out = list_zeros(xs)
     if isinstance(xs, dict):
-        out[index] = out[index] + g
+        out[index] = add(out[index], g)
         return out
     index = _one(index)
     if isinstance(index, slice):
         for position, item in zip(range(*index.indices(len(xs))), g):
-            out[position] = out[position] + item
+            out[position] = add(out[position], item)
     else:
-        out[index] = out[index] + g
+        out[index] = add(out[index], g)
     return out
 
 
@@ -252,3 +270,9 @@ def dict_of_vjp(value, keys):
     if not isinstance(value, dict):
         return Parts(0.0 for _ in keys)
     return Parts(value.get(k, 0.0) for k in keys)
+
+
+def keys(d):
+    """The keys of the dict ``d``, as a list in its order: what a loop over ``d``, ``d.keys()``,
+    ``d.values()`` or ``d.items()`` walks (no derivative)."""
+    return list(d)

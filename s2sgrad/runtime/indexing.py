@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from .broadcasting import _ndarray, unbroadcast
-from .containers import list_getitem_vjp
+from .containers import Parts, list_getitem_vjp
 
 __all__ = [
     "getitem_vjp",
     "stack_rows",
+    "rows_shape",
     "take_vjp",
     "take_along_axis_vjp",
     "sort_vjp",
@@ -57,9 +58,24 @@ def getitem_vjp(g, x, index):
     return out
 
 
+def rows_shape(xs):
+    """What a forward sweep records of a sequence a backward loop stacks the row adjoints of:
+    its shape, or ``(len(xs), None)`` where its items do not stack into one array (a list of
+    tuples of arrays of several shapes)."""
+    try:
+        return np.shape(xs)
+    except ValueError:
+        return (len(xs), None)
+
+
 def stack_rows(rows, shape):
     """The adjoint of an array whose rows ``0, 1, ...`` a backward loop visited last to first:
-    ``rows`` (in that visiting order) stacked, zeros for rows never read."""
+    ``rows`` (in that visiting order) stacked, zeros for rows never read. Rows that are adjoints
+    of containers (a list of tuples or dicts, read where its kind was not known), or rows that do
+    not stack (``rows_shape``'s None), give one adjoint per row (a Parts, 0.0 for a row never
+    read)."""
+    if shape[1:2] == (None,) or any(isinstance(row, (list, tuple, dict)) for row in rows):
+        return Parts(rows[::-1] + [0.0] * (shape[0] - len(rows)))
     if rows and len(rows) == shape[0]:
         return np.array(rows[::-1])
     first = np.asarray(rows[0]) if rows else None

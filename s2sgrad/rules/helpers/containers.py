@@ -86,6 +86,7 @@ RULES = (
 )
 
 # Piecewise constant: no derivative.
-NONDIFF = ("s2sgrad.runtime.zeros_like", "s2sgrad.runtime.list_zeros")
+NONDIFF = ("s2sgrad.runtime.zeros_like", "s2sgrad.runtime.list_zeros", "s2sgrad.runtime.keys")
 
-NO_RULE = {"Parts": "the list class helpers build their results with: generated code does not call it"}
+NO_RULE = {"Parts": "the list class helpers build their results with: generated code does not call it",
+           "Keyed": "the dict class helpers build their results with: generated code does not call it"}

@@ -69,3 +69,5 @@ RULES = (
         value="np.pad(g, pad_width, mode=mode)",
     ),
 )
+
+NONDIFF = ("s2sgrad.runtime.rows_shape",)
