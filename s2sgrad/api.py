@@ -21,7 +21,8 @@ from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
 from .read.live import ENTRY_ATTR, Deferred, readable
 from .partials import curried
-from .read.capture import MADE_ATTR, SOURCE_ATTR, caller_location, check_function, display_path
+from .read.capture import (MADE_ATTR, SOURCE_ATTR, caller_location, check_function, display_path,
+                           from_function)
 from .transpose import jvp_by_reverse
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call
@@ -114,6 +115,14 @@ def build_jvp(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
     params = tuple(inspect.signature(fn).parameters)
     count = leaf_count(wrt, trees)
     return text, fn, params[len(params) - count:]
+
+
+def leaf_wrt(fun: Callable, wrt: tuple, trees: tuple, mode: str) -> tuple:
+    """The parameters the code generated for ``trees`` (of ``mode``) differentiates: ``wrt``,
+    each tree parameter replaced by its leaves' parameters."""
+    if not trees:
+        return wrt
+    return tuple(derive.entry_for(fun, from_function(fun), wrt, mode=mode, trees=trees)["wrt"])
 
 
 def leaf_count(wrt: tuple, trees: tuple) -> int:
@@ -343,7 +352,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     if split is not None:
         wrt = wrt_names(fun, tuple(range(len(split.defs))))
         tangents = flat_tangents(split, tangents, "jvp")
-        _, fn, names_dot = build_jvp(fun, wrt, split.trees)
+        _, fn, names_dot = jvp_or_transpose(fun, wrt, split.trees)
         derive.fresh(fn)
         return fn(*split.args, **dict(zip(names_dot, tangents)))
     primals, tangents, wrt = _directional(fun, primals, tangents, "jvp")
@@ -372,13 +381,13 @@ TRANSFORMATIONS.add(Transformation("vjp", vjp, curried=False))
 TRANSFORMATIONS.add(Transformation("jvp", jvp, curried=False))
 
 
-def jvp_or_transpose(fun: Callable, wrt: tuple) -> tuple:
+def jvp_or_transpose(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
     """build_jvp, or where forward mode cannot read ``fun``, the tangent by reverse mode over
     its generated gradient (transpose.py); forward mode's refusal when neither applies."""
     try:
-        return build_jvp(fun, wrt)
+        return build_jvp(fun, wrt, trees)
     except TransformError:
-        found = jvp_by_reverse(fun, wrt)
+        found = jvp_by_reverse(fun, wrt, trees, leaf_count(wrt, trees))
         if found is None:
             raise
         return found

@@ -126,7 +126,7 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
                                       ((generated.names.grad, generated.wrt),), live_arrays(unit.live))
         callables = (*callables, *(name or "" for name in hvp))
     entry = {"text": text, "call": dict(zip(CALLS[mode], callables)),
-             "deps": _dependencies(fun, dict(generated.live_names))}
+             "deps": _dependencies(fun, dict(generated.live_names)), "wrt": list(generated.wrt)}
     cache.put(key, entry)
     return entry
 
@@ -207,16 +207,18 @@ def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev",
 
 
 def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: bool,
-                 mode: str = "rev") -> Optional[Callable]:
+                 mode: str = "rev", trees: tuple = ()) -> Optional[Callable]:
     """The generated function computing what grad (``value`` False) or value_and_grad of
     ``fun`` returned (write/entries.py), loaded from ``fun``'s entry (of ``mode``, "rev" or
-    "rev2") with it appended; None where that entry's ``<f>_grad`` is not of codegen's shape."""
+    "rev2"; for the structures ``trees``) with it appended; None where that entry's
+    ``<f>_grad`` is not of codegen's shape."""
     from .write.entries import Returns, api_entry
 
     def made_now() -> tuple:
-        entry = entry_for(fun, from_function(fun), wrt, has_aux, mode)
-        return entry, api_entry(entry["text"], entry["call"]["grad"], fun.__name__, wrt,
-                                Returns(value, has_aux, single))
+        entry = entry_for(fun, from_function(fun), wrt, has_aux, mode, trees)
+        leaves = tuple(entry.get("wrt", wrt))  # the differentiated parameters, leaves of trees
+        return entry, api_entry(entry["text"], entry["call"]["grad"], fun.__name__, leaves,
+                                Returns(value, has_aux, single and len(leaves) == 1))
 
     return _loaded(fun, made_now)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import runtime
 from .api import (_attach, _def_location, _directional, _param_names, build_jvp,
-                  flat_tangents, grad, jvp_or_transpose, leaf_count, wrt_names)
+                  flat_tangents, grad, jvp_or_transpose, leaf_count, leaf_wrt, wrt_names)
 from .arguments import argument_check
 from .boundary import api_boundary
 from .columns import hessian_blocks, points_at, stacked, unit_at
@@ -94,7 +94,7 @@ def _forward_jacobian(fun: Callable, fn: Optional[Callable], wrt: tuple, tangent
         split = split_call(fun, name, params, positions, args, kwargs)
         if split is not None:
             if split.trees not in made:
-                made[split.trees] = build_jvp(fun, wrt, split.trees)[1:]
+                made[split.trees] = jvp_or_transpose(fun, wrt, split.trees)[1:]
             blocks = _forward_blocks(*made[split.trees], split.args, split.leaf_positions)
             return tree_jacobian(split, blocks, isinstance(argnums, int))
         args = bound_arguments(fun, args, kwargs)
@@ -273,12 +273,13 @@ def _as_tuple(out: Any, count: int) -> tuple:
     return (out,) if count == 1 else tuple(out)
 
 
-def _reverse_over_forward(fun: Callable, wrt: tuple) -> tuple:
+def _reverse_over_forward(fun: Callable, wrt: tuple, trees: tuple = (),
+                          check: Optional[Callable] = None) -> tuple:
     """``(text, run)`` as _forward_over_reverse: reverse mode over the generated forward-mode
     function, seeded on its tangent output."""
-    jvp_text, jvp_fn, names = build_jvp(fun, wrt)
+    jvp_text, jvp_fn, names = build_jvp(fun, wrt, trees)
     name = getattr(fun, "__name__", "the function")
-    reverse_text, (fwd, bwd, _) = derive.build(jvp_fn, wrt)
+    reverse_text, (fwd, bwd, _) = derive.build(jvp_fn, leaf_wrt(fun, wrt, trees, "fwd"))
 
     def run(args: tuple, tangents: tuple) -> tuple:
         derive.fresh(fwd)
@@ -293,24 +294,30 @@ def _reverse_over_forward(fun: Callable, wrt: tuple) -> tuple:
     return intro + jvp_text + "\n\n" + reverse_text, run
 
 
-def _reverse_over_reverse(fun: Callable, wrt: tuple) -> tuple:
+def _reverse_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
+                          check: Optional[Callable] = None) -> tuple:
     """``(text, run)`` as _forward_over_reverse: reverse mode over the generated gradient, its
     output seeded with the tangents (the Hessian is symmetric). The route for code forward mode
     cannot read (a custom_gradient defined inside a grad_fn)."""
-    gradient = _gradient(fun, wrt)
-    reverse_text, (fwd, bwd, _) = derive.build(readable(gradient), wrt)
-    check = ScalarCheck(fun)
+    if trees:  # the gradient generated for the structures, of the leaves
+        first_text, (_, _, gradient) = derive.build(fun, wrt, trees=trees)
+        leaves = leaf_wrt(fun, wrt, trees, "rev")
+    else:
+        made = _gradient(fun, wrt)
+        gradient, first_text, leaves = readable(made), getattr(made, SOURCE_ATTR), wrt
+    reverse_text, (fwd, bwd, _) = derive.build(gradient, leaves)
+    check = check or ScalarCheck(fun)
 
     def run(args: tuple, tangents: tuple) -> tuple:
         check(args)
         derive.fresh(fwd)
         residuals = fwd(*args)[1]
-        return tuple(bwd(residuals, tangents[0] if len(wrt) == 1 else tuple(tangents)))
+        return tuple(bwd(residuals, tangents[0] if len(leaves) == 1 else tuple(tangents)))
 
     name = getattr(fun, "__name__", "the function")
     intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): reverse mode (the "
              f"second module) over its reverse-mode code (the first).\n")
-    return intro + getattr(gradient, SOURCE_ATTR) + "\n\n" + reverse_text, run
+    return intro + first_text + "\n\n" + reverse_text, run
 
 
 def second_order(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
@@ -320,11 +327,10 @@ def second_order(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
     generated code."""
     fun = readable(fun)
     first: Optional[TransformError] = None
-    if trees:  # pytree arguments (the caller checks the value): forward over reverse, so far
-        return _forward_over_reverse(fun, wrt, trees, lambda args: None)
+    unchecked = (lambda args: None) if trees else None  # pytrees: the caller checks the value
     for route in (_forward_over_reverse, _reverse_over_forward, _reverse_over_reverse):
         try:
-            return route(fun, wrt)
+            return route(fun, wrt, trees, unchecked)
         except TransformError as exc:
             first = first or exc
     name = getattr(fun, "__name__", "the function")

@@ -21,18 +21,20 @@ from .errors import GradientError, TransformError
 from . import derive
 
 
-def jvp_by_reverse(fun: Callable, wrt: tuple) -> Optional[tuple]:
-    """See the module doc."""
+def jvp_by_reverse(fun: Callable, wrt: tuple, trees: tuple = (), count: int = 0) -> Optional[tuple]:
+    """See the module doc. ``trees``: the structures of pytree parameters (``count`` leaves
+    differentiated in all, one tangent each)."""
     try:
-        grads = derive.api_function(fun, wrt, False, False, False)
+        grads = derive.api_function(fun, wrt, False, False, False, trees=trees)
         if grads is None:
             return None
         seed = tuple(inspect.signature(grads).parameters)[-1]
-        text, (fwd, _, _) = derive.build(fun, wrt)
+        text, (fwd, _, _) = derive.build(fun, wrt, trees=trees)
         outer_text, (outer_fwd, outer_bwd, _) = derive.build(grads, (seed,))
     except TransformError:
         return None
-    tangent_names = tuple(f"{name}_dot" for name in wrt)
+    tangent_names = tuple(f"{name}_dot" for name in wrt) if not trees else \
+        tuple(f"leaf{i}_dot" for i in range(count))
 
     def fn(*args: Any, **tangents: Any) -> tuple:
         derive.fresh(fwd)
