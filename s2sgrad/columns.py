@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import runtime
+from .trees import is_leaf_value, tree_flatten, tree_unflatten
 
 
 def points_at(args: tuple, positions: tuple) -> list:
@@ -28,8 +29,11 @@ def unit_at(args: tuple, positions: tuple, points: list, j: int, k: int) -> tupl
 def stacked(columns: list, shape: tuple) -> Any:
     """Columns (one output per input element, each possibly a tuple of outputs) stacked on a last
     axis and reshaped to ``output shape + shape``; a float for a scalar of scalars."""
-    if isinstance(columns[0], (tuple, list)):
-        return tuple(stacked([c[i] for c in columns], shape) for i in range(len(columns[0])))
+    if not is_leaf_value(columns[0]):  # a pytree of outputs: each leaf's columns stacked
+        flat, structure = tree_flatten(columns[0])
+        leaves = [tree_flatten(c)[0] for c in columns]
+        return tree_unflatten(structure, [stacked([c[i] for c in leaves], shape)
+                                          for i in range(len(flat))])
     out_shape = np.shape(columns[0])
     block = np.stack([np.asarray(c) for c in columns], axis=-1).reshape(out_shape + shape)
     if block.ndim == 0 and all(type(c) is float for c in columns):

@@ -29,7 +29,7 @@ from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, entry_of, readable
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, bound_arguments, split_call
-from .trees import tree_unflatten
+from .trees import tree_flatten, tree_unflatten
 from . import derive
 
 Argnums = Union[int, Sequence[int]]
@@ -40,14 +40,20 @@ def _positions(argnums: Argnums) -> tuple:
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
-def _per_output(blocks: list, single: bool) -> Any:
-    """``blocks[j]`` per input (each shaped like the output) -> the Jacobian as JAX gives it: per
-    output (when the output is a tuple), then per input (when argnums is a tuple)."""
-    if single:
-        return blocks[0]
-    if isinstance(blocks[0], tuple):
-        return tuple(tuple(b[i] for b in blocks) for i in range(len(blocks[0])))
-    return tuple(blocks)
+def _per_output(blocks: list, single: bool, split: Optional[Split] = None) -> Any:
+    """``blocks[j]`` per input (each a tree of the output's structure) -> the Jacobian as JAX
+    gives it: the output's structure outermost, each of its leaves holding the blocks per input
+    (one for ``single``, a tuple for a tuple argnums, trees of the inputs' structures for
+    pytree arguments, ``split``)."""
+    flat = [tree_flatten(b) for b in blocks]
+    out_def = flat[0][1]
+
+    def per_input(items: list) -> Any:
+        grouped = split.regroup(items) if split is not None else tuple(items)
+        return grouped[0] if single else grouped
+
+    return tree_unflatten(out_def, [per_input([leaves[i] for leaves, _ in flat])
+                                    for i in range(out_def.num_leaves)])
 
 
 @api_boundary
@@ -107,13 +113,8 @@ def _forward_jacobian(fun: Callable, fn: Optional[Callable], wrt: tuple, tangent
 
 
 def tree_jacobian(split: Split, blocks: list, single: bool) -> Any:
-    """Blocks per differentiated leaf (each a tuple per output item for a tuple output) ->
-    JAX's layout: per output item, then per argument, a tree of its structure."""
-    if blocks and isinstance(blocks[0], tuple):
-        items = tuple(split.regroup([b[i] for b in blocks]) for i in range(len(blocks[0])))
-        return tuple(item[0] if single else item for item in items)
-    grouped = split.regroup(blocks)
-    return grouped[0] if single else grouped
+    """Blocks per differentiated leaf (trees of the output's structure) -> JAX's layout."""
+    return _per_output(blocks, single, split)
 
 
 def _reverse_blocks(fwd: Callable, bwd: Callable, args: tuple, positions: tuple) -> list:
@@ -121,18 +122,17 @@ def _reverse_blocks(fwd: Callable, bwd: Callable, args: tuple, positions: tuple)
     output): a forward and a backward sweep per element of the output."""
     derive.fresh(fwd)
     value, residuals = fwd(*args)
-    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    items, out_def = tree_flatten(value)
     points = [np.asarray(v, dtype=np.result_type(v, np.float64)) for v in items]
-    blocks: list = [[] for _ in positions]  # blocks[j][i]: input j, output item i
+    blocks: list = [[] for _ in positions]  # blocks[j][i]: input j, output leaf i
     for i, point in enumerate(points):
         rows = []
         for k in range(point.size):
-            seeds = unit_at(items, tuple(range(len(items))), points, i, k)
-            seed = seeds if isinstance(value, (tuple, list)) else seeds[0]
+            seed = tree_unflatten(out_def, unit_at(items, tuple(range(len(items))), points, i, k))
             rows.append(bwd(residuals if not rows and i == 0 else fwd(*args)[1], seed))
         for j, p in enumerate(positions):
             blocks[j].append(_rows_to_block([r[j] for r in rows], np.shape(items[i]), args[p]))
-    return [tuple(b) if isinstance(value, (tuple, list)) else b[0] for b in blocks]
+    return [tree_unflatten(out_def, b) for b in blocks]
 
 
 @api_boundary

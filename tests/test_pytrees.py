@@ -248,3 +248,20 @@ def test_check_grads_checks_each_leaf_of_a_pytree():
     s2sgrad.check_grads(layers_loss, (LAYERS, X), argnums=(0,))
     with pytest.raises(s2sgrad.GradientError, match="modes=\\('rev',\\) at order 1"):
         s2sgrad.check_grads(mlp_loss, (PARAMS, X, Y), argnums=(0,), modes=("fwd",))
+
+
+def dict_output(x):
+    return {"a": np.sin(x), "b": (x ** 2, np.sum(x))}
+
+
+@pytest.mark.parametrize("jacobian", [s2sgrad.jacfwd, s2sgrad.jacrev])
+def test_the_jacobian_of_a_dict_output_has_the_outputs_structure_outermost(jacobian):
+    x = np.array([0.1, 0.2, 0.3])
+    got = jacobian(dict_output)(x)
+    assert set(got) == {"a", "b"} and type(got["b"]) is tuple
+    np.testing.assert_allclose(got["a"], np.diag(np.cos(x)))
+    np.testing.assert_allclose(got["b"][0], np.diag(2 * x))
+    np.testing.assert_allclose(got["b"][1], np.ones(3))
+    both = jacobian(lambda p: {"o": p["u"] * p["w"]})({"u": x, "w": 2.0})
+    np.testing.assert_allclose(both["o"]["u"], 2.0 * np.eye(3))
+    np.testing.assert_allclose(both["o"]["w"], x)
