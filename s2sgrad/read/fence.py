@@ -14,8 +14,12 @@ from .parse import ParsedFunction
 _REFUSED = (
     (m.Try(), "try/except is not supported in a differentiated function",
      "move the error handling to the caller, outside the differentiated function"),
-    (m.With(), "`with` blocks are not supported in a differentiated function",
-     "enter the context in the caller and pass the values in"),
+    (m.With(asynchronous=m.Asynchronous()), "`async with` cannot be differentiated",
+     "use a plain `with` block"),
+    (m.With(items=[m.ZeroOrMore(), m.WithItem(asname=m.AsName()), m.ZeroOrMore()]),
+     "`with` blocks are not supported in a differentiated function when they bind a name (`as`)",
+     "enter the context in the caller and pass the values in (a `with` without `as`, such as "
+     "`with np.errstate(...):`, is fine)"),
     (m.Yield() | m.Await(), "generators and coroutines cannot be differentiated",
      "return a value (e.g. an array or a tuple) instead of yielding"),
     (m.Global(), "`global` statements are not supported in a differentiated function",

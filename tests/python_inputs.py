@@ -1,0 +1,48 @@
+"""Ordinary Python inside differentiated functions (issue 26): statements that carry no
+derivative, builtins on numbers and arrays, comprehensions, returns inside loops. Used by
+tests/test_python_constructs.py; every function here is also run by autograd."""
+
+import logging
+import warnings
+
+import numpy as np
+
+LOG = logging.getLogger("s2sgrad.tests.python_inputs")
+
+
+def asserts_and_prints(x):
+    """A docstring, kept where it is."""
+    assert x.ndim == 1, "a vector"
+    y = np.sin(x) * x
+    print(f"{len(x)} values of {x.dtype}")
+    return np.sum(y * y)
+
+
+def logs_and_warns(x):
+    y = np.exp(-x * x)
+    LOG.debug("sum %s", np.sum(x))
+    if np.sum(x) > 1.0e6:
+        warnings.warn("very large input")
+    return np.sum(y) * 2.0
+
+
+def annotated(x: np.ndarray, scale: float = 1.5) -> float:
+    y: np.ndarray = np.tanh(x) * scale
+    total: float = np.sum(y * x)
+    return total
+
+
+def errstate_block(x):
+    z = x * x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.log(z)
+        w = y * np.cos(x)
+    return np.sum(w + z)
+
+
+def nested_with_in_loop(x):
+    total = 0.0
+    for i in range(3):
+        with np.errstate(over="ignore"), warnings.catch_warnings():
+            total = total + np.sum(np.exp(x * (i + 1)))
+    return total
