@@ -46,3 +46,29 @@ def nested_with_in_loop(x):
         with np.errstate(over="ignore"), warnings.catch_warnings():
             total = total + np.sum(np.exp(x * (i + 1)))
     return total
+
+
+def builtin_extrema(x, y):
+    big = max(np.sum(x * x), np.sum(y) * 0.5)
+    small = min(x[0], x[1] * 2.0, y[2], 0.8)
+    clipped = max(min(x[3], 1.0), -1.0)
+    return big * small + clipped
+
+
+def builtin_numbers(x):
+    n = len(x)
+    mean = sum([x[0], x[1], x[2]], 0.5) / 3
+    scale = float(np.sum(x * x)) + round(2.4) + int(n / 2)
+    level = abs(np.sum(x) - 1.0) + np.sum(abs(x))
+    first = np.sum(x[:1] * 3.0).item()
+    return mean * scale + level * first
+
+
+def builtin_sequences(x):
+    values = [np.sum(x), np.sum(x * x), np.sum(np.sin(x))]
+    total = 0.0
+    for k, v in enumerate(reversed(values)):
+        total = total * 0.5 + v * (k + 1)
+    if isinstance(len(x), int) and not isinstance(total, str):
+        total = total * 2.0
+    return total

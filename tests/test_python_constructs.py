@@ -57,3 +57,70 @@ def test_with_binding_a_name_is_refused_with_a_hint():
     with pytest.raises(s2sgrad.TransformError, match=r"when they bind a name") as info:
         s2sgrad.grad(opens)
     assert "np.errstate" in str(info.value)
+
+
+@pytest.mark.parametrize("fn", [pi.builtin_extrema, pi.builtin_numbers, pi.builtin_sequences])
+def test_builtins_on_numbers_and_arrays(fn):
+    if fn is pi.builtin_numbers:  # autograd cannot run float() or .item() on its traced values
+        assert_gradients(fn, X, autograd_oracle=False)
+        check_directions(fn, X)
+    else:
+        check_every_mode(fn, X, X[::-1] * 0.7) if fn is pi.builtin_extrema else check_every_mode(fn, X)
+
+
+def check_directions(fn, x):
+    """jvp and Hessian of ``fn`` against central differences of s2sgrad's checked gradient."""
+    from s2sgrad.checks import numerical_grad
+
+    tangent = np.linspace(0.2, 1.1, x.size)
+    _, derivative = s2sgrad.jvp(fn, (x,), (tangent,))
+    np.testing.assert_allclose(derivative, numerical_grad(fn, (x,), 0) @ tangent, rtol=1e-6)
+    eps = 1e-5
+    columns = [(s2sgrad.grad(fn)(x + eps * e) - s2sgrad.grad(fn)(x - eps * e)) / (2 * eps)
+               for e in np.eye(x.size)]
+    np.testing.assert_allclose(s2sgrad.hessian(fn)(x), np.stack(columns, axis=1), rtol=1e-5, atol=1e-6)
+
+
+def test_max_of_more_arguments_folds_pairwise():
+    """``max(a, b, c)`` is ``max(max(a, b), c)``: the gradient goes to the largest, wherever it is."""
+    def three(x):
+        return max(x[0], x[1] * 2.0, x[2]) + min(x[0], x[1], x[2], x[3])
+
+    for x in (np.array([3.0, 1.0, 2.0, 0.5]), np.array([0.1, 1.0, 2.5, 4.0]), np.array([0.1, 0.2, 0.3, 0.0])):
+        assert_gradients(three, x)
+        check_every_mode(three, x)
+
+
+@pytest.mark.parametrize("call, advice", [("max(x)", "np.max(x)"), ("min(x)", "np.minimum(a, b)"),
+                                          ("sorted(x)[0]", "np.sort")])
+def test_builtins_without_a_rule_name_what_to_write(tmp_path, call, advice):
+    path = tmp_path / "uses_builtin.py"
+    path.write_text(f"import numpy as np\n\n\ndef f(x):\n    return {call} * 2.0\n")
+    with pytest.raises(s2sgrad.TransformError) as info:
+        s2sgrad.source_of_file(path) if hasattr(s2sgrad, "source_of_file") else _grad_of_file(path)
+    text = str(info.value)
+    assert "uses_builtin.py:5:12" in text
+    assert advice in text
+    assert "register_gradient" not in text or "sorted" in call
+
+
+def _grad_of_file(path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    s2sgrad.grad(module.f)(np.array([1.0, 2.0]))
+
+
+def test_sum_with_a_start_has_the_tangent_of_its_items_only():
+    """``sum(xs, 0.5)`` is affine in its items: its tangent is ``sum(xs_dot, 0.0)`` (it was
+    ``sum(xs_dot, 0.5)``, declared linear in the items alone: a wrong jvp and Hessian in silence)."""
+    def shifted(x):
+        return sum([x[0], x[1] * x[2]], 0.5) * np.sum(x)
+
+    x = np.array([0.4, -0.3, 0.8])
+    _, derivative = s2sgrad.jvp(shifted, (x,), (np.ones(3),))
+    from s2sgrad.checks import numerical_grad
+    np.testing.assert_allclose(derivative, np.sum(numerical_grad(shifted, (x,), 0)), rtol=1e-7)
+    check_every_mode(shifted, x)
