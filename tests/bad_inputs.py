@@ -94,7 +94,7 @@ def lambda_inside(x):
 
 
 def comprehension(x):
-    return sum([v * 2 for v in x])  # refused
+    return np.sum(x) if x[0] > 0 else sum([v * 2 for v in x])  # refused
 
 
 def no_return(x):  # refused
@@ -121,10 +121,9 @@ def computed_while_condition(x):
     return x
 
 
-def for_over_generator(x):
-    for v in (x * k for k in range(3)):  # refused
-        x = v
-    return x
+def dict_comprehension(x):
+    parts = {k: x * k for k in range(3)}  # refused
+    return parts[0]
 
 
 def calls_builtin_without_rule(x):

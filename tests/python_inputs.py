@@ -72,3 +72,30 @@ def builtin_sequences(x):
     if isinstance(len(x), int) and not isinstance(total, str):
         total = total * 2.0
     return total
+
+
+def powers_stacked(x, w):
+    features = np.stack([x ** p for p in range(len(w))], axis=1)
+    return np.sum(np.tanh(features @ w))
+
+
+def generator_sum(xs, w):
+    n = len(w)
+    return sum(w[i] * xs[i] ** i for i in range(n)) + sum(np.sin(v) for v in xs)
+
+
+def filtered_and_nested(x, w):
+    pairs = [x[i] * w[j] for i in range(3) if i != 1 for j in range(2) if j <= i]
+    rows = np.array([[x[i] * x[j] for j in range(3)] for i in range(3)])
+    return sum(pairs) + np.sum(rows * w[0])
+
+
+def comprehension_scope(x, w):
+    p = 2.0
+    ys = [np.sin(x * p) for p in range(3)]
+    total = 0.0
+    for v in [y * w[0] for y in ys]:
+        total = total + np.sum(v)
+    if sum([np.sum(y) for y in ys]) > -100.0:
+        total = total * p
+    return total + np.sum(np.array([np.cos(r) for r in np.reshape(x, (-1, 1))[:2]]))

@@ -124,3 +124,32 @@ def test_sum_with_a_start_has_the_tangent_of_its_items_only():
     from s2sgrad.checks import numerical_grad
     np.testing.assert_allclose(derivative, np.sum(numerical_grad(shifted, (x,), 0)), rtol=1e-7)
     check_every_mode(shifted, x)
+
+
+W3 = np.array([0.5, -0.25, 0.75])
+
+
+@pytest.mark.parametrize("fn", [pi.powers_stacked, pi.generator_sum, pi.filtered_and_nested,
+                                pi.comprehension_scope])
+def test_comprehensions_are_loops_building_lists(fn):
+    # positive: the Hessian of `x ** p` with p a loop's counter is nan at a negative x, with the
+    # loop written out too (its tape's zero tangent of p times log(x): reported, not fixed here)
+    x = np.abs(X)
+    check_every_mode(fn, x, W3)
+    assert_gradients(fn, x, W3)  # both arguments
+
+
+def test_comprehension_blocks_quote_the_comprehension():
+    text = s2sgrad.source(s2sgrad.grad(pi.powers_stacked))
+    assert text.count("# [x ** p for p in range(len(w))]") >= 2  # the list and its loop
+    assert "# features = np.stack([x ** p for p in range(len(w))], axis=1)" in text
+
+
+def test_a_comprehension_evaluated_only_sometimes_is_refused():
+    def sometimes(x):
+        y = np.sum(x) if x[0] > 0 else sum([v * 2.0 for v in x])
+        return y
+
+    with pytest.raises(s2sgrad.TransformError, match="evaluated only sometimes") as info:
+        s2sgrad.grad(sometimes)
+    assert "sum([v * 2.0 for v in x])" in str(info.value)

@@ -30,9 +30,12 @@ _REFUSED = (
      "define the class at module level"),
     (m.Lambda(), "lambda expressions are not supported in a differentiated function yet",
      "define a module-level function with `def` and call it"),
-    (m.ListComp() | m.SetComp() | m.DictComp() | m.GeneratorExp(),
-     "comprehensions are not supported in a differentiated function yet",
-     "build the list with explicit statements, or use a vectorized numpy expression"),
+    (m.ListComp() | m.GeneratorExp(),  # the others were rewritten as loops (lower/comprehensions.py)
+     "a comprehension evaluated only sometimes (in a lambda, a conditional expression's branch, "
+     "after `and`/`or`, in an `elif` or `while` test) is not supported in a differentiated function",
+     "build the list with a loop before the statement, or assign the comprehension to a name first"),
+    (m.SetComp() | m.DictComp(), "set and dict comprehensions are not supported in a "
+     "differentiated function yet", "build the dict with a loop, or use a list comprehension"),
     (m.NamedExpr(), "assignment expressions (:=) are not supported",
      "assign the value in its own statement"),
     (m.Del(target=~(m.Name() | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=m.Name()))]))),
