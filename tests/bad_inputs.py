@@ -109,9 +109,10 @@ def recursive(x):
     return recursive(x * 0.5) + x  # refused
 
 
-def return_in_loop(x):
+def return_in_with(x):
     for i in range(3):
-        return x  # refused
+        with np.errstate(all="ignore"):
+            return x  # refused
     return x
 
 

@@ -99,3 +99,36 @@ def comprehension_scope(x, w):
     if sum([np.sum(y) for y in ys]) > -100.0:
         total = total * p
     return total + np.sum(np.array([np.cos(r) for r in np.reshape(x, (-1, 1))[:2]]))
+
+
+def search_returns_early(x, w):
+    total = 0.0
+    for i in range(len(x)):
+        total = total + x[i] ** 2 * w[i % 3]
+        if total > 0.6:
+            return total * np.sin(x[i])
+    return total * 2.0
+
+
+def nested_search(x, w):
+    acc = 0.0
+    for i in range(3):
+        for j in range(3):
+            acc = acc + x[i] * w[j]
+            if acc > 0.5 + i:
+                return acc * x[j]
+        acc = acc * 0.5
+    else:
+        acc = acc + 1.0
+    return np.tanh(acc)
+
+
+def while_search(x, w):
+    k = 0
+    y = x * 1.0
+    while k < 6:
+        y = np.sin(y) * 1.2 + w[k % 3]
+        if np.sum(y) > 2.0:
+            return np.sum(y * y)
+        k = k + 1
+    return np.sum(y)

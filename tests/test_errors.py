@@ -30,7 +30,7 @@ REFUSED = [
     ("no_return", "does not return a value"),
     ("unknown_keyword", "not differentiable with `where=`"),
     ("recursive", "recursive call"),
-    ("return_in_loop", "return inside a loop"),
+    ("return_in_with", "a `return` inside a `with` block"),
     ("computed_while_condition", "while condition must be a comparison"),
     ("dict_comprehension", "dict comprehensions"),
     ("calls_builtin_without_rule", "no derivative rule for `builtins.sorted`"),

@@ -105,8 +105,9 @@ def _check_body(pf: ParsedFunction) -> None:
     fn = pf.node
     for node in m.findall(fn.body, m.Return()):
         if node is not _last_statement(fn):
-            raise pf.error(node, "return inside a loop is not supported",
-                           "set a result variable and `break` instead, then return after the loop")
+            raise pf.error(node, "a `return` inside a `with` block is not supported (returns in "
+                           "loops and branches are)",
+                           "assign the value to a name inside the block and return it after the block")
     for node in m.findall(fn.body, m.For()):
         if node.asynchronous is not None:
             raise pf.error(node, "`async for` cannot be differentiated", "use a plain `for` loop")
