@@ -469,6 +469,22 @@ COVERAGE = {
     "indexing, iteration": ["list_index", "for_list"],
     "`np.stack`/`np.concatenate`/`np.array`/`sum` of lists": [
         "np_stack", "np_concatenate", "np_array_list", "sum_list"],
+    # Python inside the function (issue 26; drawn from the generator's side stream)
+    "List comprehensions": ["list_comprehension", "comprehension_items", "comprehension_range"],
+    "generator expressions": ["generator_expr"],
+    "(`np.stack([x ** p for p in range(n)], axis=1)`, `sum(w[i] * xs[i] for i in range(n))`)": [
+        "list_comprehension", "generator_expr"],
+    "each written as the loop that builds its list (nested clauses, `if` filters and nested "
+    "comprehensions included)": ["comprehension_if", "comprehension_nested"],
+    "`return` inside a loop (a search that returns early)": ["return_in_loop"],
+    "Python's `max`/`min` of two or more numbers": ["builtin_max", "builtin_min"],
+    "`x.item()`": ["item"],
+    "Statements with no derivative, kept where they run": ["no_derivative"],
+    "`assert`": ["no_derivative_assert"],
+    "logging calls with f-strings (`print` and `warnings.warn` alike)": ["no_derivative_log"],
+    "annotated assignments": ["no_derivative_annotated"],
+    "docstrings": ["docstring"],
+    "`with` blocks that bind no name (`with np.errstate(...)`": ["with_errstate"],
     # calls
     "Calls to your own functions": ["call", "call_plain", "helper_tuple_param", "call_tuple_arg",
                                     "helper_tuple_unpack"],
@@ -517,6 +533,8 @@ EXPLANATIONS = [
     "each a statement of its own (or an assignment's value) writing into a local array",
     "(`A.dot(x)`: where the value is seen, by the decorator and `grad`; the command line, "
     "which never runs the file, asks for `np.dot(A, x)` instead)",
+    "its body is differentiated, the manager holds around the forward code; the backward sweep "
+    "runs outside it)",
 ]
 FILLER = {"and", "or", "on", "of", "in", "with", "the", "a", "to", "for", "over"}
 COVERAGE_SEEDS = 300
