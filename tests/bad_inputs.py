@@ -128,7 +128,7 @@ def dict_comprehension(x):
 
 
 def calls_builtin_without_rule(x):
-    return np.sum(sorted(x))  # refused
+    return np.sum(divmod(x, 2.0)[1])  # refused
 
 
 def index_built_row(x):

@@ -1336,8 +1336,10 @@ class Gen:
                 cond, fires = self.condition(1)
                 lines.append(f"{body}if {cond}:")
                 at = 0
-            if jump == "break" and self.in_main and self.py.random() < 0.4:
-                # a search that returns early: the function's value from what is bound here
+            if jump == "break" and self.in_main and not self.in_if and self.py.random() < 0.4:
+                # a search that returns early: the function's value from what is bound here (not
+                # in an if's arm: the statements after the if move into each arm, where a name
+                # only the taken arm binds is read before it is assigned, and refused)
                 ret = " + ".join(f"np.sum({c})" for c in sorted(carried)) or "0.0"
                 lines.append(f"{body}    return np.sum(np.tanh(x)) + {ret}")
                 self.tag("return_in_loop")

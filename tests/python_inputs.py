@@ -132,3 +132,16 @@ def while_search(x, w):
             return np.sum(y * y)
         k = k + 1
     return np.sum(y)
+
+
+def comprehension_names_as_keywords(x):
+    m = np.reshape(x[:4], (2, 2))
+    parts = [np.sum(np.sin(m) * (axis + 1), axis=axis) for axis in range(2)]
+    return sum(np.sum(p.T * x[axis]) for axis, p in enumerate(parts))
+
+
+def sorted_numbers(x):
+    ranked = sorted(x)
+    values = [np.sum(x * x), np.sum(np.sin(x)), x[0] * 3.0]
+    top = sorted(values, reverse=True)
+    return ranked[0] * 2.0 + ranked[-1] * top[0] + sorted([x[1], x[2] * x[3]], key=abs)[1]

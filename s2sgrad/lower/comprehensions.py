@@ -226,6 +226,9 @@ class _Rename(KeepingTransformer):
     def leave_Attribute(self, original, updated):
         return updated.with_changes(attr=original.attr)  # ``x.p`` is no name of the comprehension
 
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)  # nor is ``axis`` in ``f(axis=axis)``
+
 
 def _clauses(for_in: cst.CompFor) -> list:
     out = []
