@@ -113,7 +113,7 @@ def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None,
     fence and normalize one parsed function (``returns``: see lower_function)."""
     lifted = lifted if lifted is not None else {}
     pf = rewrite_comprehensions(inner_transforms_into(lift_into(pf, lifted), lifted))
-    structured = replace(pf, node=structure(pf.node))
+    structured = replace(pf, node=structure(pf.node, pf.parsed.written_as))
     core = lower_function(fence(structured), table, returns)
     check_inplace(core, table.views)
     return hoist_products(core, table)

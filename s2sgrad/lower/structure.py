@@ -103,7 +103,8 @@ def _has_exit(stmt, kinds: tuple) -> bool:
 class Structurer:
     """Rewrites one function; holds the namer for the flags and the result name."""
 
-    def __init__(self, fn: cst.FunctionDef) -> None:
+    def __init__(self, fn: cst.FunctionDef, written_as: Optional[dict] = None) -> None:
+        self.written_as = written_as if written_as is not None else {}  # ParsedModule.written_as
         self.namer = Namer({n.value for n in name_nodes(fn)})
         self.result: Optional[str] = None
         self.flag: Optional[str] = None  # set by a return inside a loop
@@ -213,10 +214,12 @@ class Structurer:
                                        self.loop_returns(orelse, in_loop)))
             elif in_loop and _is_exit(stmt, (cst.Return,)):
                 value = _small(stmt).value or cst.Name("None")
-                out.extend([_line(cst.Assign([cst.AssignTarget(cst.Name(self.loop_result))], value)),
-                            _line(cst.Assign([cst.AssignTarget(cst.Name(self.returned()))],
-                                             cst.Name("True"))),
-                            _line(cst.Break())])
+                made = [cst.Assign([cst.AssignTarget(cst.Name(self.returned()))], cst.Name("True")),
+                        cst.Assign([cst.AssignTarget(cst.Name(self.loop_result))], value),
+                        cst.Break()]
+                for small in made:  # their provenance comments quote the user's return
+                    self.written_as[small] = self.written_as.get(_small(stmt), _small(stmt))
+                out.extend(_line(small) for small in made)
             else:
                 out.append(stmt)
         return out
@@ -278,8 +281,10 @@ def _needs_structuring(fn: cst.FunctionDef) -> bool:
     return any(_has_exit(s, (cst.Return,)) for s in body[:-1])
 
 
-def structure(fn: cst.FunctionDef) -> cst.FunctionDef:
-    """``fn`` without ``break``, ``continue`` or early returns (``fn`` itself when it has none)."""
+def structure(fn: cst.FunctionDef, written_as: Optional[dict] = None) -> cst.FunctionDef:
+    """``fn`` without ``break``, ``continue`` or early returns (``fn`` itself when it has none);
+    ``written_as`` (ParsedModule.written_as) learns which user statement each statement that
+    replaces a return inside a loop stands for."""
     if not _needs_structuring(fn):
         return fn
-    return Structurer(fn).function(fn)
+    return Structurer(fn, written_as).function(fn)
