@@ -145,3 +145,30 @@ def sorted_numbers(x):
     values = [np.sum(x * x), np.sum(np.sin(x)), x[0] * 3.0]
     top = sorted(values, reverse=True)
     return ranked[0] * 2.0 + ranked[-1] * top[0] + sorted([x[1], x[2] * x[3]], key=abs)[1]
+
+
+def returns_in_loop_else(x, w):
+    acc = 0.0
+    for i in range(3):
+        acc = acc + np.sin(x[i]) * w[i]
+    else:
+        for j in range(3):
+            acc = acc * np.cos(x[j] * w[j])
+            if j == 2:
+                return acc + np.sum(x)
+    return acc * 2.0
+
+
+def returns_in_else_after_break(x, w):
+    total = 0.0
+    for k in range(4):
+        for i in range(3):
+            total = total + x[i] * w[i] * (k + 1)
+            if total > 0.85:
+                break
+        else:
+            if total < -1.0:
+                return total * 3.0
+            continue
+        total = np.tanh(total) + x[3]
+    return total

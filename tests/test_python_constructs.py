@@ -161,7 +161,8 @@ def test_a_comprehension_evaluated_only_sometimes_is_refused():
     assert "sum([v * 2.0 for v in x])" in str(info.value)
 
 
-@pytest.mark.parametrize("fn", [pi.search_returns_early, pi.nested_search, pi.while_search])
+@pytest.mark.parametrize("fn", [pi.search_returns_early, pi.nested_search, pi.while_search,
+                                pi.returns_in_loop_else, pi.returns_in_else_after_break])
 @pytest.mark.parametrize("scale", [0.3, 1.0, 2.0])  # returns early at different steps, or never
 def test_return_inside_a_loop(fn, scale):
     x, w = X * scale, W3 * scale

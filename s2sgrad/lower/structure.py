@@ -8,7 +8,8 @@ rewritten first, keeping the meaning:
 - ``break`` sets a flag (``broken``) that guards the rest of the loop (``while`` loops test it in
   their condition, ``for`` loops skip their remaining iterations) and the loop's ``else`` clause;
 - early returns assign a result name that the single final ``return`` returns;
-- a ``return`` inside a loop first becomes a ``break`` that has set a flag and the loop's result
+- a loop's ``else`` that returns becomes a branch after the loop, on a flag the ``else`` sets;
+  a ``return`` inside a loop first becomes a ``break`` that has set a flag and the loop's result
   (``loop_result = v; returned = True; break``), the loop followed by ``if returned: return
   loop_result`` (by ``if returned: break`` in an enclosing loop): an early return in a branch, and
   breaks, which the rules above rewrite.
@@ -197,17 +198,27 @@ class Structurer:
         out = []
         for stmt in stmts:
             if isinstance(stmt, (cst.For, cst.While)) and _returns_inside(stmt):
+                after = []
+                if stmt.orelse is not None and m.findall(stmt.orelse, m.Return()):
+                    # a return in the loop's else: the else as a branch after the loop, on a flag
+                    # the else sets (it runs when no break ended the loop)
+                    done = self.namer.fresh("completed")
+                    out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(done))], cst.Name("False"))))
+                    after = self.loop_returns([cst.If(test=cst.Name(done), body=stmt.orelse.body)],
+                                              in_loop)
+                    flag_set = _line(cst.Assign([cst.AssignTarget(cst.Name(done))], cst.Name("True")))
+                    stmt = stmt.with_changes(orelse=cst.Else(_block([flag_set])))
+                if not any(_returns_inside(s, True) for s in _stmts(stmt.body)):
+                    out.extend([stmt, *after])
+                    continue
                 if not in_loop:
                     out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(self.returned()))],
                                                 cst.Name("False"))))
                 body = self.loop_returns(_stmts(stmt.body), True)
-                orelse = stmt.orelse
-                if orelse is not None:
-                    orelse = orelse.with_changes(body=_block(self.loop_returns(_stmts(orelse.body),
-                                                                               in_loop)))
-                out.append(stmt.with_changes(body=_block(body), orelse=orelse))
+                out.append(stmt.with_changes(body=_block(body)))
                 leave = cst.Break() if in_loop else cst.Return(cst.Name(self.loop_result))
                 out.append(cst.If(test=cst.Name(self.returned()), body=_block([_line(leave)])))
+                out.extend(after)
             elif isinstance(stmt, cst.If) and _returns_inside(stmt, in_loop):
                 body, orelse = _branches(stmt)
                 out.append(_rebuild_if(stmt, self.loop_returns(body, in_loop),
@@ -263,9 +274,9 @@ def _returns_inside(stmt, in_loop: bool = False) -> bool:
     ``stmt`` itself is inside one."""
     if in_loop and _is_exit(stmt, (cst.Return,)):
         return True
-    if isinstance(stmt, (cst.For, cst.While)):
+    if isinstance(stmt, (cst.For, cst.While)):  # a return in its else clause too (any depth)
         return any(_returns_inside(s, True) for s in _stmts(stmt.body)) or \
-            (stmt.orelse is not None and any(_returns_inside(s, in_loop) for s in _stmts(stmt.orelse.body)))
+            (stmt.orelse is not None and bool(m.findall(stmt.orelse, m.Return())))
     if isinstance(stmt, cst.If):
         body, orelse = _branches(stmt)
         return any(_returns_inside(s, in_loop) for s in body + orelse)
