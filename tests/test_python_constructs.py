@@ -50,7 +50,8 @@ def test_errstate_holds_around_the_forward_code_only():
 
 def test_with_binding_a_name_is_refused_with_a_hint():
     def opens(x):
-        with open("nothing") as handle:  # noqa: F841
+        with open("nothing") as handle:
+            handle.read()
             y = x * 2.0
         return np.sum(y)
 

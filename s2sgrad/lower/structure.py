@@ -198,27 +198,7 @@ class Structurer:
         out = []
         for stmt in stmts:
             if isinstance(stmt, (cst.For, cst.While)) and _returns_inside(stmt):
-                after = []
-                if stmt.orelse is not None and m.findall(stmt.orelse, m.Return()):
-                    # a return in the loop's else: the else as a branch after the loop, on a flag
-                    # the else sets (it runs when no break ended the loop)
-                    done = self.namer.fresh("completed")
-                    out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(done))], cst.Name("False"))))
-                    after = self.loop_returns([cst.If(test=cst.Name(done), body=stmt.orelse.body)],
-                                              in_loop)
-                    flag_set = _line(cst.Assign([cst.AssignTarget(cst.Name(done))], cst.Name("True")))
-                    stmt = stmt.with_changes(orelse=cst.Else(_block([flag_set])))
-                if not any(_returns_inside(s, True) for s in _stmts(stmt.body)):
-                    out.extend([stmt, *after])
-                    continue
-                if not in_loop:
-                    out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(self.returned()))],
-                                                cst.Name("False"))))
-                body = self.loop_returns(_stmts(stmt.body), True)
-                out.append(stmt.with_changes(body=_block(body)))
-                leave = cst.Break() if in_loop else cst.Return(cst.Name(self.loop_result))
-                out.append(cst.If(test=cst.Name(self.returned()), body=_block([_line(leave)])))
-                out.extend(after)
+                out.extend(self.loop_with_returns(stmt, in_loop))
             elif isinstance(stmt, cst.If) and _returns_inside(stmt, in_loop):
                 body, orelse = _branches(stmt)
                 out.append(_rebuild_if(stmt, self.loop_returns(body, in_loop),
@@ -234,6 +214,29 @@ class Structurer:
             else:
                 out.append(stmt)
         return out
+
+    def loop_with_returns(self, stmt, in_loop: bool) -> list:
+        """A loop holding returns -> the statements replacing it: the flags' starts, the loop
+        (its returns flagged breaks), the test of the flag after it, its ``else`` (if that
+        returns) as a branch after it."""
+        out, after = [], []
+        if stmt.orelse is not None and m.findall(stmt.orelse, m.Return()):
+            # a return in the loop's else: the else as a branch after the loop, on a flag the
+            # else sets (it runs when no break ended the loop)
+            done = self.namer.fresh("completed")
+            out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(done))], cst.Name("False"))))
+            after = self.loop_returns([cst.If(test=cst.Name(done), body=stmt.orelse.body)], in_loop)
+            flag_set = _line(cst.Assign([cst.AssignTarget(cst.Name(done))], cst.Name("True")))
+            stmt = stmt.with_changes(orelse=cst.Else(_block([flag_set])))
+        if not any(_returns_inside(s, True) for s in _stmts(stmt.body)):
+            return [*out, stmt, *after]
+        if not in_loop:
+            out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(self.returned()))],
+                                        cst.Name("False"))))
+        out.append(stmt.with_changes(body=_block(self.loop_returns(_stmts(stmt.body), True))))
+        leave = cst.Break() if in_loop else cst.Return(cst.Name(self.loop_result))
+        out.append(cst.If(test=cst.Name(self.returned()), body=_block([_line(leave)])))
+        return out + after
 
     def returned(self) -> str:
         """The flag a return inside a loop sets (one per function), and its result's name."""
