@@ -407,6 +407,11 @@ class Gen:
             else:
                 red = self.ch.choice(["sum", "mean"])
                 e = self.squash(E(f"np.{red}({fn}({listed}), axis=0)", es, eb * (n if red == "sum" else 1)), 30.0)
+        if form in ("index", "loop_index") and es == S and self.py.random() < 0.8:
+            # numbers: the one at that place in the order of their values
+            self.tag("builtin_sorted")
+            e = E(e.src.replace(name, f"sorted({name}{', reverse=True' if self.py.random() < 0.3 else ''})", 1),
+                  es, eb, fresh=False)
         if not fits(e.shape, maxshape):  # an element wider than wanted: reduce it
             e = self.squash(E(f"np.sum({e.src})", S, e.bound * size(e.shape)), 30.0)
         return e

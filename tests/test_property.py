@@ -478,6 +478,7 @@ COVERAGE = {
     "comprehensions included)": ["comprehension_if", "comprehension_nested"],
     "`return` inside a loop (a search that returns early)": ["return_in_loop"],
     "Python's `max`/`min` of two or more numbers": ["builtin_max", "builtin_min"],
+    "`sorted` of numbers": ["builtin_sorted"],
     "`x.item()`": ["item"],
     "Statements with no derivative, kept where they run": ["no_derivative"],
     "`assert`": ["no_derivative_assert"],
