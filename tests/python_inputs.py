@@ -172,3 +172,10 @@ def returns_in_else_after_break(x, w):
             continue
         total = np.tanh(total) + x[3]
     return total
+
+
+def comprehension_in_conditions(x):
+    y = np.sum(x)
+    if sum([v * 2.0 for v in x]) > 0.0 and y > -5.0:  # the left of `and` always runs
+        y = y * 2.0
+    return y * sum(v * v for v in x) + (np.sum(np.sin(x)) if x[0] > -9.0 else 1.0)

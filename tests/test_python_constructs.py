@@ -131,7 +131,7 @@ W3 = np.array([0.5, -0.25, 0.75])
 
 
 @pytest.mark.parametrize("fn", [pi.powers_stacked, pi.generator_sum, pi.filtered_and_nested,
-                                pi.comprehension_scope])
+                                pi.comprehension_scope, pi.comprehension_in_conditions])
 def test_comprehensions_are_loops_building_lists(fn):
     # positive: the Hessian of `x ** p` with p a loop's counter is nan at a negative x, with the
     # loop written out too (its tape's zero tangent of p times log(x): reported, not fixed here)

@@ -74,7 +74,7 @@ class _Writer:
                 return [stmt]
             out = []
             for small in stmt.body:
-                before, new = self.hoisted(small, small)
+                before, new = self.hoisted(small)
                 if new is not small:
                     new = new.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
                     self.keep(new, small)
@@ -83,13 +83,13 @@ class _Writer:
                 out.extend(before + [line])
             return out
         if isinstance(stmt, cst.If):
-            before, test = self.hoisted(stmt.test, stmt)
+            before, test = self.hoisted(stmt.test)
             new = stmt.with_changes(test=test, body=self.block(stmt.body),
                                     orelse=self.orelse(stmt.orelse))
             self.parsed.adopt(new, stmt)
             return before + [new]
         if isinstance(stmt, cst.For):
-            before, iterable = self.hoisted(stmt.iter, stmt)
+            before, iterable = self.hoisted(stmt.iter)
             new = stmt.with_changes(iter=iterable, body=self.block(stmt.body),
                                     orelse=self.orelse(stmt.orelse))
             self.parsed.adopt(new, stmt)
@@ -120,14 +120,14 @@ class _Writer:
         if new is not old:
             self.parsed.written_as[new] = self.parsed.written_as.get(old, old)
 
-    def hoisted(self, node: cst.CSTNode, statement: cst.CSTNode) -> tuple:
+    def hoisted(self, node: cst.CSTNode) -> tuple:
         """``(statements building the lists, node with each comprehension it evaluates at once
         replaced by its list's name)``."""
-        replacer = _Replace(self, statement)
+        replacer = _Replace(self)
         new = node.visit(replacer)
         return replacer.before, new
 
-    def loops(self, comp, statement: cst.CSTNode) -> tuple:
+    def loops(self, comp) -> tuple:
         """``(statements, name)``: the loop building ``comp``'s list, and the list's name."""
         name = self.namer.fresh("items")
         renames = {}
@@ -152,12 +152,7 @@ class _Writer:
         start = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.List([]))])
         self.origin(start.body[0], comp)
         self.origin(start, comp)
-        built = [start, *self.statement_list(inner)]
-        return built, name
-
-    def statement_list(self, loop: cst.For) -> list:
-        """The loop with the comprehensions nested in its element rewritten too."""
-        return self.statement(loop)
+        return [start, *self.statement(inner)], name  # comprehensions inside it rewritten too
 
     def origin(self, new: cst.CSTNode, comp: cst.CSTNode) -> None:
         """``new`` located at the comprehension and quoting it (provenance comments; a generator
@@ -173,12 +168,10 @@ class _Writer:
 class _Replace(KeepingTransformer):
     """Replaces the comprehensions an expression evaluates at once by their lists' names."""
 
-    def __init__(self, writer: _Writer, statement: cst.CSTNode) -> None:
+    def __init__(self, writer: _Writer) -> None:
         super().__init__(writer.parsed)
         self.writer = writer
-        self.statement = statement
         self.before: list = []
-        self.guarded = 0
 
     def visit_Lambda(self, node) -> bool:
         return False  # its body runs when it is called
@@ -187,7 +180,7 @@ class _Replace(KeepingTransformer):
         return False  # its branches run only sometimes; its test always (leave_IfExp)
 
     def visit_BooleanOperation(self, node) -> bool:
-        return False
+        return False  # its right side runs only sometimes; its left always (leave_BooleanOperation)
 
     def visit_ListComp(self, node) -> bool:
         return False  # nested ones are rewritten inside the loop built for this one
@@ -202,11 +195,13 @@ class _Replace(KeepingTransformer):
         return self.replace(original)
 
     def leave_IfExp(self, original, updated):
-        test = original.test.visit(self)
-        return updated.with_changes(test=test) if test is not original.test else updated
+        return updated.with_changes(test=original.test.visit(self))
+
+    def leave_BooleanOperation(self, original, updated):
+        return updated.with_changes(left=original.left.visit(self))
 
     def replace(self, comp):
-        built, name = self.writer.loops(comp, self.statement)
+        built, name = self.writer.loops(comp)
         self.before.extend(built)
         new = cst.Name(name)
         self.writer.parsed.adopt(new, comp)
