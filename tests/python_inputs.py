@@ -174,8 +174,8 @@ def returns_in_else_after_break(x, w):
     return total
 
 
-def comprehension_in_conditions(x):
-    y = np.sum(x)
+def comprehension_in_conditions(x, w):
+    y = np.sum(x) * w[0]
     if sum([v * 2.0 for v in x]) > 0.0 and y > -5.0:  # the left of `and` always runs
         y = y * 2.0
     return y * sum(v * v for v in x) + (np.sum(np.sin(x)) if x[0] > -9.0 else 1.0)
