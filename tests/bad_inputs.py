@@ -94,7 +94,7 @@ def lambda_inside(x):
 
 
 def comprehension(x):
-    return sum([v * 2 for v in x])  # refused
+    return np.sum(x) if x[0] > 0 else sum([v * 2 for v in x])  # refused
 
 
 def no_return(x):  # refused
@@ -109,9 +109,10 @@ def recursive(x):
     return recursive(x * 0.5) + x  # refused
 
 
-def return_in_loop(x):
+def return_in_with(x):
     for i in range(3):
-        return x  # refused
+        with np.errstate(all="ignore"):
+            return x  # refused
     return x
 
 
@@ -121,14 +122,13 @@ def computed_while_condition(x):
     return x
 
 
-def for_over_generator(x):
-    for v in (x * k for k in range(3)):  # refused
-        x = v
-    return x
+def dict_comprehension(x):
+    parts = {k: x * k for k in range(3)}  # refused
+    return parts[0]
 
 
 def calls_builtin_without_rule(x):
-    return np.sum(sorted(x))  # refused
+    return np.sum(divmod(x, 2.0)[1])  # refused
 
 
 def index_built_row(x):

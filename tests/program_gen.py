@@ -137,6 +137,8 @@ class Program:
             parts.append("from autograd.scipy import special" if twin else "from scipy import special")
         if "garray" in self.imports:
             parts.append("GM = np.linspace(-1.0, 1.0, 12).reshape(3, 4)")
+        if "logging" in self.imports:
+            parts.append("import logging\nLOG = logging.getLogger('s2sgrad_prop')")
         if "gbatch" in self.imports:
             parts.append("GB = np.linspace(-1.0, 1.0, 12).reshape(3, 4)\nGS = 0.5")
         if "s2sgrad" in self.imports and not twin:
@@ -166,7 +168,7 @@ class Program:
         text = re.sub(r"(?m)^(\s*)([A-Za-z_][A-Za-z_0-9]*) ([-+*/])= ([^#\n]*?)(\s*#[^\n]*)?$",
                       r"\1\2 = \2 \3 (\4)\5", text)
         text = re.sub(r"np\.copy\(([A-Za-z_0-9]+)\)", r"(\1 * 1.0)", text)
-        text = text.replace("GM.dot(", "np.dot(GM, ")
+        text = text.replace("GM.dot(", "np.dot(GM, ").replace(".item()", "")  # autograd: no .item
         return re.sub(r"([A-Za-z_][A-Za-z_0-9]*)\.copy\(\)", r"(\1 * 1.0)", text)
 
     def render(self, probe: bool, twin: bool = False, lib: str = "s2sgrad_prop_lib") -> str:
@@ -256,6 +258,11 @@ class Gen:
         self.refuse = refuse
         self.frozen = set()  # names that must not be bound (a closure's free variable)
         self.loop_vars = set()  # names bound by for loops so far
+        # Python constructs (issue 26: comprehensions, max/min, return in a loop, statements with
+        # no derivative) are drawn from a stream of their own, seeded by the program's seed, so
+        # the main stream (and every other production) is what it was before they were added
+        self.py = random.Random(0)
+        self.guarded = 0  # inside a conditional expression's arm or a condition: no comprehension
 
     def tag(self, *names):
         self.prog.tags.update(names)
@@ -383,7 +390,7 @@ class Gen:
             e = E(f"{name}[{i}]", es, eb, fresh=False)
         elif form == "sum":
             self.tag("sum_list")
-            e = self.squash(E(f"sum({name})", es, eb * n), 30.0)
+            e = self.squash(E(f"sum({self.comprehended(name, n, generator=True)})", es, eb * n), 30.0)
         elif form == "concatenate":
             self.tag("np_concatenate")
             whole = (n * es[0],) + es[1:]
@@ -395,14 +402,40 @@ class Gen:
             fn = "np.stack" if form == "stack" else "np.array"
             self.tag("np_stack" if form == "stack" else "np_array_list")
             whole = (n,) + es
+            listed = self.comprehended(name, n)
             if fits(whole, maxshape) and self.ch.bool():
-                e = E(f"{fn}({name})", whole, eb)
+                e = E(f"{fn}({listed})", whole, eb)
             else:
                 red = self.ch.choice(["sum", "mean"])
-                e = self.squash(E(f"np.{red}({fn}({name}), axis=0)", es, eb * (n if red == "sum" else 1)), 30.0)
+                e = self.squash(E(f"np.{red}({fn}({listed}), axis=0)", es, eb * (n if red == "sum" else 1)), 30.0)
+        if form in ("index", "loop_index") and es == S and self.py.random() < 0.8:
+            # numbers: the one at that place in the order of their values
+            self.tag("builtin_sorted")
+            e = E(e.src.replace(name, f"sorted({name}{', reverse=True' if self.py.random() < 0.3 else ''})", 1),
+                  es, eb, fresh=False)
         if not fits(e.shape, maxshape):  # an element wider than wanted: reduce it
             e = self.squash(E(f"np.sum({e.src})", S, e.bound * size(e.shape)), 30.0)
         return e
+
+    def comprehended(self, name, n, generator=False):
+        """The list ``name`` as written, or (side stream) as a list comprehension or generator
+        expression giving the same items: over the list, over ``range(n)`` indexing it, with an
+        ``if`` that keeps every item, or with a comprehension inside. None in a conditional
+        expression's arm or a condition (evaluated only sometimes: refused)."""
+        if self.guarded or self.py.random() < 0.6:
+            return name
+        form = self.py.choice(["items", "range", "if", "nested"])
+        if form == "items":
+            inner = f"w * 1.0 for w in {name}"
+        elif form == "range":
+            inner = f"{name}[i] for i in range({n})"
+        elif form == "if":
+            inner = f"w for k, w in enumerate({name}) if k >= 0"
+        else:
+            inner = f"sum([u for u in [w, 0.0 * w]]) for w in {name}"
+        self.tag("generator_expr" if generator else "list_comprehension", f"comprehension_{form}")
+        return f"({inner})" if generator and self.py.random() < 0.5 else \
+            (inner if generator else f"[{inner}]")
 
     def expr(self, maxshape, depth) -> E:
         if depth <= 0:
@@ -493,7 +526,11 @@ class Gen:
             if "keepdims" in kw:
                 self.tag("keepdims")
             bound = a.bound * (size(a.shape) // max(size(shape), 1) if fn == "sum" else 1)
-            return self.squash(E(f"np.{fn}({a.src}{kw})", shape, bound), 30.0)
+            item = ""
+            if shape == S and self.py.random() < 0.25:  # a Python number (the twin drops it)
+                item = ".item()"
+                self.tag("item")
+            return self.squash(E(f"np.{fn}({a.src}{kw}){item}", shape, bound), 30.0)
         if kind == "maximum":
             a = self.expr(maxshape, d)
             c = self.ch.choice([0.3, -0.2, 0.05, 1.2])
@@ -501,6 +538,10 @@ class Gen:
             order = self.ch.bool()
             args = f"{a.src}, {c}" if order else f"{c}, {a.src}"
             self.tag("elementwise")
+            if a.shape == S and self.py.random() < 0.5:  # Python's max/min of numbers
+                more = f", {-c}" if self.py.random() < 0.4 else ""
+                self.tag(f"builtin_{fn[:3]}")
+                return E(f"{fn[:3]}({args}{more})", a.shape, max(a.bound, abs(c)), fresh=False)
             return E(f"np.{fn}({args})", a.shape, max(a.bound, abs(c)))
         if kind == "rule":
             return self.rule(maxshape, d)
@@ -508,8 +549,10 @@ class Gen:
             return self.call(maxshape, d)
         # conditional expression: both arms must be valid code, only the taken one runs
         cond, outcome = self.condition(d)
+        self.guarded += 1
         a = self.expr(maxshape, d)
         b = self.expr(maxshape, d)
+        self.guarded -= 1
         taken = a if outcome else b
         self.tag("ifexp")
         return E(f"({a.src} if {cond} else {b.src})", taken.shape, taken.bound, fresh=False)
@@ -609,6 +652,13 @@ class Gen:
 
     def condition(self, depth, nest=0):
         """A condition source and the outcome it is drawn to have."""
+        self.guarded += 1
+        try:
+            return self._condition(depth, nest)
+        finally:
+            self.guarded -= 1
+
+    def _condition(self, depth, nest=0):
         forms = ["sum", "mean", "scalar", "max"]
         if self.in_main:
             forms.append("flag")
@@ -983,8 +1033,44 @@ class Gen:
         self.tag("alias_rebind")
 
     def block(self, lines, ind, depth_left, n):
+        start = len(lines)
         for _ in range(n):
             self.statement(lines, ind, depth_left)
+            self.no_derivative(lines, ind)
+        self.with_block(lines, ind, start)
+
+    def no_derivative(self, lines, ind):
+        """(side stream) a statement that carries no derivative, kept where it runs: an
+        ``assert``, a logging call with an f-string, an annotated rebinding."""
+        names = sorted(n for n in self.env if "[" not in n)
+        if not names or self.py.random() > 0.12:
+            return
+        name = self.py.choice(names)
+        form = self.py.choice(["assert", "log", "annotated"])
+        if form == "assert":
+            lines.append(f"{ind}assert np.all(np.isfinite({name})), f\"{name} is {{np.shape({name})}}\"")
+        elif form == "log":
+            self.prog.imports.add("logging")
+            lines.append(f"{ind}LOG.debug(f\"{name}: {{np.ndim({name})}} axes\")")
+        else:
+            shape, bound, fresh = self.env[name]
+            kind = "float" if shape == S else "np.ndarray"
+            target = self.new_name("a")
+            lines.append(f"{ind}{target}: {kind} = {name} * 1.0")
+            self.bind(target, E(f"{name} * 1.0", shape, bound))
+        self.tag("no_derivative", f"no_derivative_{form}")
+
+    def with_block(self, lines, ind, start):
+        """(side stream) the statements a block added since ``start``, in a ``with
+        np.errstate(...)`` block (not when they jump: a break, continue or return there is
+        refused)."""
+        added = lines[start:]
+        if not added or self.py.random() > 0.1 or \
+                any(re.search(r"\b(break|continue|return)\b", line) for line in added):
+            return
+        lines[start:] = [f"{ind}with np.errstate(over=\"ignore\", invalid=\"ignore\"):"] + \
+            ["    " + line for line in added]
+        self.tag("with_errstate")
 
     def if_statement(self, lines, ind, depth_left):
         """if / elif / else; the environment afterwards is the taken branch's, except that a name
@@ -1185,7 +1271,9 @@ class Gen:
             lines.append(f"{ind}{steps} = 0")
             trips = self.ch.choice([0, 1, 2, 2, 3])
             w = self.ch.choice(["scalar", "sum", "max"])
+            self.guarded += 1  # a while test runs again and again: no comprehension there
             a = self.expr(S if w == "scalar" else M, 2)
+            self.guarded -= 1
             val = a.src if w == "scalar" else f"np.{w}({a.src})"
             sq = self.ch.choice(["np.tanh", "np.sin", "np.cos"])
             if self.ch.bool():
@@ -1256,7 +1344,15 @@ class Gen:
                 cond, fires = self.condition(1)
                 lines.append(f"{body}if {cond}:")
                 at = 0
-            lines.append(f"{body}    {jump}")
+            if jump == "break" and self.in_main and not self.in_if and self.py.random() < 0.4:
+                # a search that returns early: the function's value from what is bound here (not
+                # in an if's arm: the statements after the if move into each arm, where a name
+                # only the taken arm binds is read before it is assigned, and refused)
+                ret = " + ".join(f"np.sum({c})" for c in sorted(carried)) or "0.0"
+                lines.append(f"{body}    return np.sum(np.tanh(x)) + {ret}")
+                self.tag("return_in_loop")
+            else:
+                lines.append(f"{body}    {jump}")
             self.tag(jump)
             if fires and jump == "break":
                 runs, broke = at + 1, True
@@ -1609,6 +1705,7 @@ class Gen:
     def program(self) -> Program:
         ch = self.ch
         seed = ch.int(0, 2**16)
+        self.py = random.Random(seed * 7919 + 26)
         rng = np.random.default_rng(seed)
         self.prog.x = np.round(rng.uniform(-1, 1, M), 3)
         self.prog.v = np.round(rng.uniform(-1, 1, V), 3)
@@ -1621,6 +1718,9 @@ class Gen:
         self.reassignable = None
         self.in_main = True
         lines = ["def f(x, v, s, flag):"]
+        if self.py.random() < 0.1:
+            lines.append('    """A generated program (its docstring kept, never differentiated)."""')
+            self.tag("docstring")
         for n in range(ch.int(1, 4)):
             # an early return on a computed condition (taken or not, as drawn)
             if n > 0 and ch.bool(15):

@@ -397,3 +397,15 @@ def test_checked_in_generated_files_import_and_agree_with_the_decorator(stem, na
     for i in range(n_wrt):
         np.testing.assert_allclose(got[i], numerical_grad(fun, args, i), rtol=1e-5, atol=1e-7)
         np.testing.assert_allclose(got[i], live[i], rtol=1e-12, atol=1e-14)
+
+
+def test_syntax_error_points_at_the_line_that_is_wrong(tmp_path):
+    """An unclosed bracket is reported where it opens, with Python's message (libcst reported
+    the next line, with the long list of tokens it expected)."""
+    write(tmp_path / "unclosed.py", "import numpy as np\nimport s2sgrad\n\n\n@s2sgrad.differentiable\n"
+          "def f(x):\n    y = np.sin(x\n    return np.sum(y)\n")
+    result = run(["emit", "unclosed.py", "-o", "gen"], tmp_path)
+    assert result.returncode == 2
+    first = result.stderr.splitlines()[0]
+    assert first == "unclosed.py:7:15: syntax error: '(' was never closed", result.stderr
+    assert "expected one of" not in result.stderr

@@ -38,7 +38,7 @@ def test_lazy_names_match_whole_module_resolution(path):
         got = parsed.qualnames.get(node) or frozenset()
         assert {q.name for q in got} == by_code[key], (path, key, cst.Module([]).code_for_node(node))
         checked += 1
-    assert checked > 20
+    assert checked > 20 or checked >= len(by_code) > 5  # a small module: every name it has
 
 
 @pytest.mark.parametrize("path", MODULES)

@@ -512,6 +512,23 @@ COVERAGE = {
     "`for k in d`": ["container_keys"],
     "`for W, b in layers` over a list of tuples": ["container_list_tuples"],
     "`layers[i][0]`": ["container_index"],
+    # Python inside the function (issue 26; drawn from the generator's side stream)
+    "List comprehensions": ["list_comprehension", "comprehension_items", "comprehension_range"],
+    "generator expressions": ["generator_expr"],
+    "(`np.stack([x ** p for p in range(n)], axis=1)`, `sum(w[i] * xs[i] for i in range(n))`)": [
+        "list_comprehension", "generator_expr"],
+    "each written as the loop that builds its list (nested clauses, `if` filters and nested "
+    "comprehensions included)": ["comprehension_if", "comprehension_nested"],
+    "`return` inside a loop (a search that returns early)": ["return_in_loop"],
+    "Python's `max`/`min` of two or more numbers": ["builtin_max", "builtin_min"],
+    "`sorted` of numbers": ["builtin_sorted"],
+    "`x.item()`": ["item"],
+    "Statements with no derivative, kept where they run": ["no_derivative"],
+    "`assert`": ["no_derivative_assert"],
+    "logging calls with f-strings (`print` and `warnings.warn` alike)": ["no_derivative_log"],
+    "annotated assignments": ["no_derivative_annotated"],
+    "docstrings": ["docstring"],
+    "`with` blocks that bind no name (`with np.errstate(...)`": ["with_errstate"],
     # calls
     "Calls to your own functions": ["call", "call_plain", "helper_tuple_param", "call_tuple_arg",
                                     "helper_tuple_unpack"],
@@ -563,6 +580,8 @@ EXPLANATIONS = [
     # tests/test_containers_inside.py (helpers and returned containers; no production yet)
     "your own functions take and return them, and a function may return them (`vjp` takes a "
     "cotangent of the same structure, `jvp` gives a tangent of it)",
+    "its body is differentiated, the manager holds around the forward code; the backward sweep "
+    "runs outside it)",
 ]
 FILLER = {"and", "or", "on", "of", "in", "with", "the", "a", "to", "for", "over"}
 COVERAGE_SEEDS = 300

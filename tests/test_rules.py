@@ -257,6 +257,25 @@ add("operator.getitem", unpack_rows, uniform((2, 4)))
 add("copy", copy_assign, uniform((3, 4)))
 # autograd cannot run float() on its traced values.
 add("builtins.float", to_float, uniform((3, 4)), oracle="none")
+
+
+def builtin_max(x, y): return max(np.sum(x * W), np.sum(y * y)) * max(x[0, 0], 0.25, y[1, 1])
+def builtin_min(x, y): return min(np.sum(x * W), np.sum(y * y), 0.5) + min(x[0, 1], y[0, 0])
+def item_of(x): return np.sum(x * W).item() * x[:1, 2].item()
+
+
+add("builtins.max", builtin_max, uniform((3, 4)), uniform((3, 4)))
+add("builtins.min", builtin_min, uniform((3, 4)), uniform((3, 4)))
+add("ndarray.item", item_of, uniform((3, 4)), oracle="none")  # autograd's boxes have no .item
+
+
+def sorted_of(x, y):
+    ranked = sorted(x[0])  # an array's items
+    values = sorted([np.sum(x * W), np.sum(y * y), x[1, 1]], reverse=True)  # numbers
+    return ranked[0] * values[0] + ranked[-1] * values[2]
+
+
+add("builtins.sorted", sorted_of, uniform((3, 4)), uniform((3, 4)))
 add("operator.matmul", matmul_op, uniform((3, 5)), uniform((5, 4)))
 
 

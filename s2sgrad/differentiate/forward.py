@@ -186,10 +186,12 @@ class ForwardBuilder:
         for param, operand in bound.items():
             if not self.is_active(operand) or param in rule.constant_in:
                 continue
-            if param not in templates or not isinstance(operand, Var):
+            if param not in templates or not isinstance(operand, (Var, Seq)):
                 raise self.refuse(stmt, f"`{rule.name}` with respect to `{param}`")
             mapping = {name: operand_node(op) for name, op in bound.items()}
-            mapping.update({"t": cst.Name(self.tangents[operand.name]), "ans": cst.Name(target)})
+            tangent = self.sequence_tangent(stmt, operand) if isinstance(operand, Seq) else \
+                cst.Name(self.tangents[operand.name])  # a list display: its items' tangents
+            mapping.update({"t": tangent, "ans": cst.Name(target)})
             parts.append(instantiate(templates[param], mapping, defaulted))
         return _sum(parts)
 

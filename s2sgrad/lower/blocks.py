@@ -8,11 +8,14 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from ..runtime.contexts import enter_context, exit_context
 from .branches import lower_if
 from .context import Context
+from .ir import Prim
 from .loops import lower_for, lower_while
 from .scope import statements_of
 from .statements import lower_statement
+from .text import code
 
 
 def lower_any(ctx: Context, stmt: cst.CSTNode, is_first: bool = False) -> None:
@@ -25,9 +28,39 @@ def lower_any(ctx: Context, stmt: cst.CSTNode, is_first: bool = False) -> None:
     elif isinstance(stmt, cst.While):
         lower_while(ctx, stmt, lower_block)
         _lower_loop_else(ctx, stmt)
+    elif isinstance(stmt, cst.With):
+        _lower_with(ctx, stmt)
     else:
         ctx.origin = ctx.origin_of(stmt)
         lower_statement(ctx, stmt, is_first)
+
+
+def _lower_with(ctx: Context, stmt: cst.With) -> None:
+    """``with m: body`` (no ``as``: the fence refuses one) -> the manager bound to a name of its
+    own and entered, the body lowered as if the ``with`` were not there, then the manager exited:
+    kept verbatim where they run (runtime/contexts.py: no derivative), so ``np.errstate`` holds around the body's
+    forward code."""
+    ctx.origin = ctx.header_origin(f"with {', '.join(code(i.item) for i in stmt.items)}:", stmt)
+    location = ctx.pf.location(stmt)
+    managers = []
+    for item in stmt.items:
+        expr, _ = ctx.verbatim(item.item)
+        name = ctx.new_target(None, "context", "context")
+        ctx.emit((name,), expr, Prim("nondiff", (), location=location))
+        enter = _helper_call(enter_context, name)
+        ctx.emit((), enter, Prim("nondiff", (), location=location))
+        managers.append(name)
+    for inner in statements_of(stmt.body):
+        lower_any(ctx, inner)
+    ctx.origin = ctx.header_origin(f"end of with {', '.join(code(i.item) for i in stmt.items)}", stmt)
+    for name in reversed(managers):
+        leave = _helper_call(exit_context, name)
+        ctx.emit((), leave, Prim("nondiff", (), location=location))
+
+
+def _helper_call(helper: Callable, name: str) -> cst.Call:
+    """``s2s.<helper>(name)``: a call of a runtime helper as generated code spells it."""
+    return cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(helper.__name__)), [cst.Arg(cst.Name(name))])
 
 
 def _lower_loop_else(ctx: Context, loop: cst.CSTNode) -> None:

@@ -109,4 +109,9 @@ class Context:
         return origin
 
     def header_origin(self, text: str, node: cst.CSTNode) -> Origin:
+        """The Origin of a block's header ``text``; a block a pass wrote for an expression of
+        the user's (a comprehension's loop) quotes that expression instead."""
+        written = self.pf.parsed.written_as.get(node)
+        if isinstance(written, cst.BaseExpression):
+            text = code(written)
         return Origin(one_line_text(text), self.pf.location(node))

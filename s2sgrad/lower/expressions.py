@@ -275,6 +275,9 @@ def subscript_expr(value: Any, index_node: Any) -> cst.BaseExpression:
 def lower_call(ctx: Context, node: cst.Call, target: Optional[str], unpack_to: tuple = ()) -> Var:
     """A call as one statement; with ``unpack_to``, a function call's result is unpacked into
     new versions of those user names."""
+    folded = _pairwise(ctx, node)
+    if folded is not None:
+        return lower_call(ctx, folded, target, unpack_to)
     args, kwargs, new_args = _call_args(ctx, node)
     func = node.func
     if isinstance(func, cst.Attribute) and (not is_constant(ctx, func.value)
@@ -300,6 +303,26 @@ def lower_call(ctx: Context, node: cst.Call, target: Optional[str], unpack_to: t
     first = short(args[0]) if args else ""
     desc = f"{short_fn}_{first}" if first else short_fn
     return ctx.emit_prim(target, desc, short_fn, expr, prim)
+
+
+def _pairwise(ctx: Context, node: cst.Call) -> Optional[cst.Call]:
+    """A call of a pairwise rule's function (rules/builtins.py: ``max(a, b, c)``) with more than
+    two arguments, as the fold ``max(max(a, b), c)`` (None when it is not one); its one-iterable
+    form (``max(xs)``) refused with the rule's advice."""
+    rule = ctx.table.get(ctx.callee_name(node.func) or "") if ctx.table is not None else None
+    if rule is None or not rule.pairwise or any(a.keyword is not None or a.star for a in node.args):
+        return None
+    if len(node.args) == 1:
+        raise ctx.pf.error(node, f"`{code(node.func)}(...)` of one argument (an iterable) is not "
+                           "supported in a differentiated function", rule.pairwise)
+    if len(node.args) <= 2:
+        return None
+    first = node.with_changes(args=[a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                                    for a in node.args[:2]], lpar=[], rpar=[])
+    ctx.pf.parsed.adopt(first, node)
+    folded = node.with_changes(args=[cst.Arg(first), *node.args[2:]])
+    ctx.pf.parsed.adopt(folded, node)
+    return folded
 
 
 def _call_args(ctx: Context, node: cst.Call) -> tuple:

@@ -7,7 +7,12 @@ rewritten first, keeping the meaning:
   other branch;
 - ``break`` sets a flag (``broken``) that guards the rest of the loop (``while`` loops test it in
   their condition, ``for`` loops skip their remaining iterations) and the loop's ``else`` clause;
-- early returns assign a result name that the single final ``return`` returns.
+- early returns assign a result name that the single final ``return`` returns;
+- a loop's ``else`` that returns becomes a branch after the loop, on a flag the ``else`` sets;
+  a ``return`` inside a loop first becomes a ``break`` that has set a flag and the loop's result
+  (``loop_result = v; returned = True; break``), the loop followed by ``if returned: return
+  loop_result`` (by ``if returned: break`` in an enclosing loop): an early return in a branch, and
+  breaks, which the rules above rewrite.
 
 Functions without jumps come back unchanged (the same node).
 """
@@ -99,9 +104,12 @@ def _has_exit(stmt, kinds: tuple) -> bool:
 class Structurer:
     """Rewrites one function; holds the namer for the flags and the result name."""
 
-    def __init__(self, fn: cst.FunctionDef) -> None:
+    def __init__(self, fn: cst.FunctionDef, written_as: Optional[dict] = None) -> None:
+        self.written_as = written_as if written_as is not None else {}  # ParsedModule.written_as
         self.namer = Namer({n.value for n in name_nodes(fn)})
         self.result: Optional[str] = None
+        self.flag: Optional[str] = None  # set by a return inside a loop
+        self.loop_result = ""
 
     # An exit handler turns the exit statement into what replaces it (possibly nothing).
     def absorb(self, stmts: list, kinds: tuple, replace) -> list:
@@ -184,8 +192,63 @@ class Structurer:
         guarded = cst.If(test=not_flag, body=_block(handover + new_body))
         return stmt.with_changes(target=header_target, body=_block([guarded]), orelse=None)
 
+    def loop_returns(self, stmts: list, in_loop: bool) -> list:
+        """``stmts`` with each ``return`` inside a loop made a flagged ``break`` (module doc);
+        ``in_loop``: whether ``stmts`` are a loop's body (at any depth of branches)."""
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, (cst.For, cst.While)) and _returns_inside(stmt):
+                out.extend(self.loop_with_returns(stmt, in_loop))
+            elif isinstance(stmt, cst.If) and _returns_inside(stmt, in_loop):
+                body, orelse = _branches(stmt)
+                out.append(_rebuild_if(stmt, self.loop_returns(body, in_loop),
+                                       self.loop_returns(orelse, in_loop)))
+            elif in_loop and _is_exit(stmt, (cst.Return,)):
+                value = _small(stmt).value or cst.Name("None")
+                made = [cst.Assign([cst.AssignTarget(cst.Name(self.returned()))], cst.Name("True")),
+                        cst.Assign([cst.AssignTarget(cst.Name(self.loop_result))], value),
+                        cst.Break()]
+                for small in made:  # their provenance comments quote the user's return
+                    self.written_as[small] = self.written_as.get(_small(stmt), _small(stmt))
+                out.extend(_line(small) for small in made)
+            else:
+                out.append(stmt)
+        return out
+
+    def loop_with_returns(self, stmt, in_loop: bool) -> list:
+        """A loop holding returns -> the statements replacing it: the flags' starts, the loop
+        (its returns flagged breaks), the test of the flag after it, its ``else`` (if that
+        returns) as a branch after it."""
+        out, after = [], []
+        if stmt.orelse is not None and m.findall(stmt.orelse, m.Return()):
+            # a return in the loop's else: the else as a branch after the loop, on a flag the
+            # else sets (it runs when no break ended the loop)
+            done = self.namer.fresh("completed")
+            out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(done))], cst.Name("False"))))
+            after = self.loop_returns([cst.If(test=cst.Name(done), body=stmt.orelse.body)], in_loop)
+            flag_set = _line(cst.Assign([cst.AssignTarget(cst.Name(done))], cst.Name("True")))
+            stmt = stmt.with_changes(orelse=cst.Else(_block([flag_set])))
+        if not any(_returns_inside(s, True) for s in _stmts(stmt.body)):
+            return [*out, stmt, *after]
+        if not in_loop:
+            out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(self.returned()))],
+                                        cst.Name("False"))))
+        out.append(stmt.with_changes(body=_block(self.loop_returns(_stmts(stmt.body), True))))
+        leave = cst.Break() if in_loop else cst.Return(cst.Name(self.loop_result))
+        out.append(cst.If(test=cst.Name(self.returned()), body=_block([_line(leave)])))
+        return out + after
+
+    def returned(self) -> str:
+        """The flag a return inside a loop sets (one per function), and its result's name."""
+        if self.flag is None:
+            self.flag = self.namer.fresh("returned")
+            self.loop_result = self.namer.fresh("loop_result")
+        return self.flag
+
     def function(self, fn: cst.FunctionDef) -> cst.FunctionDef:
         body = _stmts(fn.body)
+        if any(_returns_inside(s) for s in body):
+            body = self.loop_returns(body, False)
         flat = [x for stmt in body for x in self.visit(stmt)]
         returns = [s for s in flat[:-1] if _has_exit(s, (cst.Return,))]
         if returns:
@@ -208,15 +271,34 @@ class _Rename(cst.CSTTransformer):
         return updated.with_changes(value=self.mapping.get(original.value, original.value))
 
 
+def _returns_inside(stmt, in_loop: bool = False) -> bool:
+    """Whether ``stmt`` (a loop, or a branch holding one) holds a ``return`` inside a loop, where
+    the rewrite reaches it (branches and loops, not ``with`` blocks); ``in_loop``: whether
+    ``stmt`` itself is inside one."""
+    if in_loop and _is_exit(stmt, (cst.Return,)):
+        return True
+    if isinstance(stmt, (cst.For, cst.While)):  # a return in its else clause too (any depth)
+        return any(_returns_inside(s, True) for s in _stmts(stmt.body)) or \
+            (stmt.orelse is not None and bool(m.findall(stmt.orelse, m.Return())))
+    if isinstance(stmt, cst.If):
+        body, orelse = _branches(stmt)
+        return any(_returns_inside(s, in_loop) for s in body + orelse)
+    return False
+
+
 def _needs_structuring(fn: cst.FunctionDef) -> bool:
     if m.findall(fn.body, m.Break() | m.Continue()):
+        return True
+    if any(_returns_inside(s) for s in _stmts(fn.body)):
         return True
     body = _stmts(fn.body)
     return any(_has_exit(s, (cst.Return,)) for s in body[:-1])
 
 
-def structure(fn: cst.FunctionDef) -> cst.FunctionDef:
-    """``fn`` without ``break``, ``continue`` or early returns (``fn`` itself when it has none)."""
+def structure(fn: cst.FunctionDef, written_as: Optional[dict] = None) -> cst.FunctionDef:
+    """``fn`` without ``break``, ``continue`` or early returns (``fn`` itself when it has none);
+    ``written_as`` (ParsedModule.written_as) learns which user statement each statement that
+    replaces a return inside a loop stands for."""
     if not _needs_structuring(fn):
         return fn
-    return Structurer(fn).function(fn)
+    return Structurer(fn, written_as).function(fn)

@@ -14,8 +14,12 @@ from .parse import ParsedFunction
 _REFUSED = (
     (m.Try(), "try/except is not supported in a differentiated function",
      "move the error handling to the caller, outside the differentiated function"),
-    (m.With(), "`with` blocks are not supported in a differentiated function",
-     "enter the context in the caller and pass the values in"),
+    (m.With(asynchronous=m.Asynchronous()), "`async with` cannot be differentiated",
+     "use a plain `with` block"),
+    (m.With(items=[m.ZeroOrMore(), m.WithItem(asname=m.AsName()), m.ZeroOrMore()]),
+     "`with` blocks are not supported in a differentiated function when they bind a name (`as`)",
+     "enter the context in the caller and pass the values in (a `with` without `as`, such as "
+     "`with np.errstate(...):`, is fine)"),
     (m.Yield() | m.Await(), "generators and coroutines cannot be differentiated",
      "return a value (e.g. an array or a tuple) instead of yielding"),
     (m.Global(), "`global` statements are not supported in a differentiated function",
@@ -26,9 +30,12 @@ _REFUSED = (
      "define the class at module level"),
     (m.Lambda(), "lambda expressions are not supported in a differentiated function yet",
      "define a module-level function with `def` and call it"),
-    (m.ListComp() | m.SetComp() | m.DictComp() | m.GeneratorExp(),
-     "comprehensions are not supported in a differentiated function yet",
-     "build the list with explicit statements, or use a vectorized numpy expression"),
+    (m.ListComp() | m.GeneratorExp(),  # the others were rewritten as loops (lower/comprehensions.py)
+     "a comprehension evaluated only sometimes (in a lambda, a conditional expression's branch, "
+     "after `and`/`or`, in an `elif` or `while` test) is not supported in a differentiated function",
+     "build the list with a loop before the statement, or assign the comprehension to a name first"),
+    (m.SetComp() | m.DictComp(), "set and dict comprehensions are not supported in a "
+     "differentiated function yet", "build the dict with a loop, or use a list comprehension"),
     (m.NamedExpr(), "assignment expressions (:=) are not supported",
      "assign the value in its own statement"),
     (m.Del(target=~(m.Name() | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=m.Name()))]))),
@@ -98,8 +105,9 @@ def _check_body(pf: ParsedFunction) -> None:
     fn = pf.node
     for node in m.findall(fn.body, m.Return()):
         if node is not _last_statement(fn):
-            raise pf.error(node, "return inside a loop is not supported",
-                           "set a result variable and `break` instead, then return after the loop")
+            raise pf.error(node, "a `return` inside a `with` block is not supported (returns in "
+                           "loops and branches are)",
+                           "assign the value to a name inside the block and return it after the block")
     for node in m.findall(fn.body, m.For()):
         if node.asynchronous is not None:
             raise pf.error(node, "`async for` cannot be differentiated", "use a plain `for` loop")

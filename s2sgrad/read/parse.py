@@ -6,6 +6,7 @@ The whole module is parsed so that imports and aliases resolve statically (``np.
 
 from __future__ import annotations
 
+import ast
 import functools
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
@@ -237,11 +238,13 @@ def parse_module(text: str, path: str) -> ParsedModule:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
+        line, column, message = _python_syntax_error(text) or \
+            (exc.raw_line, exc.raw_column + 1, exc.message)
         lines = text.splitlines()
-        quoted = lines[exc.raw_line - 1] if 0 < exc.raw_line <= len(lines) else ""
+        quoted = lines[line - 1] if 0 < line <= len(lines) else ""
         raise TransformError(
-            f"syntax error: {exc.message}",
-            Location(path, exc.raw_line, exc.raw_column + 1, quoted),
+            f"syntax error: {message}",
+            Location(path, line, column, quoted),
             "fix the syntax error first",
         ) from None
     functions: dict = {}
@@ -254,6 +257,18 @@ def parse_module(text: str, path: str) -> ParsedModule:
     qualnames = QualifiedNames(module, positions)
     return ParsedModule(module=module, qualnames=qualnames, positions=positions,
                         functions={k: tuple(v) for k, v in functions.items()})
+
+
+def _python_syntax_error(text: str) -> Optional[tuple]:
+    """``(line, column, message)`` of Python's own report of the syntax error in ``text``
+    (``'(' was never closed`` at the bracket, where libcst reports the next line with the tokens
+    it expected), or None when Python compiles it."""
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        if exc.lineno:
+            return exc.lineno, max(exc.offset or 1, 1), exc.msg
+    return None
 
 
 def _def_start_line(parsed: ParsedModule, node: cst.FunctionDef) -> int:

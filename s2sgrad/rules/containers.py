@@ -18,7 +18,9 @@ RULES = (
         view=True,
     ),
     defvjp(
-        "builtins.sum(iterable, start=0)", linear=("iterable",),
+        # linear in the items and start together, not in the items alone: `sum(xs, 0.5)`'s
+        # tangent is `sum(xs_dot, 0.0)` (it kept start's 0.5 in silence)
+        "builtins.sum(iterable, start=0)", joint_jvp="sum(iterable, start)",
         iterable="s2s.sum_list_vjp(g, iterable)",
         start="s2s.unbroadcast(g, start)",
     ),

@@ -102,6 +102,7 @@ _MAX = defvjp(
     x1="g * s2s.balanced_eq(x1, ans, x2)",
     x2="g * s2s.balanced_eq(x2, ans, x1)",
 )
+EXTREMUM = _MAX  # also Python's max and min of two numbers (rules/builtins.py)
 _MOD = defvjp("numpy.remainder(x1, x2)", elementwise=True, x1="g", x2="-g * np.floor(x1 / x2)")
 _ARCTAN2 = defvjp(
     "numpy.arctan2(x1, x2)",

@@ -107,6 +107,10 @@ class Rule:
     consumes: tuple = ()  # list parameters it empties as it reads them (frees memory early)
     folds: bool = False  # called on numbers in a template, codegen writes its value instead
     batched: tuple = ()  # ((param, template), ...): the call with batched tangents ``t`` there
+    # Python's max/min: a call with more than two arguments is the fold of two-argument calls
+    # (the lowering writes ``max(max(a, b), c)``); the text says what to write instead of the
+    # one-iterable form (``max(xs)``), which has no rule
+    pairwise: str = ""
 
     @property
     def registered(self) -> bool:

@@ -15,6 +15,8 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - linalg: solve, cholesky, eigvalsh, svdvals, pinv, matrix_power, norms, trace
 - elementwise: balanced_eq, safe_power_base, safe_log_base, inside, log_vjp, sinc_slope
 - custom: custom_result
+- contexts: enter_context, exit_context (a `with` block's manager)
+- sorting: sorted_jvp, sorted_vjp (Python's sorted of numbers)
 - complex: match_complex, abs_slope, angle_slope (and their adjoints)
 - contract: einsum_vjp, einsum_vjps
 - batching: batched tangents (a Hessian's columns at once): lead, columns, batch_matmul, ...
@@ -25,12 +27,13 @@ it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/norm
 
 from __future__ import annotations
 
-from . import (batching, broadcasting, containers, contract, custom, elementwise, indexing, linalg,
-               products, reductions, rows, scans, shapes)
+from . import (batching, broadcasting, containers, contexts, contract, custom, elementwise, indexing, linalg,
+               products, reductions, rows, scans, shapes, sorting)
 from .batching import *  # noqa: F401,F403
 from .broadcasting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
 from .containers import *  # noqa: F401,F403
+from .contexts import *  # noqa: F401,F403
 from .contract import *  # noqa: F401,F403
 from .custom import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
@@ -41,9 +44,10 @@ from .reductions import *  # noqa: F401,F403
 from .rows import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
+from .sorting import *  # noqa: F401,F403
 
 # The helpers that runtime.py itself defined before the split, and the einsum helpers; the
 # complex helpers (then runtime_complex.py, re-exported by name) are not listed.
-__all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + contract.__all__
+__all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + contexts.__all__ + contract.__all__
                  + custom.__all__ + elementwise.__all__ + indexing.__all__ + linalg.__all__
-                 + products.__all__ + reductions.__all__ + rows.__all__ + scans.__all__ + shapes.__all__)
+                 + products.__all__ + reductions.__all__ + rows.__all__ + scans.__all__ + shapes.__all__ + sorting.__all__)

@@ -1,0 +1,234 @@
+"""Comprehensions: a ParsedFunction -> the same function with each list comprehension and
+generator expression written as the loop that builds its list.
+
+    y = np.stack([x ** p for p in range(n) if p != 1], axis=1)
+
+becomes
+
+    items = []
+    for p_1 in range(n):
+        if p_1 != 1:
+            items.append(x ** p_1)
+    y = np.stack(items, axis=1)
+
+which the core already reads (lists built with ``append``, loops over ranges and sequences), so
+every mode gets it. The comprehension's names are its own (Python gives it a scope): they are
+renamed to fresh names, except in its first iterable, which is read in the enclosing scope. A
+generator expression becomes a list too (s2sgrad's functions are pure: building it at once
+computes the same). The statements a comprehension becomes quote it in their provenance comments
+(``ParsedModule.written_as``), the statement using it its own text.
+
+A comprehension is rewritten where it is evaluated once, at the statement that holds it: a simple
+statement, an ``if`` test (not an ``elif``'s), a ``for`` loop's iterable. One inside a ``lambda``,
+a conditional expression's branch, the right side of ``and``/``or`` or a ``while`` test (evaluated
+only sometimes, or again and again) is left as written, and the fence refuses it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..read.names import name_nodes
+from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
+from .naming import Namer
+
+_COMPREHENSION = m.ListComp() | m.GeneratorExp()
+# Where a comprehension is evaluated only sometimes: left for the fence to refuse.
+_GUARDED = m.Lambda() | m.IfExp() | m.BooleanOperation()
+
+
+def rewrite_comprehensions(pf: ParsedFunction) -> ParsedFunction:
+    """``pf`` with its comprehensions written as loops (``pf`` itself when it has none)."""
+    if not m.findall(pf.node.body, _COMPREHENSION):
+        return pf
+    writer = _Writer(pf.parsed, Namer({n.value for n in name_nodes(pf.node)}))
+    body = writer.block(pf.node.body)
+    node = pf.node.with_changes(body=body)
+    pf.parsed.adopt(node, pf.node)
+    return replace(pf, node=node)
+
+
+class _Writer:
+    """Rewrites the statements of one function; holds the namer of the fresh names."""
+
+    def __init__(self, parsed: ParsedModule, namer: Namer) -> None:
+        self.parsed = parsed
+        self.namer = namer
+        self.quoted: dict = {}  # comprehension -> what its statements quote
+
+    def block(self, suite: cst.BaseSuite) -> cst.BaseSuite:
+        if isinstance(suite, cst.SimpleStatementSuite):
+            suite = cst.IndentedBlock([cst.SimpleStatementLine([s]) for s in suite.body])
+        out = [new for stmt in suite.body for new in self.statement(stmt)]
+        return suite.with_changes(body=out)
+
+    def statement(self, stmt: cst.BaseStatement) -> list:
+        """``stmt`` and the loops building its comprehensions' lists before it, its blocks
+        rewritten the same way."""
+        if isinstance(stmt, cst.SimpleStatementLine):
+            if not m.findall(stmt, _COMPREHENSION):
+                return [stmt]
+            out = []
+            for small in stmt.body:
+                before, new = self.hoisted(small)
+                if new is not small:
+                    new = new.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+                    self.keep(new, small)
+                line = stmt.with_changes(body=[new])
+                self.keep(line, stmt)
+                out.extend(before + [line])
+            return out
+        if isinstance(stmt, cst.If):
+            before, test = self.hoisted(stmt.test)
+            new = stmt.with_changes(test=test, body=self.block(stmt.body),
+                                    orelse=self.orelse(stmt.orelse))
+            self.parsed.adopt(new, stmt)
+            return before + [new]
+        if isinstance(stmt, cst.For):
+            before, iterable = self.hoisted(stmt.iter)
+            new = stmt.with_changes(iter=iterable, body=self.block(stmt.body),
+                                    orelse=self.orelse(stmt.orelse))
+            self.parsed.adopt(new, stmt)
+            if stmt in self.parsed.written_as:
+                self.parsed.written_as[new] = self.parsed.written_as[stmt]
+            return before + [new]
+        if isinstance(stmt, (cst.While, cst.With)):
+            new = stmt.with_changes(body=self.block(stmt.body),
+                                    **({"orelse": self.orelse(stmt.orelse)}
+                                       if isinstance(stmt, cst.While) else {}))
+            self.parsed.adopt(new, stmt)
+            return [new]
+        return [stmt]
+
+    def orelse(self, orelse):
+        if orelse is None:
+            return None
+        if isinstance(orelse, cst.If):  # an elif: its blocks, not its test (evaluated only sometimes)
+            new = orelse.with_changes(body=self.block(orelse.body), orelse=self.orelse(orelse.orelse))
+        else:
+            new = orelse.with_changes(body=self.block(orelse.body))
+        self.parsed.adopt(new, orelse)
+        return new
+
+    def keep(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
+        """``new`` located at ``old`` and quoting what ``old`` quotes."""
+        self.parsed.adopt(new, old)
+        if new is not old:
+            self.parsed.written_as[new] = self.parsed.written_as.get(old, old)
+
+    def hoisted(self, node: cst.CSTNode) -> tuple:
+        """``(statements building the lists, node with each comprehension it evaluates at once
+        replaced by its list's name)``."""
+        replacer = _Replace(self)
+        new = node.visit(replacer)
+        return replacer.before, new
+
+    def loops(self, comp) -> tuple:
+        """``(statements, name)``: the loop building ``comp``'s list, and the list's name."""
+        name = self.namer.fresh("items")
+        renames = {}
+        for clause in _clauses(comp.for_in):
+            for target in m.findall(clause.target, m.Name()):
+                renames.setdefault(target.value, self.namer.fresh(target.value))
+        rename = _Rename(self.parsed, renames)
+        element = comp.elt.visit(rename)
+        append = cst.Expr(cst.Call(cst.Attribute(cst.Name(name), cst.Name("append")),
+                                   [cst.Arg(element)]))
+        inner: cst.BaseStatement = cst.SimpleStatementLine([append])
+        self.origin(append, comp)
+        self.origin(inner, comp)
+        clauses = _clauses(comp.for_in)
+        for depth, clause in reversed(list(enumerate(clauses))):
+            for condition in reversed(clause.ifs):
+                inner = cst.If(condition.test.visit(rename), cst.IndentedBlock([inner]))
+                self.origin(inner, comp)
+            iterable = clause.iter if depth == 0 else clause.iter.visit(rename)
+            inner = cst.For(clause.target.visit(rename), iterable, cst.IndentedBlock([inner]))
+            self.origin(inner, comp)
+        start = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.List([]))])
+        self.origin(start.body[0], comp)
+        self.origin(start, comp)
+        return [start, *self.statement(inner)], name  # comprehensions inside it rewritten too
+
+    def origin(self, new: cst.CSTNode, comp: cst.CSTNode) -> None:
+        """``new`` located at the comprehension and quoting it (provenance comments; a generator
+        expression in its parentheses)."""
+        self.parsed.adopt(new, comp)
+        if comp not in self.quoted:
+            bare = isinstance(comp, cst.GeneratorExp) and not comp.lpar
+            self.quoted[comp] = comp.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+                if bare else comp
+        self.parsed.written_as[new] = self.quoted[comp]
+
+
+class _Replace(KeepingTransformer):
+    """Replaces the comprehensions an expression evaluates at once by their lists' names."""
+
+    def __init__(self, writer: _Writer) -> None:
+        super().__init__(writer.parsed)
+        self.writer = writer
+        self.before: list = []
+
+    def visit_Lambda(self, node) -> bool:
+        return False  # its body runs when it is called
+
+    def visit_IfExp(self, node) -> bool:
+        return False  # its branches run only sometimes; its test always (leave_IfExp)
+
+    def visit_BooleanOperation(self, node) -> bool:
+        return False  # its right side runs only sometimes; its left always (leave_BooleanOperation)
+
+    def visit_ListComp(self, node) -> bool:
+        return False  # nested ones are rewritten inside the loop built for this one
+
+    def visit_GeneratorExp(self, node) -> bool:
+        return False
+
+    def leave_ListComp(self, original, updated):
+        return self.replace(original)
+
+    def leave_GeneratorExp(self, original, updated):
+        return self.replace(original)
+
+    def leave_IfExp(self, original, updated):
+        return updated.with_changes(test=original.test.visit(self))
+
+    def leave_BooleanOperation(self, original, updated):
+        return updated.with_changes(left=original.left.visit(self))
+
+    def replace(self, comp):
+        built, name = self.writer.loops(comp)
+        self.before.extend(built)
+        new = cst.Name(name)
+        self.writer.parsed.adopt(new, comp)
+        return new
+
+
+class _Rename(KeepingTransformer):
+    """The comprehension's own names renamed (``renames``), keeping positions."""
+
+    def __init__(self, parsed: ParsedModule, renames: dict) -> None:
+        super().__init__(parsed)
+        self.renames = renames
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(value=self.renames.get(original.value, original.value))
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(attr=original.attr)  # ``x.p`` is no name of the comprehension
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)  # nor is ``axis`` in ``f(axis=axis)``
+
+
+def _clauses(for_in: cst.CompFor) -> list:
+    out = []
+    clause: Optional[cst.CompFor] = for_in
+    while clause is not None:
+        out.append(clause)
+        clause = clause.inner_for_in
+    return out
