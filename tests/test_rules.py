@@ -33,7 +33,9 @@ from s2sgrad.rules import DEFAULT_TABLE
 from helper_rule_cases import all_cases
 
 # np.row_stack (still a rule) is deprecated in numpy 2.
-pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
+# np.cross of 2-vectors too (still a case of its rule).
+pytestmark = [pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning"),
+              pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors:DeprecationWarning")]
 
 RNG = np.random.default_rng(1234)
 
@@ -760,6 +762,90 @@ add("numpy.linalg.eigvalsh", l_eigvalsh, uniform((3, 3)), oracle="none")  # not 
 add("numpy.linalg.svdvals", l_svdvals, uniform((3, 4)), oracle="none")  # numpy 2 only
 add("numpy.linalg.pinv", l_pinv, uniform((4, 3)))
 add("numpy.linalg.matrix_power", l_matrix_power, uniform((3, 3)), oracle="none")
+
+
+# Rules with several outputs (Rule.outputs): each output read, one left unread, the result indexed.
+def l_slogdet(x):
+    sign, logdet = np.linalg.slogdet(x)
+    return logdet * sign
+def l_slogdet_indexed(x): return np.sum(np.linalg.slogdet(x)[1] * V3[:2])
+def l_eigh(x):
+    w, v = np.linalg.eigh(x)
+    return np.sum(w * V3) + np.sum(v[:, 0] ** 4) + np.sum(np.abs(v[:, 2]))
+def l_eigh_vectors(x):
+    _, v = np.linalg.eigh(x, UPLO="U")
+    return np.sum((v * v[0]) ** 2 * W[:, :3])
+def l_eigh_kept(x):
+    res = np.linalg.eigh(x)
+    return np.sum(res[0] ** 3)
+def l_svd(x):
+    u, s, vt = np.linalg.svd(x, full_matrices=False)
+    return np.sum(s * V3) + np.sum(u[:, 0] ** 4) + np.sum(vt[1] ** 4)
+def l_svd_values(x): return np.sum(np.linalg.svd(x, compute_uv=False) ** 3)
+def l_svd_vectors(x):
+    u, _, vt = np.linalg.svd(x, full_matrices=False)
+    return np.sum((u @ vt) ** 3)
+def l_qr(x):
+    q, r = np.linalg.qr(x)
+    return np.sum(np.sin(q)) + np.sum(r ** 2 * 0.3)
+def l_qr_kept(x):
+    res = np.linalg.qr(x)
+    return np.sum(res[1] ** 3)
+def l_cross_axes(x, y): return np.sum(np.sin(np.cross(x, y, axisa=0, axisb=1, axisc=0)))
+def l_cross_axis(x, y): return np.sum(np.sin(np.cross(x, y, axis=0)))
+def l_cross_two(x, y): return np.sum(np.sin(np.cross(x, y)))
+
+
+SPD2 = np.stack([SPD @ SPD.T, SPD.T @ SPD + np.eye(3)])
+DISTINCT = np.diag([0.5, 1.7, 3.1]) + 0.3 * uniform((3, 3))  # well-separated eigenvalues
+add("numpy.linalg.slogdet", l_slogdet, SPD)
+add("numpy.linalg.slogdet", l_slogdet, -SPD)
+add("numpy.linalg.slogdet", l_slogdet_indexed, SPD2)
+# autograd's eigh reads one triangle, as numpy does (the other's adjoint is zero)
+add("numpy.linalg.eigh", l_eigh, DISTINCT)
+add("numpy.linalg.eigh", l_eigh_vectors, np.ascontiguousarray(DISTINCT.T))
+add("numpy.linalg.eigh", l_eigh_kept, np.stack([DISTINCT, DISTINCT.T + np.eye(3)]))
+add("numpy.linalg.svd", l_svd, uniform((4, 3)))
+add("numpy.linalg.svd", l_svd, uniform((3, 5)))
+add("numpy.linalg.svd", l_svd_values, uniform((3, 4)))
+add("numpy.linalg.svd", l_svd_vectors, uniform((3, 3)))
+add("numpy.linalg.qr", l_qr, uniform((4, 3)), oracle="none")  # autograd's qr has no vjp here
+add("numpy.linalg.qr", l_qr, uniform((3, 3)), oracle="none")
+add("numpy.linalg.qr", l_qr_kept, uniform((2, 4, 3)), oracle="none")
+add("numpy.cross", l_cross_axes, uniform((3, 4)), uniform((4, 3)))
+add("numpy.cross", l_cross_axis, uniform((3, 5)), uniform((3, 5)))
+# autograd's cross does not take 2-vectors
+add("numpy.cross", l_cross_two, uniform((4, 2)), uniform((4, 2)), oracle="none")
+add("numpy.cross", l_cross_two, uniform((4, 2)), uniform((3,)), oracle="none")
+
+
+def s_split(x):
+    a, b, c = np.split(x, 3, axis=1)
+    return np.sum(a * np.sin(c))
+def s_split_kept(x):
+    parts = np.split(x, [1, 3])
+    return np.sum(parts[2] ** 2) + np.sum(parts[0])
+def s_array_split(x):
+    a, b = np.array_split(x, 2)
+    return np.sum(np.sin(a)) + np.sum(b ** 3)
+def s_hsplit(x):
+    a, b = np.hsplit(x, 2)
+    return np.sum(a * b)
+def s_vsplit(x):
+    a, b, c = np.vsplit(x, 3)
+    return np.sum(np.sin(b) * c)
+def s_dsplit(x):
+    a, b = np.dsplit(x, [1])
+    return np.sum(a ** 3) + np.sum(np.cos(b))
+
+
+add("numpy.split", s_split, uniform((2, 6)))
+add("numpy.split", s_split_kept, uniform((5, 2)))
+add("numpy.array_split", s_array_split, uniform((5,)))
+add("numpy.hsplit", s_hsplit, uniform((3, 4)))
+add("numpy.hsplit", s_hsplit, uniform((6,)), oracle="none")  # autograd's hsplit: 2-D and up
+add("numpy.vsplit", s_vsplit, uniform((6, 2)))
+add("numpy.dsplit", s_dsplit, uniform((2, 2, 3)))
 
 
 def sp_unary(x):
