@@ -239,9 +239,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
     def output_displays(self, stmt: Stmt) -> tuple:
         """``(g, ans)`` of a result unpacked from a rule with several outputs: the display of the
         targets' adjoints (a zero array where a target has none) and the display of the targets."""
-        adjoints = [cst.parse_expression(self.adj.current.get(t) or f"s2s.zeros_like({t})")
-                    for t in stmt.targets]
-        return _display(adjoints), _display([cst.Name(t) for t in stmt.targets])
+        return cst.parse_expression(self.upstream_of_targets(stmt)), \
+            _display([cst.Name(t) for t in stmt.targets])
 
     def refuse_unknown(self, stmt: Stmt) -> None:
         """Refuse the first statement, in source order, that has no rule and no source (the
