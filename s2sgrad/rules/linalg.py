@@ -146,6 +146,15 @@ _SROW, _SCOL = f"np.expand_dims({_S}, -2)", f"np.expand_dims({_S}, -1)"
 _SVD_VJP = (f"({_U} @ ({_SGAPS} * ({_J} - {_M(_J)}) * {_SROW} + {_SCOL} * ({_SGAPS} * "
             f"({_K} - {_M(_K)})) - {_J} / {_SROW}) + ans[0] * np.expand_dims(g[1], -2) "
             f"+ g[0] / {_SROW}) @ {_VH} + (ans[0] / {_SROW}) @ (g[2] - {_M(_K)} @ {_VH})")
+# its tangent, with P = U^T da V: ds = diag(P), dU = U (F o (P S + S P^T)) + (da V - U P) S^-1,
+# dV = V (F o (S P + P^T S)) + (da^T U - V P^T) S^-1; the singular values alone by a thin SVD of a
+_P = f"({_M(_U)} @ t @ {_M(_VH)})"
+_DU = f"{_U} @ ({_SGAPS} * ({_P} * {_SROW} + {_SCOL} * {_M(_P)})) + (t @ {_M(_VH)} - ans[0] @ {_P}) / {_SROW}"
+_DV = (f"{_M(_VH)} @ ({_SGAPS} * ({_SCOL} * {_P} + {_M(_P)} * {_SROW})) + "
+       f"({_M('t')} @ ans[0] - {_M(_VH)} @ {_M(_P)}) / {_SROW}")
+_THIN = "np.linalg.svd(a, full_matrices=False)"
+_SVD_JVP = (f"(({_DU}, np.diagonal({_P}, 0, -2, -1), {_M(_DV)}) if compute_uv else "
+            f"np.diagonal({_M(_THIN + '[0]')} @ t @ {_M(_THIN + '[2]')}, 0, -2, -1))")
 # qr (reduced, m >= n): a = QR; adjoint (gQ + Q copyltu(R gR^T - gQ^T Q)) R^-T; tangent with
 # C = Q^T da R^-1, X = tril(C, -1) - tril(C, -1)^T: dQ = da R^-1 + Q (X - C), dR = (C - X) R
 _Q, _R = "ans[0]", "ans[1]"
@@ -169,8 +178,7 @@ MULTIPLE = (
     defvjp(
         # compute_uv=False returns the singular values alone: U diag(g) Vh
         "numpy.linalg.svd(a, full_matrices=True, compute_uv=True)", outputs=("U", "S", "Vh"),
-        reverse_only="the singular vectors' tangent template is not written yet",
-        a=f"({_SVD_VJP} if compute_uv else s2s.svdvals_vjp(g, a))",
+        a=f"({_SVD_VJP} if compute_uv else s2s.svdvals_vjp(g, a))", jvps={"a": _SVD_JVP},
     ),
     defvjp(
         "numpy.linalg.qr(a)", outputs=("Q", "R"),
