@@ -159,3 +159,37 @@ def qr_mode(a):
 def test_qr_with_a_mode_is_refused_with_its_location():
     with pytest.raises(s2sgrad.TransformError, match="mode="):
         s2sgrad.grad(qr_mode)
+
+
+# ----- third order: grad of grad of grad, each level generated code read again --------------------
+
+DIRECTION = np.random.default_rng(5).normal(size=(3, 3))
+FIRST = SECOND = None  # set by the test: the gradients the levels above call
+
+
+def eigh_cubic(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w ** 3) + np.sum(v[:, 0] ** 4)
+
+
+def qr_cubic(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(np.sin(q)) + np.sum(r ** 3)
+
+
+def along_first(a):
+    return np.sum(FIRST(a) * DIRECTION)
+
+
+def along_second(a):
+    return np.sum(SECOND(a) * DIRECTION)
+
+
+@pytest.mark.parametrize("fn", [eigh_cubic, qr_cubic, svd_loss], ids=lambda f: f.__name__)
+def test_third_derivatives_read_the_generated_code_again(fn):
+    global FIRST, SECOND
+    a = RNG.normal(size=(3, 3)) + 3 * np.eye(3)
+    FIRST = s2sgrad.grad(fn)
+    SECOND = s2sgrad.grad(along_first)
+    third = s2sgrad.grad(along_second)(a)
+    np.testing.assert_allclose(third, numerical_grad(along_second, (a,), 0), rtol=1e-4, atol=1e-5)
