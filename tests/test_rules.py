@@ -848,6 +848,29 @@ add("numpy.vsplit", s_vsplit, uniform((6, 2)))
 add("numpy.dsplit", s_dsplit, uniform((2, 2, 3)))
 
 
+# np.fft: linear, each adjoint the same transform (symmetric matrices), resizing undone
+FW = np.cos(np.arange(64.0))
+def t_fft(x): return np.sum(np.abs(np.fft.fft(x)) ** 2 * FW[:6]) + np.sum(np.real(np.fft.fft(x, 7)) * FW[:7])
+def t_ifft(x): return np.sum(np.imag(np.fft.ifft(x, axis=0, norm="ortho")) ** 3)
+def t_rfft(x): return np.sum(np.abs(np.fft.rfft(x)) * FW[:5]) + np.sum(np.imag(np.fft.rfft(x, 10)) * FW[:6])
+def t_irfft(x):
+    spectrum = np.fft.rfft(x) * (1 + 0.5j)
+    return np.sum(np.sin(np.fft.irfft(spectrum)) * FW[:8]) + np.sum(np.fft.irfft(spectrum, 9) ** 2)
+def t_fft2(x): return np.sum(np.abs(np.fft.fft2(x, s=(3, 5))) ** 2) * 0.1 + np.sum(np.real(np.fft.ifft2(x)) ** 3)
+def t_fftn(x): return np.sum(np.real(np.fft.fftn(x, axes=(0,))) ** 2) + np.sum(np.imag(np.fft.ifftn(x)) ** 3)
+def t_shift(x): return np.sum(np.fft.fftshift(x) * FW[:12].reshape(3, 4)) + np.sum(np.fft.ifftshift(x, axes=0) ** 3)
+
+
+add("numpy.fft.fft", t_fft, uniform((2, 6)))
+add("numpy.fft.ifft", t_ifft, uniform((5, 3)))
+add("numpy.fft.rfft", t_rfft, uniform((8,)))
+# autograd's irfft refuses an odd length
+add(("numpy.fft.irfft", "numpy.fft.rfft"), t_irfft, uniform((8,)), oracle="none")
+add(("numpy.fft.fft2", "numpy.fft.ifft2"), t_fft2, uniform((4, 4)))
+add(("numpy.fft.fftn", "numpy.fft.ifftn"), t_fftn, uniform((3, 4)))
+add(("numpy.fft.fftshift", "numpy.fft.ifftshift"), t_shift, uniform((3, 4)))
+
+
 def sp_unary(x):
     return np.sum((special.expit(x) + special.erf(x) * 2.0 + special.erfc(x) * 0.5) * W)
 def sp_inverse(x):

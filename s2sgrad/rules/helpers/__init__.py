@@ -10,11 +10,11 @@ Most helpers are adjoints: linear in the adjoint they take (``linear=``), and re
 values only for their shapes or for a piecewise choice (``constant_in=``).
 """
 
-from . import (batching, broadcasting, complex, containers, contract, custom, elementwise, indexing, linalg,
-               products, reductions, rows, scans, shapes)
+from . import (batching, broadcasting, complex, containers, contract, custom, elementwise, fft, indexing,
+               linalg, products, reductions, rows, scans, shapes)
 
-MODULES = (batching, broadcasting, complex, containers, contract, custom, elementwise, indexing, linalg,
-           products, reductions, rows, scans, shapes)
+MODULES = (batching, broadcasting, complex, containers, contract, custom, elementwise, fft, indexing,
+           linalg, products, reductions, rows, scans, shapes)
 
 RULES = tuple(rule for module in MODULES for rule in module.RULES)
 
