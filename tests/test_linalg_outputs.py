@@ -193,3 +193,59 @@ def test_third_derivatives_read_the_generated_code_again(fn):
     SECOND = s2sgrad.grad(along_first)
     third = s2sgrad.grad(along_second)(a)
     np.testing.assert_allclose(third, numerical_grad(along_second, (a,), 0), rtol=1e-4, atol=1e-5)
+
+
+# ----- complex matrices: the singular values alone by the convention, the rest refused -----------
+
+def singular_values(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False) * np.arange(1.0, 4.0))
+
+
+def singular_values_ag(a):
+    return anp.sum(anp.linalg.svd(a, compute_uv=False) * anp.arange(1.0, 4.0))
+
+
+def test_complex_singular_values_follow_the_convention():
+    a = RNG.normal(size=(4, 3)) + 1j * RNG.normal(size=(4, 3))
+    got = s2sgrad.grad(singular_values)(a)
+    np.testing.assert_allclose(got, autograd.grad(singular_values_ag)(a), rtol=1e-8, atol=1e-10)
+    eps, want = 1e-6, np.zeros_like(a)  # df/dx - 1j df/dy
+    for i in np.ndindex(a.shape):
+        step = np.zeros_like(a)
+        step[i] = eps
+        dx = (singular_values(a + step) - singular_values(a - step)) / (2 * eps)
+        dy = (singular_values(a + 1j * step) - singular_values(a - 1j * step)) / (2 * eps)
+        want[i] = dx - 1j * dy
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def complex_eigh(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w) + np.sum(np.abs(v[0]) ** 2)
+
+
+def complex_qr(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(np.abs(r))
+
+
+def complex_slogdet(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return logdet
+
+
+def complex_eigvalsh(a):
+    return np.sum(np.linalg.eigvalsh(a) * np.arange(3.0))
+
+
+def complex_svd(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s) + np.sum(np.abs(u[0]))
+
+
+@pytest.mark.parametrize("fn", [complex_eigh, complex_qr, complex_slogdet, complex_eigvalsh, complex_svd],
+                         ids=lambda f: f.__name__)
+def test_complex_matrices_are_refused_when_the_derivative_runs(fn):
+    a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3)) + 3 * np.eye(3)
+    with pytest.raises(s2sgrad.GradientError, match="real matrices only"):
+        s2sgrad.grad(fn)(a + np.conj(a.T))

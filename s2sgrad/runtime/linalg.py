@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import GradientError
 from .broadcasting import unbroadcast
 from .complex import _conj, abs_slope
 from .containers import zeros_like
@@ -45,6 +46,7 @@ __all__ = [
     "triangle_symmetric",
     "triangle_fold",
     "svd_thin",
+    "real_only",
 ]
 
 
@@ -82,15 +84,18 @@ def cholesky_vjp(g, ans, upper=False):
 
 
 def eigvalsh_vjp(g, a, UPLO="L"):
-    """Adjoint of ``np.linalg.eigvalsh(a)``: V diag(g) V^T (symmetric)."""
+    """Adjoint of ``np.linalg.eigvalsh(a)``: V diag(g) V^T (symmetric; a complex ``a`` is refused)."""
+    real_only(a, "np.linalg.eigvalsh")
     _, v = np.linalg.eigh(a, UPLO=UPLO)
     return (v * np.asarray(g)[..., None, :]) @ _mT(v)
 
 
 def svdvals_vjp(g, a):
-    """Adjoint of ``np.linalg.svdvals(a)``: U diag(g) V^T."""
+    """Adjoint of ``np.linalg.svdvals(a)``: U diag(g) V^T (its conjugate for a complex ``a``:
+    ds_i = Re(u_i^H da v_i))."""
     u, _, vt = np.linalg.svd(a, full_matrices=False)
-    return (u * np.asarray(g)[..., None, :]) @ vt
+    return _conj((u * np.asarray(g)[..., None, :]) @ vt) if np.iscomplexobj(a) else \
+        (u * np.asarray(g)[..., None, :]) @ vt
 
 
 def pinv_vjp(g, ans, a):
@@ -326,7 +331,7 @@ def _svd_parts(value, a):
 
 def svdvals_vjp_adjoints(g, value, a):
     """The adjoints of ``value`` and ``a`` in ``svdvals_vjp = U diag(value) V^T``, ``g`` its output's."""
-    a = np.asarray(a)
+    a = real_only(np.asarray(a), "the second derivative of np.linalg.svdvals")
     if a.shape[-2] < a.shape[-1]:
         value_bar, a_bar = svdvals_vjp_adjoints(_mT(g), value, _mT(a))
         return value_bar, _mT(a_bar)
@@ -338,7 +343,7 @@ def svdvals_vjp_adjoints(g, value, a):
 
 def svdvals_vjp_tangent(value, a, t):
     """The tangent of ``svdvals_vjp(value, a)`` along ``t``, the tangent of ``a``."""
-    a = np.asarray(a)
+    a = real_only(np.asarray(a), "the second derivative of np.linalg.svdvals")
     if a.shape[-2] < a.shape[-1]:
         return _mT(svdvals_vjp_tangent(value, _mT(a), _mT(t)))
     u, vt, f, alpha, beta, rest, w = _svd_parts(value, a)
@@ -428,6 +433,15 @@ def triangle_fold(x, UPLO="L"):
     """The transpose of ``triangle_symmetric``: an adjoint ``x`` of the symmetric matrix folded
     onto the triangle it was read from (the other triangle's adjoint is zero)."""
     return _triangle(x, UPLO, True)
+
+
+def real_only(x, function):
+    """``x`` itself, after checking it is real: ``function``'s derivative is written for real
+    matrices only (a complex one raises GradientError rather than give a wrong gradient)."""
+    if np.iscomplexobj(x):
+        raise GradientError(f"s2sgrad differentiates {function} of real matrices only; this one "
+                            "is complex")
+    return x
 
 
 def svd_thin(u, vh):

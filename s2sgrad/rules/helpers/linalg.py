@@ -112,6 +112,8 @@ RULES += (
            x="s2s.triangle_fold(g, UPLO)"),
     defvjp("s2sgrad.runtime.triangle_fold(x, UPLO='L')", linear=("x",),
            x="s2s.triangle_symmetric(g, UPLO)"),
+    # the identity, checking its argument is real
+    defvjp("s2sgrad.runtime.real_only(x, function)", linear=("x",), x="g"),
     # the identity on u, checking the SVD's factors are thin
     defvjp("s2sgrad.runtime.svd_thin(u, vh)", linear=("u",), constant_in=("vh",), u="g"),
 )
