@@ -160,7 +160,8 @@ _SVD_VJP = (f"({_U} @ ({_SGAPS} * ({_J} - {_M(_J)}) * {_SROW} + {_SCOL} * ({_SGA
 # dV = V (F o (S P + P^T S)) + (da^T U - V P^T) S^-1; the singular values alone by a thin SVD of a
 _TS = _real("t", "np.linalg.svd")
 _P = f"({_M(_U)} @ {_TS} @ {_M(_VH)})"
-_DU = f"{_U} @ ({_SGAPS} * ({_P} * {_SROW} + {_SCOL} * {_M(_P)})) + ({_TS} @ {_M(_VH)} - ans[0] @ {_P}) / {_SROW}"
+_DU = (f"{_U} @ ({_SGAPS} * ({_P} * {_SROW} + {_SCOL} * {_M(_P)})) + "
+       f"({_TS} @ {_M(_VH)} - ans[0] @ {_P}) / {_SROW}")
 _DV = (f"{_M(_VH)} @ ({_SGAPS} * ({_SCOL} * {_P} + {_M(_P)} * {_SROW})) + "
        f"({_M(_TS)} @ ans[0] - {_M(_VH)} @ {_M(_P)}) / {_SROW}")
 _THIN = "np.linalg.svd(a, full_matrices=False)"

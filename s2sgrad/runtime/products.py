@@ -1,6 +1,7 @@
 """Adjoints of products (numpy only): ``@``, ``np.dot``, ``np.inner``, ``np.tensordot`` and
-``np.kron`` (``s2s.matmul_vjp_a``, ...), ``np.cross`` with its axis keywords, and the sums of a backward loop's per-step contributions
-to a product's loop-invariant factor in one product (``s2s.matmul_vjp_b_sum``, ...)."""
+``np.kron`` (``s2s.matmul_vjp_a``, ...), ``np.cross`` with its axis keywords, and the sums of a
+backward loop's per-step contributions to a product's loop-invariant factor in one product
+(``s2s.matmul_vjp_b_sum``, ...)."""
 
 from __future__ import annotations
 
