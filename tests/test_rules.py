@@ -858,6 +858,10 @@ def t_irfft(x):
     return np.sum(np.sin(np.fft.irfft(spectrum)) * FW[:8]) + np.sum(np.fft.irfft(spectrum, 9) ** 2)
 def t_fft2(x): return np.sum(np.abs(np.fft.fft2(x, s=(3, 5))) ** 2) * 0.1 + np.sum(np.real(np.fft.ifft2(x)) ** 3)
 def t_fftn(x): return np.sum(np.real(np.fft.fftn(x, axes=(0,))) ** 2) + np.sum(np.imag(np.fft.ifftn(x)) ** 3)
+def t_rfft2(x): return np.sum(np.abs(np.fft.rfft2(x)) ** 2 * 0.1) + np.sum(np.imag(np.fft.rfft2(x, s=(3, 6))))
+def t_rfftn(x): return np.sum(np.real(np.fft.rfftn(x, axes=(0, 1))) ** 3)
+def t_irfft2(x): return np.sum(np.sin(np.fft.irfft2(np.fft.rfft2(x) * (1 + 0.5j))))
+def t_irfftn(x): return np.sum(np.fft.irfftn(np.fft.rfftn(x) * (0.3 - 1j), s=(4, 6)) ** 2)
 def t_shift(x): return np.sum(np.fft.fftshift(x) * FW[:12].reshape(3, 4)) + np.sum(np.fft.ifftshift(x, axes=0) ** 3)
 
 
@@ -869,6 +873,10 @@ add(("numpy.fft.irfft", "numpy.fft.rfft"), t_irfft, uniform((8,)), oracle="none"
 add(("numpy.fft.fft2", "numpy.fft.ifft2"), t_fft2, uniform((4, 4)))
 add(("numpy.fft.fftn", "numpy.fft.ifftn"), t_fftn, uniform((3, 4)))
 add(("numpy.fft.fftshift", "numpy.fft.ifftshift"), t_shift, uniform((3, 4)))
+add("numpy.fft.rfft2", t_rfft2, uniform((4, 6)))
+add("numpy.fft.rfftn", t_rfftn, uniform((4, 6, 2)), rtol=1e-4)
+add(("numpy.fft.irfft2", "numpy.fft.rfft2"), t_irfft2, uniform((4, 6)))
+add(("numpy.fft.irfftn", "numpy.fft.rfftn"), t_irfftn, uniform((4, 6)))
 
 
 def sp_unary(x):

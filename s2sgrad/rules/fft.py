@@ -18,8 +18,8 @@ _MANY = ("(a, s=None, axes=None, norm=None)", "s, axes, norm", "fftn_vjp")
 
 RULES = (
     *(_transform(kind, *_ONE) for kind in ("fft", "ifft", "rfft", "irfft")),
-    *(_transform(kind, *_TWO) for kind in ("fft2", "ifft2")),
-    *(_transform(kind, *_MANY) for kind in ("fftn", "ifftn")),
+    *(_transform(kind, *_TWO) for kind in ("fft2", "ifft2", "rfft2", "irfft2")),
+    *(_transform(kind, *_MANY) for kind in ("fftn", "ifftn", "rfftn", "irfftn")),
     defvjp("numpy.fft.fftshift(x, axes=None)", linear=("x",), x="np.fft.ifftshift(g, axes)"),
     defvjp("numpy.fft.ifftshift(x, axes=None)", linear=("x",), x="np.fft.fftshift(g, axes)"),
 )

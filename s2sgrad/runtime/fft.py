@@ -1,5 +1,5 @@
 """Adjoints of the discrete Fourier transforms (numpy only): ``np.fft.fft``, ``ifft``, ``fft2``,
-``ifft2``, ``fftn``, ``ifftn``, ``rfft``, ``irfft`` (``s2s.fft_vjp``, ``fft2_vjp``,
+``ifft2``, ``fftn``, ``ifftn``, ``rfft``, ``irfft`` and the 2-D and n-D real ones (``s2s.fft_vjp``, ``fft2_vjp``,
 ``fftn_vjp``: one per signature, so each declares its transforms' defaults), and the transforms
 themselves by name (``s2s.fft_apply``, ...: the adjoints of those).
 
@@ -25,12 +25,12 @@ def fft_apply(x, kind, n=None, axis=-1, norm=None):
 
 
 def fft2_apply(x, kind, s=None, axes=(-2, -1), norm=None):
-    """``np.fft.<kind>(x, s, axes, norm)``: ``fft2``, ``ifft2``."""
+    """``np.fft.<kind>(x, s, axes, norm)``: ``fft2``, ``ifft2``, ``rfft2``, ``irfft2``."""
     return getattr(np.fft, kind)(x, s, axes, norm)
 
 
 def fftn_apply(x, kind, s=None, axes=None, norm=None):
-    """``np.fft.<kind>(x, s, axes, norm)``: ``fftn``, ``ifftn``."""
+    """``np.fft.<kind>(x, s, axes, norm)``: ``fftn``, ``ifftn``, ``rfftn``, ``irfftn``."""
     return getattr(np.fft, kind)(x, s, axes, norm)
 
 
@@ -40,12 +40,12 @@ def fft_vjp(g, a, kind, n=None, axis=-1, norm=None):
 
 
 def fft2_vjp(g, a, kind, s=None, axes=(-2, -1), norm=None):
-    """Adjoint of ``a`` in ``np.fft.<kind>(a, s, axes, norm)`` (fft2, ifft2)."""
+    """Adjoint of ``a`` in ``np.fft.<kind>(a, s, axes, norm)`` (fft2, ifft2, rfft2, irfft2)."""
     return _adjoint(g, a, s, axes, norm, kind)
 
 
 def fftn_vjp(g, a, kind, s=None, axes=None, norm=None):
-    """Adjoint of ``a`` in ``np.fft.<kind>(a, s, axes, norm)`` (fftn, ifftn)."""
+    """Adjoint of ``a`` in ``np.fft.<kind>(a, s, axes, norm)`` (fftn, ifftn, rfftn, irfftn)."""
     return _adjoint(g, a, s, axes, norm, kind)
 
 
@@ -77,19 +77,19 @@ def _adjoint(g, a, s, axes, norm, kind):
     if g.ndim < len(a_shape):  # one number standing for the output's array
         g = np.broadcast_to(g, getattr(np.fft, kind)(np.zeros(a_shape), s, axes, norm).shape)
     axes, lengths = _axes(kind, s, axes, len(a_shape))
-    if kind == "rfft":  # the full transform's first n // 2 + 1 outputs: the rest had zeros
-        n = lengths[0] if lengths[0] is not None else a_shape[axes[0]]
-        out = np.fft.fft(_resized(g, axes[0], n), axis=axes[0], norm=norm)
-    elif kind == "irfft":  # y = Re(L x): the adjoint is L^T g, the inverse of g cut, doubled inside
-        n = g.shape[axes[0]]
+    last = axes[-1]
+    if kind.startswith("rfft"):  # the full transform's first n // 2 + 1 outputs on the last axis
+        n = lengths[-1] if lengths[-1] is not None else a_shape[last]
+        out = np.fft.fftn(_resized(g, last, n), axes=axes, norm=norm)
+    elif kind.startswith("irfft"):  # y = Re(L x): L^T g, the inverse of g cut, doubled inside
+        n = g.shape[last]
         half = n // 2 + 1
-        out = _resized(np.fft.ifft(g, axis=axes[0], norm=norm), axes[0], half)
+        out = _resized(np.fft.ifftn(g, axes=axes, norm=norm), last, half)
         twice = np.full(half, 2.0)
         twice[0] = 1.0
         if n % 2 == 0:
             twice[-1] = 1.0
-        out = out * twice.reshape((-1,) + (1,) * (g.ndim - 1 - axes[0]))
-        lengths = [None]
+        out = out * twice.reshape((-1,) + (1,) * (g.ndim - 1 - last))
     else:  # the transform of g itself: its matrix is symmetric
         out = getattr(np.fft, kind)(g, None, axes[0] if kind in ("fft", "ifft") else tuple(axes), norm)
     for axis in axes:
