@@ -33,7 +33,9 @@ from s2sgrad.rules import DEFAULT_TABLE
 from helper_rule_cases import all_cases
 
 # np.row_stack (still a rule) is deprecated in numpy 2.
-pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
+# np.cross of 2-vectors too (still a case of its rule).
+pytestmark = [pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning"),
+              pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors:DeprecationWarning")]
 
 RNG = np.random.default_rng(1234)
 
@@ -779,6 +781,121 @@ add("numpy.linalg.eigvalsh", l_eigvalsh, uniform((3, 3)), oracle="none")  # not 
 add("numpy.linalg.svdvals", l_svdvals, uniform((3, 4)), oracle="none")  # numpy 2 only
 add("numpy.linalg.pinv", l_pinv, uniform((4, 3)))
 add("numpy.linalg.matrix_power", l_matrix_power, uniform((3, 3)), oracle="none")
+
+
+# Rules with several outputs (Rule.outputs): each output read, one left unread, the result indexed.
+def l_slogdet(x):
+    sign, logdet = np.linalg.slogdet(x)
+    return logdet * sign
+def l_slogdet_indexed(x): return np.sum(np.linalg.slogdet(x)[1] * V3[:2])
+def l_eigh(x):
+    w, v = np.linalg.eigh(x)
+    return np.sum(w * V3) + np.sum(v[:, 0] ** 4) + np.sum(np.abs(v[:, 2]))
+def l_eigh_vectors(x):
+    _, v = np.linalg.eigh(x, UPLO="U")
+    return np.sum((v * v[0]) ** 2 * W[:, :3])
+def l_eigh_kept(x):
+    res = np.linalg.eigh(x)
+    return np.sum(res[0] ** 3)
+def l_svd(x):
+    u, s, vt = np.linalg.svd(x, full_matrices=False)
+    return np.sum(s * V3) + np.sum(u[:, 0] ** 4) + np.sum(vt[1] ** 4)
+def l_svd_values(x): return np.sum(np.linalg.svd(x, compute_uv=False) ** 3)
+def l_svd_vectors(x):
+    u, _, vt = np.linalg.svd(x, full_matrices=False)
+    return np.sum((u @ vt) ** 3)
+def l_qr(x):
+    q, r = np.linalg.qr(x)
+    return np.sum(np.sin(q)) + np.sum(r ** 2 * 0.3)
+def l_qr_kept(x):
+    res = np.linalg.qr(x)
+    return np.sum(res[1] ** 3)
+def l_cross_axes(x, y): return np.sum(np.sin(np.cross(x, y, axisa=0, axisb=1, axisc=0)))
+def l_cross_axis(x, y): return np.sum(np.sin(np.cross(x, y, axis=0)))
+def l_cross_two(x, y): return np.sum(np.sin(np.cross(x, y)))
+
+
+SPD2 = np.stack([SPD @ SPD.T, SPD.T @ SPD + np.eye(3)])
+DISTINCT = np.diag([0.5, 1.7, 3.1]) + 0.3 * uniform((3, 3))  # well-separated eigenvalues
+add("numpy.linalg.slogdet", l_slogdet, SPD)
+add("numpy.linalg.slogdet", l_slogdet, -SPD)
+add("numpy.linalg.slogdet", l_slogdet_indexed, SPD2)
+# autograd's eigh reads one triangle, as numpy does (the other's adjoint is zero)
+add("numpy.linalg.eigh", l_eigh, DISTINCT)
+add("numpy.linalg.eigh", l_eigh_vectors, np.ascontiguousarray(DISTINCT.T))
+add("numpy.linalg.eigh", l_eigh_kept, np.stack([DISTINCT, DISTINCT.T + np.eye(3)]))
+add("numpy.linalg.svd", l_svd, uniform((4, 3)))
+add("numpy.linalg.svd", l_svd, uniform((3, 5)))
+add("numpy.linalg.svd", l_svd_values, uniform((3, 4)))
+add("numpy.linalg.svd", l_svd_vectors, uniform((3, 3)))
+add("numpy.linalg.qr", l_qr, uniform((4, 3)), oracle="none")  # autograd's qr has no vjp here
+add("numpy.linalg.qr", l_qr, uniform((3, 3)), oracle="none")
+add("numpy.linalg.qr", l_qr_kept, uniform((2, 4, 3)), oracle="none")
+add("numpy.cross", l_cross_axes, uniform((3, 4)), uniform((4, 3)))
+add("numpy.cross", l_cross_axis, uniform((3, 5)), uniform((3, 5)))
+# autograd's cross does not take 2-vectors
+add("numpy.cross", l_cross_two, uniform((4, 2)), uniform((4, 2)), oracle="none")
+add("numpy.cross", l_cross_two, uniform((4, 2)), uniform((3,)), oracle="none")
+
+
+def s_split(x):
+    a, b, c = np.split(x, 3, axis=1)
+    return np.sum(a * np.sin(c))
+def s_split_kept(x):
+    parts = np.split(x, [1, 3])
+    return np.sum(parts[2] ** 2) + np.sum(parts[0])
+def s_array_split(x):
+    a, b = np.array_split(x, 2)
+    return np.sum(np.sin(a)) + np.sum(b ** 3)
+def s_hsplit(x):
+    a, b = np.hsplit(x, 2)
+    return np.sum(a * b)
+def s_vsplit(x):
+    a, b, c = np.vsplit(x, 3)
+    return np.sum(np.sin(b) * c)
+def s_dsplit(x):
+    a, b = np.dsplit(x, [1])
+    return np.sum(a ** 3) + np.sum(np.cos(b))
+
+
+add("numpy.split", s_split, uniform((2, 6)))
+add("numpy.split", s_split_kept, uniform((5, 2)))
+add("numpy.array_split", s_array_split, uniform((5,)))
+add("numpy.hsplit", s_hsplit, uniform((3, 4)))
+add("numpy.hsplit", s_hsplit, uniform((6,)), oracle="none")  # autograd's hsplit: 2-D and up
+add("numpy.vsplit", s_vsplit, uniform((6, 2)))
+add("numpy.dsplit", s_dsplit, uniform((2, 2, 3)))
+
+
+# np.fft: linear, each adjoint the same transform (symmetric matrices), resizing undone
+FW = np.cos(np.arange(64.0))
+def t_fft(x): return np.sum(np.abs(np.fft.fft(x)) ** 2 * FW[:6]) + np.sum(np.real(np.fft.fft(x, 7)) * FW[:7])
+def t_ifft(x): return np.sum(np.imag(np.fft.ifft(x, axis=0, norm="ortho")) ** 3)
+def t_rfft(x): return np.sum(np.abs(np.fft.rfft(x)) * FW[:5]) + np.sum(np.imag(np.fft.rfft(x, 10)) * FW[:6])
+def t_irfft(x):
+    spectrum = np.fft.rfft(x) * (1 + 0.5j)
+    return np.sum(np.sin(np.fft.irfft(spectrum)) * FW[:8]) + np.sum(np.fft.irfft(spectrum, 9) ** 2)
+def t_fft2(x): return np.sum(np.abs(np.fft.fft2(x, s=(3, 5))) ** 2) * 0.1 + np.sum(np.real(np.fft.ifft2(x)) ** 3)
+def t_fftn(x): return np.sum(np.real(np.fft.fftn(x, axes=(0,))) ** 2) + np.sum(np.imag(np.fft.ifftn(x)) ** 3)
+def t_rfft2(x): return np.sum(np.abs(np.fft.rfft2(x)) ** 2 * 0.1) + np.sum(np.imag(np.fft.rfft2(x, s=(3, 6))))
+def t_rfftn(x): return np.sum(np.real(np.fft.rfftn(x, axes=(0, 1))) ** 3)
+def t_irfft2(x): return np.sum(np.sin(np.fft.irfft2(np.fft.rfft2(x) * (1 + 0.5j))))
+def t_irfftn(x): return np.sum(np.fft.irfftn(np.fft.rfftn(x) * (0.3 - 1j), s=(4, 6)) ** 2)
+def t_shift(x): return np.sum(np.fft.fftshift(x) * FW[:12].reshape(3, 4)) + np.sum(np.fft.ifftshift(x, axes=0) ** 3)
+
+
+add("numpy.fft.fft", t_fft, uniform((2, 6)))
+add("numpy.fft.ifft", t_ifft, uniform((5, 3)))
+add("numpy.fft.rfft", t_rfft, uniform((8,)))
+# autograd's irfft refuses an odd length
+add(("numpy.fft.irfft", "numpy.fft.rfft"), t_irfft, uniform((8,)), oracle="none")
+add(("numpy.fft.fft2", "numpy.fft.ifft2"), t_fft2, uniform((4, 4)))
+add(("numpy.fft.fftn", "numpy.fft.ifftn"), t_fftn, uniform((3, 4)))
+add(("numpy.fft.fftshift", "numpy.fft.ifftshift"), t_shift, uniform((3, 4)))
+add("numpy.fft.rfft2", t_rfft2, uniform((4, 6)))
+add("numpy.fft.rfftn", t_rfftn, uniform((4, 6, 2)), rtol=1e-4)
+add(("numpy.fft.irfft2", "numpy.fft.rfft2"), t_irfft2, uniform((4, 6)))
+add(("numpy.fft.irfftn", "numpy.fft.rfftn"), t_irfftn, uniform((4, 6)))
 
 
 def sp_unary(x):

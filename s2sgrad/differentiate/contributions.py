@@ -55,15 +55,18 @@ class Contributions:
         self.adj.accumulate(lines, operand.name, share, uniform=True)
         return True
 
-    def rule_backward(self, stmt: Stmt, rule, g: str) -> list:
-        """The contributions of ``stmt`` (upstream adjoint ``g``) by its rule's templates."""
+    def rule_backward(self, stmt: Stmt, rule, g: str, displays: Optional[tuple] = None) -> list:
+        """The contributions of ``stmt`` (upstream adjoint ``g``) by its rule's templates;
+        ``displays``: for a result unpacked from a rule with several outputs, the nodes ``g`` and
+        ``ans`` stand for (the displays of the targets' adjoints and of the targets)."""
         prim, target = stmt.prim, stmt.targets[0]
         bound = bind_arguments(rule, prim)
         self.refuse_missing_templates(stmt, rule, bound)
         defaulted = defaulted_params(rule, prim)
 
         def contribution(template: str, upstream: str) -> cst.BaseExpression:
-            mapping = {"g": cst.Name(upstream), "ans": cst.Name(target)}
+            mapping = {"g": displays[0], "ans": displays[1]} if displays is not None else \
+                {"g": cst.Name(upstream), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
             return simplify(instantiate(template, mapping, defaulted))
 
@@ -71,7 +74,8 @@ class Contributions:
                   if bound.get(param) is not None
                   and any(self.active(n) for n in operand_vars(bound[param]))]
         lines: list = []
-        g, kinds = self.upstream_kinds(lines, stmt, wanted, bound, contribution, g)
+        g, kinds = (g, {}) if displays is not None else \
+            self.upstream_kinds(lines, stmt, wanted, bound, contribution, g)
         for param, template, operand in wanted:
             if prim.op == SUBSCRIPT and isinstance(operand, Var) and (
                     self.collect_row(lines, stmt, operand.name, bound.get("index"), g)

@@ -136,9 +136,11 @@ class ForwardBuilder:
         """``a_dot, b_dot = <tangent>`` for ``a, b = f(...)`` where ``f`` is linear in its varied
         operands (the tangent is a value of the same structure), else a refusal."""
         rule = self.rule_for(stmt.prim)
-        if rule is None or rule.tangent_route != "linear" or \
+        routes = ("linear", "own") if getattr(rule, "several", False) else ("linear",)
+        if rule is None or rule.tangent_route not in routes or \
                 any(t in operand_vars(op) for op in prim_operands(stmt.prim) for t in stmt.targets):
-            raise self.refuse(stmt, f"unpacking the result of `{stmt.prim.op}`")
+            reason = f" ({rule.reverse_only})" if getattr(rule, "reverse_only", "") else ""
+            raise self.refuse(stmt, f"unpacking the result of `{stmt.prim.op}`{reason}")
         names = unpack_target(self.tangents.get(t, "_") if t in self.varied else "_" for t in stmt.targets)
         return f"{names} = {_code(self.tangent_of(stmt, stmt.targets[0]))}"
 
@@ -163,6 +165,8 @@ class ForwardBuilder:
             return self.joint(stmt, rule)
         linear = rule.linear_positions(len(prim.args)) if rule is not None else frozenset()
         if linear and active <= linear and not active_keywords:
+            if getattr(rule, "several", False) and len(active) > 1:  # a sum of tuples would join them
+                raise self.refuse(stmt, f"`{prim.op}` varied in more than one argument")
             return _sum([self.linear_part(stmt, i) for i in sorted(active)])
         if getattr(rule, "elementwise", False):
             return self.elementwise(stmt, rule, target)
@@ -191,9 +195,19 @@ class ForwardBuilder:
             mapping = {name: operand_node(op) for name, op in bound.items()}
             tangent = self.sequence_tangent(stmt, operand) if isinstance(operand, Seq) else \
                 cst.Name(self.tangents[operand.name])  # a list display: its items' tangents
-            mapping.update({"t": tangent, "ans": cst.Name(target)})
+            mapping.update({"t": tangent, "ans": self.answer(stmt, target)})
             parts.append(instantiate(templates[param], mapping, defaulted))
+        if getattr(rule, "several", False) and len(parts) > 1:  # a sum of tuples would join them
+            raise self.refuse(stmt, f"`{rule.name}` varied in more than one argument")
         return _sum(parts)
+
+    def answer(self, stmt: Stmt, target: str) -> cst.BaseExpression:
+        """What ``ans`` stands for in a tangent template: the target, or, for a result unpacked
+        from a rule with several outputs, the display of the targets (``ans[1]`` reads the second)."""
+        if len(stmt.targets) > 1 or stmt.unpack:
+            return cst.Tuple([cst.Element(cst.Name(t), comma=cst.Comma()) for t in stmt.targets],
+                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.Name(target)
 
     def joint(self, stmt: Stmt, rule) -> cst.BaseExpression:
         """A join's tangent: its joint template with each parameter replaced by its tangent (a

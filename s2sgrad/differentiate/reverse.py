@@ -220,6 +220,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         if rule is None:
             self.refuse_unknown(stmt)
         lines: list = []
+        if (len(stmt.targets) > 1 or stmt.unpack) and rule.several:
+            return self.rule_backward(stmt, rule, "", self.output_displays(stmt))
         if len(stmt.targets) > 1 or stmt.unpack:
             if rule.elementwise or rule.registered or any("ans" in t for _, t in rule.vjps):
                 raise self.located(stmt, f"unpacking the result of `{stmt.prim.op}` is not "
@@ -233,6 +235,12 @@ class ReverseBuilder(Contributions, BlockSweeps):
         if not self.uniform_sum(lines, stmt, rule, g):
             lines += self.rule_backward(stmt, rule, g)
         return lines
+
+    def output_displays(self, stmt: Stmt) -> tuple:
+        """``(g, ans)`` of a result unpacked from a rule with several outputs: the display of the
+        targets' adjoints (a zero array where a target has none) and the display of the targets."""
+        return cst.parse_expression(self.upstream_of_targets(stmt)), \
+            _display([cst.Name(t) for t in stmt.targets])
 
     def refuse_unknown(self, stmt: Stmt) -> None:
         """Refuse the first statement, in source order, that has no rule and no source (the
@@ -364,3 +372,11 @@ def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tupl
     scalars) when the caller has them (analyze.shapes.shape_facts)."""
     return ReverseBuilder(fn, activity, table, wrt, has_aux, top_level, helper_lookup,
                           fwd_name, bwd_name, kwonly, shapes).build()
+
+
+def _display(items: list) -> cst.Tuple:
+    """The tuple display of ``items`` (nodes)."""
+    elements = [cst.Element(item) for item in items]
+    if len(elements) == 1:
+        elements = [cst.Element(items[0], comma=cst.Comma())]
+    return cst.Tuple(elements, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -63,7 +63,27 @@ class _Substitute(cst.CSTTransformer):
         return updated.with_changes(attr=original.attr, value=self._wrap(updated.value))
 
     def leave_Subscript(self, original, updated):
-        return updated.with_changes(value=self._wrap(updated.value))
+        """``g[1]`` where ``g`` stands for a display (the outputs' adjoints of a rule with several
+        outputs, rules/table.py): that display's item itself."""
+        value = updated.value
+        if isinstance(value, cst.Tuple) and any(value is n for n in self.inserted) and \
+                len(updated.slice) == 1 and isinstance(updated.slice[0].slice, cst.Index) and \
+                isinstance(updated.slice[0].slice.value, cst.Integer):
+            position = int(updated.slice[0].slice.value.value)
+            if position < len(value.elements):
+                item = value.elements[position].value
+                self.inserted.append(item)
+                return item
+        return updated.with_changes(value=self._wrap(value))
+
+    def leave_IfExp(self, original, updated):
+        """``a if flag else b`` where the call passed a literal ``True`` or ``False`` for ``flag``
+        (``compute_uv``): the branch it takes."""
+        if m.matches(updated.test, m.Name("True") | m.Name("False")):
+            chosen = updated.body if updated.test.value == "True" else updated.orelse
+            self.inserted.append(chosen)
+            return chosen
+        return updated
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
         return updated.with_changes(keyword=original.keyword)

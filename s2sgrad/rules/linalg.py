@@ -88,10 +88,9 @@ RULES = (
         b="s2s.kron_vjp(g, a, b)[1]",
     ),
     defvjp(
-        "numpy.cross(a, b, axis=None)", linear=("a", "b"),
-        elementwise=True,
-        a="np.cross(b, g, axis=axis)",
-        b="np.cross(g, a, axis=axis)",
+        "numpy.cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None)", linear=("a", "b"),
+        a="s2s.cross_vjp_a(g, a, b, axisa, axisb, axisc, axis)",
+        b="s2s.cross_vjp_b(g, a, b, axisa, axisb, axisc, axis)",
     ),
     defvjp(
         "numpy.linalg.solve(a, b)",
@@ -126,18 +125,87 @@ RULES = (
     ),
 )
 
+# Functions with several outputs (Rule.outputs): ``g[i]`` is the i-th output's adjoint, ``ans[i]``
+# the i-th output; the templates are numpy and helpers whose own rules are numpy, so every order
+# reads them again. eigh: the input is the symmetric matrix read from one triangle (UPLO), the
+# eigenvalues distinct (the eigenvectors' derivative is undefined at a repeated one: eigh_gaps is
+# infinite there, as JAX says); svd: distinct singular values, the thin factors. Real matrices
+# only (a complex one raises GradientError when the derivative runs; svd's singular values alone
+# take complex ones, by svdvals_vjp).
+_M = "np.swapaxes({}, -1, -2)".format
+
+
+def _real(code: str, function: str) -> str:
+    """``code`` checked to be real when it runs: these templates are written for real matrices
+    (s2s.real_only raises GradientError for a complex one rather than give a wrong derivative)."""
+    return f"s2s.real_only({code}, '{function}')"
+
+
+_W, _V = "ans[0]", "ans[1]"
+_GAPS = f"s2s.eigh_gaps({_W})"
+_EIGH_VJP = (f"s2s.triangle_fold(({_V} * np.expand_dims(g[0], -2) + {_V} @ ({_GAPS} * "
+             f"({_M(_V)} @ g[1]))) @ {_M(_V)}, UPLO)")
+_ROTATED = f"({_M(_V)} @ s2s.triangle_symmetric({_real('t', 'np.linalg.eigh')}, UPLO) @ {_V})"  # V^T dA V
+_EIGH_JVP = f"(np.diagonal({_ROTATED}, 0, -2, -1), {_V} @ ({_GAPS} * {_ROTATED}))"
+# svd (Townsend's adjoint of the thin SVD): U (F o (J - J^T) S + S (F o (K - K^T)) + diag(gs)) Vh
+# plus the parts outside the factors' ranges, with J = U^T gU, K = Vh gVh^T, F = 1/(s_j^2 - s_i^2)
+_U, _S, _VH = "s2s.svd_thin(ans[0], ans[2])", "ans[1]", "ans[2]"
+_J, _K = f"({_M('ans[0]')} @ g[0])", f"(ans[2] @ {_M('g[2]')})"
+_SGAPS = f"s2s.eigh_gaps({_S} * {_S})"
+_SROW, _SCOL = f"np.expand_dims({_S}, -2)", f"np.expand_dims({_S}, -1)"
+_SVD_VJP = (f"({_U} @ ({_SGAPS} * ({_J} - {_M(_J)}) * {_SROW} + {_SCOL} * ({_SGAPS} * "
+            f"({_K} - {_M(_K)})) - {_J} / {_SROW}) + ans[0] * np.expand_dims(g[1], -2) "
+            f"+ g[0] / {_SROW}) @ {_VH} + (ans[0] / {_SROW}) @ (g[2] - {_M(_K)} @ {_VH})")
+# its tangent, with P = U^T da V: ds = diag(P), dU = U (F o (P S + S P^T)) + (da V - U P) S^-1,
+# dV = V (F o (S P + P^T S)) + (da^T U - V P^T) S^-1; the singular values alone by a thin SVD of a
+_TS = _real("t", "np.linalg.svd")
+_P = f"({_M(_U)} @ {_TS} @ {_M(_VH)})"
+_DU = (f"{_U} @ ({_SGAPS} * ({_P} * {_SROW} + {_SCOL} * {_M(_P)})) + "
+       f"({_TS} @ {_M(_VH)} - ans[0] @ {_P}) / {_SROW}")
+_DV = (f"{_M(_VH)} @ ({_SGAPS} * ({_SCOL} * {_P} + {_M(_P)} * {_SROW})) + "
+       f"({_M(_TS)} @ ans[0] - {_M(_VH)} @ {_M(_P)}) / {_SROW}")
+_THIN = "np.linalg.svd(a, full_matrices=False)"
+_SVD_JVP = (f"(({_DU}, np.diagonal({_P}, 0, -2, -1), {_M(_DV)}) if compute_uv else "
+            f"np.diagonal({_M(_THIN + '[0]')} @ {_TS} @ {_M(_THIN + '[2]')}, 0, -2, -1))")
+# qr (reduced, m >= n): a = QR; adjoint (gQ + Q copyltu(R gR^T - gQ^T Q)) R^-T; tangent with
+# C = Q^T da R^-1, X = tril(C, -1) - tril(C, -1)^T: dQ = da R^-1 + Q (X - C), dR = (C - X) R
+_Q, _R = "ans[0]", "ans[1]"
+_QR_INNER = f"g[0] + {_Q} @ s2s.triangle_symmetric({_R} @ {_M('g[1]')} - {_M('g[0]')} @ {_Q})"
+_QR_VJP = _M(f"np.linalg.solve({_R}, {_M(_QR_INNER)})")
+_DA = _M(f"np.linalg.solve({_M(_R)}, {_M(_real('t', 'np.linalg.qr'))})")  # da R^-1
+_C = f"({_M(_Q)} @ {_DA})"
+_X = f"(np.tril({_C}, -1) - {_M(f'np.tril({_C}, -1)')})"
+_QR_JVP = f"({_DA} + {_Q} @ ({_X} - {_C}), ({_C} - {_X}) @ {_R})"
+
+MULTIPLE = (
+    defvjp(
+        "numpy.linalg.slogdet(a)", outputs=("sign", "logabsdet"),
+        a=_real("np.expand_dims(g[1], (-1, -2)) * np.swapaxes(np.linalg.inv(a), -1, -2)",
+                "np.linalg.slogdet"),
+        jvps={"a": "(s2s.zeros_like(ans[0]), np.trace(np.linalg.solve(a, "
+                   f"{_real('t', 'np.linalg.slogdet')}), axis1=-2, axis2=-1))"},
+    ),
+    defvjp(
+        "numpy.linalg.eigh(a, UPLO='L')", outputs=("eigenvalues", "eigenvectors"),
+        a=_real(_EIGH_VJP, "np.linalg.eigh"), jvps={"a": _EIGH_JVP},
+    ),
+    defvjp(
+        # compute_uv=False returns the singular values alone: U diag(g) Vh
+        "numpy.linalg.svd(a, full_matrices=True, compute_uv=True)", outputs=("U", "S", "Vh"),
+        a=f"({_real(_SVD_VJP, 'np.linalg.svd')} if compute_uv else s2s.svdvals_vjp(g, a))",
+        jvps={"a": _SVD_JVP},
+    ),
+    defvjp(
+        "numpy.linalg.qr(a)", outputs=("Q", "R"),
+        a=_real(_QR_VJP, "np.linalg.qr"), jvps={"a": _QR_JVP},
+    ),
+)
+RULES += MULTIPLE
+
 # What to write instead of the decompositions that have no rule (hints of the refusals).
 _EIGVALS = ("for the eigenvalues of a symmetric (Hermitian) matrix use `np.linalg.eigvalsh(a)`, "
             "which has a rule")
 INSTEAD = {
-    "numpy.linalg.eigh": "if only the eigenvalues are needed, use `np.linalg.eigvalsh(a)`, which "
-                         "has a rule (eigenvectors have none yet)",
-    "numpy.linalg.eig": _EIGVALS,
+    "numpy.linalg.eig": _EIGVALS + " (and `np.linalg.eigh(a)` for its eigenvectors)",
     "numpy.linalg.eigvals": _EIGVALS,
-    "numpy.linalg.svd": "if only the singular values are needed, use `np.linalg.svdvals(x)`, "
-                        "which has a rule (singular vectors have none yet)",
-    "numpy.linalg.slogdet": "for a symmetric positive-definite `a`, write the log-determinant with "
-                            "a Cholesky factor, which has a rule: `2 * np.sum(np.log(np.diagonal("
-                            "np.linalg.cholesky(a), axis1=-2, axis2=-1)), axis=-1)`; otherwise "
-                            "`np.log(np.abs(np.linalg.det(a)))`",
 }

@@ -73,6 +73,17 @@ RULES = (
         arrays="s2s.split_concatenate(g, arrays, axis)",
     ),
     defvjp("numpy.stack(arrays, axis=0)", linear=("arrays",), arrays="s2s.split_stack(g, arrays, axis)"),
+    # a list of pieces (Rule.outputs): their adjoints (zeros for unread ones) joined again
+    defvjp("numpy.split(ary, indices_or_sections, axis=0)", linear=("ary",), outputs=("*parts",), view=True,
+           constant_in=("indices_or_sections",), ary="np.concatenate(g, axis)"),
+    defvjp("numpy.array_split(ary, indices_or_sections, axis=0)", linear=("ary",),
+           outputs=("*parts",), view=True, constant_in=("indices_or_sections",), ary="np.concatenate(g, axis)"),
+    defvjp("numpy.hsplit(ary, indices_or_sections)", linear=("ary",), outputs=("*parts",), view=True,
+           constant_in=("indices_or_sections",), ary="np.hstack(g)"),
+    defvjp("numpy.vsplit(ary, indices_or_sections)", linear=("ary",), outputs=("*parts",), view=True,
+           constant_in=("indices_or_sections",), ary="np.vstack(g)"),
+    defvjp("numpy.dsplit(ary, indices_or_sections)", linear=("ary",), outputs=("*parts",), view=True,
+           constant_in=("indices_or_sections",), ary="np.dstack(g)"),
     defvjp(
         "numpy.broadcast_to(array, shape)",
         linear=("array",),

@@ -34,6 +34,15 @@ It may also name, per factor, the rule of its ``row_products``: the primitive th
 loop's products with the rows ``a[t]`` of a loop-invariant array there and a loop-invariant other
 factor all at once before the loop (``s2s.rows_matmul(a, n, b)``: ``a[t] @ b`` for ``t < n``).
 
+``outputs``: a function that returns several values (``np.linalg.eigh`` gives ``w, v``) names
+them (``("w", "v")``; ``("*parts",)`` for a list of any length, ``np.split``). Its templates read
+``g`` as the sequence of the outputs' adjoints (``g[1]``: the second output's; an output nothing
+reads has a zero adjoint, never a missing one) and ``ans`` as the sequence of the outputs; its
+tangent templates give one tangent per output, as a tuple display ``(w_t, v_t)``. Where the
+result is unpacked (``w, v = np.linalg.eigh(a)``) the builders substitute the displays of the
+targets' adjoints and of the targets, so ``g[1]`` reads ``v_bar`` itself; where it is kept whole
+(``res = np.linalg.qr(a)``) they read its one name, indexed at run time.
+
 ``batched``: per parameter, the template of the call with a batched argument there (``t``: many
 tangents stacked on a leading axis, the other parameters as given), which returns the results
 for each stacked alike (a helper of runtime/batching.py): how a Hessian's tangent code carries
@@ -111,11 +120,17 @@ class Rule:
     # (the lowering writes ``max(max(a, b), c)``); the text says what to write instead of the
     # one-iterable form (``max(xs)``), which has no rule
     pairwise: str = ""
+    outputs: tuple = ()  # several results: their names (``("w", "v")``, ``("*parts",)``)
 
     @property
     def registered(self) -> bool:
         """A user's gradient function (register_gradient) rather than templates."""
         return bool(self.function)
+
+    @property
+    def several(self) -> bool:
+        """Whether the function returns several values (a tuple or a list): ``outputs``."""
+        return bool(self.outputs)
 
     @property
     def tangent_route(self) -> str:
@@ -175,7 +190,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            methods: Iterable[str] = (), step_sums: Optional[dict] = None,
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
            constant_in: Iterable[str] = (), joint_jvp: str = "", consumes: Iterable[str] = (),
-           folds: bool = False, batched: Optional[dict] = None, **templates: str) -> Rule:
+           folds: bool = False, batched: Optional[dict] = None, outputs: Iterable[str] = (),
+           **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -186,7 +202,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 step_sums=tuple((step_sums or {}).items()),
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
                 constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
-                folds=folds, batched=tuple((batched or {}).items()))
+                folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs))
     unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")

@@ -12,6 +12,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - shapes: concatenations, stacks, splits, transpose, tile, repeat, rollaxis, linspace
 - products: matmul, dot, inner, tensordot, kron, and a loop's sums of their contributions
 - rows: a loop's per-step products, computed before it (rows_matmul, rows_rmatmul, rows_dot, rows_rdot)
+- fft: the Fourier transforms' adjoints (fft_vjp) and the transforms by name (fft_apply)
 - linalg: solve, cholesky, eigvalsh, svdvals, pinv, matrix_power, norms, trace
 - elementwise: balanced_eq, safe_power_base, safe_log_base, inside, log_vjp, sinc_slope
 - custom: custom_result
@@ -27,8 +28,8 @@ it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/norm
 
 from __future__ import annotations
 
-from . import (batching, broadcasting, containers, contexts, contract, custom, elementwise, indexing, linalg,
-               products, reductions, rows, scans, shapes, sorting)
+from . import (batching, broadcasting, containers, contexts, contract, custom, elementwise, fft, indexing,
+               linalg, products, reductions, rows, scans, shapes, sorting)
 from .batching import *  # noqa: F401,F403
 from .broadcasting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
@@ -37,6 +38,7 @@ from .contexts import *  # noqa: F401,F403
 from .contract import *  # noqa: F401,F403
 from .custom import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
+from .fft import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
@@ -49,5 +51,6 @@ from .sorting import *  # noqa: F401,F403
 # The helpers that runtime.py itself defined before the split, and the einsum helpers; the
 # complex helpers (then runtime_complex.py, re-exported by name) are not listed.
 __all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + contexts.__all__ + contract.__all__
-                 + custom.__all__ + elementwise.__all__ + indexing.__all__ + linalg.__all__
-                 + products.__all__ + reductions.__all__ + rows.__all__ + scans.__all__ + shapes.__all__ + sorting.__all__)
+                 + custom.__all__ + elementwise.__all__ + fft.__all__ + indexing.__all__ + linalg.__all__
+                 + products.__all__ + reductions.__all__ + rows.__all__ + scans.__all__ + shapes.__all__
+                 + sorting.__all__)

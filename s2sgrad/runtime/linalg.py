@@ -1,11 +1,13 @@
 """Adjoints of linear algebra (numpy only): ``np.linalg.solve``, ``cholesky``, ``eigvalsh``,
 ``svdvals``, ``pinv``, ``matrix_power``, ``norm`` (vector and matrix norms) and ``np.trace``
-(``s2s.solve_vjp_a``, ``s2s.norm_vjp``, ...)."""
+(``s2s.solve_vjp_a``, ``s2s.norm_vjp``, ...); the pieces the templates of ``eigh``, ``svd`` and
+``qr`` are written with (``eigh_gaps``, ``triangle_symmetric``, ``triangle_fold``, ``svd_thin``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import GradientError
 from .broadcasting import unbroadcast
 from .complex import _conj, abs_slope
 from .containers import zeros_like
@@ -40,6 +42,11 @@ __all__ = [
     "svdvals_vjp_tangent",
     "norm_vjp_adjoint",
     "norm_vjp_tangent",
+    "eigh_gaps",
+    "triangle_symmetric",
+    "triangle_fold",
+    "svd_thin",
+    "real_only",
 ]
 
 
@@ -77,15 +84,18 @@ def cholesky_vjp(g, ans, upper=False):
 
 
 def eigvalsh_vjp(g, a, UPLO="L"):
-    """Adjoint of ``np.linalg.eigvalsh(a)``: V diag(g) V^T (symmetric)."""
+    """Adjoint of ``np.linalg.eigvalsh(a)``: V diag(g) V^T (symmetric; a complex ``a`` is refused)."""
+    real_only(a, "np.linalg.eigvalsh")
     _, v = np.linalg.eigh(a, UPLO=UPLO)
     return (v * np.asarray(g)[..., None, :]) @ _mT(v)
 
 
 def svdvals_vjp(g, a):
-    """Adjoint of ``np.linalg.svdvals(a)``: U diag(g) V^T."""
+    """Adjoint of ``np.linalg.svdvals(a)``: U diag(g) V^T (its conjugate for a complex ``a``:
+    ds_i = Re(u_i^H da v_i))."""
     u, _, vt = np.linalg.svd(a, full_matrices=False)
-    return (u * np.asarray(g)[..., None, :]) @ vt
+    return _conj((u * np.asarray(g)[..., None, :]) @ vt) if np.iscomplexobj(a) else \
+        (u * np.asarray(g)[..., None, :]) @ vt
 
 
 def pinv_vjp(g, ans, a):
@@ -321,7 +331,7 @@ def _svd_parts(value, a):
 
 def svdvals_vjp_adjoints(g, value, a):
     """The adjoints of ``value`` and ``a`` in ``svdvals_vjp = U diag(value) V^T``, ``g`` its output's."""
-    a = np.asarray(a)
+    a = real_only(np.asarray(a), "the second derivative of np.linalg.svdvals")
     if a.shape[-2] < a.shape[-1]:
         value_bar, a_bar = svdvals_vjp_adjoints(_mT(g), value, _mT(a))
         return value_bar, _mT(a_bar)
@@ -333,7 +343,7 @@ def svdvals_vjp_adjoints(g, value, a):
 
 def svdvals_vjp_tangent(value, a, t):
     """The tangent of ``svdvals_vjp(value, a)`` along ``t``, the tangent of ``a``."""
-    a = np.asarray(a)
+    a = real_only(np.asarray(a), "the second derivative of np.linalg.svdvals")
     if a.shape[-2] < a.shape[-1]:
         return _mT(svdvals_vjp_tangent(value, _mT(a), _mT(t)))
     u, vt, f, alpha, beta, rest, w = _svd_parts(value, a)
@@ -398,3 +408,48 @@ def norm_vjp_adjoint(wrt, g, value, result, x, ord=None, axis=None, keepdims=Fal
 def norm_vjp_tangent(wrt, value, result, x, t, ord=None, axis=None, keepdims=False, kind=None):
     """The tangent of ``norm_vjp(...)`` along ``t``, that of ``wrt`` (see norm_vjp_adjoint)."""
     return _norm_second(wrt, t, value, result, x, ord, axis, keepdims, kind, False)
+
+
+# ----- the pieces of the eigh, svd and qr templates (rules/linalg.py) ------------------------------
+
+
+def eigh_gaps(w):
+    """``F[..., i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it: how eigenvectors turn as
+    eigenvalues ``w`` move apart (infinite where two are equal: the derivative is undefined there)."""
+    w = np.asarray(w)
+    gaps = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    n = w.shape[-1]
+    off = ~np.eye(n, dtype=bool)
+    with np.errstate(divide="ignore"):
+        return np.where(off, 1.0 / np.where(off, gaps, 1.0), 0.0)
+
+
+def triangle_symmetric(x, UPLO="L"):
+    """The symmetric matrix ``np.linalg.eigh(x, UPLO)`` reads from one triangle of ``x`` (linear)."""
+    return _triangle(x, UPLO, False)
+
+
+def triangle_fold(x, UPLO="L"):
+    """The transpose of ``triangle_symmetric``: an adjoint ``x`` of the symmetric matrix folded
+    onto the triangle it was read from (the other triangle's adjoint is zero)."""
+    return _triangle(x, UPLO, True)
+
+
+def real_only(x, function):
+    """``x`` itself, after checking it is real: ``function``'s derivative is written for real
+    matrices only (a complex one raises GradientError rather than give a wrong gradient)."""
+    if np.iscomplexobj(x):
+        raise GradientError(f"s2sgrad differentiates {function} of real matrices only; this one "
+                            "is complex")
+    return x
+
+
+def svd_thin(u, vh):
+    """``u`` itself, after checking that ``u`` and ``vh`` are the thin factors of an SVD (the
+    adjoint of ``np.linalg.svd`` is written for them: with ``full_matrices=True`` a non-square
+    matrix's extra singular vectors are arbitrary)."""
+    if np.shape(u)[-1] != np.shape(vh)[-2]:
+        raise ValueError("s2sgrad: the derivative of np.linalg.svd of a non-square matrix needs "
+                         "full_matrices=False")
+    return u
+

@@ -1,6 +1,7 @@
 """Adjoints of products (numpy only): ``@``, ``np.dot``, ``np.inner``, ``np.tensordot`` and
-``np.kron`` (``s2s.matmul_vjp_a``, ...), and the sums of a backward loop's per-step contributions
-to a product's loop-invariant factor in one product (``s2s.matmul_vjp_b_sum``, ...)."""
+``np.kron`` (``s2s.matmul_vjp_a``, ...), ``np.cross`` with its axis keywords, and the sums of a
+backward loop's per-step contributions to a product's loop-invariant factor in one product
+(``s2s.matmul_vjp_b_sum``, ...)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ __all__ = [
     "kron_vjp_tangent",
     "product_sum_vjp_gs",
     "product_sum_vjp_others",
+    "cross_vjp_a",
+    "cross_vjp_b",
 ]
 
 
@@ -353,3 +356,37 @@ def _power_sum_tangent(c, pairs, v, dc):
         for j in range(q):
             out = out + pw[p] @ v @ pw[j] @ dc @ pw[q - 1 - j]
     return out
+
+
+def _cross_axes(axisa, axisb, axisc, axis):
+    return (axis, axis, axis) if axis is not None else (axisa, axisb, axisc)
+
+
+def _cross_adjoint(g, x, other, x_first, axisa, axisb, axisc, axis):
+    """The adjoint of ``x`` in ``np.cross(x, other)`` (``x_first``) or ``np.cross(other, x)``."""
+    ax_x, ax_o, ax_c = _cross_axes(axisa, axisb, axisc, axis)
+    if not x_first:
+        ax_x, ax_o = ax_o, ax_x
+    x_arr = np.moveaxis(np.asarray(x), ax_x, -1)
+    o_arr = np.moveaxis(np.asarray(other), ax_o, -1)
+    g = np.asarray(g)
+    if x_arr.shape[-1] == 2 and o_arr.shape[-1] == 2:  # the z component only: a scalar per pair
+        g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
+    else:
+        g3 = np.moveaxis(g, ax_c, -1)
+    o3 = o_arr if o_arr.shape[-1] == 3 else np.concatenate(
+        [o_arr, np.zeros(o_arr.shape[:-1] + (1,), dtype=o_arr.dtype)], axis=-1)
+    # <g, x cross o> = <o cross g, x>; <g, o cross x> = <g cross o, x>
+    adjoint = np.cross(o3, g3) if x_first else np.cross(g3, o3)
+    adjoint = adjoint[..., :x_arr.shape[-1]]
+    return np.moveaxis(unbroadcast(adjoint, x_arr), -1, ax_x)
+
+
+def cross_vjp_a(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Adjoint of ``a`` in ``np.cross(a, b, axisa, axisb, axisc, axis)`` (2- and 3-vectors)."""
+    return _cross_adjoint(g, a, b, True, axisa, axisb, axisc, axis)
+
+
+def cross_vjp_b(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Adjoint of ``b`` in ``np.cross(a, b, axisa, axisb, axisc, axis)`` (2- and 3-vectors)."""
+    return _cross_adjoint(g, b, a, False, axisa, axisb, axisc, axis)

@@ -26,6 +26,14 @@ def h_eigvalsh_vjp(g, a): return _out(s2s.eigvalsh_vjp(g, a + a.T + np.diag([0.0
 def h_eigvalsh_vjp_raw(g, a): return _out(s2s.eigvalsh_vjp(g, a + np.diag([0.0, 2.0, 4.0])))
 def h_eigvalsh_vjp_upper(g, a): return _out(s2s.eigvalsh_vjp(g, a + np.diag([0.0, 2.0, 4.0]), "U"))
 
+def h_eigh_gaps(w): return _out(s2s.eigh_gaps(w))
+def h_triangle_symmetric(x): return _out(s2s.triangle_symmetric(x))
+def h_triangle_symmetric_upper(x): return _out(s2s.triangle_symmetric(x, "U"))
+def h_triangle_fold(x): return _out(s2s.triangle_fold(x))
+def h_triangle_fold_upper(x): return _out(s2s.triangle_fold(x, "U"))
+def h_real_only(x): return _out(s2s.real_only(x, "f"))
+def h_svd_thin(u, vh): return _out(s2s.svd_thin(u, vh))
+
 def h_matrix_power_vjp(g, a): return _out(s2s.matrix_power_vjp(g, a, 3))
 def h_matrix_power_vjp_1(g, a): return _out(s2s.matrix_power_vjp(g, a, 1))
 def h_matrix_power_vjp_0(g, a): return _out(s2s.matrix_power_vjp(g, a, 0))
@@ -102,4 +110,13 @@ CASES = [
      None, 1e-5),
     (R + "matrix_norm_vjp", h_matrix_norm_vjp_nuc, (uniform((4,)), uniform((4,), 0.5, 1.5), uniform((2, 3, 4))),
      None, 1e-5),
+    # the pieces of the eigh, svd and qr templates: eigenvalue gaps kept apart, any matrix
+    (R + "eigh_gaps", h_eigh_gaps, (np.array([0.1, 1.3, 2.9]),), None, 1e-5),
+    (R + "eigh_gaps", h_eigh_gaps, (np.array([[0.1, 1.3, 2.9], [-1.0, 0.5, 1.7]]),), None, 1e-5),
+    (R + "triangle_symmetric", h_triangle_symmetric, _u((3, 3)), None, 1e-5),
+    (R + "triangle_symmetric", h_triangle_symmetric_upper, _u((2, 3, 3)), None, 1e-5),
+    (R + "triangle_fold", h_triangle_fold, _u((3, 3)), None, 1e-5),
+    (R + "triangle_fold", h_triangle_fold_upper, _u((2, 3, 3)), None, 1e-5),
+    (R + "real_only", h_real_only, _u((3, 2)), None, 1e-5),
+    (R + "svd_thin", h_svd_thin, _u((4, 3), (3, 3)), (0,), 1e-5),
 ]

@@ -14,6 +14,10 @@ def _out(y):
     return np.sum(np.sin(y) * np.cos(np.arange(np.size(y)).reshape(np.shape(y)) + 0.5))
 
 
+def h_cross_vjp_a(g, a, b): return _out(s2s.cross_vjp_a(g, a, b))
+def h_cross_vjp_a_axes(g, a, b): return _out(s2s.cross_vjp_a(g, a, b, axisa=0, axisc=0))
+def h_cross_vjp_b(g, a, b): return _out(s2s.cross_vjp_b(g, a, b))
+def h_cross_vjp_b_axis(g, a, b): return _out(s2s.cross_vjp_b(g, a, b, axis=0))
 def h_matmul_vjp_a(g, a, b): return _out(s2s.matmul_vjp_a(g, a, b))
 def h_matmul_vjp_b(g, a, b): return _out(s2s.matmul_vjp_b(g, a, b))
 def h_dot_vjp_a(g, a, b): return _out(s2s.dot_vjp_a(g, a, b))
@@ -87,4 +91,10 @@ CASES = [
     (R + "dot_vjp_b_sum", h_dot_vjp_b_sum, _u((4,), (2, 4), (3,), (2, 3), (3, 4)), None, 1e-5),
     (R + "dot_vjp_a_sum", h_dot_vjp_a_sum, _u((3,), (3,), (4,), (4,), (3, 4)), None, 1e-5),
     (R + "dot_vjp_a_sum", h_dot_vjp_a_sum, _u((3, 2), (3,), (4, 2), (4,), (3, 4)), None, 1e-5),
+    # np.cross's adjoints: 3-vectors, 2-vectors, axis keywords, broadcast operands
+    (R + "cross_vjp_a", h_cross_vjp_a, _u((4, 3), (4, 3), (4, 3)), (0, 2), 1e-5),
+    (R + "cross_vjp_a", h_cross_vjp_a_axes, _u((3, 4), (3, 4), (4, 2)), (0, 2), 1e-5),
+    (R + "cross_vjp_a", h_cross_vjp_a, _u((4,), (4, 2), (2,)), (0, 2), 1e-5),
+    (R + "cross_vjp_b", h_cross_vjp_b, _u((4, 3), (4, 3), (3,)), (0, 1), 1e-5),
+    (R + "cross_vjp_b", h_cross_vjp_b_axis, _u((3, 4), (3, 4), (3, 4)), (0, 1), 1e-5),
 ]

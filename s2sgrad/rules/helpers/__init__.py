@@ -10,11 +10,11 @@ Most helpers are adjoints: linear in the adjoint they take (``linear=``), and re
 values only for their shapes or for a piecewise choice (``constant_in=``).
 """
 
-from . import (batching, broadcasting, complex, containers, contexts, contract, custom, elementwise, indexing, linalg,
-               products, reductions, rows, scans, shapes, sorting)
+from . import (batching, broadcasting, complex, containers, contexts, contract, custom, elementwise, fft,
+               indexing, linalg, products, reductions, rows, scans, shapes, sorting)
 
-MODULES = (batching, broadcasting, complex, containers, contexts, contract, custom, elementwise, indexing, linalg,
-           products, reductions, rows, scans, shapes, sorting)
+MODULES = (batching, broadcasting, complex, containers, contexts, contract, custom, elementwise, fft, indexing,
+           linalg, products, reductions, rows, scans, shapes, sorting)
 
 RULES = tuple(rule for module in MODULES for rule in module.RULES)
 

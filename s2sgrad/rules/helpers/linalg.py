@@ -100,6 +100,24 @@ RULES += (
           "ord, axes, keepdims, 'matrix'"),
 )
 
+RULES += (
+    # 1 / (w_j - w_i) off the diagonal: its derivative is -(dw_j - dw_i) times its square
+    defvjp(
+        "s2sgrad.runtime.eigh_gaps(w)",
+        jvps={"w": "-(np.expand_dims(t, -2) - np.expand_dims(t, -1)) * ans * ans"},
+        w="np.sum(g * ans * ans, axis=-1) - np.sum(g * ans * ans, axis=-2)",
+    ),
+    # the symmetric matrix eigh reads from one triangle, and its transpose: each other's adjoint
+    defvjp("s2sgrad.runtime.triangle_symmetric(x, UPLO='L')", linear=("x",),
+           x="s2s.triangle_fold(g, UPLO)"),
+    defvjp("s2sgrad.runtime.triangle_fold(x, UPLO='L')", linear=("x",),
+           x="s2s.triangle_symmetric(g, UPLO)"),
+    # the identity, checking its argument is real
+    defvjp("s2sgrad.runtime.real_only(x, function)", linear=("x",), x="g"),
+    # the identity on u, checking the SVD's factors are thin
+    defvjp("s2sgrad.runtime.svd_thin(u, vh)", linear=("u",), constant_in=("vh",), u="g"),
+)
+
 # The helpers of these rules' own second-order templates: a third derivative through them is not
 # written yet (reading them again is refused with the location of the call).
 _THIRD = "a helper of a second-derivative template: third derivatives through it are not written yet"

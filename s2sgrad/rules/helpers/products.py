@@ -86,6 +86,19 @@ RULES = (
            value="np.kron(g[0], b) + np.kron(a, g[1])",
            a="s2s.kron_vjp(value, a, g[1])[0]",
            b="s2s.kron_vjp(value, g[0], b)[1]"),
+    # np.cross's adjoints: linear in the upstream and in the other factor (bilinear, as cross is)
+    defvjp(
+        "s2sgrad.runtime.cross_vjp_a(value, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None)",
+        linear=("value", "b"), constant_in=("a",),
+        value="np.cross(g, b, axisa, axisb, axisc, axis)",
+        b="s2s.cross_vjp_b(value, g, b, axisa, axisb, axisc, axis)",
+    ),
+    defvjp(
+        "s2sgrad.runtime.cross_vjp_b(value, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None)",
+        linear=("value", "a"), constant_in=("b",),
+        value="np.cross(a, g, axisa, axisb, axisc, axis)",
+        a="s2s.cross_vjp_a(value, a, g, axisa, axisb, axisc, axis)",
+    ),
 )
 
 # The helpers of these rules' own second-order templates: a third derivative through them is not

@@ -1,0 +1,251 @@
+"""Functions with several outputs (Rule.outputs) as a user writes them: a Gaussian log-likelihood
+through slogdet, a PCA objective through eigh, a nuclear norm through svd(compute_uv=False), a
+QR-based loss; grad, jvp and hessian against autograd (against differences where autograd has no
+rule), and the mechanism itself: an unread output's adjoint is zero, a kept result is indexed."""
+
+from __future__ import annotations
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad.checks import numerical_grad
+
+RNG = np.random.default_rng(27)
+DATA = RNG.normal(size=(6, 3))
+Y = RNG.normal(size=4)
+
+
+def gaussian_loglik(L):
+    cov = L @ L.T + np.eye(3)
+    sign, logdet = np.linalg.slogdet(cov)
+    quad = np.sum(DATA * np.linalg.solve(cov, DATA.T).T)
+    return -0.5 * (DATA.shape[0] * logdet + quad) + 0.0 * sign
+
+
+def gaussian_loglik_ag(L):
+    cov = anp.dot(L, L.T) + anp.eye(3)
+    sign, logdet = anp.linalg.slogdet(cov)
+    quad = anp.sum(DATA * anp.linalg.solve(cov, DATA.T).T)
+    return -0.5 * (DATA.shape[0] * logdet + quad) + 0.0 * sign
+
+
+def pca_objective(A):
+    cov = A @ A.T + np.diag([0.0, 1.0, 2.0])
+    w, v = np.linalg.eigh(cov)
+    top = v[:, 1:]
+    return np.sum((DATA @ top) ** 2) + np.sum(w[1:])
+
+
+def pca_objective_ag(A):
+    cov = anp.dot(A, A.T) + anp.diag(anp.array([0.0, 1.0, 2.0]))
+    w, v = anp.linalg.eigh(cov)
+    top = v[:, 1:]
+    return anp.sum(anp.dot(DATA, top) ** 2) + anp.sum(w[1:])
+
+
+def nuclear_norm(A):
+    return np.sum(np.linalg.svd(A, compute_uv=False)) + 0.1 * np.sum(A * A)
+
+
+def nuclear_norm_ag(A):
+    return anp.sum(anp.linalg.svd(A, compute_uv=False)) + 0.1 * anp.sum(A * A)
+
+
+def svd_loss(A):
+    u, s, vt = np.linalg.svd(A, full_matrices=False)
+    return np.sum(s ** 2 * np.arange(1.0, 4.0)) + np.sum((u @ vt) ** 3)
+
+
+def svd_loss_ag(A):
+    u, s, vt = anp.linalg.svd(A, full_matrices=False)
+    return anp.sum(s ** 2 * anp.arange(1.0, 4.0)) + anp.sum(anp.dot(u, vt) ** 3)
+
+
+def qr_loss(A):
+    q, r = np.linalg.qr(A)
+    return np.sum(np.log(np.abs(np.diagonal(r)))) + np.sum(q[:, 0] * Y) + np.sum(np.sin(q @ r))
+
+
+def _arg(shape):
+    return RNG.normal(size=shape) + np.eye(*shape)
+
+
+CASES = [
+    (gaussian_loglik, gaussian_loglik_ag, (3, 3)),
+    (pca_objective, pca_objective_ag, (3, 2)),
+    (nuclear_norm, nuclear_norm_ag, (4, 3)),
+    (svd_loss, svd_loss_ag, (4, 3)),
+    (qr_loss, None, (4, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,twin,shape", CASES, ids=[c[0].__name__ for c in CASES])
+def test_grad_jvp_and_hessian_agree_with_autograd(fn, twin, shape):
+    x = _arg(shape)
+    grad = s2sgrad.grad(fn)(x)
+    np.testing.assert_allclose(grad, numerical_grad(fn, (x,), 0), rtol=1e-5, atol=1e-6)
+    if twin is not None:
+        np.testing.assert_allclose(grad, autograd.grad(twin)(x), rtol=1e-8, atol=1e-10)
+    t = RNG.normal(size=shape)
+    value, tangent = s2sgrad.jvp(fn, (x,), (t,))
+    np.testing.assert_allclose(value, fn(x), rtol=1e-12)
+    np.testing.assert_allclose(tangent, np.sum(grad * t), rtol=1e-8, atol=1e-10)
+    hessian = s2sgrad.hessian(fn)(x)
+    if twin is not None:
+        np.testing.assert_allclose(hessian, autograd.hessian(twin)(x), rtol=1e-6, atol=1e-8)
+    eps = 1e-5  # a Hessian-vector product against differences of gradients
+    moved = (s2sgrad.grad(fn)(x + eps * t) - s2sgrad.grad(fn)(x - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(np.tensordot(hessian, t, 2), moved, rtol=1e-4, atol=1e-6)
+
+
+def unread_output(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign * 2.0
+
+
+def kept_result(a):
+    res = np.linalg.eigh(a)
+    return np.sum(res[0] ** 3) + np.sum(res[1][:, 0] ** 4)
+
+
+def kept_split(x):
+    parts = np.split(x, 3)
+    return np.sum(parts[0] * parts[2])
+
+
+def test_an_unread_output_has_a_zero_adjoint_and_a_kept_result_is_indexed():
+    a = _arg((3, 3)) + 3 * np.eye(3)
+    np.testing.assert_array_equal(s2sgrad.grad(unread_output)(a), np.zeros((3, 3)))
+    for fn, x in ((kept_result, a + a.T), (kept_split, RNG.normal(size=6))):
+        np.testing.assert_allclose(s2sgrad.grad(fn)(x), numerical_grad(fn, (x,), 0), rtol=1e-5, atol=1e-6)
+        t = RNG.normal(size=x.shape)
+        np.testing.assert_allclose(s2sgrad.jvp(fn, (x,), (t,))[1], np.sum(s2sgrad.grad(fn)(x) * t),
+                                   rtol=1e-8)
+
+
+def unpacked_generated(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w) + np.sum(v[0] ** 2)
+
+
+def test_the_generated_code_reads_each_output_by_its_own_name():
+    text = s2sgrad.source(s2sgrad.grad(unpacked_generated))
+    assert "w, v = np.linalg.eigh(a)" in text
+    assert "g[" not in text and "ans[" not in text  # the displays were substituted
+    assert "s2s.eigh_gaps(w)" in text
+
+
+def full_svd(a):
+    u, s, vt = np.linalg.svd(a)
+    return np.sum(u[:, 0] * 2.0) + np.sum(s)
+
+
+def test_svd_with_full_matrices_of_a_non_square_matrix_is_refused_when_it_runs():
+    with pytest.raises(ValueError, match="full_matrices=False"):
+        s2sgrad.grad(full_svd)(RNG.normal(size=(4, 3)))
+    square = RNG.normal(size=(3, 3))  # square: the full factors are the thin ones
+    np.testing.assert_allclose(s2sgrad.grad(full_svd)(square), numerical_grad(full_svd, (square,), 0),
+                               rtol=1e-5, atol=1e-6)
+
+
+def qr_mode(a):
+    q, r = np.linalg.qr(a, mode="complete")
+    return np.sum(q) + np.sum(r)
+
+
+def test_qr_with_a_mode_is_refused_with_its_location():
+    with pytest.raises(s2sgrad.TransformError, match="mode="):
+        s2sgrad.grad(qr_mode)
+
+
+# ----- third order: grad of grad of grad, each level generated code read again --------------------
+
+DIRECTION = np.random.default_rng(5).normal(size=(3, 3))
+FIRST = SECOND = None  # set by the test: the gradients the levels above call
+
+
+def eigh_cubic(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w ** 3) + np.sum(v[:, 0] ** 4)
+
+
+def qr_cubic(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(np.sin(q)) + np.sum(r ** 3)
+
+
+def along_first(a):
+    return np.sum(FIRST(a) * DIRECTION)
+
+
+def along_second(a):
+    return np.sum(SECOND(a) * DIRECTION)
+
+
+@pytest.mark.parametrize("fn", [eigh_cubic, qr_cubic, svd_loss], ids=lambda f: f.__name__)
+def test_third_derivatives_read_the_generated_code_again(fn):
+    global FIRST, SECOND
+    a = RNG.normal(size=(3, 3)) + 3 * np.eye(3)
+    FIRST = s2sgrad.grad(fn)
+    SECOND = s2sgrad.grad(along_first)
+    third = s2sgrad.grad(along_second)(a)
+    np.testing.assert_allclose(third, numerical_grad(along_second, (a,), 0), rtol=1e-4, atol=1e-5)
+
+
+# ----- complex matrices: the singular values alone by the convention, the rest refused -----------
+
+def singular_values(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False) * np.arange(1.0, 4.0))
+
+
+def singular_values_ag(a):
+    return anp.sum(anp.linalg.svd(a, compute_uv=False) * anp.arange(1.0, 4.0))
+
+
+def test_complex_singular_values_follow_the_convention():
+    a = RNG.normal(size=(4, 3)) + 1j * RNG.normal(size=(4, 3))
+    got = s2sgrad.grad(singular_values)(a)
+    np.testing.assert_allclose(got, autograd.grad(singular_values_ag)(a), rtol=1e-8, atol=1e-10)
+    eps, want = 1e-6, np.zeros_like(a)  # df/dx - 1j df/dy
+    for i in np.ndindex(a.shape):
+        step = np.zeros_like(a)
+        step[i] = eps
+        dx = (singular_values(a + step) - singular_values(a - step)) / (2 * eps)
+        dy = (singular_values(a + 1j * step) - singular_values(a - 1j * step)) / (2 * eps)
+        want[i] = dx - 1j * dy
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def complex_eigh(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w) + np.sum(np.abs(v[0]) ** 2)
+
+
+def complex_qr(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(np.abs(r))
+
+
+def complex_slogdet(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return logdet
+
+
+def complex_eigvalsh(a):
+    return np.sum(np.linalg.eigvalsh(a) * np.arange(3.0))
+
+
+def complex_svd(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s) + np.sum(np.abs(u[0]))
+
+
+@pytest.mark.parametrize("fn", [complex_eigh, complex_qr, complex_slogdet, complex_eigvalsh, complex_svd],
+                         ids=lambda f: f.__name__)
+def test_complex_matrices_are_refused_when_the_derivative_runs(fn):
+    a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3)) + 3 * np.eye(3)
+    with pytest.raises(s2sgrad.GradientError, match="real matrices only"):
+        s2sgrad.grad(fn)(a + np.conj(a.T))
