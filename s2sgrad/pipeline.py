@@ -1,6 +1,11 @@
 """The pipeline: SourceUnit + Options -> generated module text (and the facts needed to load it).
 
-    source capture -> parse -> fence -> normalize -> analyses -> reverse or forward -> codegen
+    capture -> parse -> trees -> lift -> inner transforms -> comprehensions -> structure -> fence
+    -> custom_gradient | normalize -> aliasing -> hoist -> parameter writes -> analyses
+    -> reverse or forward -> fold, release -> codegen
+
+(docs/architecture.md's table, stage by stage: ``_checked``/``_with_trees``, then ``lower``, then
+``_analysed`` and the builders.)
 
 Calls to the user's own functions are transformed the same way, once each, into helpers of the
 same generated module. Reverse and forward mode share one path; a ``Mode`` (REVERSE, FORWARD)

@@ -880,7 +880,7 @@ def t_fftn(x): return np.sum(np.real(np.fft.fftn(x, axes=(0,))) ** 2) + np.sum(n
 def t_rfft2(x): return np.sum(np.abs(np.fft.rfft2(x)) ** 2 * 0.1) + np.sum(np.imag(np.fft.rfft2(x, s=(3, 6))))
 def t_rfftn(x): return np.sum(np.real(np.fft.rfftn(x, axes=(0, 1))) ** 3)
 def t_irfft2(x): return np.sum(np.sin(np.fft.irfft2(np.fft.rfft2(x) * (1 + 0.5j))))
-def t_irfftn(x): return np.sum(np.fft.irfftn(np.fft.rfftn(x) * (0.3 - 1j), s=(4, 6)) ** 2)
+def t_irfftn(x): return np.sum(np.fft.irfftn(np.fft.rfftn(x) * (0.3 - 1j), s=(4, 6), axes=(0, 1)) ** 2)
 def t_shift(x): return np.sum(np.fft.fftshift(x) * FW[:12].reshape(3, 4)) + np.sum(np.fft.ifftshift(x, axes=0) ** 3)
 
 

@@ -30,7 +30,10 @@ def fft2_apply(x, kind, s=None, axes=(-2, -1), norm=None):
 
 
 def fftn_apply(x, kind, s=None, axes=None, norm=None):
-    """``np.fft.<kind>(x, s, axes, norm)``: ``fftn``, ``ifftn``, ``rfftn``, ``irfftn``."""
+    """``np.fft.<kind>(x, s, axes, norm)``: ``fftn``, ``ifftn``, ``rfftn``, ``irfftn`` (sizes with
+    no axes name the last ``len(s)`` axes, written out as numpy 2 asks)."""
+    if s is not None and axes is None:
+        axes = tuple(range(-len(s), 0))
     return getattr(np.fft, kind)(x, s, axes, norm)
 
 
@@ -75,7 +78,9 @@ def _adjoint(g, a, s, axes, norm, kind):
     g = np.asarray(g)
     a_shape = np.shape(a)
     if g.ndim < len(a_shape):  # one number standing for the output's array
-        g = np.broadcast_to(g, getattr(np.fft, kind)(np.zeros(a_shape), s, axes, norm).shape)
+        g = np.broadcast_to(g, getattr(np.fft, kind)(
+            np.zeros(a_shape), s, tuple(range(-len(s), 0)) if s is not None and axes is None
+            else axes, norm).shape)
     axes, lengths = _axes(kind, s, axes, len(a_shape))
     last = axes[-1]
     if kind.startswith("rfft"):  # the full transform's first n // 2 + 1 outputs on the last axis
