@@ -23,9 +23,10 @@ class TransformError(Exception):
     The message starts with ``path:line:col:``, quotes the offending line and says what to do instead.
     """
 
-    # The parameter whose attribute or method the refusal is about (``model`` of ``model.W``):
-    # pytree arguments there (a dataclass, a dict) are read, so the API refuses at a call with
-    # arrays there rather than when the transformation is made.
+    # The value whose attribute or method the refusal is about (``model`` of ``model.W``, a
+    # value carrying a derivative, so one from a differentiated parameter): pytree arguments
+    # there (a dataclass, a dict) are read, so the API refuses at a call with arrays there rather
+    # than when the transformation is made.
     member_of: Optional[str] = None
 
     def __init__(self, message: str, location: Location, hint: str = "") -> None:

@@ -66,7 +66,7 @@ def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
     try:
         text, fn, tangent_names = jvp_or_transpose(fun, wrt)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
-        if refusal.member_of not in wrt:
+        if refusal.member_of is None:
             raise
         text, fn, tangent_names = refusal, None, ()
     single = isinstance(argnums, int)
@@ -149,7 +149,7 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     try:
         text, (fwd, bwd, _) = derive.build(fun, wrt)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
-        if refusal.member_of not in wrt:
+        if refusal.member_of is None:
             raise
         text, fwd, bwd = refusal, None, None
     check = _argument_check(fun, positions, wrt)
@@ -374,7 +374,7 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     try:
         text, run = second_order(fun, wrt)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
-        if refusal.member_of not in wrt:
+        if refusal.member_of is None:
             raise
         text, run = refusal, None
     check = _argument_check(fun, positions, wrt)

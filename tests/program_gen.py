@@ -1770,7 +1770,7 @@ def _tree_node(ch: Chooser, leaves: list, gen: "Gen") -> tuple:
     leaf a str."""
     if len(leaves) == 1 and ch.bool(60):
         return leaves[0]
-    kind = ch.choice(["dict", "list", "tuple"])
+    kind = ch.choice(["dict", "list", "tuple", "namedtuple", "dataclass"])
     gen.tag(f"tree_{kind}")
     groups, rest = [], list(leaves)
     while rest:
@@ -1778,7 +1778,9 @@ def _tree_node(ch: Chooser, leaves: list, gen: "Gen") -> tuple:
         groups.append(rest[:take])
         rest = rest[take:]
     children = [_tree_node(ch, g, gen) for g in groups]
-    keys = [f"k{i}" for i in range(len(children))] if kind == "dict" else list(range(len(children)))
+    keys = [f"k{i}" for i in range(len(children))] if kind == "dict" else \
+        [f"f{i}" for i in range(len(children))] if kind in ("namedtuple", "dataclass") else \
+        list(range(len(children)))
     return kind, list(zip(keys, children))
 
 
@@ -1788,6 +1790,9 @@ def _tree_display(node) -> str:
     kind, items = node
     if kind == "dict":
         return "{" + ", ".join(f"{k!r}: {_tree_display(c)}" for k, c in items) + "}"
+    if kind in ("namedtuple", "dataclass"):  # the classes tree_arguments defines, by arity
+        name = ("Record" if kind == "namedtuple" else "Box") + str(len(items))
+        return f"{name}(" + ", ".join(_tree_display(c) for _, c in items) + ")"
     inner = ", ".join(_tree_display(c) for _, c in items)
     return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(items) == 1 else ''})"
 
@@ -1805,7 +1810,8 @@ def _tree_reads(node, text: str, lines: list, gen: "Gen", ch: Chooser) -> dict:
         return {c: n for (_, c), n in zip(items, names)}
     out = {}
     for key, child in items:
-        out.update(_tree_reads(child, f"{text}[{key!r}]", lines, gen, ch))
+        read = f"{text}.{key}" if kind in ("namedtuple", "dataclass") else f"{text}[{key!r}]"
+        out.update(_tree_reads(child, read, lines, gen, ch))
     return out
 
 
@@ -1824,8 +1830,20 @@ def tree_arguments(gen: "Gen", prog: Program) -> None:
         gen.tag("tree_tuple")
     lines = ["def f_tree(p, flag):"]
     reads = _tree_reads(root, "p", lines, gen, ch)
-    lines.append(f"    return f({reads['x']}, {reads['v']}, {reads['s']}, flag)")
+    call = f"f({reads['x']}, {reads['v']}, {reads['s']}, "
+    lines.append(f"    return {call}flag)")
+    # the same with flag a global (jvp and hvp differentiate every primal): its body reads p
+    # as f_tree's does, so a namedtuple or dataclass is never passed on whole
+    lines += ["", "", "def f_tree_on(p):", *lines[1:-1], f"    return {call}TREE_FLAG)"]
+    classes = ["", "", "TREE_FLAG = False", ""]
+    for n in (1, 2, 3):
+        fields = ", ".join(f"'f{i}'" for i in range(n))
+        classes.append(f"Record{n} = collections.namedtuple('Record{n}', [{fields}])")
+        classes += ["", "", "@dataclasses.dataclass", f"class Box{n}:"]
+        classes += [f"    f{i}: object" for i in range(n)]
+        classes.append("")
     builder = f"def tree_args(x, v, s):\n    return {_tree_display(root)}"
-    prog.main += "\n\n\n" + "\n".join(lines) + "\n\n\n" + builder
+    prog.main += "\n\n\nimport collections\nimport dataclasses\n" + "\n".join(classes) + \
+        "\n\n" + "\n".join(lines) + "\n\n\n" + builder
     prog.tree = True
     gen.tag("tree_args")

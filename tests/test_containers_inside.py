@@ -260,6 +260,7 @@ def third_helper(x):
     return cos_of_items({"a": np.outer(x[:2], x[1:]), "b": x * x[0]})
 
 
+@pytest.mark.slow  # 6-10 s each: the slow tier (CI runs it)
 @pytest.mark.parametrize("fn", [third_nested, third_dicts, third_helper], ids=lambda f: f.__name__)
 def test_third_order(fn):
     x = np.array([0.3, -0.8, 0.5])

@@ -185,6 +185,7 @@ def along_second(a):
     return np.sum(SECOND(a) * DIRECTION)
 
 
+@pytest.mark.slow  # 5-10 s each: the slow tier (CI runs it)
 @pytest.mark.parametrize("fn", [eigh_cubic, qr_cubic, svd_loss], ids=lambda f: f.__name__)
 def test_third_derivatives_read_the_generated_code_again(fn):
     global FIRST, SECOND

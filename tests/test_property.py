@@ -285,9 +285,13 @@ def check_tree_arguments(prog, module, got, args, direction, fds):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=_report(prog, "f_tree vs f"))
     np.testing.assert_allclose(value, module.f(*args), rtol=1e-12, err_msg=_report(prog, "f_tree value"))
     along = module.tree_args(*direction)
+    module.TREE_FLAG = flag  # f_tree_on reads it as a global, when it runs
     try:
-        _, tangent = s2sgrad.jvp(lambda p: module.f_tree(p, flag), (tree,), (along,))
-        hv = s2sgrad.hvp(lambda p: module.f_tree(p, flag), (tree,), (along,))[0]
+        _, tangent = s2sgrad.jvp(module.f_tree_on, (tree,), (along,))
+        if "tree_namedtuple" in prog.tags or "tree_dataclass" in prog.tags:
+            hv = s2sgrad.hvp(module.f_tree_on, (tree,), (along,))[0]
+        else:  # a lambda passing the tree on whole, to a helper that reads it
+            hv = s2sgrad.hvp(lambda p: module.f_tree_on(p), (tree,), (along,))[0]
     except s2sgrad.TransformError as exc:
         return {"tree jvp/hvp": str(exc).splitlines()[0]}
     product = sum(float(np.sum(np.asarray(a) * d)) for a, d in zip(got, direction))
@@ -560,7 +564,7 @@ COVERAGE = {
                                      "nondiff_zeros_like", "nondiff_shape", "nondiff_random"],
 }
 # constructs the brief asks for that the README's list does not name
-EXTRA = ["custom_gradient", "tree_args", "tree_dict", "tree_list", "tree_tuple", "tree_unpack", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
+EXTRA = ["custom_gradient", "tree_args", "tree_dict", "tree_list", "tree_tuple", "tree_namedtuple", "tree_dataclass", "tree_unpack", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
          "global_rebound"]
 EXPLANATIONS = [
     "(gradients are summed back to each input's shape)",

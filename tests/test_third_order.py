@@ -6,6 +6,7 @@ own."""
 import autograd
 import autograd.numpy as anp
 import numpy as np
+import pytest
 
 import s2sgrad
 from s2sgrad import runtime as s2s
@@ -28,6 +29,7 @@ def stacked_parts_ag(x):
     return anp.sum(anp.stack(parts) ** 2) + anp.prod(x[:2])
 
 
+@pytest.mark.slow  # 30 s: the slow tier (CI runs it)
 def test_third_order_of_a_function_that_builds_a_list_in_a_loop():
     x = np.array([0.3, -0.8, 0.5, 1.1])
     want = autograd.jacobian(autograd.hessian(stacked_parts_ag))(x)
