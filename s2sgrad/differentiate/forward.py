@@ -171,7 +171,7 @@ class ForwardBuilder:
         if getattr(rule, "elementwise", False):
             return self.elementwise(stmt, rule, target)
         reason = f" ({rule.reverse_only})" if getattr(rule, "reverse_only", "") else ""
-        raise object_member(stmt) or called_value(stmt, self.varied.__contains__) or \
+        raise object_member(stmt, self.varied.__contains__) or called_value(stmt, self.varied.__contains__) or \
             self.refuse(stmt, f"`{prim.op}`{reason}")
 
     def linear_part(self, stmt: Stmt, position: int) -> cst.BaseExpression:

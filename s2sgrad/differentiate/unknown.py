@@ -24,9 +24,10 @@ def _owner(stmt: Stmt) -> str:
     return owner.name if isinstance(owner, Var) else "the object"
 
 
-def object_member(stmt: Stmt) -> Optional[TransformError]:
+def object_member(stmt: Stmt, active: Callable[[str], bool] = lambda name: True) -> Optional[TransformError]:
     """The refusal of ``owner.name`` or ``owner.name(...)`` when numpy arrays have no ``name``
-    (``owner`` is then one of the user's objects), else None."""
+    (``owner`` is then one of the user's objects), else None; ``member_of`` names ``owner``
+    where it carries a derivative (``active``): a pytree argument there would be read."""
     op = stmt.prim.op
     if not op.startswith("ndarray.") or hasattr(np.ndarray, op.split(".", 1)[1]):
         return None
@@ -43,7 +44,8 @@ def object_member(stmt: Stmt) -> Optional[TransformError]:
             f"pass `{member}` as an argument of its own and differentiate with respect to it; for "
             "a method, s2sgrad.grad(obj.method) differentiates its explicit arguments, with the "
             "object's attributes as constants")
-    err.member_of = owner
+    if active(owner):
+        err.member_of = owner
     return err
 
 
@@ -71,7 +73,7 @@ def called_value(stmt: Stmt, active: Callable[[str], bool]) -> Optional[Transfor
 def no_rule(stmt: Stmt, table: RuleTable, active: Callable[[str], bool]) -> TransformError:
     """The refusal of a primitive with neither a rule nor source s2sgrad can read (``active``:
     whether a name carries a derivative)."""
-    found = object_member(stmt) or called_value(stmt, active)
+    found = object_member(stmt, active) or called_value(stmt, active)
     if found is not None:
         return found
     name = stmt.prim.op
