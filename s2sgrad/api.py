@@ -179,7 +179,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     returns (None for a bound method)."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
         return _method_sweep(fun, argnums, has_aux)
-    name, fun = display_name(fun), readable(fun)
+    name, made_by_s2sgrad, fun = display_name(fun), readable(fun) is not fun, readable(fun)
     wrt = wrt_names(fun, argnums)
     try:
         text, (fwd, bwd, entry) = derive.build(fun, wrt, has_aux)
@@ -199,6 +199,8 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
 
     def run(*args: Any, **kwargs: Any) -> tuple:
         split = split_call(fun, name, params, positions, args, kwargs)
+        if split is not None and made_by_s2sgrad:
+            raise again_with_trees(name)
         if split is not None:  # pytrees: code generated for their structures
             tree_fwd, tree_bwd, _ = trees.get(split)
             value, residuals = tree_fwd(*split.args)
@@ -224,6 +226,15 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         return value, (grads[0] if single else grads)
 
     return text, run, forward, entry
+
+
+def again_with_trees(name: str) -> TransformError:
+    """The refusal of a transformation of a function s2sgrad returned, called with pytrees."""
+    return TransformError(
+        f"{name} is a function s2sgrad returned, called here with pytree arguments: transforming "
+        "such a function again is not supported yet", caller_location(),
+        "transform the original function (s2sgrad.hessian, jacfwd or jacrev of it), or give the "
+        "function s2sgrad returned the arrays as separate arguments")
 
 
 class TreeBuilds:

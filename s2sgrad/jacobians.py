@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import runtime
-from .api import (_attach, _def_location, _directional, _param_names, build_jvp,
+from .api import (_attach, _def_location, _directional, _param_names, again_with_trees, build_jvp,
                   flat_tangents, grad, jvp_or_transpose, leaf_count, leaf_wrt, wrt_names)
 from .arguments import argument_check
 from .boundary import api_boundary
@@ -61,7 +61,7 @@ def _per_output(blocks: list, single: bool, split: Optional[Split] = None) -> An
 def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Jacobian of ``fun`` by forward mode: one sweep per element of the ``argnums`` inputs.
     Block shape: ``output.shape + input.shape`` (JAX's conventions for tuples and pytrees)."""
-    fun = readable(fun)
+    made_by_s2sgrad, fun = readable(fun) is not fun, readable(fun)
     wrt = wrt_names(fun, argnums)
     try:
         text, fn, tangent_names = jvp_or_transpose(fun, wrt)
@@ -71,8 +71,8 @@ def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
         text, fn, tangent_names = refusal, None, ()
     single = isinstance(argnums, int)
     entry = Deferred(lambda: derive.jacobian_function(fun, wrt, single))
-    return _attach(_forward_jacobian(fun, fn, wrt, tangent_names, argnums, text), fun, text,
-                   made="s2sgrad.jacfwd", entry=entry)
+    return _attach(_forward_jacobian(fun, fn, wrt, tangent_names, argnums, text, made_by_s2sgrad),
+                   fun, text, made="s2sgrad.jacfwd", entry=entry)
 
 
 def _forward_blocks(fn: Callable, tangent_names: tuple, args: tuple, positions: tuple) -> list:
@@ -89,7 +89,7 @@ def _forward_blocks(fn: Callable, tangent_names: tuple, args: tuple, positions: 
 
 
 def _forward_jacobian(fun: Callable, fn: Optional[Callable], wrt: tuple, tangent_names: tuple,
-                      argnums: Argnums, refusal: Any = None) -> Callable:
+                      argnums: Argnums, refusal: Any = None, made_by_s2sgrad: bool = False) -> Callable:
     """The function that runs the forward-mode ``fn`` once per element of the inputs ``wrt``
     (``fn`` None: ``refusal`` is raised for arrays there; pytrees get code of their own)."""
     positions = _positions(argnums)
@@ -98,6 +98,8 @@ def _forward_jacobian(fun: Callable, fn: Optional[Callable], wrt: tuple, tangent
 
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
         split = split_call(fun, name, params, positions, args, kwargs)
+        if split is not None and made_by_s2sgrad:
+            raise again_with_trees(name)
         if split is not None:
             if split.trees not in made:
                 made[split.trees] = jvp_or_transpose(fun, wrt, split.trees)[1:]
@@ -142,7 +144,7 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     the output (a backward sweep consumes its residuals' tapes); for a tuple output, per element
     of each item, the others seeded with zeros. Block shape: ``output.shape + input.shape``
     (JAX's conventions for tuples and pytrees)."""
-    fun = readable(fun)
+    made_by_s2sgrad, fun = readable(fun) is not fun, readable(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
     single = isinstance(argnums, int)
@@ -157,6 +159,8 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
 
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
         split = split_call(fun, name, params, positions, args, kwargs)
+        if split is not None and made_by_s2sgrad:
+            raise again_with_trees(name)
         if split is not None:
             if split.trees not in made:
                 made[split.trees] = derive.build(fun, wrt, trees=split.trees)[1][:2]
@@ -367,7 +371,7 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Hessian of scalar ``fun``: for an int ``argnums``, an array of shape ``x.shape +
     x.shape`` (a float for a float ``x``); for a tuple, a tuple of tuples of blocks ``[i][j]`` of
     shape ``x_i.shape + x_j.shape``. Forward mode over reverse mode: one sweep per element."""
-    fun = readable(fun)
+    made_by_s2sgrad, fun = readable(fun) is not fun, readable(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
     single = isinstance(argnums, int)
@@ -383,6 +387,8 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
 
     def hessian_fun(*args: Any, **kwargs: Any) -> Any:
         split = split_call(fun, name, params, positions, args, kwargs)
+        if split is not None and made_by_s2sgrad:
+            raise again_with_trees(name)
         if split is not None:
             scalar_check(bound_arguments(fun, args, kwargs), split)
             if split.trees not in routes:

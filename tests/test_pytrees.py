@@ -265,3 +265,14 @@ def test_the_jacobian_of_a_dict_output_has_the_outputs_structure_outermost(jacob
     both = jacobian(lambda p: {"o": p["u"] * p["w"]})({"u": x, "w": 2.0})
     np.testing.assert_allclose(both["o"]["u"], 2.0 * np.eye(3))
     np.testing.assert_allclose(both["o"]["w"], x)
+
+
+def test_transforming_again_a_function_given_pytrees_is_refused_not_misread():
+    gradient = s2sgrad.grad(mlp_loss)
+    with pytest.raises(s2sgrad.TransformError, match="called here with pytree arguments"):
+        s2sgrad.jacfwd(gradient)(PARAMS, X, Y)
+
+    def through(params):  # a function of yours calling it with the dict, differentiated
+        return np.sum(gradient(params, X, Y)["W1"] ** 2)
+    with pytest.raises(s2sgrad.GradientError, match="reached generated code made for an array"):
+        s2sgrad.grad(through)(PARAMS)

@@ -231,8 +231,8 @@ class _Reads(KeepingTransformer):
 
 def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
     """``(pf', leaves)``: ``pf`` taking the leaves of each ``(parameter, TreeDef)`` in ``trees``
-    instead of it (its positional parameters lose their defaults: callers pass every argument),
-    and per such parameter the names of its leaf parameters."""
+    instead of it (the positional parameters before the last tree lose their defaults: callers
+    pass those arguments), and per such parameter the names of its leaf parameters."""
     if not trees:
         return pf, {}
     node = pf.node
@@ -260,10 +260,13 @@ def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
             prelude.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
                                                                display)]))
     params = []
-    for p in node.params.params:
+    positional = node.params.params
+    last = max(i for i, p in enumerate(positional) if p.name.value in built)
+    for i, p in enumerate(positional):
         tree = built.get(p.name.value)
-        if tree is None:
-            params.append(p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT))
+        if tree is None:  # a default before the last tree's leaves would end the defaults early
+            params.append(p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT)
+                          if i < last else p)
             continue
         params.extend(cst.Param(cst.Name(leaf)) for leaf in tree.leaves)
     statements = list(body.body)

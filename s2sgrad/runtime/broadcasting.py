@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import GradientError
+
 __all__ = [
     "unbroadcast",
     "broadcast",
@@ -98,6 +100,12 @@ def fit(g, x):
 
 def like(g, x):
     """``g`` as the gradient of ``x``: same shape, ``x``'s float dtype; a Python float for a float."""
+    if isinstance(x, (list, tuple, dict)):  # a pytree passed whole to code made for arrays
+        raise GradientError(
+            "a pytree (a dict, list or tuple) reached generated code made for an array: s2sgrad "
+            "does not yet transform again a function it returned when that function is given "
+            "pytree arguments; transform the original function (s2sgrad.hessian, jacfwd, jacrev "
+            "of it), or pass the arrays as separate arguments")
     if type(g) is _ndarray and type(x) is _ndarray:
         x_dtype = x.dtype
         if g.dtype is x_dtype and g.shape == x.shape and x_dtype.kind in "fc" and g.flags.writeable:
@@ -129,14 +137,10 @@ def check_scalar(value, name):
     if type(value) is _ndarray and value.ndim == 0 and value.dtype.kind != "c":
         return
     if isinstance(value, (tuple, list)):
-        from ..errors import GradientError
-
         raise GradientError(f"grad requires {name} to return a real scalar, got a "
                             f"{type(value).__name__} of {len(value)}; differentiate a function "
                             "that returns one of its items, or use vjp or jacfwd")
     if np.ndim(value) != 0 or np.iscomplexobj(value):
-        from ..errors import GradientError
-
         raise GradientError(
             f"grad requires {name} to return a real scalar, got shape {np.shape(value)}; "
             "use vjp for non-scalar outputs, or reduce the output (e.g. np.sum)"
