@@ -199,15 +199,10 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
 
     def run(*args: Any, **kwargs: Any) -> tuple:
         split = split_call(fun, name, params, positions, args, kwargs)
-        if split is not None and made_by_s2sgrad:
-            raise again_with_trees(name)
         if split is not None:  # pytrees: code generated for their structures
-            tree_fwd, tree_bwd, _ = trees.get(split)
-            value, residuals = tree_fwd(*split.args)
-            if has_aux or type(value) not in _SCALARS:
-                _scalar_loss(value, has_aux, name)
-            grads = split.regroup(tree_bwd(residuals, 1.0))
-            return value, (grads[0] if single else grads)
+            if made_by_s2sgrad:
+                raise again_with_trees(name)
+            return _tree_sweep(trees, split, has_aux, single, name)
         check_arguments(args, kwargs)
         if fwd is None:  # the code for arrays there was refused
             raise text
@@ -226,6 +221,17 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         return value, (grads[0] if single else grads)
 
     return text, run, forward, entry
+
+
+def _tree_sweep(trees: "TreeBuilds", split: Split, has_aux: bool, single: bool, name: str) -> tuple:
+    """``(value, gradients)`` of a call with pytree arguments (``split``), by the sweeps generated
+    for their structures, the gradients rebuilt in the arguments' structures."""
+    tree_fwd, tree_bwd, _ = trees.get(split)
+    value, residuals = tree_fwd(*split.args)
+    if has_aux or type(value) not in _SCALARS:
+        _scalar_loss(value, has_aux, name)
+    grads = split.regroup(tree_bwd(residuals, 1.0))
+    return value, (grads[0] if single else grads)
 
 
 def again_with_trees(name: str) -> TransformError:
