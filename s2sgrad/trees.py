@@ -121,12 +121,21 @@ def _node(value: Any) -> Optional[tuple]:
     if kind_of is list:
         return ("list", None, (), tuple(value))
     if isinstance(value, dict):
-        keys = tuple(sorted(value))
+        keys = _sorted_keys(value)
         return ("dict", None if kind_of is dict else kind_of, keys, tuple(value[k] for k in keys))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = tuple(f.name for f in dataclasses.fields(value))
         return ("dataclass", kind_of, names, tuple(getattr(value, n) for n in names))
     return None
+
+
+def _sorted_keys(mapping: dict) -> tuple:
+    """A dict's keys in flattening order: sorted, or (keys of types that do not compare) by type
+    name, then by their text."""
+    try:
+        return tuple(sorted(mapping))
+    except TypeError:
+        return tuple(sorted(mapping, key=lambda k: (type(k).__name__, repr(k))))
 
 
 def tree_flatten(value: Any) -> tuple:

@@ -276,3 +276,25 @@ def test_transforming_again_a_function_given_pytrees_is_refused_not_misread():
         return np.sum(gradient(params, X, Y)["W1"] ** 2)
     with pytest.raises(s2sgrad.GradientError, match="reached generated code made for an array"):
         s2sgrad.grad(through)(PARAMS)
+
+
+def loop_over_records(layers, x):
+    h = x
+    for W, b in layers:  # records-loop
+        h = np.tanh(h @ W + b)
+    return np.sum(h)
+
+
+def test_a_list_of_namedtuples_walked_whole_is_refused_at_the_walk():
+    records = [Layer(*LAYERS[0]), Layer(*LAYERS[1])]
+    with pytest.raises(s2sgrad.TransformError, match=r"`layers_0` is a Layer \(a pytree node\) used whole") as info:
+        s2sgrad.grad(loop_over_records)(records, X)
+    assert "for W, b in layers:  # records-loop" in str(info.value)
+    got = s2sgrad.grad(lambda ls, x: np.sum(np.tanh(x @ ls[0].W + ls[0].b) @ ls[1].W))(records, X)
+    assert type(got) is list and type(got[0]) is Layer and np.all(got[1].b == 0.0)
+
+
+def test_dict_keys_of_several_types_flatten_in_a_fixed_order():
+    leaves, structure = tree_flatten({1: 2.0, "a": 3.0, (0, 1): 4.0})
+    assert tree_unflatten(structure, leaves) == {1: 2.0, "a": 3.0, (0, 1): 4.0}
+    assert structure.keys == (1, "a", (0, 1))

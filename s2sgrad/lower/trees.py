@@ -178,11 +178,28 @@ class _Tree:
         return [(self.names[p], self.display(p)) for p in sorted(needed, key=lambda p: (-len(p), p.__repr__()))]
 
     def whole(self, read: set) -> list:
-        """The paths of nodes with no display the core reads (a namedtuple, dataclass or
-        registered node, a dict subclass) whose names ``read`` holds."""
-        return sorted((p for p, n in self.names.items() if n in read and not self.defs[p].is_leaf()
-                       and (self.defs[p].kind in ("namedtuple", "dataclass", "custom")
-                            or self.defs[p].node_type is not None)), key=repr)
+        """The paths of nodes read whole (their names in ``read``, or inside one that is) with no
+        display the core reads as the value it stands for: a namedtuple, dataclass or registered
+        node, a dict subclass, a dict whose keys are not literals."""
+        wanted = [p for p, n in self.names.items() if n in read and not self.defs[p].is_leaf()]
+        return sorted((p for p in self.defs if not self.defs[p].is_leaf()
+                       and any(p[:len(w)] == w for w in wanted) and not _displayable(self.defs[p])),
+                      key=repr)
+
+
+def _displayable(treedef: TreeDef) -> bool:
+    """Whether a display of names is the value a node of ``treedef`` stands for."""
+    if treedef.kind in ("namedtuple", "dataclass", "custom") or treedef.node_type is not None:
+        return False
+    if treedef.kind != "dict":
+        return True
+    for key in treedef.keys:
+        try:
+            if ast.literal_eval(repr(key)) != key:
+                return False
+        except (ValueError, SyntaxError):
+            return False
+    return True
 
 
 class _Reads(KeepingTransformer):
@@ -250,12 +267,14 @@ def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
     for param, tree in built.items():
         for path in tree.whole(read):
             what = tree.defs[path].node_type
-            at = reads.seen.get(tree.names[path], node)
-            raise pf.error(at, f"`{tree.names[path] if path else param}` is a {what.__name__} "
-                           "(a pytree node) used whole where s2sgrad differentiates it: s2sgrad "
-                           "reads such an argument's fields and items, not the object",
-                           f"read its fields here (`{param}.<field>`) and pass those on, or "
-                           "pass its arrays as separate arguments")
+            kind = what.__name__ if what is not None else "dict with keys that are not literals"
+            at = next((reads.seen[tree.names[path[:k]]] for k in range(len(path), -1, -1)
+                       if tree.names[path[:k]] in reads.seen), node)  # the use reaching it
+            raise pf.error(at, f"`{tree.names[path] if path else param}` is a {kind} (a pytree "
+                           "node) used whole where s2sgrad differentiates it: s2sgrad reads such "
+                           "an argument's fields and items, not the object",
+                           f"read its fields and items here (`{param}.<field>`) and pass those "
+                           "on, or pass its arrays as separate arguments")
         for name, display in tree.displays(read):
             prelude.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
                                                                display)]))
