@@ -179,7 +179,8 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     returns (None for a bound method)."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
         return _method_sweep(fun, argnums, has_aux)
-    name, made_by_s2sgrad, fun = display_name(fun), readable(fun) is not fun, readable(fun)
+    name = display_name(fun)
+    fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
     try:
         text, (fwd, bwd, entry) = derive.build(fun, wrt, has_aux)
@@ -232,6 +233,12 @@ def _tree_sweep(trees: "TreeBuilds", split: Split, has_aux: bool, single: bool, 
         _scalar_loss(value, has_aux, name)
     grads = split.regroup(tree_bwd(residuals, 1.0))
     return value, (grads[0] if single else grads)
+
+
+def read_again(fun: Callable) -> tuple:
+    """``(readable(fun), whether that is generated code s2sgrad returned rather than fun)``."""
+    found = readable(fun)
+    return found, found is not fun
 
 
 def again_with_trees(name: str) -> TransformError:

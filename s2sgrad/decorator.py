@@ -26,8 +26,7 @@ from .read.capture import MADE_ATTR, SOURCE_ATTR, display_path, from_function
 from .read.live import ENTRY_ATTR, Deferred
 from . import derive
 from .columns import hessian_blocks
-from .jacobians import (ScalarCheck, TreeScalarCheck, hessian_entry, linearized, second_order,
-                        tree_blocks)
+from .jacobians import ScalarCheck, TreeRoutes, hessian_entry, linearized, tree_blocks
 from .tree_arguments import bound_arguments, split_call
 
 
@@ -121,17 +120,7 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
     positions = tuple(params.index(n) for n in wrt)
     single = len(wrt) == 1
     run = _product_runner(fun, wrt, sweeps)
-    routes: dict = {}  # per structure of pytree arguments, its Hessian-times-tangents route
-    scalar_check = TreeScalarCheck(fun)
-
-    def tree_route(args: tuple, kwargs: dict) -> Any:
-        split = split_call(fun, fun.__name__, params, positions, args, kwargs)
-        if split is None:
-            return None, None
-        scalar_check(bound_arguments(fun, args, kwargs), split)
-        if split.trees not in routes:
-            routes[split.trees] = second_order(fun, wrt, split.trees)[1]
-        return split, routes[split.trees]
+    tree_route = TreeRoutes(fun, wrt, positions).split  # pytree arguments: per structure
 
     def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
         split, route = tree_route(args, kwargs)

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import runtime
 from .api import (_attach, _def_location, _directional, _param_names, again_with_trees, build_jvp,
-                  flat_tangents, grad, jvp_or_transpose, leaf_count, leaf_wrt, wrt_names)
+                  flat_tangents, grad, jvp_or_transpose, leaf_count, leaf_wrt, read_again, wrt_names)
 from .arguments import argument_check
 from .boundary import api_boundary
 from .columns import hessian_blocks, points_at, stacked, unit_at
@@ -61,7 +61,7 @@ def _per_output(blocks: list, single: bool, split: Optional[Split] = None) -> An
 def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Jacobian of ``fun`` by forward mode: one sweep per element of the ``argnums`` inputs.
     Block shape: ``output.shape + input.shape`` (JAX's conventions for tuples and pytrees)."""
-    made_by_s2sgrad, fun = readable(fun) is not fun, readable(fun)
+    fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
     try:
         text, fn, tangent_names = jvp_or_transpose(fun, wrt)
@@ -144,7 +144,7 @@ def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
     the output (a backward sweep consumes its residuals' tapes); for a tuple output, per element
     of each item, the others seeded with zeros. Block shape: ``output.shape + input.shape``
     (JAX's conventions for tuples and pytrees)."""
-    made_by_s2sgrad, fun = readable(fun) is not fun, readable(fun)
+    fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
     single = isinstance(argnums, int)
@@ -219,6 +219,29 @@ class TreeScalarCheck(ScalarCheck):
         if key not in self.seen:
             runtime.check_scalar(self.fun(*args), getattr(self.fun, "__name__", "the function"))
             self.seen.add(key)
+
+
+class TreeRoutes:
+    """Per structure of pytree arguments, ``fun``'s Hessian-times-tangents route (second_order
+    with its structures), the value checked once per structure; ``split(args, kwargs)`` ->
+    ``(Split, route)``, or ``(None, None)`` for a call with no pytree there."""
+
+    def __init__(self, fun: Callable, wrt: tuple, positions: tuple, again: bool = False) -> None:
+        self.fun, self.wrt, self.positions, self.again = fun, wrt, positions, again
+        self.name, self.params = getattr(fun, "__name__", "the function"), _param_names(fun)
+        self.routes: dict = {}
+        self.check = TreeScalarCheck(fun)
+
+    def split(self, args: tuple, kwargs: dict) -> tuple:
+        split = split_call(self.fun, self.name, self.params, self.positions, args, kwargs)
+        if split is None:
+            return None, None
+        if self.again:  # ``fun`` is generated code s2sgrad returned
+            raise again_with_trees(self.name)
+        self.check(bound_arguments(self.fun, args, kwargs), split)
+        if split.trees not in self.routes:
+            self.routes[split.trees] = second_order(self.fun, self.wrt, split.trees)[1]
+        return split, self.routes[split.trees]
 
 
 def _forward_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
@@ -371,7 +394,7 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Hessian of scalar ``fun``: for an int ``argnums``, an array of shape ``x.shape +
     x.shape`` (a float for a float ``x``); for a tuple, a tuple of tuples of blocks ``[i][j]`` of
     shape ``x_i.shape + x_j.shape``. Forward mode over reverse mode: one sweep per element."""
-    made_by_s2sgrad, fun = readable(fun) is not fun, readable(fun)
+    fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
     single = isinstance(argnums, int)
@@ -382,18 +405,12 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
             raise
         text, run = refusal, None
     check = _argument_check(fun, positions, wrt)
-    name, params, routes = getattr(fun, "__name__", "the function"), _param_names(fun), {}
-    scalar_check = TreeScalarCheck(fun)
+    routes = TreeRoutes(fun, wrt, positions, again=made_by_s2sgrad)
 
     def hessian_fun(*args: Any, **kwargs: Any) -> Any:
-        split = split_call(fun, name, params, positions, args, kwargs)
-        if split is not None and made_by_s2sgrad:
-            raise again_with_trees(name)
+        split, route = routes.split(args, kwargs)
         if split is not None:
-            scalar_check(bound_arguments(fun, args, kwargs), split)
-            if split.trees not in routes:
-                routes[split.trees] = second_order(fun, wrt, split.trees)[1]
-            blocks = hessian_blocks(routes[split.trees], split.args, split.leaf_positions, False)
+            blocks = hessian_blocks(route, split.args, split.leaf_positions, False)
             return tree_blocks(split, blocks, single)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})

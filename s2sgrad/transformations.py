@@ -36,9 +36,6 @@ class TransformationTable:
     def add(self, record: Transformation) -> None:
         self.records[record.name] = record
 
-    def get(self, name: str) -> Optional[Transformation]:
-        return self.records.get(name)
-
     def curried(self) -> tuple:
         """The names of the transformations made, then called (``s2sgrad.grad(f)(x)``)."""
         return tuple(sorted(n for n, r in self.records.items() if r.curried))

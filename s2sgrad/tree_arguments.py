@@ -92,10 +92,7 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
     if plain_call(args, kwargs, positions):
         return None
     args = bound_arguments(fun, args, kwargs)
-    try:
-        at = [p % len(args) if -len(args) <= p < len(args) else None for p in positions]
-    except ZeroDivisionError:
-        return None
+    at = [p % len(args) if -len(args) <= p < len(args) else None for p in positions]
     if any(p is None for p in at):
         return None
     flattened = {p: tree_flatten(args[p]) for p in at}

@@ -190,17 +190,10 @@ def _build(treedef: TreeDef, items: Any) -> Any:
     return _REGISTERED[treedef.node_type][1](treedef.keys, children)
 
 
-def tree_map(fn: Callable, tree: Any, *rest: Any) -> Any:
-    """``fn`` applied leaf by leaf to ``tree`` and trees of the same structure."""
-    leaves, treedef = tree_flatten(tree)
-    others = [tree_flatten(r)[0] for r in rest]
-    return tree_unflatten(treedef, [fn(*xs) for xs in zip(leaves, *others)])
-
-
 def is_leaf_value(value: Any) -> bool:
     """Whether ``value`` is a leaf (no container s2sgrad flattens)."""
     return _node(value) is None
 
 
 __all__ = ["LEAF", "TreeDef", "is_leaf_value", "register_pytree", "tree_flatten",
-           "tree_map", "tree_unflatten"]
+           "tree_unflatten"]

@@ -18,7 +18,9 @@ from dataclasses import replace
 from typing import Any, Optional
 
 import libcst as cst
+import libcst.matchers as m
 
+from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction
 from ..trees import TreeDef
 from .naming import Namer
@@ -26,15 +28,8 @@ from .naming import Namer
 _READ_ONLY_METHODS = frozenset({"items", "values", "keys", "get", "index", "count"})
 
 
-def _names_in(node: cst.CSTNode) -> set:
-    found: set = set()
-
-    class Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(Collect())
-    return found
+def _names_in(node: cst.CSTNode, reads_only: bool = False) -> set:
+    return {n.value for n in name_nodes(node, reads_only)}
 
 
 def _root(node: cst.BaseExpression) -> Optional[str]:
@@ -55,51 +50,25 @@ def _target_roots(node: cst.CSTNode) -> set:
     return {root} if root else set()
 
 
+_TARGETS = m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For() | m.CompFor() | m.Del() | \
+    m.NamedExpr()
+
+
 def _changed_names(body: cst.CSTNode) -> set:
     """The names ``body`` binds or changes in place: assignment, ``for``, ``with`` and ``del``
     targets, walrus targets, ``global``/``nonlocal``, and ``x.m(...)`` for a method ``m`` that is
     not one of the read-only ones."""
     found: set = set()
-
-    class Collect(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            found.update(_target_roots(node.target))
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            found.update(_target_roots(node.target))
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            found.update(_target_roots(node.target))
-
-        def visit_For(self, node: cst.For) -> None:
-            found.update(_target_roots(node.target))
-
-        def visit_CompFor(self, node: cst.CompFor) -> None:
-            found.update(_target_roots(node.target))
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            found.update(_target_roots(node.name))
-
-        def visit_Del(self, node: cst.Del) -> None:
-            found.update(_target_roots(node.target))
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            found.update(_target_roots(node.target))
-
-        def visit_Global(self, node: cst.Global) -> None:
-            found.update(n.name.value for n in node.names)
-
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            found.update(n.name.value for n in node.names)
-
-        def visit_Call(self, node: cst.Call) -> None:
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value not in _READ_ONLY_METHODS:
-                root = _root(func.value)
-                if root:
-                    found.add(root)
-
-    body.visit(Collect())
+    for node in m.findall(body, _TARGETS):
+        found |= _target_roots(node.target)
+    for node in m.findall(body, m.AsName()):
+        found |= _target_roots(node.name)
+    for node in m.findall(body, m.Global() | m.Nonlocal()):
+        found.update(n.name.value for n in node.names)
+    for node in m.findall(body, m.Call(func=m.Attribute())):
+        root = _root(node.func.value)
+        if root and node.func.attr.value not in _READ_ONLY_METHODS:
+            found.add(root)
     return found
 
 
@@ -121,7 +90,6 @@ class _Tree:
 
     def __init__(self, param: str, treedef: TreeDef, namer: Namer) -> None:
         self.param = param
-        self.treedef = treedef
         self.names: dict = {}  # path -> name (leaves and inner nodes)
         self.defs: dict = {}  # path -> TreeDef
         self.leaves: list = []  # leaf names, flattening order
@@ -262,7 +230,7 @@ def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
     forwarding = {p: t for p, t in built.items() if p not in changed}
     reads = _Reads(pf, forwarding)
     body = node.body.visit(reads)
-    read = _names_in(body)
+    read = _names_in(body, reads_only=True)
     prelude = []
     for param, tree in built.items():
         for path in tree.whole(read):
