@@ -8,13 +8,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .api import build_jvp, grad, wrt_names
+from .api import grad, jvp_or_transpose, wrt_names
 from .arguments import argument_check
 from .jacobians import second_order
 from .boundary import api_boundary
 from .errors import GradientError
 from .tree_arguments import split_call
-from .trees import tree_flatten, tree_unflatten
+from .trees import tree_flatten
 
 
 def numerical_grad(fun: Callable, args: Sequence[Any], argnum: int, eps: float = 1e-6) -> Any:
@@ -39,111 +39,139 @@ def numerical_grad(fun: Callable, args: Sequence[Any], argnum: int, eps: float =
     return float(grad) if scalar else grad
 
 
+class _Point:
+    """Where check_grads checks: the call's arguments, its differentiated leaves (the arguments at
+    ``argnums``, or each leaf of the pytrees there) and their names, and the arguments with those
+    leaves replaced (``moved``)."""
+
+    def __init__(self, fun: Callable, args: tuple, argnums: tuple) -> None:
+        name = getattr(fun, "__name__", "function")
+        params = tuple(inspect.signature(fun).parameters)
+        self.fun, self.args, self.argnums = fun, args, argnums
+        self.wrt = wrt_names(fun, argnums)
+        self.split = split_call(fun, name, params, argnums, args, {})
+        if self.split is None:
+            argument_check(name, params, argnums, self.wrt)(args, {})
+            self.leaves = [args[i] for i in argnums]
+            self.texts = [f"argument {i}" for i in argnums]
+            self.call_args, self.trees = args, ()
+        else:
+            self.leaves = [self.split.args[p] for p in self.split.leaf_positions]
+            self.texts = [text for i, treedef in zip(argnums, self.split.defs)
+                          for text in (treedef.path_texts(f"argument {i}") if treedef is not None
+                                       else (f"argument {i}",))]
+            self.call_args, self.trees = self.split.args, self.split.trees
+
+    def moved(self, leaves: Sequence[Any]) -> tuple:
+        """The call's arguments with the differentiated leaves ``leaves``."""
+        out = list(self.args)
+        grouped = self.split.regroup(list(leaves)) if self.split is not None else leaves
+        for i, value in zip(self.argnums, grouped):
+            out[i] = value
+        return tuple(out)
+
+    def leaves_of(self, per_argument: Sequence[Any]) -> list:
+        """One value per argnum (a tree of its structure) -> one per differentiated leaf."""
+        if self.split is None:
+            return list(per_argument)
+        return [leaf for value in per_argument for leaf in tree_flatten(value)[0]]
+
+    def directions(self, seed: int) -> tuple:
+        """``(directions, tangents)``: a fixed pseudo-random direction per leaf (float64 arrays),
+        and the same as tangents (a float for a float leaf)."""
+        rng = np.random.default_rng(seed)
+        directions = [rng.normal(size=np.shape(leaf)) for leaf in self.leaves]
+        tangents = tuple(float(d) if np.ndim(leaf) == 0 else d
+                         for d, leaf in zip(directions, self.leaves))
+        return directions, tangents
+
+    def stepped(self, directions: list, step: float, only: Sequence[int] = ()) -> tuple:
+        """The arguments with each differentiated leaf (those at positions ``only``, if given)
+        moved ``step`` along its direction."""
+        return self.moved([np.asarray(leaf, dtype=np.float64) + step * d if not only or j in only
+                           else leaf for j, (leaf, d) in enumerate(zip(self.leaves, directions))])
+
+    def leaves_at(self, k: int) -> range:
+        """The positions among the differentiated leaves of the ``k``-th argnum's leaves."""
+        if self.split is None:
+            return range(k, k + 1)
+        sizes = [1 if d is None else d.num_leaves for d in self.split.defs]
+        return range(sum(sizes[:k]), sum(sizes[:k + 1]))
+
+
 @api_boundary
 def check_grads(fun: Callable, args: Sequence[Any], order: int = 1, modes: Sequence[str] = ("rev",),
                 *, argnums: Sequence[int] | None = None, rtol: float = 1e-5, atol: float = 1e-6,
                 eps: float = 1e-6) -> None:
-    """Raise GradientError with a per-argument report when the gradient (``"rev"``) or the
-    derivative along a random direction (``"fwd"``, forward mode) disagrees with central
-    differences (float64 arguments recommended). ``order=2`` also checks the Hessian times a
-    random direction (``s2sgrad.hvp``) against central differences of the gradient."""
+    """Raise GradientError with a report per argument (per leaf of a pytree argument) when the
+    gradient (``"rev"``) or the derivative along a random direction (``"fwd"``, forward mode)
+    disagrees with central differences (float64 arguments recommended). ``order=2`` also checks
+    the Hessian times a random direction (as ``s2sgrad.hvp``) against central differences of
+    the gradient."""
     if order not in (1, 2):
         raise GradientError(f"check_grads: order={order!r}; use 1 or 2")
     unknown = [m for m in modes if m not in ("rev", "fwd")]
     if unknown:
         raise GradientError(f"check_grads: unknown mode(s) {unknown}; use 'rev' and/or 'fwd'")
     argnums = tuple(range(len(args))) if argnums is None else tuple(argnums)
-    params = tuple(inspect.signature(fun).parameters)
-    name = getattr(fun, "__name__", "function")
-    if split_call(fun, name, params, argnums, tuple(args), {}) is not None:
-        if set(modes) != {"rev"} or order != 1:
-            raise GradientError(f"check_grads: with pytree arguments it checks modes=('rev',) "
-                                f"at order 1 so far (asked: modes={tuple(modes)!r}, order={order})")
-        report = _tree_report(fun, tuple(args), argnums, rtol, atol, eps)
-        if report:
-            raise GradientError(f"gradient check failed for {name}:\n" + "\n".join(report))
-        return
-    argument_check(name, params, argnums, wrt_names(fun, argnums))(tuple(args), {})
+    point = _Point(fun, tuple(args), argnums)
     report = []
     if "rev" in modes:
-        got = grad(fun, argnums=argnums)(*args)
-        for k, i in enumerate(argnums):
-            expected = numerical_grad(fun, args, i, eps)
-            report.extend(_mismatch(f"argument {i}", got[k], expected, rtol, atol))
+        report.extend(_reverse_report(point, rtol, atol, eps))
     if "fwd" in modes:
-        report.extend(_forward_report(fun, args, argnums, rtol, atol, eps))
+        report.extend(_forward_report(point, rtol, atol, eps))
     if order == 2:
-        report.extend(_second_order_report(fun, args, argnums, rtol, atol, eps))
+        report.extend(_second_order_report(point, rtol, atol, eps))
     if report:
         name = getattr(fun, "__name__", "function")
         raise GradientError(f"gradient check failed for {name}:\n" + "\n".join(report))
 
 
-def _tree_report(fun: Callable, args: tuple, argnums: tuple, rtol: float, atol: float,
-                 eps: float) -> list:
-    """The gradient of each leaf of the pytree arguments at ``argnums`` against central
-    differences of ``fun`` with that leaf moved (the tree rebuilt around it)."""
-    got = grad(fun, argnums=argnums)(*args)
+def _reverse_report(point: _Point, rtol: float, atol: float, eps: float) -> list:
+    """The gradient of each differentiated leaf against central differences of ``fun`` with
+    that leaf moved."""
+    got = point.leaves_of(grad(point.fun, argnums=point.argnums)(*point.args))
     report = []
-    for k, i in enumerate(argnums):
-        leaves, treedef = tree_flatten(args[i])
-        got_leaves = tree_flatten(got[k])[0]
-        texts = treedef.path_texts(f"argument {i}")
-        for j, text in enumerate(texts):
-            def moved(*leaf: Any, j: int = j) -> Any:
-                out = list(args)
-                out[i] = tree_unflatten(treedef, [*leaves[:j], leaf[0], *leaves[j + 1:]])
-                return fun(*out)
-            expected = numerical_grad(moved, (leaves[j],), 0, eps)
-            report.extend(_mismatch(text, got_leaves[j], expected, rtol, atol))
+    for j, text in enumerate(point.texts):
+        def moved(leaf: Any, j: int = j) -> Any:
+            return point.fun(*point.moved([*point.leaves[:j], leaf, *point.leaves[j + 1:]]))
+        expected = numerical_grad(moved, (point.leaves[j],), 0, eps)
+        report.extend(_mismatch(text, got[j], expected, rtol, atol))
     return report
 
 
-def _forward_report(fun: Callable, args: Sequence[Any], argnums: tuple, rtol: float, atol: float,
-                    eps: float) -> list:
-    """Forward mode along a fixed pseudo-random direction per argument, against central
-    differences along it."""
-    rng = np.random.default_rng(0)
+def _forward_report(point: _Point, rtol: float, atol: float, eps: float) -> list:
+    """Forward mode along a fixed pseudo-random direction per argument (one at a time), against
+    central differences along it; a pytree output leaf by leaf."""
+    directions, tangents = point.directions(0)
+    _, fn, tangent_names = jvp_or_transpose(point.fun, point.wrt, point.trees)
     report = []
-    for i, name in zip(argnums, wrt_names(fun, argnums)):
-        x = args[i]
-        direction = rng.normal(size=np.shape(x))
-        tangent = float(direction) if np.ndim(x) == 0 else direction
-        _, fn, tangent_names = build_jvp(fun, (name,))
-        got = fn(*args, **{tangent_names[0]: tangent})[1]
-        moved = list(args)
-        moved[i] = np.asarray(x, dtype=np.float64) + eps * direction
-        plus = np.asarray(fun(*moved), dtype=np.float64)
-        moved[i] = np.asarray(x, dtype=np.float64) - eps * direction
-        expected = (plus - np.asarray(fun(*moved), dtype=np.float64)) / (2 * eps)
-        report.extend(_mismatch(f"argument {i} (forward mode, along a random direction)", got,
-                                expected, rtol, atol))
+    for k, i in enumerate(point.argnums):
+        only = point.leaves_at(k)
+        along = [t if j in only else (0.0 if isinstance(t, float) else np.zeros_like(t))
+                 for j, t in enumerate(tangents)]
+        got = fn(*point.call_args, **dict(zip(tangent_names, along)))[1]
+        plus, minus = (point.fun(*point.stepped(directions, s, only)) for s in (eps, -eps))
+        for g, p, m in zip(*(tree_flatten(v)[0] for v in (got, plus, minus))):
+            expected = (np.asarray(p, dtype=np.float64) - np.asarray(m, dtype=np.float64)) / (2 * eps)
+            report.extend(_mismatch(f"argument {i} (forward mode, along a random direction)", g,
+                                    expected, rtol, atol))
     return report
 
 
-def _second_order_report(fun: Callable, args: Sequence[Any], argnums: tuple, rtol: float,
-                         atol: float, eps: float) -> list:
-    """The Hessian times a fixed pseudo-random direction (all of ``argnums`` at once), against
-    central differences of the gradient along it."""
-    rng = np.random.default_rng(1)
-    directions = [rng.normal(size=np.shape(args[i])) for i in argnums]
-    tangents = tuple(float(d) if np.ndim(args[i]) == 0 else d for d, i in zip(directions, argnums))
-    _, run = second_order(fun, wrt_names(fun, argnums))
-    got = run(tuple(args), tangents)
-    gradient = grad(fun, argnums=argnums)
-
-    def moved(sign: float) -> tuple:
-        out = list(args)
-        for d, i in zip(directions, argnums):
-            out[i] = np.asarray(args[i], dtype=np.float64) + sign * eps * d
-        return gradient(*out)
-
-    plus, minus = moved(1.0), moved(-1.0)
+def _second_order_report(point: _Point, rtol: float, atol: float, eps: float) -> list:
+    """The Hessian times a fixed pseudo-random direction (every differentiated leaf at once),
+    against central differences of the gradient along it."""
+    directions, tangents = point.directions(1)
+    _, run = second_order(point.fun, point.wrt, point.trees)
+    got = run(point.call_args, tangents)
+    gradient = grad(point.fun, argnums=point.argnums)
+    plus, minus = (point.leaves_of(gradient(*point.stepped(directions, s))) for s in (eps, -eps))
     report = []
-    for k, i in enumerate(argnums):
-        expected = (np.asarray(plus[k]) - np.asarray(minus[k])) / (2 * eps)
-        report.extend(_mismatch(f"argument {i} (Hessian times a random direction)", got[k],
-                                expected, rtol, atol))
+    for j, text in enumerate(point.texts):
+        expected = (np.asarray(plus[j]) - np.asarray(minus[j])) / (2 * eps)
+        report.extend(_mismatch(f"{text} (Hessian times a random direction)", got[j], expected,
+                                rtol, atol))
     return report
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import linecache
 import os
 import sys
@@ -224,25 +225,34 @@ def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: 
 
 
 def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
-                      outputs: Optional[int] = None) -> Optional[Callable]:
+                      outputs: Optional[int] = None, trees: tuple = ()) -> Optional[Callable]:
     """The generated function computing what jacfwd (``mode`` "fwd") or jacrev ("rev") of
-    ``fun`` returned (write/entries.py), loaded from ``fun``'s entry of that mode with it
-    appended; None where it cannot be written. ``outputs``: how many items ``fun``'s tuple
-    value has, where its generated code does not show it."""
-    import inspect
+    ``fun`` returns (write/entries.py), loaded from ``fun``'s entry of that mode (for the
+    structures ``trees``: one block per leaf, never ``single``) with it appended; None where it
+    cannot be written. ``outputs``: how many items ``fun``'s tuple value has, where its
+    generated code does not show it."""
+    return jacobian(fun, wrt, single, mode, outputs, trees)[1]
 
+
+def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
+             outputs: Optional[int] = None, trees: tuple = ()) -> tuple:
+    """``(text, function)`` as jacobian_function: the module's text with the Jacobian function
+    appended (the entry's text and None where it cannot be written)."""
     from .write.entries import jacobian_entry, reverse_jacobian_entry
 
     def made_now() -> tuple:
-        entry = entry_for(fun, from_function(fun), wrt, mode=mode)
+        entry = entry_for(fun, from_function(fun), wrt, mode=mode, trees=trees)
+        leaves = tuple(entry.get("wrt", wrt))  # the differentiated parameters, leaves of trees
         if mode == "rev":
             return entry, reverse_jacobian_entry(entry["text"], entry["call"]["grad"], fun.__name__,
-                                                 wrt, single, outputs)
+                                                 leaves, single, outputs)
         params = tuple(inspect.signature(functions(fun, entry, "fwd")[0]).parameters)
-        return entry, jacobian_entry(entry["text"], entry["call"]["jvp"], fun.__name__, wrt,
-                                     params[len(params) - len(wrt):], single, outputs)
+        return entry, jacobian_entry(entry["text"], entry["call"]["jvp"], fun.__name__, leaves,
+                                     params[len(params) - len(leaves):], single, outputs)
 
-    return _loaded(fun, made_now)
+    shown: list = []
+    loaded = _loaded(fun, made_now, shown)
+    return (shown[0] if shown else ""), loaded
 
 
 def hvp_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
@@ -258,10 +268,14 @@ def hvp_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
     return _loaded(fun, made_now)
 
 
-def _loaded(fun: Callable, made_now: Callable[[], tuple]) -> Optional[Callable]:
+def _loaded(fun: Callable, made_now: Callable[[], tuple],
+            shown: Optional[list] = None) -> Optional[Callable]:
     """The function ``made = (text, name)`` names, loaded with ``fun``'s names, where
-    ``made_now()`` gives ``(entry, made)`` (again for a rebuild); None for None."""
+    ``made_now()`` gives ``(entry, made)`` (again for a rebuild); None for None. ``shown``
+    gets the text (the entry's where ``made`` is None)."""
     entry, made = made_now()
+    if shown is not None:
+        shown.append(entry["text"] if made is None else made[0])
     if made is None:
         return None
     pending = [(made[0], entry["deps"])]
@@ -277,7 +291,7 @@ def _loaded(fun: Callable, made_now: Callable[[], tuple]) -> Optional[Callable]:
     return _bound(fun, make)[made[1]]
 
 
-__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "hvp_function", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
+__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "hvp_function", "jacobian", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]
 
 

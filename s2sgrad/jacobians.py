@@ -1,8 +1,10 @@
-"""Jacobians and second derivatives, composed from the two modes: a function (and argnums or
-primals) -> jacfwd, jacrev, hessian, hvp.
+"""Jacobians and second derivatives: a function (and argnums or primals) -> jacfwd, jacrev,
+hessian, hvp.
 
-- ``jacfwd``: one forward-mode sweep per element of the differentiated inputs;
-- ``jacrev``: a forward and a backward sweep per element of the output;
+- ``jacfwd`` and ``jacrev`` call the function's generated Jacobian function (derive.jacobian,
+  write/entries.py: one forward-mode sweep per element of the differentiated inputs, or a
+  forward and a backward sweep per element of the output), the one a later transformation
+  reads too; for pytree arguments one made per structure, its blocks per leaf regrouped here;
 - ``hvp`` and ``hessian``: forward mode over the generated reverse-mode code (``jvp`` of
   ``grad``; ``hessian`` is ``jacfwd(grad(f))``: one sweep per tangent direction, no re-run of the
   primal per element), falling back to reverse mode over the generated forward-mode code where
@@ -13,6 +15,7 @@ Every function s2sgrad returns here can be transformed again (``jacfwd(jacrev(f)
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
@@ -22,14 +25,14 @@ from .api import (_attach, _def_location, _directional, _param_names, again_with
                   flat_tangents, grad, jvp_or_transpose, leaf_count, leaf_wrt, read_again, wrt_names)
 from .arguments import argument_check
 from .boundary import api_boundary
-from .columns import hessian_blocks, points_at, stacked, unit_at
+from .columns import hessian_blocks
 from .errors import TransformError, UsageError
 from .partials import curried
 from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, entry_of, readable
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, bound_arguments, split_call
-from .trees import tree_flatten, tree_unflatten
+from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
 from . import derive
 
 Argnums = Union[int, Sequence[int]]
@@ -40,150 +43,108 @@ def _positions(argnums: Argnums) -> tuple:
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
-def _per_output(blocks: list, single: bool, split: Optional[Split] = None) -> Any:
-    """``blocks[j]`` per input (each a tree of the output's structure) -> the Jacobian as JAX
-    gives it: the output's structure outermost, each of its leaves holding the blocks per input
-    (one for ``single``, a tuple for a tuple argnums, trees of the inputs' structures for
-    pytree arguments, ``split``)."""
-    flat = [tree_flatten(b) for b in blocks]
-    out_def = flat[0][1]
-
-    def per_input(items: list) -> Any:
-        grouped = split.regroup(items) if split is not None else tuple(items)
-        return grouped[0] if single else grouped
-
-    return tree_unflatten(out_def, [per_input([leaves[i] for leaves, _ in flat])
-                                    for i in range(out_def.num_leaves)])
-
-
 @api_boundary
 @curried
 def jacfwd(fun: Callable, argnums: Argnums = 0) -> Callable:
-    """The Jacobian of ``fun`` by forward mode: one sweep per element of the ``argnums`` inputs.
-    Block shape: ``output.shape + input.shape`` (JAX's conventions for tuples and pytrees)."""
-    fun, made_by_s2sgrad = read_again(fun)
-    wrt = wrt_names(fun, argnums)
-    try:
-        text, fn, tangent_names = jvp_or_transpose(fun, wrt)
-    except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
-        if refusal.member_of is None:
-            raise
-        text, fn, tangent_names = refusal, None, ()
-    single = isinstance(argnums, int)
-    entry = Deferred(lambda: derive.jacobian_function(fun, wrt, single))
-    return _attach(_forward_jacobian(fun, fn, wrt, tangent_names, argnums, text, made_by_s2sgrad),
-                   fun, text, made="s2sgrad.jacfwd", entry=entry)
-
-
-def _forward_blocks(fn: Callable, tangent_names: tuple, args: tuple, positions: tuple) -> list:
-    """Per input at ``positions``, its block of the Jacobian: a sweep of the forward-mode ``fn``
-    per element (a tuple of blocks for a tuple output)."""
-    derive.fresh(fn)
-    points = points_at(args, positions)
-    blocks = []
-    for j, point in enumerate(points):
-        columns = [fn(*args, **dict(zip(tangent_names, unit_at(args, positions, points, j, k))))[1]
-                   for k in range(point.size)]
-        blocks.append(stacked(columns, point.shape))
-    return blocks
-
-
-def _forward_jacobian(fun: Callable, fn: Optional[Callable], wrt: tuple, tangent_names: tuple,
-                      argnums: Argnums, refusal: Any = None, made_by_s2sgrad: bool = False) -> Callable:
-    """The function that runs the forward-mode ``fn`` once per element of the inputs ``wrt``
-    (``fn`` None: ``refusal`` is raised for arrays there; pytrees get code of their own)."""
-    positions = _positions(argnums)
-    check = _argument_check(fun, positions, wrt)
-    name, params, made = getattr(fun, "__name__", "the function"), _param_names(fun), {}
-
-    def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
-        split = split_call(fun, name, params, positions, args, kwargs)
-        if split is not None and made_by_s2sgrad:
-            raise again_with_trees(name)
-        if split is not None:
-            if split.trees not in made:
-                made[split.trees] = jvp_or_transpose(fun, wrt, split.trees)[1:]
-            blocks = _forward_blocks(*made[split.trees], split.args, split.leaf_positions)
-            return tree_jacobian(split, blocks, isinstance(argnums, int))
-        args = bound_arguments(fun, args, kwargs)
-        check(args, {})
-        if fn is None:
-            raise refusal
-        return _per_output(_forward_blocks(fn, tangent_names, args, positions), isinstance(argnums, int))
-
-    return jacobian_fun
-
-
-def tree_jacobian(split: Split, blocks: list, single: bool) -> Any:
-    """Blocks per differentiated leaf (trees of the output's structure) -> JAX's layout."""
-    return _per_output(blocks, single, split)
-
-
-def _reverse_blocks(fwd: Callable, bwd: Callable, args: tuple, positions: tuple) -> list:
-    """Per input at ``positions``, its block of the Jacobian (a tuple of blocks for a tuple
-    output): a forward and a backward sweep per element of the output."""
-    derive.fresh(fwd)
-    value, residuals = fwd(*args)
-    items, out_def = tree_flatten(value)
-    points = [np.asarray(v, dtype=np.result_type(v, np.float64)) for v in items]
-    blocks: list = [[] for _ in positions]  # blocks[j][i]: input j, output leaf i
-    for i, point in enumerate(points):
-        rows = []
-        for k in range(point.size):
-            seed = tree_unflatten(out_def, unit_at(items, tuple(range(len(items))), points, i, k))
-            rows.append(bwd(residuals if not rows and i == 0 else fwd(*args)[1], seed))
-        for j, p in enumerate(positions):
-            blocks[j].append(_rows_to_block([r[j] for r in rows], np.shape(items[i]), args[p]))
-    return [tree_unflatten(out_def, b) for b in blocks]
+    """The Jacobian of ``fun`` by forward mode: its generated ``<f>_jacfwd``, one forward sweep
+    per element of the ``argnums`` inputs (the generated ``<f>_jacrev`` where forward mode cannot
+    read ``fun``). Block shape: ``output.shape + input.shape`` (JAX's conventions for tuples
+    and pytrees)."""
+    return _jacobian(fun, argnums, ("fwd", "rev"), "s2sgrad.jacfwd")
 
 
 @api_boundary
 @curried
 def jacrev(fun: Callable, argnums: Argnums = 0) -> Callable:
-    """The Jacobian of ``fun`` by reverse mode: a forward and a backward sweep per element of
-    the output (a backward sweep consumes its residuals' tapes); for a tuple output, per element
-    of each item, the others seeded with zeros. Block shape: ``output.shape + input.shape``
-    (JAX's conventions for tuples and pytrees)."""
+    """The Jacobian of ``fun`` by reverse mode: its generated ``<f>_jacrev``, a forward and a
+    backward sweep per element of the output (for a pytree output, of each of its leaves, the
+    others seeded with zeros). Block shape: ``output.shape + input.shape`` (JAX's conventions
+    for tuples and pytrees)."""
+    return _jacobian(fun, argnums, ("rev",), "s2sgrad.jacrev")
+
+
+def _generated_jacobian(fun: Callable, wrt: tuple, single: bool, modes: tuple,
+                        trees: tuple = ()) -> tuple:
+    """``(text, fn)``: ``fun``'s generated Jacobian function of the first of ``modes`` that can
+    write it (derive.jacobian); the first mode's refusal where none can."""
+    first: Optional[TransformError] = None
+    for mode in modes:
+        try:
+            text, fn = derive.jacobian(fun, wrt, single, mode, trees=trees)
+        except TransformError as refusal:
+            first = first or refusal
+            continue
+        if fn is not None:
+            return text, fn
+    if first is not None:
+        raise first
+    raise TransformError(f"the Jacobian of {getattr(fun, '__name__', fun)}: its parameters are of a "
+                         "form the generated Jacobian function cannot take (positional-only, "
+                         "*args, keyword-only)", _def_location(fun),
+                         "differentiate a function with plain parameters that calls this one")
+
+
+def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Callable:
+    """The function that checks and flattens its arguments and calls ``fun``'s generated
+    Jacobian function (for the structures of pytree arguments, one made per structure; the
+    blocks per leaf then regrouped into JAX's layout)."""
     fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
-    positions = _positions(argnums)
-    single = isinstance(argnums, int)
+    positions, single = _positions(argnums), isinstance(argnums, int)
     try:
-        text, (fwd, bwd, _) = derive.build(fun, wrt)
+        text, fn = _generated_jacobian(fun, wrt, single, modes)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
         if refusal.member_of is None:
             raise
-        text, fwd, bwd = refusal, None, None
+        text, fn = refusal, None
     check = _argument_check(fun, positions, wrt)
-    name, params, made = getattr(fun, "__name__", "the function"), _param_names(fun), {}
+    name, params, per_structure = getattr(fun, "__name__", "the function"), _param_names(fun), {}
 
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
         split = split_call(fun, name, params, positions, args, kwargs)
-        if split is not None and made_by_s2sgrad:
-            raise again_with_trees(name)
         if split is not None:
-            if split.trees not in made:
-                made[split.trees] = derive.build(fun, wrt, trees=split.trees)[1][:2]
-            blocks = _reverse_blocks(*made[split.trees], split.args, split.leaf_positions)
-            return tree_jacobian(split, blocks, single)
+            if made_by_s2sgrad:
+                raise again_with_trees(name)
+            if split.trees not in per_structure:
+                per_structure[split.trees] = _generated_jacobian(fun, wrt, False, modes, split.trees)[1]
+            derive.fresh(per_structure[split.trees])
+            return _tree_layout(per_structure[split.trees](*split.args), split, single)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
-        if fwd is None:
+        if fn is None:
             raise text
-        return _per_output(_reverse_blocks(fwd, bwd, args, positions), single)
+        derive.fresh(fn)
+        return fn(*args)
 
-    entry = Deferred(lambda: derive.jacobian_function(fun, wrt, single, "rev"))
-    return _attach(jacobian_fun, fun, text, made="s2sgrad.jacrev", entry=entry)
+    return _attach(jacobian_fun, fun, text, made=made, entry=fn)
+
+
+def _tree_layout(result: Any, split: Split, single: bool) -> Any:
+    """The generated function's result for pytree arguments (the output's structure, each leaf
+    a tuple of blocks per differentiated leaf) -> JAX's layout: each such tuple regrouped into
+    the arguments' structures (the one argument's for ``single``)."""
+    count = len(split.leaf_positions)
+    leaves, treedef = tree_flatten(result)
+
+    def per_argument(blocks: list) -> Any:
+        grouped = split.regroup(blocks)
+        return grouped[0] if single else grouped
+
+    return tree_unflatten(_without_blocks(treedef, count),
+                          [per_argument(leaves[i:i + count]) for i in range(0, len(leaves), count)])
+
+
+def _without_blocks(treedef: TreeDef, count: int) -> TreeDef:
+    """``treedef`` with each innermost tuple of ``count`` leaves (the blocks per input) a leaf."""
+    if treedef.kind == "tuple" and len(treedef.children) == count and \
+            all(child.is_leaf() for child in treedef.children):
+        return LEAF
+    return replace(treedef, children=tuple(_without_blocks(c, count) for c in treedef.children))
 
 
 def _argument_check(fun: Callable, positions: tuple, wrt: tuple) -> Callable:
     """api.argument_check for ``fun`` differentiated at ``positions`` (its parameters ``wrt``)."""
     return argument_check(getattr(fun, "__name__", "the function"), _param_names(fun), positions, wrt)
-
-
-def _rows_to_block(rows: list, out_shape: tuple, arg: Any) -> Any:
-    block = np.stack([np.asarray(r) for r in rows], axis=0).reshape(out_shape + np.shape(arg))
-    return float(block) if block.ndim == 0 and isinstance(arg, float) else block
 
 
 def _gradient(fun: Callable, wrt: tuple) -> Callable:

@@ -138,8 +138,16 @@ def test_jacobians_of_jacobians_of_several_arguments(inner):
 
 def test_jacobians_of_reverse_mode_jacobians():
     x, w = RNG.uniform(-1, 1, 3), RNG.uniform(-1, 1, 3)
+    # a Jacobian of a pytree output (here nested tuples the code does not show): blocks of its
+    # structure, and its forward mode too; reverse mode over it refuses such outputs
+    got = s2sgrad.jacfwd(s2sgrad.jacfwd(pair_value_and_grad))(x, w)
+    jac = autograd.jacobian
+    np.testing.assert_allclose(got[0], jac(jac(pair_loss_ag))(x, w), rtol=1e-9)
+    for i in (0, 1):
+        np.testing.assert_allclose(got[1][i], jac(jac(autograd.grad(pair_loss_ag, i)))(x, w),
+                                   rtol=1e-9, atol=1e-12)
     with pytest.raises(s2sgrad.GradientError, match="needs a function with one array output"):
-        s2sgrad.jacfwd(s2sgrad.jacfwd(pair_value_and_grad))(x, w)
+        s2sgrad.jacrev(s2sgrad.jacfwd(pair_value_and_grad))(x, w)
     want = autograd.jacobian(autograd.jacobian(vector_valued_ag))(x, w)
     np.testing.assert_allclose(s2sgrad.jacrev(s2sgrad.jacrev(vector_valued))(x, w), want,
                                rtol=1e-9, atol=1e-12)

@@ -10,6 +10,8 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - scans: cumsum, cumprod, nancumsum, diff
 - indexing: x[index], stack_rows (rows_shape), take, take_along_axis, sort, diag, diagonal, pad
 - shapes: concatenations, stacks, splits, transpose, tile, repeat, rollaxis, linspace
+- jacobians: a generated Jacobian function's unit tangents and blocks (basis, columns_block,
+  rows_block, output_shapes, outputs_outermost) and their transposes
 - products: matmul, dot, inner, tensordot, kron, and a loop's sums of their contributions
 - rows: a loop's per-step products, computed before it (rows_matmul, rows_rmatmul, rows_dot, rows_rdot)
 - fft: the Fourier transforms' adjoints (fft_vjp) and the transforms by name (fft_apply)
@@ -29,7 +31,7 @@ it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/norm
 from __future__ import annotations
 
 from . import (batching, broadcasting, containers, contexts, contract, custom, elementwise, fft, indexing,
-               linalg, products, reductions, rows, scans, shapes, sorting)
+               jacobians, linalg, products, reductions, rows, scans, shapes, sorting)
 from .batching import *  # noqa: F401,F403
 from .broadcasting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
@@ -40,6 +42,7 @@ from .custom import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .fft import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
+from .jacobians import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
@@ -51,6 +54,6 @@ from .sorting import *  # noqa: F401,F403
 # The helpers that runtime.py itself defined before the split, and the einsum helpers; the
 # complex helpers (then runtime_complex.py, re-exported by name) are not listed.
 __all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + contexts.__all__ + contract.__all__
-                 + custom.__all__ + elementwise.__all__ + fft.__all__ + indexing.__all__ + linalg.__all__
+                 + custom.__all__ + elementwise.__all__ + fft.__all__ + indexing.__all__ + jacobians.__all__ + linalg.__all__
                  + products.__all__ + reductions.__all__ + rows.__all__ + scans.__all__ + shapes.__all__
                  + sorting.__all__)

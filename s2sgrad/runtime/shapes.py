@@ -1,9 +1,6 @@
 """Adjoints of functions that join, split or rearrange arrays (numpy only): concatenations and
 stacks (``s2s.split_concatenate``, ``s2s.split_hstack``, ...), ``np.append``, transposes,
-``np.tile``, ``np.repeat``, ``np.rollaxis`` and ``np.linspace``; and the Jacobian blocks that
-generated Jacobian functions build from one column per input element (``s2s.basis``,
-``s2s.columns_block``, ``s2s.block_columns``) or one row per output element (``s2s.rows_block``,
-``s2s.block_rows``)."""
+``np.tile``, ``np.repeat``, ``np.rollaxis`` and ``np.linspace``."""
 
 from __future__ import annotations
 
@@ -26,11 +23,6 @@ __all__ = [
     "split_append",
     "linspace_vjp",
     "transpose_by",
-    "basis",
-    "columns_block",
-    "block_columns",
-    "rows_block",
-    "block_rows",
 ]
 
 
@@ -154,41 +146,3 @@ def linspace_vjp(g, start, stop, num=50, endpoint=True, axis=0):
     start_bar = np.sum(g * (1.0 - t), axis=axis)
     stop_bar = np.sum(g * t, axis=axis)
     return [unbroadcast(start_bar, start), unbroadcast(stop_bar, stop)]
-
-
-def basis(x):
-    """The unit tangents of ``x``: one per element, shaped like ``x``, 1 at that element."""
-    n = np.size(x)
-    return tuple(np.eye(n).reshape((n,) + np.shape(x)))
-
-
-def columns_block(columns, input_shape):
-    """A Jacobian block from one column per input element (each shaped like the output):
-    shaped ``output shape + input_shape``."""
-    if not columns or isinstance(columns[0], (tuple, list)):
-        from ..errors import GradientError
-
-        raise GradientError("transforming a Jacobian function again needs a function with one "
-                            "array output (this one returns a tuple): differentiate a function "
-                            "that returns one of its items")
-    out_shape = np.shape(columns[0])
-    return np.stack(columns, axis=-1).reshape(out_shape + tuple(input_shape))
-
-
-def block_columns(value, columns, input_shape):
-    """The adjoint of ``columns_block(columns, input_shape)``: one column per input element."""
-    out_shape = np.shape(columns[0])
-    flat = np.reshape(value, out_shape + (len(columns),))
-    return Parts(flat[..., k] for k in range(len(columns)))
-
-
-def rows_block(rows, output_shape):
-    """A Jacobian block from one row per output element (each shaped like the input): shaped
-    ``output_shape + input shape``."""
-    return np.stack(rows).reshape(tuple(output_shape) + np.shape(rows[0]))
-
-
-def block_rows(value, rows, output_shape):
-    """The adjoint of ``rows_block(rows, output_shape)``: one row per output element."""
-    flat = np.reshape(value, (len(rows),) + np.shape(rows[0]))
-    return Parts(flat[k] for k in range(len(rows)))

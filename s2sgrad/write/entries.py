@@ -124,10 +124,13 @@ def _items(name: str, outputs: Optional[int]) -> list:
 
 def _layout(blocks: list, single: bool, outputs: Optional[int]) -> str:
     """``blocks[j][i]`` (input j, output item i) laid out as JAX does: per output item (when the
-    output is a tuple), then per input (when argnums is a tuple)."""
+    output is a tuple), then per input (when argnums is a tuple). An output the code does not
+    show as a tuple may still be a pytree, its blocks trees of its structure: the runtime lays
+    those out (``s2s.outputs_outermost``)."""
+    if outputs is None:
+        return blocks[0][0] if single else f"s2s.outputs_outermost({_tuple([b[0] for b in blocks])})"
     per_output = [[b[i] for b in blocks] for i in range(len(blocks[0]))]
-    inner = [row[0] if single else _tuple(row) for row in per_output]
-    return inner[0] if outputs is None else _tuple(inner)
+    return _tuple([row[0] if single else _tuple(row) for row in per_output])
 
 
 def _tuple(items: list) -> str:
@@ -213,7 +216,7 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
         lines += [f"for {seed} in s2s.basis({item}):",
                   f"    {grads} = {bwd.name.value}({call}[1], {seeds})",
                   *(f"    {per_input[i]}.append({grads}[{k}])" for k, per_input in enumerate(rows))]
-    blocks = [[f"s2s.rows_block({r}, np.shape({item}))" for r, item in zip(per_input, values)]
+    blocks = [[f"s2s.rows_block({r}, s2s.output_shapes({item}))" for r, item in zip(per_input, values)]
               for per_input in rows]
     params = cst.Module([]).code_for_node(grad.params.with_changes(params=primal))
     doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one backward '

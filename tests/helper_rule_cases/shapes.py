@@ -52,23 +52,10 @@ def h_linspace(g): return _two(s2s.linspace_vjp(g, 0.5, 2.0, 5), 1.0, 1.0)
 def h_linspace_arrays(g): return _two(s2s.linspace_vjp(g, X3, X3, 4), V3, V3)
 def h_linspace_axis(g): return _two(s2s.linspace_vjp(g, X3, 1.0, 4, endpoint=False, axis=-1), V3, 1.0)
 
-def h_columns_block(c0, c1, c2): return np.sum(np.sin(s2s.columns_block([c0, c1, c2], (3,))) * W.T)
-def h_columns_block_2d(c0, c1): return np.sum(np.sin(s2s.columns_block([c0, c1], (1, 2))) * W32[:, None])
-def h_rows_block(r0, r1, r2): return np.sum(np.sin(s2s.rows_block([r0, r1, r2], (3,))) * W)
-def h_rows_block_2d(r0, r1): return np.sum(np.sin(s2s.rows_block([r0, r1], (2, 1))) * W32.T[:, None])
-def h_block_columns(g): return _two(s2s.block_columns(g, [V4, V4, V4], (3,)), V4, V4)
-def h_block_rows(g): return _two(s2s.block_rows(g, [V4, V4, V4], (3,)), V4, V4)
 
 
 # (rules, function, args, argnums or None for every float argument, rtol)
 CASES = [
-    ("s2sgrad.runtime.columns_block", h_columns_block, (X4, X4 * 2.0, X4 - 1.0), None, 1e-5),
-    ("s2sgrad.runtime.columns_block", h_columns_block_2d, (X3, X3 * 2.0), None, 1e-5),
-    ("s2sgrad.runtime.rows_block", h_rows_block, (uniform((4,)), uniform((4,)), uniform((4,))),
-     None, 1e-5),
-    ("s2sgrad.runtime.rows_block", h_rows_block_2d, (X3, X3 * 2.0), None, 1e-5),
-    ("s2sgrad.runtime.block_columns", h_block_columns, (uniform((4, 3)),), None, 1e-5),
-    ("s2sgrad.runtime.block_rows", h_block_rows, (uniform((3, 4)),), None, 1e-5),
     ("s2sgrad.runtime.split_concatenate", h_split_concatenate, (uniform((7,)),), None, 1e-5),
     ("s2sgrad.runtime.split_concatenate", h_split_concatenate_axis, (uniform((3, 6)),), None, 1e-5),
     ("s2sgrad.runtime.split_concatenate", h_split_concatenate_flat, (uniform((15,)),), None, 1e-5),

@@ -96,35 +96,4 @@ RULES = (
         constant_in=("start", "stop", "num", "endpoint", "axis"),
         value="np.linspace(g[0], g[1], num, endpoint=endpoint, axis=axis)",
     ),
-    # a Jacobian block from its columns: its transpose takes the columns back out
-    defvjp(
-        "s2sgrad.runtime.columns_block(columns, input_shape)",
-        linear=("columns",),
-        constant_in=("input_shape",),
-        columns="s2s.block_columns(g, columns, input_shape)",
-    ),
-    # columns_block's transpose: the columns of a block, which columns_block joins again
-    defvjp(
-        "s2sgrad.runtime.block_columns(value, columns, input_shape)",
-        linear=("value",),
-        constant_in=("columns", "input_shape"),
-        value="s2s.columns_block(g, input_shape)",
-    ),
-    # a Jacobian block from its rows: its transpose takes the rows back out
-    defvjp(
-        "s2sgrad.runtime.rows_block(rows, output_shape)",
-        linear=("rows",),
-        constant_in=("output_shape",),
-        rows="s2s.block_rows(g, rows, output_shape)",
-    ),
-    # rows_block's transpose: the rows of a block, which rows_block joins again
-    defvjp(
-        "s2sgrad.runtime.block_rows(value, rows, output_shape)",
-        linear=("value",),
-        constant_in=("rows", "output_shape"),
-        value="s2s.rows_block(g, output_shape)",
-    ),
 )
-
-# The unit tangents of a Jacobian function: constants.
-NONDIFF = ("s2sgrad.runtime.basis",)
