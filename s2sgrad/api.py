@@ -20,7 +20,7 @@ from .arguments import MASKED, argument_check, masked_refusal
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
 from .read.live import ENTRY_ATTR, Deferred, readable
-from .partials import curried
+from .partials import curried, primal_call
 from .read.capture import (MADE_ATTR, SOURCE_ATTR, caller_location, check_function, display_path,
                            from_function)
 from .transpose import jvp_by_reverse
@@ -340,18 +340,20 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(out, pullback)``: ``pullback(cotangent)`` returns one adjoint per primal, as a tuple.
 
     With ``has_aux=True``, ``fun`` returns ``(out, aux)`` and vjp returns ``(out, pullback, aux)``.
+    A ``functools.partial`` takes its fixed and bound arguments as constants.
     """
+    fun, args, positions = primal_call(fun, primals)
     fun = readable(fun)
     wrt_names(fun, ())  # refuses what s2sgrad cannot read, at the user's call
-    wrt = _param_names(fun)[: len(primals)]
+    params = _param_names(fun)
+    wrt = _argnum_names(fun, positions)
     name = getattr(fun, "__name__", "the function")
-    split = split_call(fun, name, _param_names(fun), tuple(range(len(primals))), primals, {},
-                       complex_numbers=True)
+    split = split_call(fun, name, params, positions, args, {}, complex_numbers=True)
     if split is None:
-        argument_check(name, wrt, tuple(range(len(primals))), wrt, complex_numbers=True)(primals, {})
+        argument_check(name, params, positions, wrt, complex_numbers=True)(args, {})
     text, (fwd, bwd, _) = derive.build(fun, wrt, has_aux, trees=() if split is None else split.trees)
     derive.fresh(fwd)
-    value, residuals = fwd(*(primals if split is None else split.args))
+    value, residuals = fwd(*(args if split is None else split.args))
 
     def pullback(cotangent: Any) -> tuple:
         if isinstance(cotangent, MASKED):
@@ -369,19 +371,21 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 @api_boundary
 def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
     """Forward mode: ``(out, tangent_out)``, the value of ``fun(*primals)`` and its derivative
-    along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded."""
+    along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded.
+    A ``functools.partial`` takes its fixed and bound arguments as constants."""
+    fun, args, positions = primal_call(fun, primals)
     fun = readable(fun)
     split = split_call(fun, getattr(fun, "__name__", "the function"), _param_names(fun),
-                       tuple(range(len(tuple(primals)))), tuple(primals), {})
+                       positions, args, {})
     if split is not None:
-        wrt = wrt_names(fun, tuple(range(len(split.defs))))
+        wrt = wrt_names(fun, positions)
         tangents = flat_tangents(split, tangents, "jvp")
         _, fn, names_dot = jvp_or_transpose(fun, wrt, split.trees)
         derive.fresh(fn)
         return fn(*split.args, **dict(zip(names_dot, tangents)))
-    primals, tangents, wrt = _directional(fun, primals, tangents, "jvp")
+    tangents, wrt = _directional(fun, args, positions, tangents, "jvp")
     _, fn, names_dot = jvp_or_transpose(fun, wrt)
-    return fn(*primals, **dict(zip(names_dot, tangents)))
+    return fn(*args, **dict(zip(names_dot, tangents)))
 
 
 def flat_tangents(split: Split, tangents: Sequence[Any], what: str) -> tuple:
@@ -427,20 +431,21 @@ def _def_location(fun: Callable) -> Location:
     return Location(display_path(code.co_filename), code.co_firstlineno, 1, text)
 
 
-def _directional(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], what: str) -> tuple:
-    """``(primals, tangents, wrt)`` for jvp/hvp: one tangent per primal, each primal an array or
-    a float; ``wrt`` the names of the parameters the primals are passed to."""
-    primals, tangents = tuple(primals), tuple(tangents)
-    if len(primals) != len(tangents):
-        raise UsageError(f"{what} needs one tangent per primal: got {len(primals)} primal(s) and "
+def _directional(fun: Callable, args: tuple, positions: tuple, tangents: Sequence[Any],
+                 what: str) -> tuple:
+    """``(tangents, wrt)`` for jvp/hvp at ``args`` (the primals at ``positions``): one tangent
+    per primal, each primal an array or a float; ``wrt`` the names of their parameters."""
+    tangents = tuple(tangents)
+    if len(positions) != len(tangents):
+        raise UsageError(f"{what} needs one tangent per primal: got {len(positions)} primal(s) and "
                          f"{len(tangents)} tangent(s)")
-    wrt = wrt_names(fun, tuple(range(len(primals))))
+    wrt = wrt_names(fun, positions)
     name = getattr(fun, "__name__", "the function")
-    argument_check(name, wrt, tuple(range(len(primals))), wrt)(primals, {})
+    argument_check(name, _param_names(fun), positions, wrt)(args, {})
     for param, tangent in zip(wrt, tangents):
         if isinstance(tangent, MASKED):
             raise masked_refusal(name, f"the tangent for `{param}`")
-    return primals, tangents, wrt
+    return tangents, wrt
 
 
 @api_boundary

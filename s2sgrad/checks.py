@@ -11,6 +11,7 @@ import numpy as np
 from .api import grad, jvp_or_transpose, wrt_names
 from .arguments import argument_check
 from .jacobians import second_order
+from .partials import primal_call
 from .boundary import api_boundary
 from .errors import GradientError
 from .tree_arguments import split_call
@@ -107,14 +108,15 @@ def check_grads(fun: Callable, args: Sequence[Any], order: int = 1, modes: Seque
     gradient (``"rev"``) or the derivative along a random direction (``"fwd"``, forward mode)
     disagrees with central differences (float64 arguments recommended). ``order=2`` also checks
     the Hessian times a random direction (as ``s2sgrad.hvp``) against central differences of
-    the gradient."""
+    the gradient. A ``functools.partial`` takes its fixed and bound arguments as constants."""
     if order not in (1, 2):
         raise GradientError(f"check_grads: order={order!r}; use 1 or 2")
     unknown = [m for m in modes if m not in ("rev", "fwd")]
     if unknown:
         raise GradientError(f"check_grads: unknown mode(s) {unknown}; use 'rev' and/or 'fwd'")
-    argnums = tuple(range(len(args))) if argnums is None else tuple(argnums)
-    point = _Point(fun, tuple(args), argnums)
+    fun, args, positions = primal_call(fun, args)  # a partial's own arguments are constants
+    argnums = positions if argnums is None else tuple(positions[n] for n in argnums)
+    point = _Point(fun, args, argnums)
     report = []
     if "rev" in modes:
         report.extend(_reverse_report(point, rtol, atol, eps))

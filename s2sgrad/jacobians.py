@@ -27,7 +27,7 @@ from .arguments import argument_check
 from .boundary import api_boundary
 from .columns import hessian_blocks
 from .errors import TransformError, UsageError
-from .partials import curried
+from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, entry_of, readable
 from .transformations import TRANSFORMATIONS, Transformation
@@ -336,17 +336,19 @@ def second_order(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
 def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
     """The Hessian of scalar ``fun`` at ``primals`` times ``tangents`` (one per primal, each
     shaped like it): a tuple with one entry per primal. Forward mode over reverse mode: the
-    derivative of ``fun``'s gradient along ``tangents``, both generated code."""
+    derivative of ``fun``'s gradient along ``tangents``, both generated code. A
+    ``functools.partial`` takes its fixed and bound arguments as constants."""
+    fun, args, positions = primal_call(fun, primals)
     fun = readable(fun)
     split = split_call(fun, getattr(fun, "__name__", "the function"), _param_names(fun),
-                       tuple(range(len(tuple(primals)))), tuple(primals), {})
+                       positions, args, {})
     if split is not None:
-        wrt = wrt_names(fun, tuple(range(len(split.defs))))
+        wrt = wrt_names(fun, positions)
         flat = flat_tangents(split, tangents, "hvp")
-        TreeScalarCheck(fun)(tuple(primals), split)
+        TreeScalarCheck(fun)(args, split)
         return split.regroup(second_order(fun, wrt, split.trees)[1](split.args, flat))
-    primals, tangents, wrt = _directional(fun, primals, tangents, "hvp")
-    return second_order(fun, wrt)[1](primals, tangents)
+    tangents, wrt = _directional(fun, args, positions, tangents, "hvp")
+    return second_order(fun, wrt)[1](args, tangents)
 
 
 @api_boundary

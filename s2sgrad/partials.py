@@ -1,7 +1,9 @@
 """``functools.partial`` at the API's boundary: a transformation of ``partial(f, *fixed, **bound)``
 is the transformation of ``f`` called with those arguments, its argnums counted past the fixed
 positional ones; the fixed and bound values are constants (not differentiated), as JAX has it.
-``curried(make)`` wraps a transformation made, then called (``grad``, ``jacfwd``, ``hessian``)."""
+``curried(make)`` wraps a transformation made, then called (``grad``, ``jacfwd``, ``hessian``);
+``primal_call(fun, primals)`` reads a call of one called with its primals (``vjp``, ``jvp``,
+``hvp``, ``check_grads``)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import functools
 from typing import Any, Callable, Sequence, Union
 
 from .read.capture import MADE_ATTR, SOURCE_ATTR
+from .tree_arguments import bound_arguments
 
 
 def _shift(argnums: Union[int, Sequence[int]], by: int) -> Any:
@@ -42,4 +45,17 @@ def curried(make: Callable) -> Callable:
     return taking_partials
 
 
-__all__ = ["curried"]
+def primal_call(fun: Any, primals: Sequence[Any]) -> tuple:
+    """``(function, arguments, positions)`` for a transformation of ``fun`` at ``primals``: for
+    ``partial(f, *fixed, **bound)``, ``f``, its arguments by position (the fixed ones, the
+    primals, the bound ones put in place with the defaults between) and the primals' positions
+    after the fixed ones; ``(fun, primals, (0, 1, ...))`` for any other ``fun``."""
+    primals = tuple(primals)
+    if not isinstance(fun, functools.partial):
+        return fun, primals, tuple(range(len(primals)))
+    fixed = tuple(fun.args)
+    args = bound_arguments(fun.func, fixed + primals, dict(fun.keywords))
+    return fun.func, args, tuple(range(len(fixed), len(fixed) + len(primals)))
+
+
+__all__ = ["curried", "primal_call"]

@@ -71,3 +71,23 @@ def test_transforming_a_partials_transformation_again_is_refused_not_misread():
     g = s2sgrad.grad(functools.partial(loss, W))  # its generated code takes w first
     with pytest.raises(s2sgrad.TransformError, match="cannot transform again"):
         s2sgrad.jacfwd(g)(X, Y)
+
+
+def test_vjp_jvp_hvp_and_check_grads_of_a_partial_take_its_arguments_as_constants():
+    fixed = functools.partial(loss, X=X, y=Y)
+    t = RNG.normal(size=3)
+    hess = autograd.hessian(loss_autograd)(W, X, Y)
+    value, pullback = s2sgrad.vjp(fixed, W)
+    assert value == pytest.approx(loss(W, X, Y))
+    np.testing.assert_allclose(pullback(2.0)[0], 2.0 * autograd.grad(loss_autograd)(W, X, Y), rtol=1e-10)
+    value, tangent = s2sgrad.jvp(fixed, (W,), (t,))
+    assert tangent == pytest.approx(autograd.grad(loss_autograd)(W, X, Y) @ t, rel=1e-10)
+    np.testing.assert_allclose(s2sgrad.hvp(fixed, (W,), (t,))[0], hess @ t, rtol=1e-8)
+    s2sgrad.check_grads(fixed, (W,), order=2, modes=("rev", "fwd"))
+    # fixed positional arguments: the primals are the parameters after them (here X and y)
+    positional = functools.partial(loss, W)
+    tx, ty = RNG.normal(size=X.shape), RNG.normal(size=Y.shape)
+    gx, gy = autograd.grad(loss_autograd, 1)(W, X, Y), autograd.grad(loss_autograd, 2)(W, X, Y)
+    _, tangent = s2sgrad.jvp(positional, (X, Y), (tx, ty))
+    assert tangent == pytest.approx(np.sum(gx * tx) + gy @ ty, rel=1e-10)
+    np.testing.assert_allclose(s2sgrad.vjp(positional, X, Y)[1](1.0)[1], gy, rtol=1e-10)
