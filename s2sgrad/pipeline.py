@@ -34,6 +34,7 @@ from .errors import TransformError
 from .read.names import name_nodes
 from .lower.ir import CoreFunction, Prim, Stmt, flatten, operand_vars, prim_operands
 from .lower.naming import Namer
+from .lower.closures import inline_local_functions
 from .lower.comprehensions import rewrite_comprehensions
 from .lower.custom import custom_vjp, is_custom_def
 from .lower.lift import lift_into
@@ -123,11 +124,18 @@ def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None,
     """Lift nested custom_gradient definitions (into ``lifted``, by name), structure (no jumps),
     fence and normalize one parsed function (``returns``: see lower_function)."""
     lifted = lifted if lifted is not None else {}
-    pf = rewrite_comprehensions(inner_transforms_into(lift_into(pf, lifted), lifted))
+    pf = _python(inner_transforms_into(lift_into(pf, lifted), lifted))
     structured = replace(pf, node=structure(pf.node, pf.parsed.written_as))
     core = lower_function(fence(structured), table, returns)
     check_inplace(core, table.views)
     return hoist_products(core, table)
+
+
+def _python(pf: ParsedFunction) -> ParsedFunction:
+    """``pf`` with its comprehensions written as loops and the calls of its local functions
+    inlined (comprehensions first, so a call in one is in a statement; then those the inlined
+    bodies hold)."""
+    return rewrite_comprehensions(inline_local_functions(rewrite_comprehensions(pf)))
 
 
 def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
@@ -341,7 +349,7 @@ def _checked(unit: SourceUnit, options: Options) -> tuple:
     its tree parameters replaced by their leaves (``wrt`` naming those)."""
     pf = find_function(unit)
     if not is_custom_def(pf):
-        fence(replace(pf, node=structure(rewrite_comprehensions(lift_into(pf, {})).node)))
+        fence(replace(pf, node=structure(_python(lift_into(pf, {})).node)))
     _check_wrt(pf, options)
     return _with_trees(pf, options)
 

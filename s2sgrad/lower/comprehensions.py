@@ -52,8 +52,11 @@ def rewrite_comprehensions(pf: ParsedFunction) -> ParsedFunction:
     return replace(pf, node=node)
 
 
-class _Writer:
-    """Rewrites the statements of one function; holds the namer of the fresh names."""
+class HoistingWriter:
+    """Rewrites the statements of one function, writing before each statement what ``hoisted``
+    takes out of the expressions it evaluates once (a simple statement, an ``if`` test, a ``for``
+    loop's iterable); holds the namer of the fresh names. Subclasses say what is hoisted
+    (``wanted``, ``hoisted``)."""
 
     def __init__(self, parsed: ParsedModule, namer: Namer) -> None:
         self.parsed = parsed
@@ -70,7 +73,7 @@ class _Writer:
         """``stmt`` and the loops building its comprehensions' lists before it, its blocks
         rewritten the same way."""
         if isinstance(stmt, cst.SimpleStatementLine):
-            if not m.findall(stmt, _COMPREHENSION):
+            if not self.wanted(stmt):
                 return [stmt]
             out = []
             for small in stmt.body:
@@ -120,6 +123,21 @@ class _Writer:
         if new is not old:
             self.parsed.written_as[new] = self.parsed.written_as.get(old, old)
 
+    def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
+        """Whether ``stmt`` holds something to hoist."""
+        raise NotImplementedError
+
+    def hoisted(self, node: cst.CSTNode) -> tuple:
+        """``(statements to write before, node without what they compute)``."""
+        raise NotImplementedError
+
+
+class _Writer(HoistingWriter):
+    """Writes each comprehension as the loop building its list."""
+
+    def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
+        return bool(m.findall(stmt, _COMPREHENSION))
+
     def hoisted(self, node: cst.CSTNode) -> tuple:
         """``(statements building the lists, node with each comprehension it evaluates at once
         replaced by its list's name)``."""
@@ -134,7 +152,7 @@ class _Writer:
         for clause in _clauses(comp.for_in):
             for target in m.findall(clause.target, m.Name()):
                 renames.setdefault(target.value, self.namer.fresh(target.value))
-        rename = _Rename(self.parsed, renames)
+        rename = Rename(self.parsed, renames)
         element = comp.elt.visit(rename)
         append = cst.Expr(cst.Call(cst.Attribute(cst.Name(name), cst.Name("append")),
                                    [cst.Arg(element)]))
@@ -208,7 +226,7 @@ class _Replace(KeepingTransformer):
         return new
 
 
-class _Rename(KeepingTransformer):
+class Rename(KeepingTransformer):
     """The comprehension's own names renamed (``renames``), keeping positions."""
 
     def __init__(self, parsed: ParsedModule, renames: dict) -> None:
