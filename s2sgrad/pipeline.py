@@ -40,6 +40,7 @@ from .lower.custom import custom_vjp, is_custom_def
 from .lower.lift import lift_into
 from .lower.inner import inner_transforms_into
 from .lower.normalize import lower_function
+from .lower.star_args import star_as_parameter
 from .lower.structure import structure
 from .lower.trees import with_tree_parameters
 from .read.callees import static_callee
@@ -347,7 +348,7 @@ def _check_wrt(pf: ParsedFunction, options: Options) -> None:
 def _checked(unit: SourceUnit, options: Options) -> tuple:
     """``(ParsedFunction, options)`` for one entry of a module, fenced and its ``wrt`` checked;
     its tree parameters replaced by their leaves (``wrt`` naming those)."""
-    pf = find_function(unit)
+    pf = star_as_parameter(find_function(unit), options.trees)
     if not is_custom_def(pf):
         fence(replace(pf, node=structure(_python(lift_into(pf, {})).node)))
     _check_wrt(pf, options)
@@ -433,13 +434,14 @@ def _entry(pf: ParsedFunction, options: Options, entry: EntryNames, core: Option
     if core is None:
         top = _custom(pf, session, (entry.fwd, entry.bwd), top_level=True, wrt=options.wrt)
         reserved = frozenset(_free_names(pf.node))
-        return top, grad_wrapper(pf.name, _positional(pf) + _kwonly(pf), reserved, top, entry.grad)
+        return top, grad_wrapper(pf.name, _positional(pf) + _kwonly(pf), reserved, top, entry.grad,
+                                 _kwonly(pf))
     session.in_progress.add(_helper_key(pf))
     core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
                                top_level=True, names=(entry.fwd, entry.bwd), core=core)
     session.in_progress.discard(_helper_key(pf))
     params = tuple(p.name for p in core.params)
-    return top, grad_wrapper(core.name, params, core.reserved, top, entry.grad)
+    return top, grad_wrapper(core.name, params, core.reserved, top, entry.grad, _kwonly(pf))
 
 
 def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command: str = "",
@@ -486,7 +488,7 @@ def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
                 trees: tuple = ()) -> tuple:
     """``(ParsedFunction, session, Program)``: the forward-mode functions of the function
     ``unit`` names (its ``<name>_jvp`` first), not yet rendered."""
-    pf = find_function(unit)
+    pf = star_as_parameter(find_function(unit), trees)
     _check_wrt(pf, Options(wrt=wrt))
     pf, options = _with_trees(pf, Options(wrt=wrt, trees=trees))
     wrt = options.wrt

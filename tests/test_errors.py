@@ -15,7 +15,7 @@ REFUSED = [
     ("uses_yield", "generators"),
     ("uses_async", "async"),
     ("uses_global", "`global`"),
-    ("uses_nonlocal", "nested function"),
+    ("uses_nonlocal", "`nonlocal`"),
     ("uses_class", "class definitions"),
     ("star_args", "\\*args"),
     ("star_call", "star-arguments"),

@@ -268,6 +268,11 @@ class _Inliner(HoistingWriter):
             raise self.pf.error(call, f"the local function `{name}` calls itself: s2sgrad inlines "
                                 "local functions and cannot inline a recursive one",
                                 "write the recursion as a loop")
+        for statement in m.findall(local.node.body, m.Nonlocal() | m.Global()):
+            raise self.pf.error(statement, f"the local function `{name}` writes names of the "
+                                "enclosing function (`nonlocal`) or globals: s2sgrad does not "
+                                "inline such a function", "return the new value and assign it in "
+                                "the enclosing function")
         values = self.arguments(call, name, local)
         fn = structure(local.node, self.parsed.written_as)  # one return, at its end
         body = _statements(fn.body)

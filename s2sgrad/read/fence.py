@@ -28,8 +28,10 @@ _REFUSED = (
      "pass the value in as an argument and return the new value"),
     (m.ClassDef(), "class definitions are not supported inside a differentiated function",
      "define the class at module level"),
-    (m.Lambda(), "lambda expressions are not supported in a differentiated function yet",
-     "define a module-level function with `def` and call it"),
+    (m.Lambda(), "a lambda is supported in a differentiated function where it is bound to a "
+     "name and called, or called where it is written; not stored or passed on",
+     "bind it to a name (`act = lambda z: ...`) and call it here, or define a module-level "
+     "function with `def` and call it"),
     (m.ListComp() | m.GeneratorExp(),  # the others were rewritten as loops (lower/comprehensions.py)
      "a comprehension evaluated only sometimes (in a lambda, a conditional expression's branch, "
      "after `and`/`or`, in an `elif` or `while` test) is not supported in a differentiated function",
