@@ -126,9 +126,9 @@ def computed_while_condition(x):
     return x
 
 
-def dict_comprehension(x):
-    parts = {k: x * k for k in range(3)}  # refused
-    return parts[0]
+def set_comprehension(x):
+    parts = {float(x[k]) for k in range(3)}  # refused
+    return sum(parts)
 
 
 def calls_builtin_without_rule(x):

@@ -588,6 +588,9 @@ EXPLANATIONS = [
     "cotangent of the same structure, `jvp` gives a tangent of it)",
     "its body is differentiated, the manager holds around the forward code; the backward sweep "
     "runs outside it)",
+    # tests/test_python_constructs.py (no production yet)
+    "dict comprehensions (`{k: v * 2 for k, v in d.items()}`, over a dict parameter too) and "
+    "dicts built by key in a loop (`e[k] = v`)",
     # tests/test_closures.py (the generator draws a local function of one parameter)
     "(`act = lambda z: np.log1p(np.exp(z))`, a `predict(inp)` closing over the weights being "
     "differentiated, called several times, in loops, with defaults and keywords), each call "

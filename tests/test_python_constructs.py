@@ -169,3 +169,26 @@ def test_return_inside_a_loop(fn, scale):
     x, w = X * scale, W3 * scale
     check_every_mode(fn, x, w)
     assert_gradients(fn, x, w)
+
+
+@pytest.mark.parametrize("fn", [pi.dict_comprehension, pi.dict_built_in_a_loop])
+def test_dicts_built_by_comprehensions_and_loops(fn):
+    check_every_mode(fn, X)
+
+
+def test_a_dict_comprehension_over_a_dict_parameter():
+    params = {"w": X * 0.5, "b": X + 1.0}
+    got = s2sgrad.grad(pi.dict_comprehension_over_a_parameter, argnums=(0, 1))(params, X)
+    expected = autograd.grad(_rebind(pi.dict_comprehension_over_a_parameter), (0, 1))(params, X)
+    for key in params:
+        np.testing.assert_allclose(got[0][key], expected[0][key], rtol=1e-10)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-10)
+    assert_gradients(lambda x: pi.dict_comprehension_over_a_parameter(params, x), X)
+
+
+def test_a_set_comprehension_is_refused():
+    def uses_a_set(x):
+        return np.sum(x) * len({float(v) for v in x})
+
+    with pytest.raises(s2sgrad.TransformError, match="set comprehensions"):
+        s2sgrad.grad(uses_a_set)(X)
