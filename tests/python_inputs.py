@@ -198,3 +198,15 @@ def dict_built_in_a_loop(x):
 def dict_comprehension_over_a_parameter(params, x):
     scaled = {name: value * x for name, value in params.items()}
     return np.sum(np.tanh(scaled["w"]) * scaled["b"])
+
+
+def with_as_a_manager_of_constants(x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = np.sin(x) * 2.0
+        if np.sum(x) > 1.0e6:
+            warnings.warn("very large input")
+    assert isinstance(caught, list)
+    with np.errstate(all="ignore") as _:
+        z = np.log1p(np.exp(y))
+    return np.sum(z * x)

@@ -589,6 +589,8 @@ EXPLANATIONS = [
     "its body is differentiated, the manager holds around the forward code; the backward sweep "
     "runs outside it)",
     # tests/test_python_constructs.py (no production yet)
+    "or bind one from a manager that reads none of the function's values (`with "
+    "warnings.catch_warnings(record=True) as caught`: no derivative)",
     "dict comprehensions (`{k: v * 2 for k, v in d.items()}`, over a dict parameter too) and "
     "dicts built by key in a loop (`e[k] = v`)",
     # tests/test_closures.py (the generator draws a local function of one parameter)

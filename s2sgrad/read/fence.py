@@ -16,10 +16,9 @@ _REFUSED = (
      "move the error handling to the caller, outside the differentiated function"),
     (m.With(asynchronous=m.Asynchronous()), "`async with` cannot be differentiated",
      "use a plain `with` block"),
-    (m.With(items=[m.ZeroOrMore(), m.WithItem(asname=m.AsName()), m.ZeroOrMore()]),
-     "`with` blocks are not supported in a differentiated function when they bind a name (`as`)",
-     "enter the context in the caller and pass the values in (a `with` without `as`, such as "
-     "`with np.errstate(...):`, is fine)"),
+    (m.With(items=[m.ZeroOrMore(), m.WithItem(asname=m.AsName(name=~m.Name())), m.ZeroOrMore()]),
+     "`with` blocks are not supported in a differentiated function when they unpack what they "
+     "bind (`as (a, b)`)", "bind one name (`as name`) and read its parts in the body"),
     (m.Yield() | m.Await(), "generators and coroutines cannot be differentiated",
      "return a value (e.g. an array or a tuple) instead of yielding"),
     (m.Global(), "`global` statements are not supported in a differentiated function",
