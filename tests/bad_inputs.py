@@ -19,7 +19,7 @@ def uses_try(x):
 
 
 def uses_with(x):
-    with open("f") as fh:  # refused
+    with open("f") as (fh, other):  # refused
         pass
     return x
 

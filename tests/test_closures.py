@@ -168,3 +168,28 @@ def test_a_local_function_calling_itself_is_refused():
     with pytest.raises(s2sgrad.TransformError, match="calls itself") as info:
         s2sgrad.grad(countdown)(X)
     assert "return down(v * 0.5, n - 1)" in str(info.value)
+
+
+class Linear:
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+
+def builds_an_object_of_a_users_class(W, x):
+    model = Linear(W, np.zeros(2))
+    return np.sum((x @ model.W) ** 2)
+
+
+def builds_a_constant_object(W, x):
+    config = Linear(np.ones((3, 2)), np.zeros(2))
+    return np.sum((x @ W + config.b) ** 2)
+
+
+def test_an_object_of_a_users_class_built_from_differentiated_values_is_refused():
+    W = ci.W3[:, :2]
+    with pytest.raises(s2sgrad.TransformError, match="builds an object of your class `Linear`") as info:
+        s2sgrad.grad(builds_an_object_of_a_users_class)(W, X[:3])
+    assert "model = Linear(W, np.zeros(2))" in str(info.value)
+    assert "register_gradient" not in str(info.value)
+    assert_gradients(builds_a_constant_object, W, X[:3], argnums=(0, 1))  # one of constants is read

@@ -275,35 +275,11 @@ class _Inliner(HoistingWriter):
                                 "the enclosing function")
         values = self.arguments(call, name, local)
         fn = structure(local.node, self.parsed.written_as)  # one return, at its end
-        body = _statements(fn.body)
+        body, final = self.single_exit(fn, name)
         scope = _scope(fn.body)
-        last = body[-1] if body else None
-        final = last.body[0] if isinstance(last, cst.SimpleStatementLine) and \
-            isinstance(last.body[0], cst.Return) else None
-        for ret in scope.returns:
-            if ret is not final:
-                raise self.pf.error(ret, f"this `return` of the local function `{name}` cannot be "
-                                    "inlined (a return inside a `with` block)",
-                                    "assign the value to a name and return it at the end")
-        appears = {n.value for n in name_nodes(fn)}
-        renames: dict = {}
-        before: list = []
-        params = {p.name.value for p in _params(fn.params)}
-        rebound = {bound for bound, _ in scope.bound}
-        for param, value in values:
-            if isinstance(value, cst.Name) and param not in rebound and value.value not in appears:
-                renames[param] = value.value  # read the caller's name itself
-                continue
-            renames[param] = self.namer.fresh(param)
-            line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(renames[param]))],
-                                                       value)])
-            self.parsed.adopt(line.body[0], call)
-            self.parsed.adopt(line, call)
-            before.append(line)
-        for bound in sorted(rebound - params):
-            renames[bound] = self.namer.fresh(bound)
+        before, renames = self.parameters(call, fn, values, {bound for bound, _ in scope.bound})
         rename = Rename(self.parsed, renames)
-        statements = [stmt.visit(rename) for stmt in (body[:-1] if final is not None else body)]
+        statements = [stmt.visit(rename) for stmt in body]
         value: cst.BaseExpression = cst.Name("None")
         if final is not None and final.value is not None:
             value = final.value.visit(rename)
@@ -311,7 +287,7 @@ class _Inliner(HoistingWriter):
                 result = self.namer.fresh(f"{name}_result")
                 line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(result))], value)])
                 self.parsed.adopt(line.body[0], final)
-                self.parsed.adopt(line, last)
+                self.parsed.adopt(line, final)
                 quoted = self.parsed.written_as.get(final, final)  # the user's return (or lambda)
                 self.parsed.written_as[line] = self.parsed.written_as[line.body[0]] = quoted
                 statements.append(line)
@@ -323,6 +299,42 @@ class _Inliner(HoistingWriter):
         finally:
             self.active.pop()
         return before, value
+
+    def single_exit(self, fn: cst.FunctionDef, name: str) -> tuple:
+        """``(statements, final return or None)`` of a structured local function: the statements
+        before its one ``return``, at its end (a located refusal of any other)."""
+        body = _statements(fn.body)
+        last = body[-1] if body else None
+        final = last.body[0] if isinstance(last, cst.SimpleStatementLine) and \
+            isinstance(last.body[0], cst.Return) else None
+        for ret in _scope(fn.body).returns:
+            if ret is not final:
+                raise self.pf.error(ret, f"this `return` of the local function `{name}` cannot be "
+                                    "inlined (a return inside a `with` block)",
+                                    "assign the value to a name and return it at the end")
+        return (body[:-1] if final is not None else body), final
+
+    def parameters(self, call: cst.Call, fn: cst.FunctionDef, values: list, rebound: set) -> tuple:
+        """``(statements binding the parameters, renames)`` for inlining ``fn`` at ``call``: a
+        parameter the body never rebinds, given a name that ``fn`` does not name, reads that name;
+        any other is a fresh name bound to its argument; each name ``fn`` binds is a fresh one."""
+        appears = {n.value for n in name_nodes(fn)}
+        renames: dict = {}
+        before: list = []
+        for param, value in values:
+            if isinstance(value, cst.Name) and param not in rebound and value.value not in appears:
+                renames[param] = value.value  # read the caller's name itself
+                continue
+            renames[param] = self.namer.fresh(param)
+            line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(renames[param]))],
+                                                       value)])
+            self.parsed.adopt(line.body[0], call)
+            self.parsed.adopt(line, call)
+            before.append(line)
+        params = {p.name.value for p in _params(fn.params)}
+        for bound in sorted(rebound - params):
+            renames[bound] = self.namer.fresh(bound)
+        return before, renames
 
     def arguments(self, call: cst.Call, name: str, local: _Local) -> list:
         """``[(parameter, expression)]``: what each parameter of ``local`` is bound to at ``call``."""
