@@ -129,3 +129,16 @@ def decorated_predict(x):
         return np.tanh(inp @ W3)
 
     return np.sum(layer(layer(x)) ** 2)
+
+
+def _helper_with_local_functions(h, W):
+    act = lambda z: np.log1p(np.exp(z))  # noqa: E731
+
+    def layer(v):
+        return act(v @ W)
+
+    return layer(layer(h))
+
+
+def calls_a_helper_holding_local_functions(x):
+    return np.sum(_helper_with_local_functions(x[:3], W3) ** 2) + np.sum(x[3:])

@@ -26,6 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
                                 ci.immediate_lambda, ci.late_binding,
                                 ci.closure_names_shadowing_the_callers, ci.nested_defs,
                                 ci.procedure_writing_a_local_list,
+                                ci.calls_a_helper_holding_local_functions,
                                 ci.closure_in_an_if_test_and_a_loop_iterable])
 def test_local_functions_in_every_mode(fn):
     check_every_mode(fn, X)
