@@ -194,7 +194,8 @@ def _check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict) ->
         if name in defined:
             raise pf.error(call, f"this call of the local function `{name}` runs only sometimes "
                            "(in a conditional expression's branch, after `and`/`or`, in an `elif` "
-                           "or `while` test, in a lambda): s2sgrad cannot inline it there",
+                           "or `while` test, in a lambda) or before its definition: s2sgrad "
+                           "cannot inline it there",
                            "call it in a statement of its own before, and use the name you assign")
     for node in name_nodes(body, reads_only=True):
         if node.value in defined:
