@@ -5,6 +5,7 @@ generated functions against autograd, which takes the same positions."""
 
 import autograd
 import numpy as np
+import pytest
 from conftest import _rebind
 
 import s2sgrad
@@ -69,3 +70,10 @@ def test_keyword_only_parameters_keep_their_defaults():
     made = generate_for_function(scaled, Options(wrt=("x",)))
     grad = _load(made.text)["scaled_grad"]
     np.testing.assert_allclose(grad(X, scale=3.0, shift=X), 3.0 * np.cos(X) + X, rtol=1e-12)
+
+
+def test_argnums_into_star_args_say_so_at_the_call():
+    with pytest.raises(s2sgrad.TransformError, match=r"points into `\*xs` of 'only_star'") as info:
+        s2sgrad.grad(only_star, argnums=(0, 1, 2))(X, X, X)
+    assert "has 1 parameter" not in str(info.value)
+    assert "test_star_args.py:" in str(info.value).splitlines()[0]
