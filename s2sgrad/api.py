@@ -68,11 +68,9 @@ def _argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
     star = _star_parameter(fun)
     for n in nums:
         if star is not None and isinstance(n, int) and n >= names.index(star):
-            where = _def_location(fun)
-            raise TransformError(
-                f"argnums {argnums!r} points into `*{star}` of {getattr(fun, '__name__', fun)!r} "
-                f"(defined at {where.path}:{where.line}): s2sgrad does not count argnums into "
-                "*args yet", caller_location(),
+            raise TransformError(  # located at the def, as the fence's refusal of *args is
+                f"argnums {argnums!r} points into `*{star}` of {getattr(fun, '__name__', fun)!r}: "
+                "s2sgrad does not count argnums into *args yet", _def_location(fun),
                 f"list the parameters explicitly (`def f(x0, x1, x2)`), or pass the arrays as one "
                 f"tuple argument (`def f({star})` called as `f(arrays)`: a pytree, argnums=0)")
         if not isinstance(n, int) or not -len(names) <= n < len(names):
