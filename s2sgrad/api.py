@@ -52,11 +52,27 @@ def wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
     return _argnum_names(fun, argnums)
 
 
+def _star_parameter(fun: Callable) -> Optional[str]:
+    """The name of ``fun``'s ``*args`` parameter, or None."""
+    try:
+        params = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return next((p.name for p in params if p.kind is inspect.Parameter.VAR_POSITIONAL), None)
+
+
 def _argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
     names = _param_names(fun)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     out = []
+    star = _star_parameter(fun)
     for n in nums:
+        if star is not None and isinstance(n, int) and n >= names.index(star):
+            raise TransformError(  # located at the def, as the fence's refusal of *args is
+                f"argnums {argnums!r} points into `*{star}` of {getattr(fun, '__name__', fun)!r}: "
+                "s2sgrad does not count argnums into *args yet", _def_location(fun),
+                f"list the parameters explicitly (`def f(x0, x1, x2)`), or pass the arrays as one "
+                f"tuple argument (`def f({star})` called as `f(arrays)`: a pytree, argnums=0)")
         if not isinstance(n, int) or not -len(names) <= n < len(names):
             where = _def_location(fun)
             raise TransformError(

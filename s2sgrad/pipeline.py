@@ -1,6 +1,7 @@
 """The pipeline: SourceUnit + Options -> generated module text (and the facts needed to load it).
 
-    capture -> parse -> trees -> lift -> inner transforms -> comprehensions -> structure -> fence
+    capture -> parse -> trees -> lift -> inner transforms -> comprehensions -> local functions
+    -> structure -> fence
     -> custom_gradient | normalize -> aliasing -> hoist -> parameter writes -> analyses
     -> reverse or forward -> fold, release -> codegen
 
@@ -34,11 +35,13 @@ from .errors import TransformError
 from .read.names import name_nodes
 from .lower.ir import CoreFunction, Prim, Stmt, flatten, operand_vars, prim_operands
 from .lower.naming import Namer
+from .lower.closures import inline_local_functions
 from .lower.comprehensions import rewrite_comprehensions
 from .lower.custom import custom_vjp, is_custom_def
 from .lower.lift import lift_into
 from .lower.inner import inner_transforms_into
 from .lower.normalize import lower_function
+from .lower.star_args import star_as_parameter
 from .lower.structure import structure
 from .lower.trees import with_tree_parameters
 from .read.callees import static_callee
@@ -123,11 +126,18 @@ def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None,
     """Lift nested custom_gradient definitions (into ``lifted``, by name), structure (no jumps),
     fence and normalize one parsed function (``returns``: see lower_function)."""
     lifted = lifted if lifted is not None else {}
-    pf = rewrite_comprehensions(inner_transforms_into(lift_into(pf, lifted), lifted))
+    pf = _python(inner_transforms_into(lift_into(pf, lifted), lifted))
     structured = replace(pf, node=structure(pf.node, pf.parsed.written_as))
     core = lower_function(fence(structured), table, returns)
     check_inplace(core, table.views)
     return hoist_products(core, table)
+
+
+def _python(pf: ParsedFunction) -> ParsedFunction:
+    """``pf`` with its comprehensions written as loops and the calls of its local functions
+    inlined (comprehensions first, so a call in one is in a statement; then those the inlined
+    bodies hold)."""
+    return rewrite_comprehensions(inline_local_functions(rewrite_comprehensions(pf)))
 
 
 def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
@@ -339,9 +349,9 @@ def _check_wrt(pf: ParsedFunction, options: Options) -> None:
 def _checked(unit: SourceUnit, options: Options) -> tuple:
     """``(ParsedFunction, options)`` for one entry of a module, fenced and its ``wrt`` checked;
     its tree parameters replaced by their leaves (``wrt`` naming those)."""
-    pf = find_function(unit)
+    pf = star_as_parameter(find_function(unit), options.trees)
     if not is_custom_def(pf):
-        fence(replace(pf, node=structure(rewrite_comprehensions(lift_into(pf, {})).node)))
+        fence(replace(pf, node=structure(_python(lift_into(pf, {})).node)))
     _check_wrt(pf, options)
     return _with_trees(pf, options)
 
@@ -425,13 +435,14 @@ def _entry(pf: ParsedFunction, options: Options, entry: EntryNames, core: Option
     if core is None:
         top = _custom(pf, session, (entry.fwd, entry.bwd), top_level=True, wrt=options.wrt)
         reserved = frozenset(_free_names(pf.node))
-        return top, grad_wrapper(pf.name, _positional(pf) + _kwonly(pf), reserved, top, entry.grad)
+        return top, grad_wrapper(pf.name, _positional(pf) + _kwonly(pf), reserved, top, entry.grad,
+                                 _kwonly(pf))
     session.in_progress.add(_helper_key(pf))
     core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
                                top_level=True, names=(entry.fwd, entry.bwd), core=core)
     session.in_progress.discard(_helper_key(pf))
     params = tuple(p.name for p in core.params)
-    return top, grad_wrapper(core.name, params, core.reserved, top, entry.grad)
+    return top, grad_wrapper(core.name, params, core.reserved, top, entry.grad, _kwonly(pf))
 
 
 def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command: str = "",
@@ -478,7 +489,7 @@ def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
                 trees: tuple = ()) -> tuple:
     """``(ParsedFunction, session, Program)``: the forward-mode functions of the function
     ``unit`` names (its ``<name>_jvp`` first), not yet rendered."""
-    pf = find_function(unit)
+    pf = star_as_parameter(find_function(unit), trees)
     _check_wrt(pf, Options(wrt=wrt))
     pf, options = _with_trees(pf, Options(wrt=wrt, trees=trees))
     wrt = options.wrt

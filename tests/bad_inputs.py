@@ -19,7 +19,7 @@ def uses_try(x):
 
 
 def uses_with(x):
-    with open("f") as fh:  # refused
+    with open("f") as (fh, other):  # refused
         pass
     return x
 
@@ -38,9 +38,13 @@ def uses_global(x):
 
 
 def uses_nonlocal(x):
-    def inner():  # refused
-        return x
-    return inner()
+    total = 0.0
+
+    def inner():
+        nonlocal total  # refused
+        total = total + np.sum(x)
+    inner()
+    return total
 
 
 def uses_class(x):
@@ -89,8 +93,8 @@ def attribute_write(x):
 
 
 def lambda_inside(x):
-    f = lambda v: v * 2  # refused  # noqa: E731
-    return f(x)
+    fs = [lambda v: v * 2]  # refused
+    return np.sum(fs[0](x))
 
 
 def comprehension(x):
@@ -122,9 +126,9 @@ def computed_while_condition(x):
     return x
 
 
-def dict_comprehension(x):
-    parts = {k: x * k for k in range(3)}  # refused
-    return parts[0]
+def set_comprehension(x):
+    parts = {float(x[k]) for k in range(3)}  # refused
+    return sum(parts)
 
 
 def calls_builtin_without_rule(x):

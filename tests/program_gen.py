@@ -852,8 +852,30 @@ class Gen:
             self.container_statement(lines, ind)
         else:
             self.tag("assign")
-            self.assign(lines, ind, self.new_name(),
-                        self.squash(self.expr(maxshape, self.ch.int(1, self.max_depth)), 30.0))
+            e = self.squash(self.expr(maxshape, self.ch.int(1, self.max_depth)), 30.0)
+            if self.py.random() < 0.12:  # side stream: the main stream draws the same
+                self.local_function(lines, ind, self.new_name(), e)
+            else:
+                self.assign(lines, ind, self.new_name(), e)
+
+    def local_function(self, lines, ind, name, e: E):
+        """``name = <e>`` written as a call of a local function (a lambda bound to a name or a
+        nested def) taking one name ``e`` reads as its parameter and closing over the others."""
+        e = self.guard(e)
+        fn = self.new_name("fn")
+        read = sorted(n for n in names_in(e.src) if n in self.env)
+        arg = self.py.choice(read) if read else "0.0"
+        param = f"{fn}_in"
+        body = re.sub(rf"(?<![.\w]){arg}\b", param, e.src) if read else e.src
+        if self.py.random() < 0.5:
+            lines.append(f"{ind}{fn} = lambda {param}: {body}  # noqa: E731")
+            self.tag("local_lambda")
+        else:
+            lines.append(f"{ind}def {fn}({param}):")
+            lines.append(f"{ind}    return {body}")
+            self.tag("local_def")
+        lines.append(f"{ind}{name} = {fn}({arg})")
+        self.bind(name, e)
 
     def rebind(self, lines, ind, name):
         """``name = other`` (a plain copy: both names hold one array) or ``name`` defined with no

@@ -179,3 +179,34 @@ def comprehension_in_conditions(x, w):
     if sum([v * 2.0 for v in x]) > 0.0 and y > -5.0:  # the left of `and` always runs
         y = y * 2.0
     return y * sum(v * v for v in x) + (np.sum(np.sin(x)) if x[0] > -9.0 else 1.0)
+
+
+def dict_comprehension(x):
+    d = {"a": x, "b": x * 2.0}
+    e = {k: np.sin(v) * 2.0 for k, v in d.items() if k != "c"}
+    return np.sum(e["a"] * e["b"])
+
+
+def dict_built_in_a_loop(x):
+    e = {}
+    for i, name in enumerate(["p", "q"]):
+        e[name] = np.sin(x) * (i + 1)
+    e["p"] = e["p"] * 3.0  # a key written again
+    return np.sum(e["p"] * np.cos(e["q"]))
+
+
+def dict_comprehension_over_a_parameter(params, x):
+    scaled = {name: value * x for name, value in params.items()}
+    return np.sum(np.tanh(scaled["w"]) * scaled["b"])
+
+
+def with_as_a_manager_of_constants(x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = np.sin(x) * 2.0
+        if np.sum(x) > 1.0e6:
+            warnings.warn("very large input")
+    assert isinstance(caught, list)
+    with np.errstate(all="ignore") as _:
+        z = np.log1p(np.exp(y))
+    return np.sum(z * x)

@@ -187,7 +187,7 @@ def test_never_imports_or_runs_the_input(tmp_path):
 @pytest.mark.parametrize("body, where, message", [
     ("    try:\n        y = np.sin(x)\n    except ValueError:\n        y = x\n    return np.sum(y)\n",
      "bad.py:7:5:", "try/except is not supported"),
-    ("    y = x * 2.0\n    with open('f') as handle:\n        y = y * 2.0\n    return np.sum(y)\n",
+    ("    y = x * 2.0\n    with open('f') as (handle, other):\n        y = y * 2.0\n    return np.sum(y)\n",
      "bad.py:8:5:", "`with` blocks are not supported"),
     ("    return np.sum(A.dot(x))\n", "bad.py:7:19:", "no derivative rule for `A.dot`"),
 ])

@@ -110,14 +110,14 @@ def test_a_refusal_fails_the_import_with_a_located_error(load, tmp_path):
             @differentiable
             def f(x):
                 y = x
-                with open("config") as handle:
+                with open("config") as (handle, other):
                     y = y * x
                 return np.sum(y)
             """, stem="refused_module")
     text = str(info.value)
     # the module lies outside the working directory: it is named by its absolute path
     assert text.startswith(f"{tmp_path / 'refused_module.py'}:8:5: `with` blocks are not supported")
-    assert text.splitlines()[1] == '        with open("config") as handle:'
+    assert text.splitlines()[1] == '        with open("config") as (handle, other):'
 
 
 def test_unknown_wrt_name_is_refused_at_import(load):

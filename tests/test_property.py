@@ -524,6 +524,8 @@ COVERAGE = {
     "each written as the loop that builds its list (nested clauses, `if` filters and nested "
     "comprehensions included)": ["comprehension_if", "comprehension_nested"],
     "`return` inside a loop (a search that returns early)": ["return_in_loop"],
+    "Lambdas": ["local_lambda"],
+    "nested `def`s called in the function that defines them": ["local_def"],
     "Python's `max`/`min` of two or more numbers": ["builtin_max", "builtin_min"],
     "`sorted` of numbers": ["builtin_sorted"],
     "`x.item()`": ["item"],
@@ -586,6 +588,15 @@ EXPLANATIONS = [
     "cotangent of the same structure, `jvp` gives a tangent of it)",
     "its body is differentiated, the manager holds around the forward code; the backward sweep "
     "runs outside it)",
+    # tests/test_python_constructs.py (no production yet)
+    "or bind one from a manager that reads none of the function's values (`with "
+    "warnings.catch_warnings(record=True) as caught`: no derivative)",
+    "dict comprehensions (`{k: v * 2 for k, v in d.items()}`, over a dict parameter too) and "
+    "dicts built by key in a loop (`e[k] = v`)",
+    # tests/test_closures.py (the generator draws a local function of one parameter)
+    "(`act = lambda z: np.log1p(np.exp(z))`, a `predict(inp)` closing over the weights being "
+    "differentiated, called several times, in loops, with defaults and keywords), each call "
+    "inlined as the body it runs (its early returns included), so every mode and order gets it",
 ]
 FILLER = {"and", "or", "on", "of", "in", "with", "the", "a", "to", "for", "over"}
 COVERAGE_SEEDS = 300

@@ -48,16 +48,31 @@ def test_errstate_holds_around_the_forward_code_only():
     assert np.geterr() == before
 
 
-def test_with_binding_a_name_is_refused_with_a_hint():
-    def opens(x):
-        with open("nothing") as handle:
-            handle.read()
-            y = x * 2.0
-        return np.sum(y)
+def test_with_binding_a_name_from_a_manager_of_constants():
+    """``with m as name`` where ``m`` reads no value of the function: the name is bound to what
+    entering gives (no derivative) and the body is differentiated."""
+    check_every_mode(pi.with_as_a_manager_of_constants, X)
 
-    with pytest.raises(s2sgrad.TransformError, match=r"when they bind a name") as info:
-        s2sgrad.grad(opens)
-    assert "np.errstate" in str(info.value)
+
+def test_with_binding_a_name_from_the_functions_values_is_refused():
+    class Holder:
+        def __init__(self, value):
+            self.value = value
+
+        def __enter__(self):
+            return self.value
+
+        def __exit__(self, *exc):
+            return False
+
+    def holds(x):
+        with Holder(x * 2.0) as y:
+            z = y * x
+        return np.sum(z)
+
+    with pytest.raises(s2sgrad.TransformError, match=r"reads none of the function's values") as info:
+        s2sgrad.grad(holds)(X)
+    assert "with Holder(x * 2.0) as y:" in str(info.value)
 
 
 @pytest.mark.parametrize("fn", [pi.builtin_extrema, pi.builtin_numbers, pi.builtin_sequences,
@@ -169,3 +184,26 @@ def test_return_inside_a_loop(fn, scale):
     x, w = X * scale, W3 * scale
     check_every_mode(fn, x, w)
     assert_gradients(fn, x, w)
+
+
+@pytest.mark.parametrize("fn", [pi.dict_comprehension, pi.dict_built_in_a_loop])
+def test_dicts_built_by_comprehensions_and_loops(fn):
+    check_every_mode(fn, X)
+
+
+def test_a_dict_comprehension_over_a_dict_parameter():
+    params = {"w": X * 0.5, "b": X + 1.0}
+    got = s2sgrad.grad(pi.dict_comprehension_over_a_parameter, argnums=(0, 1))(params, X)
+    expected = autograd.grad(_rebind(pi.dict_comprehension_over_a_parameter), (0, 1))(params, X)
+    for key in params:
+        np.testing.assert_allclose(got[0][key], expected[0][key], rtol=1e-10)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-10)
+    assert_gradients(lambda x: pi.dict_comprehension_over_a_parameter(params, x), X)
+
+
+def test_a_set_comprehension_is_refused():
+    def uses_a_set(x):
+        return np.sum(x) * len({float(v) for v in x})
+
+    with pytest.raises(s2sgrad.TransformError, match="set comprehensions"):
+        s2sgrad.grad(uses_a_set)(X)

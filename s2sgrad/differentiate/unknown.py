@@ -99,7 +99,19 @@ def no_rule(stmt: Stmt, table: RuleTable, active: Callable[[str], bool]) -> Tran
 
 
 def refuse_user_method(callee: str, value: Any, location: Optional[Location]) -> None:
-    """Refuse ``model.loss(x)`` when ``model.loss`` is a method of a user object."""
+    """Refuse ``model.loss(x)`` when ``model.loss`` is a method of a user object, and
+    ``Model(W, b)`` when ``Model`` is a class of the user's (an object built from values that
+    carry a derivative)."""
+    if isinstance(value, type) and value.__module__.split(".")[0] not in \
+            {"numpy", "builtins", "s2sgrad", "scipy", "collections", "typing"}:
+        raise TransformError(
+            f"`{callee}(...)` builds an object of your class `{value.__qualname__}` from values "
+            "that carry a derivative; s2sgrad differentiates arrays and floats, and does not "
+            "follow objects built inside a differentiated function",
+            location or Location("<unknown>", 0, 0, ""),
+            "keep the arrays in names of their own and call a module-level function with them; "
+            "or build the object in the caller and pass it in (a dataclass or registered pytree "
+            "argument is differentiated by its array fields)")
     if not (isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType)):
         return
     cls = type(value.__self__)

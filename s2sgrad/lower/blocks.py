@@ -8,7 +8,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from ..runtime.contexts import enter_context, exit_context
+from ..runtime.contexts import enter_context, entered, exit_context
 from .branches import lower_if
 from .context import Context
 from .ir import Prim
@@ -36,19 +36,28 @@ def lower_any(ctx: Context, stmt: cst.CSTNode, is_first: bool = False) -> None:
 
 
 def _lower_with(ctx: Context, stmt: cst.With) -> None:
-    """``with m: body`` (no ``as``: the fence refuses one) -> the manager bound to a name of its
-    own and entered, the body lowered as if the ``with`` were not there, then the manager exited:
-    kept verbatim where they run (runtime/contexts.py: no derivative), so ``np.errstate`` holds around the body's
-    forward code."""
+    """``with m: body`` -> the manager bound to a name of its own and entered, the body lowered
+    as if the ``with`` were not there, then the manager exited: kept verbatim where they run
+    (runtime/contexts.py: no derivative), so ``np.errstate`` holds around the body's forward code.
+    ``with m as name`` binds what entering gives, with no derivative: only where ``m`` reads none
+    of the function's values (the fence refuses a target that is not a name)."""
     ctx.origin = ctx.header_origin(f"with {', '.join(code(i.item) for i in stmt.items)}:", stmt)
     location = ctx.pf.location(stmt)
     managers = []
     for item in stmt.items:
-        expr, _ = ctx.verbatim(item.item)
+        expr, reads = ctx.verbatim(item.item)
+        if item.asname is not None and reads:
+            raise ctx.pf.error(item, "a `with` block binding a name (`as`) is supported where its "
+                               "manager reads none of the function's values: what it binds has no "
+                               f"derivative, and this one reads `{ctx.user_names.get(reads[0], reads[0])}`",
+                               "compute the value in the body instead of binding it with `as`")
         name = ctx.new_target(None, "context", "context")
         ctx.emit((name,), expr, Prim("nondiff", (), location=location))
         enter = _helper_call(enter_context, name)
         ctx.emit((), enter, Prim("nondiff", (), location=location))
+        if item.asname is not None:
+            value = _helper_call(entered, name)
+            ctx.emit((ctx.bind(item.asname.name.value),), value, Prim("nondiff", (), location=location))
         managers.append(name)
     for inner in statements_of(stmt.body):
         lower_any(ctx, inner)

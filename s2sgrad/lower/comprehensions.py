@@ -1,5 +1,6 @@
-"""Comprehensions: a ParsedFunction -> the same function with each list comprehension and
-generator expression written as the loop that builds its list.
+"""Comprehensions: a ParsedFunction -> the same function with each list comprehension, generator
+expression and dict comprehension written as the loop that builds its list (or dict:
+``entries = {}`` and ``entries[key] = value`` in the loop).
 
     y = np.stack([x ** p for p in range(n) if p != 1], axis=1)
 
@@ -36,7 +37,7 @@ from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
 from .naming import Namer
 
-_COMPREHENSION = m.ListComp() | m.GeneratorExp()
+_COMPREHENSION = m.ListComp() | m.GeneratorExp() | m.DictComp()
 # Where a comprehension is evaluated only sometimes: left for the fence to refuse.
 _GUARDED = m.Lambda() | m.IfExp() | m.BooleanOperation()
 
@@ -52,8 +53,11 @@ def rewrite_comprehensions(pf: ParsedFunction) -> ParsedFunction:
     return replace(pf, node=node)
 
 
-class _Writer:
-    """Rewrites the statements of one function; holds the namer of the fresh names."""
+class HoistingWriter:
+    """Rewrites the statements of one function, writing before each statement what ``hoisted``
+    takes out of the expressions it evaluates once (a simple statement, an ``if`` test, a ``for``
+    loop's iterable); holds the namer of the fresh names. Subclasses say what is hoisted
+    (``wanted``, ``hoisted``)."""
 
     def __init__(self, parsed: ParsedModule, namer: Namer) -> None:
         self.parsed = parsed
@@ -70,7 +74,7 @@ class _Writer:
         """``stmt`` and the loops building its comprehensions' lists before it, its blocks
         rewritten the same way."""
         if isinstance(stmt, cst.SimpleStatementLine):
-            if not m.findall(stmt, _COMPREHENSION):
+            if not self.wanted(stmt):
                 return [stmt]
             out = []
             for small in stmt.body:
@@ -120,6 +124,21 @@ class _Writer:
         if new is not old:
             self.parsed.written_as[new] = self.parsed.written_as.get(old, old)
 
+    def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
+        """Whether ``stmt`` holds something to hoist."""
+        raise NotImplementedError
+
+    def hoisted(self, node: cst.CSTNode) -> tuple:
+        """``(statements to write before, node without what they compute)``."""
+        raise NotImplementedError
+
+
+class _Writer(HoistingWriter):
+    """Writes each comprehension as the loop building its list."""
+
+    def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
+        return bool(m.findall(stmt, _COMPREHENSION))
+
     def hoisted(self, node: cst.CSTNode) -> tuple:
         """``(statements building the lists, node with each comprehension it evaluates at once
         replaced by its list's name)``."""
@@ -129,15 +148,19 @@ class _Writer:
 
     def loops(self, comp) -> tuple:
         """``(statements, name)``: the loop building ``comp``'s list, and the list's name."""
-        name = self.namer.fresh("items")
+        keyed = isinstance(comp, cst.DictComp)
+        name = self.namer.fresh("entries" if keyed else "items")
         renames = {}
         for clause in _clauses(comp.for_in):
             for target in m.findall(clause.target, m.Name()):
                 renames.setdefault(target.value, self.namer.fresh(target.value))
-        rename = _Rename(self.parsed, renames)
-        element = comp.elt.visit(rename)
-        append = cst.Expr(cst.Call(cst.Attribute(cst.Name(name), cst.Name("append")),
-                                   [cst.Arg(element)]))
+        rename = Rename(self.parsed, renames)
+        if keyed:  # entries[key] = value
+            slot = cst.Subscript(cst.Name(name), [cst.SubscriptElement(cst.Index(comp.key.visit(rename)))])
+            append = cst.Assign([cst.AssignTarget(slot)], comp.value.visit(rename))
+        else:
+            append = cst.Expr(cst.Call(cst.Attribute(cst.Name(name), cst.Name("append")),
+                                       [cst.Arg(comp.elt.visit(rename))]))
         inner: cst.BaseStatement = cst.SimpleStatementLine([append])
         self.origin(append, comp)
         self.origin(inner, comp)
@@ -149,7 +172,8 @@ class _Writer:
             iterable = clause.iter if depth == 0 else clause.iter.visit(rename)
             inner = cst.For(clause.target.visit(rename), iterable, cst.IndentedBlock([inner]))
             self.origin(inner, comp)
-        start = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.List([]))])
+        empty = cst.Dict([]) if keyed else cst.List([])
+        start = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], empty)])
         self.origin(start.body[0], comp)
         self.origin(start, comp)
         return [start, *self.statement(inner)], name  # comprehensions inside it rewritten too
@@ -188,7 +212,13 @@ class _Replace(KeepingTransformer):
     def visit_GeneratorExp(self, node) -> bool:
         return False
 
+    def visit_DictComp(self, node) -> bool:
+        return False
+
     def leave_ListComp(self, original, updated):
+        return self.replace(original)
+
+    def leave_DictComp(self, original, updated):
         return self.replace(original)
 
     def leave_GeneratorExp(self, original, updated):
@@ -208,7 +238,7 @@ class _Replace(KeepingTransformer):
         return new
 
 
-class _Rename(KeepingTransformer):
+class Rename(KeepingTransformer):
     """The comprehension's own names renamed (``renames``), keeping positions."""
 
     def __init__(self, parsed: ParsedModule, renames: dict) -> None:

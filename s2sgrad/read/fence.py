@@ -16,10 +16,9 @@ _REFUSED = (
      "move the error handling to the caller, outside the differentiated function"),
     (m.With(asynchronous=m.Asynchronous()), "`async with` cannot be differentiated",
      "use a plain `with` block"),
-    (m.With(items=[m.ZeroOrMore(), m.WithItem(asname=m.AsName()), m.ZeroOrMore()]),
-     "`with` blocks are not supported in a differentiated function when they bind a name (`as`)",
-     "enter the context in the caller and pass the values in (a `with` without `as`, such as "
-     "`with np.errstate(...):`, is fine)"),
+    (m.With(items=[m.ZeroOrMore(), m.WithItem(asname=m.AsName(name=~m.Name())), m.ZeroOrMore()]),
+     "`with` blocks are not supported in a differentiated function when they unpack what they "
+     "bind (`as (a, b)`)", "bind one name (`as name`) and read its parts in the body"),
     (m.Yield() | m.Await(), "generators and coroutines cannot be differentiated",
      "return a value (e.g. an array or a tuple) instead of yielding"),
     (m.Global(), "`global` statements are not supported in a differentiated function",
@@ -28,14 +27,16 @@ _REFUSED = (
      "pass the value in as an argument and return the new value"),
     (m.ClassDef(), "class definitions are not supported inside a differentiated function",
      "define the class at module level"),
-    (m.Lambda(), "lambda expressions are not supported in a differentiated function yet",
-     "define a module-level function with `def` and call it"),
-    (m.ListComp() | m.GeneratorExp(),  # the others were rewritten as loops (lower/comprehensions.py)
+    (m.Lambda(), "a lambda is supported in a differentiated function where it is bound to a "
+     "name and called, or called where it is written; not stored or passed on",
+     "bind it to a name (`act = lambda z: ...`) and call it here, or define a module-level "
+     "function with `def` and call it"),
+    (m.ListComp() | m.GeneratorExp() | m.DictComp(),  # the others were rewritten as loops (lower/comprehensions.py)
      "a comprehension evaluated only sometimes (in a lambda, a conditional expression's branch, "
      "after `and`/`or`, in an `elif` or `while` test) is not supported in a differentiated function",
      "build the list with a loop before the statement, or assign the comprehension to a name first"),
-    (m.SetComp() | m.DictComp(), "set and dict comprehensions are not supported in a "
-     "differentiated function yet", "build the dict with a loop, or use a list comprehension"),
+    (m.SetComp(), "set comprehensions are not supported in a differentiated function",
+     "use a list comprehension (a set of arrays cannot be built: arrays do not hash)"),
     (m.NamedExpr(), "assignment expressions (:=) are not supported",
      "assign the value in its own statement"),
     (m.Del(target=~(m.Name() | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=m.Name()))]))),

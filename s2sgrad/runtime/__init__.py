@@ -18,7 +18,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - linalg: solve, cholesky, eigvalsh, svdvals, pinv, matrix_power, norms, trace
 - elementwise: balanced_eq, safe_power_base, safe_log_base, inside, log_vjp, sinc_slope
 - custom: custom_result
-- contexts: enter_context, exit_context (a `with` block's manager)
+- contexts: enter_context, entered, exit_context (a `with` block's manager)
 - sorting: sorted_jvp, sorted_vjp (Python's sorted of numbers)
 - complex: match_complex, abs_slope, angle_slope (and their adjoints)
 - contract: einsum_vjp, einsum_vjps

@@ -55,7 +55,12 @@ def zeros_like(x):
 def setitem(x, index, value):
     """A copy of ``x`` with ``x[index] = value`` (the input is left as it was); a list (the
     adjoint of one, when generated code writes into it) stays a list of the same kind, a slice
-    of it set to one value (a zero adjoint) sets each element."""
+    of it set to one value (a zero adjoint) sets each element; a dict (or its adjoint) stays a
+    dict of the same kind, ``index`` its key."""
+    if isinstance(x, dict):
+        out = type(x)(x)
+        out[index] = value
+        return out
     if isinstance(x, list):
         out, where = type(x)(x), _one(index)
         if type(where) is slice and not isinstance(value, (list, tuple)):  # one value for each

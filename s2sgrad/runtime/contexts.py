@@ -2,18 +2,28 @@
 s2sgrad.runtime): ``with m: body`` in a differentiated function is written as ``c = m``,
 ``s2s.enter_context(c)``, the body, ``s2s.exit_context(c)`` (lower/blocks.py), so the manager
 (``np.errstate(...)``) holds around the body's forward code while the body is differentiated as
-straight-line code. Neither carries a derivative."""
+straight-line code; ``with m as name`` reads what entering gave with ``name = s2s.entered(c)``
+(a statement of its own, which a pass may drop when nothing reads ``name``, while entering and
+leaving stay). None carries a derivative."""
 
 from __future__ import annotations
 
-__all__ = ["enter_context", "exit_context"]
+__all__ = ["enter_context", "entered", "exit_context"]
+
+_ENTERED: dict = {}  # id(manager) -> what its __enter__ gave, while it is entered
 
 
 def enter_context(manager):
-    """Enter ``manager`` (its ``__enter__``); returns None."""
-    manager.__enter__()
+    """Enter ``manager`` (its ``__enter__``), keeping what that gives for ``entered``; returns None."""
+    _ENTERED[id(manager)] = manager.__enter__()
+
+
+def entered(manager):
+    """What entering ``manager`` gave (``with m as name``), while it is entered."""
+    return _ENTERED.get(id(manager))
 
 
 def exit_context(manager):
     """Leave ``manager`` as a ``with`` block that ran to its end does; returns None."""
+    _ENTERED.pop(id(manager), None)
     manager.__exit__(None, None, None)

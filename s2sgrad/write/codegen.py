@@ -137,12 +137,14 @@ def batched_lines(fn: JvpFunction, lin, name: str, values: str, batched: tuple) 
 
 
 def grad_wrapper(name: str, params: tuple, reserved: frozenset, top: VjpFunction,
-                 grad_name: str) -> GradWrapper:
-    """The ``<f>_grad`` wrapper of ``top``, the sweeps of ``name`` (parameter names ``params``;
-    ``reserved``: the names it reads, which its seed parameter must not shadow)."""
+                 grad_name: str, kwonly: tuple = ()) -> GradWrapper:
+    """The ``<f>_grad`` wrapper of ``top``, the sweeps of ``name`` (parameter names ``params``,
+    those in ``kwonly`` passed on by keyword; ``reserved``: the names it reads, which its seed
+    parameter must not shadow)."""
     seed = Namer(reserved | {grad_name, top.fwd_name, top.bwd_name}).fresh(f"{name}_bar")
-    return GradWrapper(grad_name, name, top.fwd_name, top.bwd_name, top.params_code,
-                       ", ".join(params), seed, top.wrt)
+    call = ", ".join(f"{p}={p}" if p in kwonly else p for p in params)
+    return GradWrapper(grad_name, name, top.fwd_name, top.bwd_name, top.params_code, call, seed,
+                       top.wrt)
 
 
 def wrapper_lines(w: GradWrapper) -> list:

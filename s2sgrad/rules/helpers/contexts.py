@@ -3,4 +3,4 @@ manager carries no derivative."""
 
 RULES = ()
 
-NONDIFF = ("s2sgrad.runtime.enter_context", "s2sgrad.runtime.exit_context")
+NONDIFF = ("s2sgrad.runtime.enter_context", "s2sgrad.runtime.entered", "s2sgrad.runtime.exit_context")

@@ -1,0 +1,432 @@
+"""Local functions: a ParsedFunction -> the same function with each call of a function it defines
+(a nested ``def``, or a ``lambda`` bound to a name) replaced by that function's body.
+
+    act = lambda z: np.log1p(np.exp(z))
+    def predict(inp):
+        return np.tanh(inp @ W)
+    y = predict(act(h))
+
+becomes
+
+    act_result = np.log1p(np.exp(h))
+    y = np.tanh(act_result @ W)
+
+which the core already reads, so every mode gets it (reverse, forward, and the orders after them
+read the generated code, which has no local functions). The body is written before the statement
+holding the call (where the call is evaluated once: a simple statement, an ``if`` test, a ``for``
+loop's iterable; comprehensions were written as loops before, lower/comprehensions.py), with:
+
+- its parameters bound to the call's arguments (a parameter the body never rebinds, given a name,
+  reads that name; defaults that are not literals are evaluated where the ``def`` runs, as Python
+  does);
+- its own names (what it assigns) renamed to fresh names; the names it reads from the enclosing
+  function stay, read where the call runs: Python's closures read a name's value at the call too;
+- its early returns structured first (lower/structure.py), so its one ``return`` at its end gives
+  the call's value; a body with no ``return`` gives ``None``.
+
+Calls inside the body are inlined the same way (a local function passed to another one and called
+there too); one that calls itself is refused. A local function used in any other way (returned,
+stored, passed to a function that is not local, called where it runs only sometimes) is refused at
+that use, with a hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..read.names import name_nodes
+from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
+from .comprehensions import HoistingWriter, Rename
+from .naming import Namer
+from .structure import structure
+
+_LAMBDA_BINDING = m.SimpleStatementLine(
+    body=[m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Lambda())])
+
+
+@dataclass(frozen=True)
+class _Local:
+    """A local function: its definition (a lambda as the def of its body) and, per parameter,
+    the expression giving its default (a literal, or the name it was evaluated into)."""
+
+    node: cst.FunctionDef
+    defaults: dict
+
+
+def inline_local_functions(pf: ParsedFunction) -> ParsedFunction:
+    """``pf`` with the calls of its local functions inlined (``pf`` itself when it defines none),
+    or a located TransformError for a use of one that cannot be."""
+    if not m.findall(pf.node.body, m.FunctionDef() | m.Lambda()):
+        return pf
+    _check_bound_once(pf)
+    inliner = _Inliner(pf, Namer({n.value for n in name_nodes(pf.node)}))
+    body = inliner.block(pf.node.body)
+    _check_other_uses(pf, body, inliner.defined)
+    node = pf.node.with_changes(body=body)
+    pf.parsed.adopt(node, pf.node)
+    return replace(pf, node=node)
+
+
+class _Scope(cst.CSTVisitor):
+    """The names a block binds in its own scope (with repeats), and its ``return`` statements;
+    nested functions, lambdas and comprehensions are scopes of their own (a def's name is bound)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bound: list = []  # (name, node binding it)
+        self.returns: list = []
+
+    def target(self, expr: cst.CSTNode, node: cst.CSTNode) -> None:
+        if isinstance(expr, cst.Name):
+            self.bound.append((expr.value, node))
+        elif isinstance(expr, (cst.Tuple, cst.List)):
+            for element in expr.elements:
+                self.target(element.value, node)
+        elif isinstance(expr, cst.StarredElement):
+            self.target(expr.value, node)
+
+    def visit_FunctionDef(self, node) -> bool:
+        self.bound.append((node.name.value, node))
+        for default in _defaults(node.params).values():
+            default.visit(self)  # evaluated where the def runs
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_ListComp(self, node) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, node) -> bool:
+        return False
+
+    def visit_SetComp(self, node) -> bool:
+        return False
+
+    def visit_DictComp(self, node) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node) -> None:
+        self.target(node.target, node)
+
+    def visit_AugAssign(self, node) -> None:
+        self.target(node.target, node)
+
+    def visit_AnnAssign(self, node) -> None:
+        self.target(node.target, node)
+
+    def visit_For(self, node) -> None:
+        self.target(node.target, node)
+
+    def visit_AsName(self, node) -> None:
+        self.target(node.name, node)
+
+    def visit_NamedExpr(self, node) -> None:
+        self.target(node.target, node)
+
+    def visit_Return(self, node) -> None:
+        self.returns.append(node)
+
+
+def _scope(node: cst.CSTNode) -> _Scope:
+    scope = _Scope()
+    node.visit(scope)
+    return scope
+
+
+def _params(params: cst.Parameters) -> list:
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
+def _defaults(params: cst.Parameters) -> dict:
+    return {p.name.value: p.default for p in _params(params) if p.default is not None}
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False")
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+        isinstance(node.expression, (cst.Integer, cst.Float))
+
+
+def _statements(suite: cst.BaseSuite) -> list:
+    """A suite's statements, each small statement on a line of its own."""
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine([s]) for s in suite.body]
+    out = []
+    for line in suite.body:
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) > 1:
+            out.extend(cst.SimpleStatementLine([s]) for s in line.body)
+        else:
+            out.append(line)
+    return out
+
+
+def _check_bound_once(pf: ParsedFunction) -> None:
+    """Refuse a local function whose name is bound again in the function (or is a parameter):
+    which function a call reaches would depend on the path taken."""
+    scope = _scope(pf.node.body)
+    lambdas = {id(line.body[0].targets[0]) for line in m.findall(pf.node.body, _LAMBDA_BINDING)}
+    functions = {name for name, node in scope.bound
+                 if isinstance(node, cst.FunctionDef) or id(node) in lambdas}
+    params = {p.name.value for p in _params(pf.node.params)}
+    seen: set = set()
+    for name, node in scope.bound:
+        if name not in functions:
+            continue
+        if name in seen or name in params:
+            raise pf.error(node, f"the local function `{name}` is bound more than once in "
+                           f"{pf.name}; s2sgrad inlines each call of a local function, so its name "
+                           "must name one function", "give each function a name of its own")
+        seen.add(name)
+
+
+def _check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict) -> None:
+    """Refuse, at the first one, a use of a local function that was not inlined."""
+    for call in m.findall(body, m.Call(func=m.Name())):
+        name = call.func.value
+        if name in defined:
+            raise pf.error(call, f"this call of the local function `{name}` runs only sometimes "
+                           "(in a conditional expression's branch, after `and`/`or`, in an `elif` "
+                           "or `while` test, in a lambda) or before its definition: s2sgrad "
+                           "cannot inline it there",
+                           "call it in a statement of its own before, and use the name you assign")
+    for node in name_nodes(body, reads_only=True):
+        if node.value in defined:
+            raise pf.error(node, f"the local function `{node.value}` is used as a value (returned, "
+                           "stored, or passed to a function that is not local): s2sgrad supports "
+                           "local functions called in the function that defines them",
+                           "call it here, or define it at module level and pass it what it reads as "
+                           "arguments")
+
+
+class _Inliner(HoistingWriter):
+    """Inlines the calls of local functions, statement by statement; ``defined``: the local
+    functions seen so far, by (fresh) name."""
+
+    def __init__(self, pf: ParsedFunction, namer: Namer) -> None:
+        super().__init__(pf.parsed, namer)
+        self.pf = pf
+        self.defined: dict = {}
+        self.active: list = []  # the functions being inlined, innermost last (recursion)
+
+    def statement(self, stmt: cst.BaseStatement) -> list:
+        if isinstance(stmt, cst.FunctionDef):
+            return self.define(stmt, stmt)
+        if m.matches(stmt, _LAMBDA_BINDING):
+            assign = stmt.body[0]
+            fn = _as_def(self.parsed, assign.targets[0].target, assign.value)
+            return self.define(fn, assign.value)
+        return super().statement(stmt)
+
+    def define(self, fn: cst.FunctionDef, source: cst.CSTNode) -> list:
+        """Note a local function; the statements evaluating its defaults where it is defined."""
+        if fn.decorators:
+            raise self.pf.error(fn.decorators[0], "a decorated local function cannot be inlined",
+                                "define it at module level")
+        if fn.asynchronous is not None:
+            raise self.pf.error(fn, "an async local function cannot be differentiated",
+                                "write a plain `def`")
+        star = fn.params.star_arg if isinstance(fn.params.star_arg, cst.Param) else fn.params.star_kwarg
+        if star is not None:
+            raise self.pf.error(star, f"the local function `{fn.name.value}` takes *args or "
+                                "**kwargs, which s2sgrad does not inline yet",
+                                "list its parameters explicitly")
+        defaults: dict = {}
+        before: list = []
+        for param, default in _defaults(fn.params).items():
+            if _literal(default):
+                defaults[param] = default
+                continue
+            name = self.namer.fresh(f"{fn.name.value}_{param}")
+            line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], default)])
+            self.parsed.adopt(line.body[0], source)
+            self.parsed.adopt(line, source)
+            before.extend(self.statement(line))  # a call in a default is inlined too
+            defaults[param] = cst.Name(name)
+        self.defined[fn.name.value] = _Local(fn, defaults)
+        return before
+
+    def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
+        return any(isinstance(call.func, cst.Lambda) or
+                   (isinstance(call.func, cst.Name) and call.func.value in self.defined)
+                   for call in m.findall(stmt, m.Call()))
+
+    def hoisted(self, node: cst.CSTNode) -> tuple:
+        replacer = _ReplaceCalls(self)
+        new = node.visit(replacer)
+        return replacer.before, new
+
+    def inline(self, call: cst.Call, name: str, local: _Local) -> tuple:
+        """``(statements, value)``: the body of ``local`` for this call, and the call's value."""
+        if name in self.active:
+            raise self.pf.error(call, f"the local function `{name}` calls itself: s2sgrad inlines "
+                                "local functions and cannot inline a recursive one",
+                                "write the recursion as a loop")
+        for statement in m.findall(local.node.body, m.Nonlocal() | m.Global()):
+            raise self.pf.error(statement, f"the local function `{name}` writes names of the "
+                                "enclosing function (`nonlocal`) or globals: s2sgrad does not "
+                                "inline such a function", "return the new value and assign it in "
+                                "the enclosing function")
+        values = self.arguments(call, name, local)
+        fn = structure(local.node, self.parsed.written_as)  # one return, at its end
+        body, final = self.single_exit(fn, name)
+        scope = _scope(fn.body)
+        before, renames = self.parameters(call, fn, values, {bound for bound, _ in scope.bound})
+        rename = Rename(self.parsed, renames)
+        statements = [stmt.visit(rename) for stmt in body]
+        value: cst.BaseExpression = cst.Name("None")
+        if final is not None and final.value is not None:
+            value = final.value.visit(rename)
+            if not isinstance(value, cst.Name):
+                result = self.namer.fresh(f"{name}_result")
+                line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(result))], value)])
+                self.parsed.adopt(line.body[0], final)
+                self.parsed.adopt(line, final)
+                quoted = self.parsed.written_as.get(final, final)  # the user's return (or lambda)
+                self.parsed.written_as[line] = self.parsed.written_as[line.body[0]] = quoted
+                statements.append(line)
+                value = cst.Name(result)
+        self.parsed.adopt(value, call)
+        self.active.append(name)
+        try:
+            before.extend(new for stmt in statements for new in self.statement(stmt))
+        finally:
+            self.active.pop()
+        return before, value
+
+    def single_exit(self, fn: cst.FunctionDef, name: str) -> tuple:
+        """``(statements, final return or None)`` of a structured local function: the statements
+        before its one ``return``, at its end (a located refusal of any other)."""
+        body = _statements(fn.body)
+        last = body[-1] if body else None
+        final = last.body[0] if isinstance(last, cst.SimpleStatementLine) and \
+            isinstance(last.body[0], cst.Return) else None
+        for ret in _scope(fn.body).returns:
+            if ret is not final:
+                raise self.pf.error(ret, f"this `return` of the local function `{name}` cannot be "
+                                    "inlined (a return inside a `with` block)",
+                                    "assign the value to a name and return it at the end")
+        return (body[:-1] if final is not None else body), final
+
+    def parameters(self, call: cst.Call, fn: cst.FunctionDef, values: list, rebound: set) -> tuple:
+        """``(statements binding the parameters, renames)`` for inlining ``fn`` at ``call``: a
+        parameter the body never rebinds, given a name that ``fn`` does not name, reads that name;
+        any other is a fresh name bound to its argument; each name ``fn`` binds is a fresh one."""
+        appears = {n.value for n in name_nodes(fn)}
+        renames: dict = {}
+        before: list = []
+        for param, value in values:
+            if isinstance(value, cst.Name) and param not in rebound and value.value not in appears:
+                renames[param] = value.value  # read the caller's name itself
+                continue
+            renames[param] = self.namer.fresh(param)
+            line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(renames[param]))],
+                                                       value)])
+            self.parsed.adopt(line.body[0], call)
+            self.parsed.adopt(line, call)
+            before.append(line)
+        params = {p.name.value for p in _params(fn.params)}
+        for bound in sorted(rebound - params):
+            renames[bound] = self.namer.fresh(bound)
+        return before, renames
+
+    def arguments(self, call: cst.Call, name: str, local: _Local) -> list:
+        """``[(parameter, expression)]``: what each parameter of ``local`` is bound to at ``call``."""
+        params = local.node.params
+        positional = [*params.posonly_params, *params.params]
+        by_keyword = [p.name.value for p in (*params.params, *params.kwonly_params)]
+        values: dict = {}
+        given = [arg for arg in call.args if arg.keyword is None]
+        for arg in call.args:
+            if arg.star:
+                raise self.pf.error(arg, f"star-arguments in a call of the local function `{name}` "
+                                    "are not supported", "pass the arguments one by one")
+        if len(given) > len(positional):
+            raise self.pf.error(call, f"the local function `{name}` takes {len(positional)} "
+                                f"positional argument(s), {len(given)} given", "check the call")
+        for param, arg in zip(positional, given):
+            values[param.name.value] = arg.value
+        for arg in call.args:
+            if arg.keyword is None:
+                continue
+            keyword = arg.keyword.value
+            if keyword not in by_keyword or keyword in values:
+                raise self.pf.error(arg, f"the local function `{name}` has no parameter `{keyword}` "
+                                    "left to give", "check the call")
+            values[keyword] = arg.value
+        out = []
+        for param in _params(params):
+            key = param.name.value
+            if key not in values and key not in local.defaults:
+                raise self.pf.error(call, f"this call of the local function `{name}` gives no "
+                                    f"value to its parameter `{key}`", "check the call")
+            out.append((key, values.get(key, local.defaults.get(key))))
+        return out
+
+
+def _as_def(parsed: ParsedModule, name: cst.Name, lam: cst.Lambda) -> cst.FunctionDef:
+    """A lambda as the def of its body (located at the lambda)."""
+    ret = cst.Return(lam.body)
+    line = cst.SimpleStatementLine([ret])
+    fn = cst.FunctionDef(name=cst.Name(name.value), params=lam.params, body=cst.IndentedBlock([line]))
+    for node in (ret, line, fn, fn.name):
+        parsed.adopt(node, lam)
+    parsed.written_as[ret] = lam  # what the statement giving its value quotes
+    return fn
+
+
+class _ReplaceCalls(KeepingTransformer):
+    """Replaces the calls of local functions an expression evaluates at once by their values,
+    collecting the inlined bodies (``before``), innermost and leftmost first."""
+
+    def __init__(self, writer: _Inliner) -> None:
+        super().__init__(writer.parsed)
+        self.writer = writer
+        self.before: list = []
+        self.anonymous = 0
+
+    def visit_Lambda(self, node) -> bool:
+        return False  # its body runs when it is called
+
+    def visit_IfExp(self, node) -> bool:
+        return False  # its branches run only sometimes; its test always (leave_IfExp)
+
+    def visit_BooleanOperation(self, node) -> bool:
+        return False  # its right side runs only sometimes; its left always
+
+    def leave_IfExp(self, original, updated):
+        return updated.with_changes(test=original.test.visit(self))
+
+    def leave_BooleanOperation(self, original, updated):
+        return updated.with_changes(left=original.left.visit(self))
+
+    def visit_Call(self, node) -> bool:
+        return not isinstance(node.func, cst.Lambda)  # (lambda z: ...)(x): its args in leave_Call
+
+    def leave_Call(self, original, updated):
+        writer = self.writer
+        if isinstance(updated.func, cst.Lambda):
+            updated = updated.with_changes(args=[arg.visit(self) for arg in updated.args])
+            name = writer.namer.fresh("anonymous")
+            fn = _as_def(writer.parsed, cst.Name(name), updated.func)
+            local = _Local(fn, {p: d for p, d in _defaults(fn.params).items()})
+            for default in local.defaults.values():
+                if not _literal(default):
+                    raise writer.pf.error(default, "a lambda called where it is written takes "
+                                          "literal defaults only", "pass the value as an argument")
+        elif isinstance(updated.func, cst.Name) and updated.func.value in writer.defined:
+            name = updated.func.value
+            local = writer.defined[name]
+        else:
+            return updated
+        writer.parsed.adopt(updated, original)
+        statements, value = writer.inline(updated, name, local)
+        self.before.extend(statements)
+        return value

@@ -1,0 +1,79 @@
+"""``*args`` of arrays and keyword-only parameters (issue 26). The pipeline takes a ``*args``
+parameter given the structure of what a call passed there (``Options.trees``: a tuple) as that
+many positional parameters (lower/star_args.py, then lower/trees.py): checked here on the
+generated functions against autograd, which takes the same positions."""
+
+import autograd
+import numpy as np
+import pytest
+from conftest import _rebind
+
+import s2sgrad
+from s2sgrad.pipeline import Options, generate_for_function, generate_jvp
+from s2sgrad.read.capture import from_function
+from s2sgrad.trees import tree_flatten
+
+X = np.array([0.3, -0.5, 0.7])
+
+
+def star_sum(a, *xs, scale=2.0):
+    return sum(np.sum(np.sin(x) * a) for x in xs) * scale + np.sum(a * xs[0])
+
+
+def only_star(*xs):
+    total = 0.0
+    for i in range(len(xs)):
+        total = total + np.sum(xs[i] ** (i + 1))
+    return total
+
+
+def _load(text):
+    namespace: dict = {}
+    exec(compile(text, "<generated>", "exec"), namespace)
+    return namespace
+
+
+def _star_tree(count):
+    return tree_flatten(tuple(X for _ in range(count)))[1]
+
+
+def test_star_args_are_positional_parameters_of_the_generated_code():
+    args = (X * 0.5, X, X * 2.0, -X)
+    made = generate_for_function(star_sum, Options(wrt=("a", "xs"), trees=(("xs", _star_tree(3)),)))
+    assert "def star_sum_grad(a, xs_0, xs_1, xs_2, *, scale=2.0, star_sum_bar=1.0):" in made.text
+    got = _load(made.text)["star_sum_grad"](*args, scale=3.0)
+    expected = autograd.grad(lambda *v: _rebind(star_sum)(*v, scale=3.0), (0, 1, 2, 3))(*args)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-10)
+
+
+def test_only_star_args_in_both_modes():
+    args = (X, X * 0.7)
+    tree = (("xs", _star_tree(2)),)
+    made = generate_for_function(only_star, Options(wrt=("xs",), trees=tree))
+    got = _load(made.text)["only_star_grad"](*args)
+    expected = autograd.grad(_rebind(only_star), (0, 1))(*args)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-10)
+    forward = generate_jvp(from_function(only_star), ("xs",), trees=tree)
+    tangents = (np.ones(3), np.linspace(0.1, 0.3, 3))
+    value, tangent = _load(forward.text)[forward.names.fwd](*args, *tangents)
+    assert np.isclose(value, only_star(*args))
+    assert np.isclose(tangent, sum(np.sum(e * t) for e, t in zip(expected, tangents)))
+
+
+def test_keyword_only_parameters_keep_their_defaults():
+    def scaled(x, *, scale=2.0, shift=None):
+        return np.sum(np.sin(x) * scale) + (0.0 if shift is None else np.sum(shift * x))
+
+    np.testing.assert_allclose(s2sgrad.grad(scaled)(X), 2.0 * np.cos(X), rtol=1e-12)
+    made = generate_for_function(scaled, Options(wrt=("x",)))
+    grad = _load(made.text)["scaled_grad"]
+    np.testing.assert_allclose(grad(X, scale=3.0, shift=X), 3.0 * np.cos(X) + X, rtol=1e-12)
+
+
+def test_argnums_into_star_args_say_so_at_the_call():
+    with pytest.raises(s2sgrad.TransformError, match=r"points into `\*xs` of 'only_star'") as info:
+        s2sgrad.grad(only_star, argnums=(0, 1, 2))(X, X, X)
+    assert "has 1 parameter" not in str(info.value)
+    assert "test_star_args.py:" in str(info.value).splitlines()[0]
