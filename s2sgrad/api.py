@@ -244,7 +244,7 @@ def _tree_sweep(trees: "TreeBuilds", split: Split, has_aux: bool, single: bool, 
     """``(value, gradients)`` of a call with pytree arguments (``split``), by the sweeps generated
     for their structures, the gradients rebuilt in the arguments' structures."""
     tree_fwd, tree_bwd, _ = trees.get(split)
-    value, residuals = tree_fwd(*split.args)
+    value, residuals = tree_fwd(*split.args, **dict(split.keywords))
     if has_aux or type(value) not in _SCALARS:
         _scalar_loss(value, has_aux, name)
     grads = split.regroup(tree_bwd(residuals, 1.0))

@@ -31,7 +31,7 @@ from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, entry_of, readable
 from .transformations import TRANSFORMATIONS, Transformation
-from .tree_arguments import Split, bound_arguments, split_call
+from .tree_arguments import Split, bound_arguments, keyword_only, split_call
 from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
 from . import derive
 
@@ -108,13 +108,15 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
             if split.trees not in per_structure:
                 per_structure[split.trees] = _generated_jacobian(fun, wrt, False, modes, split.trees)[1]
             derive.fresh(per_structure[split.trees])
-            return _tree_layout(per_structure[split.trees](*split.args), split, single)
+            return _tree_layout(per_structure[split.trees](*split.args, **dict(split.keywords)),
+                                split, single)
+        kwargs, keywords = keyword_only(fun, kwargs)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
         if fn is None:
             raise text
         derive.fresh(fn)
-        return fn(*args)
+        return fn(*args, **keywords)
 
     return _attach(jacobian_fun, fun, text, made=made, entry=fn)
 

@@ -34,10 +34,25 @@ def bound_arguments(fun: Callable, args: tuple, kwargs: dict) -> tuple:
         raise UsageError(f"{getattr(fun, '__name__', 'the function')}: {exc}") from None
     bound.apply_defaults()
     if bound.kwargs:
-        raise UsageError(f"{getattr(fun, '__name__', 'the function')}: a Jacobian or Hessian takes "
-                         f"its arguments by position; keyword-only {sorted(bound.kwargs)} are not "
-                         "passed on: bind them with a closure or functools.partial")
+        raise UsageError(f"{getattr(fun, '__name__', 'the function')}: keyword-only arguments "
+                         f"{sorted(bound.kwargs)} are not passed on by the Hessian's routes yet "
+                         "(grad, value_and_grad, jacfwd and jacrev pass them): bind them with a "
+                         "closure or functools.partial")
     return bound.args
+
+
+def keyword_only(fun: Callable, kwargs: dict) -> tuple:
+    """``(other, keywords)``: ``kwargs`` split into those of ``fun``'s keyword-only parameters
+    (passed on by keyword, never differentiated) and the others."""
+    if not kwargs:
+        return kwargs, {}
+    try:
+        params = inspect.signature(fun).parameters
+    except (TypeError, ValueError):
+        return kwargs, {}
+    keywords = {k: v for k, v in kwargs.items()
+                if k in params and params[k].kind is inspect.Parameter.KEYWORD_ONLY}
+    return {k: v for k, v in kwargs.items() if k not in keywords}, keywords
 
 
 @dataclass(frozen=True)
@@ -52,6 +67,7 @@ class Split:
     trees: tuple
     defs: tuple
     leaf_positions: tuple
+    keywords: tuple = ()  # (name, value) of keyword-only arguments, passed on by keyword
 
     def regroup(self, results: Sequence[Any]) -> tuple:
         """Per differentiated position, its tree rebuilt from ``results`` (one per leaf, in
@@ -89,6 +105,7 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
     """The Split of a call of ``fun`` (parameters ``params``) differentiated at ``positions``,
     or None when no argument there is a pytree (lists, tuples, dicts, namedtuples, dataclasses,
     None, registered nodes)."""
+    kwargs, keywords = keyword_only(fun, kwargs)
     if plain_call(args, kwargs, positions):
         return None
     args = bound_arguments(fun, args, kwargs)
@@ -120,7 +137,7 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
             trees.append((param, treedef))
     defs = tuple(None if flattened[p][1].is_leaf() else flattened[p][1] for p in at)
     return Split(tuple(flat), tuple(trees), defs,
-                 tuple(spot for p in at for spot in leaf_positions[p]))
+                 tuple(spot for p in at for spot in leaf_positions[p]), tuple(keywords.items()))
 
 
 def _check_leaf(name: str, text: str, leaf: Any, complex_numbers: bool) -> None:
@@ -138,4 +155,4 @@ def _check_leaf(name: str, text: str, leaf: Any, complex_numbers: bool) -> None:
 PLAIN_KINDS = (np.ndarray, float, int, np.number)  # a differentiated leaf is one of these
 
 
-__all__ = ["Split", "TreeDef", "bound_arguments", "plain_call", "split_call"]
+__all__ = ["Split", "TreeDef", "bound_arguments", "keyword_only", "plain_call", "split_call"]

@@ -151,13 +151,13 @@ def jacobian_entry(text: str, jvp_name: str, source_name: str, wrt: tuple, tange
             isinstance(jvp.params.star_arg, cst.Param):
         return None
     primal = [p for p in jvp.params.params if p.name.value not in tangents]
+    keywords = [p for p in jvp.params.kwonly_params if p.name.value not in tangents]
     named = [p.name.value for p in jvp.params.params + jvp.params.kwonly_params]
-    if named != [p.name.value for p in primal] + list(tangents):
+    if named != [p.name.value for p in primal + keywords] + list(tangents):
         return None
-    if primal:  # no trailing comma: black would keep one parameter per line
-        primal[-1] = primal[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    primal, keywords = _last_without_comma(primal, keywords)
     outputs = outputs if outputs is not None else tuple_items(jvp, 1)
-    names = [p.name.value for p in primal]
+    names = [p.name.value for p in primal] + [f"{p.name.value}={p.name.value}" for p in keywords]
     namer = Namer(set(names) | set(functions) | set(tangents))
     name = namer.fresh(f"{source_name}_jacfwd")
     lines, blocks = [], []
@@ -169,12 +169,22 @@ def jacobian_entry(text: str, jvp_name: str, source_name: str, wrt: tuple, tange
                                      outputs)
         lines += loop
         blocks.append([f"s2s.columns_block({c}, np.shape({param}))" for c in columns])
-    params = cst.Module([]).code_for_node(jvp.params.with_changes(params=primal, kwonly_params=(),
-                                                                  star_arg=cst.MaybeSentinel.DEFAULT))
+    params = cst.Module([]).code_for_node(jvp.params.with_changes(
+        params=primal, kwonly_params=keywords,
+        star_arg=cst.ParamStar() if keywords else cst.MaybeSentinel.DEFAULT))
     doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one forward sweep '
            'per element."""')
     body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {_layout(blocks, single, outputs)}"])
     return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+
+
+def _last_without_comma(primal: list, keywords: list) -> tuple:
+    """The parameter lists with no trailing comma after the last (black would keep one
+    parameter per line)."""
+    last = keywords if keywords else primal
+    if last:
+        last[-1] = last[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return primal, keywords
 
 
 def _column_loop(namer: Namer, param: str, unit: str, call: str, outputs: Optional[int]) -> tuple:
@@ -196,12 +206,15 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
     (which consumes its residuals) seeded with that element's unit, the gradients kept as rows
     of the blocks; None where ``grad_name`` is not of codegen's shape."""
     found = read_gradient(text, grad_name)
-    if found is None or found[2].params.kwonly_params or not found[2].params.params:
+    if found is None or not (found[2].params.params or found[2].params.kwonly_params):
         return None
     _, functions, grad, (fwd, bwd, args, _, _) = found
-    primal = list(grad.params.params[:-1])  # the seed parameter is the last
-    if primal:
-        primal[-1] = primal[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    primal, keywords = list(grad.params.params), list(grad.params.kwonly_params)
+    if keywords:  # the seed parameter is the last
+        keywords.pop()
+    else:
+        primal.pop()
+    primal, keywords = _last_without_comma(primal, keywords)
     outputs = outputs if outputs is not None else tuple_items(fwd, 0)
     namer = Namer({p.name.value for p in grad.params.params} | set(functions))
     name = namer.fresh(f"{source_name}_jacrev")
@@ -218,7 +231,9 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
                   *(f"    {per_input[i]}.append({grads}[{k}])" for k, per_input in enumerate(rows))]
     blocks = [[f"s2s.rows_block({r}, s2s.output_shapes({item}))" for r, item in zip(per_input, values)]
               for per_input in rows]
-    params = cst.Module([]).code_for_node(grad.params.with_changes(params=primal))
+    params = cst.Module([]).code_for_node(grad.params.with_changes(
+        params=primal, kwonly_params=keywords,
+        star_arg=cst.ParamStar() if keywords else cst.MaybeSentinel.DEFAULT))
     doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one backward '
            'sweep per element of its value."""')
     body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {_layout(blocks, single, outputs)}"])
