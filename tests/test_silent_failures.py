@@ -339,3 +339,19 @@ def test_grad_through_a_gradient_that_slices_a_list():
     np.testing.assert_allclose(got, numerical_grad(si.direction_of_slices_a_list, (x,), 0),
                                rtol=1e-6, atol=1e-8)
     s2sgrad.check_grads(si.slices_a_list, (x,), order=2, modes=("rev", "fwd"))
+
+
+def powers_of_a_counter(x):
+    t = 0.0
+    for i in range(3):
+        t = t + np.sum(x ** (i + 1))
+    return t
+
+
+def test_a_counter_exponent_read_back_from_a_tape_adds_no_nan_at_second_order():
+    # the exponent i + 1 comes back from the loop's tape with a zero tangent; d x**y / dy is
+    # log(x) x**y, not real for x < 0: a zero tangent times it must add 0, not NaN
+    x = np.array([0.3, -0.5, 0.7, -1.2])
+    np.testing.assert_allclose(s2sgrad.hessian(powers_of_a_counter)(x), np.diag(2.0 + 6.0 * x),
+                               rtol=1e-12)
+    s2sgrad.check_grads(powers_of_a_counter, (x,), order=2, modes=("rev", "fwd"))

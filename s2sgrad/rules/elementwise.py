@@ -94,7 +94,7 @@ _POW = defvjp(
     "numpy.power(x1, x2)",
     elementwise=True,
     x1="g * x2 * x1 ** s2s.safe_power_base(x2)",
-    x2="g * s2s.safe_log_base(x1) * ans",
+    x2="s2s.exponent_slope(g, x1, ans)",
 )
 _MAX = defvjp(
     "numpy.maximum(x1, x2)",
@@ -192,7 +192,7 @@ MATH = tuple(alias(f"math.{py}", _BY_NAME[f"numpy.{np_name}"]) for py, np_name i
     defvjp("math.erfc(x)", elementwise=True, x="-g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)"),
     defvjp("math.fmod(x, y)", elementwise=True, x="g", y="-g * np.trunc(x / y)"),
     defvjp("math.pow(x, y)", elementwise=True, x="g * y * x ** s2s.safe_power_base(y)",
-           y="g * s2s.safe_log_base(x) * ans"),
+           y="s2s.exponent_slope(g, x, ans)"),
     defvjp("math.hypot(x, y)", elementwise=True, x="g * x / ans", y="g * y / ans"),
     defvjp("math.atan2(y, x)", elementwise=True, y="g * x / (x * x + y * y)", x="-g * y / (x * x + y * y)"),
 )

@@ -1,6 +1,6 @@
 """Elementwise helpers (numpy only): the pieces of elementwise derivatives that need more than
 one expression, e.g. ties in max/min (``s2s.balanced_eq``), ``x**y`` at 0
-(``s2s.safe_power_base``, ``s2s.safe_log_base``), clipping (``s2s.inside``), ``math.log`` with a
+(``s2s.safe_power_base``, ``s2s.safe_log_base``, ``s2s.exponent_slope``), clipping (``s2s.inside``), ``math.log`` with a
 base (``s2s.log_vjp``) and ``np.sinc`` (``s2s.sinc_slope``)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ __all__ = [
     "balanced_eq",
     "safe_power_base",
     "safe_log_base",
+    "exponent_slope",
     "inside",
     "log_vjp",
     "sinc_slope",
@@ -30,6 +31,18 @@ def safe_power_base(x2):
 def safe_log_base(x1):
     """log(x) with x == 0 replaced by 1, so that d/dy x**y at x == 0 is 0, not NaN."""
     return np.log(np.where(x1 == 0, 1.0, x1)) if np.ndim(x1) else np.log(x1 if x1 != 0 else 1.0)
+
+
+def exponent_slope(value, x, ans):
+    """``value * log(x) * ans``, d x**y along the exponent's ``value`` (``ans`` is x**y; log(x)
+    taken as 0 where x is 0), and 0 where ``value`` is 0: an exponent that does not move (an
+    integer counter read back from a tape, a constant) adds nothing, even where log(x) is not
+    real (x < 0)."""
+    moves = np.asarray(value) != 0
+    base = safe_log_base(np.where(moves, x, 1.0)) if np.ndim(moves) or np.ndim(x) else \
+        (safe_log_base(x) if moves else 0.0)
+    return np.where(moves, value * base * ans, 0.0) if np.ndim(moves) or np.ndim(base) else \
+        (value * base * ans if moves else 0.0 * value)
 
 
 def inside(a, a_min=None, a_max=None):

@@ -15,6 +15,8 @@ def h_log_vjp_float(g, x): return math.sin(s2s.log_vjp(g, x, 2.0))
 def h_log_vjp_wide(g, x): return np.sum(np.sin(s2s.log_vjp(g, x, 10.0)) * W)
 def h_sinc_slope(x): return np.sum(np.sin(s2s.sinc_slope(x)) * W)
 def h_sinc_slope_float(x): return np.sin(s2s.sinc_slope(x)) * 3.0
+def h_exponent_slope(v, x, ans): return np.sum(np.sin(s2s.exponent_slope(v, x, ans)) * W)
+def h_exponent_slope_wide(v, x): return np.sum(np.sin(s2s.exponent_slope(v, x, x * x)) * W)
 
 
 R = "s2sgrad.runtime."
@@ -28,4 +30,8 @@ CASES = [
     (R + "sinc_slope", h_sinc_slope, (uniform((3, 4), -1.5, 1.5),), None, 1e-5),
     (R + "sinc_slope", h_sinc_slope, (np.array([0.05, 0.3, -0.7, 1.2]),), None, 1e-5),
     (R + "sinc_slope", h_sinc_slope_float, (uniform(None, 0.2, 1.5),), None, 1e-5),
+    (R + "exponent_slope", h_exponent_slope,
+     (uniform((3, 4)), uniform((3, 4), 0.5, 2.0), uniform((3, 4))), None, 1e-5),
+    (R + "exponent_slope", h_exponent_slope_wide, (uniform((4,)), uniform((3, 4), 0.5, 2.0)), None,
+     1e-5),
 ]

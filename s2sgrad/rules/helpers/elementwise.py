@@ -10,6 +10,15 @@ RULES = (
         elementwise=True,
         x="g * (x != 0) / np.where(x == 0, 1.0, x)",
     ),
+    # value * log(x) * x**y, 0 where value is 0: linear in value, value * ans / x in x
+    # (0 at x == 0, as safe_log_base), value * log(x) in ans
+    defvjp(
+        "s2sgrad.runtime.exponent_slope(value, x, ans)",
+        elementwise=True,
+        value="s2s.exponent_slope(g, x, ans)",
+        x="g * np.where(value == 0, 0.0, value * ans * (x != 0) / np.where(x == 0, 1.0, x))",
+        ans="s2s.exponent_slope(g * value, x, 1.0)",
+    ),
     # math.log's adjoint value / (x log base): linear in value, -1/x in x, -1/(base log base)
     defvjp(
         "s2sgrad.runtime.log_vjp(value, x, base=None)",
