@@ -1005,6 +1005,30 @@ add(("s2sgrad.runtime.abs_slope", "s2sgrad.runtime.angle_slope"), r_slopes, unif
 for _rules, _fn, _args, _argnums, _rtol in all_cases():
     add(_rules, _fn, *_args, argnums=_argnums, oracle="none", rtol=_rtol)
 
+# ===== scipy.special: the gamma and Bessel families (their derivatives call runtime/special.py) ==
+
+def sp_gamma_family(x):
+    return np.sum((special.gammaln(x) + special.gamma(x) * 0.5 + special.rgamma(x) + special.digamma(x)
+                   + special.psi(x) * 0.3 + special.polygamma(2, x) * 0.1) * W)
+def sp_beta(a, b): return np.sum((special.beta(a, b) + special.betaln(a, b) * 2.0) * W)
+def sp_multigammaln(a): return np.sum(special.multigammaln(a, 3) * W)
+def sp_bessel_i(x): return np.sum((special.i0(x) + special.i1(x) + special.iv(1.5, x) + special.ive(2, x)) * W)
+def sp_bessel_jy(x):
+    return np.sum((special.j0(x) + special.j1(x) + special.jv(2.5, x) + special.jn(2, x) + special.y0(x)
+                   + special.y1(x) + special.yv(1.5, x) + special.yn(2, x)) * W)
+def sp_bessel_ie(x): return np.sum((special.i0e(x) + special.i1e(x) + special.ive(1, x)) * W)
+
+
+_S = "scipy.special."
+add([_S + n for n in ("gammaln", "gamma", "rgamma", "digamma", "psi", "polygamma")], sp_gamma_family,
+    uniform((3, 4), 0.5, 3.0))
+add((_S + "beta", _S + "betaln"), sp_beta, uniform((3, 4), 0.5, 3.0), uniform((4,), 0.5, 3.0))
+add(_S + "multigammaln", sp_multigammaln, uniform((3, 4), 1.5, 4.0))
+add([_S + n for n in ("i0", "i1", "iv", "ive")], sp_bessel_i, uniform((3, 4), 0.3, 3.0))
+add([_S + n for n in ("j0", "j1", "jv", "jn", "y0", "y1", "yv", "yn")], sp_bessel_jy, uniform((3, 4), 0.5, 4.0),
+    oracle="none")  # autograd has no jv, yv
+add([_S + n for n in ("i0e", "i1e", "ive")], sp_bessel_ie, uniform((3, 4), -3.0, 3.0), oracle="none")
+
 
 # ===== the tests ===============================================================================
 

@@ -1,6 +1,10 @@
-"""scipy.special: the functions whose derivatives are plain numpy expressions."""
+"""scipy.special: the functions whose derivatives are numpy expressions, or other functions of
+scipy.special (the polygamma family, the Bessel functions of other orders) that generated code
+calls through the helpers of runtime/special.py, whose own rules (rules/helpers/special.py) give
+every higher order. An order (``n``, ``v``) or dimension (``d``) has no template: a varied one is
+refused."""
 
-from .table import defvjp
+from .table import alias, defvjp
 
 # Why forward mode has no tangent for a rule (Rule.reverse_only).
 _NONLINEAR = "a nonlinear reduction; its tangent template is not written yet"
@@ -21,3 +25,46 @@ RULES = (
         b="s2s.logsumexp_vjp_b(g, ans, a, axis, b, keepdims)",
     ),
 )
+
+_DIGAMMA = defvjp("scipy.special.digamma(x)", elementwise=True, x="g * s2s.polygamma(1, x)")
+_JV = defvjp("scipy.special.jv(v, z)", elementwise=True, z="g * (s2s.jv(v - 1, z) - s2s.jv(v + 1, z)) / 2.0")
+_YV = defvjp("scipy.special.yv(v, z)", elementwise=True, z="g * (s2s.yv(v - 1, z) - s2s.yv(v + 1, z)) / 2.0")
+# d/da log B(a, b) = digamma(a) - digamma(a + b)
+_BETA_SLOPE = "s2s.polygamma(0, {0}) - s2s.polygamma(0, a + b)"
+
+GAMMA_FAMILY = (
+    defvjp("scipy.special.gammaln(x)", elementwise=True, x="g * s2s.polygamma(0, x)"),
+    defvjp("scipy.special.gamma(z)", elementwise=True, z="g * ans * s2s.polygamma(0, z)"),
+    defvjp("scipy.special.rgamma(z)", elementwise=True, z="-g * ans * s2s.polygamma(0, z)"),
+    _DIGAMMA,
+    alias("scipy.special.psi", _DIGAMMA),
+    defvjp("scipy.special.polygamma(n, x)", elementwise=True, x="g * s2s.polygamma(n + 1, x)"),
+    defvjp("scipy.special.multigammaln(a, d)", elementwise=True, a="g * s2s.multipolygamma(0, a, d)"),
+    defvjp("scipy.special.beta(a, b)", elementwise=True, a=f"g * ans * ({_BETA_SLOPE.format('a')})",
+           b=f"g * ans * ({_BETA_SLOPE.format('b')})"),
+    defvjp("scipy.special.betaln(a, b)", elementwise=True, a=f"g * ({_BETA_SLOPE.format('a')})",
+           b=f"g * ({_BETA_SLOPE.format('b')})"),
+)
+
+# The Bessel functions: DLMF 10.6.1 (J, Y) and 10.29.1 (I); the exponentially scaled ones
+# (``ive(v, x) = iv(v, x) exp(-|x|)``) less sign(x) times themselves.
+BESSEL = (
+    defvjp("scipy.special.i0(x)", elementwise=True, x="g * s2s.iv(1, x)"),
+    defvjp("scipy.special.i1(x)", elementwise=True, x="g * (s2s.iv(0, x) + s2s.iv(2, x)) / 2.0"),
+    defvjp("scipy.special.i0e(x)", elementwise=True, x="g * (s2s.ive(1, x) - np.sign(x) * ans)"),
+    defvjp("scipy.special.i1e(x)", elementwise=True,
+           x="g * ((s2s.ive(0, x) + s2s.ive(2, x)) / 2.0 - np.sign(x) * ans)"),
+    defvjp("scipy.special.iv(v, z)", elementwise=True, z="g * (s2s.iv(v - 1, z) + s2s.iv(v + 1, z)) / 2.0"),
+    defvjp("scipy.special.ive(v, z)", elementwise=True,
+           z="g * ((s2s.ive(v - 1, z) + s2s.ive(v + 1, z)) / 2.0 - np.sign(z) * ans)"),
+    defvjp("scipy.special.j0(x)", elementwise=True, x="-g * s2s.jv(1, x)"),
+    defvjp("scipy.special.j1(x)", elementwise=True, x="g * (s2s.jv(0, x) - s2s.jv(2, x)) / 2.0"),
+    _JV,
+    alias("scipy.special.jn", _JV),
+    defvjp("scipy.special.y0(x)", elementwise=True, x="-g * s2s.yv(1, x)"),
+    defvjp("scipy.special.y1(x)", elementwise=True, x="g * (s2s.yv(0, x) - s2s.yv(2, x)) / 2.0"),
+    _YV,
+    alias("scipy.special.yn", _YV),
+)
+
+RULES = RULES + GAMMA_FAMILY + BESSEL

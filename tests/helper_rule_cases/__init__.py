@@ -8,7 +8,7 @@ import importlib
 import numpy as np
 
 BANNERS = ("broadcasting", "complex", "containers", "contract", "custom", "elementwise", "indexing",
-           "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting", "fft")
+           "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting", "fft", "special")
 
 RNG = np.random.default_rng(4321)
 
