@@ -17,9 +17,10 @@ import autograd
 import libcst as cst
 import autograd.numpy as anp
 import autograd.scipy.special as aspecial
+import autograd.scipy.stats as astats
 import numpy as np
 import pytest
-from scipy import special
+from scipy import special, stats
 
 import s2sgrad
 from s2sgrad import runtime as s2s
@@ -1030,6 +1031,41 @@ add([_S + n for n in ("j0", "j1", "jv", "jn", "y0", "y1", "yv", "yn")], sp_besse
 add([_S + n for n in ("i0e", "i1e", "ive")], sp_bessel_ie, uniform((3, 4), -3.0, 3.0), oracle="none")
 
 
+# ===== scipy.stats: densities, distribution functions and masses with loc and scale ===========
+
+def st_norm(x, loc, scale):
+    return np.sum((stats.norm.logpdf(x, loc, scale) + stats.norm.pdf(x, loc, scale) + stats.norm.cdf(x, loc, scale)
+                   + stats.norm.logcdf(x, loc, scale) + stats.norm.sf(x, loc, scale)
+                   + stats.norm.logsf(x, loc, scale)) * W)
+def st_norm_standard(x): return np.sum((stats.norm.logpdf(x) + stats.norm.cdf(x) + stats.norm.logsf(x)) * W)
+def st_t(x, df, loc, scale): return np.sum((stats.t.logpdf(x, df, loc, scale) + stats.t.pdf(x, df, loc, scale)) * W)
+def st_gamma(x, a, loc, scale):
+    return np.sum((stats.gamma.logpdf(x, a, loc, scale) + stats.gamma.pdf(x, a, loc, scale)) * W)
+def st_beta(x, a, b, loc, scale):
+    return np.sum((stats.beta.logpdf(x, a, b, loc, scale) + stats.beta.pdf(x, a, b, loc, scale)) * W)
+def st_chi2(x, df, loc, scale):
+    return np.sum((stats.chi2.logpdf(x, df, loc, scale) + stats.chi2.pdf(x, df, loc, scale)) * W)
+def st_poisson(mu): return np.sum((stats.poisson.logpmf(COUNTS, mu) + stats.poisson.pmf(COUNTS, mu, 1)) * W)
+
+
+COUNTS = np.array([[1, 3, 0, 2], [4, 1, 2, 2], [3, 5, 1, 6]])
+_N = "scipy.stats.norm."
+add([_N + n for n in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")], st_norm, uniform((3, 4), -2.0, 2.0),
+    uniform((4,), -0.5, 0.5), uniform(None, 0.8, 1.5))
+add([_N + n for n in ("logpdf", "cdf", "logsf")], st_norm_standard, uniform((3, 4), -2.0, 2.0))
+add(("scipy.stats.t.logpdf", "scipy.stats.t.pdf"), st_t, uniform((3, 4), -2.0, 2.0), uniform(None, 2.0, 5.0),
+    uniform(None, -0.5, 0.5), uniform(None, 0.8, 1.5))
+add(("scipy.stats.gamma.logpdf", "scipy.stats.gamma.pdf"), st_gamma, uniform((3, 4), 1.0, 3.0),
+    uniform(None, 1.5, 3.0), uniform(None, 0.0, 0.5), uniform((4,), 0.8, 1.5), oracle="none")
+add(("scipy.stats.beta.logpdf", "scipy.stats.beta.pdf"), st_beta, uniform((3, 4), 0.2, 0.7),
+    uniform(None, 1.5, 3.0), uniform(None, 1.5, 3.0), uniform(None, 0.0, 0.1), uniform(None, 0.9, 1.1),
+    oracle="none")
+add(("scipy.stats.chi2.logpdf", "scipy.stats.chi2.pdf"), st_chi2, uniform((3, 4), 1.0, 3.0),
+    uniform(None, 2.5, 5.0), uniform(None, 0.0, 0.5), uniform(None, 0.8, 1.5), oracle="none")
+add(("scipy.stats.poisson.logpmf", "scipy.stats.poisson.pmf"), st_poisson, uniform((3, 4), 1.0, 4.0),
+    oracle="none")
+
+
 # ===== the tests ===============================================================================
 
 _MATH = types.SimpleNamespace(
@@ -1044,7 +1080,7 @@ _MATH = types.SimpleNamespace(
 
 def _oracle_twin(fn, math_too):
     """``fn`` with ``np`` (and ``math``) bound to autograd.numpy, for autograd to run."""
-    namespace = dict(fn.__globals__, np=anp, special=aspecial)
+    namespace = dict(fn.__globals__, np=anp, special=aspecial, stats=astats)
     if math_too:
         namespace["math"] = _MATH
     return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
