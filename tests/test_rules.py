@@ -1066,6 +1066,21 @@ add(("scipy.stats.poisson.logpmf", "scipy.stats.poisson.pmf"), st_poisson, unifo
     oracle="none")
 
 
+# ===== np.convolve and np.correlate: each mode, either operand the longer ========================
+
+def np_convolve_modes(a, v):
+    return (np.sum(np.sin(np.convolve(a, v))) + np.sum(np.convolve(a, v, "same") ** 2)
+            + np.sum(np.cos(np.convolve(a, v, mode="valid"))))
+def np_correlate_modes(a, v):
+    return (np.sum(np.sin(np.correlate(a, v, "full"))) + np.sum(np.correlate(a, v, "same") ** 2)
+            + np.sum(np.cos(np.correlate(a, v))))
+
+
+for _n, _m in ((5, 3), (4, 6), (2, 5)):
+    add("numpy.convolve", np_convolve_modes, uniform((_n,)), uniform((_m,)), oracle="none")  # autograd has none
+    add("numpy.correlate", np_correlate_modes, uniform((_n,)), uniform((_m,)), oracle="none")
+
+
 # ===== the tests ===============================================================================
 
 _MATH = types.SimpleNamespace(
