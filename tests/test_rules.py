@@ -1081,6 +1081,25 @@ for _n, _m in ((5, 3), (4, 6), (2, 5)):
     add("numpy.correlate", np_correlate_modes, uniform((_n,)), uniform((_m,)), oracle="none")
 
 
+# ===== np.gradient: spacings as numbers or coordinates, edge orders, one axis or several ==========
+
+COORDS7 = np.cumsum(uniform((7,), 0.2, 1.0))
+def np_gradient_plain(f): return np.sum(np.sin(np.gradient(f)) ** 2)
+def np_gradient_axis(f): return np.sum(np.cos(np.gradient(f, axis=-1)) * W)
+def np_gradient_1d(f): return np.sum(np.gradient(f, 0.3, edge_order=2) ** 2 + np.gradient(f, COORDS7) ** 3
+                                    + np.gradient(f, COORDS7, edge_order=2))
+def np_gradient_axes(f):
+    dy, dx = np.gradient(f, 0.5, 2.0)
+    return np.sum(dy ** 2 * dx) + np.sum(np.gradient(f, axis=0, edge_order=2) ** 2)
+
+
+add("numpy.gradient", np_gradient_plain, uniform((7,)))
+add("numpy.gradient", np_gradient_axis, uniform((3, 4)))
+# autograd differentiates np.gradient at its default spacing and edge order only
+add("numpy.gradient", np_gradient_1d, uniform((7,)), oracle="none")
+add("numpy.gradient", np_gradient_axes, uniform((4, 5)), oracle="none")
+
+
 # ===== the tests ===============================================================================
 
 _MATH = types.SimpleNamespace(

@@ -1,6 +1,7 @@
 """scipy.special, scipy.stats and np.convolve as a user writes them: a Student-t likelihood through
 gammaln and through scipy.stats.t.logpdf, a negative-binomial likelihood, a Gaussian mixture
-through scipy.stats.norm.logpdf and logsumexp, a 1-D convolution loss; grad, jvp and hessian
+through scipy.stats.norm.logpdf and logsumexp, a 1-D convolution loss, a smoothness penalty
+through np.gradient; grad, jvp and hessian
 against autograd and against differences. Then the mechanism: each derivative of the gamma and
 Bessel families is the next function of its family (third order reads generated code again), a
 varied order is refused where it stands, the command line writes code that runs, and importing
@@ -99,6 +100,16 @@ def convolution_loss_ag(kernel):
     return anp.sum((pred - TARGET) ** 2) + 0.1 * anp.sum(kernel ** 4)
 
 
+def smoothness_penalty(u):  # a 2-D field's squared gradient and a spacing-aware curvature
+    dy, dx = np.gradient(u)
+    return np.sum(dy ** 2 + dx ** 2) + np.sum(np.sin(np.gradient(u, axis=1)) ** 3)
+
+
+def smoothness_penalty_ag(u):
+    dy, dx = anp.gradient(u)
+    return anp.sum(dy ** 2 + dx ** 2) + anp.sum(anp.sin(anp.gradient(u, axis=1)) ** 3)
+
+
 def gamma_and_bessel(x):  # no autograd twin: autograd has no jv or ive's order-0 slope
     return np.sum(special.polygamma(1, x) * special.jv(1.5, x) + special.betaln(x, 2.0 * x)
                   + special.ive(1, x - 1.0) + special.y1(x) ** 2 + special.multigammaln(x + 1.0, 2))
@@ -110,6 +121,7 @@ CASES = [
     (negative_binomial_nll, negative_binomial_nll_ag, np.array([0.5, 0.2])),
     (gaussian_mixture, gaussian_mixture_ag, np.array([0.1, -0.2, -1.0, 1.0, -0.5, -0.3])),
     (convolution_loss, convolution_loss_ag, np.array([0.1, 0.4, -0.2])),
+    (smoothness_penalty, smoothness_penalty_ag, RNG.normal(size=(4, 4))),  # autograd: square only
     (gamma_and_bessel, None, np.array([0.8, 1.7, 2.6])),
 ]
 
@@ -129,7 +141,7 @@ def test_grad_jvp_and_hessian_agree_with_autograd_and_differences(fn, twin, x):
         np.testing.assert_allclose(hessian, autograd.hessian(twin)(x), rtol=1e-6, atol=1e-8)
     eps = 1e-5  # a Hessian-vector product against differences of gradients
     moved = (s2sgrad.grad(fn)(x + eps * t) - s2sgrad.grad(fn)(x - eps * t)) / (2 * eps)
-    np.testing.assert_allclose(hessian @ t, moved, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(np.tensordot(hessian, t, t.ndim), moved, rtol=1e-4, atol=1e-6)
 
 
 # ----- third order: grad of grad of grad, each level generated code read again --------------------
