@@ -1030,6 +1030,19 @@ add([_S + n for n in ("j0", "j1", "jv", "jn", "y0", "y1", "yv", "yn")], sp_besse
     oracle="none")  # autograd has no jv, yv
 add([_S + n for n in ("i0e", "i1e", "ive")], sp_bessel_ie, uniform((3, 4), -3.0, 3.0), oracle="none")
 
+def sp_normal(x): return np.sum((special.ndtr(x) + special.log_ndtr(x) * 2.0 + special.ndtri(special.ndtr(x))) * W)
+def sp_xlogy(x, y):
+    return np.sum((special.xlogy(x, y) + special.xlog1py(x, y) + special.rel_entr(x, y) + special.kl_div(x, y)
+                   + special.entr(x)) * W)
+def sp_softmax(x):
+    return np.sum(np.sin(special.softmax(x, axis=1)) * W) + np.sum(special.log_softmax(x, axis=0) * W) \
+        + np.sum(special.softmax(x) * W) + np.sum(special.log_softmax(x) ** 2)
+
+
+add([_S + n for n in ("ndtr", "log_ndtr", "ndtri")], sp_normal, uniform((3, 4), -2.0, 2.0), oracle="none")
+add([_S + n for n in ("xlogy", "xlog1py", "rel_entr", "kl_div", "entr")], sp_xlogy, uniform((3, 4), 0.2, 2.0),
+    uniform((4,), 0.2, 2.0), oracle="none")  # autograd has none of these
+add((_S + "softmax", _S + "log_softmax"), sp_softmax, uniform((3, 4), -2.0, 2.0), oracle="none")
 
 # ===== scipy.stats: densities, distribution functions and masses with loc and scale ===========
 

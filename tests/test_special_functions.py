@@ -110,6 +110,12 @@ def smoothness_penalty_ag(u):
     return anp.sum(dy ** 2 + dx ** 2) + anp.sum(anp.sin(anp.gradient(u, axis=1)) ** 3)
 
 
+def softmax_cross_entropy(w):  # no autograd twin: autograd has no softmax, log_softmax, xlogy
+    logits = np.reshape(w, (2, 3)) * X[:2, None]
+    p = special.softmax(logits, axis=1)
+    return -np.sum(special.log_softmax(logits, axis=1)[:, 0]) + np.sum(special.xlogy(p, p + 0.5))
+
+
 def gamma_and_bessel(x):  # no autograd twin: autograd has no jv or ive's order-0 slope
     return np.sum(special.polygamma(1, x) * special.jv(1.5, x) + special.betaln(x, 2.0 * x)
                   + special.ive(1, x - 1.0) + special.y1(x) ** 2 + special.multigammaln(x + 1.0, 2))
@@ -122,6 +128,7 @@ CASES = [
     (gaussian_mixture, gaussian_mixture_ag, np.array([0.1, -0.2, -1.0, 1.0, -0.5, -0.3])),
     (convolution_loss, convolution_loss_ag, np.array([0.1, 0.4, -0.2])),
     (smoothness_penalty, smoothness_penalty_ag, RNG.normal(size=(4, 4))),  # autograd: square only
+    (softmax_cross_entropy, None, RNG.normal(size=6)),
     (gamma_and_bessel, None, np.array([0.8, 1.7, 2.6])),
 ]
 
@@ -266,3 +273,14 @@ def test_float32_stays_float32_through_the_helpers():
     got = s2sgrad.grad(gamma_and_bessel)(x)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, s2sgrad.grad(gamma_and_bessel)(x.astype(np.float64)), rtol=1e-3)
+
+
+def xlogy_sum(x, y):
+    return np.sum(special.xlogy(x, y) + special.xlog1py(x, y - 1.0))
+
+
+def test_x_log_y_has_a_zero_slope_in_y_where_x_is_zero():
+    x, y = np.array([0.0, 0.5, 0.0]), np.array([0.0, 2.0, 1.5])
+    dy = s2sgrad.grad(xlogy_sum, argnums=1)(x, y)
+    np.testing.assert_array_equal(dy[[0, 2]], [0.0, 0.0])  # as JAX: 0, not the nan of 0 / 0
+    np.testing.assert_allclose(dy[1], 0.5 / 2.0 + 0.5 / 2.0, rtol=1e-12)

@@ -67,4 +67,28 @@ BESSEL = (
     alias("scipy.special.yn", _YV),
 )
 
-RULES = RULES + GAMMA_FAMILY + BESSEL
+_NORMAL_DENSITY = "np.exp(-0.5 * x * x) / np.sqrt(2.0 * np.pi)"
+
+# Normal distribution functions, x log y forms (0 at x == 0 whatever y: so is their slope in y,
+# as in JAX) and entropies, and softmax along an axis.
+STATISTICS = (
+    defvjp("scipy.special.ndtr(x)", elementwise=True, x=f"g * {_NORMAL_DENSITY}"),
+    defvjp("scipy.special.log_ndtr(x)", elementwise=True,
+           x="g * np.exp(-0.5 * x * x - ans) / np.sqrt(2.0 * np.pi)"),
+    defvjp("scipy.special.ndtri(y)", elementwise=True, y="g * np.sqrt(2.0 * np.pi) * np.exp(0.5 * ans * ans)"),
+    defvjp("scipy.special.xlogy(x, y)", elementwise=True, x="g * np.log(y)",
+           y="g * np.where(x == 0, 0.0, x / np.where(x == 0, 1.0, y))"),
+    defvjp("scipy.special.xlog1py(x, y)", elementwise=True, x="g * np.log1p(y)",
+           y="g * np.where(x == 0, 0.0, x / np.where(x == 0, 1.0, 1.0 + y))"),
+    defvjp("scipy.special.entr(x)", elementwise=True, x="-g * (np.log(x) + 1.0)"),
+    defvjp("scipy.special.rel_entr(x, y)", elementwise=True, x="g * (np.log(x / y) + 1.0)", y="-g * x / y"),
+    defvjp("scipy.special.kl_div(x, y)", elementwise=True, x="g * np.log(x / y)", y="g * (1.0 - x / y)"),
+    defvjp("scipy.special.softmax(x, axis=None)",
+           jvps={"x": "ans * (t - np.sum(t * ans, axis=axis, keepdims=True))"},
+           x="ans * (g - np.sum(g * ans, axis=axis, keepdims=True))"),
+    defvjp("scipy.special.log_softmax(x, axis=None)",
+           jvps={"x": "t - np.sum(t * np.exp(ans), axis=axis, keepdims=True)"},
+           x="g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True)"),
+)
+
+RULES = RULES + GAMMA_FAMILY + BESSEL + STATISTICS
