@@ -1078,6 +1078,17 @@ add(("scipy.stats.chi2.logpdf", "scipy.stats.chi2.pdf"), st_chi2, uniform((3, 4)
 add(("scipy.stats.poisson.logpmf", "scipy.stats.poisson.pmf"), st_poisson, uniform((3, 4), 1.0, 4.0),
     oracle="none")
 
+def st_cdfs(x, loc, scale):
+    return np.sum((stats.t.cdf(x, 3.5, loc, scale) + stats.t.logcdf(x, 3.5, loc, scale)
+                   + stats.gamma.cdf(x + 1.0, 2.5, loc, scale) + stats.chi2.cdf(x + 1.0, 3.5, loc, scale)
+                   + stats.beta.cdf(0.5 * x + 0.5, 2.5, 1.7, loc * 0.1, scale)) * W)
+def st_poisson_cdf(mu): return np.sum((stats.poisson.cdf(COUNTS + 0.5, mu) + stats.poisson.cdf(COUNTS, mu, 1)) * W)
+
+
+add(["scipy.stats." + n for n in ("t.cdf", "t.logcdf", "gamma.cdf", "chi2.cdf", "beta.cdf")], st_cdfs,
+    uniform((3, 4), 0.1, 0.6), uniform((4,), -0.1, 0.1), uniform(None, 1.0, 1.3),
+    oracle="none")  # autograd differentiates these in x alone, and poisson's without loc
+add("scipy.stats.poisson.cdf", st_poisson_cdf, uniform((3, 4), 1.0, 4.0), oracle="none")
 
 # ===== np.convolve and np.correlate: each mode, either operand the longer ========================
 

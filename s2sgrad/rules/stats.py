@@ -2,8 +2,9 @@
 ``sf``, ``logsf``) and masses (``pmf``, ``logpmf``) of the distributions people write likelihoods
 with, each with ``loc`` and ``scale``, differentiable in every real parameter (a count ``k`` has
 no template: a varied one is refused). Written with ``z = (x - loc) / scale``; a ``pdf`` rule is
-its ``logpdf`` rule's slopes times ``ans``. The functions of the other distributions (t's cdf,
-which needs the incomplete beta function's derivative in ``df``) have no rule and are refused."""
+its ``logpdf`` rule's slopes times ``ans``. A distribution function other than norm's is
+differentiable in ``x``, ``loc`` and ``scale`` only (in a shape parameter it needs the incomplete
+gamma or beta function's derivative in it): a varied shape parameter is refused."""
 
 from .table import defvjp
 
@@ -63,8 +64,39 @@ _CHI2 = {
     "scale": f"(0.5 * {_Z} - df / 2.0) / scale",
 }
 
+
+
+def _distribution(distribution: str, signature: str, log_density: str, kinds=("cdf",)) -> tuple:
+    """The rules of ``scipy.stats.<distribution>.<kind>`` for ``kinds`` (``cdf``, ``logcdf``)
+    in ``x``, ``loc`` and ``scale``, from the log-density at ``z`` (without ``- log scale``):
+    d/dx is the density (over the value for a log), d/dloc its negative, d/dscale its negative
+    times z. The shape parameters have no template: a varied one is refused."""
+    rules = []
+    for kind in kinds:
+        density = f"np.exp({log_density}{' - ans' if kind.startswith('log') else ''}) / scale"
+        rules.append(defvjp(f"scipy.stats.{distribution}.{kind}(x, {signature})", elementwise=True,
+                            x=f"g * {density}", loc=f"-g * {density}", scale=f"-g * {density} * {_Z}"))
+    return tuple(rules)
+
+
+_LOG_DENSITIES = {
+    "t": (f"s2s.gammaln((df + 1.0) / 2.0) - s2s.gammaln(df / 2.0) - 0.5 * np.log(df * np.pi)"
+          f" - (df + 1.0) / 2.0 * np.log1p({_Z} ** 2 / df)"),
+    "gamma": f"(a - 1.0) * np.log({_Z}) - {_Z} - s2s.gammaln(a)",
+    "beta": f"(a - 1.0) * np.log({_Z}) + (b - 1.0) * np.log1p(-{_Z}) - s2s.gammaln(a) - s2s.gammaln(b)"
+            f" + s2s.gammaln(a + b)",
+    "chi2": f"(df / 2.0 - 1.0) * np.log({_Z} / 2.0) - {_Z} / 2.0 - s2s.gammaln(df / 2.0) - np.log(2.0)",
+}
+
 RULES = (
     *_density_pair("norm", "loc=0, scale=1", _NORM),
+    *_distribution("t", "df, loc=0, scale=1", _LOG_DENSITIES["t"], ("cdf", "logcdf")),
+    *_distribution("gamma", "a, loc=0, scale=1", _LOG_DENSITIES["gamma"]),
+    *_distribution("beta", "a, b, loc=0, scale=1", _LOG_DENSITIES["beta"]),
+    *_distribution("chi2", "df, loc=0, scale=1", _LOG_DENSITIES["chi2"]),
+    # P(K <= k) falls as mu grows by the mass at floor(k - loc)
+    defvjp("scipy.stats.poisson.cdf(k, mu, loc=0)", elementwise=True,
+           mu="-g * np.exp(np.floor(k - loc) * np.log(mu) - mu - s2s.gammaln(np.floor(k - loc) + 1.0))"),
     _normal_tails("cdf", "", _DENSITY),
     _normal_tails("logcdf", "", _DENSITY_OVER),
     _normal_tails("sf", "-", _DENSITY),

@@ -1,6 +1,6 @@
 """The functions of scipy's special module that its functions' derivatives call: the polygamma
 family (``s2s.polygamma(n, x)``: digamma for ``n == 0``; ``s2s.multipolygamma``: its sum in
-multigammaln) and the Bessel functions of any order (``s2s.iv``, ``ive``, ``jv``, ``yv``).
+multigammaln), ``s2s.gammaln`` and the Bessel functions of any order (``s2s.iv``, ``ive``, ``jv``, ``yv``).
 
 scipy is not a dependency of s2sgrad: generated code calls these only where the user's own code
 called scipy.special, so scipy is imported (``importlib``, cached in ``sys.modules``) when a
@@ -13,7 +13,7 @@ import importlib
 
 import numpy as np
 
-__all__ = ["polygamma", "multipolygamma", "iv", "ive", "jv", "yv"]
+__all__ = ["gammaln", "polygamma", "multipolygamma", "iv", "ive", "jv", "yv"]
 
 
 def _special():
@@ -30,6 +30,12 @@ def _like(x, out):
     if isinstance(x, np.ndarray) and dtype.kind == "f" and out.dtype.kind == "f" and dtype != out.dtype:
         out = out.astype(dtype)
     return out[()] if out.ndim == 0 else out
+
+
+def gammaln(x):
+    """The log of the absolute value of the gamma function (the densities in distribution
+    functions' derivatives)."""
+    return _like(x, _special().gammaln(x))
 
 
 def polygamma(n, x):

@@ -13,6 +13,7 @@ def h_multipolygamma(a): return np.sum((s2s.multipolygamma(0, a, 3) + s2s.multip
 def h_bessel(x):
     return np.sum((s2s.iv(1, x) + s2s.iv(2.5, x) + s2s.jv(0, x) + s2s.jv(1.5, x) + s2s.yv(1, x)
                    + s2s.yv(2.5, x)) * W)
+def h_gammaln(x): return np.sum(np.sin(s2s.gammaln(x)) * W)
 def h_ive(x): return np.sum((s2s.ive(0, x) + s2s.ive(1, x) * 2.0) * W)
 
 
@@ -23,5 +24,6 @@ CASES = [
     (R + "polygamma", h_polygamma_float, (uniform(None, 0.5, 3.0),), None, 1e-5),
     (R + "multipolygamma", h_multipolygamma, (uniform((3, 4), 1.5, 4.0),), None, 1e-5),
     ((R + "iv", R + "jv", R + "yv"), h_bessel, (uniform((3, 4), 0.5, 4.0),), None, 1e-5),
+    (R + "gammaln", h_gammaln, (uniform((3, 4), 0.5, 3.0),), None, 1e-5),
     (R + "ive", h_ive, (uniform((3, 4), -3.0, 3.0),), None, 1e-5),
 ]

@@ -6,6 +6,7 @@ have no template, so a varied one is refused."""
 from ..table import defvjp
 
 RULES = (
+    defvjp("s2sgrad.runtime.gammaln(x)", elementwise=True, x="g * s2s.polygamma(0, x)"),
     defvjp("s2sgrad.runtime.polygamma(n, x)", elementwise=True,
            x="g * s2s.polygamma(n + 1, x)"),
     defvjp("s2sgrad.runtime.multipolygamma(n, a, d)", elementwise=True,
