@@ -1043,6 +1043,12 @@ add([_S + n for n in ("ndtr", "log_ndtr", "ndtri")], sp_normal, uniform((3, 4), 
 add([_S + n for n in ("xlogy", "xlog1py", "rel_entr", "kl_div", "entr")], sp_xlogy, uniform((3, 4), 0.2, 2.0),
     uniform((4,), 0.2, 2.0), oracle="none")  # autograd has none of these
 add((_S + "softmax", _S + "log_softmax"), sp_softmax, uniform((3, 4), -2.0, 2.0), oracle="none")
+def sp_incomplete(x):
+    return np.sum((special.gammainc(2.5, x) + special.gammaincc(1.5, x) * 2.0
+                   + special.betainc(2.5, 1.7, x / 2.0)) * W)
+
+
+add([_S + n for n in ("gammainc", "gammaincc", "betainc")], sp_incomplete, uniform((3, 4), 0.2, 1.8))
 
 # ===== scipy.stats: densities, distribution functions and masses with loc and scale ===========
 

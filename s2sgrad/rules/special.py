@@ -91,4 +91,16 @@ STATISTICS = (
            x="g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True)"),
 )
 
-RULES = RULES + GAMMA_FAMILY + BESSEL + STATISTICS
+# The regularized incomplete gamma and beta functions in x: their integrands over the
+# normalizer (the parameters a, b have no template: a varied one is refused).
+INCOMPLETE = (
+    defvjp("scipy.special.gammainc(a, x)", elementwise=True,
+           x="g * np.exp((a - 1.0) * np.log(x) - x - s2s.gammaln(a))"),
+    defvjp("scipy.special.gammaincc(a, x)", elementwise=True,
+           x="-g * np.exp((a - 1.0) * np.log(x) - x - s2s.gammaln(a))"),
+    defvjp("scipy.special.betainc(a, b, x)", elementwise=True,
+           x="g * np.exp((a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x) + s2s.gammaln(a + b)"
+             " - s2s.gammaln(a) - s2s.gammaln(b))"),
+)
+
+RULES = RULES + GAMMA_FAMILY + BESSEL + STATISTICS + INCOMPLETE
