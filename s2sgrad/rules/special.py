@@ -6,9 +6,6 @@ refused."""
 
 from .table import alias, defvjp
 
-# Why forward mode has no tangent for a rule (Rule.reverse_only).
-_NONLINEAR = "a nonlinear reduction; its tangent template is not written yet"
-
 _SQRT_PI = "np.sqrt(np.pi)"
 
 RULES = (
@@ -18,9 +15,13 @@ RULES = (
     defvjp("scipy.special.erfc(x)", elementwise=True, x=f"-g * 2.0 / {_SQRT_PI} * np.exp(-x * x)"),
     defvjp("scipy.special.erfinv(y)", elementwise=True, y=f"g * {_SQRT_PI} / 2.0 * np.exp(ans * ans)"),
     defvjp("scipy.special.erfcinv(y)", elementwise=True, y=f"-g * {_SQRT_PI} / 2.0 * np.exp(ans * ans)"),
+    # its tangent: the tangent of a (or of b) summed against the weights b exp(a - ans) (or exp(a - ans))
     defvjp(
         "scipy.special.logsumexp(a, axis=None, b=None, keepdims=False)",
-        reverse_only=_NONLINEAR,
+        jvps={"a": "np.sum(t * s2s.logsumexp_vjp(np.ones_like(ans), ans, a, axis, b, keepdims), axis=axis, "
+                   "keepdims=keepdims)",
+              "b": "np.sum(s2s.logsumexp_vjp(np.ones_like(ans), ans, a, axis, t, keepdims), axis=axis, "
+                   "keepdims=keepdims)"},
         a="s2s.logsumexp_vjp(g, ans, a, axis, b, keepdims)",
         b="s2s.logsumexp_vjp_b(g, ans, a, axis, b, keepdims)",
     ),
