@@ -1,8 +1,9 @@
-"""scipy.special: the functions whose derivatives are numpy expressions, or other functions of
-scipy.special (the polygamma family, the Bessel functions of other orders) that generated code
-calls through the helpers of runtime/special.py, whose own rules (rules/helpers/special.py) give
-every higher order. An order (``n``, ``v``) or dimension (``d``) has no template: a varied one is
-refused."""
+"""scipy.special: the functions whose derivatives are numpy expressions (expit, erf, logsumexp,
+the normal distribution functions, x log y forms, entropies, softmax), or other functions of
+scipy.special (the polygamma family, gammaln, the Bessel functions of other orders) that
+generated code calls through the helpers of runtime/special.py, whose own rules
+(rules/helpers/special.py) give every higher order. An order (``n``, ``v``), a dimension (``d``)
+or the incomplete functions' ``a`` and ``b`` have no template: a varied one is refused."""
 
 from .table import alias, defvjp
 
