@@ -1,6 +1,8 @@
 """Folding single-use forward temporaries (s2sgrad.differentiate.inline): substitution keeps the
 meaning of every expression, and the forward sweep reads like the user's statement."""
 
+import types
+
 import libcst as cst
 import numpy as np
 import pytest
@@ -143,11 +145,15 @@ def test_fold_keeps_known_scalars_inside_sums():
     ("g * a * (1.0 - t * t)", "g * (1.0 - t * t) * a"),
     ("g * -2 * a * (b + c)", "g * -2 * (b + c) * a"),
     ("(b + c) * a", "(b + c) * a"),
+    # two numbers added or subtracted (an order a template shifts): one literal, parentheses kept
+    ("s2s.iv(0.5 - 1, a)", "s2s.iv(-0.5, a)"),
+    ("(1 - 2) ** 2 * a", "(-1) ** 2 * a"),
+    ("a - (1 - 3)", "a - (-2)"),
 ])
 def test_simplify_products(expr, expected):
     from s2sgrad.differentiate.simplify import simplify
 
     node = simplify(cst.parse_expression(expr))
     assert cst.Module([]).code_for_node(node) == expected
-    env = dict(a=1.5, b=-0.25, c=3.0, g=0.5, t=0.3)
+    env = dict(a=1.5, b=-0.25, c=3.0, g=0.5, t=0.3, s2s=types.SimpleNamespace(iv=lambda v, x: v * x))
     assert eval(cst.Module([]).code_for_node(node), env) == pytest.approx(eval(expr, env))

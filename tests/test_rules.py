@@ -17,9 +17,10 @@ import autograd
 import libcst as cst
 import autograd.numpy as anp
 import autograd.scipy.special as aspecial
+import autograd.scipy.stats as astats
 import numpy as np
 import pytest
-from scipy import special
+from scipy import special, stats
 
 import s2sgrad
 from s2sgrad import runtime as s2s
@@ -1005,6 +1006,129 @@ add(("s2sgrad.runtime.abs_slope", "s2sgrad.runtime.angle_slope"), r_slopes, unif
 for _rules, _fn, _args, _argnums, _rtol in all_cases():
     add(_rules, _fn, *_args, argnums=_argnums, oracle="none", rtol=_rtol)
 
+# ===== scipy.special: the gamma and Bessel families (their derivatives call runtime/special.py) ==
+
+def sp_gamma_family(x):
+    return np.sum((special.gammaln(x) + special.gamma(x) * 0.5 + special.rgamma(x) + special.digamma(x)
+                   + special.psi(x) * 0.3 + special.polygamma(2, x) * 0.1) * W)
+def sp_beta(a, b): return np.sum((special.beta(a, b) + special.betaln(a, b) * 2.0) * W)
+def sp_multigammaln(a): return np.sum(special.multigammaln(a, 3) * W)
+def sp_bessel_i(x): return np.sum((special.i0(x) + special.i1(x) + special.iv(1.5, x) + special.ive(2, x)) * W)
+def sp_bessel_jy(x):
+    return np.sum((special.j0(x) + special.j1(x) + special.jv(2.5, x) + special.jn(2, x) + special.y0(x)
+                   + special.y1(x) + special.yv(1.5, x) + special.yn(2, x)) * W)
+def sp_bessel_ie(x): return np.sum((special.i0e(x) + special.i1e(x) + special.ive(1, x)) * W)
+
+
+_S = "scipy.special."
+add([_S + n for n in ("gammaln", "gamma", "rgamma", "digamma", "psi", "polygamma")], sp_gamma_family,
+    uniform((3, 4), 0.5, 3.0))
+add((_S + "beta", _S + "betaln"), sp_beta, uniform((3, 4), 0.5, 3.0), uniform((4,), 0.5, 3.0))
+add(_S + "multigammaln", sp_multigammaln, uniform((3, 4), 1.5, 4.0))
+add([_S + n for n in ("i0", "i1", "iv", "ive")], sp_bessel_i, uniform((3, 4), 0.3, 3.0))
+add([_S + n for n in ("j0", "j1", "jv", "jn", "y0", "y1", "yv", "yn")], sp_bessel_jy, uniform((3, 4), 0.5, 4.0),
+    oracle="none")  # autograd has no jv, yv
+add([_S + n for n in ("i0e", "i1e", "ive")], sp_bessel_ie, uniform((3, 4), -3.0, 3.0), oracle="none")
+
+def sp_normal(x): return np.sum((special.ndtr(x) + special.log_ndtr(x) * 2.0 + special.ndtri(special.ndtr(x))) * W)
+def sp_xlogy(x, y):
+    return np.sum((special.xlogy(x, y) + special.xlog1py(x, y) + special.rel_entr(x, y) + special.kl_div(x, y)
+                   + special.entr(x)) * W)
+def sp_softmax(x):
+    return np.sum(np.sin(special.softmax(x, axis=1)) * W) + np.sum(special.log_softmax(x, axis=0) * W) \
+        + np.sum(special.softmax(x) * W) + np.sum(special.log_softmax(x) ** 2)
+
+
+add([_S + n for n in ("ndtr", "log_ndtr", "ndtri")], sp_normal, uniform((3, 4), -2.0, 2.0), oracle="none")
+add([_S + n for n in ("xlogy", "xlog1py", "rel_entr", "kl_div", "entr")], sp_xlogy, uniform((3, 4), 0.2, 2.0),
+    uniform((4,), 0.2, 2.0), oracle="none")  # autograd has none of these
+add((_S + "softmax", _S + "log_softmax"), sp_softmax, uniform((3, 4), -2.0, 2.0), oracle="none")
+def sp_incomplete(x):
+    return np.sum((special.gammainc(2.5, x) + special.gammaincc(1.5, x) * 2.0
+                   + special.betainc(2.5, 1.7, x / 2.0)) * W)
+
+
+add([_S + n for n in ("gammainc", "gammaincc", "betainc")], sp_incomplete, uniform((3, 4), 0.2, 1.8))
+
+# ===== scipy.stats: densities, distribution functions and masses with loc and scale ===========
+
+def st_norm(x, loc, scale):
+    return np.sum((stats.norm.logpdf(x, loc, scale) + stats.norm.pdf(x, loc, scale) + stats.norm.cdf(x, loc, scale)
+                   + stats.norm.logcdf(x, loc, scale) + stats.norm.sf(x, loc, scale)
+                   + stats.norm.logsf(x, loc, scale)) * W)
+def st_norm_standard(x): return np.sum((stats.norm.logpdf(x) + stats.norm.cdf(x) + stats.norm.logsf(x)) * W)
+def st_t(x, df, loc, scale): return np.sum((stats.t.logpdf(x, df, loc, scale) + stats.t.pdf(x, df, loc, scale)) * W)
+def st_gamma(x, a, loc, scale):
+    return np.sum((stats.gamma.logpdf(x, a, loc, scale) + stats.gamma.pdf(x, a, loc, scale)) * W)
+def st_beta(x, a, b, loc, scale):
+    return np.sum((stats.beta.logpdf(x, a, b, loc, scale) + stats.beta.pdf(x, a, b, loc, scale)) * W)
+def st_chi2(x, df, loc, scale):
+    return np.sum((stats.chi2.logpdf(x, df, loc, scale) + stats.chi2.pdf(x, df, loc, scale)) * W)
+def st_poisson(mu): return np.sum((stats.poisson.logpmf(COUNTS, mu) + stats.poisson.pmf(COUNTS, mu, 1)) * W)
+
+
+COUNTS = np.array([[1, 3, 0, 2], [4, 1, 2, 2], [3, 5, 1, 6]])
+_N = "scipy.stats.norm."
+add([_N + n for n in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")], st_norm, uniform((3, 4), -2.0, 2.0),
+    uniform((4,), -0.5, 0.5), uniform(None, 0.8, 1.5))
+add([_N + n for n in ("logpdf", "cdf", "logsf")], st_norm_standard, uniform((3, 4), -2.0, 2.0))
+add(("scipy.stats.t.logpdf", "scipy.stats.t.pdf"), st_t, uniform((3, 4), -2.0, 2.0), uniform(None, 2.0, 5.0),
+    uniform(None, -0.5, 0.5), uniform(None, 0.8, 1.5))
+add(("scipy.stats.gamma.logpdf", "scipy.stats.gamma.pdf"), st_gamma, uniform((3, 4), 1.0, 3.0),
+    uniform(None, 1.5, 3.0), uniform(None, 0.0, 0.5), uniform((4,), 0.8, 1.5), oracle="none")
+add(("scipy.stats.beta.logpdf", "scipy.stats.beta.pdf"), st_beta, uniform((3, 4), 0.2, 0.7),
+    uniform(None, 1.5, 3.0), uniform(None, 1.5, 3.0), uniform(None, 0.0, 0.1), uniform(None, 0.9, 1.1),
+    oracle="none")
+add(("scipy.stats.chi2.logpdf", "scipy.stats.chi2.pdf"), st_chi2, uniform((3, 4), 1.0, 3.0),
+    uniform(None, 2.5, 5.0), uniform(None, 0.0, 0.5), uniform(None, 0.8, 1.5), oracle="none")
+add(("scipy.stats.poisson.logpmf", "scipy.stats.poisson.pmf"), st_poisson, uniform((3, 4), 1.0, 4.0),
+    oracle="none")
+
+def st_cdfs(x, loc, scale):
+    return np.sum((stats.t.cdf(x, 3.5, loc, scale) + stats.t.logcdf(x, 3.5, loc, scale)
+                   + stats.gamma.cdf(x + 1.0, 2.5, loc, scale) + stats.chi2.cdf(x + 1.0, 3.5, loc, scale)
+                   + stats.beta.cdf(0.5 * x + 0.5, 2.5, 1.7, loc * 0.1, scale)) * W)
+def st_poisson_cdf(mu): return np.sum((stats.poisson.cdf(COUNTS + 0.5, mu) + stats.poisson.cdf(COUNTS, mu, 1)) * W)
+
+
+add(["scipy.stats." + n for n in ("t.cdf", "t.logcdf", "gamma.cdf", "chi2.cdf", "beta.cdf")], st_cdfs,
+    uniform((3, 4), 0.1, 0.6), uniform((4,), -0.1, 0.1), uniform(None, 1.0, 1.3),
+    oracle="none")  # autograd differentiates these in x alone, and poisson's without loc
+add("scipy.stats.poisson.cdf", st_poisson_cdf, uniform((3, 4), 1.0, 4.0), oracle="none")
+
+# ===== np.convolve and np.correlate: each mode, either operand the longer ========================
+
+def np_convolve_modes(a, v):
+    return (np.sum(np.sin(np.convolve(a, v))) + np.sum(np.convolve(a, v, "same") ** 2)
+            + np.sum(np.cos(np.convolve(a, v, mode="valid"))))
+def np_correlate_modes(a, v):
+    return (np.sum(np.sin(np.correlate(a, v, "full"))) + np.sum(np.correlate(a, v, "same") ** 2)
+            + np.sum(np.cos(np.correlate(a, v))))
+
+
+for _n, _m in ((5, 3), (4, 6), (2, 5)):
+    add("numpy.convolve", np_convolve_modes, uniform((_n,)), uniform((_m,)), oracle="none")  # autograd has none
+    add("numpy.correlate", np_correlate_modes, uniform((_n,)), uniform((_m,)), oracle="none")
+
+
+# ===== np.gradient: spacings as numbers or coordinates, edge orders, one axis or several ==========
+
+COORDS7 = np.cumsum(uniform((7,), 0.2, 1.0))
+def np_gradient_plain(f): return np.sum(np.sin(np.gradient(f)) ** 2)
+def np_gradient_axis(f): return np.sum(np.cos(np.gradient(f, axis=-1)) * W)
+def np_gradient_1d(f): return np.sum(np.gradient(f, 0.3, edge_order=2) ** 2 + np.gradient(f, COORDS7) ** 3
+                                    + np.gradient(f, COORDS7, edge_order=2))
+def np_gradient_axes(f):
+    dy, dx = np.gradient(f, 0.5, 2.0)
+    return np.sum(dy ** 2 * dx) + np.sum(np.gradient(f, axis=0, edge_order=2) ** 2)
+
+
+add("numpy.gradient", np_gradient_plain, uniform((7,)))
+add("numpy.gradient", np_gradient_axis, uniform((3, 4)))
+# autograd differentiates np.gradient at its default spacing and edge order only
+add("numpy.gradient", np_gradient_1d, uniform((7,)), oracle="none")
+add("numpy.gradient", np_gradient_axes, uniform((4, 5)), oracle="none")
+
 
 # ===== the tests ===============================================================================
 
@@ -1020,7 +1144,7 @@ _MATH = types.SimpleNamespace(
 
 def _oracle_twin(fn, math_too):
     """``fn`` with ``np`` (and ``math``) bound to autograd.numpy, for autograd to run."""
-    namespace = dict(fn.__globals__, np=anp, special=aspecial)
+    namespace = dict(fn.__globals__, np=anp, special=aspecial, stats=astats)
     if math_too:
         namespace["math"] = _MATH
     return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)

@@ -160,6 +160,12 @@ class _Fold(cst.CSTTransformer):
         return _literal(value) if type(value) in (int, float) else updated
 
     def leave_BinaryOperation(self, original, updated) -> cst.BaseExpression:
+        left, right = _number(updated.left), _number(updated.right)
+        if left is not None and right is not None and isinstance(updated.operator, (cst.Add, cst.Subtract)):
+            # numbers a template adds (an order v - 1): one literal, so code read again sees no
+            # name that could be taken to vary
+            value = left + right if isinstance(updated.operator, cst.Add) else left - right
+            return _literal(value).with_changes(lpar=updated.lpar, rpar=updated.rpar)  # (1 - 2) ** 2
         twice = doubled(updated)
         if twice is not updated:
             return twice

@@ -92,6 +92,18 @@ RULES = (
         a="s2s.cross_vjp_a(g, a, b, axisa, axisb, axisc, axis)",
         b="s2s.cross_vjp_b(g, a, b, axisa, axisb, axisc, axis)",
     ),
+    # 1-D: each operand's adjoint places g at the mode's window of the full result and correlates
+    # it with the other; correlate(a, v) is convolve(a, conj(v[::-1])) with its own window
+    defvjp(
+        "numpy.convolve(a, v, mode='full')", linear=("a", "v"),
+        a="s2s.convolve_vjp(g, v, a, s2s.convolve_start(a, v, mode))",
+        v="s2s.convolve_vjp(g, a, v, s2s.convolve_start(a, v, mode))",
+    ),
+    defvjp(
+        "numpy.correlate(a, v, mode='valid')", linear=("a", "v"),
+        a="s2s.convolve_vjp(g, np.conj(v[::-1]), a, s2s.correlate_start(a, v, mode))",
+        v="np.conj(s2s.convolve_vjp(g, a, v, s2s.correlate_start(a, v, mode))[::-1])",
+    ),
     defvjp(
         "numpy.linalg.solve(a, b)",
         jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},

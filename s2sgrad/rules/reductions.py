@@ -85,6 +85,11 @@ RULES = (
         a="s2s.split_diff(g, a, n=n, axis=axis, prepend=prepend, append=append)[1]",
         append="s2s.split_diff(g, a, n=n, axis=axis, prepend=prepend, append=append)[2]",
     ),
+    # linear in f; the spacings (numbers or coordinates) have no template: varied ones are refused
+    defvjp(
+        "numpy.gradient(f, *varargs, axis=None, edge_order=1)", linear=("f",),
+        f="s2s.gradient_vjp(g, f, varargs, axis, edge_order)",
+    ),
     defvjp(
         "numpy.average(a, axis=None, weights=None, returned=False, keepdims=False)",
         reverse_only=_NONLINEAR,

@@ -1,5 +1,6 @@
 """Adjoints of products (numpy only): ``@``, ``np.dot``, ``np.inner``, ``np.tensordot`` and
-``np.kron`` (``s2s.matmul_vjp_a``, ...), ``np.cross`` with its axis keywords, and the sums of a
+``np.kron`` (``s2s.matmul_vjp_a``, ...), ``np.cross`` with its axis keywords, ``np.convolve``
+and ``np.correlate`` (``s2s.convolve_vjp``, ``s2s.convolve_start``, ``s2s.correlate_start``), and the sums of a
 backward loop's per-step contributions to a product's loop-invariant factor in one product
 (``s2s.matmul_vjp_b_sum``, ...)."""
 
@@ -29,6 +30,9 @@ __all__ = [
     "product_sum_vjp_others",
     "cross_vjp_a",
     "cross_vjp_b",
+    "convolve_vjp",
+    "convolve_start",
+    "correlate_start",
 ]
 
 
@@ -390,3 +394,37 @@ def cross_vjp_a(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def cross_vjp_b(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Adjoint of ``b`` in ``np.cross(a, b, axisa, axisb, axisc, axis)`` (2- and 3-vectors)."""
     return _cross_adjoint(g, b, a, False, axisa, axisb, axisc, axis)
+
+
+def convolve_start(a, v, mode="full"):
+    """Where the result of ``np.convolve(a, v, mode)`` starts in the full one: 0 for ``"full"``,
+    the shorter length less one for ``"valid"``, half the lengths' difference (rounded down)
+    for ``"same"``."""
+    return _window_start(np.size(a), np.size(v), mode, False)
+
+
+def correlate_start(a, v, mode="valid"):
+    """Where the result of ``np.correlate(a, v, mode)`` starts in the full one: as for
+    convolve, except that numpy rounds the ``"same"`` start up when ``a`` is the shorter."""
+    n, m = np.size(a), np.size(v)
+    return _window_start(n, m, mode, n < m)
+
+
+def _window_start(n, m, mode, round_up):
+    if mode == "full":
+        return 0
+    if mode == "valid":
+        return min(n, m) - 1
+    if mode != "same":
+        raise ValueError(f"mode must be 'full', 'same' or 'valid', not {mode!r}")
+    return min(n, m) // 2 if round_up else (min(n, m) - 1) // 2
+
+
+def convolve_vjp(value, other, a, start):
+    """Adjoint of ``a`` in the window of ``np.convolve(a, other)`` (the full result) that starts
+    at ``start`` and is as long as the upstream ``value``: ``value`` placed there in zeros, then
+    correlated with ``other`` (``a``: read for its length)."""
+    value, other = np.asarray(value), np.asarray(other)
+    full = np.zeros(np.size(a) + other.size - 1, dtype=np.result_type(value, other))
+    full[start:start + value.size] = value
+    return np.convolve(full, other[::-1], "valid")

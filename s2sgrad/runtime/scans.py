@@ -1,5 +1,6 @@
 """Adjoints of running sums and products and of differences along an axis (numpy only):
-``np.cumsum``, ``np.cumprod``, ``np.nancumsum`` and ``np.diff`` (``s2s.cumsum_vjp``, ...)."""
+``np.cumsum``, ``np.cumprod``, ``np.nancumsum``, ``np.diff`` (``s2s.cumsum_vjp``, ...) and
+``np.gradient`` (``s2s.gradient_vjp``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ __all__ = [
     "split_diff",
     "join_diff",
     "diff_parts",
+    "gradient_vjp",
 ]
 
 
@@ -96,3 +98,54 @@ def diff_parts(g, parts, n=1, axis=-1, prepend=None, append=None):
     out = split_diff(g, parts[1], n, axis, prepend, append)
     return [np.zeros_like(part, dtype=np.result_type(part, 1.0)) if piece is None else piece
             for part, piece in zip(parts, out)]
+
+
+def gradient_vjp(value, f, varargs=(), axis=None, edge_order=1):
+    """Adjoint of ``f`` in ``np.gradient(f, *varargs, axis=axis, edge_order=edge_order)``:
+    ``value`` is the adjoint of its one array, or the sequence of adjoints of its arrays (one
+    per axis). Each axis's stencil reaches at most two points away, so numpy's own gradient of
+    five combs (ones at every fifth point) gives each coefficient, at any spacing; the adjoint
+    is that band transposed, summed over the axes."""
+    f = np.asarray(f)
+    axes = _axes(axis, f.ndim)
+    spacings = _spacings(varargs, len(axes))
+    parts = [value] if len(axes) == 1 else list(value)
+    if len(parts) != len(axes):
+        raise ValueError(f"np.gradient's adjoint: {len(parts)} adjoints for {len(axes)} axes")
+    out = np.zeros(f.shape, dtype=np.result_type(f, *parts, float))
+    for ax, spacing, g in zip(axes, spacings, parts):
+        out += np.moveaxis(_band_transpose(np.moveaxis(np.asarray(g), ax, -1), f.shape[ax], spacing,
+                                           edge_order), -1, ax)
+    return out
+
+
+def _axes(axis, ndim):
+    """The axes ``np.gradient`` differentiates along, in order, as non-negative numbers."""
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in ((axis,) if np.ndim(axis) == 0 else axis))
+
+
+def _spacings(varargs, count):
+    """One spacing per axis (a number or coordinates), as numpy reads ``*varargs``."""
+    if len(varargs) == 0:
+        return [1.0] * count
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return [varargs[0]] * count
+    return list(varargs)
+
+
+def _band_transpose(g, n, spacing, edge_order):
+    """``D.T`` applied along the last axis of ``g``, where ``D`` is np.gradient's ``n``-point
+    stencil (``D[i, k]`` is 0 unless ``|i - k| <= 2``)."""
+    combs = [np.gradient((np.arange(n) % 5 == r).astype(float), spacing, edge_order=edge_order)
+             for r in range(5)]
+    out = np.zeros_like(g, dtype=np.result_type(g, float))
+    for k_res in range(5):  # D[i, k] = combs[k % 5][i]
+        coef = combs[k_res]
+        for d in range(-2, 3):  # i = k + d
+            k = np.arange(n)
+            mine = (k % 5 == k_res) & (k + d >= 0) & (k + d < n)
+            ks = k[mine]
+            out[..., ks] += coef[ks + d] * g[..., ks + d]
+    return out

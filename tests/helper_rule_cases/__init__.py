@@ -8,7 +8,8 @@ import importlib
 import numpy as np
 
 BANNERS = ("broadcasting", "complex", "containers", "contract", "custom", "elementwise", "indexing",
-           "jacobians", "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting", "fft")
+           "jacobians", "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting", "fft",
+           "special")
 
 RNG = np.random.default_rng(4321)
 

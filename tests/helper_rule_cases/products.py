@@ -6,6 +6,10 @@ from s2sgrad import runtime as s2s
 
 from . import uniform
 
+def h_convolve_vjp(value, other, a): return np.sum(np.sin(s2s.convolve_vjp(value, other, a, 1)))
+def h_convolve_vjp_full(value, other, a): return np.sum(np.sin(s2s.convolve_vjp(value, other, a, 0)) ** 2)
+
+
 R = "s2sgrad.runtime."
 
 
@@ -97,4 +101,7 @@ CASES = [
     (R + "cross_vjp_a", h_cross_vjp_a, _u((4,), (4, 2), (2,)), (0, 2), 1e-5),
     (R + "cross_vjp_b", h_cross_vjp_b, _u((4, 3), (4, 3), (3,)), (0, 1), 1e-5),
     (R + "cross_vjp_b", h_cross_vjp_b_axis, _u((3, 4), (3, 4), (3, 4)), (0, 1), 1e-5),
+    # np.convolve's adjoint: a window of the full result (start 1, 5 of 7) and the full one
+    (R + "convolve_vjp", h_convolve_vjp, _u((5,), (3,), (5,)), (0, 1), 1e-5),
+    (R + "convolve_vjp", h_convolve_vjp_full, _u((6,), (4,), (3,)), (0, 1), 1e-5),
 ]

@@ -45,6 +45,11 @@ def h_diff_parts(g, p0):
 def h_diff_parts_x(g): return np.sum(np.sin(s2s.diff_parts(g, [V4, X34, V4], 1, 0)[1]) * W)
 
 
+F45 = uniform((4, 5))  # the differentiated array, read for its shape
+def h_gradient_vjp(g): return np.sum(np.sin(s2s.gradient_vjp(g, F45, (0.5,), 1, 2)))
+def h_gradient_vjp_axes(gy, gx): return np.sum(s2s.gradient_vjp([gy, gx], F45) ** 2)
+
+
 R = "s2sgrad.runtime."
 POS34 = uniform((3, 4), 0.5, 1.5)
 # (rules, function, args, argnums or None for every float argument, rtol)
@@ -64,4 +69,6 @@ CASES = [
     (R + "diff_parts", h_diff_parts_x, (uniform((2, 4)),), None, 1e-5),
     (R + "join_diff", h_join_diff_x,
      (uniform((1, 4)), uniform((3, 4)), uniform((1, 4))), None, 1e-5),
+    (R + "gradient_vjp", h_gradient_vjp, (uniform((4, 5)),), None, 1e-5),
+    (R + "gradient_vjp", h_gradient_vjp_axes, (uniform((4, 5)), uniform((4, 5))), None, 1e-5),
 ]

@@ -11,10 +11,10 @@ values only for their shapes or for a piecewise choice (``constant_in=``).
 """
 
 from . import (batching, broadcasting, complex, containers, contexts, contract, custom, elementwise, fft,
-               indexing, jacobians, linalg, products, reductions, rows, scans, shapes, sorting)
+               indexing, jacobians, linalg, products, reductions, rows, scans, shapes, sorting, special)
 
 MODULES = (batching, broadcasting, complex, containers, contexts, contract, custom, elementwise, fft, indexing,
-           jacobians, linalg, products, reductions, rows, scans, shapes, sorting)
+           jacobians, linalg, products, reductions, rows, scans, shapes, sorting, special)
 
 RULES = tuple(rule for module in MODULES for rule in module.RULES)
 

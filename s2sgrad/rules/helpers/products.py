@@ -99,7 +99,16 @@ RULES = (
         value="np.cross(a, g, axisa, axisb, axisc, axis)",
         a="s2s.cross_vjp_a(value, a, g, axisa, axisb, axisc, axis)",
     ),
+    # np.convolve's adjoint: linear in the upstream (its transpose is the convolution's window
+    # again) and in the other factor (bilinear, as convolve is)
+    defvjp("s2sgrad.runtime.convolve_vjp(value, other, a, start)", linear=("value", "other"),
+           constant_in=("a", "start"),
+           value="np.convolve(g, other)[start:start + np.size(value)]",
+           other="s2s.convolve_vjp(value, g, other, start)"),
 )
+
+# Where a convolution's window starts: a whole number.
+NONDIFF = ("s2sgrad.runtime.convolve_start", "s2sgrad.runtime.correlate_start")
 
 # The helpers of these rules' own second-order templates: a third derivative through them is not
 # written yet (reading them again is refused with the location of the call).

@@ -44,4 +44,10 @@ RULES = (
         linear=("value",), constant_in=("parts", "prepend", "append"),
         value="s2s.join_diff(g, n, axis, prepend, append)",
     ),
+    # np.gradient's adjoint: linear in the upstream; its transpose is np.gradient again
+    defvjp(
+        "s2sgrad.runtime.gradient_vjp(value, f, varargs=(), axis=None, edge_order=1)",
+        linear=("value",), constant_in=("f",),
+        value="np.gradient(g, *varargs, axis=axis, edge_order=edge_order)",
+    ),
 )
