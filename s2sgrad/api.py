@@ -25,7 +25,7 @@ from .read.capture import (MADE_ATTR, SOURCE_ATTR, caller_location, check_functi
                            from_function)
 from .transpose import jvp_by_reverse
 from .transformations import TRANSFORMATIONS, Transformation
-from .tree_arguments import Split, split_call
+from .tree_arguments import Split, split_call, star_position
 from .trees import LEAF, tree_flatten
 from . import derive
 
@@ -52,27 +52,21 @@ def wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
     return _argnum_names(fun, argnums)
 
 
-def _star_parameter(fun: Callable) -> Optional[str]:
-    """The name of ``fun``'s ``*args`` parameter, or None."""
-    try:
-        params = inspect.signature(fun).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    return next((p.name for p in params if p.kind is inspect.Parameter.VAR_POSITIONAL), None)
-
-
 def _argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
     names = _param_names(fun)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     out = []
-    star = _star_parameter(fun)
+    at = star_position(fun)
+    star = None if at is None else names[at]
     for n in nums:
-        if star is not None and isinstance(n, int) and n >= names.index(star):
-            raise TransformError(  # located at the def, as the fence's refusal of *args is
-                f"argnums {argnums!r} points into `*{star}` of {getattr(fun, '__name__', fun)!r}: "
-                "s2sgrad does not count argnums into *args yet", _def_location(fun),
-                f"list the parameters explicitly (`def f(x0, x1, x2)`), or pass the arrays as one "
-                f"tuple argument (`def f({star})` called as `f(arrays)`: a pytree, argnums=0)")
+        if at is not None and isinstance(n, int) and n < 0:
+            raise TransformError(f"argnums {argnums!r}: {getattr(fun, '__name__', fun)!r} takes "
+                                 f"*{star}, so a position counted from the end is not known until "
+                                 "it is called", _def_location(fun), "count argnums from 0")
+        if at is not None and isinstance(n, int) and n >= at:
+            if star not in out:  # argnums into *args: the arguments passed there, a tuple
+                out.append(star)
+            continue
         if not isinstance(n, int) or not -len(names) <= n < len(names):
             where = _def_location(fun)
             raise TransformError(
@@ -82,6 +76,19 @@ def _argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
                 caller_location(), "pass argnums as parameter positions (0 is the first)")
         out.append(names[n])
     return tuple(out)
+
+
+def made_per_call(fun: Callable, wrt: tuple) -> Optional[TransformError]:
+    """Where ``wrt`` names ``fun``'s ``*args``, what stands for its generated code until a call
+    (the code is made for the number of arguments each call passes there: Split); else None."""
+    at = star_position(fun)
+    if at is None or _param_names(fun)[at] not in wrt:
+        return None
+    star = _param_names(fun)[at]
+    return TransformError(
+        f"the generated code of {getattr(fun, '__name__', fun)} is made for the number of "
+        f"arguments a call passes to *{star}", _def_location(fun),
+        "call the function s2sgrad returned; its code for the arrays given is made then")
 
 
 class _Forward:
@@ -198,12 +205,14 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     name = display_name(fun)
     fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
+    text, fwd, bwd, entry = made_per_call(fun, wrt), None, None, None
     try:
-        text, (fwd, bwd, entry) = derive.build(fun, wrt, has_aux)
+        if text is None:
+            text, (fwd, bwd, entry) = derive.build(fun, wrt, has_aux)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
         if refusal.member_of is None:
             raise
-        text, fwd, bwd, entry = refusal, None, None, None  # (``model.W`` of a dataclass)
+        text = refusal  # (``model.W`` of a dataclass)
     single = isinstance(argnums, int)
     entry, positions = _entries(fun, wrt, has_aux, single, entry), _positions(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None

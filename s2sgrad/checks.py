@@ -66,7 +66,8 @@ class _Point:
     def moved(self, leaves: Sequence[Any]) -> tuple:
         """The call's arguments with the differentiated leaves ``leaves``."""
         out = list(self.args)
-        grouped = self.split.regroup(list(leaves)) if self.split is not None else leaves
+        plain = self.split is None or self.split.select  # (*args: every position a leaf)
+        grouped = leaves if plain else self.split.regroup(list(leaves))
         for i, value in zip(self.argnums, grouped):
             out[i] = value
         return tuple(out)
@@ -117,6 +118,9 @@ def check_grads(fun: Callable, args: Sequence[Any], order: int = 1, modes: Seque
     fun, args, positions = primal_call(fun, args)  # a partial's own arguments are constants
     argnums = positions if argnums is None else tuple(positions[n] for n in argnums)
     point = _Point(fun, args, argnums)
+    if point.split is not None and point.split.select and (order == 2 or "fwd" in modes):
+        raise GradientError("check_grads: with respect to arguments passed to *args it checks "
+                            "modes=('rev',) at order 1 so far")
     report = []
     if "rev" in modes:
         report.extend(_reverse_report(point, rtol, atol, eps))

@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import runtime
-from .api import (_attach, _def_location, _directional, _param_names, again_with_trees, build_jvp,
+from .api import (_attach, made_per_call, _def_location, _directional, _param_names, again_with_trees, build_jvp,
                   flat_tangents, grad, jvp_or_transpose, leaf_count, leaf_wrt, read_again, wrt_names)
 from .arguments import argument_check
 from .boundary import api_boundary
@@ -91,12 +91,14 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
     fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
     positions, single = _positions(argnums), isinstance(argnums, int)
+    text, fn = made_per_call(fun, wrt), None
     try:
-        text, fn = _generated_jacobian(fun, wrt, single, modes)
+        if text is None:
+            text, fn = _generated_jacobian(fun, wrt, single, modes)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
         if refusal.member_of is None:
             raise
-        text, fn = refusal, None
+        text = refusal
     check = _argument_check(fun, positions, wrt)
     name, params, per_structure = getattr(fun, "__name__", "the function"), _param_names(fun), {}
 
@@ -125,7 +127,7 @@ def _tree_layout(result: Any, split: Split, single: bool) -> Any:
     """The generated function's result for pytree arguments (the output's structure, each leaf
     a tuple of blocks per differentiated leaf) -> JAX's layout: each such tuple regrouped into
     the arguments' structures (the one argument's for ``single``)."""
-    count = len(split.leaf_positions)
+    count = split.result_count
     leaves, treedef = tree_flatten(result)
 
     def per_argument(blocks: list) -> Any:
@@ -201,10 +203,18 @@ class TreeRoutes:
             return None, None
         if self.again:  # ``fun`` is generated code s2sgrad returned
             raise again_with_trees(self.name)
+        if split.select:
+            raise star_refusal(self.name)
         self.check(bound_arguments(self.fun, args, kwargs), split)
         if split.trees not in self.routes:
             self.routes[split.trees] = second_order(self.fun, self.wrt, split.trees)[1]
         return split, self.routes[split.trees]
+
+
+def star_refusal(name: str) -> UsageError:
+    """The refusal of second derivatives with respect to arguments passed to ``*args``."""
+    return UsageError(f"{name}: second derivatives with respect to arguments passed to *args are "
+                      "not supported yet; name the parameters, or pass the arrays as one tuple")
 
 
 def _forward_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
@@ -345,6 +355,8 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     split = split_call(fun, getattr(fun, "__name__", "the function"), _param_names(fun),
                        positions, args, {})
     if split is not None:
+        if split.select:
+            raise star_refusal(getattr(fun, "__name__", "the function"))
         wrt = wrt_names(fun, positions)
         flat = flat_tangents(split, tangents, "hvp")
         TreeScalarCheck(fun)(args, split)

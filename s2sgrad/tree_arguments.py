@@ -20,7 +20,7 @@ import numpy as np
 
 from .arguments import MASKED, PLAIN, masked_refusal
 from .errors import GradientError, UsageError
-from .trees import TreeDef, tree_flatten, tree_unflatten
+from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
 
 
 def bound_arguments(fun: Callable, args: tuple, kwargs: dict) -> tuple:
@@ -68,10 +68,21 @@ class Split:
     defs: tuple
     leaf_positions: tuple
     keywords: tuple = ()  # (name, value) of keyword-only arguments, passed on by keyword
+    # for a call into ``*args``: per differentiated position, the index of its result among
+    # those of the generated code (which differentiates every argument passed there)
+    select: tuple = ()
+    results: int = 0  # how many results the generated code gives, where it differs
+
+    @property
+    def result_count(self) -> int:
+        """How many results (one per differentiated leaf) the generated code gives."""
+        return self.results or len(self.leaf_positions)
 
     def regroup(self, results: Sequence[Any]) -> tuple:
-        """Per differentiated position, its tree rebuilt from ``results`` (one per leaf, in
-        order), or the one result of a plain argument."""
+        """Per differentiated position, its tree rebuilt from ``results`` (one per leaf of the
+        generated code, in order), or the one result of a plain argument."""
+        if self.select:
+            results = [results[i] for i in self.select]
         out, start = [], 0
         for treedef in self.defs:
             count = 1 if treedef is None else treedef.num_leaves
@@ -106,6 +117,9 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
     or None when no argument there is a pytree (lists, tuples, dicts, namedtuples, dataclasses,
     None, registered nodes)."""
     kwargs, keywords = keyword_only(fun, kwargs)
+    star = star_position(fun)
+    if star is not None and any(p >= star for p in positions):
+        return _star_split(name, params, star, positions, args, kwargs, keywords, complex_numbers)
     if plain_call(args, kwargs, positions):
         return None
     args = bound_arguments(fun, args, kwargs)
@@ -140,6 +154,43 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
                  tuple(spot for p in at for spot in leaf_positions[p]), tuple(keywords.items()))
 
 
+def star_position(fun: Callable) -> Optional[int]:
+    """The position of ``fun``'s ``*args`` parameter, or None."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    return next((i for i, p in enumerate(params) if p.kind is p.VAR_POSITIONAL), None)
+
+
+def _star_split(name: str, params: Sequence[str], star: int, positions: tuple, args: tuple,
+                kwargs: dict, keywords: dict, complex_numbers: bool) -> Split:
+    """The Split of a call differentiated at positions into ``*args`` (at ``star``): the
+    arguments passed there are one tuple (``Options.trees``: the generated code takes them by
+    position and differentiates each), the results of those ``positions`` selected."""
+    if kwargs:
+        raise UsageError(f"{name}: pass the arguments before *{params[star]} by position")
+    if any(p < 0 or p >= len(args) for p in positions):
+        raise UsageError(f"{name}: argnums {positions!r} do not fit a call with {len(args)} "
+                         f"argument(s) (count them from 0, into *{params[star]} too)")
+    order: list = []  # the positions of the generated code's differentiated arguments
+    for p in positions:
+        if p < star and p not in order:
+            order.append(p)
+        elif p >= star and star not in order:
+            order.extend(range(star, len(args)))
+    for p in order:
+        text = params[p] if p < star else f"{params[star]}[{p - star}]"
+        if not tree_flatten(args[p])[1].is_leaf():
+            raise UsageError(f"{name}: `{text}` is a pytree; beside *{params[star]}, s2sgrad "
+                             "differentiates arrays and numbers only so far")
+        _check_leaf(name, text, args[p], complex_numbers)
+    tuple_def = TreeDef("tuple", children=tuple(LEAF for _ in range(len(args) - star)))
+    return Split(tuple(args), ((params[star], tuple_def),), tuple(None for _ in positions),
+                 tuple(positions), tuple(keywords.items()), tuple(order.index(p) for p in positions),
+                 len(order))
+
+
 def _check_leaf(name: str, text: str, leaf: Any, complex_numbers: bool) -> None:
     """A GradientError naming the leaf ``text`` when it is not an array or a number."""
     if isinstance(leaf, MASKED):
@@ -155,4 +206,4 @@ def _check_leaf(name: str, text: str, leaf: Any, complex_numbers: bool) -> None:
 PLAIN_KINDS = (np.ndarray, float, int, np.number)  # a differentiated leaf is one of these
 
 
-__all__ = ["Split", "TreeDef", "bound_arguments", "keyword_only", "plain_call", "split_call"]
+__all__ = ["Split", "TreeDef", "bound_arguments", "keyword_only", "plain_call", "split_call", "star_position"]

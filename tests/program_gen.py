@@ -124,6 +124,7 @@ class Program:
     autograd: bool = True  # False: autograd cannot run it (index writes)
     refused: bool = False  # the program ends with an in-place update s2sgrad must refuse
     tree: bool = False  # the program defines f_tree(p, flag) and tree_args(x, v, s): tree_arguments
+    star: tuple = ()  # the program defines f_star: (order of x, v, s in *xs, flag keyword-only)
     x: np.ndarray = None
     v: np.ndarray = None
     s: float = 0.0
@@ -1784,7 +1785,36 @@ def generate(ch: Chooser, refuse: bool = False, avoid=()) -> Program:
     prog = gen.program()
     if not refuse and "tree_args" not in avoid and ch.bool(40):  # drawn last: earlier draws stay
         tree_arguments(gen, prog)
+    if not refuse and "star_args" not in avoid and ch.bool(30):  # after it: its draws stay too
+        star_arguments(gen, prog)
     return prog
+
+
+def star_arguments(gen: "Gen", prog: Program) -> None:
+    """``f_star``: ``f`` with its differentiated arguments passed through ``*xs`` in a drawn
+    order (read by index or unpacked), ``flag`` before them or keyword-only after them; the
+    test differentiates it with argnums counting into ``*xs`` (``prog.star``: the order, and
+    where ``flag`` is)."""
+    ch = gen.ch
+    order = ["x", "v", "s"]
+    for i in range(2, 0, -1):
+        j = ch.int(0, i)
+        order[i], order[j] = order[j], order[i]
+    keyword = ch.bool(50)
+    params = "*xs, flag" if keyword else "flag, *xs"
+    lines = [f"def f_star({params}):"]
+    if ch.bool(50):
+        lines.append(f"    {', '.join(f'{n}_in' for n in order)} = xs")
+        reads = {n: f"{n}_in" for n in order}
+        gen.tag("star_unpack")
+    else:
+        reads = {n: f"xs[{order.index(n)}]" for n in order}
+    lines.append(f"    return f({reads['x']}, {reads['v']}, {reads['s']}, flag)")
+    prog.main += "\n\n\n" + "\n".join(lines)
+    prog.star = (tuple(order), keyword)
+    gen.tag("star_args")
+    if keyword:
+        gen.tag("keyword_only")
 
 
 def _tree_node(ch: Chooser, leaves: list, gen: "Gen") -> tuple:

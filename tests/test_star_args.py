@@ -73,11 +73,35 @@ def test_keyword_only_parameters_keep_their_defaults():
     np.testing.assert_allclose(grad(X, scale=3.0, shift=X), 3.0 * np.cos(X) + X, rtol=1e-12)
 
 
-def test_argnums_into_star_args_say_so_at_the_call():
-    with pytest.raises(s2sgrad.TransformError, match=r"points into `\*xs` of 'only_star'") as info:
-        s2sgrad.grad(only_star, argnums=(0, 1, 2))(X, X, X)
-    assert "has 1 parameter" not in str(info.value)
+def test_argnums_count_into_star_args_at_the_api():
+    args = (X * 0.5, X, X * 2.0, -X)
+    expected = autograd.grad(lambda *v: _rebind(star_sum)(*v, scale=3.0), (0, 1, 2, 3))(*args)
+    got = s2sgrad.grad(star_sum, argnums=(0, 2, 3))(*args, scale=3.0)
+    for g, e in zip(got, (expected[0], expected[2], expected[3])):
+        np.testing.assert_allclose(g, e, rtol=1e-10)
+    one = s2sgrad.grad(star_sum, argnums=2)(*args, scale=3.0)
+    np.testing.assert_allclose(one, expected[2], rtol=1e-10)
+    value, (first,) = s2sgrad.value_and_grad(only_star, argnums=(1,))(X, X * 0.7)
+    assert value == pytest.approx(only_star(X, X * 0.7))
+    np.testing.assert_allclose(first, 2 * X * 0.7, rtol=1e-12)
+    for jacobian in (s2sgrad.jacfwd, s2sgrad.jacrev):
+        np.testing.assert_allclose(jacobian(star_sum, argnums=3)(*args, scale=3.0), expected[3],
+                                   rtol=1e-10)
+    adjoints = s2sgrad.vjp(only_star, X, X * 0.7)[1](1.0)
+    np.testing.assert_allclose(adjoints[1], 2 * X * 0.7, rtol=1e-12)
+    s2sgrad.check_grads(only_star, (X, X * 0.7, X - 1.0))
+
+
+def test_what_star_args_do_not_take_yet_is_refused_at_the_call():
+    with pytest.raises(s2sgrad.TransformError, match="position counted from the end") as info:
+        s2sgrad.grad(only_star, argnums=-1)
     assert "test_star_args.py:" in str(info.value).splitlines()[0]
+    with pytest.raises(UsageError, match=r"do not fit a call with 2 argument"):
+        s2sgrad.grad(only_star, argnums=(0, 2))(X, X)
+    with pytest.raises(UsageError, match="second derivatives with respect to arguments passed to"):
+        s2sgrad.hvp(only_star, (X, X), (X, X))
+    with pytest.raises(UsageError, match="pytree"):
+        s2sgrad.grad(only_star, argnums=0)({"a": X}, X)
 
 
 def scaled_loss(w, *, lam=0.1):
