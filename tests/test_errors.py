@@ -17,7 +17,7 @@ REFUSED = [
     ("uses_global", "`global`"),
     ("uses_nonlocal", "`nonlocal`"),
     ("uses_class", "class definitions"),
-    ("star_args", "\\*args"),
+    ("star_kwargs", "\\*\\*kwargs"),
     ("star_call", "star-arguments"),
     ("unknown_function", "no derivative rule for `scipy.special.erfcx`"),
     ("unknown_method", "`x.cumprod_like_nothing\\(...\\)` calls a method numpy arrays do not have"),
