@@ -21,8 +21,9 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import runtime
-from .api import (_attach, made_per_call, _def_location, _directional, _param_names, again_with_trees, build_jvp,
-                  flat_tangents, grad, jvp_or_transpose, leaf_count, leaf_wrt, read_again, wrt_names)
+from .api import (_attach, _def_location, _directional, _param_names, again_with_trees, build_jvp,
+                  flat_tangents, grad, leaf_count, leaf_wrt, made_per_call,
+                  read_again, wrt_names)
 from .arguments import argument_check
 from .boundary import api_boundary
 from .columns import hessian_blocks
@@ -80,7 +81,7 @@ def _generated_jacobian(fun: Callable, wrt: tuple, single: bool, modes: tuple,
         raise first
     raise TransformError(f"the Jacobian of {getattr(fun, '__name__', fun)}: its parameters are of a "
                          "form the generated Jacobian function cannot take (positional-only, "
-                         "*args, keyword-only)", _def_location(fun),
+                         "**kwargs)", _def_location(fun),
                          "differentiate a function with plain parameters that calls this one")
 
 

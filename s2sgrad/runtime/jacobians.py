@@ -133,8 +133,9 @@ def rows_block(rows, output_shape):
             blocks.append(rows_block(rows[start:start + size], shape))
             start += size
         return tree_unflatten(output_shape.treedef, blocks)
-    if not rows:
-        return np.zeros(tuple(output_shape))  # an output with no elements
+    if not rows:  # the rows say the input's shape: with none, the block's shape is not known
+        raise GradientError("a Jacobian by reverse mode of an output with no elements: use "
+                            "s2sgrad.jacfwd")
     return _joined(rows, tuple(output_shape) + np.shape(rows[0]), 0, rows)
 
 
