@@ -216,11 +216,9 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
     single = isinstance(argnums, int)
     entry, positions = _entries(fun, wrt, has_aux, single, entry), _positions(argnums)
     forward = _Forward(fun, wrt) if len(wrt) == 1 and not has_aux else None
-    first = positions[0]  # the argument forward mode differentiates, when it runs
-    check_arguments = argument_check(name, _param_names(fun), positions, wrt)
+    first, params = positions[0], _param_names(fun)  # forward mode differentiates ``first``
+    check_arguments = argument_check(name, params, positions, wrt)
     needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments forward mode reads
-
-    params = _param_names(fun)
     trees = TreeBuilds(fun, wrt, has_aux)
 
     def run(*args: Any, **kwargs: Any) -> tuple:
