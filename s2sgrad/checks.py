@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .api import grad, jvp_or_transpose, wrt_names
+from .api import build_jvp, grad, wrt_names
 from .arguments import argument_check
 from .jacobians import second_order
 from .partials import primal_call
@@ -150,7 +150,7 @@ def _forward_report(point: _Point, rtol: float, atol: float, eps: float) -> list
     """Forward mode along a fixed pseudo-random direction per argument (one at a time), against
     central differences along it; a pytree output leaf by leaf."""
     directions, tangents = point.directions(0)
-    _, fn, tangent_names = jvp_or_transpose(point.fun, point.wrt, point.trees)
+    _, fn, tangent_names = build_jvp(point.fun, point.wrt, point.trees)  # forward mode itself
     report = []
     for k, i in enumerate(point.argnums):
         only = point.leaves_at(k)
