@@ -31,6 +31,26 @@ def autograd_grad(fn, args, argnums):
     return autograd.grad(_rebind(fn), argnums)(*args)
 
 
+def assert_every_mode(fn, x, twin, tangent):
+    """``fn``'s gradient at ``x`` against central differences (and autograd's of ``twin``, where
+    given), its jvp along ``tangent`` against <gradient, tangent>, and its Hessian against
+    autograd's and, times ``tangent``, against differences of gradients."""
+    grad = s2sgrad.grad(fn)(x)
+    np.testing.assert_allclose(grad, numerical_grad(fn, (x,), 0), rtol=1e-5, atol=1e-6)
+    if twin is not None:
+        np.testing.assert_allclose(grad, autograd.grad(twin)(x), rtol=1e-8, atol=1e-10)
+    value, along = s2sgrad.jvp(fn, (x,), (tangent,))
+    np.testing.assert_allclose(value, fn(x), rtol=1e-12)
+    np.testing.assert_allclose(along, np.sum(grad * tangent), rtol=1e-8, atol=1e-10)
+    hessian = s2sgrad.hessian(fn)(x)
+    if twin is not None:
+        np.testing.assert_allclose(hessian, autograd.hessian(twin)(x), rtol=1e-6, atol=1e-8)
+    eps = 1e-5  # a Hessian-vector product against differences of gradients
+    moved = (s2sgrad.grad(fn)(x + eps * tangent) - s2sgrad.grad(fn)(x - eps * tangent)) / (2 * eps)
+    np.testing.assert_allclose(np.tensordot(hessian, tangent, tangent.ndim), moved, rtol=1e-4,
+                               atol=1e-6)
+
+
 def assert_gradients(fn, *args, argnums=None, autograd_oracle=True, rtol=1e-5, atol=1e-7):
     """s2sgrad's gradient of ``fn`` equals finite differences and (when it can run) autograd's."""
     if argnums is None:

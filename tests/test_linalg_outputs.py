@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import s2sgrad
+from conftest import assert_every_mode
 from s2sgrad.checks import numerical_grad
 
 RNG = np.random.default_rng(27)
@@ -84,21 +85,7 @@ CASES = [
 
 @pytest.mark.parametrize("fn,twin,shape", CASES, ids=[c[0].__name__ for c in CASES])
 def test_grad_jvp_and_hessian_agree_with_autograd(fn, twin, shape):
-    x = _arg(shape)
-    grad = s2sgrad.grad(fn)(x)
-    np.testing.assert_allclose(grad, numerical_grad(fn, (x,), 0), rtol=1e-5, atol=1e-6)
-    if twin is not None:
-        np.testing.assert_allclose(grad, autograd.grad(twin)(x), rtol=1e-8, atol=1e-10)
-    t = RNG.normal(size=shape)
-    value, tangent = s2sgrad.jvp(fn, (x,), (t,))
-    np.testing.assert_allclose(value, fn(x), rtol=1e-12)
-    np.testing.assert_allclose(tangent, np.sum(grad * t), rtol=1e-8, atol=1e-10)
-    hessian = s2sgrad.hessian(fn)(x)
-    if twin is not None:
-        np.testing.assert_allclose(hessian, autograd.hessian(twin)(x), rtol=1e-6, atol=1e-8)
-    eps = 1e-5  # a Hessian-vector product against differences of gradients
-    moved = (s2sgrad.grad(fn)(x + eps * t) - s2sgrad.grad(fn)(x - eps * t)) / (2 * eps)
-    np.testing.assert_allclose(np.tensordot(hessian, t, 2), moved, rtol=1e-4, atol=1e-6)
+    assert_every_mode(fn, _arg(shape), twin, RNG.normal(size=shape))
 
 
 def unread_output(a):

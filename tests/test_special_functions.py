@@ -26,6 +26,7 @@ from scipy.special import gammaln, logsumexp
 from scipy.stats import norm
 
 import s2sgrad
+from conftest import assert_every_mode
 from s2sgrad.checks import numerical_grad
 
 RNG = np.random.default_rng(2027)
@@ -135,20 +136,7 @@ CASES = [
 
 @pytest.mark.parametrize("fn,twin,x", CASES, ids=[c[0].__name__ for c in CASES])
 def test_grad_jvp_and_hessian_agree_with_autograd_and_differences(fn, twin, x):
-    grad = s2sgrad.grad(fn)(x)
-    np.testing.assert_allclose(grad, numerical_grad(fn, (x,), 0), rtol=1e-5, atol=1e-6)
-    if twin is not None:
-        np.testing.assert_allclose(grad, autograd.grad(twin)(x), rtol=1e-8, atol=1e-10)
-    t = RNG.normal(size=x.shape)
-    value, tangent = s2sgrad.jvp(fn, (x,), (t,))
-    np.testing.assert_allclose(value, fn(x), rtol=1e-12)
-    np.testing.assert_allclose(tangent, np.sum(grad * t), rtol=1e-8, atol=1e-10)
-    hessian = s2sgrad.hessian(fn)(x)
-    if twin is not None:
-        np.testing.assert_allclose(hessian, autograd.hessian(twin)(x), rtol=1e-6, atol=1e-8)
-    eps = 1e-5  # a Hessian-vector product against differences of gradients
-    moved = (s2sgrad.grad(fn)(x + eps * t) - s2sgrad.grad(fn)(x - eps * t)) / (2 * eps)
-    np.testing.assert_allclose(np.tensordot(hessian, t, t.ndim), moved, rtol=1e-4, atol=1e-6)
+    assert_every_mode(fn, x, twin, RNG.normal(size=x.shape))
 
 
 # ----- third order: grad of grad of grad, each level generated code read again --------------------
