@@ -111,7 +111,7 @@ def _collect(paths: Sequence[str], out_dir: str) -> tuple:
 
 
 def _entries(job: Job, path_on_disk: str) -> tuple:
-    from .pipeline import Options
+    from .pipeline import Options, keyed_trees
 
     module = project.module_name(path_on_disk)
     entries = []
@@ -120,7 +120,14 @@ def _entries(job: Job, path_on_disk: str) -> tuple:
         if m.wrt is None and not m.params:
             raise TransformError(f"{m.name} has no parameter to differentiate with respect to",
                                  location_of(unit, m.def_line, 1), "give it a parameter")
-        entries.append((unit, Options(wrt=m.wrt if m.wrt is not None else m.params[:1])))
+        wrt = m.wrt if m.wrt is not None else m.params[:1]
+        trees = keyed_trees(unit, wrt)  # dicts read by their keys: the sweeps take their leaves
+        if trees and m.order == 2:
+            raise TransformError(
+                f"{m.name} takes a dict (`{trees[0][0]}`) and asks for order=2: the generated "
+                "file has second derivatives for arrays only", location_of(unit, m.def_line, 1),
+                "use s2sgrad.hessian or s2sgrad.hvp at run time, or pass the arrays separately")
+        entries.append((unit, Options(wrt=wrt, trees=trees)))
     return tuple(entries)
 
 

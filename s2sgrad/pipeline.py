@@ -43,7 +43,7 @@ from .lower.inner import inner_transforms_into
 from .lower.normalize import lower_function
 from .lower.star_args import star_as_parameter
 from .lower.structure import structure
-from .lower.trees import with_tree_parameters
+from .lower.trees import keys_read, with_tree_parameters
 from .read.callees import static_callee
 from .read.capture import SourceUnit, from_function, is_source_function
 from .read.fence import fence
@@ -51,7 +51,7 @@ from .read.live import is_generated, live_names, names_read
 from .read.parse import ParsedFunction, find_function
 from .rules import DEFAULT_TABLE, RuleTable
 from .rules.user import with_user_rules
-from .write.codegen import Program, body_text, grad_wrapper, header_lines, render
+from .write.codegen import Keyed, Program, body_text, grad_wrapper, header_lines, render
 from .write.imports import module_imports
 
 
@@ -66,6 +66,7 @@ class Options:
     has_aux: bool = False
     mode: str = "rev"
     trees: tuple = ()  # (parameter, trees.TreeDef): parameters taking pytrees, by structure
+    keyed: tuple = ()  # codegen.Keyed: of ``trees``, the dicts known by the keys read (the CLI)
 
 
 @dataclass(frozen=True)
@@ -356,6 +357,15 @@ def _checked(unit: SourceUnit, options: Options) -> tuple:
     return _with_trees(pf, options)
 
 
+def keyed_trees(unit: SourceUnit, wrt: tuple) -> tuple:
+    """``(parameter, TreeDef)`` for each parameter of ``wrt`` that the function ``unit`` names
+    reads by literal string keys (``params["W1"]``): its structure as far as the code tells,
+    for code made before any call (the CLI; lower/trees.py's ``keys_read``)."""
+    pf = find_function(unit)
+    found = ((name, keys_read(pf, name)) for name in wrt)
+    return tuple((name, treedef) for name, treedef in found if treedef is not None)
+
+
 def _with_trees(pf: ParsedFunction, options: Options) -> tuple:
     """``pf`` and ``options`` with each tree parameter replaced by its leaves (lower/trees.py)."""
     if not options.trees:
@@ -363,9 +373,12 @@ def _with_trees(pf: ParsedFunction, options: Options) -> tuple:
     if is_custom_def(pf):
         raise pf.error(pf.node, "a custom_gradient function takes arrays and numbers, not pytrees",
                        "pass the arrays as separate arguments")
+    signature = cst.Module([]).code_for_node(pf.node.params)
     pf, leaves = with_tree_parameters(pf, options.trees)
     wrt = tuple(leaf for name in options.wrt for leaf in leaves.get(name, (name,)))
-    return pf, replace(options, wrt=wrt, trees=())
+    keyed = tuple(Keyed(param, treedef.paths(), leaves[param], signature)
+                  for param, treedef in options.trees if treedef.kind == "keys")
+    return pf, replace(options, wrt=wrt, trees=(), keyed=keyed)
 
 
 def _open(pfs: tuple, table: RuleTable, mode: Mode) -> tuple:
@@ -442,7 +455,8 @@ def _entry(pf: ParsedFunction, options: Options, entry: EntryNames, core: Option
                                top_level=True, names=(entry.fwd, entry.bwd), core=core)
     session.in_progress.discard(_helper_key(pf))
     params = tuple(p.name for p in core.params)
-    return top, grad_wrapper(core.name, params, core.reserved, top, entry.grad, _kwonly(pf))
+    wrapper = grad_wrapper(core.name, params, core.reserved, top, entry.grad, _kwonly(pf))
+    return top, replace(wrapper, keyed=options.keyed)
 
 
 def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command: str = "",

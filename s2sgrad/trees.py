@@ -45,7 +45,8 @@ def _type_name(node_type: Optional[type]) -> str:
 @dataclass(frozen=True)
 class TreeDef:
     """The structure of a pytree. ``kind``: ``"leaf"``, ``"none"``, ``"tuple"``, ``"list"``,
-    ``"dict"``, ``"namedtuple"``, ``"dataclass"`` or ``"custom"``; ``node_type``: the class of a
+    ``"dict"``, ``"namedtuple"``, ``"dataclass"`` or ``"custom"``, or ``"keys"``: a dict known only
+    by the literal keys a function's code reads (the CLI, which has no call to look at); ``node_type``: the class of a
     namedtuple, dataclass or registered node (a dict subclass too); ``keys``: a dict's keys (sorted),
     the fields of a namedtuple or dataclass, a registered node's aux data; ``children``: one
     TreeDef per child."""
@@ -66,7 +67,7 @@ class TreeDef:
 
     def child_keys(self) -> tuple:
         """The key of each child as a path step: a dict key, a field name, or a position."""
-        if self.kind in ("dict", "namedtuple", "dataclass"):
+        if self.kind in ("dict", "keys", "namedtuple", "dataclass"):
             return tuple(self.keys)
         return tuple(range(len(self.children)))
 
@@ -95,7 +96,7 @@ class TreeDef:
         if self.kind == "leaf":
             return "*"
         inner = ",".join(child.describe() for child in self.children)
-        if self.kind in ("dict", "namedtuple", "dataclass", "custom"):
+        if self.kind in ("dict", "keys", "namedtuple", "dataclass", "custom"):
             return f"{self.kind}:{_type_name(self.node_type)}{self.keys!r}({inner})"
         return f"{self.kind}({inner})"
 

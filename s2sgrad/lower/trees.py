@@ -116,7 +116,7 @@ class _Tree:
         known, key = _literal(node.slice[0].slice.value)
         if not known:
             return None
-        if treedef.kind == "dict" and key in treedef.keys:
+        if treedef.kind in ("dict", "keys") and key in treedef.keys:
             return path + (key,)
         if treedef.kind in ("tuple", "list", "namedtuple") and isinstance(key, int) and \
                 -len(treedef.children) <= key < len(treedef.children):
@@ -156,8 +156,9 @@ class _Tree:
 
 
 def _displayable(treedef: TreeDef) -> bool:
-    """Whether a display of names is the value a node of ``treedef`` stands for."""
-    if treedef.kind in ("namedtuple", "dataclass", "custom") or treedef.node_type is not None:
+    """Whether a display of names is the value a node of ``treedef`` stands for (never for a dict
+    known by the keys read: it may hold more)."""
+    if treedef.kind in ("namedtuple", "dataclass", "custom", "keys") or treedef.node_type is not None:
         return False
     if treedef.kind != "dict":
         return True
@@ -234,6 +235,8 @@ def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
     prelude = []
     for param, tree in built.items():
         for path in tree.whole(read):
+            if tree.defs[path].kind == "keys":
+                raise _whole_refusal(pf, body, tree.names[path] if path else param, param)
             what = tree.defs[path].node_type
             kind = what.__name__ if what is not None else "dict with keys that are not literals"
             at = next((reads.seen[tree.names[path[:k]]] for k in range(len(path), -1, -1)
@@ -263,10 +266,62 @@ def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
     return replace(pf, node=new), {p: tuple(t.leaves) for p, t in built.items()}
 
 
+def _whole_refusal(pf: ParsedFunction, body: cst.CSTNode, name: str, param: str) -> Exception:
+    """The refusal of a dict known by its keys (``keys_read``) used whole: at the first use of
+    ``name`` left in the transformed ``body`` (an unchanged node of the user's code)."""
+    uses = [n for n in m.findall(body, m.Name(name)) if pf.parsed.positions.get(n) is not None]
+    return pf.error(uses[0] if uses else pf.node,
+                    f"`{name}` is used whole: the generated gradient file reads the dict argument "
+                    f"`{param}` by the literal keys the code reads (`{param}[\"W\"]`), and a "
+                    "whole use would need all its keys, which are known only at a call",
+                    f"read each array by its literal key, or call s2sgrad.grad (or the "
+                    "decorator's attributes), which read the whole structure at the call")
+
+
+def keys_read(pf: ParsedFunction, param: str) -> Optional[TreeDef]:
+    """The structure of parameter ``param`` as the code reads it, for a function called nowhere
+    yet (the CLI): a dict (kind ``"keys"``) of the literal string keys read from it
+    (``params["W1"]``), nested where those are read by string keys in turn, its leaves the values
+    read; None when no literal string key is read from it (an array)."""
+    paths: set = set()
+    for node in m.findall(pf.node.body, m.Subscript()):
+        path = _string_path(node, param)
+        if path:
+            paths.add(path)
+    if not paths:
+        return None
+    return _keys_tree(paths, ())
+
+
+def _string_path(node: cst.BaseExpression, param: str) -> tuple:
+    """The string keys of the chain ``param["a"]["b"]`` that ``node`` ends (``("a", "b")``), its
+    first keys only up to the first step that is not a literal string; () for another chain."""
+    steps: list = []
+    while isinstance(node, cst.Subscript):
+        known, key = (False, None)
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            known, key = _literal(node.slice[0].slice.value)
+        steps.append(key if known and isinstance(key, str) else None)
+        node = node.value
+    if not (isinstance(node, cst.Name) and node.value == param):
+        return ()
+    steps.reverse()
+    first = steps.index(None) if None in steps else len(steps)
+    return tuple(steps[:first])
+
+
+def _keys_tree(paths: set, at: tuple) -> TreeDef:
+    """The node at ``at`` of the dict the read ``paths`` reach: a leaf where none goes below."""
+    below = sorted({p[len(at)] for p in paths if len(p) > len(at) and p[:len(at)] == at})
+    if not below:
+        return TreeDef("leaf")
+    return TreeDef("keys", None, tuple(below), tuple(_keys_tree(paths, at + (k,)) for k in below))
+
+
 def _is_docstring(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and \
         isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString,
                                                                                cst.ConcatenatedString))
 
 
-__all__ = ["with_tree_parameters"]
+__all__ = ["keys_read", "with_tree_parameters"]

@@ -102,10 +102,12 @@ def like(g, x):
     """``g`` as the gradient of ``x``: same shape, ``x``'s float dtype; a Python float for a float."""
     if isinstance(x, (list, tuple, dict)):  # a pytree passed whole to code made for arrays
         raise GradientError(
-            "a pytree (a dict, list or tuple) reached generated code made for an array: s2sgrad "
-            "does not yet transform again a function it returned when that function is given "
-            "pytree arguments; transform the original function (s2sgrad.hessian, jacfwd, jacrev "
-            "of it), or pass the arrays as separate arguments")
+            f"a {type(x).__name__} (a pytree) reached generated code made for an array there: "
+            "transform the original function with s2sgrad.grad (or jacfwd, jacrev, hessian), "
+            "which makes code for the pytree's structure at the call; an emitted gradient file "
+            "takes dicts read by literal keys (params[\"W\"]), other pytrees as their arrays "
+            "passed separately. (A function s2sgrad returned is not transformed again for "
+            "pytree arguments yet.)")
     if type(g) is _ndarray and type(x) is _ndarray:
         x_dtype = x.dtype
         if g.dtype is x_dtype and g.shape == x.shape and x_dtype.kind in "fc" and g.flags.writeable:

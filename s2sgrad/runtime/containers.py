@@ -2,7 +2,9 @@
 adjoint (``s2s.zeros_like``, ``s2s.list_zeros``), adjoints added element by element
 (``s2s.add``, ``s2s.Parts``, ``s2s.Keyed``), a list element's adjoint (``s2s.list_getitem_vjp``), a custom
 gradient's output leaves (``s2s.leaves``), ``x[index] = value`` on a copy (``s2s.setitem``), the
-adjoint of the value it writes (``s2s.setitem_value_vjp``) and a list's copy (``s2s.copied``).
+adjoint of the value it writes (``s2s.setitem_value_vjp``) and a list's copy (``s2s.copied``);
+the gradient of a dict argument from the gradients of the values read by key
+(``s2s.keyed_gradient``, in the ``<f>_grad`` of an emitted file).
 
 Of several writes to one position (an integer array index that repeats it, ``x[[0, 0]] = v``),
 the last in C order of ``x[index]`` stays, as numpy does for C-ordered values (numpy leaves the
@@ -14,7 +16,8 @@ import math
 
 import numpy as np
 
-from .broadcasting import _ndarray, unbroadcast
+from ..errors import GradientError
+from .broadcasting import _ndarray, like, unbroadcast
 
 __all__ = [
     "zeros_like",
@@ -33,6 +36,7 @@ __all__ = [
     "dict_of",
     "dict_of_vjp",
     "keys",
+    "keyed_gradient",
 ]
 
 
@@ -281,3 +285,47 @@ def keys(d):
     """The keys of the dict ``d``, as a list in its order: what a loop over ``d``, ``d.keys()``,
     ``d.values()`` or ``d.items()`` walks (no derivative)."""
     return list(d)
+
+
+def keyed_gradient(tree, paths, grads, name="the argument"):
+    """The gradient of ``tree``, a dict (of dicts) that generated code read at ``paths`` (tuples of
+    keys) and whose values there have the gradients ``grads``: a dict of ``tree``'s keys, each
+    value read given its gradient (its shape and float dtype, as ``like``), every other value a
+    zero of its structure (nothing read from it). ``name``: the argument's, for errors."""
+    read = dict(zip(paths, grads))
+    return _gradient_at(tree, (), read, name)
+
+
+def _gradient_at(value, path, read, name):
+    if path in read:
+        if isinstance(value, (dict, list, tuple)):
+            raise GradientError(f"{name}{_path_text(path)} is a {type(value).__name__}: the "
+                                "generated gradient was made for an array there (the code reads "
+                                "it as one); regenerate it after reading its items by key")
+        return like(read[path], value)
+    if not any(p[:len(path)] == path for p in read):
+        return _zeros_tree(value)
+    if not isinstance(value, dict):
+        raise GradientError(f"{name}{_path_text(path)} is a {type(value).__name__}, not a dict: "
+                            "the generated gradient reads it by its keys; pass a dict")
+    missing = [p[len(path)] for p in read if p[:len(path)] == path and p[len(path)] not in value]
+    if missing:
+        raise GradientError(f"{name}{_path_text(path)} has no key {missing[0]!r}, which the "
+                            "generated gradient reads")
+    return {key: _gradient_at(item, path + (key,), read, name) for key, item in value.items()}
+
+
+def _zeros_tree(value):
+    """Zeros of ``value``'s structure: containers of the same kinds, zero leaves."""
+    if isinstance(value, dict):
+        return {key: _zeros_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_zeros_tree(item) for item in value]
+    if isinstance(value, tuple):
+        items = [_zeros_tree(item) for item in value]
+        return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
+    return zeros_like(value)
+
+
+def _path_text(path):
+    return "".join(f"[{key!r}]" for key in path)

@@ -40,6 +40,19 @@ class GradWrapper:
     call_args: str
     seed: str
     wrt: tuple
+    keyed: tuple = ()  # Keyed: dict parameters read by literal keys (the CLI), whole at the call
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A parameter ``name`` taking a dict that the sweeps take as its leaves (``leaves``, one
+    parameter each, read at ``paths``, tuples of keys); ``signature``: the function's own
+    parameters, as the ``<f>_grad`` taking the dict is called."""
+
+    name: str
+    paths: tuple
+    leaves: tuple
+    signature: str
 
 
 @dataclass(frozen=True)
@@ -148,6 +161,8 @@ def grad_wrapper(name: str, params: tuple, reserved: frozenset, top: VjpFunction
 
 
 def wrapper_lines(w: GradWrapper) -> list:
+    if w.keyed:
+        return _keyed_wrapper_lines(w)
     wrt = ", ".join(w.wrt)
     params = f"{w.params_code}, {w.seed}=1.0" if w.params_code else f"{w.seed}=1.0"
     lines = [f"def {w.name}({params}):"]
@@ -156,6 +171,42 @@ def wrapper_lines(w: GradWrapper) -> list:
     # The residuals go straight to the backward sweep, which frees each after its last use.
     lines.append(f"{INDENT}return {w.bwd_name}({w.fwd_name}({w.call_args})[1], {w.seed}){index}")
     return lines
+
+
+def _keyed_wrapper_lines(w: GradWrapper) -> list:
+    """``<f>_grad`` taking dicts where the sweeps take their leaves: each leaf read by its keys
+    for the call, the gradients gathered into dicts of the arguments' keys (zeros for keys the
+    code does not read: ``s2s.keyed_gradient``)."""
+    by_leaf = {leaf: (k.name, path) for k in w.keyed for leaf, path in zip(k.leaves, k.paths)}
+    args = []
+    for arg in w.call_args.split(", ") if w.call_args else []:
+        if arg in by_leaf:
+            name, path = by_leaf[arg]
+            arg = name + "".join(f"[{key!r}]" for key in path)
+        args.append(arg)
+    local = "grads"
+    while local == w.seed or any(local == a.split("=")[0] for a in args):
+        local += "_"
+    groups, wrt, at = [], [], 0
+    for name in w.wrt:
+        owner = next((k for k in w.keyed if name in k.leaves), None)
+        if owner is None:
+            groups.append(f"{local}[{at}]")
+            wrt.append(name)
+            at += 1
+        elif owner.leaves[0] == name:
+            count = len(owner.leaves)
+            groups.append(f"s2s.keyed_gradient({owner.name}, {owner.paths!r}, {local}[{at}:{at + count}], {owner.name!r})")
+            wrt.append(owner.name)
+            at += count
+    signature = w.keyed[0].signature
+    params = f"{signature}, {w.seed}=1.0" if signature else f"{w.seed}=1.0"
+    returned = groups[0] if len(groups) == 1 else "(" + ", ".join(groups) + ",)"
+    return [f"def {w.name}({params}):",
+            f'{INDENT}"""Gradient of {w.source_name} with respect to {", ".join(wrt)} (dicts '
+            'read by their keys)."""',
+            f"{INDENT}{local} = {w.bwd_name}({w.fwd_name}({', '.join(args)})[1], {w.seed})",
+            f"{INDENT}return {returned}"]
 
 
 def body_text(program: Program) -> str:
