@@ -19,14 +19,14 @@ from . import runtime
 from .arguments import MASKED, argument_check, masked_refusal
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
-from .read.live import ENTRY_ATTR, Deferred, readable
+from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred, readable
 from .partials import curried, primal_call
 from .read.capture import (MADE_ATTR, SOURCE_ATTR, caller_location, check_function, display_path,
                            from_function)
 from .transpose import jvp_by_reverse
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call, star_position
-from .trees import LEAF, tree_flatten
+from .trees import LEAF, TreeDef, tree_flatten
 from . import derive
 
 FORWARD_ATTR = "__s2sgrad_forward__"
@@ -155,9 +155,10 @@ def leaf_count(wrt: tuple, trees: tuple) -> int:
 
 
 def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, made: str = "",
-            entry: Optional[Callable] = None) -> Callable:
+            entry: Optional[Callable] = None, tree_entry: Optional[Callable] = None) -> Callable:
     """``wrapper`` named as ``fun``, with its generated ``text``, how it was ``made``, and the
-    generated ``entry`` function computing the same (what a later transformation reads)."""
+    generated ``entry`` function computing the same (what a later transformation reads; for
+    pytree arguments, what ``tree_entry`` gives: read/live.py's TREE_ENTRY_ATTR)."""
     functools.update_wrapper(wrapper, fun, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     del wrapper.__wrapped__
     setattr(wrapper, SOURCE_ATTR, text)
@@ -167,6 +168,8 @@ def _attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, ma
         setattr(wrapper, FORWARD_ATTR, forward)
     if entry is not None:
         setattr(wrapper, ENTRY_ATTR, entry)
+    if tree_entry is not None:
+        setattr(wrapper, TREE_ENTRY_ATTR, tree_entry)
     return wrapper
 
 
@@ -196,10 +199,11 @@ def _forward_grad(forward, args: tuple, first: int, single: bool, name: str) -> 
 
 
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
-    """``(text, run, forward, entry)``: ``run(*args, **kwargs)`` -> the value and the gradients
-    (one, or a tuple, as argnums says), by forward mode (``forward``) for one float argument;
-    ``entry(value)``: the generated function computing what grad (value False) or value_and_grad
-    returns (None for a bound method)."""
+    """``(text, run, forward, entry, tree_entry)``: ``run(*args, **kwargs)`` -> the value and the
+    gradients (one, or a tuple, as argnums says), by forward mode (``forward``) for one float
+    argument; ``entry(value)``: the generated function computing what grad (value False) or
+    value_and_grad returns (None for a bound method); ``tree_entry(value)``: the same for pytree
+    arguments, per structure (read/live.py's TREE_ENTRY_ATTR)."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
         return _method_sweep(fun, argnums, has_aux)
     name = display_name(fun)
@@ -244,7 +248,23 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         grads = bwd(handover.pop(), 1.0)  # the backward holds the only reference and frees early
         return value, (grads[0] if single else grads)
 
-    return text, run, forward, entry
+    def tree_entry(value: bool) -> Callable:
+        def again(args: tuple, kwargs: dict) -> Optional[tuple]:
+            split = split_call(fun, name, params, positions, args, kwargs)
+            if split is None or split.select or has_aux or made_by_s2sgrad:
+                return None
+            if not value and (single or len(wrt) > 1):
+                fn = trees.get(split)[2]
+            else:
+                fn = derive.api_function(fun, wrt, has_aux, value, single, trees=split.trees)
+            if fn is None:
+                return None
+            grads = (split.defs[0] or LEAF) if single else \
+                TreeDef("tuple", children=tuple(d or LEAF for d in split.defs))
+            return split, fn, TreeDef("tuple", children=(LEAF, grads)) if value else grads
+        return again
+
+    return text, run, forward, entry, tree_entry
 
 
 def _tree_sweep(trees: "TreeBuilds", split: Split, has_aux: bool, single: bool, name: str) -> tuple:
@@ -267,8 +287,9 @@ def read_again(fun: Callable) -> tuple:
 def again_with_trees(name: str) -> TransformError:
     """The refusal of a transformation of a function s2sgrad returned, called with pytrees."""
     return TransformError(
-        f"{name} is a function s2sgrad returned, called here with pytree arguments: transforming "
-        "such a function again is not supported yet", caller_location(),
+        f"{name} is a function s2sgrad returned, called here with pytree arguments: of such "
+        "functions, s2sgrad transforms again grad and value_and_grad (without has_aux) by jacfwd "
+        "and jacrev differentiating the same arguments", caller_location(),
         "transform the original function (s2sgrad.hessian, jacfwd or jacrev of it), or give the "
         "function s2sgrad returned the arrays as separate arguments")
 
@@ -323,13 +344,13 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
         return p + 1 if isinstance(p, int) and p >= 0 else p
 
     inner = shift(argnums) if isinstance(argnums, int) else tuple(shift(p) for p in argnums)
-    text, run, forward, _ = _sweep(method.__func__, inner, has_aux)
+    text, run, forward, _, _ = _sweep(method.__func__, inner, has_aux)
     owner = method.__self__
 
     def run_method(*args: Any, **kwargs: Any) -> tuple:
         return run(owner, *args, **kwargs)
 
-    return text, run_method, forward, lambda value: None
+    return text, run_method, forward, lambda value: None, lambda value: None
 
 
 @api_boundary
@@ -337,21 +358,23 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
 def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
-    text, run, forward, entry = _sweep(fun, argnums, has_aux)
-    return _attach(api_boundary(run), fun, text, forward, "s2sgrad.value_and_grad", entry(True))
+    text, run, forward, entry, tree_entry = _sweep(fun, argnums, has_aux)
+    return _attach(api_boundary(run), fun, text, forward, "s2sgrad.value_and_grad", entry(True),
+                   tree_entry(True))
 
 
 @api_boundary
 @curried
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
-    text, run, forward, entry = _sweep(fun, argnums, has_aux)
+    text, run, forward, entry, tree_entry = _sweep(fun, argnums, has_aux)
 
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
         value, result = run(*args, **kwargs)
         return (result, value[1]) if has_aux else result
 
-    return _attach(api_boundary(grad_fun), fun, text, forward, "s2sgrad.grad", entry(False))
+    return _attach(api_boundary(grad_fun), fun, text, forward, "s2sgrad.grad", entry(False),
+                   tree_entry(False))
 
 
 TRANSFORMATIONS.add(Transformation("value_and_grad", value_and_grad))

@@ -30,7 +30,7 @@ from .columns import hessian_blocks
 from .errors import TransformError, UsageError
 from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
-from .read.live import Deferred, entry_of, readable
+from .read.live import Deferred, entry_of, readable, tree_entry_of
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, bound_arguments, keyword_only, split_call
 from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
@@ -89,6 +89,7 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
     """The function that checks and flattens its arguments and calls ``fun``'s generated
     Jacobian function (for the structures of pytree arguments, one made per structure; the
     blocks per leaf then regrouped into JAX's layout)."""
+    original = fun
     fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
     positions, single = _positions(argnums), isinstance(argnums, int)
@@ -107,7 +108,7 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
         split = split_call(fun, name, params, positions, args, kwargs)
         if split is not None:
             if made_by_s2sgrad:
-                raise again_with_trees(name)
+                return _jacobian_again(original, split, args, kwargs, single, modes, per_structure)
             if split.trees not in per_structure:
                 per_structure[split.trees] = _generated_jacobian(fun, wrt, False, modes, split.trees)[1]
             derive.fresh(per_structure[split.trees])
@@ -122,6 +123,37 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
         return fn(*args, **keywords)
 
     return _attach(jacobian_fun, fun, text, made=made, entry=fn)
+
+
+def _jacobian_again(original: Callable, split: Split, args: tuple, kwargs: dict, single: bool,
+                    modes: tuple, made: dict) -> Any:
+    """The Jacobian of ``original``, a function s2sgrad returned, at a call with pytree
+    arguments (``split``): the Jacobian function of the generated function it stands for at
+    these structures (read/live.py's TREE_ENTRY_ATTR, which takes the leaves), its blocks
+    regrouped into JAX's layout, the output in the structure ``original`` returns. Refused where
+    ``original`` has no such function, or differentiates other arguments than this call."""
+    again = tree_entry_of(original)
+    found = again(args, kwargs) if again is not None else None
+    name = getattr(original, "__name__", "the function")
+    if found is None or found[0].trees != split.trees or \
+            found[0].leaf_positions != split.leaf_positions:
+        raise again_with_trees(name)
+    _, inner, out_def = found
+    key = ("again", split.trees)
+    if key not in made:
+        params = _param_names(inner)
+        wrt = tuple(params[i] for i in split.leaf_positions)
+        made[key] = _generated_jacobian(inner, wrt, False, modes)[1]
+    derive.fresh(made[key])
+    result = made[key](*split.args, **dict(split.keywords))
+    leaves, count = tree_flatten(result)[0], split.result_count
+
+    def per_argument(blocks: list) -> Any:
+        grouped = split.regroup(blocks)
+        return grouped[0] if single else grouped
+
+    return tree_unflatten(out_def, [per_argument(leaves[i:i + count])
+                                    for i in range(0, len(leaves), count)])
 
 
 def _tree_layout(result: Any, split: Split, single: bool) -> Any:

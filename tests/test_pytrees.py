@@ -301,10 +301,35 @@ def test_a_dict_output_with_a_tuple_argnums_is_laid_out_outputs_first(jacobian):
     assert f"def {name}(x, y):" in s2sgrad.source(jacobian(dict_of_two, argnums=(0, 1)))
 
 
-def test_transforming_again_a_function_given_pytrees_is_refused_not_misread():
+def _tree_allclose(got, want):
+    got_leaves, got_def = s2sgrad.tree_flatten(got)
+    want_leaves, want_def = s2sgrad.tree_flatten(want)
+    assert got_def == want_def
+    for a, b in zip(got_leaves, want_leaves):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("jacobian", [s2sgrad.jacfwd, s2sgrad.jacrev])
+def test_a_jacobian_of_a_gradient_given_pytrees_is_the_hessian_in_jax_layout(jacobian):
+    hessian = s2sgrad.hessian(mlp_loss)(PARAMS, X, Y)
+    _tree_allclose(jacobian(s2sgrad.grad(mlp_loss))(PARAMS, X, Y), hessian)
+    flat = autograd.hessian(lambda w1: mlp_loss_autograd(dict(PARAMS, W1=w1), X, Y))(PARAMS["W1"])
+    np.testing.assert_allclose(hessian["W1"]["W1"], flat, rtol=1e-9, atol=1e-12)
+    value, blocks = jacobian(s2sgrad.value_and_grad(mlp_loss))(PARAMS, X, Y)
+    _tree_allclose(blocks, hessian)
+    _tree_allclose(value, autograd.grad(mlp_loss_autograd)(PARAMS, X, Y))
+    # a list of (W, b) records, with a tuple argnums
+    both = s2sgrad.hessian(layers_loss, argnums=(0, 1))(LAYERS, X)
+    _tree_allclose(jacobian(s2sgrad.grad(layers_loss, argnums=(0, 1)), argnums=(0, 1))(LAYERS, X),
+                   both)
+
+
+def test_transforming_again_a_function_given_pytrees_is_refused_where_not_read():
     gradient = s2sgrad.grad(mlp_loss)
+    with pytest.raises((s2sgrad.TransformError, s2sgrad.GradientError), match="pytree"):
+        s2sgrad.jacfwd(gradient, argnums=1)(PARAMS, X, Y)  # other arguments than grad's
     with pytest.raises(s2sgrad.TransformError, match="called here with pytree arguments"):
-        s2sgrad.jacfwd(gradient)(PARAMS, X, Y)
+        s2sgrad.jacfwd(s2sgrad.grad(mlp_loss, has_aux=False, argnums=(0, 1)))(PARAMS, X, Y)
 
     def through(params):  # a function of yours calling it with the dict, differentiated
         return np.sum(gradient(params, X, Y)["W1"] ** 2)

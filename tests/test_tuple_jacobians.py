@@ -261,3 +261,34 @@ def test_a_hessian_forward_mode_cannot_read_is_transformed_again_by_reverse_mode
     np.testing.assert_allclose(s2sgrad.grad(uses_listed_blocks)(X), autograd.grad(uses_listed_blocks_ag)(X),
                                rtol=1e-9, atol=1e-12)
     assert "_jacrev(" in inspect.getsource(entry_of(listed_hessian))
+
+
+def nested_out(x, y):
+    return np.sum(np.sin(x) * y), (x * y ** 2, np.cos(y[:2]) * np.sum(x))
+
+
+def nested_out_ag(x, y, path):
+    value = (anp.sum(anp.sin(x) * y), (x * y ** 2, anp.cos(y[:2]) * anp.sum(x)))
+    for step in path:
+        value = value[step]
+    return value
+
+
+@pytest.mark.parametrize("jacobian", [s2sgrad.jacfwd, s2sgrad.jacrev])
+def test_an_output_tuple_nested_in_a_tuple_is_laid_out_output_first(jacobian):
+    """Silent before: jacfwd laid out the blocks of a tuple item of a tuple output (the gradients
+    of value_and_grad with a tuple argnums) per input first, so J[1][0][1] held d y1/d x0."""
+    got = jacobian(nested_out, argnums=(0, 1))(X, Y)
+    for path in ((0,), (1, 0), (1, 1)):
+        item = got
+        for step in path:
+            item = item[step]
+        for argnum in (0, 1):
+            want = autograd.jacobian(lambda x, y: nested_out_ag(x, y, path), argnum)(X, Y)
+            np.testing.assert_allclose(item[argnum], want, rtol=1e-9, atol=1e-12)
+    vg = jacobian(s2sgrad.value_and_grad(two, argnums=(0, 1)), argnums=(0, 1))(X, Y)
+    hessian = s2sgrad.hessian(two, argnums=(0, 1))(X, Y)
+    for i in (0, 1):
+        for j in (0, 1):
+            np.testing.assert_allclose(vg[1][i][j], hessian[i][j], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(vg[0][i], autograd.grad(two_ag, i)(X, Y), rtol=1e-9)

@@ -24,6 +24,18 @@ _CHECKED: dict = {}  # id(code) -> (code, what it was checked against): each def
 # value from the same arguments, which s2sgrad reads when it transforms that function again.
 ENTRY_ATTR = "__s2sgrad_entry__"
 
+# On a function s2sgrad returned, where it takes pytrees: ``again(args, kwargs)`` -> ``(split, fn,
+# out_def)`` for a call with pytree arguments (tree_arguments.Split), ``fn`` the generated function
+# computing the same from the split's leaves and ``out_def`` the structure its flat results are
+# regrouped into (trees.TreeDef); None where it has none for that call.
+TREE_ENTRY_ATTR = "__s2sgrad_tree_entry__"
+
+
+def tree_entry_of(fn: Any) -> Any:
+    """``fn``'s ``TREE_ENTRY_ATTR`` (see there), or None."""
+    return getattr(fn, TREE_ENTRY_ATTR, None) if isinstance(fn, types.FunctionType) else None
+
+
 # In a loaded generated module's namespace: the object that keeps it current (write/binding.py).
 BINDING_KEY = "__s2sgrad_binding__"
 

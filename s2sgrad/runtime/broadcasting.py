@@ -106,8 +106,7 @@ def like(g, x):
             "transform the original function with s2sgrad.grad (or jacfwd, jacrev, hessian), "
             "which makes code for the pytree's structure at the call; an emitted gradient file "
             "takes dicts read by literal keys (params[\"W\"]), other pytrees as their arrays "
-            "passed separately. (A function s2sgrad returned is not transformed again for "
-            "pytree arguments yet.)")
+            "passed separately.")
     if type(g) is _ndarray and type(x) is _ndarray:
         x_dtype = x.dtype
         if g.dtype is x_dtype and g.shape == x.shape and x_dtype.kind in "fc" and g.flags.writeable:

@@ -129,8 +129,10 @@ def _layout(blocks: list, single: bool, outputs: Optional[int]) -> str:
     those out (``s2s.outputs_outermost``)."""
     if outputs is None:
         return blocks[0][0] if single else f"s2s.outputs_outermost({_tuple([b[0] for b in blocks])})"
-    per_output = [[b[i] for b in blocks] for i in range(len(blocks[0]))]
-    return _tuple([row[0] if single else _tuple(row) for row in per_output])
+    per_output = [[b[i] for b in blocks] for i in range(len(blocks[0]))]  # an item may be a
+    # pytree the code does not show (a gradient's tuple): the runtime lays its blocks out too
+    return _tuple([row[0] if single else f"s2s.outputs_outermost({_tuple(row)})"
+                   for row in per_output])
 
 
 def _tuple(items: list) -> str:
