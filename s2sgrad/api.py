@@ -186,8 +186,14 @@ _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no ta
 _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
 
 
-def _forward_grad(forward, args: tuple, first: int, single: bool, name: str) -> Optional[tuple]:
-    """``(value, gradient)`` by forward mode for one float argument, or None when it refuses."""
+def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, first: int, single: bool,
+                  name: str) -> Optional[tuple]:
+    """``(value, gradient)`` by forward mode where the one differentiated argument is a float
+    (passed by position, with the ``needed`` positional arguments), or None: not such a call, or
+    forward mode refuses."""
+    if forward is None or kwargs or len(args) < needed or type(args[first]) not in _FLOATS or \
+            forward.get() is None:
+        return None
     result = forward.run(args)
     if result is None:
         return None
@@ -235,11 +241,9 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         if fwd is None:  # the code for arrays there was refused
             raise text
         derive.fresh(fwd)  # the user's values now: generated code reads them as Python does
-        if forward is not None and not kwargs and len(args) >= needed and \
-                type(args[first]) in _FLOATS and forward.get() is not None:
-            result = _forward_grad(forward, args, first, single, name)
-            if result is not None:
-                return result
+        result = _forward_grad(forward, args, kwargs, needed, first, single, name)
+        if result is not None:
+            return result
         value, residuals = fwd(*args, **kwargs)
         if has_aux or type(value) not in _SCALARS:
             _scalar_loss(value, has_aux, name)
@@ -248,10 +252,24 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         grads = bwd(handover.pop(), 1.0)  # the backward holds the only reference and frees early
         return value, (grads[0] if single else grads)
 
+    tree_entry = _tree_entries(fun, name, positions, wrt, (has_aux, single, made_by_s2sgrad), trees)
+    return text, run, forward, entry, tree_entry
+
+
+def _tree_entries(fun: Callable, name: str, positions: tuple, wrt: tuple, flags: tuple,
+                  trees: "TreeBuilds") -> Callable:
+    """``tree_entry(value)`` for _sweep: per call with pytree arguments, ``(split, the generated
+    function computing what grad (value False) or value_and_grad returns from the leaves, the
+    structure of its flat results)`` (read/live.py's TREE_ENTRY_ATTR); None with has_aux or for
+    a function s2sgrad returned (``flags``: has_aux, single, made by s2sgrad)."""
+    params, (has_aux, single, again_made) = _param_names(fun), flags
+    if again_made:
+        return lambda value: None
+
     def tree_entry(value: bool) -> Callable:
         def again(args: tuple, kwargs: dict) -> Optional[tuple]:
             split = split_call(fun, name, params, positions, args, kwargs)
-            if split is None or split.select or has_aux or made_by_s2sgrad:
+            if split is None or split.select or has_aux:
                 return None
             if not value and (single or len(wrt) > 1):
                 fn = trees.get(split)[2]
@@ -264,7 +282,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
             return split, fn, TreeDef("tuple", children=(LEAF, grads)) if value else grads
         return again
 
-    return text, run, forward, entry, tree_entry
+    return tree_entry
 
 
 def _tree_sweep(trees: "TreeBuilds", split: Split, has_aux: bool, single: bool, name: str) -> tuple:
