@@ -182,6 +182,20 @@ def _scalar_loss(value: Any, has_aux: bool, name: str) -> Any:
     return value
 
 
+def run_sweeps(fwd: Callable, bwd: Callable, args: Sequence[Any], kwargs: dict, name: str,
+               has_aux: bool = False) -> tuple:
+    """``(value, gradients)``: the generated forward sweep ``fwd`` at the arguments, its value
+    checked as a real scalar (a pair ``(value, aux)`` with ``has_aux``), then the backward sweep
+    ``bwd`` seeded with 1.0, handed the residuals so that it holds the only reference to them
+    and frees each after its last use."""
+    value, residuals = fwd(*args, **kwargs)
+    if has_aux or type(value) not in _SCALARS:
+        _scalar_loss(value, has_aux, name)
+    handover = [residuals]
+    del residuals
+    return value, bwd(handover.pop(), 1.0)
+
+
 _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no tape
 _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
 
@@ -244,19 +258,14 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         result = _forward_grad(forward, args, kwargs, needed, first, single, name)
         if result is not None:
             return result
-        value, residuals = fwd(*args, **kwargs)
-        if has_aux or type(value) not in _SCALARS:
-            _scalar_loss(value, has_aux, name)
-        handover = [residuals]
-        del residuals
-        grads = bwd(handover.pop(), 1.0)  # the backward holds the only reference and frees early
+        value, grads = run_sweeps(fwd, bwd, args, kwargs, name, has_aux)
         return value, (grads[0] if single else grads)
 
-    tree_entry = _tree_entries(fun, name, positions, wrt, (has_aux, single, made_by_s2sgrad), trees)
+    tree_entry = tree_entries(fun, name, positions, wrt, (has_aux, single, made_by_s2sgrad), trees)
     return text, run, forward, entry, tree_entry
 
 
-def _tree_entries(fun: Callable, name: str, positions: tuple, wrt: tuple, flags: tuple,
+def tree_entries(fun: Callable, name: str, positions: tuple, wrt: tuple, flags: tuple,
                   trees: "TreeBuilds") -> Callable:
     """``tree_entry(value)`` for _sweep: per call with pytree arguments, ``(split, the generated
     function computing what grad (value False) or value_and_grad returns from the leaves, the
@@ -289,10 +298,8 @@ def _tree_sweep(trees: "TreeBuilds", split: Split, has_aux: bool, single: bool, 
     """``(value, gradients)`` of a call with pytree arguments (``split``), by the sweeps generated
     for their structures, the gradients rebuilt in the arguments' structures."""
     tree_fwd, tree_bwd, _ = trees.get(split)
-    value, residuals = tree_fwd(*split.args, **dict(split.keywords))
-    if has_aux or type(value) not in _SCALARS:
-        _scalar_loss(value, has_aux, name)
-    grads = split.regroup(tree_bwd(residuals, 1.0))
+    value, grads = run_sweeps(tree_fwd, tree_bwd, split.args, dict(split.keywords), name, has_aux)
+    grads = split.regroup(grads)
     return value, (grads[0] if single else grads)
 
 

@@ -17,13 +17,12 @@ import inspect
 import linecache
 from typing import Any, Callable, Optional
 
-from . import runtime
-from .api import TreeBuilds, flat_tangents
+from .api import TreeBuilds, flat_tangents, run_sweeps, tree_entries
 from .arguments import argument_check
 from .boundary import api_boundary
 from .errors import Location, TransformError, UsageError
 from .read.capture import MADE_ATTR, SOURCE_ATTR, display_path, from_function
-from .read.live import ENTRY_ATTR, Deferred
+from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred
 from . import derive
 from .columns import hessian_blocks
 from .jacobians import ScalarCheck, TreeRoutes, hessian_entry, linearized, tree_blocks
@@ -50,11 +49,7 @@ class _Loaded:
 
     def __call__(self, args: tuple, kwargs: dict) -> tuple:
         fwd, bwd = self.loaded()[:2]
-        value, residuals = fwd(*args, **kwargs)
-        runtime.check_scalar(value, self.fun.__name__)
-        handover = [residuals]
-        del residuals
-        return value, bwd(handover.pop(), 1.0)  # the backward holds the only reference, frees early
+        return run_sweeps(fwd, bwd, args, kwargs, self.fun.__name__)
 
 
 def _default_wrt(fun: Callable) -> tuple:
@@ -81,9 +76,8 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
         split = split_call(fun, name, params, positions, args, kwargs)
         if split is not None:  # pytrees: code generated for their structures
             fwd, bwd, _ = trees.get(split)
-            value, residuals = fwd(*split.args)
-            runtime.check_scalar(value, name)
-            grads = split.regroup(bwd(residuals, 1.0))
+            value, grads = run_sweeps(fwd, bwd, split.args, dict(split.keywords), name)
+            grads = split.regroup(grads)
             return value, (grads[0] if single else grads)
         check(args, kwargs)
         value, grads = sweeps(args, kwargs)
@@ -93,6 +87,9 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
         return value_and_grad(*args, **kwargs)[1]
 
     setattr(grad, ENTRY_ATTR, Deferred(lambda: sweeps.loaded()[2]))  # <f>_grad: the same
+    tree_entry = tree_entries(fun, name, positions, wrt, (False, single, False), trees)
+    setattr(grad, TREE_ENTRY_ATTR, tree_entry(False))  # per structure of pytree arguments
+    setattr(value_and_grad, TREE_ENTRY_ATTR, tree_entry(True))
     setattr(value_and_grad, ENTRY_ATTR, Deferred(
         lambda: derive.api_function(fun, wrt, False, True, single, sweeps.mode)))
     for helper, what in ((grad, "gradient"), (value_and_grad, "value and gradient")):

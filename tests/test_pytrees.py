@@ -357,3 +357,16 @@ def test_dict_keys_of_several_types_flatten_in_a_fixed_order():
     leaves, structure = tree_flatten({1: 2.0, "a": 3.0, (0, 1): 4.0})
     assert tree_unflatten(structure, leaves) == {1: 2.0, "a": 3.0, (0, 1): 4.0}
     assert structure.keys == (1, "a", (0, 1))
+
+
+@s2sgrad.differentiable
+def decorated_mlp_loss(params, x, y):
+    h = np.tanh(x @ params["W1"] + params["b1"])
+    return np.mean((h @ params["W2"] - y) ** 2)  # mlp_loss's body
+
+
+def test_the_decorators_gradient_given_pytrees_is_transformed_again():
+    hessian = s2sgrad.hessian(mlp_loss)(PARAMS, X, Y)
+    _tree_allclose(s2sgrad.jacfwd(decorated_mlp_loss.grad)(PARAMS, X, Y), hessian)
+    value, blocks = s2sgrad.jacrev(decorated_mlp_loss.value_and_grad)(PARAMS, X, Y)
+    _tree_allclose(blocks, hessian)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
@@ -274,7 +274,7 @@ def _whole_refusal(pf: ParsedFunction, body: cst.CSTNode, name: str, param: str)
                     f"`{name}` is used whole: the generated gradient file reads the dict argument "
                     f"`{param}` by the literal keys the code reads (`{param}[\"W\"]`), and a "
                     "whole use would need all its keys, which are known only at a call",
-                    f"read each array by its literal key, or call s2sgrad.grad (or the "
+                    "read each array by its literal key, or call s2sgrad.grad (or the "
                     "decorator's attributes), which read the whole structure at the call")
 
 
