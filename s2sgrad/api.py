@@ -289,6 +289,7 @@ def tree_entries(fun: Callable, name: str, positions: tuple, wrt: tuple, flags: 
             grads = (split.defs[0] or LEAF) if single else \
                 TreeDef("tuple", children=tuple(d or LEAF for d in split.defs))
             return split, fn, TreeDef("tuple", children=(LEAF, grads)) if value else grads
+        again.fun = fun  # type: ignore[attr-defined]  # whose parameters the calls pass
         return again
 
     return tree_entry

@@ -21,7 +21,8 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import runtime
-from .api import (_attach, _def_location, _directional, _param_names, again_with_trees, build_jvp,
+from .api import (_argnum_names, _attach, _def_location, _directional, _param_names, again_with_trees,
+                  build_jvp, display_name,
                   flat_tangents, grad, leaf_count, leaf_wrt, made_per_call,
                   read_again, wrt_names)
 from .arguments import argument_check
@@ -90,6 +91,8 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
     Jacobian function (for the structures of pytree arguments, one made per structure; the
     blocks per leaf then regrouped into JAX's layout)."""
     original = fun
+    if entry_of(original) is None and tree_entry_of(original) is not None:
+        return _jacobian_of_trees_only(original, argnums, modes, made)
     fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
     positions, single = _positions(argnums), isinstance(argnums, int)
@@ -123,6 +126,28 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
         return fn(*args, **keywords)
 
     return _attach(jacobian_fun, fun, text, made=made, entry=fn)
+
+
+def _jacobian_of_trees_only(original: Callable, argnums: Argnums, modes: tuple, made: str) -> Callable:
+    """The Jacobian of ``original``, a function s2sgrad returned whose generated code exists per
+    structure of pytree arguments only (its code for arrays was refused: ``model.W`` of a
+    dataclass, say): _jacobian_again at each call with pytrees, that refusal otherwise."""
+    fun = tree_entry_of(original).fun
+    _argnum_names(fun, argnums)  # checked against its parameters, at the user's call
+    positions, single = _positions(argnums), isinstance(argnums, int)
+    name, params, per_structure = display_name(original), _param_names(fun), {}
+    refusal = TransformError(
+        f"{name} is a function s2sgrad returned whose generated code exists for pytree "
+        "arguments only, per structure: its Jacobian is made at a call with pytrees",
+        _def_location(fun), "call it with the pytree arguments it was made for")
+
+    def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
+        split = split_call(fun, name, params, positions, args, kwargs)
+        if split is None:
+            raise refusal
+        return _jacobian_again(original, split, args, kwargs, single, modes, per_structure)
+
+    return _attach(jacobian_fun, original, refusal, made=made)
 
 
 def _jacobian_again(original: Callable, split: Split, args: tuple, kwargs: dict, single: bool,

@@ -325,6 +325,25 @@ def check_tree_arguments(prog, module, got, args, direction, fds):
     if fds is not None:
         hv_leaves, fd_leaves = leaves_of(hv)[0], leaves_of(module.tree_args(*fds))[0]
         _compare_hv(prog, "f_tree hvp", hv_leaves, fd_leaves)
+    return _check_tree_jacobian_of_gradient(prog, module, tree, flag, along, leaves_of(hv)[0])
+
+
+def _check_tree_jacobian_of_gradient(prog, module, tree, flag, along, hv_leaves):
+    """``jacfwd(grad(f_tree))`` at the tree (a function s2sgrad returned, transformed again
+    for pytree arguments): the Hessian in JAX's layout, whose blocks times the tree ``along``
+    give the Hessian-vector product ``hv_leaves``. Returns the modes that refused."""
+    try:
+        blocks = s2sgrad.jacfwd(s2sgrad.grad(module.f_tree))(tree, flag)
+    except s2sgrad.TransformError as exc:
+        return {"tree jacfwd(grad)": str(exc).splitlines()[0]}
+    flat, directions = s2sgrad.tree_flatten(blocks)[0], s2sgrad.tree_flatten(along)[0]
+    count = len(directions)
+    assert len(flat) == count * count, _report(prog, "jacfwd(grad(f_tree))'s layout")
+    for a, want in enumerate(hv_leaves):
+        got = sum(np.tensordot(flat[a * count + b], d, axes=np.ndim(d))
+                  for b, d in enumerate(directions))
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9,
+                                   err_msg=_report(prog, "jacfwd(grad(f_tree)) times the direction"))
     return {}
 
 

@@ -27,7 +27,8 @@ ENTRY_ATTR = "__s2sgrad_entry__"
 # On a function s2sgrad returned, where it takes pytrees: ``again(args, kwargs)`` -> ``(split, fn,
 # out_def)`` for a call with pytree arguments (tree_arguments.Split), ``fn`` the generated function
 # computing the same from the split's leaves and ``out_def`` the structure its flat results are
-# regrouped into (trees.TreeDef); None where it has none for that call.
+# regrouped into (trees.TreeDef); None where it has none for that call. ``again.fun``: the function
+# whose parameters the calls pass (the one transformed).
 TREE_ENTRY_ATTR = "__s2sgrad_tree_entry__"
 
 
