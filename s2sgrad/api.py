@@ -19,14 +19,14 @@ from . import runtime
 from .arguments import MASKED, argument_check, masked_refusal
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
-from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred, readable
+from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred, readable, tree_entry_of
 from .partials import curried, primal_call
 from .read.capture import (MADE_ATTR, SOURCE_ATTR, caller_location, check_function, display_path,
                            from_function)
 from .transpose import jvp_by_reverse
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call, star_position
-from .trees import LEAF, TreeDef, tree_flatten
+from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
 from . import derive
 
 FORWARD_ATTR = "__s2sgrad_forward__"
@@ -446,7 +446,13 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     along ``tangents`` (one per primal, each shaped like it), in one sweep with nothing recorded.
     A ``functools.partial`` takes its fixed and bound arguments as constants."""
     fun, args, positions = primal_call(fun, primals)
-    fun = readable(fun)
+    original, fun = fun, readable(fun)
+    if tree_entry_of(original) is not None:
+        again = tree_entry_of(original)
+        split = split_call(again.fun, display_name(original), _param_names(again.fun), positions,
+                           args, {})
+        if split is not None:
+            return _jvp_again(original, split, args, tangents)
     split = split_call(fun, getattr(fun, "__name__", "the function"), _param_names(fun),
                        positions, args, {})
     if split is not None:
@@ -458,6 +464,25 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     tangents, wrt = _directional(fun, args, positions, tangents, "jvp")
     _, fn, names_dot = jvp_or_transpose(fun, wrt)
     return fn(*args, **dict(zip(names_dot, tangents)))
+
+
+def _jvp_again(original: Callable, split: Split, args: tuple, tangents: Sequence[Any]) -> tuple:
+    """jvp of ``original``, a function s2sgrad returned, at a call with pytree arguments
+    (``split``): forward mode over the generated function it stands for at these structures
+    (read/live.py's TREE_ENTRY_ATTR, taking the leaves), its value and tangent regrouped into the
+    structure ``original`` returns (``jvp(grad(loss), (params,), (v,))``: the gradient and the
+    Hessian times ``v``, as dicts)."""
+    found = tree_entry_of(original)(args, {})
+    if found is None or found[0].trees != split.trees:
+        raise again_with_trees(display_name(original))
+    _, inner, out_def = found
+    params = _param_names(inner)
+    flat = flat_tangents(split, tangents, "jvp")
+    _, fn, names_dot = jvp_or_transpose(inner, tuple(params[i] for i in split.leaf_positions))
+    derive.fresh(fn)
+    value, tangent = fn(*split.args, **dict(split.keywords), **dict(zip(names_dot, flat)))
+    return (tree_unflatten(out_def, tree_flatten(value)[0]),
+            tree_unflatten(out_def, tree_flatten(tangent)[0]))
 
 
 def flat_tangents(split: Split, tangents: Sequence[Any], what: str) -> tuple:

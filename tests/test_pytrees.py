@@ -324,12 +324,29 @@ def test_a_jacobian_of_a_gradient_given_pytrees_is_the_hessian_in_jax_layout(jac
                    both)
 
 
+def test_gradients_of_other_arguments_and_jvp_of_a_gradient_given_pytrees():
+    hessian = s2sgrad.hessian(mlp_loss, argnums=(0, 1))(PARAMS, X, Y)
+    by_params = s2sgrad.jacfwd(s2sgrad.grad(mlp_loss, argnums=(0, 1)))(PARAMS, X, Y)
+    # JAX's layout: hessian[i] a tree of argument i's structure, each leaf a tuple per argument j
+    _tree_allclose(by_params, ({key: blocks[0] for key, blocks in hessian[0].items()},
+                               hessian[1][0]))
+    # JAX's Hessian-vector product idiom: jvp of the gradient, the tangent a tree like params
+    along = {key: np.cos(value) for key, value in PARAMS.items()}
+    gradient, product = s2sgrad.jvp(s2sgrad.grad(mlp_loss), (PARAMS, X, Y),
+                                    (along, np.zeros_like(X), np.zeros_like(Y)))
+    _tree_allclose(gradient, s2sgrad.grad(mlp_loss)(PARAMS, X, Y))
+    _tree_allclose(product, s2sgrad.hvp(lambda p: mlp_loss(p, X, Y), (PARAMS,), (along,))[0])
+    value_tangent, _ = s2sgrad.jvp(s2sgrad.value_and_grad(mlp_loss), (PARAMS, X, Y),
+                                   (along, np.zeros_like(X), np.zeros_like(Y)))
+    np.testing.assert_allclose(value_tangent[0], mlp_loss(PARAMS, X, Y), rtol=1e-12)
+
+
 def test_transforming_again_a_function_given_pytrees_is_refused_where_not_read():
     gradient = s2sgrad.grad(mlp_loss)
     with pytest.raises((s2sgrad.TransformError, s2sgrad.GradientError), match="pytree"):
         s2sgrad.jacfwd(gradient, argnums=1)(PARAMS, X, Y)  # other arguments than grad's
     with pytest.raises(s2sgrad.TransformError, match="called here with pytree arguments"):
-        s2sgrad.jacfwd(s2sgrad.grad(mlp_loss, has_aux=False, argnums=(0, 1)))(PARAMS, X, Y)
+        s2sgrad.jacfwd(s2sgrad.grad(mlp_loss, argnums=(0, 1)), argnums=2)(PARAMS, X, {"y": Y})
 
     def through(params):  # a function of yours calling it with the dict, differentiated
         return np.sum(gradient(params, X, Y)["W1"] ** 2)
