@@ -415,7 +415,13 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     A ``functools.partial`` takes its fixed and bound arguments as constants.
     """
     fun, args, positions = primal_call(fun, primals)
-    fun = readable(fun)
+    original, fun = fun, readable(fun)
+    again = tree_entry_of(original)
+    if again is not None and not has_aux:
+        split = split_call(again.fun, display_name(original), _param_names(again.fun), positions,
+                           args, {})
+        if split is not None:
+            return _vjp_again(original, split, args)
     wrt_names(fun, ())  # refuses what s2sgrad cannot read, at the user's call
     params = _param_names(fun)
     wrt = _argnum_names(fun, positions)
@@ -466,16 +472,46 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     return fn(*args, **dict(zip(names_dot, tangents)))
 
 
+def _vjp_again(original: Callable, split: Split, args: tuple) -> tuple:
+    """vjp of ``original``, a function s2sgrad returned, at a call with pytree arguments
+    (``split``): reverse mode over the generated function it stands for at these structures
+    (read/live.py's TREE_ENTRY_ATTR); its value, and a pullback taking a cotangent of that
+    value's structure (``vjp(grad(loss), params, x)``: the gradient as a dict, and the Hessian
+    times a cotangent dict)."""
+    inner, out_def = _inner_at(original, split, args)
+    params = _param_names(inner)
+    text, (fwd, bwd, _) = derive.build(inner, tuple(params[i] for i in split.leaf_positions))
+    derive.fresh(fwd)
+    value, residuals = fwd(*split.args, **dict(split.keywords))
+    value_leaves, inner_def = tree_flatten(value)
+
+    def pullback(cotangent: Any) -> tuple:
+        leaves, got = tree_flatten(cotangent)
+        if got != out_def:
+            raise UsageError(f"the cotangent's structure ({got.describe()}) is not the value's "
+                             f"({out_def.describe()})")
+        return split.regroup(bwd(residuals, tree_unflatten(inner_def, leaves)))
+
+    _attach(pullback, inner, text, made="the pullback of s2sgrad.vjp")
+    return tree_unflatten(out_def, value_leaves), pullback
+
+
+def _inner_at(original: Callable, split: Split, args: tuple) -> tuple:
+    """``(the generated function original stands for at split's structures, the structure of
+    its value)``; refused where it has none or flattens other arguments than ``split``."""
+    found = tree_entry_of(original)(args, {})
+    if found is None or found[0].trees != split.trees:
+        raise again_with_trees(display_name(original))
+    return found[1], found[2]
+
+
 def _jvp_again(original: Callable, split: Split, args: tuple, tangents: Sequence[Any]) -> tuple:
     """jvp of ``original``, a function s2sgrad returned, at a call with pytree arguments
     (``split``): forward mode over the generated function it stands for at these structures
     (read/live.py's TREE_ENTRY_ATTR, taking the leaves), its value and tangent regrouped into the
     structure ``original`` returns (``jvp(grad(loss), (params,), (v,))``: the gradient and the
     Hessian times ``v``, as dicts)."""
-    found = tree_entry_of(original)(args, {})
-    if found is None or found[0].trees != split.trees:
-        raise again_with_trees(display_name(original))
-    _, inner, out_def = found
+    inner, out_def = _inner_at(original, split, args)
     params = _param_names(inner)
     flat = flat_tangents(split, tangents, "jvp")
     _, fn, names_dot = jvp_or_transpose(inner, tuple(params[i] for i in split.leaf_positions))

@@ -336,6 +336,15 @@ def test_gradients_of_other_arguments_and_jvp_of_a_gradient_given_pytrees():
                                     (along, np.zeros_like(X), np.zeros_like(Y)))
     _tree_allclose(gradient, s2sgrad.grad(mlp_loss)(PARAMS, X, Y))
     _tree_allclose(product, s2sgrad.hvp(lambda p: mlp_loss(p, X, Y), (PARAMS,), (along,))[0])
+    # and by reverse mode: vjp of the gradient, the cotangent a tree like params
+    gradient, pullback = s2sgrad.vjp(s2sgrad.grad(mlp_loss), PARAMS, X, Y)
+    _tree_allclose(gradient, s2sgrad.grad(mlp_loss)(PARAMS, X, Y))
+    by_params, by_x, by_y = pullback(along)
+    _tree_allclose(by_params, product)  # the Hessian is symmetric
+    mixed = sum(np.tensordot(along[key], hessian[0][key][1], axes=np.ndim(along[key]))
+                for key in PARAMS)  # sum over the params' leaves of v . d(grad_p)/dx
+    np.testing.assert_allclose(by_x, mixed, rtol=1e-9, atol=1e-12)
+    assert by_y.shape == Y.shape
     value_tangent, _ = s2sgrad.jvp(s2sgrad.value_and_grad(mlp_loss), (PARAMS, X, Y),
                                    (along, np.zeros_like(X), np.zeros_like(Y)))
     np.testing.assert_allclose(value_tangent[0], mlp_loss(PARAMS, X, Y), rtol=1e-12)
