@@ -323,7 +323,8 @@ class _Inliner(HoistingWriter):
         renames: dict = {}
         before: list = []
         for param, value in values:
-            if isinstance(value, cst.Name) and param not in rebound and value.value not in appears:
+            if isinstance(value, cst.Name) and param not in rebound and \
+                    (value.value == param or value.value not in appears):
                 renames[param] = value.value  # read the caller's name itself
                 continue
             renames[param] = self.namer.fresh(param)

@@ -1,0 +1,685 @@
+"""Methods of the user's own classes: a ParsedFunction -> the same with each call of a method (and
+each read of a property) of an object whose class s2sgrad reads in the function's own file written
+as a call of a local function, which lower/closures.py then inlines, so every mode gets it.
+
+    model = LinearModel(W, b)            model_W = W
+    y = model.predict(x)          ->     model_b = b
+                                         def model_predict(x):
+                                             return np.tanh(x @ model_W + model_b)
+                                         y = model_predict(x)
+
+The object (the receiver) is one of:
+
+- a global or closure value of the live function whose class is defined in this file: the
+  method's ``self`` reads that name (``self.W`` is ``MODEL.W``, an attribute read where the code
+  runs, a constant);
+- a parameter given a pytree whose node is such a class (a dataclass, ``Options.trees``):
+  ``self.W`` is ``model.W``, which lower/trees.py then reads as the leaf's parameter;
+- a local bound once to ``Cls(...)`` where ``Cls``'s ``__init__`` only stores attributes (or is a
+  dataclass's own): scalar replacement, each attribute a local name (``model.W`` is ``model_W``);
+  any other use of the object (passed on, returned, an attribute it never stores) is refused where
+  it is written.
+
+A method is read only where the function that runs is the ``def`` in the class s2sgrad reads (the
+live class's member's code starts at that def: a method replaced at run time is not inlined); the
+generated code is guarded on the class's members it reads (read/live.py: ``class_members``), so a
+class changed between calls is read again. What is not read here (a method of a builtin or of a
+class of another file, a static or class method) is left as written, and the builders refuse it
+where it carries a derivative.
+"""
+
+from __future__ import annotations
+
+import linecache
+import types
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional
+
+import libcst as cst
+
+from ..read.live import check_current, member_code
+from ..read.names import name_nodes
+from ..read.parse import KeepingTransformer, ParsedFunction
+from ..read.paths import display_path
+from .naming import Namer
+
+_NOT_USER = {"numpy", "builtins", "s2sgrad", "scipy", "collections", "typing", "math", "abc", "enum"}
+
+
+@dataclass
+class _Class:
+    """A class s2sgrad reads in the function's file: its members by name (``(kind, def)``, kind
+    ``"method"``, ``"property"`` or ``"other"``), the attributes a call of it stores in order
+    (``fields``, None where the class cannot be scalar-replaced) and how (``init``: the
+    ``__init__`` def, None for a dataclass's own)."""
+
+    name: str
+    members: dict
+    fields: Optional[tuple] = None
+    init: Optional[cst.FunctionDef] = None
+    defaults: dict = field(default_factory=dict)  # field of a dataclass -> its literal default
+
+
+@dataclass
+class _Receiver:
+    """An object whose members are inlined: its name in the function, its class, and (scalar
+    replacement) each stored attribute's local name."""
+
+    name: str
+    cls: _Class
+    scalars: Optional[dict] = None  # attribute -> local name
+    locals: dict = field(default_factory=dict)  # member -> the local function standing for it
+
+
+def _decorator_name(decorator: cst.Decorator) -> str:
+    node = decorator.decorator
+    if isinstance(node, cst.Call):
+        node = node.func
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _def_line(pf: ParsedFunction, node: cst.FunctionDef) -> int:
+    first = node.decorators[0] if node.decorators else node
+    where = pf.parsed.positions.get(first)
+    return where.start.line if where is not None else -1
+
+
+def _class_defs(pf: ParsedFunction) -> dict:
+    return {stmt.name.value: stmt for stmt in pf.parsed.module.body if isinstance(stmt, cst.ClassDef)}
+
+
+def _own_members(node: cst.ClassDef) -> dict:
+    out: dict = {}
+    for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        if isinstance(stmt, cst.FunctionDef):
+            kinds = [_decorator_name(d) for d in stmt.decorators]
+            kind = "method" if not kinds else "property" if kinds == ["property"] else "other"
+            out[stmt.name.value] = (kind, stmt)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                    [small.target] if isinstance(small, cst.AnnAssign) else []
+                for target in targets:
+                    if isinstance(target, cst.Name):
+                        out.setdefault(target.value, ("other", None))
+    return out
+
+
+def _code_of(member: Any) -> Any:
+    """The code object of a live class member s2sgrad would inline (a function, a property's
+    getter), else None."""
+    function = member_code(member)
+    return function.__code__ if function is not None else None
+
+
+def _live_class(pf: ParsedFunction, cls: type) -> Optional[_Class]:
+    """The class ``cls`` as s2sgrad reads it in ``pf``'s file (its bases too, in method
+    resolution order), or None when it is not defined there."""
+    if not isinstance(cls, type) or cls.__module__.split(".")[0] in _NOT_USER:
+        return None
+    defs = _class_defs(pf)
+    members: dict = {}
+    for klass in cls.__mro__[:-1]:  # object's members are not the user's
+        node = defs.get(klass.__name__)
+        if node is None or klass.__qualname__ != klass.__name__ or klass.__module__ != cls.__module__:
+            for name in vars(klass):
+                members.setdefault(name, ("other", None))
+            continue
+        own = _own_members(node)
+        for name, live in vars(klass).items():
+            kind, node_def = own.get(name, ("other", None))
+            code = _code_of(live)
+            if kind in ("method", "property") and (code is None or display_path(code.co_filename) != pf.unit.path
+                                                  or code.co_firstlineno != _def_line(pf, node_def)):
+                kind, node_def = "other", None  # replaced at run time: not the def read here
+            elif kind in ("method", "property"):
+                check_current(member_code(live), linecache.getlines(code.co_filename), pf.unit.path)
+            members.setdefault(name, (kind, node_def))
+    node = defs.get(cls.__name__)
+    if node is None or cls.__module__ != pf.unit.module:
+        return None
+    found = _Class(cls.__name__, members)
+    dataclass_fields = getattr(cls, "__dataclass_fields__", None)
+    init = members.get("__init__", ("other", None))
+    if dataclass_fields is not None and "__init__" not in _own_members(node) and \
+            "__post_init__" not in members and len(cls.__mro__) == 2:
+        _dataclass_fields(found, node, dataclass_fields)
+    elif init[0] == "method" and len(cls.__mro__) == 2:
+        _init_fields(found, init[1])
+    return found
+
+
+def _static_class(pf: ParsedFunction, name: str) -> Optional[_Class]:
+    """The class ``name`` defined at the top of ``pf``'s file, read without running it (no bases)."""
+    node = _class_defs(pf).get(name)
+    if node is None or any(not (isinstance(b.value, cst.Name) and b.value.value == "object")
+                           for b in node.bases) or node.keywords:
+        return None
+    members = _own_members(node)
+    found = _Class(name, members)
+    decorators = [_decorator_name(d) for d in node.decorators]
+    if decorators == ["dataclass"] and "__init__" not in members and "__post_init__" not in members:
+        _dataclass_fields(found, node, None)
+    elif not decorators and members.get("__init__", ("", None))[0] == "method":
+        _init_fields(found, members["__init__"][1])
+    return found
+
+
+def _literal(node: Optional[cst.BaseExpression]) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False")
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+        isinstance(node.expression, (cst.Integer, cst.Float))
+
+
+def _dataclass_fields(found: _Class, node: cst.ClassDef, live_fields: Optional[dict]) -> None:
+    """Note a dataclass's fields (annotated class attributes, literal defaults only)."""
+    names, defaults = [], {}
+    for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                if "ClassVar" in {n.value for n in name_nodes(small.annotation)}:
+                    continue
+                if small.value is not None and not _literal(small.value):
+                    return
+                names.append(small.target.value)
+                if small.value is not None:
+                    defaults[small.target.value] = small.value
+    if live_fields is not None and list(live_fields) != names:
+        return
+    found.fields, found.defaults = tuple(names), defaults
+
+
+def _init_fields(found: _Class, init: cst.FunctionDef) -> None:
+    """Note the attributes an ``__init__`` stores, when all it does is store them (``self.a =
+    expression of its parameters and attributes stored before``; a docstring, ``pass``)."""
+    params = init.params
+    if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None \
+            or params.posonly_params or not params.params:
+        return
+    if any(p.default is not None and not _literal(p.default) for p in (*params.params, *params.kwonly_params)):
+        return
+    me = params.params[0].name.value
+    stored: list = []
+    body = init.body.body if isinstance(init.body, cst.IndentedBlock) else init.body.body
+    for index, stmt in enumerate(body):
+        line = stmt if isinstance(stmt, cst.SimpleStatementLine) else None
+        smalls = line.body if line is not None else [stmt]
+        for small in smalls:
+            if isinstance(small, cst.Pass) or index == 0 and isinstance(small, cst.Expr) and \
+                    isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue
+            if not (isinstance(small, (cst.Assign, cst.AnnAssign)) and
+                    (len(small.targets) == 1 if isinstance(small, cst.Assign) else small.value is not None)):
+                return
+            target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                    and target.value.value == me):
+                return
+            for read in m_attribute_reads(small.value, me):
+                if read not in stored:
+                    return
+            if any(n.value == me for n in _bare_names(small.value)):
+                return
+            if target.attr.value not in stored:
+                stored.append(target.attr.value)
+    found.fields, found.init = tuple(stored), init
+
+
+def m_attribute_reads(node: cst.CSTNode, me: str) -> list:
+    """The attributes ``me.<attr>`` read under ``node``."""
+    out: list = []
+
+    class Reads(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            if isinstance(attribute.value, cst.Name) and attribute.value.value == me:
+                out.append(attribute.attr.value)
+
+    node.visit(Reads())
+    return out
+
+
+def _bare_names(node: cst.CSTNode) -> list:
+    """The names read under ``node`` other than as the object of an attribute read."""
+    out: list = []
+
+    class Bare(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            if isinstance(attribute.value, cst.Name):
+                return False
+            attribute.value.visit(self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            arg.value.visit(self)
+            return False
+
+        def visit_Name(self, name: cst.Name) -> None:
+            out.append(name)
+
+    node.visit(Bare())
+    return out
+
+
+def _bound_names(pf: ParsedFunction) -> set:
+    """The names ``pf`` binds (its parameters, what it assigns, its local functions)."""
+    from .closures import _params, _scope  # one scope reader for both passes
+
+    return {p.name.value for p in _params(pf.node.params)} | \
+        {name for name, _ in _scope(pf.node.body).bound} | \
+        {p.name.value for p in ([pf.node.params.star_arg] if isinstance(pf.node.params.star_arg, cst.Param) else [])}
+
+
+def inline_methods(pf: ParsedFunction, trees: tuple = ()) -> ParsedFunction:
+    """``pf`` with the methods and properties of its receivers (module doc) called as local
+    functions, its scalar-replaced objects' attributes local names (``pf`` itself when there is
+    nothing to do), or a located TransformError for a use that cannot be read."""
+    reads = {node.value for node in _attribute_objects(pf.node.body)}
+    if not reads or not any(isinstance(s, cst.ClassDef) for s in pf.parsed.module.body):
+        return pf
+    bound = _bound_names(pf)
+    receivers = _receivers(pf, reads, bound, dict(trees))
+    if not receivers:
+        return pf
+    namer = Namer({n.value for n in name_nodes(pf.node)} | bound |
+                  {n.value for s in pf.parsed.module.body if isinstance(s, cst.ClassDef) for n in name_nodes(s)})
+    writer = _Writer(pf, receivers, namer, bound)
+    body = writer.rewrite_body(pf.node.body)
+    node = pf.node.with_changes(body=body)
+    pf.parsed.adopt(node, pf.node)
+    return replace(pf, node=node)
+
+
+def _attribute_objects(node: cst.CSTNode) -> list:
+    """The Name nodes read as the object of an attribute (``model`` in ``model.W``)."""
+    out: list = []
+
+    class Objects(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            if isinstance(attribute.value, cst.Name):
+                out.append(attribute.value)
+
+    node.visit(Objects())
+    return out
+
+
+def _receivers(pf: ParsedFunction, reads: set, bound: set, trees: dict) -> dict:
+    """name -> _Receiver for the objects of ``pf`` whose members s2sgrad reads (module doc)."""
+    from .closures import _params, _scope
+
+    out: dict = {}
+    live = pf.unit.live
+    params = {p.name.value for p in _params(pf.node.params)}
+    bindings: dict = {}
+    for name, node in _scope(pf.node.body).bound:
+        bindings.setdefault(name, []).append(node)
+    for name in sorted(reads):
+        cls: Optional[_Class] = None
+        scalars = None
+        if name in trees and name in params:
+            treedef = trees[name]
+            if treedef.kind in ("dataclass", "custom") and treedef.node_type is not None and live is not None:
+                cls = _live_class(pf, treedef.node_type)
+        elif name in params:
+            continue
+        elif name in bound:
+            made = _constructed(pf, name, bindings.get(name, []), bound)
+            if made is None:
+                continue
+            cls = _live_class(pf, live[made]) if live is not None and made in live else \
+                _static_class(pf, made) if live is None else None
+            if cls is None or cls.fields is None:
+                continue
+            scalars = {}
+        elif live is not None and name in live:
+            value = live[name]
+            if isinstance(value, (type, types.ModuleType, types.FunctionType)) or callable(value):
+                continue
+            cls = _live_class(pf, type(value))
+            if cls is not None:  # an attribute of the object itself hides its class's member
+                cls.members.update({attr: ("other", None) for attr in getattr(value, "__dict__", {})})
+        if cls is not None:
+            out[name] = _Receiver(name, cls, scalars)
+    return out
+
+
+def _constructed(pf: ParsedFunction, name: str, nodes: list, bound: set) -> Optional[str]:
+    """The class name ``name`` is bound to a call of, where its one binding is ``name =
+    Cls(...)`` with ``Cls`` a module-level name; else None."""
+    if len(nodes) != 1 or not isinstance(nodes[0], cst.AssignTarget):
+        return None
+    found = [line for line in _simple_lines(pf.node.body) if len(line.body) == 1 and
+             isinstance(line.body[0], cst.Assign) and line.body[0].targets[0] is nodes[0]]
+    if not found or len(found[0].body[0].targets) != 1:
+        return None
+    value = found[0].body[0].value
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value not in bound:
+        return value.func.value
+    return None
+
+
+def _simple_lines(suite: cst.CSTNode) -> list:
+    out: list = []
+
+    class Lines(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, line: cst.SimpleStatementLine) -> bool:
+            out.append(line)
+            return False
+
+        def visit_FunctionDef(self, node) -> bool:
+            return False
+
+    suite.visit(Lines())
+    return out
+
+
+class _Writer:
+    """Writes the receivers' member reads as local function calls, the scalar-replaced objects'
+    constructions as their attributes' assignments; collects the local functions (``defs``)."""
+
+    def __init__(self, pf: ParsedFunction, receivers: dict, namer: Namer, bound: set) -> None:
+        self.pf = pf
+        self.receivers = receivers
+        self.namer = namer
+        self.bound = bound
+        self.defs: list = []
+
+    def rewrite_body(self, suite: cst.BaseSuite) -> cst.BaseSuite:
+        body = self.statements(suite)
+        new = _Members(self, {name: r for name, r in self.receivers.items()})
+        body = [stmt.visit(new) for stmt in body]
+        self.check_whole_uses(body)
+        docstring = body[:1] if body and _is_docstring(body[0]) else []
+        return cst.IndentedBlock(docstring + self.defs + body[len(docstring):]) \
+            if isinstance(suite, cst.SimpleStatementSuite) else \
+            suite.with_changes(body=docstring + self.defs + body[len(docstring):])
+
+    def statements(self, suite: cst.BaseSuite) -> list:
+        """The statements of ``suite``, each construction of a scalar-replaced object replaced."""
+        lines = suite.body
+        if isinstance(suite, cst.SimpleStatementSuite):
+            lines = [cst.SimpleStatementLine([s]) for s in suite.body]
+        out: list = []
+        for stmt in lines:
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and \
+                    isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1:
+                target = stmt.body[0].targets[0].target
+                receiver = self.receivers.get(target.value) if isinstance(target, cst.Name) else None
+                if receiver is not None and receiver.scalars is not None and \
+                        isinstance(stmt.body[0].value, cst.Call):
+                    out.extend(self.construction(stmt, receiver))
+                    continue
+            out.append(self.blocks(stmt))
+        return out
+
+    def blocks(self, stmt: cst.BaseStatement) -> cst.BaseStatement:
+        """``stmt`` with the statements of its blocks rewritten (statements)."""
+        if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Else)):
+            changes: dict = {"body": stmt.body.with_changes(body=self.statements(stmt.body))
+                             if isinstance(stmt.body, cst.IndentedBlock) else stmt.body}
+            orelse = getattr(stmt, "orelse", None)
+            if orelse is not None:
+                changes["orelse"] = self.blocks(orelse)
+            new = stmt.with_changes(**changes)
+            self.pf.parsed.adopt(new, stmt)
+            return new
+        return stmt
+
+    def construction(self, stmt: cst.SimpleStatementLine, receiver: _Receiver) -> list:
+        """``m = Cls(args)`` as the assignments of its attributes' local names."""
+        call = stmt.body[0].value
+        cls = receiver.cls
+        if cls.init is not None:
+            params = [p for p in (*cls.init.params.params[1:], *cls.init.params.kwonly_params)]
+            positional = [p.name.value for p in cls.init.params.params[1:]]
+            defaults = {p.name.value: p.default for p in params if p.default is not None}
+        else:
+            positional = list(cls.fields)
+            params = positional
+            defaults = dict(cls.defaults)
+        names = positional + ([p.name.value for p in cls.init.params.kwonly_params] if cls.init else [])
+        values: dict = {}
+        given = [arg for arg in call.args if arg.keyword is None]
+        if any(arg.star for arg in call.args) or len(given) > len(positional):
+            raise self.pf.error(call, f"this call of your class `{cls.name}` passes its arguments in "
+                                "a way s2sgrad does not read (star-arguments, or too many)",
+                                "pass each argument by position or keyword")
+        for param, arg in zip(positional, given):
+            values[param] = arg.value
+        for arg in call.args:
+            if arg.keyword is not None:
+                if arg.keyword.value not in names or arg.keyword.value in values:
+                    raise self.pf.error(arg, f"`{cls.name}` has no parameter `{arg.keyword.value}` "
+                                        "left to give", "check the call")
+                values[arg.keyword.value] = arg.value
+        for name in names:
+            if name not in values:
+                if name not in defaults:
+                    raise self.pf.error(call, f"this call of your class `{cls.name}` gives no value "
+                                        f"to its parameter `{name}`", "check the call")
+                values[name] = defaults[name]
+        receiver.scalars = {}
+        out: list = []
+        if cls.init is None:
+            for name in cls.fields:
+                receiver.scalars[name] = self.namer.fresh(f"{receiver.name}_{name}")
+                out.append(self.line(receiver.scalars[name], values[name], stmt))
+            return out
+        me = cls.init.params.params[0].name.value
+        renames: dict = {}
+        reads = [n.value for n in name_nodes(cls.init.body, reads_only=True)]
+        for name in names:
+            value = values[name]
+            if isinstance(value, cst.Name) and value.value not in self.receivers or _literal(value) \
+                    or reads.count(name) == 1:
+                renames[name] = value  # read once: the argument is evaluated there
+                continue
+            local = self.namer.fresh(f"{receiver.name}_{name}")
+            out.append(self.line(local, value, stmt))
+            renames[name] = cst.Name(local)
+        self.check_free(cls.init, set(names) | {me}, call)
+        body = cls.init.body.body
+        for line in body:
+            for small in (line.body if isinstance(line, cst.SimpleStatementLine) else []):
+                if isinstance(small, (cst.Pass, cst.Expr)):
+                    continue
+                target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
+                value = small.value.visit(_Substitute(self.pf.parsed, renames, me, receiver.scalars))
+                local = self.namer.fresh(f"{receiver.name}_{target.attr.value}")
+                out.append(self.line(local, value, stmt))
+                receiver.scalars[target.attr.value] = local
+        return out
+
+    def line(self, name: str, value: cst.BaseExpression, stmt: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+        """``name = value`` located at, and quoting, ``stmt``."""
+        line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+        self.pf.parsed.adopt(line.body[0], stmt.body[0])
+        self.pf.parsed.adopt(line, stmt)
+        quoted = self.pf.parsed.written_as.get(stmt.body[0], stmt.body[0])
+        self.pf.parsed.written_as[line] = self.pf.parsed.written_as[line.body[0]] = quoted
+        return line
+
+    def check_free(self, fn: cst.FunctionDef, own: set, where: cst.CSTNode) -> None:
+        """Refuse a member whose body reads a module-level name the function binds for itself
+        (inlined, it would read the function's value)."""
+        from .closures import _scope
+
+        own = own | {name for name, _ in _scope(fn.body).bound} | \
+            {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params)}
+        for node in name_nodes(fn.body, reads_only=True):
+            if node.value not in own and node.value in self.bound:
+                raise self.pf.error(where, f"`{fn.name.value}` of your class reads the global "
+                                    f"`{node.value}`, a name this function also binds: s2sgrad "
+                                    "inlines the method here and would read this function's value",
+                                    f"rename `{node.value}` in this function")
+
+    def member(self, receiver: _Receiver, attr: str, where: cst.CSTNode) -> Optional[str]:
+        """The local function standing for ``receiver``'s method or property ``attr`` (made on
+        first use), or None when ``attr`` is not one s2sgrad reads."""
+        kind, node = receiver.cls.members.get(attr, ("other", None))
+        if kind not in ("method", "property"):
+            return None
+        if attr in receiver.locals:
+            return receiver.locals[attr]
+        params = node.params
+        if not params.params or params.posonly_params:
+            raise self.pf.error(where, f"`{attr}` of your class `{receiver.cls.name}` takes no "
+                                "`self` s2sgrad can bind", "write it as a plain method")
+        me = params.params[0].name.value
+        appears = {n.value for n in name_nodes(node)}
+        if receiver.name in appears - {me}:
+            raise self.pf.error(where, f"`{attr}` of your class `{receiver.cls.name}` names "
+                                f"`{receiver.name}` itself; s2sgrad inlines it here, where "
+                                f"`{receiver.name}` is the object", f"rename `{receiver.name}` here")
+        self.check_free(node, {me}, where)
+        name = self.namer.fresh(f"{receiver.name}_{attr}")
+        receiver.locals[attr] = name
+        body = node.body.visit(_Members(self, {me: receiver}))
+        new = cst.FunctionDef(name=cst.Name(name), params=params.with_changes(params=params.params[1:]),
+                              body=body)
+        self.pf.parsed.adopt(new, node)
+        self.pf.parsed.adopt(new.name, node.name)
+        self.defs.append(new)
+        return name
+
+    def check_whole_uses(self, body: list) -> None:
+        """Refuse a use of a scalar-replaced object other than reading what it stores."""
+        for stmt in body:
+            for node in name_nodes(stmt, reads_only=True):
+                receiver = self.receivers.get(node.value)
+                if receiver is not None and receiver.scalars is not None:
+                    raise self.pf.error(node, f"`{node.value}`, an object of your class "
+                                        f"`{receiver.cls.name}` built here, is used whole (passed "
+                                        "on, returned, compared, or an attribute it does not store "
+                                        "is read): s2sgrad reads such an object's attributes and "
+                                        "methods only", f"read its attributes here "
+                                        f"(`{node.value}.<attribute>`) and pass those on")
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and \
+        isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+class _Substitute(KeepingTransformer):
+    """An ``__init__``'s expression with its parameters replaced by what the call gave them and
+    ``self.<attr>`` by the attribute's local name."""
+
+    def __init__(self, parsed, renames: dict, me: str, scalars: dict) -> None:
+        super().__init__(parsed)
+        self.renames, self.me, self.scalars = renames, me, scalars
+
+    def leave_Attribute(self, original, updated):
+        if isinstance(original.value, cst.Name) and original.value.value == self.me:
+            return cst.Name(self.scalars[original.attr.value])
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Name(self, original, updated):
+        return self.renames.get(original.value, updated)
+
+
+class _Members(KeepingTransformer):
+    """Member reads of the receivers (``spelled``: the name each is read by here, the object's
+    own or a method's ``self``) written as local function calls and local names."""
+
+    def __init__(self, writer: _Writer, spelled: dict) -> None:
+        super().__init__(writer.pf.parsed)
+        self.writer = writer
+        self.spelled = spelled
+        self.called: set = set()
+        self.objects: set = set()  # the Names read as an attribute's object
+        self.fields: set = set()  # the Names that are attribute fields or keywords (no names)
+
+    def visit_Attribute(self, node) -> None:
+        self.objects.add(id(node.value))
+        self.fields.add(id(node.attr))
+
+    def visit_Arg(self, node) -> None:
+        if node.keyword is not None:
+            self.fields.add(id(node.keyword))
+
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, (cst.BaseSmallStatement, cst.SimpleStatementLine)) and \
+                result is not original_node and isinstance(result, cst.CSTNode):
+            written = self.parsed.written_as  # the comment quotes the user's statement
+            written[result] = written.get(original_node, original_node)
+        return result
+
+    def receiver(self, node: cst.CSTNode) -> Optional[_Receiver]:
+        return self.spelled.get(node.value) if isinstance(node, cst.Name) else None
+
+    def visit_Call(self, node) -> None:
+        self.called.add(id(node.func))
+
+    def visit_FunctionDef(self, node) -> bool:
+        # a nested def naming one of the spellings as its own parameter: its own object
+        names = {p.name.value for p in (*node.params.params, *node.params.kwonly_params)}
+        return not names & set(self.spelled)
+
+    def visit_AssignTarget(self, node) -> None:
+        target = node.target
+        if isinstance(target, cst.Attribute) and self.receiver(target.value) is not None:
+            raise self.writer.pf.error(target, f"this changes an attribute of `{target.value.value}`, "
+                                       "an object of your class: s2sgrad reads methods that do not "
+                                       "change their object", "return the new value instead")
+
+    def visit_AugAssign(self, node) -> None:
+        if isinstance(node.target, cst.Attribute) and self.receiver(node.target.value) is not None:
+            self.visit_AssignTarget(cst.AssignTarget(node.target))
+
+    def leave_Call(self, original, updated):
+        func = original.func
+        if isinstance(func, cst.Attribute) and self.receiver(func.value) is not None:
+            receiver = self.receiver(func.value)
+            local = self.writer.member(receiver, func.attr.value, original)
+            if local is not None and receiver.cls.members[func.attr.value][0] == "method":
+                new = updated.with_changes(func=cst.Name(local))
+                self.parsed.adopt(new.func, func)
+                return new
+        return updated
+
+    def leave_Attribute(self, original, updated):
+        receiver = self.receiver(original.value)
+        if receiver is None:
+            return updated
+        attr = original.attr.value
+        kind = receiver.cls.members.get(attr, ("other", None))[0]
+        if id(original) in self.called and kind == "method":
+            return updated  # leave_Call writes it
+        if kind == "property":
+            local = self.writer.member(receiver, attr, original)
+            new = cst.Call(func=cst.Name(local))
+            self.parsed.adopt(new.func, original)
+            return new
+        if receiver.scalars is not None:
+            if attr not in receiver.scalars:
+                raise self.writer.pf.error(original, f"`{attr}` is not an attribute `{receiver.cls.name}"
+                                           "(...)` stores in its `__init__`, nor a method or "
+                                           "property s2sgrad reads", "read only what the object stores")
+            return cst.Name(receiver.scalars[attr])
+        if original.value.value != receiver.name:  # a method's self: the object's own name
+            return updated.with_changes(value=cst.Name(receiver.name))
+        return updated
+
+    def leave_Name(self, original, updated):
+        receiver = self.receiver(original)
+        if receiver is None or id(original) in self.fields or original.value == receiver.name:
+            return updated
+        if id(original) in self.objects:
+            return updated  # leave_Attribute reads the member
+        if receiver.scalars is not None:
+            raise self.writer.pf.error(original, f"`{original.value}` here is an object of your class "
+                                       f"`{receiver.cls.name}` built in the function, used whole: "
+                                       "s2sgrad reads such an object's attributes and methods only",
+                                       "pass the attributes the code needs instead")
+        return cst.Name(receiver.name)  # ``self`` passed on: the object itself
