@@ -82,7 +82,7 @@ def no_rule(stmt: Stmt, table: RuleTable, active: Callable[[str], bool]) -> Tran
     what = f"the method `.{name.split('.', 1)[1]}`" if name.startswith("ndarray.") else f"`{name}`"
     alternative = table.suggest(name)
     register = f"give it a rule with s2sgrad.register_gradient({name!r})"
-    if name.startswith("s2sgrad.") and alternative:
+    if name.startswith(("s2sgrad.", "builtins.")) and alternative:
         hint = alternative  # s2sgrad's own transformations take no registered rule
     else:
         hint = f"{alternative}; or {register}" if alternative else \

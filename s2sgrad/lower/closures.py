@@ -224,6 +224,9 @@ class _Inliner(HoistingWriter):
     def statement(self, stmt: cst.BaseStatement) -> list:
         if isinstance(stmt, cst.FunctionDef):
             return self.define(stmt, stmt)
+        if isinstance(stmt, cst.While) and not m.findall(stmt.body, m.Continue()) and \
+                any(self.wanted_call(call) for call in m.findall(stmt.test, m.Call())):
+            return self.while_test(stmt)
         if m.matches(stmt, _LAMBDA_BINDING):
             assign = stmt.body[0]
             fn = _as_def(self.parsed, assign.targets[0].target, assign.value)
@@ -259,9 +262,34 @@ class _Inliner(HoistingWriter):
         return before
 
     def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
-        return any(isinstance(call.func, cst.Lambda) or
-                   (isinstance(call.func, cst.Name) and call.func.value in self.defined)
-                   or self.passes_local(call) for call in m.findall(stmt, m.Call()))
+        return any(self.wanted_call(call) for call in m.findall(stmt, m.Call()))
+
+    def wanted_call(self, call: cst.Call) -> bool:
+        """Whether ``call`` is inlined (a local function's, or a helper's given one)."""
+        return isinstance(call.func, cst.Lambda) or \
+            (isinstance(call.func, cst.Name) and call.func.value in self.defined) or self.passes_local(call)
+
+    def while_test(self, stmt: cst.While) -> list:
+        """``while test(...): body`` calling a local function in its test, as ``going =
+        test(...)`` before the loop and at the end of its body, and ``while going:`` (its calls
+        inlined at both; a body with ``continue`` is left for the refusal)."""
+        name = self.namer.fresh("going")
+
+        def evaluation() -> cst.SimpleStatementLine:
+            line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], stmt.test)])
+            self.parsed.adopt(line.body[0], stmt.test)
+            self.parsed.adopt(line, stmt.test)
+            self.parsed.written_as[line] = self.parsed.written_as[line.body[0]] = stmt.test
+            return line
+
+        body = self.block(stmt.body)
+        body = body.with_changes(body=[*body.body, *self.statement(evaluation())])
+        loop = stmt.with_changes(test=cst.Name(name), body=body,
+                                 orelse=self.orelse(stmt.orelse))
+        self.parsed.adopt(loop, stmt)
+        self.parsed.adopt(loop.test, stmt.test)
+        self.parsed.written_as[loop] = self.parsed.written_as.get(stmt, stmt)
+        return [*self.statement(evaluation()), loop]
 
     def passes_local(self, call: cst.Call) -> bool:
         """Whether ``call`` passes a local function to a function that is not local."""
