@@ -1,6 +1,6 @@
 """The pipeline: SourceUnit + Options -> generated module text (and the facts needed to load it).
 
-    capture -> parse -> trees -> lift -> inner transforms -> comprehensions -> local functions
+    capture -> parse -> methods -> trees -> lift -> inner transforms -> comprehensions -> local functions
     -> structure -> fence
     -> custom_gradient | normalize -> aliasing -> hoist -> parameter writes -> analyses
     -> reverse or forward -> fold, release -> codegen

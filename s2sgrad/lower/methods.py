@@ -30,34 +30,17 @@ where it carries a derivative.
 
 from __future__ import annotations
 
-import linecache
 import types
 from dataclasses import dataclass, field, replace
-from typing import Any, Optional
+from typing import Optional
 
 import libcst as cst
 
-from ..read.live import check_current, member_code
 from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction
-from ..read.paths import display_path
+from .classes import ClassInfo, live_class, literal, static_class
+from .closures import _params, _scope
 from .naming import Namer
-
-_NOT_USER = {"numpy", "builtins", "s2sgrad", "scipy", "collections", "typing", "math", "abc", "enum"}
-
-
-@dataclass
-class _Class:
-    """A class s2sgrad reads in the function's file: its members by name (``(kind, def)``, kind
-    ``"method"``, ``"property"`` or ``"other"``), the attributes a call of it stores in order
-    (``fields``, None where the class cannot be scalar-replaced) and how (``init``: the
-    ``__init__`` def, None for a dataclass's own)."""
-
-    name: str
-    members: dict
-    fields: Optional[tuple] = None
-    init: Optional[cst.FunctionDef] = None
-    defaults: dict = field(default_factory=dict)  # field of a dataclass -> its literal default
 
 
 @dataclass
@@ -66,211 +49,13 @@ class _Receiver:
     replacement) each stored attribute's local name."""
 
     name: str
-    cls: _Class
+    cls: ClassInfo
     scalars: Optional[dict] = None  # attribute -> local name
     locals: dict = field(default_factory=dict)  # member -> the local function standing for it
 
 
-def _decorator_name(decorator: cst.Decorator) -> str:
-    node = decorator.decorator
-    if isinstance(node, cst.Call):
-        node = node.func
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else ""
-
-
-def _def_line(pf: ParsedFunction, node: cst.FunctionDef) -> int:
-    first = node.decorators[0] if node.decorators else node
-    where = pf.parsed.positions.get(first)
-    return where.start.line if where is not None else -1
-
-
-def _class_defs(pf: ParsedFunction) -> dict:
-    return {stmt.name.value: stmt for stmt in pf.parsed.module.body if isinstance(stmt, cst.ClassDef)}
-
-
-def _own_members(node: cst.ClassDef) -> dict:
-    out: dict = {}
-    for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
-        if isinstance(stmt, cst.FunctionDef):
-            kinds = [_decorator_name(d) for d in stmt.decorators]
-            kind = "method" if not kinds else "property" if kinds == ["property"] else "other"
-            out[stmt.name.value] = (kind, stmt)
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
-                    [small.target] if isinstance(small, cst.AnnAssign) else []
-                for target in targets:
-                    if isinstance(target, cst.Name):
-                        out.setdefault(target.value, ("other", None))
-    return out
-
-
-def _code_of(member: Any) -> Any:
-    """The code object of a live class member s2sgrad would inline (a function, a property's
-    getter), else None."""
-    function = member_code(member)
-    return function.__code__ if function is not None else None
-
-
-def _live_class(pf: ParsedFunction, cls: type) -> Optional[_Class]:
-    """The class ``cls`` as s2sgrad reads it in ``pf``'s file (its bases too, in method
-    resolution order), or None when it is not defined there."""
-    if not isinstance(cls, type) or cls.__module__.split(".")[0] in _NOT_USER:
-        return None
-    defs = _class_defs(pf)
-    members: dict = {}
-    for klass in cls.__mro__[:-1]:  # object's members are not the user's
-        node = defs.get(klass.__name__)
-        if node is None or klass.__qualname__ != klass.__name__ or klass.__module__ != cls.__module__:
-            for name in vars(klass):
-                members.setdefault(name, ("other", None))
-            continue
-        own = _own_members(node)
-        for name, live in vars(klass).items():
-            kind, node_def = own.get(name, ("other", None))
-            code = _code_of(live)
-            if kind in ("method", "property") and (code is None or display_path(code.co_filename) != pf.unit.path
-                                                  or code.co_firstlineno != _def_line(pf, node_def)):
-                kind, node_def = "other", None  # replaced at run time: not the def read here
-            elif kind in ("method", "property"):
-                check_current(member_code(live), linecache.getlines(code.co_filename), pf.unit.path)
-            members.setdefault(name, (kind, node_def))
-    node = defs.get(cls.__name__)
-    if node is None or cls.__module__ != pf.unit.module:
-        return None
-    found = _Class(cls.__name__, members)
-    dataclass_fields = getattr(cls, "__dataclass_fields__", None)
-    init = members.get("__init__", ("other", None))
-    if dataclass_fields is not None and "__init__" not in _own_members(node) and \
-            "__post_init__" not in members and len(cls.__mro__) == 2:
-        _dataclass_fields(found, node, dataclass_fields)
-    elif init[0] == "method" and len(cls.__mro__) == 2:
-        _init_fields(found, init[1])
-    return found
-
-
-def _static_class(pf: ParsedFunction, name: str) -> Optional[_Class]:
-    """The class ``name`` defined at the top of ``pf``'s file, read without running it (no bases)."""
-    node = _class_defs(pf).get(name)
-    if node is None or any(not (isinstance(b.value, cst.Name) and b.value.value == "object")
-                           for b in node.bases) or node.keywords:
-        return None
-    members = _own_members(node)
-    found = _Class(name, members)
-    decorators = [_decorator_name(d) for d in node.decorators]
-    if decorators == ["dataclass"] and "__init__" not in members and "__post_init__" not in members:
-        _dataclass_fields(found, node, None)
-    elif not decorators and members.get("__init__", ("", None))[0] == "method":
-        _init_fields(found, members["__init__"][1])
-    return found
-
-
-def _literal(node: Optional[cst.BaseExpression]) -> bool:
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
-        return True
-    if isinstance(node, cst.Name):
-        return node.value in ("None", "True", "False")
-    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
-        isinstance(node.expression, (cst.Integer, cst.Float))
-
-
-def _dataclass_fields(found: _Class, node: cst.ClassDef, live_fields: Optional[dict]) -> None:
-    """Note a dataclass's fields (annotated class attributes, literal defaults only)."""
-    names, defaults = [], {}
-    for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                if "ClassVar" in {n.value for n in name_nodes(small.annotation)}:
-                    continue
-                if small.value is not None and not _literal(small.value):
-                    return
-                names.append(small.target.value)
-                if small.value is not None:
-                    defaults[small.target.value] = small.value
-    if live_fields is not None and list(live_fields) != names:
-        return
-    found.fields, found.defaults = tuple(names), defaults
-
-
-def _init_fields(found: _Class, init: cst.FunctionDef) -> None:
-    """Note the attributes an ``__init__`` stores, when all it does is store them (``self.a =
-    expression of its parameters and attributes stored before``; a docstring, ``pass``)."""
-    params = init.params
-    if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None \
-            or params.posonly_params or not params.params:
-        return
-    if any(p.default is not None and not _literal(p.default) for p in (*params.params, *params.kwonly_params)):
-        return
-    me = params.params[0].name.value
-    stored: list = []
-    body = init.body.body if isinstance(init.body, cst.IndentedBlock) else init.body.body
-    for index, stmt in enumerate(body):
-        line = stmt if isinstance(stmt, cst.SimpleStatementLine) else None
-        smalls = line.body if line is not None else [stmt]
-        for small in smalls:
-            if isinstance(small, cst.Pass) or index == 0 and isinstance(small, cst.Expr) and \
-                    isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
-                continue
-            if not (isinstance(small, (cst.Assign, cst.AnnAssign)) and
-                    (len(small.targets) == 1 if isinstance(small, cst.Assign) else small.value is not None)):
-                return
-            target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
-            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                    and target.value.value == me):
-                return
-            for read in m_attribute_reads(small.value, me):
-                if read not in stored:
-                    return
-            if any(n.value == me for n in _bare_names(small.value)):
-                return
-            if target.attr.value not in stored:
-                stored.append(target.attr.value)
-    found.fields, found.init = tuple(stored), init
-
-
-def m_attribute_reads(node: cst.CSTNode, me: str) -> list:
-    """The attributes ``me.<attr>`` read under ``node``."""
-    out: list = []
-
-    class Reads(cst.CSTVisitor):
-        def visit_Attribute(self, attribute: cst.Attribute) -> None:
-            if isinstance(attribute.value, cst.Name) and attribute.value.value == me:
-                out.append(attribute.attr.value)
-
-    node.visit(Reads())
-    return out
-
-
-def _bare_names(node: cst.CSTNode) -> list:
-    """The names read under ``node`` other than as the object of an attribute read."""
-    out: list = []
-
-    class Bare(cst.CSTVisitor):
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            if isinstance(attribute.value, cst.Name):
-                return False
-            attribute.value.visit(self)
-            return False
-
-        def visit_Arg(self, arg: cst.Arg) -> bool:
-            arg.value.visit(self)
-            return False
-
-        def visit_Name(self, name: cst.Name) -> None:
-            out.append(name)
-
-    node.visit(Bare())
-    return out
-
-
 def _bound_names(pf: ParsedFunction) -> set:
     """The names ``pf`` binds (its parameters, what it assigns, its local functions)."""
-    from .closures import _params, _scope  # one scope reader for both passes
-
     return {p.name.value for p in _params(pf.node.params)} | \
         {name for name, _ in _scope(pf.node.body).bound} | \
         {p.name.value for p in ([pf.node.params.star_arg] if isinstance(pf.node.params.star_arg, cst.Param) else [])}
@@ -311,8 +96,6 @@ def _attribute_objects(node: cst.CSTNode) -> list:
 
 def _receivers(pf: ParsedFunction, reads: set, bound: set, trees: dict) -> dict:
     """name -> _Receiver for the objects of ``pf`` whose members s2sgrad reads (module doc)."""
-    from .closures import _params, _scope
-
     out: dict = {}
     live = pf.unit.live
     params = {p.name.value for p in _params(pf.node.params)}
@@ -320,20 +103,20 @@ def _receivers(pf: ParsedFunction, reads: set, bound: set, trees: dict) -> dict:
     for name, node in _scope(pf.node.body).bound:
         bindings.setdefault(name, []).append(node)
     for name in sorted(reads):
-        cls: Optional[_Class] = None
+        cls: Optional[ClassInfo] = None
         scalars = None
         if name in trees and name in params:
             treedef = trees[name]
             if treedef.kind in ("dataclass", "custom") and treedef.node_type is not None and live is not None:
-                cls = _live_class(pf, treedef.node_type)
+                cls = live_class(pf, treedef.node_type)
         elif name in params:
             continue
         elif name in bound:
             made = _constructed(pf, name, bindings.get(name, []), bound)
             if made is None:
                 continue
-            cls = _live_class(pf, live[made]) if live is not None and made in live else \
-                _static_class(pf, made) if live is None else None
+            cls = live_class(pf, live[made]) if live is not None and made in live else \
+                static_class(pf, made) if live is None else None
             if cls is None or cls.fields is None:
                 continue
             scalars = {}
@@ -341,7 +124,7 @@ def _receivers(pf: ParsedFunction, reads: set, bound: set, trees: dict) -> dict:
             value = live[name]
             if isinstance(value, (type, types.ModuleType, types.FunctionType)) or callable(value):
                 continue
-            cls = _live_class(pf, type(value))
+            cls = live_class(pf, type(value))
             if cls is not None:  # an attribute of the object itself hides its class's member
                 cls.members.update({attr: ("other", None) for attr in getattr(value, "__dict__", {})})
         if cls is not None:
@@ -435,23 +218,55 @@ class _Writer:
         """``m = Cls(args)`` as the assignments of its attributes' local names."""
         call = stmt.body[0].value
         cls = receiver.cls
+        names, values = self.arguments(call, cls)
+        receiver.scalars = {}
+        out: list = []
+        if cls.init is None:  # a dataclass: each field the argument given for it
+            for name in cls.fields:
+                receiver.scalars[name] = self.namer.fresh(f"{receiver.name}_{name}")
+                out.append(self.line(receiver.scalars[name], values[name], stmt))
+            return out
+        me = cls.init.params.params[0].name.value
+        reads = [n.value for n in name_nodes(cls.init.body, reads_only=True)]
+        renames: dict = {}
+        for name in names:
+            value = values[name]
+            if isinstance(value, cst.Name) and value.value not in self.receivers or literal(value) \
+                    or reads.count(name) == 1:
+                renames[name] = value  # read once: the argument is evaluated there
+                continue
+            local = self.namer.fresh(f"{receiver.name}_{name}")
+            out.append(self.line(local, value, stmt))
+            renames[name] = cst.Name(local)
+        self.check_free(cls.init, set(names) | {me}, call)
+        for line in cls.init.body.body:
+            for small in (line.body if isinstance(line, cst.SimpleStatementLine) else []):
+                if isinstance(small, (cst.Pass, cst.Expr)):
+                    continue
+                target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
+                value = small.value.visit(_Substitute(self.pf.parsed, renames, me, receiver.scalars))
+                local = self.namer.fresh(f"{receiver.name}_{target.attr.value}")
+                out.append(self.line(local, value, stmt))
+                receiver.scalars[target.attr.value] = local
+        return out
+
+    def arguments(self, call: cst.Call, cls: ClassInfo) -> tuple:
+        """``(parameter names, {parameter: expression})``: what a call of ``cls`` gives each
+        parameter of its ``__init__`` (or field of a dataclass), defaults included."""
         if cls.init is not None:
-            params = [p for p in (*cls.init.params.params[1:], *cls.init.params.kwonly_params)]
-            positional = [p.name.value for p in cls.init.params.params[1:]]
-            defaults = {p.name.value: p.default for p in params if p.default is not None}
+            params = cls.init.params
+            positional = [p.name.value for p in params.params[1:]]
+            names = positional + [p.name.value for p in params.kwonly_params]
+            defaults = {p.name.value: p.default for p in (*params.params[1:], *params.kwonly_params)
+                        if p.default is not None}
         else:
-            positional = list(cls.fields)
-            params = positional
-            defaults = dict(cls.defaults)
-        names = positional + ([p.name.value for p in cls.init.params.kwonly_params] if cls.init else [])
-        values: dict = {}
+            positional, names, defaults = list(cls.fields), list(cls.fields), dict(cls.defaults)
         given = [arg for arg in call.args if arg.keyword is None]
         if any(arg.star for arg in call.args) or len(given) > len(positional):
             raise self.pf.error(call, f"this call of your class `{cls.name}` passes its arguments in "
                                 "a way s2sgrad does not read (star-arguments, or too many)",
                                 "pass each argument by position or keyword")
-        for param, arg in zip(positional, given):
-            values[param] = arg.value
+        values = {param: arg.value for param, arg in zip(positional, given)}
         for arg in call.args:
             if arg.keyword is not None:
                 if arg.keyword.value not in names or arg.keyword.value in values:
@@ -464,37 +279,7 @@ class _Writer:
                     raise self.pf.error(call, f"this call of your class `{cls.name}` gives no value "
                                         f"to its parameter `{name}`", "check the call")
                 values[name] = defaults[name]
-        receiver.scalars = {}
-        out: list = []
-        if cls.init is None:
-            for name in cls.fields:
-                receiver.scalars[name] = self.namer.fresh(f"{receiver.name}_{name}")
-                out.append(self.line(receiver.scalars[name], values[name], stmt))
-            return out
-        me = cls.init.params.params[0].name.value
-        renames: dict = {}
-        reads = [n.value for n in name_nodes(cls.init.body, reads_only=True)]
-        for name in names:
-            value = values[name]
-            if isinstance(value, cst.Name) and value.value not in self.receivers or _literal(value) \
-                    or reads.count(name) == 1:
-                renames[name] = value  # read once: the argument is evaluated there
-                continue
-            local = self.namer.fresh(f"{receiver.name}_{name}")
-            out.append(self.line(local, value, stmt))
-            renames[name] = cst.Name(local)
-        self.check_free(cls.init, set(names) | {me}, call)
-        body = cls.init.body.body
-        for line in body:
-            for small in (line.body if isinstance(line, cst.SimpleStatementLine) else []):
-                if isinstance(small, (cst.Pass, cst.Expr)):
-                    continue
-                target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
-                value = small.value.visit(_Substitute(self.pf.parsed, renames, me, receiver.scalars))
-                local = self.namer.fresh(f"{receiver.name}_{target.attr.value}")
-                out.append(self.line(local, value, stmt))
-                receiver.scalars[target.attr.value] = local
-        return out
+        return names, values
 
     def line(self, name: str, value: cst.BaseExpression, stmt: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
         """``name = value`` located at, and quoting, ``stmt``."""
@@ -508,8 +293,6 @@ class _Writer:
     def check_free(self, fn: cst.FunctionDef, own: set, where: cst.CSTNode) -> None:
         """Refuse a member whose body reads a module-level name the function binds for itself
         (inlined, it would read the function's value)."""
-        from .closures import _scope
-
         own = own | {name for name, _ in _scope(fn.body).bound} | \
             {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params)}
         for node in name_nodes(fn.body, reads_only=True):
