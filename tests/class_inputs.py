@@ -68,6 +68,21 @@ def built_in_a_loop(W, x):
     return total
 
 
+class Scaled:
+    FACTOR = 1.5  # a class attribute: read from the class
+
+    def __init__(self, W):
+        self.W = W
+
+    def apply(self, x):
+        return np.sin(x @ self.W) * self.FACTOR
+
+
+def built_with_a_class_constant(W, x):
+    layer = Scaled(W)
+    return np.sum(layer.apply(x) ** 2) + layer.FACTOR * np.sum(W)
+
+
 @dataclass
 class Dense:
     W: np.ndarray

@@ -63,6 +63,7 @@ def test_methods_and_properties_of_a_global_object(fn):
 
 
 @pytest.mark.parametrize("fn, first", [(k.built_object, W), (k.built_dataclass, W),
+                                       (k.built_with_a_class_constant, W),
                                        (k.built_in_a_loop, np.hstack([W, W[:, :1]]))])
 def test_an_object_built_in_the_function_from_differentiated_values(fn, first):
     check_modes(fn, first, X, argnums=(0, 1))

@@ -27,7 +27,7 @@ _NOT_USER = {"numpy", "builtins", "s2sgrad", "scipy", "collections", "typing", "
 @dataclass
 class ClassInfo:
     """A class s2sgrad reads in the function's file: its members by name (``(kind, def)``, kind
-    ``"method"``, ``"property"`` or ``"other"``), the attributes a call of it stores in order
+    ``"method"``, ``"property"``, ``"constant"`` (assigned in the class body) or ``"other"``), the attributes a call of it stores in order
     (``fields``, None where the class cannot be scalar-replaced) and how (``init``: the
     ``__init__`` def, None for a dataclass's own)."""
 
@@ -69,8 +69,8 @@ def _own_members(node: cst.ClassDef) -> dict:
                 targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
                     [small.target] if isinstance(small, cst.AnnAssign) else []
                 for target in targets:
-                    if isinstance(target, cst.Name):
-                        out.setdefault(target.value, ("other", None))
+                    if isinstance(target, cst.Name):  # a class attribute (constant)
+                        out.setdefault(target.value, ("constant", None))
     return out
 
 

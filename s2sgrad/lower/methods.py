@@ -445,6 +445,10 @@ class _Members(KeepingTransformer):
             self.parsed.adopt(new.func, original)
             return new
         if receiver.scalars is not None:
+            if attr not in receiver.scalars and kind == "constant":  # read from the class
+                new = cst.Attribute(cst.Name(receiver.cls.name), cst.Name(attr))
+                self.parsed.adopt(new, original)
+                return new
             if attr not in receiver.scalars:
                 raise self.writer.pf.error(original, f"`{attr}` is not an attribute `{receiver.cls.name}"
                                            "(...)` stores in its `__init__`, nor a method or "

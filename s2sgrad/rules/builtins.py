@@ -26,6 +26,6 @@ RULES = (
 INSTEAD: dict = {
     "builtins.set": "a set of values that carry a derivative has no derivative s2sgrad can state "
                     "(it drops repeats and forgets their order): keep the values in a list (a list "
-                    "comprehension), or build the set from values that carry none (indices, "
-                    "`int(...)`, comparisons)",
+                    "comprehension) or an array (`np.sort(a)` orders them), or build the set from "
+                    "values that carry none (indices, `int(...)`, comparisons)",
 }
