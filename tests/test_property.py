@@ -558,8 +558,8 @@ COVERAGE = {
         "dict_comprehension", "dict_comprehension_zip", "dict_comprehension_range"],
     "Methods and properties of your own classes defined in the function's file": [
         "user_class", "user_class_global", "user_class_built", "user_class_dataclass"],
-    "on a module-level object (`MODEL.predict(x)`, its arrays read as constants)": [
-        "user_class_global"],
+    "on a module-level object (`MODEL.predict(x)`, its arrays read as constants; for the command "
+    "line, one the file binds once to a call of its class)": ["user_class_global"],
     "on an object built in the function (`model = LinearModel(W, b)` where `__init__` only "
     "stores attributes, or a dataclass: each attribute a name of its own, differentiated)": [
         "user_class_built", "user_class_dataclass"],

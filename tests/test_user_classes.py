@@ -138,15 +138,22 @@ class Dense:
         return np.tanh(x @ self.W + self.b)
 
 
+MODEL = LinearModel(np.linspace(-0.5, 0.5, 6).reshape(3, 2), np.array([0.1, -0.2]))
+
+
 @s2sgrad.differentiable(wrt="W")
 def loss(W, x):
     model = LinearModel(W, np.zeros(2) + x[:2], scale=2.0)
     layer = Dense(W, np.ones(2))
-    return np.sum(model.predict(x) ** 2) + model.penalty + np.sum(layer.apply(x))
+    return np.sum(model.predict(x) ** 2) + model.penalty + np.sum(layer.apply(x)) + \
+        np.sum(MODEL.predict(x) * W[0])
 '''
 
 
-def test_the_cli_emits_inlined_methods(tmp_path):
+def test_the_cli_emits_inlined_methods(tmp_path, monkeypatch):
+    """Objects built in the function, and a module-level object the file binds once to a call
+    of its class (the command line reads the file, never runs it)."""
+    monkeypatch.syspath_prepend(str(tmp_path))  # the emitted code imports MODEL from model.py
     (tmp_path / "model.py").write_text(MODEL_FILE)
     run = subprocess.run([sys.executable, "-m", "s2sgrad", "emit", "model.py", "-o", "out"],
                          cwd=tmp_path, capture_output=True, text=True,
@@ -155,6 +162,7 @@ def test_the_cli_emits_inlined_methods(tmp_path):
     text = (tmp_path / "out" / "model_grad.py").read_text()
     assert "# model = LinearModel(W, np.zeros(2) + x[:2], scale=2.0)" in text
     assert "# return np.tanh(x @ self.W + self.b) * self.scale" in text
+    assert "from model import MODEL" in text and "MODEL.W" in text
     namespace: dict = {}
     exec(compile(text, "model_grad.py", "exec"), namespace)
     model: dict = {"__name__": "model"}

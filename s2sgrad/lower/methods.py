@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction
@@ -127,9 +128,40 @@ def _receivers(pf: ParsedFunction, reads: set, bound: set, trees: dict) -> dict:
             cls = live_class(pf, type(value))
             if cls is not None:  # an attribute of the object itself hides its class's member
                 cls.members.update({attr: ("other", None) for attr in getattr(value, "__dict__", {})})
+        elif live is None:  # the command line: a module-level ``NAME = Cls(...)``, bound once
+            made = _module_object(pf, name)
+            cls = static_class(pf, made) if made is not None else None
         if cls is not None:
             out[name] = _Receiver(name, cls, scalars)
     return out
+
+
+def _module_object(pf: ParsedFunction, name: str) -> Optional[str]:
+    """The class whose call the module binds ``name`` to, where that is the one module-level
+    statement naming ``name`` as a target (``MODEL = LinearModel(W0, b0)``), else None (read
+    without running the file: the command line)."""
+    found = None
+    for stmt in pf.parsed.module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if stmt.name.value == name:
+                return None
+            continue
+        targets = m.findall(stmt, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For() | m.AsName())
+        names = {n.value for t in targets for n in name_nodes(getattr(t, "target", None) or t.name)}
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+                isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
+            names |= {n.value for n in name_nodes(stmt)}
+        if name not in names:
+            continue
+        if found is not None:
+            return None  # bound more than once
+        found = stmt
+    small = found.body[0] if isinstance(found, cst.SimpleStatementLine) and len(found.body) == 1 else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+            isinstance(small.targets[0].target, cst.Name) and isinstance(small.value, cst.Call) and \
+            isinstance(small.value.func, cst.Name):
+        return small.value.func.value
+    return None
 
 
 def _constructed(pf: ParsedFunction, name: str, nodes: list, bound: set) -> Optional[str]:
