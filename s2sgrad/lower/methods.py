@@ -12,7 +12,8 @@ The object (the receiver) is one of:
 
 - a global or closure value of the live function whose class is defined in this file: the
   method's ``self`` reads that name (``self.W`` is ``MODEL.W``, an attribute read where the code
-  runs, a constant);
+  runs, a constant); read from a file (the command line), a module-level name the file binds
+  once, to a call of such a class;
 - a parameter given a pytree whose node is such a class (a dataclass, ``Options.trees``):
   ``self.W`` is ``model.W``, which lower/trees.py then reads as the leaf's parameter;
 - a local bound once to ``Cls(...)`` where ``Cls``'s ``__init__`` only stores attributes (or is a
