@@ -84,7 +84,8 @@ def _code_of(member: Any) -> Any:
 def live_class(pf: ParsedFunction, cls: type) -> Optional[ClassInfo]:
     """The class ``cls`` as s2sgrad reads it in ``pf``'s file (its bases too, in method
     resolution order), or None when it is not defined there."""
-    if not isinstance(cls, type) or cls.__module__.split(".")[0] in _NOT_USER:
+    if not isinstance(cls, type) or cls.__module__.split(".")[0] in _NOT_USER or \
+            cls.__qualname__ != cls.__name__:  # a class defined in a function: not a def of the file's top
         return None
     defs = _class_defs(pf)
     members: dict = {}

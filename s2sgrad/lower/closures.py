@@ -491,11 +491,11 @@ class _ReplaceCalls(KeepingTransformer):
         elif isinstance(updated.func, cst.Name) and updated.func.value in writer.defined:
             name = updated.func.value
             local = writer.defined[name]
-        elif writer.passes_local(updated) and writer.module_helper(updated) is not None:
-            name = updated.func.value  # a helper of this file given a local function: inlined
-            local = writer.module_helper(updated)
         else:
-            return updated
+            local = writer.module_helper(updated) if writer.passes_local(updated) else None
+            if local is None:
+                return updated
+            name = updated.func.value  # a helper of this file given a local function: inlined
         writer.parsed.adopt(updated, original)
         statements, value = writer.inline(updated, name, local)
         self.before.extend(statements)

@@ -442,6 +442,19 @@ class _Members(KeepingTransformer):
         names = {p.name.value for p in (*node.params.params, *node.params.kwonly_params)}
         return not names & set(self.spelled)
 
+    def visit_Lambda(self, node) -> bool:
+        return self.visit_FunctionDef(node)
+
+    def visit_ListComp(self, node) -> bool:
+        # a comprehension binding one of the spellings: its own value there
+        clause, names = node.for_in, set()
+        while clause is not None:
+            names |= {n.value for n in name_nodes(clause.target)}
+            clause = clause.inner_for_in
+        return not names & set(self.spelled)
+
+    visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
+
     def visit_AssignTarget(self, node) -> None:
         target = node.target
         if isinstance(target, cst.Attribute) and self.receiver(target.value) is not None:
