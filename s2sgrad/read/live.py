@@ -171,20 +171,20 @@ def member_code(member: Any) -> Any:
 
 
 def class_members(function: types.FunctionType) -> Iterator[tuple]:
-    """``(Members holder, attr, member)`` for each member of a user class ``function`` may read
-    by an attribute name it (or a member found so far) reads: the classes of the objects it reads
-    by name, the classes it names, and those defined in its module (the classes of its pytree
-    arguments)."""
+    """``(Members holder, attr, member)`` for each member of a class defined in ``function``'s
+    module (lower/methods.py reads no other) that it may read by an attribute name it (or a member
+    found so far) reads: the classes of the objects it reads by name, and the classes its module
+    defines (those it builds, and those of its pytree arguments)."""
     names = live_names(function)
+    own = function.__module__
     sources: dict = {}
     for name in names_read(function.__code__):
         value = names.get(name)
-        if user_class(value):
-            sources.setdefault(id(value), value)
-        elif name in names and user_class(type(value)) and not callable(value):
+        if name in names and not user_class(value) and user_class(type(value)) and \
+                type(value).__module__ == own and not callable(value):
             sources[(id(holder_of(function, name)), name)] = (holder_of(function, name), name)
     for value in function.__globals__.values():
-        if user_class(value) and value.__module__ == function.__module__:
+        if user_class(value) and value.__module__ == own:
             sources.setdefault(id(value), value)
     for source in sources.values():
         members = Members(source)
