@@ -1,6 +1,6 @@
 """The pipeline: SourceUnit + Options -> generated module text (and the facts needed to load it).
 
-    capture -> parse -> trees -> lift -> inner transforms -> comprehensions -> local functions
+    capture -> parse -> methods -> trees -> lift -> inner transforms -> comprehensions -> local functions
     -> structure -> fence
     -> custom_gradient | normalize -> aliasing -> hoist -> parameter writes -> analyses
     -> reverse or forward -> fold, release -> codegen
@@ -39,6 +39,7 @@ from .lower.closures import inline_local_functions
 from .lower.comprehensions import rewrite_comprehensions
 from .lower.custom import custom_vjp, is_custom_def
 from .lower.lift import lift_into
+from .lower.methods import inline_methods
 from .lower.inner import inner_transforms_into
 from .lower.normalize import lower_function
 from .lower.star_args import star_as_parameter
@@ -127,7 +128,7 @@ def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None,
     """Lift nested custom_gradient definitions (into ``lifted``, by name), structure (no jumps),
     fence and normalize one parsed function (``returns``: see lower_function)."""
     lifted = lifted if lifted is not None else {}
-    pf = _python(inner_transforms_into(lift_into(pf, lifted), lifted))
+    pf = _python(inner_transforms_into(lift_into(inline_methods(pf), lifted), lifted))
     structured = replace(pf, node=structure(pf.node, pf.parsed.written_as))
     core = lower_function(fence(structured), table, returns)
     check_inplace(core, table.views)
@@ -350,7 +351,7 @@ def _check_wrt(pf: ParsedFunction, options: Options) -> None:
 def _checked(unit: SourceUnit, options: Options) -> tuple:
     """``(ParsedFunction, options)`` for one entry of a module, fenced and its ``wrt`` checked;
     its tree parameters replaced by their leaves (``wrt`` naming those)."""
-    pf = star_as_parameter(find_function(unit), options.trees)
+    pf = inline_methods(star_as_parameter(find_function(unit), options.trees), options.trees)
     if not is_custom_def(pf):
         fence(replace(pf, node=structure(_python(lift_into(pf, {})).node)))
     _check_wrt(pf, options)
@@ -503,7 +504,7 @@ def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
                 trees: tuple = ()) -> tuple:
     """``(ParsedFunction, session, Program)``: the forward-mode functions of the function
     ``unit`` names (its ``<name>_jvp`` first), not yet rendered."""
-    pf = star_as_parameter(find_function(unit), trees)
+    pf = inline_methods(star_as_parameter(find_function(unit), trees), trees)
     _check_wrt(pf, Options(wrt=wrt))
     pf, options = _with_trees(pf, Options(wrt=wrt, trees=trees))
     wrt = options.wrt

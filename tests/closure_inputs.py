@@ -142,3 +142,24 @@ def _helper_with_local_functions(h, W):
 
 def calls_a_helper_holding_local_functions(x):
     return np.sum(_helper_with_local_functions(x[:3], W3) ** 2) + np.sum(x[3:])
+
+
+def apply(f, z, times=1):
+    """A helper of the user's taking a function (inlined where it is given a local one)."""
+    for _ in range(times):
+        z = f(z)
+    return z
+
+
+def compose(f, g, z):
+    return apply(f, g(z))
+
+
+def passes_local_functions_to_helpers(x):
+    act = lambda z: np.log1p(np.exp(z))  # noqa: E731
+
+    def scaled(v):
+        return np.sin(v) * 1.5
+
+    h = apply(act, x, times=2)
+    return np.sum(compose(scaled, act, h) ** 2) + np.sum(apply(scaled, x))

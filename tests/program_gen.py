@@ -1787,7 +1787,110 @@ def generate(ch: Chooser, refuse: bool = False, avoid=()) -> Program:
         tree_arguments(gen, prog)
     if not refuse and "star_args" not in avoid and ch.bool(30):  # after it: its draws stay too
         star_arguments(gen, prog)
+    if not refuse:  # drawn after every other production: earlier seeds keep their programs
+        python_terms(gen, prog)
     return prog
+
+
+def python_terms(gen: "Gen", prog: Program) -> None:
+    """Terms ``f`` adds to every value it returns, computed from ``x``, ``v``, ``s`` at the top
+    of its body: a dict comprehension (``dict_comprehension``) and the methods and property of a
+    class of the module (``user_class``: on a global object, on one built in ``f`` from the
+    differentiated values, or on a dataclass built there)."""
+    ch = gen.ch
+    lines, terms = [], []
+    if "dict_comprehension" not in gen.avoid and ch.bool(30):
+        terms.append(dict_comprehension(gen, lines))
+    if "user_class" not in gen.avoid and ch.bool(30):
+        terms.append(user_class(gen, prog, lines))
+    if not terms:
+        return
+    extra = " + ".join(terms)
+    head, _, rest = prog.main.partition("def f(x, v, s, flag):\n")
+    body = rest.split("\n")
+    start = 1 if body and body[0].lstrip().startswith('"""') else 0
+    out, nested = body[:start] + lines, None
+    for k, line in enumerate(body[start:], start):
+        indent = len(line) - len(line.lstrip())
+        if line.strip() and indent == 0:  # the end of f
+            out += body[k:]
+            break
+        if nested is not None and (not line.strip() or indent > nested):
+            out.append(line)  # a local function's body: its returns are its own
+            continue
+        nested = indent if line.lstrip().startswith("def ") else None
+        if line.lstrip().startswith("return "):
+            line = f"{' ' * indent}return ({line.strip()[len('return '):]}) + ({extra})"
+        out.append(line)
+    prog.main = head + "def f(x, v, s, flag):\n" + "\n".join(out)
+
+
+def dict_comprehension(gen: "Gen", lines: list) -> str:
+    """A dict comprehension over names and values (``zip``) or over indices (``range``), its
+    entries read by key; returns the term it adds."""
+    ch = gen.ch
+    c = [ch.choice([0.5, -0.25, 0.75, 1.5]) for _ in range(3)]
+    fn = ch.choice(["np.tanh", "np.sin", "np.cos"])
+    if ch.bool():
+        lines.append(f"    dc_parts = {{key: {fn}(value) * scale for key, value, scale in "
+                     f"zip(('x', 'v', 's'), (x, v, s), ({c[0]}, {c[1]}, {c[2]}))}}")
+        gen.tag("dict_comprehension", "dict_comprehension_zip")
+        return "np.sum(dc_parts['x'] * dc_parts['v']) + dc_parts['s'] * np.sum(dc_parts['v'])"
+    lines.append(f"    dc_rows = {{i: {fn}(x[i] * {c[0]}) for i in range(3) if i != {ch.int(0, 3)}}}")
+    gen.tag("dict_comprehension", "dict_comprehension_range")
+    return f"sum(np.sum(row * {c[1]}) for row in dc_rows.values())"
+
+
+USER_CLASSES = """
+
+class Affine:
+    \"\"\"A class of the module whose methods f calls.\"\"\"
+
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def apply(self, z):
+        return np.tanh(z * self.w + self.b)
+
+    @property
+    def norm(self):
+        return np.sum(self.w * self.w)
+
+    def score(self, z):
+        return np.sum(self.apply(z)) * 0.5 + self.norm * 0.1
+
+
+@dataclasses.dataclass
+class Gain:
+    w: object
+    b: object
+
+    def apply(self, z):
+        return np.sin(z * self.w) + self.b
+
+
+AFFINE = Affine(np.linspace(-0.5, 0.5, 4), 0.25)"""
+
+
+def user_class(gen: "Gen", prog: Program, lines: list) -> str:
+    """Methods and a property of ``Affine`` (``USER_CLASSES``) on the global ``AFFINE`` or on an
+    object built in ``f`` from ``v`` and ``s``, or of the dataclass ``Gain`` built there; returns
+    the term it adds."""
+    ch = gen.ch
+    form = ch.choice(["global", "built", "dataclass"])
+    gen.tag("user_class", f"user_class_{form}")
+    z = ch.choice(["x", "v"])
+    if "import dataclasses" not in prog.main:
+        prog.main += "\n\n\nimport dataclasses"
+    prog.main += USER_CLASSES
+    if form == "global":
+        return f"AFFINE.score({z}) + np.sum(AFFINE.apply(v)) * AFFINE.norm"
+    if form == "built":
+        lines.append(f"    uc_layer = Affine(np.tanh(v) * 0.5, s * {ch.choice([0.1, -0.3])})")
+        return f"uc_layer.score({z}) + uc_layer.norm * np.sum(np.sin(x))"
+    lines.append(f"    uc_gain = Gain(np.cos(v) * 0.5, np.tanh(s))")
+    return f"np.sum(uc_gain.apply({z}) * uc_gain.w)"
 
 
 def star_arguments(gen: "Gen", prog: Program) -> None:

@@ -210,3 +210,21 @@ def with_as_a_manager_of_constants(x):
     with np.errstate(all="ignore") as _:
         z = np.log1p(np.exp(y))
     return np.sum(z * x)
+
+
+def set_comprehension_of_constants(x):
+    signs = {int(v > 0) for v in x}  # a set of numbers without derivative
+    picked = sorted({k % 3 for k in range(len(x))})
+    return np.sum(x[picked] ** 2) * len(signs) + np.sum(np.sin(x))
+
+
+def local_function_in_a_while_test(x):
+    small = lambda v: np.sum(v * v) < 6.0  # noqa: E731
+
+    def grow(v):
+        return v * 1.3 + 0.1 * np.sin(v)
+
+    y = x
+    while small(y):
+        y = grow(y)
+    return np.sum(y ** 2)

@@ -32,7 +32,7 @@ REFUSED = [
     ("recursive", "recursive call"),
     ("return_in_with", "a `return` inside a `with` block"),
     ("computed_while_condition", "while condition must be a comparison"),
-    ("set_comprehension", "set comprehensions"),
+    ("set_comprehension", "no derivative rule for `builtins.set`"),
     ("calls_builtin_without_rule", "no derivative rule for `builtins.divmod`"),
     ("index_built_row", "indexing the constant `np.r_` with a differentiated value"),
     ("index_built_columns", "indexing the constant `np.c_` with a differentiated value"),

@@ -573,6 +573,15 @@ COVERAGE = {
     "Python's `max`/`min` of two or more numbers": ["builtin_max", "builtin_min"],
     "`sorted` of numbers": ["builtin_sorted"],
     "`x.item()`": ["item"],
+    "dict comprehensions (`{k: v * 2 for k, v in d.items()}`, over a dict parameter too)": [
+        "dict_comprehension", "dict_comprehension_zip", "dict_comprehension_range"],
+    "Methods and properties of your own classes defined in the function's file": [
+        "user_class", "user_class_global", "user_class_built", "user_class_dataclass"],
+    "on a module-level object (`MODEL.predict(x)`, its arrays read as constants; for the command "
+    "line, one the file binds once to a call of its class)": ["user_class_global"],
+    "on an object built in the function (`model = LinearModel(W, b)` where `__init__` only "
+    "stores attributes, or a dataclass: each attribute a name of its own, differentiated)": [
+        "user_class_built", "user_class_dataclass"],
     "`*args` of arrays (`def f(a, *xs)`, `argnums` counting into them": ["star_args", "star_unpack"],
     "the code is made for the number of arrays a call passes)": ["star_args"],
     "for `grad`, `value_and_grad`, `vjp`, `jvp`, `jacfwd`, `jacrev` and `check_grads`": ["star_args"],
@@ -641,12 +650,20 @@ EXPLANATIONS = [
     # tests/test_python_constructs.py (no production yet)
     "or bind one from a manager that reads none of the function's values (`with "
     "warnings.catch_warnings(record=True) as caught`: no derivative)",
-    "dict comprehensions (`{k: v * 2 for k, v in d.items()}`, over a dict parameter too) and "
-    "dicts built by key in a loop (`e[k] = v`)",
+    "and dicts built by key in a loop (`e[k] = v`)",
+    # tests/test_python_constructs.py
+    "set comprehensions of values with no derivative (`{int(v > 0) for v in x}`)",
+    # tests/test_user_classes.py (the generator's user classes are not pytree arguments)
+    "and on a dataclass argument differentiated through its fields (`grad(loss)(model, x)`)",
+    "the generated code is guarded on the class's methods, so a class changed between calls is "
+    "read again",
     # tests/test_closures.py (the generator draws a local function of one parameter)
     "(`act = lambda z: np.log1p(np.exp(z))`, a `predict(inp)` closing over the weights being "
     "differentiated, called several times, in loops, with defaults and keywords), each call "
     "inlined as the body it runs (its early returns included), so every mode and order gets it",
+    # tests/test_closures.py, tests/test_python_constructs.py (no production yet)
+    "passed to a module-level function of the same file (`apply(act, z)`, inlined through it) "
+    "and called in a `while` test",
 ]
 FILLER = {"and", "or", "on", "of", "in", "with", "the", "a", "to", "for", "over"}
 COVERAGE_SEEDS = 300

@@ -201,9 +201,18 @@ def test_a_dict_comprehension_over_a_dict_parameter():
     assert_gradients(lambda x: pi.dict_comprehension_over_a_parameter(params, x), X)
 
 
-def test_a_set_comprehension_is_refused():
+def test_a_set_comprehension_of_values_that_carry_a_derivative_is_refused():
     def uses_a_set(x):
-        return np.sum(x) * len({float(v) for v in x})
+        return np.sum(x) * sum({float(v) for v in x})
 
-    with pytest.raises(s2sgrad.TransformError, match="set comprehensions"):
-        s2sgrad.grad(uses_a_set)(X)
+    for transform in (lambda f: s2sgrad.grad(f)(X), lambda f: s2sgrad.jvp(f, (X,), (X,))):
+        with pytest.raises(s2sgrad.TransformError, match="no derivative rule for `builtins.set`") as info:
+            transform(uses_a_set)
+        assert "sum({float(v) for v in x})" in str(info.value)
+        assert "keep the values in a list" in str(info.value)
+        assert "register_gradient" not in str(info.value)
+
+
+@pytest.mark.parametrize("fn", [pi.set_comprehension_of_constants, pi.local_function_in_a_while_test])
+def test_set_comprehensions_without_derivative_and_local_functions_in_while_tests(fn):
+    check_every_mode(fn, X)

@@ -38,7 +38,7 @@ from .repeats import without_repeats
 from .fold import fold, line_read_counts
 from .simplify import doubled, simplify
 from .templates import instantiate, needs_parens
-from .unknown import called_value, object_member
+from .unknown import called_value, no_rule, object_member
 
 @dataclass(frozen=True)
 class JvpFunction:
@@ -171,6 +171,8 @@ class ForwardBuilder:
         if getattr(rule, "elementwise", False):
             return self.elementwise(stmt, rule, target)
         reason = f" ({rule.reverse_only})" if getattr(rule, "reverse_only", "") else ""
+        if rule is None and prim.op.startswith("builtins."):  # reverse mode has none either
+            raise no_rule(stmt, self.table, self.varied.__contains__)
         raise object_member(stmt, self.varied.__contains__) or called_value(stmt, self.varied.__contains__) or \
             self.refuse(stmt, f"`{prim.op}`{reason}")
 

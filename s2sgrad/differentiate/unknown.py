@@ -14,9 +14,10 @@ from ..errors import Location, TransformError
 from ..lower.ir import Stmt, Var, operand_vars
 from ..rules.table import RuleTable
 
-_FOLLOW = ("differentiate a plain function that takes the arrays as arguments: move the method's "
-           "body into a module-level `def` that takes them (the method can call it), and call "
-           "that here")
+_FOLLOW = ("s2sgrad reads the methods of your classes defined in this function's file, called on a "
+           "global, on an object built here, or on a differentiated dataclass argument; otherwise "
+           "move the method's body into a module-level `def` that takes the arrays (the method "
+           "can call it), and call that here")
 
 
 def _owner(stmt: Stmt) -> str:
@@ -36,7 +37,8 @@ def object_member(stmt: Stmt, active: Callable[[str], bool] = lambda name: True)
     if isinstance(stmt.expr, cst.Call):
         err = TransformError(
             f"`{owner}.{member}(...)` calls a method numpy arrays do not have, with values that "
-            f"carry a derivative; s2sgrad does not follow method calls on objects", loc, _FOLLOW)
+            f"carry a derivative; s2sgrad cannot read this method (its object's class is not "
+            f"known here, or not defined in this file)", loc, _FOLLOW)
     else:
         err = TransformError(
             f"`{owner}.{member}` reads an attribute numpy arrays do not have from `{owner}`, which "
@@ -80,15 +82,16 @@ def no_rule(stmt: Stmt, table: RuleTable, active: Callable[[str], bool]) -> Tran
     what = f"the method `.{name.split('.', 1)[1]}`" if name.startswith("ndarray.") else f"`{name}`"
     alternative = table.suggest(name)
     register = f"give it a rule with s2sgrad.register_gradient({name!r})"
-    if name.startswith("s2sgrad.") and alternative:
+    if name.startswith(("s2sgrad.", "builtins.")) and alternative:
         hint = alternative  # s2sgrad's own transformations take no registered rule
     else:
         hint = f"{alternative}; or {register}" if alternative else \
             f"{register}, or rewrite the expression with supported numpy functions"
     head, _, member = name.partition(".")
     if "." in name and all(not key.startswith(head + ".") for key in table.rules):
-        hint = (f"if `{head}` is one of your objects: s2sgrad does not follow method calls on "
-                f"objects; {_FOLLOW}. Otherwise {hint}")
+        hint = (f"if `{head}` is one of your objects: s2sgrad reads a method only where it knows "
+                f"the object's class (the command line reads the file and never runs it: it knows "
+                f"the class of an object built in the function); {_FOLLOW}. Otherwise {hint}")
         if "." not in member and hasattr(np.ndarray, member):
             hint = (f"if `{head}` is a numpy array s2sgrad could not see (the command line "
                     f"reads the file and never runs it): call `np.{member}({head}, ...)` "
@@ -109,16 +112,19 @@ def refuse_user_method(callee: str, value: Any, location: Optional[Location]) ->
             "that carry a derivative; s2sgrad differentiates arrays and floats, and does not "
             "follow objects built inside a differentiated function",
             location or Location("<unknown>", 0, 0, ""),
-            "keep the arrays in names of their own and call a module-level function with them; "
-            "or build the object in the caller and pass it in (a dataclass or registered pytree "
-            "argument is differentiated by its array fields)")
+            "s2sgrad reads an object built here where its class is defined in this file and its "
+            "`__init__` only stores attributes, and the object is only read (its attributes, "
+            "methods and properties); otherwise keep the arrays in names of their own and call a "
+            "module-level function with them, or build the object in the caller and pass it in (a "
+            "dataclass or registered pytree argument is differentiated by its array fields)")
     if not (isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType)):
         return
     cls = type(value.__self__)
     if cls.__module__.split(".")[0] in {"numpy", "builtins", "s2sgrad", "scipy"}:
         return
     raise TransformError(
-        f"`{callee}` is a method of `{cls.__qualname__}` (your class); s2sgrad does not follow "
-        "method calls on objects", location or Location("<unknown>", 0, 0, ""),
+        f"`{callee}` is a method of `{cls.__qualname__}` (your class) that s2sgrad cannot read "
+        "here: its class is not defined in this file, or the method was replaced at run time",
+        location or Location("<unknown>", 0, 0, ""),
         f"{_FOLLOW}; or differentiate the method itself with s2sgrad.grad({callee}), which "
         "treats the object's attributes as constants")

@@ -25,9 +25,11 @@ loop's iterable; comprehensions were written as loops before, lower/comprehensio
   the call's value; a body with no ``return`` gives ``None``.
 
 Calls inside the body are inlined the same way (a local function passed to another one and called
-there too); one that calls itself is refused. A local function used in any other way (returned,
-stored, passed to a function that is not local, called where it runs only sometimes) is refused at
-that use, with a hint.
+there too); one that calls itself is refused. A module-level ``def`` of the same file given a local
+function (``apply(act, z)`` with ``def apply(f, z): return f(z)``) is inlined at that call the same
+way (for a live function, where the function its name holds is that def), so the local function's
+call in it is inlined too. A local function used in any other way (returned, stored, passed to a
+function of another file, called where it runs only sometimes) is refused at that use, with a hint.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..read.names import name_nodes
+from ..read.paths import display_path
 from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
 from .comprehensions import HoistingWriter, Rename
 from .naming import Namer
@@ -215,10 +218,15 @@ class _Inliner(HoistingWriter):
         self.pf = pf
         self.defined: dict = {}
         self.active: list = []  # the functions being inlined, innermost last (recursion)
+        self.caller_names = {name for name, _ in _scope(pf.node.body).bound} | \
+            {p.name.value for p in _params(pf.node.params)}
 
     def statement(self, stmt: cst.BaseStatement) -> list:
         if isinstance(stmt, cst.FunctionDef):
             return self.define(stmt, stmt)
+        if isinstance(stmt, cst.While) and not m.findall(stmt.body, m.Continue()) and \
+                any(self.wanted_call(call) for call in m.findall(stmt.test, m.Call())):
+            return self.while_test(stmt)
         if m.matches(stmt, _LAMBDA_BINDING):
             assign = stmt.body[0]
             fn = _as_def(self.parsed, assign.targets[0].target, assign.value)
@@ -254,9 +262,67 @@ class _Inliner(HoistingWriter):
         return before
 
     def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
-        return any(isinstance(call.func, cst.Lambda) or
-                   (isinstance(call.func, cst.Name) and call.func.value in self.defined)
-                   for call in m.findall(stmt, m.Call()))
+        return any(self.wanted_call(call) for call in m.findall(stmt, m.Call()))
+
+    def wanted_call(self, call: cst.Call) -> bool:
+        """Whether ``call`` is inlined (a local function's, or a helper's given one)."""
+        return isinstance(call.func, cst.Lambda) or \
+            (isinstance(call.func, cst.Name) and call.func.value in self.defined) or self.passes_local(call)
+
+    def while_test(self, stmt: cst.While) -> list:
+        """``while test(...): body`` calling a local function in its test, as ``going =
+        test(...)`` before the loop and at the end of its body, and ``while going:`` (its calls
+        inlined at both; a body with ``continue`` is left for the refusal)."""
+        name = self.namer.fresh("going")
+
+        def evaluation() -> cst.SimpleStatementLine:
+            line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], stmt.test)])
+            self.parsed.adopt(line.body[0], stmt.test)
+            self.parsed.adopt(line, stmt.test)
+            self.parsed.written_as[line] = self.parsed.written_as[line.body[0]] = stmt.test
+            return line
+
+        body = self.block(stmt.body)
+        body = body.with_changes(body=[*body.body, *self.statement(evaluation())])
+        loop = stmt.with_changes(test=cst.Name(name), body=body,
+                                 orelse=self.orelse(stmt.orelse))
+        self.parsed.adopt(loop, stmt)
+        self.parsed.adopt(loop.test, stmt.test)
+        self.parsed.written_as[loop] = self.parsed.written_as.get(stmt, stmt)
+        return [*self.statement(evaluation()), loop]
+
+    def passes_local(self, call: cst.Call) -> bool:
+        """Whether ``call`` passes a local function to a function that is not local."""
+        return isinstance(call.func, cst.Name) and call.func.value not in self.defined and \
+            any(isinstance(arg.value, cst.Name) and arg.value.value in self.defined for arg in call.args)
+
+    def module_helper(self, call: cst.Call) -> Optional[_Local]:
+        """The module-level ``def`` of this file that ``call`` (passing it a local function)
+        calls, as a local function to inline there; None where it is not one s2sgrad reads (of
+        another file, decorated, replaced at run time, with defaults that are not literals)."""
+        name = call.func.value
+        if name in self.caller_names:
+            return None
+        node = next((stmt for stmt in self.parsed.module.body
+                     if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name), None)
+        if node is None or node.decorators or node.asynchronous is not None or \
+                any(not _literal(d) for d in _defaults(node.params).values()):
+            return None
+        live = self.pf.unit.live
+        if live is not None:
+            code = getattr(live.get(name), "__code__", None)
+            where = self.parsed.positions.get(node)
+            if code is None or where is None or code.co_firstlineno != where.start.line or \
+                    display_path(code.co_filename) != self.pf.unit.path:
+                return None
+        own = {bound for bound, _ in _scope(node.body).bound} | {p.name.value for p in _params(node.params)}
+        for read in name_nodes(node.body, reads_only=True):
+            if read.value not in own and read.value in self.caller_names:
+                raise self.pf.error(call, f"`{name}`, given a local function here, reads the global "
+                                    f"`{read.value}`, a name this function also binds: s2sgrad "
+                                    "inlines it here and would read this function's value",
+                                    f"rename `{read.value}` in this function")
+        return _Local(node, _defaults(node.params))
 
     def hoisted(self, node: cst.CSTNode) -> tuple:
         replacer = _ReplaceCalls(self)
@@ -323,7 +389,8 @@ class _Inliner(HoistingWriter):
         renames: dict = {}
         before: list = []
         for param, value in values:
-            if isinstance(value, cst.Name) and param not in rebound and value.value not in appears:
+            if isinstance(value, cst.Name) and param not in rebound and \
+                    (value.value == param or value.value not in appears):
                 renames[param] = value.value  # read the caller's name itself
                 continue
             renames[param] = self.namer.fresh(param)
@@ -425,7 +492,10 @@ class _ReplaceCalls(KeepingTransformer):
             name = updated.func.value
             local = writer.defined[name]
         else:
-            return updated
+            local = writer.module_helper(updated) if writer.passes_local(updated) else None
+            if local is None:
+                return updated
+            name = updated.func.value  # a helper of this file given a local function: inlined
         writer.parsed.adopt(updated, original)
         statements, value = writer.inline(updated, name, local)
         self.before.extend(statements)

@@ -32,12 +32,13 @@ from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.metadata import QualifiedName, QualifiedNameSource
 
 from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
 from .naming import Namer
 
-_COMPREHENSION = m.ListComp() | m.GeneratorExp() | m.DictComp()
+_COMPREHENSION = m.ListComp() | m.GeneratorExp() | m.DictComp() | m.SetComp()
 # Where a comprehension is evaluated only sometimes: left for the fence to refuse.
 _GUARDED = m.Lambda() | m.IfExp() | m.BooleanOperation()
 
@@ -215,7 +216,13 @@ class _Replace(KeepingTransformer):
     def visit_DictComp(self, node) -> bool:
         return False
 
+    def visit_SetComp(self, node) -> bool:
+        return False
+
     def leave_ListComp(self, original, updated):
+        return self.replace(original)
+
+    def leave_SetComp(self, original, updated):
         return self.replace(original)
 
     def leave_DictComp(self, original, updated):
@@ -235,6 +242,16 @@ class _Replace(KeepingTransformer):
         self.before.extend(built)
         new = cst.Name(name)
         self.writer.parsed.adopt(new, comp)
+        if isinstance(comp, cst.SetComp):  # the set of the list's items: builtins.set
+            func = cst.Name("set")
+            new = cst.Call(func, [cst.Arg(new)])
+            self.writer.parsed.adopt(new, comp)
+            self.writer.parsed.adopt(func, comp)
+            index = self.writer.parsed.positions.statement.get(comp)
+            if index is not None:
+                self.writer.parsed.qualnames.get(comp)  # the statement's names resolved first
+                self.writer.parsed.qualnames.resolved.setdefault(index, {})[func] = \
+                    frozenset({QualifiedName("builtins.set", QualifiedNameSource.BUILTIN)})
         return new
 
 

@@ -31,12 +31,10 @@ _REFUSED = (
      "name and called, or called where it is written; not stored or passed on",
      "bind it to a name (`act = lambda z: ...`) and call it here, or define a module-level "
      "function with `def` and call it"),
-    (m.ListComp() | m.GeneratorExp() | m.DictComp(),  # the others were rewritten as loops (lower/comprehensions.py)
+    (m.ListComp() | m.GeneratorExp() | m.DictComp() | m.SetComp(),  # the others were rewritten as loops (lower/comprehensions.py)
      "a comprehension evaluated only sometimes (in a lambda, a conditional expression's branch, "
      "after `and`/`or`, in an `elif` or `while` test) is not supported in a differentiated function",
      "build the list with a loop before the statement, or assign the comprehension to a name first"),
-    (m.SetComp(), "set comprehensions are not supported in a differentiated function",
-     "use a list comprehension (a set of arrays cannot be built: arrays do not hash)"),
     (m.NamedExpr(), "assignment expressions (:=) are not supported",
      "assign the value in its own statement"),
     (m.Del(target=~(m.Name() | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=m.Name()))]))),

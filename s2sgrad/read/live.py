@@ -130,8 +130,9 @@ def _user_module(value: Any) -> bool:
 
 
 def seen_names(function: types.FunctionType) -> Iterator[tuple]:
-    """``(holder, name, value)`` for each name ``function`` reads and can see (holder_of), and
-    for each attribute it reads of a user module it sees (``data.helper``: the module's dict)."""
+    """``(holder, name, value)`` for each name ``function`` reads and can see (holder_of), for
+    each attribute it reads of a user module it sees (``data.helper``: the module's dict), and
+    for each member of a user class it may read (class_members: lower/methods.py inlines them)."""
     names = live_names(function)
     read = names_read(function.__code__)
     for name in read:
@@ -142,6 +143,80 @@ def seen_names(function: types.FunctionType) -> Iterator[tuple]:
         for attr in read:
             if attr in scope:
                 yield scope, attr, scope[attr]
+    yield from class_members(function)
+
+
+def user_class(value: Any) -> bool:
+    """True for a class of the user's (not numpy's, scipy's, s2sgrad's or a builtin's)."""
+    return isinstance(value, type) and \
+        value.__module__.split(".")[0] not in {"numpy", "s2sgrad", "scipy", "math", "builtins"}
+
+
+class Members:
+    """The members of a class, or of the object a name holds (read again at each lookup), as the
+    binding's check reads them: ``members[attr]`` is what ``obj.attr`` finds without running it
+    (the object's own attribute, else the first class in its method resolution order holding
+    ``attr``); KeyError where none does."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source  # a class, or (holder, name) where an object lives
+
+    def __getitem__(self, attr: str) -> Any:
+        if isinstance(self.source, type):
+            cls, own = self.source, {}
+        else:
+            holder, name = self.source
+            obj = holder.cell_contents if isinstance(holder, types.CellType) else holder[name]
+            cls, own = type(obj), getattr(obj, "__dict__", {})
+        if attr in own:
+            return own[attr]
+        for klass in cls.__mro__[:-1]:
+            if attr in vars(klass):
+                return vars(klass)[attr]
+        raise KeyError(attr)
+
+
+def member_code(member: Any) -> Any:
+    """The function a class member runs when read (a method, a property's getter), else None."""
+    if isinstance(member, property):
+        member = member.fget
+    return member if isinstance(member, types.FunctionType) else None
+
+
+def class_members(function: types.FunctionType) -> Iterator[tuple]:
+    """``(Members holder, attr, member)`` for each member of a class defined in ``function``'s
+    module (lower/methods.py reads no other) that it may read by an attribute name it (or a member
+    found so far) reads: the classes of the objects it reads by name, and the classes its module
+    defines (those it builds, and those of its pytree arguments)."""
+    names = live_names(function)
+    own = function.__module__
+    sources: dict = {}
+    for name in names_read(function.__code__):
+        value = names.get(name)
+        if name in names and not user_class(value) and user_class(type(value)) and \
+                type(value).__module__ == own and not callable(value):
+            sources[(id(holder_of(function, name)), name)] = (holder_of(function, name), name)
+    for value in function.__globals__.values():
+        if user_class(value) and value.__module__ == own:
+            sources.setdefault(id(value), value)
+    for source in sources.values():
+        members = Members(source)
+        attrs = list(names_read(function.__code__))
+        seen: set = set()
+        while attrs:
+            attr = attrs.pop(0)
+            if attr in seen:
+                continue
+            seen.add(attr)
+            try:
+                member = members[attr]
+            except (KeyError, ValueError):
+                continue
+            if isinstance(member, (types.FunctionType, property, staticmethod, classmethod)):
+                yield members, attr, member
+                code = member_code(member)
+                if code is not None:
+                    attrs.extend(names_read(code.__code__))
 
 
 def reachable(fn: types.FunctionType) -> Iterator[tuple]:
@@ -157,7 +232,7 @@ def reachable(fn: types.FunctionType) -> Iterator[tuple]:
         seen.add(id(current))
         yield current, live_names(current)
         for _, _, value in seen_names(current):
-            callee = python_function(value)
+            callee = python_function(member_code(value) if isinstance(value, property) else value)
             if callee is not None and id(callee) not in seen:
                 todo.append(callee)
 
@@ -213,7 +288,7 @@ def guard_of(value: Any) -> tuple:
     read as code (a function, any callable, a module: its derivative or rule was written out),
     else ``("type", its type)`` (an array's methods are array methods; its contents, a number's
     value, are read when the code runs)."""
-    if callable(value) or isinstance(value, types.ModuleType):
+    if callable(value) or isinstance(value, (types.ModuleType, property, staticmethod, classmethod)):
         return "is", value
     return "type", type(value)
 
@@ -236,7 +311,7 @@ def specialized_on(fn: types.FunctionType) -> tuple:
             continue
         for holder, name, value in seen_names(current):
             guards.append((holder, name, *guard_of(value)))
-            callee = python_function(value)
+            callee = python_function(member_code(value) if isinstance(value, property) else value)
             if callee is not None and id(callee) not in seen:
                 todo.append(callee)
     return guards, generated

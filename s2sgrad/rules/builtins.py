@@ -23,4 +23,9 @@ RULES = (
            iterable="s2s.sorted_vjp(g, iterable, key, reverse)"),
 )
 
-INSTEAD: dict = {}
+INSTEAD: dict = {
+    "builtins.set": "a set of values that carry a derivative has no derivative s2sgrad can state "
+                    "(it drops repeats and forgets their order): keep the values in a list (a list "
+                    "comprehension) or an array (`np.sort(a)` orders them), or build the set from "
+                    "values that carry none (indices, `int(...)`, comparisons)",
+}
