@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import runtime
-from .arguments import MASKED, argument_check, masked_refusal
+from .arguments import MASKED, argument_check, masked_refusal, unit_seed
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
 from .read.live import ENTRY_ATTR, Deferred, readable
@@ -241,7 +241,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
             _scalar_loss(value, has_aux, name)
         handover = [residuals]
         del residuals
-        grads = bwd(handover.pop(), 1.0)  # the backward holds the only reference and frees early
+        grads = bwd(handover.pop(), unit_seed(value, has_aux))  # the backward holds the only reference: frees early
         return value, (grads[0] if single else grads)
 
     return text, run, forward, entry
@@ -254,7 +254,7 @@ def _tree_sweep(trees: "TreeBuilds", split: Split, has_aux: bool, single: bool, 
     value, residuals = tree_fwd(*split.args, **dict(split.keywords))
     if has_aux or type(value) not in _SCALARS:
         _scalar_loss(value, has_aux, name)
-    grads = split.regroup(tree_bwd(residuals, 1.0))
+    grads = split.regroup(tree_bwd(residuals, unit_seed(value, has_aux)))
     return value, (grads[0] if single else grads)
 
 

@@ -45,7 +45,7 @@ class Records:
     def size_of(self, var: str) -> str:
         """Like shape_of, for ``var``'s number of elements."""
         if self.rebound(var):
-            return f"np.size({var})"
+            return f"s2s.size({var})"
         if var not in self.sizes:
             self.sizes[var] = self.namer.fresh(f"{var}_size")
             self.shape_base[self.sizes[var]] = var
@@ -82,7 +82,10 @@ class Records:
         if self.stacks.get(base) == name:
             return _rows_record(base)
         field = "size" if self.sizes.get(base) == name else "shape"
-        return f"{base}.{field}" if self.numpy_valued(base) else f"np.{field}({base})"
+        if self.numpy_valued(base):
+            return f"{base}.{field}"
+        # s2s.size: np.size would make another library's array (dask's) compute
+        return f"s2s.size({base})" if field == "size" else f"np.shape({base})"
 
     def numpy_valued(self, name: str) -> bool:
         """Whether every definition of ``name`` makes a numpy array or numpy scalar: a matrix

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .broadcasting import _foreign
+
 __all__ = [
     "balanced_eq",
     "safe_power_base",
@@ -70,6 +72,12 @@ def sinc_slope(x):
 def _power_or_zero(norm, power):
     """``norm ** power``, 0 where the norm is 0: at x = 0 a norm has no derivative, and its
     adjoint is taken as 0 there (a subgradient, and what central differences give)."""
+    if _foreign(norm):  # another library's array: no out= into it, no branch on its values
+        norm = norm.astype(np.result_type(norm.dtype, np.float64))
+        if power >= 0:
+            return norm ** power
+        nonzero = norm != 0
+        return np.where(nonzero, np.where(nonzero, norm, 1.0) ** power, 0.0)
     norm = np.asarray(norm, dtype=np.result_type(norm, np.float64))
     if power >= 0 or np.all(norm != 0):
         return norm ** power
