@@ -166,6 +166,37 @@ def test_logreg_and_mlp_on_protocol_arrays_keep_their_type(kind, data):
     np.testing.assert_allclose(float(value), logreg(w, X, y), rtol=1e-13)
 
 
+def softmax_ce(W, X, Y):
+    z = X @ W
+    m = np.max(z, axis=1, keepdims=True)
+    lse = m[:, 0] + np.log(np.sum(np.exp(z - m), axis=1))
+    return np.mean(lse - np.sum(Y * z, axis=1))
+
+
+def relu_net(W, X, Y):
+    h = np.maximum(X @ W, 0.0)
+    return np.sum(np.mean(h, axis=0) ** 2) + np.sum(np.where(h > 1, h, 0.0))
+
+
+def norms(W, X, Y):
+    return np.linalg.norm(W) + np.sum(np.sqrt(np.abs(W) + 1.0)) + np.dot(W[:, 0], W[:, 1])
+
+
+def rows_and_variance(W, X, Y):
+    return np.sum(W[1:, :] ** 2) + np.sum(W.T @ W) + np.sum(np.var(X @ W, axis=0))
+
+
+@pytest.mark.parametrize("loss", [softmax_ce, relu_net, norms, rows_and_variance])
+def test_reductions_extrema_indexing_and_norms_on_a_strict_type(loss):
+    rng = np.random.default_rng(1)
+    W, X = rng.normal(size=(4, 3)), rng.normal(size=(8, 4))
+    Y = np.eye(3)[rng.integers(0, 3, 8)]
+    got = s2sgrad.grad(loss)(Strict(W), Strict(X), Strict(Y))
+    assert type(got) is Strict and got.shape == W.shape
+    np.testing.assert_allclose(got.data, s2sgrad.grad(loss)(W, X, Y), rtol=1e-12)
+    np.testing.assert_allclose(got.data, numerical_grad(loss, (W, X, Y), 0), rtol=1e-6, atol=1e-7)
+
+
 def test_pytree_leaves_of_a_protocol_type(data):
     params = {"W1": data["W1"], "b1": data["b1"], "W2": data["W2"]}
     got = s2sgrad.grad(mlp_tree)({k: Strict(v) for k, v in params.items()}, Strict(data["X"]),

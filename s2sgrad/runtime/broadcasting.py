@@ -43,10 +43,21 @@ def _foreign(v) -> bool:
         not isinstance(v, _ndarray)
 
 
+_CONVERTED = (np.matrix, np.ma.MaskedArray)  # subclasses whose arithmetic is not numpy's
+
+
+def _own_type(v) -> bool:
+    """Whether helpers keep ``v``'s array type: an ndarray subclass (not ``np.matrix``, whose
+    ``*`` is a product, nor a masked array) or another library's array (``_foreign``)."""
+    if isinstance(v, _ndarray):
+        return type(v) is not _ndarray and not isinstance(v, _CONVERTED)
+    return _foreign(v)
+
+
 def _operand(v):
     """``v`` as an array operand: an array as it is (numpy's, a subclass, another library's),
-    a number or a list through ``np.asarray`` (a ``np.matrix`` too: its ``*`` is a product)."""
-    if type(v) is _ndarray or (isinstance(v, _ndarray) and not isinstance(v, np.matrix)) or _foreign(v):
+    a number, a list, a ``np.matrix`` or a masked array through ``np.asarray``."""
+    if type(v) is _ndarray or _own_type(v):
         return v
     return np.asarray(v)
 
@@ -161,10 +172,11 @@ def like(g, x):
     g = np.asarray(g)
     if g.dtype.kind == "c" and x_dtype.kind != "c":
         g = g.real
-    if g.shape != np.shape(x) or not g.flags.writeable or (type(x) is not _ndarray and type(g) is not type(x)):
+    own = _own_type(x)  # an ndarray subclass: the gradient is of its type
+    if g.shape != np.shape(x) or not g.flags.writeable or (own and type(g) is not type(x)):
         # a fresh array the caller may write to; of x's own type when x is a subclass (numpy's
         # empty_like makes it as its own functions do, its attributes taken from x)
-        out = np.empty_like(x, x_dtype) if isinstance(x, _ndarray) else np.empty(np.shape(x), x_dtype)
+        out = np.empty_like(x, x_dtype) if own else np.empty(np.shape(x), x_dtype)
         out[...] = unbroadcast(g, x)
         return out
     if g.dtype != x_dtype:

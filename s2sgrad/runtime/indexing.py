@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .broadcasting import _foreign, _ndarray, unbroadcast
+from .broadcasting import _ndarray, _own_type, unbroadcast
 from .containers import Parts, list_getitem_vjp
 
 __all__ = [
@@ -43,7 +43,7 @@ def getitem_vjp(g, x, index):
         out = np.zeros(x.shape, dtype=dtype)
     elif isinstance(x, (tuple, list, dict)):
         return list_getitem_vjp(g, x, index)  # a sequence passed where an array could be
-    elif isinstance(x, _ndarray) or _foreign(x):  # a subclass, another library's array: its type
+    elif _own_type(x):  # a subclass, another library's array: of its type
         out = np.zeros_like(x, dtype=np.result_type(g, x))
     else:
         out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64 if not hasattr(x, "dtype") else x))
