@@ -186,7 +186,11 @@ def rows_and_variance(W, X, Y):
     return np.sum(W[1:, :] ** 2) + np.sum(W.T @ W) + np.sum(np.var(X @ W, axis=0))
 
 
-@pytest.mark.parametrize("loss", [softmax_ce, relu_net, norms, rows_and_variance])
+def clipped_scan(W, X, Y):
+    return np.sum(np.clip(W, -0.5, 0.5) ** 2) + np.sum(np.cumsum(X @ W, axis=0) ** 2)
+
+
+@pytest.mark.parametrize("loss", [softmax_ce, relu_net, norms, rows_and_variance, clipped_scan])
 def test_reductions_extrema_indexing_and_norms_on_a_strict_type(loss):
     rng = np.random.default_rng(1)
     W, X = rng.normal(size=(4, 3)), rng.normal(size=(8, 4))
@@ -233,12 +237,12 @@ def test_helpers_keep_the_array_type_and_never_convert():
 
 
 def test_a_numpy_only_helper_refuses_rather_than_converting():
-    from s2sgrad.runtime.broadcasting import _numpy_only
+    def scan_product(w):
+        return np.sum(np.cumprod(w, axis=0))
 
-    with pytest.raises(GradientError, match="works on numpy arrays only.*Strict"):
-        _numpy_only(Strict(np.ones(3)), "example_helper")
-    values = np.ones(3)
-    assert _numpy_only(values, "example_helper") is values
+    with pytest.raises(GradientError, match="adjoint of np.cumprod works on numpy arrays only.*Strict"):
+        s2sgrad.grad(scan_product)(Strict(np.array([1.0, 2.0, 3.0])))
+    np.testing.assert_allclose(s2sgrad.grad(scan_product)(np.array([1.0, 2.0, 3.0])), [9.0, 4.0, 2.0])
 
 
 def test_arguments_of_other_types_are_still_refused():
@@ -293,6 +297,12 @@ def test_dask_gradient_of_chunked_data_is_lazy_and_equals_numpys(data):
     assert computes == 0 and all(isinstance(g, da.Array) for g in grads)
     for got, want in zip(grads, s2sgrad.grad(mlp, (0, 1, 2))(*args, X, y)):
         np.testing.assert_allclose(got.compute(), want, rtol=1e-12)
+
+    # np.clip's mask was written in place into an ndarray (dask refuses out=)
+    W = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+    g, computes = _lazily(s2sgrad.grad(clipped_scan), da.from_array(W, chunks=2), Xd, None)
+    assert computes == 0 and isinstance(g, da.Array)
+    np.testing.assert_allclose(g.compute(), s2sgrad.grad(clipped_scan)(W, X, None), rtol=1e-12)
 
 
 def test_dask_task_graph_grows_with_the_chunks_not_the_data(data):
