@@ -51,7 +51,7 @@ def logistic_loss_fwd(w, b, x, y):
         b,
         np.shape(b),
         np.shape(log1pexp_neg_margins),
-        np.size(log1pexp_neg_margins),
+        s2s.size(log1pexp_neg_margins),
         log1pexp_res,
         w,
         x,

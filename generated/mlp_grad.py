@@ -17,7 +17,7 @@ def loss_fwd(w1, b1, w2, b2, x, y):
         b1,
         b2,
         err,
-        np.size(err_pow_2),
+        s2s.size(err_pow_2),
         predict_res,
         np.shape(predict_w1),
         w1,

@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import runtime
-from .arguments import MASKED, argument_check, masked_refusal
+from .arguments import MASKED, argument_check, masked_refusal, unit_seed
 from .boundary import api_boundary
 from .errors import GradientError, Location, TransformError, UsageError
 from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred, readable, tree_entry_of
@@ -186,14 +186,14 @@ def run_sweeps(fwd: Callable, bwd: Callable, args: Sequence[Any], kwargs: dict, 
                has_aux: bool = False) -> tuple:
     """``(value, gradients)``: the generated forward sweep ``fwd`` at the arguments, its value
     checked as a real scalar (a pair ``(value, aux)`` with ``has_aux``), then the backward sweep
-    ``bwd`` seeded with 1.0, handed the residuals so that it holds the only reference to them
-    and frees each after its last use."""
+    ``bwd`` seeded with a 1 of the value's array type (arguments.unit_seed), handed the residuals
+    so that it holds the only reference to them and frees each after its last use."""
     value, residuals = fwd(*args, **kwargs)
     if has_aux or type(value) not in _SCALARS:
         _scalar_loss(value, has_aux, name)
     handover = [residuals]
     del residuals
-    return value, bwd(handover.pop(), 1.0)
+    return value, bwd(handover.pop(), unit_seed(value, has_aux))
 
 
 _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no tape

@@ -1,5 +1,6 @@
 """The one check every entry point (grad, vjp, jvp, the Jacobians and Hessians, the decorator)
-makes of the arguments it is called with: a differentiated argument is an array or a float, and no
+makes of the arguments it is called with: a differentiated argument is an array (numpy's, or
+another library's that speaks numpy's dispatch protocols) or a float, and no
 argument is a numpy masked array (whose semantics s2sgrad does not differentiate). A refusal is a
 GradientError naming the function and the parameter."""
 
@@ -14,9 +15,33 @@ from .errors import GradientError
 PLAIN = frozenset({np.ndarray, float, np.float64, np.float32})  # differentiable at a glance
 
 
-def _differentiable_value(value: Any, complex_numbers: bool = False) -> bool:
+def differentiable_value(value: Any, complex_numbers: bool = False) -> bool:
+    """Whether s2sgrad differentiates with respect to ``value``: a numpy array (subclasses too),
+    a real number (a Python complex where ``complex_numbers``), or an array of another library
+    that speaks numpy's dispatch protocols (``speaks_numpy``: CuPy, dask)."""
     kinds = (np.ndarray, float, int, np.number) + ((complex,) if complex_numbers else ())
-    return isinstance(value, kinds) and not isinstance(value, bool)
+    return (isinstance(value, kinds) and not isinstance(value, bool)) or speaks_numpy(value)
+
+
+def speaks_numpy(value: Any) -> bool:
+    """Whether ``value`` is an array of another library that numpy's functions and ufuncs dispatch
+    to (``__array_function__`` and ``__array_ufunc__``, a ``shape`` and a ``dtype``): generated
+    code runs on it as written, and its gradients come back as its own type."""
+    kind = type(value)
+    return (getattr(kind, "__array_function__", None) is not None
+            and getattr(kind, "__array_ufunc__", None) is not None
+            and hasattr(value, "shape") and hasattr(value, "dtype"))
+
+
+def unit_seed(value: Any, has_aux: bool = False) -> Any:
+    """The cotangent 1 of a scalar loss ``value`` (``(loss, aux)`` where ``has_aux``) for a
+    backward sweep: 1.0, or a one of the loss's own array type when it is another library's array
+    (CuPy's, dask's), so the sweep's arrays are of that type too (CuPy's do not mix with numpy's)."""
+    if has_aux:
+        value = value[0]
+    if isinstance(value, (float, np.ndarray, np.generic)) or not speaks_numpy(value):
+        return 1.0
+    return np.ones_like(value)
 
 
 MASKED = np.ma.MaskedArray
@@ -53,7 +78,7 @@ def _refuse(name: str, params: Sequence[str], positions: tuple, wrt: tuple, args
     """argument_check's error, if there is one."""
     for position, param in zip(positions, wrt):
         value = args[position] if -len(args) <= position < len(args) else kwargs.get(param, 0.0)
-        if not _differentiable_value(value, complex_numbers):
+        if not differentiable_value(value, complex_numbers):
             raise GradientError(
                 f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
                 f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments "
@@ -77,4 +102,5 @@ def masked_refusal(name: str, what: str, spelled: str = "x") -> GradientError:
         f"code (`np.where(np.ma.getmaskarray({spelled}), 0.0, np.ma.getdata({spelled}))`)")
 
 
-__all__ = ["MASKED", "PLAIN", "argument_check", "masked_refusal"]
+__all__ = ["MASKED", "PLAIN", "argument_check", "differentiable_value", "masked_refusal", "speaks_numpy",
+           "unit_seed"]

@@ -1,10 +1,11 @@
-"""The command line: ``s2sgrad emit PATH... -o DIR [--check] [--diff]`` -> generated files, exit code.
+"""The command line: ``s2sgrad emit PATH... -o DIR [--check] [--diff] [--standalone]`` -> generated files, exit code.
 
 For every Python file named (directories are searched recursively, in sorted order) that has
 ``@differentiable`` functions, writes ``DIR/<stem>_grad.py`` defining ``<f>_grad(<f's parameters>,
 <f>_bar=1.0)`` (and the functions behind it) for each, and for ``@differentiable(order=2)`` also
 ``<f>_grad_jvp`` (forward mode over the gradient: Hessian-vector products). Files are read as
-text, never run.
+text, never run. ``--standalone`` copies the runtime helpers a file calls into it
+(``write/standalone.py``), so it needs only numpy.
 
 Exit codes:
   0  success (``--check``: every generated file is up to date)
@@ -17,6 +18,7 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from .version import __version__
 from .errors import TransformError
 from .read import project
 from .read.capture import from_file, location_of
+from .write.standalone import StandaloneError, standalone_text
 
 EXIT_OK, EXIT_STALE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -64,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="write nothing; exit 1 listing every stale or missing generated file")
     emit.add_argument("--diff", action="store_true",
                       help="write nothing; print unified diffs of what would change")
+    emit.add_argument("--standalone", action="store_true",
+                      help="copy the runtime helpers into each file: it needs only numpy, not s2sgrad")
     return parser
 
 
@@ -147,7 +152,8 @@ def _generate(job: Job) -> str:
     return second_order_text(module.text, job.output, stem, second)[0]
 
 
-def emit(paths: Sequence[str], out_dir: str, *, check: bool = False, diff: bool = False) -> int:
+def emit(paths: Sequence[str], out_dir: str, *, check: bool = False, diff: bool = False,
+         standalone: bool = False) -> int:
     """Run ``s2sgrad emit``; returns the exit code."""
     try:
         jobs, errors = _collect(paths, out_dir)
@@ -158,7 +164,9 @@ def emit(paths: Sequence[str], out_dir: str, *, check: bool = False, diff: bool 
     stale: list = []
     counts = {"written": 0, "unchanged": 0}
     for job in jobs:
-        _emit_one(job, errors, stale, counts, check=check, diff=diff)
+        if standalone:
+            job = dataclasses.replace(job, command=f"{job.command} --standalone")
+        _emit_one(job, errors, stale, counts, check=check, diff=diff, standalone=standalone)
     for message in errors + stale:
         _error(message)
     if not (check or diff or errors):
@@ -168,12 +176,17 @@ def emit(paths: Sequence[str], out_dir: str, *, check: bool = False, diff: bool 
     return EXIT_STALE if stale else EXIT_OK
 
 
-def _emit_one(job, errors: list, stale: list, counts: dict, *, check: bool, diff: bool) -> None:
+def _emit_one(job, errors: list, stale: list, counts: dict, *, check: bool, diff: bool,
+              standalone: bool = False) -> None:
     """Generate one file and write it, or show or report how it differs from the one on disk."""
     from .write import emit as emitter
 
     try:
         text = _generate(job)
+        text = standalone_text(text) if standalone else text
+    except StandaloneError as exc:
+        errors.append(f"{job.source}: --standalone: {exc}")
+        return
     except TransformError as exc:
         errors.append(str(exc))
         return
@@ -201,7 +214,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "emit":
-            return emit(args.paths, args.output, check=args.check, diff=args.diff)
+            return emit(args.paths, args.output, check=args.check, diff=args.diff,
+                        standalone=args.standalone)
     except KeyboardInterrupt:
         _error("s2sgrad: interrupted")
         return EXIT_ERROR

@@ -16,9 +16,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-import numpy as np
-
-from .arguments import MASKED, PLAIN, masked_refusal
+from .arguments import MASKED, PLAIN, differentiable_value, masked_refusal
 from .errors import GradientError, UsageError
 from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
 
@@ -195,15 +193,11 @@ def _check_leaf(name: str, text: str, leaf: Any, complex_numbers: bool) -> None:
     """A GradientError naming the leaf ``text`` when it is not an array or a number."""
     if isinstance(leaf, MASKED):
         raise masked_refusal(name, f"`{text}`")
-    kinds = (PLAIN_KINDS + (complex,)) if complex_numbers else PLAIN_KINDS
-    if not isinstance(leaf, kinds) or isinstance(leaf, bool):
+    if not differentiable_value(leaf, complex_numbers):
         raise GradientError(
             f"{name}: s2sgrad differentiates with respect to arrays and numbers (and pytrees of "
             f"them: dicts, lists, tuples, namedtuples, dataclasses), but `{text}` is a "
             f"{type(leaf).__name__}")
-
-
-PLAIN_KINDS = (np.ndarray, float, int, np.number)  # a differentiated leaf is one of these
 
 
 __all__ = ["Split", "TreeDef", "bound_arguments", "keyword_only", "plain_call", "split_call", "star_position"]

@@ -45,7 +45,7 @@ class Records:
     def size_of(self, var: str) -> str:
         """Like shape_of, for ``var``'s number of elements."""
         if self.rebound(var):
-            return f"np.size({var})"
+            return _size_record(var)
         if var not in self.sizes:
             self.sizes[var] = self.namer.fresh(f"{var}_size")
             self.shape_base[self.sizes[var]] = var
@@ -82,7 +82,9 @@ class Records:
         if self.stacks.get(base) == name:
             return _rows_record(base)
         field = "size" if self.sizes.get(base) == name else "shape"
-        return f"{base}.{field}" if self.numpy_valued(base) else f"np.{field}({base})"
+        if self.numpy_valued(base):
+            return f"{base}.{field}"
+        return _size_record(base) if field == "size" else f"np.shape({base})"
 
     def numpy_valued(self, name: str) -> bool:
         """Whether every definition of ``name`` makes a numpy array or numpy scalar: a matrix
@@ -102,6 +104,13 @@ class Records:
             return True
         base = prim.args[0] if prim.args else None
         return prim.op == SUBSCRIPT and isinstance(base, Var) and self.numpy_valued(base.name)
+
+
+def _size_record(name: str) -> str:
+    """What a forward sweep records of the number of elements of ``name``, which may not be
+    numpy's: the runtime's size of it (from its shape: ``np.size`` would make a dask array
+    compute)."""
+    return f"s2s.size({name})"
 
 
 def _rows_record(name: str) -> str:

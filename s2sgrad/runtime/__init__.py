@@ -8,7 +8,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
   and the adjoint of the value it writes (setitem_value_vjp)
 - reductions: sums, means, variances, extrema, products, averages, nan-reductions, logsumexp
 - scans: cumsum, cumprod, nancumsum, diff
-- indexing: x[index], stack_rows (rows_shape), take, take_along_axis, sort, diag, diagonal, pad
+- indexing: x[index], stack_rows (rows_shape, size), take, take_along_axis, sort, diag, diagonal, pad
 - shapes: concatenations, stacks, splits, transpose, tile, repeat, rollaxis, linspace
 - jacobians: a generated Jacobian function's unit tangents and blocks (basis, columns_block,
   rows_block, output_shapes, outputs_outermost) and their transposes

@@ -34,14 +34,61 @@ def _shape(v):
     return np.shape(v)
 
 
+def _foreign(v) -> bool:
+    """Whether ``v`` is another library's array that numpy's functions dispatch to (CuPy, dask:
+    ``__array_function__``, not an ndarray): helpers compute on it with numpy's functions and
+    never convert it to an ndarray (which would pull it off its device or into memory)."""
+    kind = type(v)
+    return kind is not _ndarray and getattr(kind, "__array_function__", None) is not None and \
+        not isinstance(v, _ndarray)
+
+
+_CONVERTED = (np.matrix, np.ma.MaskedArray)  # subclasses whose arithmetic is not numpy's
+
+
+def _own_type(v) -> bool:
+    """Whether helpers keep ``v``'s array type: an ndarray subclass (not ``np.matrix``, whose
+    ``*`` is a product, nor a masked array) or another library's array (``_foreign``)."""
+    if isinstance(v, _ndarray):
+        return type(v) is not _ndarray and not isinstance(v, _CONVERTED)
+    return _foreign(v)
+
+
+def _operand(v):
+    """``v`` as an array operand: an array as it is (numpy's, a subclass, another library's),
+    a number, a list, a ``np.matrix`` or a masked array through ``np.asarray``."""
+    if type(v) is _ndarray or _own_type(v):
+        return v
+    return np.asarray(v)
+
+
+def _numpy_only(v, helper: str):
+    """``v`` for a helper that works on numpy's arrays only: a GradientError for another
+    library's array (rather than converting it behind the user's back)."""
+    if _foreign(v):
+        raise GradientError(
+            f"s2sgrad's {helper} works on numpy arrays only, and was given a "
+            f"{type(v).__module__}.{type(v).__name__}: it does not convert it to a numpy array "
+            "(that would pull it into memory or off its device); convert it yourself where you "
+            "mean to, or differentiate code that does not need this helper")
+    return v
+
+
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``, or to ``x`` itself when it is a shape (a tuple):
-    this undoes numpy broadcasting."""
+    this undoes numpy broadcasting. ``g`` keeps its array type (a subclass, another library's)."""
     shape = x if type(x) is tuple else _shape(x)
     if _shape(g) == shape:
         return g
     if type(g) is not _ndarray:
-        g = np.asarray(g)
+        g = _operand(g)
+        if type(g) is not _ndarray:  # its own library's sum (dask's does not implement reduce)
+            extra = np.ndim(g) - len(shape)
+            if extra > 0:
+                g = np.sum(g, axis=tuple(range(extra)))
+            g_shape = np.shape(g)
+            axes = tuple(i for i, n in enumerate(shape) if n == 1 and g_shape[i] != 1)
+            return np.sum(g, axis=axes, keepdims=True) if axes else g
     extra = g.ndim - len(shape)
     if extra > 0:
         g = _add_reduce(g, tuple(range(extra)))  # what g.sum(axis=...) calls
@@ -115,17 +162,41 @@ def like(g, x):
         if isinstance(g, float):  # a Python float or a numpy float64 scalar
             return float(g)
         g = np.real(g)  # the gradient of a real number is real (complex.py)
+        if _foreign(g):  # another library's array: its own number, not computed here
+            return np.sum(g) if np.ndim(g) else g
         return float(np.sum(g)) if np.ndim(g) else float(g)
+    if _foreign(g) or _foreign(x):
+        return _foreign_like(g, x)
     x_dtype = np.result_type(x)
     if not np.issubdtype(x_dtype, np.inexact):
         x_dtype = np.dtype(np.float64)
     g = np.asarray(g)
     if g.dtype.kind == "c" and x_dtype.kind != "c":
         g = g.real
-    if g.shape != np.shape(x) or not g.flags.writeable:
-        out = np.empty(np.shape(x), x_dtype)  # a fresh array the caller may write to
+    own = _own_type(x)  # an ndarray subclass: the gradient is of its type
+    if g.shape != np.shape(x) or not g.flags.writeable or (own and type(g) is not type(x)):
+        # a fresh array the caller may write to; of x's own type when x is a subclass (numpy's
+        # empty_like makes it as its own functions do, its attributes taken from x)
+        out = np.empty_like(x, x_dtype) if own else np.empty(np.shape(x), x_dtype)
         out[...] = unbroadcast(g, x)
         return out
+    if g.dtype != x_dtype:
+        g = g.astype(x_dtype)
+    return g
+
+
+def _foreign_like(g, x):
+    """``like(g, x)`` where ``g`` or ``x`` is another library's array: ``g`` in ``x``'s shape and
+    float dtype, the foreign array's type kept (``g``'s when ``x`` is a numpy array: a lazy dask
+    gradient of a numpy parameter stays lazy), never converted to an ndarray."""
+    x_dtype = x.dtype if hasattr(x, "dtype") else np.result_type(x)
+    if not np.issubdtype(x_dtype, np.inexact):
+        x_dtype = np.dtype(np.float64)
+    if np.iscomplexobj(g) and x_dtype.kind != "c":
+        g = np.real(g)
+    g = unbroadcast(g, x)
+    if np.shape(g) != np.shape(x):  # one number standing for an array: spread over it
+        g = np.zeros_like(x if _foreign(x) else g, dtype=x_dtype, shape=np.shape(x)) + g
     if g.dtype != x_dtype:
         g = g.astype(x_dtype)
     return g

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .broadcasting import _foreign, _operand
+
 __all__ = [
     "balanced_eq",
     "safe_power_base",
@@ -38,7 +40,7 @@ def exponent_slope(value, x, ans):
     taken as 0 where x is 0), and 0 where ``value`` is 0: an exponent that does not move (an
     integer counter read back from a tape, a constant) adds nothing, even where log(x) is not
     real (x < 0)."""
-    moves = np.asarray(value) != 0
+    moves = _operand(value) != 0
     base = safe_log_base(np.where(moves, x, 1.0)) if np.ndim(moves) or np.ndim(x) else \
         (safe_log_base(x) if moves else 0.0)
     return np.where(moves, value * base * ans, 0.0) if np.ndim(moves) or np.ndim(base) else \
@@ -47,11 +49,12 @@ def exponent_slope(value, x, ans):
 
 def inside(a, a_min=None, a_max=None):
     """1.0 where ``a`` lies inside the clip interval (its gradient passes), 0.0 where clipped."""
-    mask = np.ones(np.shape(a), dtype=bool)
+    a = _operand(a)  # another library's array: its own mask, no in-place write into an ndarray
+    mask = np.ones_like(a, dtype=bool) if _foreign(a) else np.ones(np.shape(a), dtype=bool)
     if a_min is not None:
-        mask &= np.asarray(a) >= a_min
+        mask = mask & (a >= a_min)
     if a_max is not None:
-        mask &= np.asarray(a) <= a_max
+        mask = mask & (a <= a_max)
     return mask
 
 
@@ -62,7 +65,7 @@ def log_vjp(g, x, base=None):
 
 def sinc_slope(x):
     """d/dx sinc(x) = (cos(pi x) - sinc(x)) / x, and 0 at x == 0."""
-    x = np.asarray(x)
+    x = _operand(x)
     safe = np.where(x == 0, 1.0, x)
     return np.where(x == 0, 0.0, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)
 
@@ -70,6 +73,12 @@ def sinc_slope(x):
 def _power_or_zero(norm, power):
     """``norm ** power``, 0 where the norm is 0: at x = 0 a norm has no derivative, and its
     adjoint is taken as 0 there (a subgradient, and what central differences give)."""
+    if _foreign(norm):  # another library's array: no out= into it, no branch on its values
+        norm = norm.astype(np.result_type(norm.dtype, np.float64))
+        if power >= 0:
+            return norm ** power
+        nonzero = norm != 0
+        return np.where(nonzero, np.where(nonzero, norm, 1.0) ** power, 0.0)
     norm = np.asarray(norm, dtype=np.result_type(norm, np.float64))
     if power >= 0 or np.all(norm != 0):
         return norm ** power

@@ -4,15 +4,18 @@ loop's rows stacked (``s2s.stack_rows``), ``np.take``, ``np.take_along_axis``, `
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .broadcasting import _ndarray, unbroadcast
+from .broadcasting import _ndarray, _own_type, unbroadcast
 from .containers import Parts, list_getitem_vjp
 
 __all__ = [
     "getitem_vjp",
     "stack_rows",
     "rows_shape",
+    "size",
     "take_vjp",
     "take_along_axis_vjp",
     "sort_vjp",
@@ -40,6 +43,8 @@ def getitem_vjp(g, x, index):
         out = np.zeros(x.shape, dtype=dtype)
     elif isinstance(x, (tuple, list, dict)):
         return list_getitem_vjp(g, x, index)  # a sequence passed where an array could be
+    elif _own_type(x):  # a subclass, another library's array: of its type
+        out = np.zeros_like(x, dtype=np.result_type(g, x))
     else:
         out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64 if not hasattr(x, "dtype") else x))
     for part in (index if type(index) is tuple else (index,)):
@@ -56,6 +61,15 @@ def getitem_vjp(g, x, index):
     else:
         np.add.at(out, index, g)
     return out
+
+
+def size(x):
+    """``np.size(x)`` from its shape, without converting ``x`` (what a forward sweep records of a
+    value that may not be numpy's: dask's arrays do not implement ``np.size``, whose fallback
+    would compute the whole array)."""
+    if type(x) is _ndarray:
+        return x.size
+    return math.prod(np.shape(x))
 
 
 def rows_shape(xs):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import GradientError
-from .broadcasting import unbroadcast
+from .broadcasting import _operand, unbroadcast
 from .complex import _conj, abs_slope
 from .containers import zeros_like
 from .elementwise import _power_or_zero
@@ -136,7 +136,7 @@ def trace_vjp(g, a, offset=0, axis1=0, axis2=1):
 
 def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
     """Adjoint of ``np.linalg.norm``: vector norms, and matrix norms over two axes."""
-    x = np.asarray(x)
+    x = _operand(x)  # an array keeps its type (a subclass, CuPy's, dask's)
     if axis is None and x.ndim == 2 and ord is not None:
         return matrix_norm_vjp(g, ans, x, ord, (0, 1), keepdims)
     if axis is not None and np.ndim(axis) == 1 and len(axis) == 2:
@@ -145,7 +145,7 @@ def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
 
 
 def vector_norm_vjp(g, ans, x, ord, axis, keepdims):
-    x = np.asarray(x)
+    x = _operand(x)  # an array keeps its type (a subclass, CuPy's, dask's)
     g = np.real(g)  # a norm is real; its adjoint at a complex x is conjugated (complex.py)
     if ord is None or ord == 2:
         return _expand(g * _power_or_zero(ans, -1.0), x, axis, keepdims) * _conj(x)
@@ -160,7 +160,7 @@ def vector_norm_vjp(g, ans, x, ord, axis, keepdims):
 
 def matrix_norm_vjp(g, ans, x, ord, axes, keepdims):
     """Matrix norms over the two ``axes`` (Frobenius, nuclear, 1, -1, inf, -inf, 2, -2)."""
-    x = np.asarray(x)
+    x = _operand(x)  # an array keeps its type (a subclass, CuPy's, dask's)
     g = np.real(g)
     if ord is None or ord == "fro":
         return _expand(g * _power_or_zero(ans, -1.0), x, axes, keepdims) * _conj(x)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .broadcasting import _ndarray, unbroadcast
+from .broadcasting import _ndarray, _operand, unbroadcast
 from .containers import Parts, zeros_like
 
 __all__ = [
@@ -49,10 +49,10 @@ def matmul_vjp_a(g, a, b):
         elif b_nd == 1 and a_nd == 2 and g_nd == 1:
             return g[:, None] * b
     a_nd, b_nd = np.ndim(a), np.ndim(b)
-    g = np.asarray(g)
+    g = _operand(g)  # an array keeps its type (a subclass, CuPy's, dask's)
     if b_nd == 1:
         if a_nd == 1:
-            return g * np.asarray(b)
+            return g * _operand(b)
         return unbroadcast(g[..., None] * b, a)
     if a_nd == 1:
         return unbroadcast(np.matmul(g[..., None, :], np.swapaxes(b, -1, -2))[..., 0, :], a)
@@ -158,11 +158,11 @@ def matmul_vjp_b(g, a, b):
         elif a_nd == 1 and b_nd == 2 and g_nd == 1:
             return a[:, None] * g[None, :]
     a_nd, b_nd = np.ndim(a), np.ndim(b)
-    g = np.asarray(g)
+    g = _operand(g)  # an array keeps its type (a subclass, CuPy's, dask's)
     if a_nd == 1:
         if b_nd == 1:
-            return g * np.asarray(a)
-        return unbroadcast(np.asarray(a)[:, None] * g[..., None, :], b)
+            return g * _operand(a)
+        return unbroadcast(_operand(a)[:, None] * g[..., None, :], b)
     if b_nd == 1:
         return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0], b)
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
@@ -218,7 +218,7 @@ def tensordot_vjp_a(g, a, b, axes=2):
     a_ax, b_ax = _tensordot_axes(a_nd, b_nd, axes)
     a_free = [i for i in range(a_nd) if i not in a_ax]
     b_free = [i for i in range(b_nd) if i not in b_ax]
-    g = np.asarray(g)
+    g = _operand(g)
     n_free_a = len(a_free)
     # g has axes a_free + b_free; contract g's b_free axes with b's free axes.
     out = np.tensordot(g, b, (list(range(n_free_a, g.ndim)), b_free))
@@ -232,7 +232,7 @@ def tensordot_vjp_b(g, a, b, axes=2):
     a_ax, b_ax = _tensordot_axes(a_nd, b_nd, axes)
     a_free = [i for i in range(a_nd) if i not in a_ax]
     b_free = [i for i in range(b_nd) if i not in b_ax]
-    g = np.asarray(g)
+    g = _operand(g)
     n_free_a = len(a_free)
     out = np.tensordot(a, g, (a_free, list(range(n_free_a))))
     # out axes: a's contracted axes (in a order) mapping to b_ax, then b_free.

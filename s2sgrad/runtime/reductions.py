@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .broadcasting import _F64, _float64, _ndarray, _scalar_view, unbroadcast
+from .broadcasting import _F64, _float64, _foreign, _ndarray, _operand, _scalar_view, unbroadcast
 from .complex import _conj
 
 __all__ = [
@@ -58,10 +58,11 @@ def _kept(a, shape, axis, keepdims):
     except (TypeError, ZeroDivisionError):  # unhashable axis (a list), 0-d x: the general path
         return None
     if type(a) is not _ndarray:
-        a = np.asarray(a)
+        a = _operand(a)  # an array keeps its type (a subclass, CuPy's, dask's)
+    a_shape = np.shape(a)
     if keepdims:
-        return a if a.shape == kshape else None
-    return a.reshape(kshape) if a.shape == rshape else None
+        return a if a_shape == kshape else None
+    return a.reshape(kshape) if a_shape == rshape else None
 
 
 def _expand(g, x, axis, keepdims):
@@ -73,14 +74,15 @@ def _expand(g, x, axis, keepdims):
             return view
     else:
         g_k = _kept(g, shape, axis, keepdims)
-        if g_k is not None and g_k.flags.c_contiguous and g_k.dtype.kind in "biufc":
+        if g_k is not None and type(g_k) is _ndarray and g_k.flags.c_contiguous and \
+                g_k.dtype.kind in "biufc":
             strides = tuple(0 if k == 1 else s for k, s in zip(g_k.shape, g_k.strides))
             view = _ndarray(shape, g_k.dtype, g_k, 0, strides)
             view.flags.writeable = False
             return view
-    g = np.asarray(g)
+    g = _operand(g)
     if axis is None:
-        return np.broadcast_to(g.reshape((1,) * len(shape)) if g.ndim else g, shape)
+        return np.broadcast_to(g.reshape((1,) * len(shape)) if np.ndim(g) else g, shape)
     if not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         axes = tuple(a % len(shape) for a in axes)
@@ -117,7 +119,7 @@ def mean_vjp(g, x, axis=None, keepdims=False):
 
 
 def var_vjp(g, x, axis=None, ddof=0, keepdims=False):
-    x = np.asarray(x)
+    x = _operand(x)
     n = _count(x, axis)
     centered = _conj(x - np.mean(x, axis=axis, keepdims=True))
     return 2.0 * _expand(np.real(g), x, axis, keepdims) * centered / (n - ddof)
@@ -125,10 +127,10 @@ def var_vjp(g, x, axis=None, ddof=0, keepdims=False):
 
 def std_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):
     """0 where one value is reduced (autograd's convention: its std is 0 whatever the value)."""
-    x = np.asarray(x)
+    x = _operand(x)
     n = _count(x, axis)
     if n <= 1:
-        return np.zeros(x.shape, np.result_type(x, np.real(g), 1.0))
+        return np.zeros_like(x, dtype=np.result_type(x, np.real(g), 1.0))
     centered = _conj(x - np.mean(x, axis=axis, keepdims=True))
     return _expand(np.real(g) / ans, x, axis, keepdims) * centered / (n - ddof)
 
@@ -136,8 +138,8 @@ def std_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):
 def extremum_vjp(g, ans, x, axis=None, keepdims=False):
     """max/min: the adjoint is shared equally among the positions that attain the extremum."""
     if type(x) is not _ndarray:
-        x = np.asarray(x)
-    if x.ndim:
+        x = _operand(x)
+    if x.ndim and not _foreign(x):  # (its fast path reads values: a dask array would compute)
         out = _extremum_fast(g, ans, x, axis, keepdims)
         if out is not None:
             return out
@@ -151,7 +153,7 @@ def extremum_jvp(t, ans, x, axis=None, keepdims=False):
     """max/min in forward mode: the mean of the tangents at the positions that attain the
     extremum (the reverse rule shares an adjoint among them equally: the same derivative)."""
     if type(x) is not _ndarray:
-        x = np.asarray(x)
+        x = _operand(x)
     hits = x == _expand(ans, x, axis, keepdims)
     total = np.sum(np.where(hits, t, 0.0), axis=axis, keepdims=keepdims)
     return total / np.sum(hits, axis=axis, keepdims=keepdims)
@@ -196,14 +198,14 @@ def _extremum_fast(g, ans, x, axis, keepdims):
 
 
 def prod_vjp(g, ans, x, axis=None, keepdims=False):
-    x = np.asarray(x)
+    x = _operand(x)
     if np.all(x != 0):
         return _expand(g, x, axis, keepdims) * _expand(ans, x, axis, keepdims) / x
     # With zeros: product of the others, computed by moving the axis and using cumprods.
     if axis is None:
         flat = x.ravel()
         out = _others_product(flat[None, :], 1)[0].reshape(x.shape)
-        return np.asarray(g) * out
+        return _operand(g) * out
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     if len(axes) != 1:
         moved = np.moveaxis(x, axes, tuple(range(-len(axes), 0)))
@@ -218,7 +220,7 @@ def prod_vjp(g, ans, x, axis=None, keepdims=False):
 def nonzero_factor(x):
     """``x``, checked to hold no zero: the second derivatives of products divide by it (they are
     not written where a factor is 0, so this raises there rather than give wrong values)."""
-    if np.any(np.asarray(x) == 0):
+    if np.any(_operand(x) == 0):
         raise ValueError("second derivatives of a product with a zero factor are not supported")
     return x
 
@@ -242,7 +244,7 @@ def _axes(axis, ndim):
 
 def average_vjp_a(g, a, axis=None, weights=None, keepdims=False):
     """Adjoint of ``a`` in ``np.average(a, axis, weights)``."""
-    a = np.asarray(a)
+    a = _operand(a)
     if weights is None:
         return mean_vjp(g, a, axis, keepdims)
     w = _average_weights(a, axis, weights)
@@ -251,7 +253,7 @@ def average_vjp_a(g, a, axis=None, weights=None, keepdims=False):
 
 def average_vjp_weights(g, ans, a, axis=None, weights=None, keepdims=False):
     """Adjoint of ``weights`` in ``np.average(a, axis, weights)``."""
-    a = np.asarray(a)
+    a = _operand(a)
     w = _average_weights(a, axis, weights)
     ans_full = _expand(ans, a, axis, keepdims)
     total = np.sum(w, axis=axis, keepdims=True)
@@ -264,7 +266,7 @@ def average_vjp_weights(g, ans, a, axis=None, weights=None, keepdims=False):
 
 
 def _average_weights(a, axis, weights):
-    w = np.asarray(weights)
+    w = _operand(weights)
     if w.ndim == a.ndim:
         return w
     ax = _axes(axis, a.ndim)[0]
@@ -275,14 +277,14 @@ def _average_weights(a, axis, weights):
 
 def spread_weights(a, axis=None, weights=None):
     """``np.average``'s weights as an array of ``a``'s shape (1-D weights along ``axis``)."""
-    a = np.asarray(a)
+    a = _operand(a)
     return np.broadcast_to(_average_weights(a, axis, weights), a.shape)
 
 
 def gather_weights(g, a, axis=None, weights=None):
     """spread_weights' transpose: ``g`` (``a``'s shape) summed to the shape of ``weights``."""
-    a = np.asarray(a)
-    g = np.asarray(g)
+    a = _operand(a)
+    g = _operand(g)
     if np.ndim(weights) == a.ndim:
         return unbroadcast(g, weights)
     ax = _axes(axis, a.ndim)[0]
@@ -308,7 +310,7 @@ def nanmean_vjp(g, x, axis=None, keepdims=False):
 
 
 def nanvar_vjp(g, x, axis=None, ddof=0, keepdims=False):
-    x = np.asarray(x)
+    x = _operand(x)
     kept = _finite_mask(x)
     count = np.sum(kept, axis=axis, keepdims=True)
     centered = _conj(np.where(kept, x - np.nanmean(x, axis=axis, keepdims=True), 0.0))
@@ -316,18 +318,18 @@ def nanvar_vjp(g, x, axis=None, ddof=0, keepdims=False):
 
 
 def nanstd_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):
-    return nanvar_vjp(np.asarray(g) / (2.0 * np.asarray(ans)), x, axis, ddof, keepdims)
+    return nanvar_vjp(_operand(g) / (2.0 * _operand(ans)), x, axis, ddof, keepdims)
 
 
 def nanprod_vjp(g, ans, x, axis=None, keepdims=False):
-    x = np.asarray(x)
+    x = _operand(x)
     kept = _finite_mask(x)
     return prod_vjp(g, ans, np.where(kept, x, 1.0), axis, keepdims) * kept
 
 
 def ptp_vjp(g, x, axis=None, keepdims=False):
     """Adjoint of ``np.ptp`` (max minus min; ties share the adjoint)."""
-    x = np.asarray(x)
+    x = _operand(x)
     high = np.max(x, axis=axis, keepdims=keepdims)
     low = np.min(x, axis=axis, keepdims=keepdims)
     return extremum_vjp(g, high, x, axis, keepdims) - extremum_vjp(g, low, x, axis, keepdims)
@@ -335,7 +337,7 @@ def ptp_vjp(g, x, axis=None, keepdims=False):
 
 def logsumexp_vjp(g, ans, a, axis=None, b=None, keepdims=False):
     """Adjoint of ``a`` in ``scipy.special.logsumexp(a, axis, b, keepdims)``."""
-    a = np.asarray(a)
+    a = _operand(a)
     weights = np.exp(a - _expand(ans, a, axis, keepdims))
     if b is not None:
         weights = weights * b
@@ -344,6 +346,6 @@ def logsumexp_vjp(g, ans, a, axis=None, b=None, keepdims=False):
 
 def logsumexp_vjp_b(g, ans, a, axis=None, b=None, keepdims=False):
     """Adjoint of ``b`` in ``scipy.special.logsumexp(a, axis, b, keepdims)``."""
-    a = np.asarray(a)
+    a = _operand(a)
     full = _expand(g, np.broadcast_to(a, np.broadcast_shapes(a.shape, np.shape(b))), axis, keepdims)
     return unbroadcast(full * np.exp(a - _expand(ans, full, axis, keepdims)), b)

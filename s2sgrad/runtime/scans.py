@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .broadcasting import _numpy_only, _operand
 from .reductions import _finite_mask
 
 __all__ = [
@@ -20,15 +21,16 @@ __all__ = [
 
 
 def cumsum_vjp(g, x, axis=None):
-    g = np.asarray(g)
+    g = _operand(g)  # an array keeps its type (a subclass, CuPy's, dask's)
     if axis is None:
         return np.flip(np.cumsum(np.flip(g))).reshape(np.shape(x))
     return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
 
 
 def cumprod_vjp(g, ans, x, axis=None):
-    """Adjoint of ``np.cumprod(x, axis)``; exact also where ``x`` has zeros."""
-    x = np.asarray(x)
+    """Adjoint of ``np.cumprod(x, axis)``; exact also where ``x`` has zeros (numpy arrays only:
+    it branches on the values and writes into a numpy array)."""
+    x = np.asarray(_numpy_only(x, "adjoint of np.cumprod"))
     g = np.asarray(g)
     if axis is None:
         return cumprod_vjp(g, ans, x.ravel(), 0).reshape(x.shape)

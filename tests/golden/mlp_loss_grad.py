@@ -34,7 +34,7 @@ def mlp_loss_fwd(w1, b1, w2, x, labels):
         logp_times_labels,
         sum_exp_shifted,
         np.shape(sum_logp_times_labels),
-        np.size(sum_logp_times_labels),
+        s2s.size(sum_logp_times_labels),
         w1,
         w2,
         x,
