@@ -279,6 +279,10 @@ def sorted_of(x, y):
 
 
 add("builtins.sorted", sorted_of, uniform((3, 4)), uniform((3, 4)))
+def tuple_and_list(x, y):
+    rows, pair = tuple(x * 2.0), list((x[0], y))
+    return np.sum(np.sin(rows[1]) * rows[2] * pair[1]) + np.sum(tuple((np.cos(y), pair[0]))[0] * V4)
+add(("builtins.tuple", "builtins.list"), tuple_and_list, uniform((3, 4)), uniform((4,)))
 add("operator.matmul", matmul_op, uniform((3, 5)), uniform((5, 4)))
 
 

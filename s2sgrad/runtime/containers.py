@@ -33,6 +33,8 @@ __all__ = [
     "dict_of",
     "dict_of_vjp",
     "keys",
+    "sequence_vjp",
+    "sequence_items",
 ]
 
 
@@ -281,3 +283,23 @@ def keys(d):
     """The keys of the dict ``d``, as a list in its order: what a loop over ``d``, ``d.keys()``,
     ``d.values()`` or ``d.items()`` walks (no derivative)."""
     return list(d)
+
+
+def sequence_vjp(value, iterable):
+    """The adjoint of ``iterable`` from that of ``tuple(iterable)`` or ``list(iterable)`` (one
+    adjoint per item, ``value``): for an array, its rows' adjoints stacked into one array (a zero
+    adjoint where a row's is none); for a list or tuple, ``value`` itself."""
+    if type(iterable) is not _ndarray:
+        return value
+    if _is_zero(value):
+        return np.zeros_like(iterable)
+    return np.stack([np.zeros_like(row) if _is_zero(part) else np.broadcast_to(part, np.shape(row))
+                     for row, part in zip(iterable, value)])
+
+
+def sequence_items(value, iterable):
+    """The transpose of ``sequence_vjp``: an array's adjoint ``value`` as one adjoint per row
+    (Parts) where ``iterable`` is an array, else ``value`` itself."""
+    if type(iterable) is not _ndarray or _is_zero(value):
+        return value
+    return Parts(np.asarray(value))
