@@ -16,11 +16,12 @@ from dataclasses import dataclass
 import autograd
 import libcst as cst
 import autograd.numpy as anp
+import autograd.scipy.signal as asignal
 import autograd.scipy.special as aspecial
 import autograd.scipy.stats as astats
 import numpy as np
 import pytest
-from scipy import special, stats
+from scipy import signal, special, stats
 
 import s2sgrad
 from s2sgrad import runtime as s2s
@@ -1100,6 +1101,49 @@ add(["scipy.stats." + n for n in ("t.cdf", "t.logcdf", "gamma.cdf", "chi2.cdf", 
     oracle="none")  # autograd differentiates these in x alone, and poisson's without loc
 add("scipy.stats.poisson.cdf", st_poisson_cdf, uniform((3, 4), 1.0, 4.0), oracle="none")
 
+# ===== scipy.stats' multivariate densities: dirichlet and multivariate_normal =====================
+
+def st_dirichlet(x, alpha):  # x: K - 1 components along the first axis (scipy completes the last)
+    return np.sum(np.sin(stats.dirichlet.logpdf(x, alpha)) + stats.dirichlet.pdf(x, alpha) * 0.1)
+def st_dirichlet_vector(x, alpha):  # all K components, normalized (autograd reads them so)
+    xn = x / np.sum(x)
+    return stats.dirichlet.logpdf(xn, alpha) + stats.dirichlet.pdf(xn, alpha) * 0.1
+def st_mvn(x, mean, cov):  # cov made symmetric first: autograd's rule reads the whole matrix
+    c = 0.5 * (cov + cov.T) + 3.0 * np.eye(4)
+    return np.sum(np.sin(stats.multivariate_normal.logpdf(x, mean, c))
+                  + stats.multivariate_normal.pdf(x, mean, c) * 10.0)
+def st_mvn_forms(x, mean, cov):  # scipy reads a matrix's lower triangle, a vector as a diagonal
+    c = cov + 3.0 * np.eye(4)
+    return np.sum(np.cos(stats.multivariate_normal.logpdf(x, mean, c))) \
+        + np.sum(stats.multivariate_normal.logpdf(x, mean, np.diag(c) ** 2)) \
+        + np.sum(stats.multivariate_normal.pdf(x, mean=mean, cov=c[0, 0] ** 2 + 1.0, allow_singular=True))
+
+
+_D, _MV = "scipy.stats.dirichlet.", "scipy.stats.multivariate_normal."
+add((_D + "logpdf", _D + "pdf"), st_dirichlet, uniform((2, 4), 0.1, 0.45), uniform((3,), 0.8, 3.0), oracle="none")
+add((_D + "logpdf", _D + "pdf"), st_dirichlet, uniform((2,), 0.1, 0.45), uniform((3,), 0.8, 3.0), oracle="none")
+add((_D + "logpdf", _D + "pdf"), st_dirichlet_vector, uniform((3,), 0.2, 1.0), uniform((3,), 0.8, 3.0))
+add((_MV + "logpdf", _MV + "pdf"), st_mvn, uniform((5, 4)), uniform((4,)), uniform((4, 4)))
+add((_MV + "logpdf", _MV + "pdf"), st_mvn, uniform((4,)), uniform((4,)), uniform((4, 4)))
+add((_MV + "logpdf", _MV + "pdf"), st_mvn_forms, uniform((2, 3, 4)), uniform((4,)), uniform((4, 4)),
+    oracle="none")  # autograd's cov gradient is symmetric, not the lower triangle's
+
+
+# ===== scipy.signal.convolve: every mode, 1-D and n-D, either operand the larger =================
+
+def sig_convolve(a, b):
+    return (np.sum(np.sin(signal.convolve(a, b))) + np.sum(signal.convolve(a, b, mode="valid") ** 2)
+            + np.sum(np.cos(signal.convolve(a, b, "same"))))
+def sig_convolve_autograd(a, b):  # autograd's has no "same", and its third parameter is axes
+    return np.sum(np.sin(signal.convolve(a, b))) + np.sum(signal.convolve(a, b, mode="valid") ** 2)
+
+
+add("scipy.signal.convolve", sig_convolve_autograd, uniform((5,)), uniform((3,)))
+add("scipy.signal.convolve", sig_convolve_autograd, uniform((3, 2)), uniform((4, 5)))
+for _n, _m in (((5,), (3,)), ((3,), (6,)), ((4, 5), (2, 3)), ((2, 3, 4), (2, 2, 2))):
+    add("scipy.signal.convolve", sig_convolve, uniform(_n), uniform(_m), oracle="none")  # autograd: no "same"
+
+
 # ===== np.convolve and np.correlate: each mode, either operand the longer ========================
 
 def np_convolve_modes(a, v):
@@ -1148,7 +1192,7 @@ _MATH = types.SimpleNamespace(
 
 def _oracle_twin(fn, math_too):
     """``fn`` with ``np`` (and ``math``) bound to autograd.numpy, for autograd to run."""
-    namespace = dict(fn.__globals__, np=anp, special=aspecial, stats=astats)
+    namespace = dict(fn.__globals__, np=anp, special=aspecial, stats=astats, signal=asignal)
     if math_too:
         namespace["math"] = _MATH
     return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)

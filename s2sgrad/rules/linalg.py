@@ -41,6 +41,18 @@ ROW_PRODUCTS = tuple(
            a=f"s2s.{name}_vjp_a(g, a, n, b)", b=f"s2s.{name}_vjp_b(g, a, n, b)")
     for name in ("rows_matmul", "rows_rmatmul", "rows_dot", "rows_rdot"))
 
+# scipy.signal.convolve, n-dimensional: each operand's adjoint is the adjoint put back at the
+# mode's window of the full result (s2s.signal_embed), convolved with the other operand flipped on
+# every axis, 'valid' (a correlation, without conjugates, as np.convolve's rule); the helper
+# s2s.signal_convolve is the same function, with the same rule, so every order reads it again
+_EMBEDDED = "s2s.signal_embed(g, np.shape(in1), np.shape(in2), mode)"
+_SIGNAL_CONVOLVE = tuple(
+    defvjp(signature, linear=("in1", "in2"),
+           in1=f"s2s.signal_convolve({_EMBEDDED}, np.flip(in2), 'valid')",
+           in2=f"s2s.signal_convolve({_EMBEDDED}, np.flip(in1), 'valid')")
+    for signature in ("scipy.signal.convolve(in1, in2, mode='full', method='auto')",
+                      "s2sgrad.runtime.signal_convolve(in1, in2, mode='full')"))
+
 RULES = (
     _MATMUL,
     _DOT,
@@ -104,6 +116,7 @@ RULES = (
         a="s2s.convolve_vjp(g, np.conj(v[::-1]), a, s2s.correlate_start(a, v, mode))",
         v="np.conj(s2s.convolve_vjp(g, a, v, s2s.correlate_start(a, v, mode))[::-1])",
     ),
+    *_SIGNAL_CONVOLVE,
     defvjp(
         "numpy.linalg.solve(a, b)",
         jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
