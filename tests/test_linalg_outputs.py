@@ -1,6 +1,6 @@
 """Functions with several outputs (Rule.outputs) as a user writes them: a Gaussian log-likelihood
 through slogdet, a PCA objective through eigh, a nuclear norm through svd(compute_uv=False), a
-QR-based loss; grad, jvp and hessian against autograd (against differences where autograd has no
+QR-based loss, the spectrum and modes of a non-symmetric matrix through eig; grad, jvp and hessian against autograd (against differences where autograd has no
 rule), and the mechanism itself: an unread output's adjoint is zero, a kept result is indexed."""
 
 from __future__ import annotations
@@ -70,6 +70,16 @@ def qr_loss(A):
     return np.sum(np.log(np.abs(np.diagonal(r)))) + np.sum(q[:, 0] * Y) + np.sum(np.sin(q @ r))
 
 
+def dynamics_loss(A):  # eig of a non-symmetric matrix with real eigenvalues: its spectrum and modes
+    w, v = np.linalg.eig(A @ np.diag([1.0, 2.0, 3.5]) @ np.linalg.inv(A))
+    return np.sum(w ** 2) + np.sum(v[:, 0] ** 2 * Y[:3]) + np.sum(np.linalg.eigvals(A + A.T) * Y[:3])
+
+
+def dynamics_loss_ag(A):
+    w, v = anp.linalg.eig(anp.dot(anp.dot(A, anp.diag(anp.array([1.0, 2.0, 3.5]))), anp.linalg.inv(A)))
+    return anp.sum(w ** 2) + anp.sum(v[:, 0] ** 2 * Y[:3]) + anp.sum(anp.linalg.eig(A + A.T)[0] * Y[:3])
+
+
 def _arg(shape):
     return RNG.normal(size=shape) + np.eye(*shape)
 
@@ -80,6 +90,7 @@ CASES = [
     (nuclear_norm, nuclear_norm_ag, (4, 3)),
     (svd_loss, svd_loss_ag, (4, 3)),
     (qr_loss, None, (4, 3)),
+    (dynamics_loss, dynamics_loss_ag, (3, 3)),
 ]
 
 
@@ -229,6 +240,18 @@ def complex_eigvalsh(a):
 def complex_svd(a):
     u, s, vt = np.linalg.svd(a, full_matrices=False)
     return np.sum(s) + np.sum(np.abs(u[0]))
+
+
+def rotation_spectrum(a):  # a rotation's eigenvalues are complex: eig's rule covers real ones
+    return np.sum(np.abs(np.linalg.eig(a)[0]))
+
+
+def test_eig_with_complex_eigenvalues_is_refused_when_the_derivative_runs():
+    rotation = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+    for run in (lambda: s2sgrad.grad(rotation_spectrum)(rotation),
+                lambda: s2sgrad.jvp(rotation_spectrum, (rotation,), (np.eye(3),))):
+        with pytest.raises(s2sgrad.GradientError, match=r"np\.linalg\.eig \(real eigenvalues\)"):
+            run()
 
 
 @pytest.mark.parametrize("fn", [complex_eigh, complex_qr, complex_slogdet, complex_eigvalsh, complex_svd],

@@ -816,6 +816,13 @@ def l_qr(x):
 def l_qr_kept(x):
     res = np.linalg.qr(x)
     return np.sum(res[1] ** 3)
+def l_eig(x):
+    w, v = np.linalg.eig(x)
+    return np.sum(w * V3) + np.sum(v ** 4 * W[:, :3])
+def l_eigvals(x): return np.sum(np.sin(np.linalg.eigvals(x)) * V3)
+def l_eig_kept(x):
+    res = np.linalg.eig(x)
+    return np.sum(res[0] ** 3) + np.sum(res[1][..., 0] ** 2 * V3)
 def l_cross_axes(x, y): return np.sum(np.sin(np.cross(x, y, axisa=0, axisb=1, axisc=0)))
 def l_cross_axis(x, y): return np.sum(np.sin(np.cross(x, y, axis=0)))
 def l_cross_two(x, y): return np.sum(np.sin(np.cross(x, y)))
@@ -830,6 +837,12 @@ add("numpy.linalg.slogdet", l_slogdet_indexed, SPD2)
 add("numpy.linalg.eigh", l_eigh, DISTINCT)
 add("numpy.linalg.eigh", l_eigh_vectors, np.ascontiguousarray(DISTINCT.T))
 add("numpy.linalg.eigh", l_eigh_kept, np.stack([DISTINCT, DISTINCT.T + np.eye(3)]))
+# eig of matrices with real eigenvalues (numpy's result is real then)
+add("numpy.linalg.eig", l_eig, DISTINCT)
+add("numpy.linalg.eig", l_eig, np.ascontiguousarray(DISTINCT.T) + 0.2 * uniform((3, 3)))
+add("numpy.linalg.eigvals", l_eigvals, DISTINCT, oracle="none")  # autograd has no eigvals
+add("numpy.linalg.eigvals", l_eigvals, np.stack([DISTINCT, DISTINCT.T + np.eye(3)]), oracle="none")
+add("numpy.linalg.eig", l_eig_kept, np.stack([DISTINCT, DISTINCT.T + np.eye(3)]))
 add("numpy.linalg.svd", l_svd, uniform((4, 3)))
 add("numpy.linalg.svd", l_svd, uniform((3, 5)))
 add("numpy.linalg.svd", l_svd_values, uniform((3, 4)))

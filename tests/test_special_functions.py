@@ -1,7 +1,8 @@
 """scipy.special, scipy.stats and np.convolve as a user writes them: a Student-t likelihood through
 gammaln and through scipy.stats.t.logpdf, a negative-binomial likelihood, a Gaussian mixture
 through scipy.stats.norm.logpdf and logsumexp, a 1-D convolution loss, a smoothness penalty
-through np.gradient; grad, jvp and hessian
+through np.gradient, a Dirichlet likelihood, a multivariate Gaussian likelihood in its mean and a
+Cholesky factor, a 2-D filter through scipy.signal.convolve; grad, jvp and hessian
 against autograd and against differences. Then the mechanism: each derivative of the gamma and
 Bessel families is the next function of its family (third order reads generated code again), a
 varied order is refused where it stands, the command line writes code that runs, and importing
@@ -21,6 +22,7 @@ import autograd.scipy.special as aspecial
 import autograd.scipy.stats as astats
 import numpy as np
 import pytest
+from scipy import signal as scipy_signal
 from scipy import special, stats
 from scipy.special import gammaln, logsumexp
 from scipy.stats import norm
@@ -111,6 +113,49 @@ def smoothness_penalty_ag(u):
     return anp.sum(dy ** 2 + dx ** 2) + anp.sum(anp.sin(anp.gradient(u, axis=1)) ** 3)
 
 
+PROPORTIONS = np.array([[0.2, 0.5, 0.3], [0.1, 0.3, 0.6], [0.4, 0.4, 0.2], [0.25, 0.15, 0.6]]).T
+POINTS = RNG.normal(size=(6, 3)) @ np.array([[1.0, 0.3, 0.0], [0.0, 0.8, 0.2], [0.0, 0.0, 0.5]])
+IMAGE = RNG.normal(size=(5, 6))
+
+
+def dirichlet_nll(theta):  # concentrations exp(theta) of proportions, components along axis 0
+    return -np.sum(stats.dirichlet.logpdf(PROPORTIONS, np.exp(theta)))
+
+
+def dirichlet_nll_ag(theta):  # autograd's dirichlet reads one vector at a time
+    alpha = anp.exp(theta)
+    return -sum(astats.dirichlet.logpdf(PROPORTIONS[:, j], alpha) for j in range(4))
+
+
+def gaussian_nll(theta):  # mean and a Cholesky factor's entries: cov = L L^T + 0.1 I
+    lower = np.array([[np.exp(theta[3]), 0.0, 0.0], [theta[4], np.exp(theta[5]), 0.0],
+                      [theta[6], theta[7], np.exp(theta[8])]])
+    cov = lower @ lower.T + 0.1 * np.eye(3)
+    return -np.sum(stats.multivariate_normal.logpdf(POINTS, theta[0:3], cov)) \
+        + np.sum(stats.multivariate_normal.pdf(POINTS[:2], mean=theta[0:3], cov=cov))
+
+
+def gaussian_nll_ag(theta):
+    lower = anp.array([[anp.exp(theta[3]), 0.0, 0.0], [theta[4], anp.exp(theta[5]), 0.0],
+                       [theta[6], theta[7], anp.exp(theta[8])]])
+    cov = anp.dot(lower, lower.T) + 0.1 * anp.eye(3)
+    return -anp.sum(astats.multivariate_normal.logpdf(POINTS, theta[0:3], cov)) \
+        + anp.sum(astats.multivariate_normal.pdf(POINTS[:2], theta[0:3], cov))
+
+
+def image_filter_loss(kernel):  # a 2-D filter through scipy.signal.convolve, its three modes
+    k = np.reshape(kernel, (2, 3))
+    return np.sum(np.tanh(scipy_signal.convolve(IMAGE, k, "same")) ** 2) \
+        + np.sum(scipy_signal.convolve(IMAGE, k, mode="valid") ** 3) + np.sum(np.sin(scipy_signal.convolve(k, IMAGE)))
+
+
+def image_filter_loss_ag(kernel):  # autograd's has no "same": cut from "full" (rows 0.., columns 1..)
+    k = anp.reshape(kernel, (2, 3))
+    full = asignal.convolve(IMAGE, k, mode="full")
+    return anp.sum(anp.tanh(full[0:5, 1:7]) ** 2) + anp.sum(asignal.convolve(IMAGE, k, mode="valid") ** 3) \
+        + anp.sum(anp.sin(asignal.convolve(k, IMAGE, mode="full")))
+
+
 def softmax_cross_entropy(w):  # no autograd twin: autograd has no softmax, log_softmax, xlogy
     logits = np.reshape(w, (2, 3)) * X[:2, None]
     p = special.softmax(logits, axis=1)
@@ -131,6 +176,9 @@ CASES = [
     (smoothness_penalty, smoothness_penalty_ag, RNG.normal(size=(4, 4))),  # autograd: square only
     (softmax_cross_entropy, None, RNG.normal(size=6)),
     (gamma_and_bessel, None, np.array([0.8, 1.7, 2.6])),
+    (dirichlet_nll, dirichlet_nll_ag, np.array([0.3, -0.2, 0.5])),
+    (gaussian_nll, gaussian_nll_ag, RNG.normal(size=9) * 0.3),
+    (image_filter_loss, image_filter_loss_ag, RNG.normal(size=6) * 0.5),
 ]
 
 

@@ -202,6 +202,28 @@ _C = f"({_M(_Q)} @ {_DA})"
 _X = f"(np.tril({_C}, -1) - {_M(f'np.tril({_C}, -1)')})"
 _QR_JVP = f"({_DA} + {_Q} @ ({_X} - {_C}), ({_C} - {_X}) @ {_R})"
 
+# eig of a real matrix whose eigenvalues are real (numpy then returns real arrays; complex ones raise
+# GradientError through s2s.real_only): A = V diag(w) V^-1, the columns of V of unit length. With
+# P = V^-1 dA V and C = F o P: dw = diag(P), dV = V C - V diag(V^T V C) (the part that keeps each
+# column's length); the adjoint is V^-T (diag(gw) + F o (V^T gV - V^T V diag(V^T gV))) V^T
+_EW = _real("ans[0]", "np.linalg.eig (real eigenvalues)")
+_EGAPS = f"s2s.eigh_gaps({_EW})"
+_EV = "ans[1]"
+_VTG = f"({_M(_EV)} @ g[1])"
+_EIG_OFF = (f"{_EGAPS} * ({_VTG} - ({_M(_EV)} @ {_EV}) * "
+            f"np.expand_dims(np.diagonal({_VTG}, 0, -2, -1), -2))")
+_EIG_VJP = f"np.linalg.solve({_M(_EV)}, np.expand_dims(g[0], -1) * {_M(_EV)} + {_EIG_OFF} @ {_M(_EV)})"
+_EP = f"np.linalg.solve({_EV}, t @ {_EV})"
+_EC = f"({_EGAPS} * {_EP})"
+_EIG_JVP = (f"(np.diagonal({_EP}, 0, -2, -1), {_EV} @ {_EC} - {_EV} * "
+            f"np.expand_dims(np.sum({_EV} * ({_EV} @ {_EC}), axis=-2), -2))")
+# eigvals: the eigenvalues alone, by the eigenvectors of the same eig
+_EVECS = "np.linalg.eig(a)[1]"
+_EIGVALS_VJP = (f"np.linalg.solve({_M(_EVECS)}, np.expand_dims({_real('g', 'np.linalg.eigvals (real eigenvalues)')}, -1) "
+                f"* {_M(_EVECS)})")
+_EIGVALS_JVP = (f"np.diagonal(np.linalg.solve({_EVECS}, t @ {_EVECS}), 0, -2, -1) + 0.0 * "
+                f"{_real('ans', 'np.linalg.eigvals (real eigenvalues)')}")
+
 MULTIPLE = (
     defvjp(
         "numpy.linalg.slogdet(a)", outputs=("sign", "logabsdet"),
@@ -224,13 +246,19 @@ MULTIPLE = (
         "numpy.linalg.qr(a)", outputs=("Q", "R"),
         a=_real(_QR_VJP, "np.linalg.qr"), jvps={"a": _QR_JVP},
     ),
+    defvjp(
+        "numpy.linalg.eig(a)", outputs=("eigenvalues", "eigenvectors"),
+        a=_EIG_VJP, jvps={"a": _EIG_JVP},
+    ),
+    defvjp(
+        "numpy.linalg.eigvals(a)",
+        a=_EIGVALS_VJP, jvps={"a": _EIGVALS_JVP},
+    ),
 )
 RULES += MULTIPLE
 
-# What to write instead of the decompositions that have no rule (hints of the refusals).
-_EIGVALS = ("for the eigenvalues of a symmetric (Hermitian) matrix use `np.linalg.eigvalsh(a)`, "
-            "which has a rule")
+# What to write instead of the functions that have no rule (hints of the refusals).
 INSTEAD = {
-    "numpy.linalg.eig": _EIGVALS + " (and `np.linalg.eigh(a)` for its eigenvectors)",
-    "numpy.linalg.eigvals": _EIGVALS,
+    "numpy.linalg.lstsq": ("for a least-squares solution of full column rank write `np.linalg.solve(a.T @ a, a.T @ b)`, "
+                           "or `np.linalg.pinv(a) @ b`, which have rules"),
 }
