@@ -21,6 +21,7 @@ import autograd.scipy.special as aspecial
 import autograd.scipy.stats as astats
 import numpy as np
 import pytest
+from scipy import linalg as scipy_linalg
 from scipy import signal, special, stats
 
 import s2sgrad
@@ -1132,7 +1133,14 @@ def st_mvn_forms(x, mean, cov):  # scipy reads a matrix's lower triangle, a vect
         + np.sum(stats.multivariate_normal.pdf(x, mean=mean, cov=c[0, 0] ** 2 + 1.0, allow_singular=True))
 
 
+def st_mvn_entropy(cov):
+    c = cov @ cov.T + np.eye(3)
+    return stats.multivariate_normal.entropy(None, c) * stats.multivariate_normal.entropy(cov=c[0, 0] + 1.0) \
+        + stats.multivariate_normal.entropy(V3, np.diag(c) ** 2)
+
+
 _D, _MV = "scipy.stats.dirichlet.", "scipy.stats.multivariate_normal."
+add(_MV + "entropy", st_mvn_entropy, uniform((3, 3)), oracle="none")  # autograd: whole-matrix cov only
 add((_D + "logpdf", _D + "pdf"), st_dirichlet, uniform((2, 4), 0.1, 0.45), uniform((3,), 0.8, 3.0), oracle="none")
 add((_D + "logpdf", _D + "pdf"), st_dirichlet, uniform((2,), 0.1, 0.45), uniform((3,), 0.8, 3.0), oracle="none")
 add((_D + "logpdf", _D + "pdf"), st_dirichlet_vector, uniform((3,), 0.2, 1.0), uniform((3,), 0.8, 3.0))
@@ -1155,6 +1163,23 @@ add("scipy.signal.convolve", sig_convolve_autograd, uniform((5,)), uniform((3,))
 add("scipy.signal.convolve", sig_convolve_autograd, uniform((3, 2)), uniform((4, 5)))
 for _n, _m in (((5,), (3,)), ((3,), (6,)), ((4, 5), (2, 3)), ((2, 3, 4), (2, 2, 2))):
     add("scipy.signal.convolve", sig_convolve, uniform(_n), uniform(_m), oracle="none")  # autograd: no "same"
+
+
+# ===== scipy.linalg: solve_sylvester, sqrtm, solve_triangular ====================================
+
+def sl_sylvester(a, b, q):
+    return np.sum(np.sin(scipy_linalg.solve_sylvester(a + 3.0 * np.eye(3), b + 2.0 * np.eye(2), q)))
+def sl_sqrtm(a): return np.sum(np.sin(scipy_linalg.sqrtm(a @ a.T + np.eye(3))) * W[:, :3])
+def sl_triangular(a, b):
+    t = a + 3.0 * np.eye(3)
+    return (np.sum(np.sin(scipy_linalg.solve_triangular(t, b, lower=True)))
+            + np.sum(scipy_linalg.solve_triangular(t, b[:, 0], trans=1) ** 2)
+            + np.sum(np.cos(scipy_linalg.solve_triangular(t, b, trans="T", lower=True, unit_diagonal=True))))
+
+
+add("scipy.linalg.solve_sylvester", sl_sylvester, uniform((3, 3)), uniform((2, 2)), uniform((3, 2)), oracle="none")
+add("scipy.linalg.sqrtm", sl_sqrtm, uniform((3, 3)), oracle="none")  # autograd's twin reads scipy.linalg
+add("scipy.linalg.solve_triangular", sl_triangular, uniform((3, 3)), uniform((3, 2)), oracle="none")
 
 
 # ===== np.convolve and np.correlate: each mode, either operand the longer ========================

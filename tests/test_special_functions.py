@@ -2,7 +2,8 @@
 gammaln and through scipy.stats.t.logpdf, a negative-binomial likelihood, a Gaussian mixture
 through scipy.stats.norm.logpdf and logsumexp, a 1-D convolution loss, a smoothness penalty
 through np.gradient, a Dirichlet likelihood, a multivariate Gaussian likelihood in its mean and a
-Cholesky factor, a 2-D filter through scipy.signal.convolve; grad, jvp and hessian
+Cholesky factor, a 2-D filter through scipy.signal.convolve, scipy.linalg's solve_triangular, sqrtm and
+solve_sylvester; grad, jvp and hessian
 against autograd and against differences. Then the mechanism: each derivative of the gamma and
 Bessel families is the next function of its family (third order reads generated code again), a
 varied order is refused where it stands, the command line writes code that runs, and importing
@@ -17,11 +18,13 @@ import textwrap
 
 import autograd
 import autograd.numpy as anp
+import autograd.scipy.linalg as alinalg
 import autograd.scipy.signal as asignal
 import autograd.scipy.special as aspecial
 import autograd.scipy.stats as astats
 import numpy as np
 import pytest
+from scipy import linalg as scipy_linalg
 from scipy import signal as scipy_signal
 from scipy import special, stats
 from scipy.special import gammaln, logsumexp
@@ -156,6 +159,24 @@ def image_filter_loss_ag(kernel):  # autograd's has no "same": cut from "full" (
         + anp.sum(anp.sin(asignal.convolve(k, IMAGE, mode="full")))
 
 
+def scipy_linalg_loss(theta):  # a triangular solve, a matrix square root, a Sylvester equation
+    a = np.reshape(theta, (3, 3))
+    lower = np.tril(a) + 3.0 * np.eye(3)
+    x = scipy_linalg.solve_triangular(lower, IMAGE[:3, :2], lower=True)
+    root = scipy_linalg.sqrtm(a @ a.T + np.eye(3))
+    y = scipy_linalg.solve_sylvester(root, np.eye(2) * 2.0 + a[:2, :2], x)
+    return np.sum(np.sin(y)) + np.sum(root ** 2) + stats.multivariate_normal.entropy(None, root)
+
+
+def scipy_linalg_loss_ag(theta):
+    a = anp.reshape(theta, (3, 3))
+    lower = anp.tril(a) + 3.0 * anp.eye(3)
+    x = alinalg.solve_triangular(lower, IMAGE[:3, :2], lower=True)
+    root = alinalg.sqrtm(anp.dot(a, a.T) + anp.eye(3))
+    y = alinalg.solve_sylvester(root, anp.eye(2) * 2.0 + a[:2, :2], x)
+    return anp.sum(anp.sin(y)) + anp.sum(root ** 2) + 0.5 * (3 * anp.log(2 * anp.pi * anp.e) + anp.linalg.slogdet(root)[1])
+
+
 def softmax_cross_entropy(w):  # no autograd twin: autograd has no softmax, log_softmax, xlogy
     logits = np.reshape(w, (2, 3)) * X[:2, None]
     p = special.softmax(logits, axis=1)
@@ -179,6 +200,7 @@ CASES = [
     (dirichlet_nll, dirichlet_nll_ag, np.array([0.3, -0.2, 0.5])),
     (gaussian_nll, gaussian_nll_ag, RNG.normal(size=9) * 0.3),
     (image_filter_loss, image_filter_loss_ag, RNG.normal(size=6) * 0.5),
+    (scipy_linalg_loss, scipy_linalg_loss_ag, RNG.normal(size=9) * 0.5),
 ]
 
 

@@ -7,6 +7,13 @@ from .table import alias, defvjp
 # Why forward mode has no tangent for a rule (Rule.reverse_only).
 _MATRIX_FUNCTION = "a matrix function; its tangent template is not written yet"
 
+
+def _real(code: str, function: str) -> str:
+    """``code`` checked to be real when it runs: these templates are written for real matrices
+    (s2s.real_only raises GradientError for a complex one rather than give a wrong derivative)."""
+    return f"s2s.real_only({code}, '{function}')"
+
+
 _MATMUL = defvjp(
     "numpy.matmul(x1, x2)", linear=("x1", "x2"),
     row_products={"x1": "s2s.rows_matmul", "x2": "s2s.rows_rmatmul"},
@@ -52,6 +59,39 @@ _SIGNAL_CONVOLVE = tuple(
            in2=f"s2s.signal_convolve({_EMBEDDED}, np.flip(in1), 'valid')")
     for signature in ("scipy.signal.convolve(in1, in2, mode='full', method='auto')",
                       "s2sgrad.runtime.signal_convolve(in1, in2, mode='full')"))
+
+# scipy.linalg: solve_sylvester (a x + x b = q: q's adjoint is the transposed equation's solution
+# for g, a's and b's minus its products with x), sqrtm (x x = a: the Sylvester equation of its
+# differential), solve_triangular (real matrices: a's adjoint is the triangle it reads of minus the
+# outer product of b's adjoint and x, transposed where trans is). Their helpers (s2s.sylvester,
+# s2s.solve_triangular) have the same rules.
+_AT, _BT, _XT = "np.transpose(a)", "np.transpose(b)", "np.transpose(ans)"
+_QBAR = f"s2s.sylvester({_AT}, {_BT}, g)"
+_SYLVESTER = tuple(
+    defvjp(signature, q=_QBAR, a=f"-{_QBAR} @ {_XT}", b=f"-{_XT} @ {_QBAR}",
+           jvps={"q": "s2s.sylvester(a, b, t)", "a": "s2s.sylvester(a, b, -(t @ ans))",
+                 "b": "s2s.sylvester(a, b, -(ans @ t))"})
+    for signature in ("scipy.linalg.solve_sylvester(a, b, q)", "s2sgrad.runtime.sylvester(a, b, q)"))
+_SQRT = _real("ans", "scipy.linalg.sqrtm")
+_SQRTM = defvjp("scipy.linalg.sqrtm(A, disp=True, blocksize=64)", constant_in=("disp", "blocksize"),
+                A=f"s2s.sylvester(np.transpose({_SQRT}), np.transpose(ans), g)",
+                jvps={"A": f"s2s.sylvester({_SQRT}, ans, t)"})
+_FLIP = "s2s.adjoint_trans(trans)"  # 1 where trans reads a as it is
+_BBAR = f"s2s.solve_triangular({_real('a', 'scipy.linalg.solve_triangular')}, g, {_FLIP}, lower, unit_diagonal)"
+_B2, _X2 = f"np.reshape({_BBAR}, (np.shape(a)[0], -1))", "np.reshape(ans, (np.shape(a)[0], -1))"
+_DT = f"s2s.triangle_part({_real('t', 'scipy.linalg.solve_triangular')}, lower, unit_diagonal)"
+_TRIANGULAR = tuple(
+    defvjp(signature, constant_in=("trans", "lower", "unit_diagonal", *extra),
+           b=_BBAR,
+           a=(f"-s2s.triangle_part({_FLIP} * ({_B2} @ np.transpose({_X2})) + (1 - {_FLIP}) * "
+              f"({_X2} @ np.transpose({_B2})), lower, unit_diagonal)"),
+           jvps={"b": "s2s.solve_triangular(a, t, trans, lower, unit_diagonal)",
+                 "a": (f"-s2s.solve_triangular(a, ({_FLIP} * {_DT} + (1 - {_FLIP}) * np.transpose({_DT})) "
+                       "@ ans, trans, lower, unit_diagonal)")})
+    for signature, extra in (
+        ("scipy.linalg.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, "
+         "check_finite=True)", ("overwrite_b", "check_finite")),
+        ("s2sgrad.runtime.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False)", ())))
 
 RULES = (
     _MATMUL,
@@ -117,6 +157,9 @@ RULES = (
         v="np.conj(s2s.convolve_vjp(g, a, v, s2s.correlate_start(a, v, mode))[::-1])",
     ),
     *_SIGNAL_CONVOLVE,
+    *_SYLVESTER,
+    _SQRTM,
+    *_TRIANGULAR,
     defvjp(
         "numpy.linalg.solve(a, b)",
         jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
@@ -158,12 +201,6 @@ RULES = (
 # only (a complex one raises GradientError when the derivative runs; svd's singular values alone
 # take complex ones, by svdvals_vjp).
 _M = "np.swapaxes({}, -1, -2)".format
-
-
-def _real(code: str, function: str) -> str:
-    """``code`` checked to be real when it runs: these templates are written for real matrices
-    (s2s.real_only raises GradientError for a complex one rather than give a wrong derivative)."""
-    return f"s2s.real_only({code}, '{function}')"
 
 
 _W, _V = "ans[0]", "ans[1]"

@@ -162,4 +162,12 @@ def _mvn(kind: str, scale: str) -> object:
     )
 
 
-RULES += (_dirichlet("logpdf", ""), _dirichlet("pdf", "ans * "), _mvn("logpdf", ""), _mvn("pdf", "ans * "))
+# its entropy, (k log(2 pi e) + log det C) / 2: d/dC = C^-1 / 2 (the mean does not enter)
+_MVN_ENTROPY = defvjp(
+    "scipy.stats.multivariate_normal.entropy(mean=None, cov=1)", constant_in=("mean",),
+    cov=f"s2s.mvn_covariance_vjp(0.5 * g * np.linalg.inv({_C}), cov)",
+    jvps={"cov": f"0.5 * np.trace(np.linalg.solve({_C}, {_DC}))"},
+)
+
+RULES += (_dirichlet("logpdf", ""), _dirichlet("pdf", "ans * "), _mvn("logpdf", ""), _mvn("pdf", "ans * "),
+          _MVN_ENTROPY)
