@@ -1821,10 +1821,12 @@ def scipy_terms(gen: "Gen", prog: Program) -> None:
     tag, module, term = ch.choice([f for f in forms if f[0] == tag])
     if module:
         prog.imports.add(module)
+    # bound first thing in f (its body may rebind x, v and s), read by f's last return
     head, sep, rest = prog.main.partition("\n\n\n")  # f comes first: its last line returns
     lines = head.split("\n")
     assert lines[-1].startswith("    return "), lines[-1]
-    lines[-1] += f" + {term}"
+    lines[-1] += " + scipy_term"
+    lines.insert(2 if lines[1].startswith('    """') else 1, f"    scipy_term = {term}")
     prog.main = "\n".join(lines) + sep + rest
     gen.tag("scipy_terms", tag)
 
