@@ -254,7 +254,37 @@ def test_eig_with_complex_eigenvalues_is_refused_when_the_derivative_runs():
             run()
 
 
-@pytest.mark.parametrize("fn", [complex_eigh, complex_qr, complex_slogdet, complex_eigvalsh, complex_svd],
+def eigh_phases(a):  # reads the eigenvectors' phases, which numpy leaves arbitrary (its first
+    w, v = np.linalg.eigh(a)  # row comes out real: a function of it alone does not turn them)
+    return np.sum(np.real(v[1]))
+
+
+def complex_differences(fn, a, eps=1e-6):
+    """d fn/d Re a - 1j d fn/d Im a, entry by entry (the convention's gradient)."""
+    out = np.zeros_like(a)
+    for index in np.ndindex(a.shape):
+        step = np.zeros_like(a)
+        step[index] = eps
+        along_re = (fn(a + step) - fn(a - step)) / (2 * eps)
+        along_im = (fn(a + 1j * step) - fn(a - 1j * step)) / (2 * eps)
+        out[index] = along_re - 1j * along_im
+    return out
+
+
+def test_eigh_of_a_hermitian_matrix_in_reverse_mode_and_its_phases_refused():
+    a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3))
+    a = a + np.conj(a.T)  # eigh reads the lower triangle, as numpy does
+    got = s2sgrad.grad(complex_eigh)(a)
+    np.testing.assert_allclose(got, complex_differences(complex_eigh, a), rtol=1e-6, atol=1e-8)
+    twin = autograd.grad(lambda b: anp.sum(anp.linalg.eigh(b)[0]) + anp.sum(anp.abs(anp.linalg.eigh(b)[1][0]) ** 2))
+    np.testing.assert_allclose(got, twin(a), rtol=1e-10, atol=1e-12)
+    with pytest.raises(s2sgrad.GradientError, match="phases of its eigenvectors"):
+        s2sgrad.grad(eigh_phases)(a)
+    with pytest.raises(s2sgrad.GradientError, match="real matrices only"):  # forward mode: real only
+        s2sgrad.jvp(complex_eigh, (a,), (a,))
+
+
+@pytest.mark.parametrize("fn", [complex_qr, complex_slogdet, complex_eigvalsh, complex_svd],
                          ids=lambda f: f.__name__)
 def test_complex_matrices_are_refused_when_the_derivative_runs(fn):
     a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3)) + 3 * np.eye(3)

@@ -205,8 +205,10 @@ _M = "np.swapaxes({}, -1, -2)".format
 
 _W, _V = "ans[0]", "ans[1]"
 _GAPS = f"s2s.eigh_gaps({_W})"
-_EIGH_VJP = (f"s2s.triangle_fold(({_V} * np.expand_dims(g[0], -2) + {_V} @ ({_GAPS} * "
-             f"({_M(_V)} @ g[1]))) @ {_M(_V)}, UPLO)")
+# (a complex Hermitian matrix: conj(V) (diag(gw) + F o (V^T gV)) V^T folded, its eigenvectors'
+# adjoint checked to leave their phases alone, by s2s.phase_free)
+_EIGH_VJP = (f"s2s.triangle_fold((np.conj({_V}) * np.expand_dims(g[0], -2) + np.conj({_V}) @ ({_GAPS} * "
+             f"({_M(_V)} @ s2s.phase_free(g[1], {_V})))) @ {_M(_V)}, UPLO)")
 _ROTATED = f"({_M(_V)} @ s2s.triangle_symmetric({_real('t', 'np.linalg.eigh')}, UPLO) @ {_V})"  # V^T dA V
 _EIGH_JVP = f"(np.diagonal({_ROTATED}, 0, -2, -1), {_V} @ ({_GAPS} * {_ROTATED}))"
 # svd (Townsend's adjoint of the thin SVD): U (F o (J - J^T) S + S (F o (K - K^T)) + diag(gs)) Vh
@@ -271,7 +273,7 @@ MULTIPLE = (
     ),
     defvjp(
         "numpy.linalg.eigh(a, UPLO='L')", outputs=("eigenvalues", "eigenvectors"),
-        a=_real(_EIGH_VJP, "np.linalg.eigh"), jvps={"a": _EIGH_JVP},
+        a=_EIGH_VJP, jvps={"a": _EIGH_JVP},
     ),
     defvjp(
         # compute_uv=False returns the singular values alone: U diag(g) Vh
