@@ -281,6 +281,14 @@ def sorted_of(x, y):
 
 
 add("builtins.sorted", sorted_of, uniform((3, 4)), uniform((3, 4)))
+def partition_of(x):
+    return (np.sum(np.sin(np.partition(x, 2)) * W) + np.sum(np.partition(x, (0, 2), axis=0)[1] ** 3)
+            + np.sum(np.partition(x, 5, axis=None)[:6] ** 2))
+def select_of(x, y):
+    return np.sum(np.sin(np.select([x > 0.3, y < 0.0], [x * y, np.cos(x)], y ** 2)) * W) \
+        + np.sum(np.select([x < 0.0], [x]) ** 2)
+add("numpy.partition", partition_of, uniform((3, 4)), oracle="none")  # autograd: 1-D only
+add("numpy.select", select_of, uniform((3, 4)), uniform((4,)))
 def tuple_and_list(x, y):
     rows, pair = tuple(x * 2.0), list((x[0], y))
     return np.sum(np.sin(rows[1]) * rows[2] * pair[1]) + np.sum(tuple((np.cos(y), pair[0]))[0] * V4)

@@ -3,7 +3,7 @@ gammaln and through scipy.stats.t.logpdf, a negative-binomial likelihood, a Gaus
 through scipy.stats.norm.logpdf and logsumexp, a 1-D convolution loss, a smoothness penalty
 through np.gradient, a Dirichlet likelihood, a multivariate Gaussian likelihood in its mean and a
 Cholesky factor, a 2-D filter through scipy.signal.convolve, scipy.linalg's solve_triangular, sqrtm and
-solve_sylvester; grad, jvp and hessian
+solve_sylvester, np.partition and np.select; grad, jvp and hessian
 against autograd and against differences. Then the mechanism: each derivative of the gamma and
 Bessel families is the next function of its family (third order reads generated code again), a
 varied order is refused where it stands, the command line writes code that runs, and importing
@@ -177,6 +177,12 @@ def scipy_linalg_loss_ag(theta):
     return anp.sum(anp.sin(y)) + anp.sum(root ** 2) + 0.5 * (3 * anp.log(2 * anp.pi * anp.e) + anp.linalg.slogdet(root)[1])
 
 
+def ranked_selection_loss(x):  # no autograd twin: autograd's partition is 1-D, its select composite
+    m = np.reshape(x, (3, 4))
+    return np.sum(np.partition(m, 1) ** 3 * np.arange(12.0).reshape(3, 4)) \
+        + np.sum(np.sin(np.select([m > 0.2, m < -0.3], [m ** 2, np.exp(m)], m * 3.0)) ** 2)
+
+
 def softmax_cross_entropy(w):  # no autograd twin: autograd has no softmax, log_softmax, xlogy
     logits = np.reshape(w, (2, 3)) * X[:2, None]
     p = special.softmax(logits, axis=1)
@@ -201,6 +207,7 @@ CASES = [
     (gaussian_nll, gaussian_nll_ag, RNG.normal(size=9) * 0.3),
     (image_filter_loss, image_filter_loss_ag, RNG.normal(size=6) * 0.5),
     (scipy_linalg_loss, scipy_linalg_loss_ag, RNG.normal(size=9) * 0.5),
+    (ranked_selection_loss, None, RNG.normal(size=12)),
 ]
 
 
