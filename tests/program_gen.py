@@ -136,6 +136,9 @@ class Program:
             parts.append("import autograd.numpy as math" if twin else "import math")
         if "special" in self.imports:
             parts.append("from autograd.scipy import special" if twin else "from scipy import special")
+        for module in ("stats", "signal"):  # scipy_terms
+            if module in self.imports:
+                parts.append(f"from autograd.scipy import {module}" if twin else f"from scipy import {module}")
         if "garray" in self.imports:
             parts.append("GM = np.linspace(-1.0, 1.0, 12).reshape(3, 4)")
         if "logging" in self.imports:
@@ -1789,6 +1792,8 @@ def generate(ch: Chooser, refuse: bool = False, avoid=()) -> Program:
         star_arguments(gen, prog)
     if not refuse:  # drawn after every other production: earlier seeds keep their programs
         python_terms(gen, prog)
+    if not refuse and "scipy_terms" not in avoid and ch.bool(35):  # last of all: every draw above stays
+        scipy_terms(gen, prog)
     return prog
 
 
@@ -1889,8 +1894,44 @@ def user_class(gen: "Gen", prog: Program, lines: list) -> str:
     if form == "built":
         lines.append(f"    uc_layer = Affine(np.tanh(v) * 0.5, s * {ch.choice([0.1, -0.3])})")
         return f"uc_layer.score({z}) + uc_layer.norm * np.sum(np.sin(x))"
-    lines.append(f"    uc_gain = Gain(np.cos(v) * 0.5, np.tanh(s))")
+    lines.append("    uc_gain = Gain(np.cos(v) * 0.5, np.tanh(s))")
     return f"np.sum(uc_gain.apply({z}) * uc_gain.w)"
+
+
+def scipy_terms(gen: "Gen", prog: Program) -> None:
+    """One more term of ``f``'s value from the multivariate rules (issue 27): a Dirichlet or
+    multivariate normal log-density, an n-D convolution of scipy.signal, the eigenvalues or
+    eigenvectors of a non-symmetric matrix with real eigenvalues (Gershgorin discs kept apart),
+    or an array's rows read through ``tuple``/``list``. Written as autograd reads them too (its
+    convolve takes ``mode=`` full or valid; a covariance built symmetric)."""
+    ch = gen.ch
+    j = ch.int(0, 2)
+    shifted = "np.diag([1.0, 2.0, 3.0]) + 0.1 * np.tanh(x[:, :3])"  # real eigenvalues near 1, 2, 3
+    mode = ch.choice(["full", "valid"])
+    forms = [
+        ("scipy_dirichlet", "stats", f"stats.dirichlet.logpdf(np.exp(x[:, {j}]) / np.sum(np.exp(x[:, {j}])), "
+                                     "np.exp(0.3 * v[:3]) + 0.5)"),
+        ("scipy_mvn", "stats", "np.sum(stats.multivariate_normal.logpdf(x, 0.5 * v, 0.1 * np.dot(x.T, x) + np.eye(4)))"),
+        ("scipy_mvn", "stats", f"stats.multivariate_normal.pdf(v, x[{j}] * s, np.eye(4) * (1.0 + s ** 2))"),
+        ("scipy_convolve", "signal", f'np.sum(np.sin(signal.convolve(x, np.reshape(v, (2, 2)), mode="{mode}")))'),
+        ("scipy_convolve", "signal", f'np.sum(signal.convolve(v * s, x[{j}], mode="{mode}") ** 2)'),
+        ("linalg_eig", "", f"np.sum(np.linalg.eig({shifted})[0] * v[:3])"),
+        ("linalg_eig", "", f"np.sum(np.linalg.eig({shifted})[1] ** 2 * x[:, 1:])"),
+        ("tuple_rows", "", f"np.sum(tuple(x)[{j}] * v)"),
+        ("tuple_rows", "", f"np.sum(list(x * s)[{j}] ** 2)"),
+    ]
+    tag = ch.choice(sorted({f[0] for f in forms}))  # each family equally often
+    tag, module, term = ch.choice([f for f in forms if f[0] == tag])
+    if module:
+        prog.imports.add(module)
+    # bound first thing in f (its body may rebind x, v and s), read by f's last return
+    head, sep, rest = prog.main.partition("\n\n\n")  # f comes first: its last line returns
+    lines = head.split("\n")
+    assert lines[-1].startswith("    return "), lines[-1]
+    lines[-1] += " + scipy_term"
+    lines.insert(2 if lines[1].startswith('    """') else 1, f"    scipy_term = {term}")
+    prog.main = "\n".join(lines) + sep + rest
+    gen.tag("scipy_terms", tag)
 
 
 def star_arguments(gen: "Gen", prog: Program) -> None:

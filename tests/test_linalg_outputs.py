@@ -1,6 +1,6 @@
 """Functions with several outputs (Rule.outputs) as a user writes them: a Gaussian log-likelihood
 through slogdet, a PCA objective through eigh, a nuclear norm through svd(compute_uv=False), a
-QR-based loss; grad, jvp and hessian against autograd (against differences where autograd has no
+QR-based loss, the spectrum and modes of a non-symmetric matrix through eig; grad, jvp and hessian against autograd (against differences where autograd has no
 rule), and the mechanism itself: an unread output's adjoint is zero, a kept result is indexed."""
 
 from __future__ import annotations
@@ -70,6 +70,16 @@ def qr_loss(A):
     return np.sum(np.log(np.abs(np.diagonal(r)))) + np.sum(q[:, 0] * Y) + np.sum(np.sin(q @ r))
 
 
+def dynamics_loss(A):  # eig of a non-symmetric matrix with real eigenvalues: its spectrum and modes
+    w, v = np.linalg.eig(A @ np.diag([1.0, 2.0, 3.5]) @ np.linalg.inv(A))
+    return np.sum(w ** 2) + np.sum(v[:, 0] ** 2 * Y[:3]) + np.sum(np.linalg.eigvals(A + A.T) * Y[:3])
+
+
+def dynamics_loss_ag(A):
+    w, v = anp.linalg.eig(anp.dot(anp.dot(A, anp.diag(anp.array([1.0, 2.0, 3.5]))), anp.linalg.inv(A)))
+    return anp.sum(w ** 2) + anp.sum(v[:, 0] ** 2 * Y[:3]) + anp.sum(anp.linalg.eig(A + A.T)[0] * Y[:3])
+
+
 def _arg(shape):
     return RNG.normal(size=shape) + np.eye(*shape)
 
@@ -80,6 +90,7 @@ CASES = [
     (nuclear_norm, nuclear_norm_ag, (4, 3)),
     (svd_loss, svd_loss_ag, (4, 3)),
     (qr_loss, None, (4, 3)),
+    (dynamics_loss, dynamics_loss_ag, (3, 3)),
 ]
 
 
@@ -231,7 +242,49 @@ def complex_svd(a):
     return np.sum(s) + np.sum(np.abs(u[0]))
 
 
-@pytest.mark.parametrize("fn", [complex_eigh, complex_qr, complex_slogdet, complex_eigvalsh, complex_svd],
+def rotation_spectrum(a):  # a rotation's eigenvalues are complex: eig's rule covers real ones
+    return np.sum(np.abs(np.linalg.eig(a)[0]))
+
+
+def test_eig_with_complex_eigenvalues_is_refused_when_the_derivative_runs():
+    rotation = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+    for run in (lambda: s2sgrad.grad(rotation_spectrum)(rotation),
+                lambda: s2sgrad.jvp(rotation_spectrum, (rotation,), (np.eye(3),))):
+        with pytest.raises(s2sgrad.GradientError, match=r"np\.linalg\.eig \(real eigenvalues\)"):
+            run()
+
+
+def eigh_phases(a):  # reads the eigenvectors' phases, which numpy leaves arbitrary (its first
+    w, v = np.linalg.eigh(a)  # row comes out real: a function of it alone does not turn them)
+    return np.sum(np.real(v[1]))
+
+
+def complex_differences(fn, a, eps=1e-6):
+    """d fn/d Re a - 1j d fn/d Im a, entry by entry (the convention's gradient)."""
+    out = np.zeros_like(a)
+    for index in np.ndindex(a.shape):
+        step = np.zeros_like(a)
+        step[index] = eps
+        along_re = (fn(a + step) - fn(a - step)) / (2 * eps)
+        along_im = (fn(a + 1j * step) - fn(a - 1j * step)) / (2 * eps)
+        out[index] = along_re - 1j * along_im
+    return out
+
+
+def test_eigh_of_a_hermitian_matrix_in_reverse_mode_and_its_phases_refused():
+    a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3))
+    a = a + np.conj(a.T)  # eigh reads the lower triangle, as numpy does
+    got = s2sgrad.grad(complex_eigh)(a)
+    np.testing.assert_allclose(got, complex_differences(complex_eigh, a), rtol=1e-6, atol=1e-8)
+    twin = autograd.grad(lambda b: anp.sum(anp.linalg.eigh(b)[0]) + anp.sum(anp.abs(anp.linalg.eigh(b)[1][0]) ** 2))
+    np.testing.assert_allclose(got, twin(a), rtol=1e-10, atol=1e-12)
+    with pytest.raises(s2sgrad.GradientError, match="phases of its eigenvectors"):
+        s2sgrad.grad(eigh_phases)(a)
+    with pytest.raises(s2sgrad.GradientError, match="real matrices only"):  # forward mode: real only
+        s2sgrad.jvp(complex_eigh, (a,), (a,))
+
+
+@pytest.mark.parametrize("fn", [complex_qr, complex_slogdet, complex_eigvalsh, complex_svd],
                          ids=lambda f: f.__name__)
 def test_complex_matrices_are_refused_when_the_derivative_runs(fn):
     a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3)) + 3 * np.eye(3)

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 import autograd
 import libcst as cst
 import autograd.numpy as anp
+import autograd.scipy.signal as asignal
 import autograd.scipy.special as aspecial
 import autograd.scipy.stats as astats
 import numpy as np
 import pytest
-from scipy import special, stats
+from scipy import linalg as scipy_linalg
+from scipy import signal, special, stats
 
 import s2sgrad
 from s2sgrad import runtime as s2s
@@ -279,6 +281,18 @@ def sorted_of(x, y):
 
 
 add("builtins.sorted", sorted_of, uniform((3, 4)), uniform((3, 4)))
+def partition_of(x):
+    return (np.sum(np.sin(np.partition(x, 2)) * W) + np.sum(np.partition(x, (0, 2), axis=0)[1] ** 3)
+            + np.sum(np.partition(x, 5, axis=None)[:6] ** 2))
+def select_of(x, y):
+    return np.sum(np.sin(np.select([x > 0.3, y < 0.0], [x * y, np.cos(x)], y ** 2)) * W) \
+        + np.sum(np.select([x < 0.0], [x]) ** 2)
+add("numpy.partition", partition_of, uniform((3, 4)), oracle="none")  # autograd: 1-D only
+add("numpy.select", select_of, uniform((3, 4)), uniform((4,)))
+def tuple_and_list(x, y):
+    rows, pair = tuple(x * 2.0), list((x[0], y))
+    return np.sum(np.sin(rows[1]) * rows[2] * pair[1]) + np.sum(tuple((np.cos(y), pair[0]))[0] * V4)
+add(("builtins.tuple", "builtins.list"), tuple_and_list, uniform((3, 4)), uniform((4,)))
 add("operator.matmul", matmul_op, uniform((3, 5)), uniform((5, 4)))
 
 
@@ -811,6 +825,13 @@ def l_qr(x):
 def l_qr_kept(x):
     res = np.linalg.qr(x)
     return np.sum(res[1] ** 3)
+def l_eig(x):
+    w, v = np.linalg.eig(x)
+    return np.sum(w * V3) + np.sum(v ** 4 * W[:, :3])
+def l_eigvals(x): return np.sum(np.sin(np.linalg.eigvals(x)) * V3)
+def l_eig_kept(x):
+    res = np.linalg.eig(x)
+    return np.sum(res[0] ** 3) + np.sum(res[1][..., 0] ** 2 * V3)
 def l_cross_axes(x, y): return np.sum(np.sin(np.cross(x, y, axisa=0, axisb=1, axisc=0)))
 def l_cross_axis(x, y): return np.sum(np.sin(np.cross(x, y, axis=0)))
 def l_cross_two(x, y): return np.sum(np.sin(np.cross(x, y)))
@@ -825,6 +846,12 @@ add("numpy.linalg.slogdet", l_slogdet_indexed, SPD2)
 add("numpy.linalg.eigh", l_eigh, DISTINCT)
 add("numpy.linalg.eigh", l_eigh_vectors, np.ascontiguousarray(DISTINCT.T))
 add("numpy.linalg.eigh", l_eigh_kept, np.stack([DISTINCT, DISTINCT.T + np.eye(3)]))
+# eig of matrices with real eigenvalues (numpy's result is real then)
+add("numpy.linalg.eig", l_eig, DISTINCT)
+add("numpy.linalg.eig", l_eig, np.ascontiguousarray(DISTINCT.T) + 0.2 * uniform((3, 3)))
+add("numpy.linalg.eigvals", l_eigvals, DISTINCT, oracle="none")  # autograd has no eigvals
+add("numpy.linalg.eigvals", l_eigvals, np.stack([DISTINCT, DISTINCT.T + np.eye(3)]), oracle="none")
+add("numpy.linalg.eig", l_eig_kept, np.stack([DISTINCT, DISTINCT.T + np.eye(3)]))
 add("numpy.linalg.svd", l_svd, uniform((4, 3)))
 add("numpy.linalg.svd", l_svd, uniform((3, 5)))
 add("numpy.linalg.svd", l_svd_values, uniform((3, 4)))
@@ -1096,6 +1123,73 @@ add(["scipy.stats." + n for n in ("t.cdf", "t.logcdf", "gamma.cdf", "chi2.cdf", 
     oracle="none")  # autograd differentiates these in x alone, and poisson's without loc
 add("scipy.stats.poisson.cdf", st_poisson_cdf, uniform((3, 4), 1.0, 4.0), oracle="none")
 
+# ===== scipy.stats' multivariate densities: dirichlet and multivariate_normal =====================
+
+def st_dirichlet(x, alpha):  # x: K - 1 components along the first axis (scipy completes the last)
+    return np.sum(np.sin(stats.dirichlet.logpdf(x, alpha)) + stats.dirichlet.pdf(x, alpha) * 0.1)
+def st_dirichlet_vector(x, alpha):  # all K components, normalized (autograd reads them so)
+    xn = x / np.sum(x)
+    return stats.dirichlet.logpdf(xn, alpha) + stats.dirichlet.pdf(xn, alpha) * 0.1
+def st_mvn(x, mean, cov):  # cov made symmetric first: autograd's rule reads the whole matrix
+    c = 0.5 * (cov + cov.T) + 3.0 * np.eye(4)
+    return np.sum(np.sin(stats.multivariate_normal.logpdf(x, mean, c))
+                  + stats.multivariate_normal.pdf(x, mean, c) * 10.0)
+def st_mvn_forms(x, mean, cov):  # scipy reads a matrix's lower triangle, a vector as a diagonal
+    c = cov + 3.0 * np.eye(4)
+    return np.sum(np.cos(stats.multivariate_normal.logpdf(x, mean, c))) \
+        + np.sum(stats.multivariate_normal.logpdf(x, mean, np.diag(c) ** 2)) \
+        + np.sum(stats.multivariate_normal.pdf(x, mean=mean, cov=c[0, 0] ** 2 + 1.0, allow_singular=True))
+
+
+def st_mvn_entropy(cov):
+    c = cov @ cov.T + np.eye(3)
+    return stats.multivariate_normal.entropy(None, c) * stats.multivariate_normal.entropy(cov=c[0, 0] + 1.0) \
+        + stats.multivariate_normal.entropy(V3, np.diag(c) ** 2)
+
+
+_D, _MV = "scipy.stats.dirichlet.", "scipy.stats.multivariate_normal."
+add(_MV + "entropy", st_mvn_entropy, uniform((3, 3)), oracle="none")  # autograd: whole-matrix cov only
+add((_D + "logpdf", _D + "pdf"), st_dirichlet, uniform((2, 4), 0.1, 0.45), uniform((3,), 0.8, 3.0), oracle="none")
+add((_D + "logpdf", _D + "pdf"), st_dirichlet, uniform((2,), 0.1, 0.45), uniform((3,), 0.8, 3.0), oracle="none")
+add((_D + "logpdf", _D + "pdf"), st_dirichlet_vector, uniform((3,), 0.2, 1.0), uniform((3,), 0.8, 3.0))
+add((_MV + "logpdf", _MV + "pdf"), st_mvn, uniform((5, 4)), uniform((4,)), uniform((4, 4)))
+add((_MV + "logpdf", _MV + "pdf"), st_mvn, uniform((4,)), uniform((4,)), uniform((4, 4)))
+add((_MV + "logpdf", _MV + "pdf"), st_mvn_forms, uniform((2, 3, 4)), uniform((4,)), uniform((4, 4)),
+    oracle="none")  # autograd's cov gradient is symmetric, not the lower triangle's
+
+
+# ===== scipy.signal.convolve: every mode, 1-D and n-D, either operand the larger =================
+
+def sig_convolve(a, b):
+    return (np.sum(np.sin(signal.convolve(a, b))) + np.sum(signal.convolve(a, b, mode="valid") ** 2)
+            + np.sum(np.cos(signal.convolve(a, b, "same"))))
+def sig_convolve_autograd(a, b):  # autograd's has no "same", and its third parameter is axes
+    return np.sum(np.sin(signal.convolve(a, b))) + np.sum(signal.convolve(a, b, mode="valid") ** 2)
+
+
+add("scipy.signal.convolve", sig_convolve_autograd, uniform((5,)), uniform((3,)))
+add("scipy.signal.convolve", sig_convolve_autograd, uniform((3, 2)), uniform((4, 5)))
+for _n, _m in (((5,), (3,)), ((3,), (6,)), ((4, 5), (2, 3)), ((2, 3, 4), (2, 2, 2))):
+    add("scipy.signal.convolve", sig_convolve, uniform(_n), uniform(_m), oracle="none")  # autograd: no "same"
+
+
+# ===== scipy.linalg: solve_sylvester, sqrtm, solve_triangular ====================================
+
+def sl_sylvester(a, b, q):
+    return np.sum(np.sin(scipy_linalg.solve_sylvester(a + 3.0 * np.eye(3), b + 2.0 * np.eye(2), q)))
+def sl_sqrtm(a): return np.sum(np.sin(scipy_linalg.sqrtm(a @ a.T + np.eye(3))) * W[:, :3])
+def sl_triangular(a, b):
+    t = a + 3.0 * np.eye(3)
+    return (np.sum(np.sin(scipy_linalg.solve_triangular(t, b, lower=True)))
+            + np.sum(scipy_linalg.solve_triangular(t, b[:, 0], trans=1) ** 2)
+            + np.sum(np.cos(scipy_linalg.solve_triangular(t, b, trans="T", lower=True, unit_diagonal=True))))
+
+
+add("scipy.linalg.solve_sylvester", sl_sylvester, uniform((3, 3)), uniform((2, 2)), uniform((3, 2)), oracle="none")
+add("scipy.linalg.sqrtm", sl_sqrtm, uniform((3, 3)), oracle="none")  # autograd's twin reads scipy.linalg
+add("scipy.linalg.solve_triangular", sl_triangular, uniform((3, 3)), uniform((3, 2)), oracle="none")
+
+
 # ===== np.convolve and np.correlate: each mode, either operand the longer ========================
 
 def np_convolve_modes(a, v):
@@ -1144,7 +1238,7 @@ _MATH = types.SimpleNamespace(
 
 def _oracle_twin(fn, math_too):
     """``fn`` with ``np`` (and ``math``) bound to autograd.numpy, for autograd to run."""
-    namespace = dict(fn.__globals__, np=anp, special=aspecial, stats=astats)
+    namespace = dict(fn.__globals__, np=anp, special=aspecial, stats=astats, signal=asignal)
     if math_too:
         namespace["math"] = _MATH
     return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)

@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 HELPER = re.compile(r"\bs2s\.([A-Za-z_][A-Za-z0-9_]*)")
 LISTED = ("batching", "broadcasting", "containers", "contexts", "contract", "custom", "elementwise", "fft",
           "indexing", "jacobians", "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting",
-          "special")  # runtime.py's own, batching, contract
+          "special", "scipy_calls", "stats")  # runtime.py's own, batching, contract
 UNLISTED = ("complex",)  # re-exported by name, not in __all__ (as before the split)
 
 

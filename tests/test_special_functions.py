@@ -1,7 +1,9 @@
 """scipy.special, scipy.stats and np.convolve as a user writes them: a Student-t likelihood through
 gammaln and through scipy.stats.t.logpdf, a negative-binomial likelihood, a Gaussian mixture
 through scipy.stats.norm.logpdf and logsumexp, a 1-D convolution loss, a smoothness penalty
-through np.gradient; grad, jvp and hessian
+through np.gradient, a Dirichlet likelihood, a multivariate Gaussian likelihood in its mean and a
+Cholesky factor, a 2-D filter through scipy.signal.convolve, scipy.linalg's solve_triangular, sqrtm and
+solve_sylvester, np.partition and np.select; grad, jvp and hessian
 against autograd and against differences. Then the mechanism: each derivative of the gamma and
 Bessel families is the next function of its family (third order reads generated code again), a
 varied order is refused where it stands, the command line writes code that runs, and importing
@@ -16,11 +18,14 @@ import textwrap
 
 import autograd
 import autograd.numpy as anp
+import autograd.scipy.linalg as alinalg
 import autograd.scipy.signal as asignal
 import autograd.scipy.special as aspecial
 import autograd.scipy.stats as astats
 import numpy as np
 import pytest
+from scipy import linalg as scipy_linalg
+from scipy import signal as scipy_signal
 from scipy import special, stats
 from scipy.special import gammaln, logsumexp
 from scipy.stats import norm
@@ -111,6 +116,73 @@ def smoothness_penalty_ag(u):
     return anp.sum(dy ** 2 + dx ** 2) + anp.sum(anp.sin(anp.gradient(u, axis=1)) ** 3)
 
 
+PROPORTIONS = np.array([[0.2, 0.5, 0.3], [0.1, 0.3, 0.6], [0.4, 0.4, 0.2], [0.25, 0.15, 0.6]]).T
+POINTS = RNG.normal(size=(6, 3)) @ np.array([[1.0, 0.3, 0.0], [0.0, 0.8, 0.2], [0.0, 0.0, 0.5]])
+IMAGE = RNG.normal(size=(5, 6))
+
+
+def dirichlet_nll(theta):  # concentrations exp(theta) of proportions, components along axis 0
+    return -np.sum(stats.dirichlet.logpdf(PROPORTIONS, np.exp(theta)))
+
+
+def dirichlet_nll_ag(theta):  # autograd's dirichlet reads one vector at a time
+    alpha = anp.exp(theta)
+    return -sum(astats.dirichlet.logpdf(PROPORTIONS[:, j], alpha) for j in range(4))
+
+
+def gaussian_nll(theta):  # mean and a Cholesky factor's entries: cov = L L^T + 0.1 I
+    lower = np.array([[np.exp(theta[3]), 0.0, 0.0], [theta[4], np.exp(theta[5]), 0.0],
+                      [theta[6], theta[7], np.exp(theta[8])]])
+    cov = lower @ lower.T + 0.1 * np.eye(3)
+    return -np.sum(stats.multivariate_normal.logpdf(POINTS, theta[0:3], cov)) \
+        + np.sum(stats.multivariate_normal.pdf(POINTS[:2], mean=theta[0:3], cov=cov))
+
+
+def gaussian_nll_ag(theta):
+    lower = anp.array([[anp.exp(theta[3]), 0.0, 0.0], [theta[4], anp.exp(theta[5]), 0.0],
+                       [theta[6], theta[7], anp.exp(theta[8])]])
+    cov = anp.dot(lower, lower.T) + 0.1 * anp.eye(3)
+    return -anp.sum(astats.multivariate_normal.logpdf(POINTS, theta[0:3], cov)) \
+        + anp.sum(astats.multivariate_normal.pdf(POINTS[:2], theta[0:3], cov))
+
+
+def image_filter_loss(kernel):  # a 2-D filter through scipy.signal.convolve, its three modes
+    k = np.reshape(kernel, (2, 3))
+    return np.sum(np.tanh(scipy_signal.convolve(IMAGE, k, "same")) ** 2) \
+        + np.sum(scipy_signal.convolve(IMAGE, k, mode="valid") ** 3) + np.sum(np.sin(scipy_signal.convolve(k, IMAGE)))
+
+
+def image_filter_loss_ag(kernel):  # autograd's has no "same": cut from "full" (rows 0.., columns 1..)
+    k = anp.reshape(kernel, (2, 3))
+    full = asignal.convolve(IMAGE, k, mode="full")
+    return anp.sum(anp.tanh(full[0:5, 1:7]) ** 2) + anp.sum(asignal.convolve(IMAGE, k, mode="valid") ** 3) \
+        + anp.sum(anp.sin(asignal.convolve(k, IMAGE, mode="full")))
+
+
+def scipy_linalg_loss(theta):  # a triangular solve, a matrix square root, a Sylvester equation
+    a = np.reshape(theta, (3, 3))
+    lower = np.tril(a) + 3.0 * np.eye(3)
+    x = scipy_linalg.solve_triangular(lower, IMAGE[:3, :2], lower=True)
+    root = scipy_linalg.sqrtm(a @ a.T + np.eye(3))
+    y = scipy_linalg.solve_sylvester(root, np.eye(2) * 2.0 + a[:2, :2], x)
+    return np.sum(np.sin(y)) + np.sum(root ** 2) + stats.multivariate_normal.entropy(None, root)
+
+
+def scipy_linalg_loss_ag(theta):
+    a = anp.reshape(theta, (3, 3))
+    lower = anp.tril(a) + 3.0 * anp.eye(3)
+    x = alinalg.solve_triangular(lower, IMAGE[:3, :2], lower=True)
+    root = alinalg.sqrtm(anp.dot(a, a.T) + anp.eye(3))
+    y = alinalg.solve_sylvester(root, anp.eye(2) * 2.0 + a[:2, :2], x)
+    return anp.sum(anp.sin(y)) + anp.sum(root ** 2) + 0.5 * (3 * anp.log(2 * anp.pi * anp.e) + anp.linalg.slogdet(root)[1])
+
+
+def ranked_selection_loss(x):  # no autograd twin: autograd's partition is 1-D, its select composite
+    m = np.reshape(x, (3, 4))
+    return np.sum(np.partition(m, 1) ** 3 * np.arange(12.0).reshape(3, 4)) \
+        + np.sum(np.sin(np.select([m > 0.2, m < -0.3], [m ** 2, np.exp(m)], m * 3.0)) ** 2)
+
+
 def softmax_cross_entropy(w):  # no autograd twin: autograd has no softmax, log_softmax, xlogy
     logits = np.reshape(w, (2, 3)) * X[:2, None]
     p = special.softmax(logits, axis=1)
@@ -131,6 +203,11 @@ CASES = [
     (smoothness_penalty, smoothness_penalty_ag, RNG.normal(size=(4, 4))),  # autograd: square only
     (softmax_cross_entropy, None, RNG.normal(size=6)),
     (gamma_and_bessel, None, np.array([0.8, 1.7, 2.6])),
+    (dirichlet_nll, dirichlet_nll_ag, np.array([0.3, -0.2, 0.5])),
+    (gaussian_nll, gaussian_nll_ag, RNG.normal(size=9) * 0.3),
+    (image_filter_loss, image_filter_loss_ag, RNG.normal(size=6) * 0.5),
+    (scipy_linalg_loss, scipy_linalg_loss_ag, RNG.normal(size=9) * 0.5),
+    (ranked_selection_loss, None, RNG.normal(size=12)),
 ]
 
 

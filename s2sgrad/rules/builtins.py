@@ -1,7 +1,7 @@
 """Python's builtins on numbers and arrays that carry a derivative (``abs``, ``float`` and ``sum``
 live with their numpy kin in elementwise.py and containers.py): ``max`` and ``min`` of two or more
 numbers (numpy.maximum's rule, ties shared evenly; more arguments fold pairwise), ``x.item()``,
-``sorted`` of numbers (runtime/sorting.py)."""
+``sorted`` of numbers (runtime/sorting.py), ``tuple`` and ``list`` of a sequence or an array."""
 
 from dataclasses import replace
 
@@ -21,6 +21,10 @@ RULES = (
     defvjp("builtins.sorted(iterable, key=None, reverse=False)", constant_in=("key", "reverse"),
            jvps={"iterable": "s2s.sorted_jvp(t, iterable, key, reverse)"},
            iterable="s2s.sorted_vjp(g, iterable, key, reverse)"),
+    # a tuple or list of a sequence's items (``tuple((w, v))``, ``list(x)`` of an array's rows):
+    # the identity on the items, their adjoints read back as the sequence or array they came from
+    defvjp("builtins.tuple(iterable=())", linear=("iterable",), iterable="s2s.sequence_vjp(g, iterable)"),
+    defvjp("builtins.list(iterable=())", linear=("iterable",), iterable="s2s.sequence_vjp(g, iterable)"),
 )
 
 INSTEAD: dict = {

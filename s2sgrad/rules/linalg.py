@@ -7,6 +7,13 @@ from .table import alias, defvjp
 # Why forward mode has no tangent for a rule (Rule.reverse_only).
 _MATRIX_FUNCTION = "a matrix function; its tangent template is not written yet"
 
+
+def _real(code: str, function: str) -> str:
+    """``code`` checked to be real when it runs: these templates are written for real matrices
+    (s2s.real_only raises GradientError for a complex one rather than give a wrong derivative)."""
+    return f"s2s.real_only({code}, '{function}')"
+
+
 _MATMUL = defvjp(
     "numpy.matmul(x1, x2)", linear=("x1", "x2"),
     row_products={"x1": "s2s.rows_matmul", "x2": "s2s.rows_rmatmul"},
@@ -40,6 +47,51 @@ ROW_PRODUCTS = tuple(
     defvjp(f"s2s.{name}(a, n, b)", linear=("a", "b"), array_result=True,
            a=f"s2s.{name}_vjp_a(g, a, n, b)", b=f"s2s.{name}_vjp_b(g, a, n, b)")
     for name in ("rows_matmul", "rows_rmatmul", "rows_dot", "rows_rdot"))
+
+# scipy.signal.convolve, n-dimensional: each operand's adjoint is the adjoint put back at the
+# mode's window of the full result (s2s.signal_embed), convolved with the other operand flipped on
+# every axis, 'valid' (a correlation, without conjugates, as np.convolve's rule); the helper
+# s2s.signal_convolve is the same function, with the same rule, so every order reads it again
+_EMBEDDED = "s2s.signal_embed(g, np.shape(in1), np.shape(in2), mode)"
+_SIGNAL_CONVOLVE = tuple(
+    defvjp(signature, linear=("in1", "in2"),
+           in1=f"s2s.signal_convolve({_EMBEDDED}, np.flip(in2), 'valid')",
+           in2=f"s2s.signal_convolve({_EMBEDDED}, np.flip(in1), 'valid')")
+    for signature in ("scipy.signal.convolve(in1, in2, mode='full', method='auto')",
+                      "s2sgrad.runtime.signal_convolve(in1, in2, mode='full')"))
+
+# scipy.linalg: solve_sylvester (a x + x b = q: q's adjoint is the transposed equation's solution
+# for g, a's and b's minus its products with x), sqrtm (x x = a: the Sylvester equation of its
+# differential), solve_triangular (real matrices: a's adjoint is the triangle it reads of minus the
+# outer product of b's adjoint and x, transposed where trans is). Their helpers (s2s.sylvester,
+# s2s.solve_triangular) have the same rules.
+_AT, _BT, _XT = "np.transpose(a)", "np.transpose(b)", "np.transpose(ans)"
+_QBAR = f"s2s.sylvester({_AT}, {_BT}, g)"
+_SYLVESTER = tuple(
+    defvjp(signature, q=_QBAR, a=f"-{_QBAR} @ {_XT}", b=f"-{_XT} @ {_QBAR}",
+           jvps={"q": "s2s.sylvester(a, b, t)", "a": "s2s.sylvester(a, b, -(t @ ans))",
+                 "b": "s2s.sylvester(a, b, -(ans @ t))"})
+    for signature in ("scipy.linalg.solve_sylvester(a, b, q)", "s2sgrad.runtime.sylvester(a, b, q)"))
+_SQRT = _real("ans", "scipy.linalg.sqrtm")
+_SQRTM = defvjp("scipy.linalg.sqrtm(A, disp=True, blocksize=64)", constant_in=("disp", "blocksize"),
+                A=f"s2s.sylvester(np.transpose({_SQRT}), np.transpose(ans), g)",
+                jvps={"A": f"s2s.sylvester({_SQRT}, ans, t)"})
+_FLIP = "s2s.adjoint_trans(trans)"  # 1 where trans reads a as it is
+_BBAR = f"s2s.solve_triangular({_real('a', 'scipy.linalg.solve_triangular')}, g, {_FLIP}, lower, unit_diagonal)"
+_B2, _X2 = f"np.reshape({_BBAR}, (np.shape(a)[0], -1))", "np.reshape(ans, (np.shape(a)[0], -1))"
+_DT = f"s2s.triangle_part({_real('t', 'scipy.linalg.solve_triangular')}, lower, unit_diagonal)"
+_TRIANGULAR = tuple(
+    defvjp(signature, constant_in=("trans", "lower", "unit_diagonal", *extra),
+           b=_BBAR,
+           a=(f"-s2s.triangle_part({_FLIP} * ({_B2} @ np.transpose({_X2})) + (1 - {_FLIP}) * "
+              f"({_X2} @ np.transpose({_B2})), lower, unit_diagonal)"),
+           jvps={"b": "s2s.solve_triangular(a, t, trans, lower, unit_diagonal)",
+                 "a": (f"-s2s.solve_triangular(a, ({_FLIP} * {_DT} + (1 - {_FLIP}) * np.transpose({_DT})) "
+                       "@ ans, trans, lower, unit_diagonal)")})
+    for signature, extra in (
+        ("scipy.linalg.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, "
+         "check_finite=True)", ("overwrite_b", "check_finite")),
+        ("s2sgrad.runtime.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False)", ())))
 
 RULES = (
     _MATMUL,
@@ -104,6 +156,10 @@ RULES = (
         a="s2s.convolve_vjp(g, np.conj(v[::-1]), a, s2s.correlate_start(a, v, mode))",
         v="np.conj(s2s.convolve_vjp(g, a, v, s2s.correlate_start(a, v, mode))[::-1])",
     ),
+    *_SIGNAL_CONVOLVE,
+    *_SYLVESTER,
+    _SQRTM,
+    *_TRIANGULAR,
     defvjp(
         "numpy.linalg.solve(a, b)",
         jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
@@ -147,16 +203,12 @@ RULES = (
 _M = "np.swapaxes({}, -1, -2)".format
 
 
-def _real(code: str, function: str) -> str:
-    """``code`` checked to be real when it runs: these templates are written for real matrices
-    (s2s.real_only raises GradientError for a complex one rather than give a wrong derivative)."""
-    return f"s2s.real_only({code}, '{function}')"
-
-
 _W, _V = "ans[0]", "ans[1]"
 _GAPS = f"s2s.eigh_gaps({_W})"
-_EIGH_VJP = (f"s2s.triangle_fold(({_V} * np.expand_dims(g[0], -2) + {_V} @ ({_GAPS} * "
-             f"({_M(_V)} @ g[1]))) @ {_M(_V)}, UPLO)")
+# (a complex Hermitian matrix: conj(V) (diag(gw) + F o (V^T gV)) V^T folded, its eigenvectors'
+# adjoint checked to leave their phases alone, by s2s.phase_free)
+_EIGH_VJP = (f"s2s.triangle_fold((np.conj({_V}) * np.expand_dims(g[0], -2) + np.conj({_V}) @ ({_GAPS} * "
+             f"({_M(_V)} @ s2s.phase_free(g[1], {_V})))) @ {_M(_V)}, UPLO)")
 _ROTATED = f"({_M(_V)} @ s2s.triangle_symmetric({_real('t', 'np.linalg.eigh')}, UPLO) @ {_V})"  # V^T dA V
 _EIGH_JVP = f"(np.diagonal({_ROTATED}, 0, -2, -1), {_V} @ ({_GAPS} * {_ROTATED}))"
 # svd (Townsend's adjoint of the thin SVD): U (F o (J - J^T) S + S (F o (K - K^T)) + diag(gs)) Vh
@@ -189,6 +241,28 @@ _C = f"({_M(_Q)} @ {_DA})"
 _X = f"(np.tril({_C}, -1) - {_M(f'np.tril({_C}, -1)')})"
 _QR_JVP = f"({_DA} + {_Q} @ ({_X} - {_C}), ({_C} - {_X}) @ {_R})"
 
+# eig of a real matrix whose eigenvalues are real (numpy then returns real arrays; complex ones raise
+# GradientError through s2s.real_only): A = V diag(w) V^-1, the columns of V of unit length. With
+# P = V^-1 dA V and C = F o P: dw = diag(P), dV = V C - V diag(V^T V C) (the part that keeps each
+# column's length); the adjoint is V^-T (diag(gw) + F o (V^T gV - V^T V diag(V^T gV))) V^T
+_EW = _real("ans[0]", "np.linalg.eig (real eigenvalues)")
+_EGAPS = f"s2s.eigh_gaps({_EW})"
+_EV = "ans[1]"
+_VTG = f"({_M(_EV)} @ g[1])"
+_EIG_OFF = (f"{_EGAPS} * ({_VTG} - ({_M(_EV)} @ {_EV}) * "
+            f"np.expand_dims(np.diagonal({_VTG}, 0, -2, -1), -2))")
+_EIG_VJP = f"np.linalg.solve({_M(_EV)}, np.expand_dims(g[0], -1) * {_M(_EV)} + {_EIG_OFF} @ {_M(_EV)})"
+_EP = f"np.linalg.solve({_EV}, t @ {_EV})"
+_EC = f"({_EGAPS} * {_EP})"
+_EIG_JVP = (f"(np.diagonal({_EP}, 0, -2, -1), {_EV} @ {_EC} - {_EV} * "
+            f"np.expand_dims(np.sum({_EV} * ({_EV} @ {_EC}), axis=-2), -2))")
+# eigvals: the eigenvalues alone, by the eigenvectors of the same eig
+_EVECS = "np.linalg.eig(a)[1]"
+_EIGVALS_VJP = (f"np.linalg.solve({_M(_EVECS)}, np.expand_dims({_real('g', 'np.linalg.eigvals (real eigenvalues)')}, -1) "
+                f"* {_M(_EVECS)})")
+_EIGVALS_JVP = (f"np.diagonal(np.linalg.solve({_EVECS}, t @ {_EVECS}), 0, -2, -1) + 0.0 * "
+                f"{_real('ans', 'np.linalg.eigvals (real eigenvalues)')}")
+
 MULTIPLE = (
     defvjp(
         "numpy.linalg.slogdet(a)", outputs=("sign", "logabsdet"),
@@ -199,7 +273,7 @@ MULTIPLE = (
     ),
     defvjp(
         "numpy.linalg.eigh(a, UPLO='L')", outputs=("eigenvalues", "eigenvectors"),
-        a=_real(_EIGH_VJP, "np.linalg.eigh"), jvps={"a": _EIGH_JVP},
+        a=_EIGH_VJP, jvps={"a": _EIGH_JVP},
     ),
     defvjp(
         # compute_uv=False returns the singular values alone: U diag(g) Vh
@@ -211,13 +285,19 @@ MULTIPLE = (
         "numpy.linalg.qr(a)", outputs=("Q", "R"),
         a=_real(_QR_VJP, "np.linalg.qr"), jvps={"a": _QR_JVP},
     ),
+    defvjp(
+        "numpy.linalg.eig(a)", outputs=("eigenvalues", "eigenvectors"),
+        a=_EIG_VJP, jvps={"a": _EIG_JVP},
+    ),
+    defvjp(
+        "numpy.linalg.eigvals(a)",
+        a=_EIGVALS_VJP, jvps={"a": _EIGVALS_JVP},
+    ),
 )
 RULES += MULTIPLE
 
-# What to write instead of the decompositions that have no rule (hints of the refusals).
-_EIGVALS = ("for the eigenvalues of a symmetric (Hermitian) matrix use `np.linalg.eigvalsh(a)`, "
-            "which has a rule")
+# What to write instead of the functions that have no rule (hints of the refusals).
 INSTEAD = {
-    "numpy.linalg.eig": _EIGVALS + " (and `np.linalg.eigh(a)` for its eigenvectors)",
-    "numpy.linalg.eigvals": _EIGVALS,
+    "numpy.linalg.lstsq": ("for a least-squares solution of full column rank write `np.linalg.solve(a.T @ a, a.T @ b)`, "
+                           "or `np.linalg.pinv(a) @ b`, which have rules"),
 }

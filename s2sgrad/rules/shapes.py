@@ -152,6 +152,19 @@ RULES = (
         jvps={"a": "np.take_along_axis(t, np.argsort(a, axis=axis, kind=kind), axis=axis)"},
         a="s2s.sort_vjp(g, a, axis=axis)",
     ),
+    # a permutation along axis: the elements' places read off the result (s2s.permutation_indices)
+    defvjp(
+        "numpy.partition(a, kth, axis=-1, kind='introselect', order=None)", constant_in=("kth", "kind", "order"),
+        jvps={"a": "s2s.permuted(t, s2s.permutation_indices(a, ans, axis), axis)"},
+        a="np.reshape(s2s.permuted_vjp(g, s2s.permutation_indices(a, ans, axis), axis), np.shape(a))",
+    ),
+    # the first true condition's choice at each element, else the default: linear in both together
+    defvjp(
+        "numpy.select(condlist, choicelist, default=0)", joint_jvp="np.select(condlist, choicelist, default)",
+        constant_in=("condlist",),
+        choicelist="s2s.select_vjp(g, condlist, choicelist)",
+        default="s2s.unbroadcast(np.select(condlist, np.zeros((len(condlist),) + np.shape(g)), g), default)",
+    ),
     _TAKE,
     defvjp(
         "numpy.take_along_axis(arr, indices, axis)", linear=("arr",),

@@ -109,3 +109,65 @@ RULES = (
     defvjp("scipy.stats.poisson.logpmf(k, mu, loc=0)", elementwise=True, mu="g * ((k - loc) / mu - 1.0)"),
     defvjp("scipy.stats.poisson.pmf(k, mu, loc=0)", elementwise=True, mu="g * ans * ((k - loc) / mu - 1.0)"),
 )
+
+# ----- multivariate densities: dirichlet and multivariate_normal ----------------------------------
+# dirichlet: log f = sum((alpha - 1) log x) + gammaln(sum(alpha)) - sum(gammaln(alpha)), the K
+# components along x's first axis (completed by s2s.simplex_full where x holds K - 1), one value per
+# trailing index; alpha a vector. The slopes in x and alpha, then times ans for pdf.
+_XF = "s2s.simplex_full(x, np.size(alpha))"
+_ALPHA = "np.reshape(alpha, (-1,) + (1,) * (np.ndim(x) - 1))"  # along x's first axis
+_ALPHA_SLOPE = f"(np.log({_XF}) + s2s.polygamma(0, np.sum(alpha)) - s2s.polygamma(0, {_ALPHA}))"
+
+
+def _dirichlet(kind: str, scale: str) -> object:
+    """The rule of ``scipy.stats.dirichlet.<kind>``; ``scale`` is what the log-density's slopes
+    are multiplied by (``""`` for logpdf, ``"ans * "`` for pdf)."""
+    g = f"np.expand_dims({'g * ans' if scale else 'g'}, 0)"
+    return defvjp(
+        f"scipy.stats.dirichlet.{kind}(x, alpha)",
+        x=f"s2s.simplex_full_vjp({g} * ({_ALPHA} - 1.0) / {_XF}, x)",
+        alpha=f"np.sum(np.reshape({g} * {_ALPHA_SLOPE}, (np.size(alpha), -1)), axis=1)",
+        jvps={"x": f"{scale}np.sum(({_ALPHA} - 1.0) / {_XF} * s2s.simplex_full_tangent(t, np.size(alpha)), axis=0)",
+              "alpha": f"{scale}np.sum(np.reshape(t, np.shape({_ALPHA})) * {_ALPHA_SLOPE}, axis=0)"},
+    )
+
+
+# multivariate_normal: log f = -(k log 2 pi + log det C + r^T C^-1 r) / 2 per point, r the point's
+# deviation from the mean (s2s.mvn_deviations: one row per point), C the covariance matrix scipy
+# reads (s2s.mvn_covariance: a number, a diagonal, or a matrix's lower triangle made symmetric).
+# With S = r C^-1 (rows): d/dx = -S, d/dmean = S, d/dC = (S^T S - C^-1) / 2, each point's times its
+# adjoint; allow_singular takes the pseudo-inverse (x and mean) and refuses a singular C (cov).
+_R = "s2s.mvn_deviations(x, mean, cov)"
+_C = "s2s.mvn_covariance(cov, mean)"
+_REGULAR = f"s2s.mvn_regular({_C}, allow_singular)"
+_SOLVED = (f"({_R} @ np.linalg.pinv({_C}) if allow_singular else "
+           f"np.transpose(np.linalg.solve({_C}, np.transpose({_R}))))")
+_DC = "s2s.mvn_covariance(t, mean)"
+
+
+def _mvn(kind: str, scale: str) -> object:
+    """The rule of ``scipy.stats.multivariate_normal.<kind>`` (``scale`` as in ``_dirichlet``)."""
+    g = f"np.reshape({'g * ans' if scale else 'g'}, (-1, 1))"  # one row per point
+    return defvjp(
+        f"scipy.stats.multivariate_normal.{kind}(x, mean=None, cov=1, allow_singular=False)",
+        constant_in=("allow_singular",),
+        x=f"np.reshape(-{g} * {_SOLVED}, np.shape(x))",
+        mean=f"s2s.unbroadcast({g} * {_SOLVED}, mean)",
+        cov=(f"s2s.mvn_covariance_vjp(0.5 * (np.transpose({_SOLVED}) @ ({g} * {_SOLVED}) - np.sum({g}) * "
+             f"np.linalg.inv({_REGULAR})), cov)"),
+        jvps={"x": f"{scale}np.reshape(-np.sum({_SOLVED} * np.reshape(t, np.shape({_R})), axis=-1), np.shape(ans))",
+              "mean": f"{scale}np.reshape(np.sum({_SOLVED} * t, axis=-1), np.shape(ans))",
+              "cov": (f"{scale}np.reshape(0.5 * np.sum(({_SOLVED} @ {_DC}) * {_SOLVED}, axis=-1) - 0.5 * "
+                      f"np.trace(np.linalg.solve({_REGULAR}, {_DC})), np.shape(ans))")},
+    )
+
+
+# its entropy, (k log(2 pi e) + log det C) / 2: d/dC = C^-1 / 2 (the mean does not enter)
+_MVN_ENTROPY = defvjp(
+    "scipy.stats.multivariate_normal.entropy(mean=None, cov=1)", constant_in=("mean",),
+    cov=f"s2s.mvn_covariance_vjp(0.5 * g * np.linalg.inv({_C}), cov)",
+    jvps={"cov": f"0.5 * np.trace(np.linalg.solve({_C}, {_DC}))"},
+)
+
+RULES += (_dirichlet("logpdf", ""), _dirichlet("pdf", "ans * "), _mvn("logpdf", ""), _mvn("pdf", "ans * "),
+          _MVN_ENTROPY)

@@ -18,6 +18,9 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - linalg: solve, cholesky, eigvalsh, svdvals, pinv, matrix_power, norms, trace
 - elementwise: balanced_eq, safe_power_base, safe_log_base, inside, log_vjp, sinc_slope
 - special: polygamma, multipolygamma, iv, ive, jv, yv (scipy.special's, imported when first called)
+- scipy_calls: scipy's functions that derivatives call (signal_convolve, sylvester, solve_triangular) and a
+  convolution mode's window of the full result (signal_window, signal_embed)
+- stats: the parts of scipy.stats' dirichlet and multivariate_normal densities (simplex_full, mvn_deviations, ...)
 - custom: custom_result
 - contexts: enter_context, entered, exit_context (a `with` block's manager)
 - sorting: sorted_jvp, sorted_vjp (Python's sorted of numbers)
@@ -32,7 +35,7 @@ it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/norm
 from __future__ import annotations
 
 from . import (batching, broadcasting, containers, contexts, contract, custom, elementwise, fft, indexing,
-               jacobians, linalg, products, reductions, rows, scans, shapes, sorting, special)
+               jacobians, linalg, products, reductions, rows, scans, scipy_calls, shapes, sorting, special, stats)
 from .batching import *  # noqa: F401,F403
 from .broadcasting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
@@ -49,13 +52,15 @@ from .products import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .rows import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
+from .scipy_calls import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
+from .stats import *  # noqa: F401,F403
 
 # The helpers that runtime.py itself defined before the split, and the einsum helpers; the
 # complex helpers (then runtime_complex.py, re-exported by name) are not listed.
 __all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + contexts.__all__ + contract.__all__
                  + custom.__all__ + elementwise.__all__ + fft.__all__ + indexing.__all__ + jacobians.__all__ + linalg.__all__
                  + products.__all__ + reductions.__all__ + rows.__all__ + scans.__all__ + shapes.__all__
-                 + sorting.__all__ + special.__all__)
+                 + scipy_calls.__all__ + sorting.__all__ + special.__all__ + stats.__all__)

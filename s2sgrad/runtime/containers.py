@@ -37,6 +37,8 @@ __all__ = [
     "dict_of_vjp",
     "keys",
     "keyed_gradient",
+    "sequence_vjp",
+    "sequence_items",
 ]
 
 
@@ -329,3 +331,23 @@ def _zeros_tree(value):
 
 def _path_text(path):
     return "".join(f"[{key!r}]" for key in path)
+
+
+def sequence_vjp(value, iterable):
+    """The adjoint of ``iterable`` from that of ``tuple(iterable)`` or ``list(iterable)`` (one
+    adjoint per item, ``value``): for an array, its rows' adjoints stacked into one array (a zero
+    adjoint where a row's is none); for a list or tuple, ``value`` itself."""
+    if type(iterable) is not _ndarray:
+        return value
+    if _is_zero(value):
+        return np.zeros_like(iterable)
+    return np.stack([np.zeros_like(row) if _is_zero(part) else np.broadcast_to(part, np.shape(row))
+                     for row, part in zip(iterable, value)])
+
+
+def sequence_items(value, iterable):
+    """The transpose of ``sequence_vjp``: an array's adjoint ``value`` as one adjoint per row
+    (Parts) where ``iterable`` is an array, else ``value`` itself."""
+    if type(iterable) is not _ndarray or _is_zero(value):
+        return value
+    return Parts(np.asarray(value))

@@ -12,6 +12,10 @@ from .broadcasting import _ndarray, _own_type, unbroadcast
 from .containers import Parts, list_getitem_vjp
 
 __all__ = [
+    "permutation_indices",
+    "permuted",
+    "permuted_vjp",
+    "select_vjp",
     "getitem_vjp",
     "stack_rows",
     "rows_shape",
@@ -144,6 +148,48 @@ def sort_vjp(g, a, axis=-1):
     out = np.zeros(a.shape, dtype=np.result_type(g, np.float64))
     np.put_along_axis(out, order, g, axis=axis)
     return out
+
+
+def permutation_indices(a, out, axis=-1):
+    """The indices ``i`` with ``np.take_along_axis(a, i, axis) == out``, for ``out`` a
+    permutation of ``a`` along ``axis`` (what ``np.partition`` returned): each position of ``out``
+    names the element of ``a`` it holds (of equal elements, each taken once). Flattened for
+    ``axis`` None."""
+    a, out = np.asarray(a), np.asarray(out)
+    if axis is None:
+        return permutation_indices(a.ravel(), out.ravel(), 0)
+    from_a = np.argsort(a, axis=axis, kind="stable")
+    from_out = np.argsort(out, axis=axis, kind="stable")
+    indices = np.empty_like(from_a)
+    np.put_along_axis(indices, from_out, from_a, axis=axis)
+    return indices
+
+
+def permuted(value, indices, axis=-1):
+    """``value``'s elements in the order ``indices`` names along ``axis`` (flattened for None):
+    ``np.take_along_axis``, with np.partition's default axis (linear in ``value``)."""
+    return np.take_along_axis(np.asarray(value), indices, axis)
+
+
+def permuted_vjp(value, indices, axis=-1):
+    """The transpose of ``permuted``: each element of ``value`` put back where ``indices`` took it
+    from (a permutation: no position twice)."""
+    value = np.asarray(value)
+    out = np.zeros(np.shape(indices) if axis is not None else np.size(indices), dtype=value.dtype)
+    np.put_along_axis(out, indices, value, axis)
+    return out
+
+
+def select_vjp(value, condlist, choicelist):
+    """The adjoints of ``np.select(condlist, choicelist, default)``'s choices from its output's
+    ``value``: where the first true condition picks choice ``i``, its adjoint is ``value``, summed
+    to the choice's shape (a Parts, one per choice)."""
+    zero = np.zeros_like(np.asarray(value))
+    parts = []
+    for i, choice in enumerate(choicelist):
+        picked = np.select(condlist, [value if j == i else zero for j in range(len(choicelist))], 0.0)
+        parts.append(unbroadcast(picked, choice))
+    return Parts(parts)
 
 
 def diag_vjp(g, v, k=0):

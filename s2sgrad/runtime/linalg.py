@@ -16,6 +16,7 @@ from .products import _power_sum_adjoint, _power_sum_tangent, _word_adjoints, _w
 from .reductions import _expand, extremum_vjp
 
 __all__ = [
+    "phase_free",
     "solve_vjp_b",
     "solve_vjp_a",
     "cholesky_vjp",
@@ -424,15 +425,44 @@ def eigh_gaps(w):
         return np.where(off, 1.0 / np.where(off, gaps, 1.0), 0.0)
 
 
+def _hermitian(x, UPLO, adjoint):
+    """``_triangle`` of a complex ``x``: the Hermitian matrix read from one triangle, its diagonal's
+    real part (or that reading's adjoint: the other triangle's conjugate added, the diagonal's real
+    part), each the other's adjoint under the convention that pairs an adjoint with a change
+    without conjugating (both are real-linear, not complex-linear)."""
+    lower = UPLO.upper() == "L"
+    strict = np.tril(x, -1) if lower else np.triu(x, 1)
+    other = (np.triu(x, 1) if lower else np.tril(x, -1)) if adjoint else strict
+    return strict + np.conj(_mT(other)) + np.real(np.diagonal(x, 0, -2, -1))[..., None] * np.eye(x.shape[-1])
+
+
 def triangle_symmetric(x, UPLO="L"):
-    """The symmetric matrix ``np.linalg.eigh(x, UPLO)`` reads from one triangle of ``x`` (linear)."""
+    """The symmetric (for a complex ``x``, Hermitian) matrix ``np.linalg.eigh(x, UPLO)`` reads from
+    one triangle of ``x`` (linear)."""
+    if np.iscomplexobj(x):
+        return _hermitian(x, UPLO, False)
     return _triangle(x, UPLO, False)
 
 
 def triangle_fold(x, UPLO="L"):
-    """The transpose of ``triangle_symmetric``: an adjoint ``x`` of the symmetric matrix folded
-    onto the triangle it was read from (the other triangle's adjoint is zero)."""
+    """The transpose of ``triangle_symmetric``: an adjoint ``x`` of the symmetric (Hermitian)
+    matrix folded onto the triangle it was read from (the other triangle's adjoint is zero)."""
+    if np.iscomplexobj(x):
+        return _hermitian(x, UPLO, True)
     return _triangle(x, UPLO, True)
+
+
+def phase_free(value, v):
+    """``value`` (the adjoint of eigenvectors ``v``) itself, after checking that the function does
+    not depend on the eigenvectors' phases, which numpy leaves arbitrary for complex ones:
+    Im(diag(v^T value)) is zero (as JAX checks; real eigenvectors have no such freedom)."""
+    if np.iscomplexobj(v) and not (type(value) is float and value == 0.0):
+        drift = np.abs(np.imag(np.diagonal(_mT(v) @ value, 0, -2, -1)))
+        if np.any(drift > 1e-8 * (1.0 + np.max(np.abs(value)))):
+            raise GradientError("np.linalg.eigh of a complex matrix: the function depends on the phases of its "
+                                "eigenvectors, which numpy leaves arbitrary, so it has no derivative (a function "
+                                "of np.abs(v) or of v @ v.conj().T has one)")
+    return value
 
 
 def real_only(x, function):

@@ -9,7 +9,7 @@ import numpy as np
 
 BANNERS = ("broadcasting", "complex", "containers", "contract", "custom", "elementwise", "indexing",
            "jacobians", "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting", "fft",
-           "special")
+           "special", "scipy_calls", "stats")
 
 RNG = np.random.default_rng(4321)
 

@@ -138,3 +138,12 @@ def h_dict_of_vjp(a, b):
 CASES.append(("s2sgrad.runtime.dict_of", h_dict_of, (uniform((4,)), uniform((3,))), None, 1e-5))
 CASES.append((("s2sgrad.runtime.dict_of_vjp", "s2sgrad.runtime.dict_of"), h_dict_of_vjp,
               (uniform((4,)), uniform((3,))), None, 1e-5))
+
+
+# tuple(x) / list(x) of an array's rows: the rows' adjoints stacked, and back into rows
+def h_sequence_vjp(a, b): return np.sum(np.sin(s2s.sequence_vjp([a, b * a], X34[:2])) * W[:2])
+def h_sequence_items(a): return _two(s2s.sequence_items(a * 2.0, X34[:2]), V4, V4)
+
+
+CASES.append(("s2sgrad.runtime.sequence_vjp", h_sequence_vjp, (uniform((4,)), uniform((4,))), None, 1e-5))
+CASES.append(("s2sgrad.runtime.sequence_items", h_sequence_items, (uniform((2, 4)),), None, 1e-5))

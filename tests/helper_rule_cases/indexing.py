@@ -90,3 +90,22 @@ CASES = [
     ("s2sgrad.runtime.pad_vjp", h_pad_reflect, (uniform((8,)),), None, 1e-5),
     ("s2sgrad.runtime.pad_vjp", h_pad_wrap, (uniform((5, 6)),), None, 1e-5),
 ]
+
+
+def h_select_vjp(g):
+    parts = s2s.select_vjp(g, [X34 > 0.3, X34 < -0.2], [X34, V4])
+    return np.sum(np.sin(parts[0]) * W) + np.sum(np.cos(parts[1]) * V4)
+
+
+CASES.append(("s2sgrad.runtime.select_vjp", h_select_vjp, (uniform((3, 4)),), None, 1e-5))
+
+
+ORDER = np.argsort(X34, axis=0)
+
+
+def h_permuted(x): return np.sum(np.sin(s2s.permuted(x, ORDER, 0)) * W) + np.sum(s2s.permuted(x, np.argsort(X34, axis=1)) ** 3)
+def h_permuted_vjp(g): return np.sum(np.sin(s2s.permuted_vjp(g, ORDER, 0)) * W)
+
+
+CASES.append(("s2sgrad.runtime.permuted", h_permuted, (uniform((3, 4)),), None, 1e-5))
+CASES.append(("s2sgrad.runtime.permuted_vjp", h_permuted_vjp, (uniform((3, 4)),), None, 1e-5))

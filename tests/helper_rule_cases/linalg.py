@@ -33,6 +33,7 @@ def h_triangle_fold(x): return _out(s2s.triangle_fold(x))
 def h_triangle_fold_upper(x): return _out(s2s.triangle_fold(x, "U"))
 def h_real_only(x): return _out(s2s.real_only(x, "f"))
 def h_svd_thin(u, vh): return _out(s2s.svd_thin(u, vh))
+def h_phase_free(g, v): return _out(s2s.phase_free(g, v))
 
 def h_matrix_power_vjp(g, a): return _out(s2s.matrix_power_vjp(g, a, 3))
 def h_matrix_power_vjp_1(g, a): return _out(s2s.matrix_power_vjp(g, a, 1))
@@ -119,4 +120,5 @@ CASES = [
     (R + "triangle_fold", h_triangle_fold_upper, _u((2, 3, 3)), None, 1e-5),
     (R + "real_only", h_real_only, _u((3, 2)), None, 1e-5),
     (R + "svd_thin", h_svd_thin, _u((4, 3), (3, 3)), (0,), 1e-5),
+    (R + "phase_free", h_phase_free, _u((3, 3), (3, 3)), (0,), 1e-5),
 ]

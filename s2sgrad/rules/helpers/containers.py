@@ -5,6 +5,11 @@ from ..containers import RULES as _LIST_RULES
 from ..table import alias, defvjp
 
 RULES = (
+    # tuple(x) / list(x)'s adjoint of an array's rows stacked, and its transpose (one per row)
+    defvjp("s2sgrad.runtime.sequence_vjp(value, iterable)", linear=("value",), constant_in=("iterable",),
+           value="s2s.sequence_items(g, iterable)"),
+    defvjp("s2sgrad.runtime.sequence_items(value, iterable)", linear=("value",), constant_in=("iterable",),
+           value="s2s.sequence_vjp(g, iterable)"),
     # a dict display: linear in its values, each value's adjoint the dict adjoint's item
     defvjp(
         "s2sgrad.runtime.dict_of(keys, values)",

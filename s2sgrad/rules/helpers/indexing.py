@@ -4,6 +4,14 @@ in the adjoint it scatters and reading the primal only for its shape (or its sor
 from ..table import defvjp
 
 RULES = (
+    # a permutation along an axis (np.partition's) and its transpose, each the other's adjoint
+    defvjp("s2sgrad.runtime.permuted(value, indices, axis=-1)", linear=("value",), constant_in=("indices", "axis"),
+           value="s2s.permuted_vjp(g, indices, axis)"),
+    defvjp("s2sgrad.runtime.permuted_vjp(value, indices, axis=-1)", linear=("value",),
+           constant_in=("indices", "axis"), value="s2s.permuted(g, indices, axis)"),
+    # the transpose of select_vjp: each choice's adjoint where its condition picks it
+    defvjp("s2sgrad.runtime.select_vjp(value, condlist, choicelist)", linear=("value",),
+           constant_in=("condlist", "choicelist"), value="np.select(condlist, g, 0.0)"),
     # x[index]'s adjoint scattered into zeros: its transpose reads G[index] back
     defvjp(
         "s2sgrad.runtime.getitem_vjp(value, x, index)",
@@ -70,4 +78,4 @@ RULES = (
     ),
 )
 
-NONDIFF = ("s2sgrad.runtime.rows_shape", "s2sgrad.runtime.size")
+NONDIFF = ("s2sgrad.runtime.rows_shape", "s2sgrad.runtime.size", "s2sgrad.runtime.permutation_indices")

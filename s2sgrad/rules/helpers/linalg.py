@@ -114,6 +114,8 @@ RULES += (
            x="s2s.triangle_symmetric(g, UPLO)"),
     # the identity, checking its argument is real
     defvjp("s2sgrad.runtime.real_only(x, function)", linear=("x",), x="g"),
+    # the identity on eigenvectors' adjoint, checking it does not turn their phases
+    defvjp("s2sgrad.runtime.phase_free(value, v)", linear=("value",), constant_in=("v",), value="g"),
     # the identity on u, checking the SVD's factors are thin
     defvjp("s2sgrad.runtime.svd_thin(u, vh)", linear=("u",), constant_in=("vh",), u="g"),
 )
