@@ -154,6 +154,7 @@ def test_the_cli_emits_inlined_methods(tmp_path, monkeypatch):
     """Objects built in the function, and a module-level object the file binds once to a call
     of its class (the command line reads the file, never runs it)."""
     monkeypatch.syspath_prepend(str(tmp_path))  # the emitted code imports MODEL from model.py
+    monkeypatch.delitem(sys.modules, "model", raising=False)  # another test's model.py
     (tmp_path / "model.py").write_text(MODEL_FILE)
     run = subprocess.run([sys.executable, "-m", "s2sgrad", "emit", "model.py", "-o", "out"],
                          cwd=tmp_path, capture_output=True, text=True,

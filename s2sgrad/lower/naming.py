@@ -6,6 +6,7 @@ out again. Names come from counters in source order, so they are deterministic.
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
 from typing import Iterable
@@ -14,6 +15,9 @@ MAX_TEMP = 24
 
 # Names generated modules bind at top level (imports): never given to anything else.
 MODULE_NAMES = frozenset({"np", "s2s", "math"})
+# Python's builtins, which rule templates call (``sum(parts)``, ``len(xs)``): a temporary named
+# ``sum`` would hide one from the lines after it.
+BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith("_"))
 
 
 def sanitize(base: str) -> str:
@@ -29,7 +33,7 @@ class Namer:
     """Hands out fresh names, avoiding ``reserved`` and everything handed out before."""
 
     def __init__(self, reserved: Iterable[str]) -> None:
-        self._used = set(reserved) | set(MODULE_NAMES)
+        self._used = set(reserved) | MODULE_NAMES | BUILTIN_NAMES
         self._adjoints: dict = {}
 
     def reserve(self, name: str) -> None:
