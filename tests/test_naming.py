@@ -11,4 +11,4 @@ def test_a_fresh_name_is_never_a_builtins():
         name = namer.fresh(base)
         assert name != base and name.startswith(base + "_")
     assert namer.fresh("sum_x") == "sum_x"
-    assert namer.temp("np.sum(reshape_logpdf_x_bar_4)", "sum") == "sum_2"
+    assert namer.temp("np.sum(reshape_logpdf_x_bar_4)", "sum") == "sum_3"  # sum_2: above
