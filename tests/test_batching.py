@@ -90,6 +90,8 @@ def test_unit_rows_pick_rows_and_columns_of_the_other_factor():
         result = s2s.batch_matmul(seeds, m)
         result[...] = 0.0  # a fresh array: writing it leaves m alone
         assert np.all(m != 0.0)
+    for a in (m[0], m[:1]):  # a @ e_i, a vector or one row: a column of a, never a view of it
+        assert not np.shares_memory(s2s.batch_rmatmul(a, s2s.unit_rows(1, 4, (6,))), a)
 
 
 @pytest.mark.parametrize("shape,axis,keepdims", [((3, 4), None, False), ((3, 4), 0, False),

@@ -175,7 +175,7 @@ def batch_rmatmul(a, t):
     rank, a_nd = t.ndim - 1, np.ndim(a)
     first = _first_unit(t)
     if first is not None and rank == 1 and a_nd in (1, 2):
-        return np.ascontiguousarray(np.asarray(a)[..., first:first + len(t)].T)  # column i of a
+        return np.array(np.asarray(a)[..., first:first + len(t)].T, order="C")  # column i of a, a copy
     if rank == 1:
         if a_nd <= 2:
             return np.matmul(t, np.transpose(a))  # (a @ v)[i] = (v @ a.T)[i]: one product
