@@ -4,7 +4,10 @@ each row computed alone by the unbatched function; the batched tangent code of H
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
 import itertools
+import sys
 
 import autograd
 import autograd.numpy as anp
@@ -15,6 +18,9 @@ import s2sgrad
 from s2sgrad import columns as hessian_columns
 from s2sgrad import jacobians
 from s2sgrad import runtime as s2s
+from s2sgrad.checks import numerical_grad
+from s2sgrad.pipeline import generate_jvp
+from s2sgrad.read.capture import from_function
 
 RNG = np.random.default_rng(7)
 ROWS = 3
@@ -84,6 +90,8 @@ def test_unit_rows_pick_rows_and_columns_of_the_other_factor():
         result = s2s.batch_matmul(seeds, m)
         result[...] = 0.0  # a fresh array: writing it leaves m alone
         assert np.all(m != 0.0)
+    for a in (m[0], m[:1]):  # a @ e_i, a vector or one row: a column of a, never a view of it
+        assert not np.shares_memory(s2s.batch_rmatmul(a, s2s.unit_rows(1, 4, (6,))), a)
 
 
 @pytest.mark.parametrize("shape,axis,keepdims", [((3, 4), None, False), ((3, 4), 0, False),
@@ -321,3 +329,68 @@ def test_an_index_held_by_a_name_is_read_when_the_batched_code_runs():
     differences = np.stack([(grad(v + step * e) - grad(v - step * e)) / (2 * step)
                             for e in np.eye(4)], axis=1)
     np.testing.assert_allclose(batched, differences, rtol=1e-6, atol=1e-7)
+
+
+# ----- the batched tangent code differentiated again (rules/helpers/batching.py) --------------
+# A Hessian that is generated code calls <f>_grad_jvp_values once and <f>_grad_jvp_tangents per
+# chunk of columns; a third derivative (jacfwd of a Hessian, grad through one) reads that code
+# again. `through` below calls both parts as such code would, on stacked tangents of its own, and
+# its derivatives in both modes must match central differences of the same function.
+
+_SEEN = "np.sum(np.sin({r}) * np.cos(np.arange(np.size({r})) + 0.5).reshape(np.shape({r})))"
+
+AGAIN = [(lse, (np.linspace(-1.0, 1.0, 5),), (0,)),
+         (shaped, (np.linspace(0.1, 1.2, 12),), (0,)),
+         (strided_writes, (np.array([0.66, -0.58, 0.57, 0.86]),), (0,)),
+         (two, (np.linspace(-0.5, 0.5, 4), 0.7), (0, 1)),
+         (two, (np.linspace(-0.5, 0.5, 4), 0.7), (1,))]
+
+
+def _through(fun, argnums, tmp_path):
+    """``through(*args, *tangent_stacks)``: a scalar of ``fun``'s Hessian code's values part
+    and of its batched tangent part on the stacks, loaded from a file s2sgrad reads again."""
+    argnums_arg = argnums[0] if len(argnums) == 1 else argnums
+    text = s2sgrad.source(s2sgrad.hessian(fun, argnums=argnums_arg))
+    name = fun.__name__
+    assert f"def {name}_grad_jvp_tangents(" in text, "no batched tangent code"
+    params = list(inspect.signature(fun).parameters)
+    dots = [f"{params[i]}_dot" for i in argnums]
+    outputs = [f"rows[{k}]" for k in range(len(dots))] if len(dots) > 1 else ["rows"]
+    gradients = [f"gradient[{k}]" for k in range(len(dots))] if len(dots) > 1 else ["gradient"]
+    seen = " + ".join(_SEEN.format(r=r) for r in outputs + gradients)
+    wrapper = (f"\n\ndef through({', '.join(params + dots)}):\n"
+               f"    gradient, values = {name}_grad_jvp_values({', '.join(params)})\n"
+               f"    rows = {name}_grad_jvp_tangents(values, {', '.join(dots)})\n"
+               f"    return {seen}\n")
+    path = tmp_path / f"again_{name}_{len(argnums)}.py"
+    path.write_text(f"from {__name__} import A, M\n" + text + wrapper)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module.through, params + dots
+
+
+@pytest.mark.parametrize("fun,args,argnums", AGAIN, ids=["lse", "shaped", "strided_writes", "two", "two_s"])
+def test_batched_tangent_code_is_differentiated_again_in_both_modes(fun, args, argnums, tmp_path):
+    through, names = _through(fun, argnums, tmp_path)
+    rng = np.random.default_rng(11)
+    stacks = tuple(rng.uniform(-1.0, 1.0, (ROWS,) + np.shape(args[i])) for i in argnums)
+    point = tuple(args) + stacks
+    every = tuple(range(len(point)))
+    # reverse mode: grad of the function calling both parts
+    grads = s2sgrad.grad(through, argnums=every)(*point)
+    for i in every:
+        np.testing.assert_allclose(grads[i], numerical_grad(through, point, i), rtol=1e-6, atol=1e-8,
+                                   err_msg=f"d/d{names[i]}")
+    # forward mode: generated forward-mode code of it (not reverse mode transposed), then jvp
+    generate_jvp(from_function(through), tuple(names))
+    tangents = tuple(float(rng.uniform(-1.0, 1.0)) if isinstance(p, float) else rng.uniform(-1.0, 1.0, np.shape(p))
+                     for p in point)
+    value, tangent = s2sgrad.jvp(through, point, tangents)
+    step = 1e-6
+    moved = [tuple(p + sign * step * t for p, t in zip(point, tangents)) for sign in (1.0, -1.0)]
+    difference = (through(*moved[0]) - through(*moved[1])) / (2 * step)
+    assert value == pytest.approx(through(*point), rel=1e-12)
+    np.testing.assert_allclose(tangent, difference, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(tangent, sum(np.sum(g * t) for g, t in zip(grads, tangents)), rtol=1e-9)

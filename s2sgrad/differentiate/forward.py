@@ -391,10 +391,17 @@ class ForwardBuilder:
 
 
 def rule_positions(rule, names: set, count: int) -> set:
-    """The positions, among ``count`` positional arguments, bound to the parameters ``names``."""
+    """The positions, among ``count`` positional arguments, bound to the parameters ``names``
+    (a ``*operands`` parameter there: every position from its own on)."""
     if rule is None or not names:
         return set()
-    return {i for i, p in enumerate(rule.params[:count]) if p.name in names and p.kind == "positional"}
+    out = set()
+    for i, p in enumerate(rule.params[:count]):
+        if p.name in names and p.kind == "positional":
+            out.add(i)
+        elif p.name in names and p.kind == "varargs":
+            out.update(range(i, count))
+    return out
 
 
 def _sum(parts: list) -> cst.BaseExpression:

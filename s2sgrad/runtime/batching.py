@@ -6,6 +6,13 @@ Hessian (differentiate/batching.py) computes every column in one sweep by callin
 plain numpy would misread the leading axis. Each helper ``batch_<f>(t, ...)`` returns, stacked,
 what ``f`` returns for each ``t[k]`` with the other arguments as given (unbatched); ``columns``
 is that definition itself, the general path of a helper whose fast paths do not apply.
+
+Each helper is linear in its stacked argument (the products bilinear in it and their other array
+argument), so its derivatives are helpers of this module again (rules/helpers/batching.py): the
+transposes need, besides the stacked ones, the sums over the stack of a product of two stacks
+(``batch_matmul_sum``: ``sum_k s[k] @ t[k]``) or of a product's adjoint with its adjoint and its
+other factor stacked (``batch_matmul_vjp_a_sum``, ``batch_matmul_vjp_b_sum``), and ``batch_fit``
+and ``batch_transpose_vjp``, the stacked transposes of ``like`` and of a transpose.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import numpy as np
 from .broadcasting import _ndarray, like
 from .containers import _write_positions, setitem, setitem_value_vjp
 from .indexing import _is_basic, getitem_vjp
-from .products import dot_vjp_a, dot_vjp_b
+from .products import dot_vjp_a, dot_vjp_b, matmul_vjp_a, matmul_vjp_b
 from .reductions import _count
 
 __all__ = [
@@ -54,6 +61,14 @@ __all__ = [
     "batch_setitem_value_vjp",
     "batch_reshape",
     "batch_transpose",
+    "batch_transpose_vjp",
+    "batch_fit",
+    "batch_matmul_sum",
+    "batch_dot_sum",
+    "batch_matmul_vjp_a_sum",
+    "batch_matmul_vjp_b_sum",
+    "batch_dot_vjp_a_sum",
+    "batch_dot_vjp_b_sum",
 ]
 
 
@@ -160,7 +175,7 @@ def batch_rmatmul(a, t):
     rank, a_nd = t.ndim - 1, np.ndim(a)
     first = _first_unit(t)
     if first is not None and rank == 1 and a_nd in (1, 2):
-        return np.ascontiguousarray(np.asarray(a)[..., first:first + len(t)].T)  # column i of a
+        return np.array(np.asarray(a)[..., first:first + len(t)].T, order="C")  # column i of a, a copy
     if rank == 1:
         if a_nd <= 2:
             return np.matmul(t, np.transpose(a))  # (a @ v)[i] = (v @ a.T)[i]: one product
@@ -395,3 +410,109 @@ def batch_transpose(t, axes=None):
         return np.transpose(t, (0,) + tuple(range(t.ndim - 1, 0, -1)))
     return np.transpose(t, (0,) + tuple(batch_axis(a, t) for a in axes))
 
+
+
+def batch_transpose_vjp(t, axes=None):
+    """``transpose_vjp(t[k], axes)``, stacked: each row transposed back (``axes`` as
+    batch_transpose reads them)."""
+    t = np.asarray(t)
+    if isinstance(axes, tuple) and len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = axes[0]
+    if axes is None or axes == ():
+        return np.transpose(t, (0,) + tuple(range(t.ndim - 1, 0, -1)))
+    rank = t.ndim - 1
+    inverse = np.argsort([operator.index(a) % rank for a in axes])
+    return np.transpose(t, (0,) + tuple(int(a) + 1 for a in inverse))
+
+
+def batch_fit(t, x):
+    """``fit(t[k], x)``, stacked: each row spread to ``x``'s shape (``x`` itself when a tuple)
+    where it broadcasts to it, else summed down to it (batch_like's transpose)."""
+    shape = x if type(x) is tuple else np.shape(x)
+    t = np.asarray(t)
+    if t.shape[1:] == shape:
+        return t
+    try:
+        spreads = np.broadcast_shapes(t.shape[1:], shape) == shape
+    except ValueError:
+        spreads = False
+    return batch_broadcast(t, shape) if spreads else batch_unbroadcast(t, shape)
+
+
+def _pair_sum(fn, left, right, other=None):
+    """``sum_k fn(left[k], right[k])`` over two stacks (``fn(left[k], other, right[k])`` with
+    an unbatched middle argument ``other``)."""
+    total = None
+    for a, b in zip(left, right):
+        term = fn(a, b) if other is None else fn(a, other, b)
+        total = term if total is None else total + term
+    return total
+
+
+def _small(*ranks) -> bool:
+    return all(r in (1, 2) for r in ranks)
+
+
+def _product_sum(s, t, product):
+    s, t = np.asarray(s), np.asarray(t)
+    if _small(s.ndim - 1, t.ndim - 1) and len(s) == len(t):
+        if s.shape[-1] == t.shape[1]:  # the rows and the product's axis contracted at once
+            return np.tensordot(s, t, ([0, s.ndim - 1], [0, 1]))
+    return _pair_sum(product, s, t)
+
+
+def batch_matmul_sum(s, t):
+    """``sum_k s[k] @ t[k]`` over two stacks of the same length."""
+    return _product_sum(s, t, np.matmul)
+
+
+def batch_dot_sum(s, t):
+    """``sum_k np.dot(s[k], t[k])`` over two stacks of the same length."""
+    return _product_sum(s, t, np.dot)
+
+
+def _out_shape(a_shape, b_shape):
+    """The shape of ``a @ b`` for operands of one or two axes."""
+    return a_shape[:-1] + b_shape[1:]
+
+
+def _vjp_a_sum(g, a, t, vjp):
+    g, t = np.asarray(g), np.asarray(t)
+    a_shape, b_shape = np.shape(a), t.shape[1:]
+    if _small(len(a_shape), len(b_shape)) and g.shape[1:] == _out_shape(a_shape, b_shape) and \
+            a_shape[-1] == b_shape[0] and len(g) == len(t):
+        # sum_k g[k] @ t[k].T (a vector's sides alike): the rows and the output's last axis
+        axes = ([0, g.ndim - 1], [0, 2]) if len(b_shape) == 2 else ([0], [0])
+        return np.tensordot(g, t, axes)
+    return _pair_sum(vjp, g, t, other=a)
+
+
+def _vjp_b_sum(g, t, b, vjp):
+    g, t = np.asarray(g), np.asarray(t)
+    a_shape, b_shape = t.shape[1:], np.shape(b)
+    if _small(len(a_shape), len(b_shape)) and g.shape[1:] == _out_shape(a_shape, b_shape) and \
+            a_shape[-1] == b_shape[0] and len(g) == len(t):
+        # sum_k t[k].T @ g[k]: the rows and the output's first axis (a matrix's)
+        axes = ([0, 1], [0, 1]) if len(a_shape) == 2 else ([0], [0])
+        return np.tensordot(t, g, axes)
+    return _pair_sum(lambda gk, tk: vjp(gk, tk, b), g, t)
+
+
+def batch_matmul_vjp_a_sum(g, a, t):
+    """``sum_k matmul_vjp_a(g[k], a, t[k])``: the adjoint of ``a`` in ``batch_rmatmul(a, t)``."""
+    return _vjp_a_sum(g, a, t, matmul_vjp_a)
+
+
+def batch_matmul_vjp_b_sum(g, t, b):
+    """``sum_k matmul_vjp_b(g[k], t[k], b)``: the adjoint of ``b`` in ``batch_matmul(t, b)``."""
+    return _vjp_b_sum(g, t, b, matmul_vjp_b)
+
+
+def batch_dot_vjp_a_sum(g, a, t):
+    """``sum_k dot_vjp_a(g[k], a, t[k])``: the adjoint of ``a`` in ``batch_rdot(a, t)``."""
+    return _vjp_a_sum(g, a, t, dot_vjp_a)
+
+
+def batch_dot_vjp_b_sum(g, t, b):
+    """``sum_k dot_vjp_b(g[k], t[k], b)``: the adjoint of ``b`` in ``batch_dot(t, b)``."""
+    return _vjp_b_sum(g, t, b, dot_vjp_b)
