@@ -118,14 +118,15 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
     star = star_position(fun)
     if star is not None and any(p >= star for p in positions):
         return _star_split(name, params, star, positions, args, kwargs, keywords, complex_numbers)
-    if plain_call(args, kwargs, positions):
+    objects = _objects(fun, params, args, positions) if not kwargs else ()
+    if not objects and plain_call(args, kwargs, positions):
         return None
     args = bound_arguments(fun, args, kwargs)
     at = [p % len(args) if -len(args) <= p < len(args) else None for p in positions]
     if any(p is None for p in at):
         return None
     flattened = {p: tree_flatten(args[p]) for p in at}
-    if all(treedef.is_leaf() for _, treedef in flattened.values()):
+    if not objects and all(treedef.is_leaf() for _, treedef in flattened.values()):
         return None
     if len(set(at)) != len(at):
         raise UsageError(f"{name}: argnums names one argument twice: {positions!r}")
@@ -148,8 +149,30 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
         if not treedef.is_leaf():
             trees.append((param, treedef))
     defs = tuple(None if flattened[p][1].is_leaf() else flattened[p][1] for p in at)
-    return Split(tuple(flat), tuple(trees), defs,
+    return Split(tuple(flat), tuple(trees) + objects, defs,
                  tuple(spot for p in at for spot in leaf_positions[p]), tuple(keywords.items()))
+
+
+def _objects(fun: Callable, params: Sequence[str], args: tuple, positions: tuple) -> tuple:
+    """``(parameter, TreeDef("object", its class))`` for each argument passed by position, not
+    differentiated, that is an instance of a class of ``fun``'s own module (``model`` of
+    ``loss(model, x)``): the generated code is made per class, its methods read as written in the
+    file (lower/methods.py). An instance attribute named like a member of its class is not such
+    an argument (the method the class defines would be read in place of the attribute)."""
+    found = []
+    module = getattr(fun, "__module__", None)
+    differentiated = {p % len(args) for p in positions if -len(args) <= p < len(args)}
+    for index, value in enumerate(args):
+        kind = type(value)
+        if kind in PLAIN or index in differentiated or index >= len(params) or \
+                getattr(kind, "__module__", None) != module or isinstance(value, type) or \
+                callable(value) or not hasattr(value, "__dict__") or not tree_flatten(value)[1].is_leaf():
+            continue
+        members = {n for c in kind.__mro__ if c is not object for n in vars(c)}
+        if members & set(vars(value)):
+            continue
+        found.append((params[index], TreeDef("object", kind)))
+    return tuple(found)
 
 
 def star_position(fun: Callable) -> Optional[int]:

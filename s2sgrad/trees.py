@@ -46,7 +46,9 @@ def _type_name(node_type: Optional[type]) -> str:
 class TreeDef:
     """The structure of a pytree. ``kind``: ``"leaf"``, ``"none"``, ``"tuple"``, ``"list"``,
     ``"dict"``, ``"namedtuple"``, ``"dataclass"`` or ``"custom"``, or ``"keys"``: a dict known only
-    by the literal keys a function's code reads (the CLI, which has no call to look at); ``node_type``: the class of a
+    by the literal keys a function's code reads (the CLI, which has no call to look at), or
+    ``"object"``: an argument that is not differentiated, of a class whose methods the generated
+    code reads (``node_type``; no leaves: the parameter stays as it is); ``node_type``: the class of a
     namedtuple, dataclass or registered node (a dict subclass too); ``keys``: a dict's keys (sorted),
     the fields of a namedtuple or dataclass, a registered node's aux data; ``children``: one
     TreeDef per child."""
@@ -96,7 +98,7 @@ class TreeDef:
         if self.kind == "leaf":
             return "*"
         inner = ",".join(child.describe() for child in self.children)
-        if self.kind in ("dict", "keys", "namedtuple", "dataclass", "custom"):
+        if self.kind in ("dict", "keys", "namedtuple", "dataclass", "custom", "object"):
             return f"{self.kind}:{_type_name(self.node_type)}{self.keys!r}({inner})"
         return f"{self.kind}({inner})"
 

@@ -656,7 +656,11 @@ EXPLANATIONS = [
     # tests/test_python_constructs.py
     "set comprehensions of values with no derivative (`{int(v > 0) for v in x}`)",
     # tests/test_user_classes.py (the generator's user classes are not pytree arguments)
-    "and on a dataclass argument differentiated through its fields (`grad(loss)(model, x)`)",
+    "on a dataclass argument differentiated through its fields (`grad(loss)(model, x)`)",
+    # tests/test_user_classes.py, test_error_messages.py (f's parameters are the generator's
+    # arrays: no production passes an object yet)
+    "and on an argument that is not differentiated (`grad(loss, argnums=1)(model, x)`, `self` of "
+    "a bound method calling `self.predict`: the code is made per class of the argument)",
     "the generated code is guarded on the class's methods, so a class changed between calls is "
     "read again",
     # tests/test_closures.py (the generator draws a local function of one parameter)

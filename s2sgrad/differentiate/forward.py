@@ -173,7 +173,7 @@ class ForwardBuilder:
         reason = f" ({rule.reverse_only})" if getattr(rule, "reverse_only", "") else ""
         if rule is None and prim.op.startswith("builtins."):  # reverse mode has none either
             raise no_rule(stmt, self.table, self.varied.__contains__)
-        raise object_member(stmt, self.varied.__contains__) or called_value(stmt, self.varied.__contains__) or \
+        raise object_member(stmt) or called_value(stmt, self.varied.__contains__) or \
             self.refuse(stmt, f"`{prim.op}`{reason}")
 
     def linear_part(self, stmt: Stmt, position: int) -> cst.BaseExpression:

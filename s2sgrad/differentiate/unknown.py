@@ -15,7 +15,8 @@ from ..lower.ir import Stmt, Var, operand_vars
 from ..rules.table import RuleTable
 
 _FOLLOW = ("s2sgrad reads the methods of your classes defined in this function's file, called on a "
-           "global, on an object built here, or on a differentiated dataclass argument; otherwise "
+           "global, on an object built here, or on an argument (a differentiated dataclass, or one "
+           "not differentiated, given at a call); otherwise "
            "move the method's body into a module-level `def` that takes the arrays (the method "
            "can call it), and call that here")
 
@@ -25,10 +26,11 @@ def _owner(stmt: Stmt) -> str:
     return owner.name if isinstance(owner, Var) else "the object"
 
 
-def object_member(stmt: Stmt, active: Callable[[str], bool] = lambda name: True) -> Optional[TransformError]:
+def object_member(stmt: Stmt) -> Optional[TransformError]:
     """The refusal of ``owner.name`` or ``owner.name(...)`` when numpy arrays have no ``name``
-    (``owner`` is then one of the user's objects), else None; ``member_of`` names ``owner``
-    where it carries a derivative (``active``): a pytree argument there would be read."""
+    (``owner`` is then one of the user's objects), else None; ``member_of`` names ``owner``:
+    the API raises it at a call, where a pytree argument or an argument of one of the file's
+    classes there is read instead (tree_arguments.py)."""
     op = stmt.prim.op
     if not op.startswith("ndarray.") or hasattr(np.ndarray, op.split(".", 1)[1]):
         return None
@@ -46,8 +48,7 @@ def object_member(stmt: Stmt, active: Callable[[str], bool] = lambda name: True)
             f"pass `{member}` as an argument of its own and differentiate with respect to it; for "
             "a method, s2sgrad.grad(obj.method) differentiates its explicit arguments, with the "
             "object's attributes as constants")
-    if active(owner):
-        err.member_of = owner
+    err.member_of = owner  # raised at a call: a pytree or an object of the file's classes there is read
     return err
 
 
@@ -75,7 +76,7 @@ def called_value(stmt: Stmt, active: Callable[[str], bool]) -> Optional[Transfor
 def no_rule(stmt: Stmt, table: RuleTable, active: Callable[[str], bool]) -> TransformError:
     """The refusal of a primitive with neither a rule nor source s2sgrad can read (``active``:
     whether a name carries a derivative)."""
-    found = object_member(stmt, active) or called_value(stmt, active)
+    found = object_member(stmt) or called_value(stmt, active)
     if found is not None:
         return found
     name = stmt.prim.op

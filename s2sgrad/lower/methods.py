@@ -109,7 +109,8 @@ def _receivers(pf: ParsedFunction, reads: set, bound: set, trees: dict) -> dict:
         scalars = None
         if name in trees and name in params:
             treedef = trees[name]
-            if treedef.kind in ("dataclass", "custom") and treedef.node_type is not None and live is not None:
+            if treedef.kind in ("dataclass", "custom", "object") and treedef.node_type is not None \
+                    and live is not None:
                 cls = live_class(pf, treedef.node_type)
         elif name in params:
             continue

@@ -219,7 +219,8 @@ def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
     """``(pf', leaves)``: ``pf`` taking the leaves of each ``(parameter, TreeDef)`` in ``trees``
     instead of it (the positional parameters before the last tree lose their defaults: callers
     pass those arguments), and per such parameter the names of its leaf parameters."""
-    if not trees:
+    trees = tuple((param, treedef) for param, treedef in trees if treedef.kind != "object")
+    if not trees:  # an object argument keeps its parameter (lower/methods.py reads its class)
         return pf, {}
     node = pf.node
     changed = _changed_names(node.body)

@@ -313,12 +313,9 @@ def _imports_s2sgrad(node: ast.stmt) -> bool:
         node.module == _PACKAGE or node.module.startswith(_PACKAGE + "."))
 
 
-def standalone_text(text: str) -> str:
-    """The generated module ``text`` made standalone: the runtime helpers it calls (and what they
-    read) copied in place of its ``from s2sgrad import runtime as s2s``, so it imports only numpy
-    (and what the user's code imports); its header as given (the CLI's regenerate command says
-    ``--standalone``). Raises StandaloneError when the code uses s2sgrad otherwise."""
-    tree = ast.parse(text)
+def _check_imports(tree: ast.Module, text: str) -> None:
+    """Raise StandaloneError where the generated code imports s2sgrad other than by its one
+    ``from s2sgrad import runtime as s2s`` line."""
     for node in tree.body:
         if _imports_s2sgrad(node) and ast.get_source_segment(text, node) != _RUNTIME_IMPORT:
             raise StandaloneError(f"line {node.lineno}: the generated code imports s2sgrad "
@@ -326,7 +323,16 @@ def standalone_text(text: str) -> str:
     for node in ast.walk(tree):
         if node not in tree.body and isinstance(node, (ast.Import, ast.ImportFrom)) and _imports_s2sgrad(node):
             raise StandaloneError(f"line {node.lineno}: the generated code imports s2sgrad; it "
-                                  f"cannot be made standalone")
+                                  "cannot be made standalone")
+
+
+def standalone_text(text: str) -> str:
+    """The generated module ``text`` made standalone: the runtime helpers it calls (and what they
+    read) copied in place of its ``from s2sgrad import runtime as s2s``, so it imports only numpy
+    (and what the user's code imports); its header as given (the CLI's regenerate command says
+    ``--standalone``). Raises StandaloneError when the code uses s2sgrad otherwise."""
+    tree = ast.parse(text)
+    _check_imports(tree, text)
     helpers = _helper_reads(tree)
     copier = _Copier()
     for name in helpers:
