@@ -112,11 +112,7 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
         if split is not None:
             if made_by_s2sgrad:
                 return _jacobian_again(original, split, args, kwargs, single, modes, per_structure)
-            if split.trees not in per_structure:
-                per_structure[split.trees] = _generated_jacobian(fun, wrt, False, modes, split.trees)[1]
-            derive.fresh(per_structure[split.trees])
-            return _tree_layout(per_structure[split.trees](*split.args, **dict(split.keywords)),
-                                split, single)
+            return _tree_layout(per_tree(split)(*split.args, **dict(split.keywords)), split, single)
         kwargs, keywords = keyword_only(fun, kwargs)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
@@ -125,7 +121,24 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
         derive.fresh(fn)
         return fn(*args, **keywords)
 
-    return _attach(jacobian_fun, fun, text, made=made, entry=fn)
+    def per_tree(split: Split) -> Callable:
+        """The generated Jacobian function for ``split``'s structures (blocks per leaf)."""
+        if split.trees not in per_structure:
+            per_structure[split.trees] = _generated_jacobian(fun, wrt, False, modes, split.trees)[1]
+        derive.fresh(per_structure[split.trees])
+        return per_structure[split.trees]
+
+    def again(args: tuple, kwargs: dict) -> Optional[tuple]:  # read/live.py's TREE_ENTRY_ATTR
+        split = split_call(fun, name, params, positions, args, kwargs)
+        if split is None or made_by_s2sgrad or split.select:
+            return None
+        per_leaf = (split.defs[0] or LEAF) if single else \
+            TreeDef("tuple", children=tuple(d or LEAF for d in split.defs))
+        output = tree_flatten(fun(*args, **kwargs))[1]  # the structure of fun's value
+        return split, per_tree(split), output.graft(per_leaf)
+
+    again.fun = fun  # type: ignore[attr-defined]
+    return _attach(jacobian_fun, fun, text, made=made, entry=fn, tree_entry=again)
 
 
 def _jacobian_of_trees_only(original: Callable, argnums: Argnums, modes: tuple, made: str) -> Callable:

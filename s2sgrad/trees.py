@@ -93,6 +93,13 @@ class TreeDef:
             out.extend(child.path_texts(name + step))
         return tuple(out)
 
+    def graft(self, sub: "TreeDef") -> "TreeDef":
+        """This structure with each leaf replaced by the structure ``sub``."""
+        if self.kind == "leaf":
+            return sub
+        return TreeDef(self.kind, self.node_type, self.keys,
+                       tuple(child.graft(sub) for child in self.children))
+
     def describe(self) -> str:
         """The structure as text, equal in every process for equal structures (cache keys)."""
         if self.kind == "leaf":

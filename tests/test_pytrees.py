@@ -396,3 +396,12 @@ def test_the_decorators_gradient_given_pytrees_is_transformed_again():
     _tree_allclose(s2sgrad.jacfwd(decorated_mlp_loss.grad)(PARAMS, X, Y), hessian)
     value, blocks = s2sgrad.jacrev(decorated_mlp_loss.value_and_grad)(PARAMS, X, Y)
     _tree_allclose(blocks, hessian)
+
+
+@pytest.mark.parametrize("outer", [s2sgrad.jacfwd, s2sgrad.jacrev])
+@pytest.mark.parametrize("inner", [s2sgrad.jacfwd, s2sgrad.jacrev])
+def test_a_jacobian_of_a_jacobian_given_pytrees_is_the_hessian(outer, inner):
+    """JAX's jacfwd(jacrev(f)) habit with a params dict and a list of layers: the function jacfwd
+    or jacrev returned is transformed again per structure (its value's structure read from f)."""
+    _tree_allclose(outer(inner(mlp_loss))(PARAMS, X, Y), s2sgrad.hessian(mlp_loss)(PARAMS, X, Y))
+    _tree_allclose(outer(inner(layers_loss))(LAYERS, X), s2sgrad.hessian(layers_loss)(LAYERS, X))
