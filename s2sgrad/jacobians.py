@@ -128,17 +128,27 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
         derive.fresh(per_structure[split.trees])
         return per_structure[split.trees]
 
-    def again(args: tuple, kwargs: dict) -> Optional[tuple]:  # read/live.py's TREE_ENTRY_ATTR
+    again = None if made_by_s2sgrad else _tree_entry(fun, positions, single, per_tree)
+    return _attach(jacobian_fun, fun, text, made=made, entry=fn, tree_entry=again)
+
+
+def _tree_entry(fun: Callable, positions: tuple, single: bool, per_tree: Callable) -> Callable:
+    """read/live.py's TREE_ENTRY_ATTR for the Jacobian of ``fun``: per call with pytree
+    arguments, its split, the generated Jacobian function for those structures (``per_tree``)
+    and the structure of its value in JAX's layout (``fun``'s value's, read by calling it, each
+    leaf a tree of blocks per differentiated argument)."""
+    name, params = getattr(fun, "__name__", "the function"), _param_names(fun)
+
+    def again(args: tuple, kwargs: dict) -> Optional[tuple]:
         split = split_call(fun, name, params, positions, args, kwargs)
-        if split is None or made_by_s2sgrad or split.select:
+        if split is None or split.select:
             return None
         per_leaf = (split.defs[0] or LEAF) if single else \
             TreeDef("tuple", children=tuple(d or LEAF for d in split.defs))
-        output = tree_flatten(fun(*args, **kwargs))[1]  # the structure of fun's value
-        return split, per_tree(split), output.graft(per_leaf)
+        return split, per_tree(split), tree_flatten(fun(*args, **kwargs))[1].graft(per_leaf)
 
-    again.fun = fun  # type: ignore[attr-defined]
-    return _attach(jacobian_fun, fun, text, made=made, entry=fn, tree_entry=again)
+    again.fun = fun  # type: ignore[attr-defined]  # whose parameters the calls pass
+    return again
 
 
 def _jacobian_of_trees_only(original: Callable, argnums: Argnums, modes: tuple, made: str) -> Callable:
