@@ -16,7 +16,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from .arguments import MASKED, PLAIN, differentiable_value, masked_refusal
+from .arguments import MASKED, PLAIN, differentiable_value, masked_refusal, speaks_numpy
 from .errors import GradientError, UsageError
 from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
 
@@ -166,7 +166,8 @@ def _objects(fun: Callable, params: Sequence[str], args: tuple, positions: tuple
         kind = type(value)
         if kind in PLAIN or index in differentiated or index >= len(params) or \
                 getattr(kind, "__module__", None) != module or isinstance(value, type) or \
-                callable(value) or not hasattr(value, "__dict__") or not tree_flatten(value)[1].is_leaf():
+                callable(value) or not hasattr(value, "__dict__") or speaks_numpy(value) or \
+                not tree_flatten(value)[1].is_leaf():
             continue
         members = {n for c in kind.__mro__ if c is not object for n in vars(c)}
         if members & set(vars(value)):
