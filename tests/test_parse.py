@@ -16,6 +16,7 @@ MODULES = sorted(str(p.relative_to(ROOT)) for p in [
     ROOT / "benchmarks/cases.py", *ROOT.glob("s2sgrad/runtime/*.py"), ROOT / "s2sgrad/api.py"])
 
 
+@pytest.mark.slow  # resolves whole modules (~45 s): the slow tier, in CI too
 @pytest.mark.parametrize("path", MODULES)
 def test_lazy_names_match_whole_module_resolution(path):
     text = (ROOT / path).read_text()

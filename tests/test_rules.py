@@ -1343,6 +1343,7 @@ def _directional_difference(fn, args, argnums, tangents, eps=1e-6):
     return (at(1.0) - at(-1.0)) / (2 * eps)
 
 
+@pytest.mark.slow  # 756 forward-mode generations (~50 s on two cores): the slow tier, in CI too
 @pytest.mark.parametrize("key", list(GROUPS), ids=GROUP_IDS)
 def test_rule_forward(key):
     fn, argnums = key
