@@ -24,8 +24,8 @@ from .errors import Location, TransformError, UsageError
 from .read.capture import MADE_ATTR, SOURCE_ATTR, display_path, from_function
 from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred
 from . import derive
-from .columns import hessian_blocks
-from .jacobians import ScalarCheck, TreeRoutes, hessian_entry, linearized, tree_blocks
+from .jacobians import (ScalarCheck, TreeRoutes, float_for_float, hessian_code, run_hessian,
+                        tree_blocks)
 from .tree_arguments import bound_arguments, split_call
 
 
@@ -109,15 +109,19 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
 
 
 def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Callable) -> None:
-    """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``, from the generated
-    ``<f>_grad_hvp`` and ``<f>_grad_jvp`` (forward mode over the gradient); ``check(args,
-    kwargs)``: api.argument_check's of ``fun``."""
+    """``fun.hvp(*args, tangents=...)`` and ``fun.hessian(*args)``: the generated
+    ``<f>_grad_hvp`` (forward mode over the gradient) and the generated Hessian function
+    (jacobians.hessian_code); ``check(args, kwargs)``: api.argument_check's of ``fun``."""
 
     params = list(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
     single = len(wrt) == 1
     run = _product_runner(fun, wrt, sweeps)
+    scalar = ScalarCheck(fun)
     tree_route = TreeRoutes(fun, wrt, positions).split  # pytree arguments: per structure
+    tree_hessian = TreeRoutes(fun, wrt, positions,
+                              make=lambda trees: hessian_code(fun, wrt, False, trees)[1]).split
+    code = Deferred(lambda: _hessian_code(fun, wrt, single, sweeps))
 
     def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
         split, route = tree_route(args, kwargs)
@@ -131,25 +135,25 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
         return out[0] if single else out
 
     def hessian(*args: Any, **kwargs: Any) -> Any:
-        split, route = tree_route(args, kwargs)
+        split, per_leaves = tree_hessian(args, kwargs)
         if split is not None:
-            return tree_blocks(split, hessian_blocks(route, split.args, split.leaf_positions, False),
-                               single)
+            return tree_blocks(split, run_hessian(per_leaves, split.args), single)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
-        return hessian_blocks(run, args, positions, single)
+        scalar(args)
+        return float_for_float(run_hessian(code.get(), args), args, positions, single)
 
     _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")), sweeps.text)
-    # transformed again, each reads generated code: <f>_hvp, s2sgrad.hessian's
+    # transformed again, each reads generated code: <f>_hvp, the Hessian function
     setattr(hvp, ENTRY_ATTR, Deferred(lambda: derive.hvp_function(fun, wrt, single)))
-    setattr(hessian, ENTRY_ATTR, Deferred(lambda: _hessian_code(fun, positions, wrt, single)))
+    setattr(hessian, ENTRY_ATTR, code)
     fun.hvp = hvp
     fun.hessian = hessian
 
 
 def _product_runner(fun: Callable, wrt: tuple, sweeps: _Loaded) -> Callable:
     """``run(args, tangents)`` -> the Hessian times ``tangents`` (one block per name of ``wrt``)
-    by the generated ``<f>_grad_hvp``; ``run.prepare(args)`` as jacobians.linearized makes it."""
+    by the generated ``<f>_grad_hvp``."""
 
     single = len(wrt) == 1
     check = ScalarCheck(fun)
@@ -165,13 +169,14 @@ def _product_runner(fun: Callable, wrt: tuple, sweeps: _Loaded) -> Callable:
         out = hvp_fn(*args, **dict(zip(names, tangents)))
         return (out,) if single else tuple(out)
 
-    def prepare(args: tuple) -> Callable:
-        loaded = sweeps.loaded()
-        split = linearized(check, loaded[4], loaded[5], len(wrt), loaded[7])
-        return split(args) if split is not None else (lambda tangents: run(args, tangents))
-
-    run.prepare = prepare
     return run
+
+
+def _hessian_code(fun: Callable, wrt: tuple, single: bool, sweeps: _Loaded) -> Callable:
+    """The generated Hessian function of ``fun``: from the decorator's second-order module
+    (``sweeps``), else as s2sgrad.hessian makes it."""
+    made = derive.hessian_function(fun, wrt, single, entry=sweeps.entry)[1]
+    return made if made is not None else hessian_code(fun, wrt, single)[1]
 
 
 def _describe(fun: Callable, wrt: tuple, helpers: tuple, text: str) -> None:
@@ -183,11 +188,6 @@ def _describe(fun: Callable, wrt: tuple, helpers: tuple, text: str) -> None:
         helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
         helper.__doc__ = f"The {what} of {fun.__name__} with respect to {', '.join(wrt)}."
         setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
-
-
-def _hessian_code(fun: Callable, positions: tuple, wrt: tuple, single: bool) -> Any:
-
-    return hessian_entry(fun, positions[0] if single else positions, wrt)
 
 
 @api_boundary

@@ -19,7 +19,7 @@ import inspect
 import linecache
 import os
 import sys
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from .version import __version__
 from .arguments import MASKED, masked_refusal
@@ -207,19 +207,26 @@ def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev",
         fun, entry, mode, lambda: entry_for(fun, from_function(fun), wrt, has_aux, mode, trees))
 
 
+def _entries() -> Any:
+    """write/entries.py, imported on first use (it loads libcst and black: a warm start from the
+    disk cache never does)."""
+    from .write import entries
+
+    return entries
+
+
 def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: bool,
                  mode: str = "rev", trees: tuple = ()) -> Optional[Callable]:
     """The generated function computing what grad (``value`` False) or value_and_grad of
     ``fun`` returned (write/entries.py), loaded from ``fun``'s entry (of ``mode``, "rev" or
     "rev2"; for the structures ``trees``) with it appended; None where that entry's
     ``<f>_grad`` is not of codegen's shape."""
-    from .write.entries import Returns, api_entry
 
     def made_now() -> tuple:
-        entry = entry_for(fun, from_function(fun), wrt, has_aux, mode, trees)
+        entry, write = entry_for(fun, from_function(fun), wrt, has_aux, mode, trees), _entries()
         leaves = tuple(entry.get("wrt", wrt))  # the differentiated parameters, leaves of trees
-        return entry, api_entry(entry["text"], entry["call"]["grad"], fun.__name__, leaves,
-                                Returns(value, has_aux, single and len(leaves) == 1))
+        return entry, write.api_entry(entry["text"], entry["call"]["grad"], fun.__name__, leaves,
+                                      write.Returns(value, has_aux, single and len(leaves) == 1))
 
     return _loaded(fun, made_now)
 
@@ -238,17 +245,16 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
              outputs: Optional[int] = None, trees: tuple = ()) -> tuple:
     """``(text, function)`` as jacobian_function: the module's text with the Jacobian function
     appended (the entry's text and None where it cannot be written)."""
-    from .write.entries import jacobian_entry, reverse_jacobian_entry
 
     def made_now() -> tuple:
-        entry = entry_for(fun, from_function(fun), wrt, mode=mode, trees=trees)
+        entry, write = entry_for(fun, from_function(fun), wrt, mode=mode, trees=trees), _entries()
         leaves = tuple(entry.get("wrt", wrt))  # the differentiated parameters, leaves of trees
         if mode == "rev":
-            return entry, reverse_jacobian_entry(entry["text"], entry["call"]["grad"], fun.__name__,
-                                                 leaves, single, outputs)
+            return entry, write.reverse_jacobian_entry(entry["text"], entry["call"]["grad"],
+                                                       fun.__name__, leaves, single, outputs)
         params = tuple(inspect.signature(functions(fun, entry, "fwd")[0]).parameters)
-        return entry, jacobian_entry(entry["text"], entry["call"]["jvp"], fun.__name__, leaves,
-                                     params[len(params) - len(leaves):], single, outputs)
+        return entry, write.jacobian_entry(entry["text"], entry["call"]["jvp"], fun.__name__, leaves,
+                                           params[len(params) - len(leaves):], single, outputs)
 
     shown: list = []
     loaded = _loaded(fun, made_now, shown)
@@ -258,14 +264,52 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
 def hvp_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
     """The generated function computing what the decorator's ``.hvp`` returns (order 2: a call
     of ``<f>_grad_hvp``, write/entries.py), loaded; None where there is no such product."""
-    from .write.entries import hvp_entry
 
     def made_now() -> tuple:
         entry = entry_for(fun, from_function(fun), wrt, mode="rev2")
         hvp_name = entry["call"]["hvp"]
-        return entry, hvp_entry(entry["text"], hvp_name, fun.__name__, wrt, single) if hvp_name else None
+        if not hvp_name:
+            return entry, None
+        return entry, _entries().hvp_entry(entry["text"], hvp_name, fun.__name__, wrt, single)
 
     return _loaded(fun, made_now)
+
+
+def hessian_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
+                     entry: Optional[dict] = None) -> tuple:
+    """``(text, function)``: the generated function computing the Hessian of scalar ``fun`` with
+    respect to ``wrt`` (forward mode over its gradient, the values once: write/entries.py), loaded
+    from ``fun``'s second-order entry (``entry`` where the caller has it; for the structures
+    ``trees``: blocks per pair of leaves, never ``single``) with it appended; the function None
+    where it cannot be written."""
+    given = [entry] if entry is not None else []
+
+    def made_now() -> tuple:
+        entry = given.pop() if given else entry_for(fun, from_function(fun), wrt, mode="rev2",
+                                                    trees=trees)
+        leaves = tuple(entry.get("wrt", wrt))
+        return entry, _entries().hessian_entry(entry["text"], entry["call"], fun.__name__,
+                                               leaves, single and not trees)
+
+    shown: list = []
+    loaded = _loaded(fun, made_now, shown)
+    return shown[0], loaded
+
+
+def tangent_gradient_hessian(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: bool,
+                             source_name: str) -> tuple:
+    """``(text, function)``: the generated Hessian of the function whose generated forward mode is
+    ``jvp_fn`` (tangent parameters ``tangents`` of ``wrt``), by reverse mode over it
+    (write/entries.py), loaded; the function None where it cannot be written."""
+
+    def made_now() -> tuple:
+        entry = entry_for(jvp_fn, from_function(jvp_fn), wrt)
+        return entry, _entries().tangent_gradient_hessian_entry(
+            entry["text"], entry["call"]["grad"], source_name, wrt, tangents, single)
+
+    shown: list = []
+    loaded = _loaded(jvp_fn, made_now, shown)
+    return shown[0], loaded
 
 
 def _loaded(fun: Callable, made_now: Callable[[], tuple],
@@ -291,7 +335,7 @@ def _loaded(fun: Callable, made_now: Callable[[], tuple],
     return _bound(fun, make)[made[1]]
 
 
-__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "hvp_function", "jacobian", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
+__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "hessian_function", "tangent_gradient_hessian", "hvp_function", "jacobian", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]
 
 

@@ -27,7 +27,6 @@ from .api import (_argnum_names, _attach, _def_location, _directional, _param_na
                   read_again, wrt_names)
 from .arguments import argument_check
 from .boundary import api_boundary
-from .columns import hessian_blocks
 from .errors import TransformError, UsageError
 from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
@@ -267,13 +266,16 @@ class TreeScalarCheck(ScalarCheck):
 
 
 class TreeRoutes:
-    """Per structure of pytree arguments, ``fun``'s Hessian-times-tangents route (second_order
-    with its structures), the value checked once per structure; ``split(args, kwargs)`` ->
-    ``(Split, route)``, or ``(None, None)`` for a call with no pytree there."""
+    """Per structure of pytree arguments, what ``make(trees)`` builds for ``fun`` (its
+    Hessian-times-tangents route by default: second_order with the structures), the value checked
+    once per structure; ``split(args, kwargs)`` -> ``(Split, made)``, or ``(None, None)`` for a
+    call with no pytree there."""
 
-    def __init__(self, fun: Callable, wrt: tuple, positions: tuple, again: bool = False) -> None:
+    def __init__(self, fun: Callable, wrt: tuple, positions: tuple, again: bool = False,
+                 make: Optional[Callable[[tuple], Any]] = None) -> None:
         self.fun, self.wrt, self.positions, self.again = fun, wrt, positions, again
         self.name, self.params = getattr(fun, "__name__", "the function"), _param_names(fun)
+        self.make = make or (lambda trees: second_order(fun, wrt, trees)[1])
         self.routes: dict = {}
         self.check = TreeScalarCheck(fun)
 
@@ -287,7 +289,7 @@ class TreeRoutes:
             raise star_refusal(self.name)
         self.check(bound_arguments(self.fun, args, kwargs), split)
         if split.trees not in self.routes:
-            self.routes[split.trees] = second_order(self.fun, self.wrt, split.trees)[1]
+            self.routes[split.trees] = self.make(split.trees)
         return split, self.routes[split.trees]
 
 
@@ -302,7 +304,7 @@ def _forward_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
     """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
     ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
     code (its sweeps inlined into one function where they join: compose.py)."""
-    text, (_, _, _, _, values_fn, tangent_fn, hvp_fn, tangents_fn) = derive.build(
+    text, (_, _, _, _, _, _, hvp_fn, _) = derive.build(
         fun, wrt, mode="rev2", trees=trees)
     count = leaf_count(wrt, trees)
     params = tuple(inspect.signature(hvp_fn).parameters)
@@ -315,38 +317,11 @@ def _forward_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
         out = hvp_fn(*args, **dict(zip(names, tangents)))
         return (out,) if count == 1 else tuple(out)
 
-    run.prepare = linearized(check, values_fn, tangent_fn, count, tangents_fn)
 
     name = getattr(fun, "__name__", "the function")
     intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): forward mode (the "
              f"functions after 'Second order') over its reverse-mode code (those before).\n")
     return intro + text, run
-
-
-def linearized(check: Callable, values_fn, tangent_fn, count: int,
-               tangents_fn=None) -> Optional[Callable]:
-    """``prepare(args) -> per_tangent(tangents)``: the Hessian times tangents at ``args`` from
-    the generated forward mode in two parts (the values once, then a tangent per call), or
-    None where it did not split; ``per_tangent.many`` (where the tangent part has a batched
-    form) takes tangents stacked on a leading axis and returns the products stacked alike.
-    ``run.prepare`` of a route is this; hessian_blocks uses it."""
-    if values_fn is None:
-        return None
-
-    def prepare(args: tuple) -> Callable:
-        check(args)
-        derive.fresh(values_fn)
-        values = values_fn(*args)[1]
-
-        def per_tangent(tangents: tuple) -> tuple:
-            out = tangent_fn(values, *tangents)
-            return (out,) if count == 1 else tuple(out)
-
-        if tangents_fn:
-            per_tangent.many = lambda stacked: _as_tuple(tangents_fn(values, *stacked), count)
-        return per_tangent
-
-    return prepare
 
 
 def _as_tuple(out: Any, count: int) -> tuple:
@@ -450,33 +425,121 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
 def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     """The Hessian of scalar ``fun``: for an int ``argnums``, an array of shape ``x.shape +
     x.shape`` (a float for a float ``x``); for a tuple, a tuple of tuples of blocks ``[i][j]`` of
-    shape ``x_i.shape + x_j.shape``. Forward mode over reverse mode: one sweep per element."""
+    shape ``x_i.shape + x_j.shape``. Its generated function (hessian_code) is what runs."""
     fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
     positions = _positions(argnums)
     single = isinstance(argnums, int)
     try:
-        text, run = second_order(fun, wrt)
+        text, made = hessian_code(fun, wrt, single)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
         if refusal.member_of is None:
             raise
-        text, run = refusal, None
-    check = _argument_check(fun, positions, wrt)
-    routes = TreeRoutes(fun, wrt, positions, again=made_by_s2sgrad)
+        text, made = refusal, None
+    check, scalar = _argument_check(fun, positions, wrt), ScalarCheck(fun)
+    routes = TreeRoutes(fun, wrt, positions, again=made_by_s2sgrad,
+                        make=lambda trees: hessian_code(fun, wrt, False, trees)[1])
 
     def hessian_fun(*args: Any, **kwargs: Any) -> Any:
-        split, route = routes.split(args, kwargs)
+        split, per_leaves = routes.split(args, kwargs)
         if split is not None:
-            blocks = hessian_blocks(route, split.args, split.leaf_positions, False)
-            return tree_blocks(split, blocks, single)
+            return tree_blocks(split, run_hessian(per_leaves, split.args), single)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
-        if run is None:
+        if made is None:
             raise text
-        return hessian_blocks(run, args, positions, single)
+        scalar(args)
+        return float_for_float(run_hessian(made, args), args, positions, single)
 
-    entry = Deferred(lambda: hessian_entry(fun, argnums, wrt))
-    return _attach(hessian_fun, fun, text, made="s2sgrad.hessian", entry=entry)
+    return _attach(hessian_fun, fun, text, made="s2sgrad.hessian", entry=made)
+
+
+def run_hessian(made: Callable, args: tuple) -> Any:
+    """The generated Hessian function ``made`` run at ``args``, its module made current."""
+    derive.fresh(made)
+    return made(*args)
+
+
+def float_for_float(blocks: Any, args: tuple, positions: tuple, single: bool) -> Any:
+    """One block of a number argument as a float (blocks of a tuple ``argnums`` as they are)."""
+    return float(blocks) if single and np.ndim(args[positions[0]]) == 0 else blocks
+
+
+def hessian_code(fun: Callable, wrt: tuple, single: bool, trees: tuple = ()) -> tuple:
+    """``(text, function)``: the generated function computing the Hessian of scalar ``fun`` with
+    respect to its parameters ``wrt`` (for the structures ``trees``: blocks per pair of leaves),
+    the first of _HESSIAN_WAYS that can be written; a located error when none can."""
+    fun = readable(fun)
+    name = getattr(fun, "__name__", "the function")
+    first: Optional[TransformError] = None
+    for way in _HESSIAN_WAYS:
+        try:
+            made = way(fun, wrt, single, trees)
+        except TransformError as exc:
+            first = first or exc
+            continue
+        if made is not None:
+            return made
+    if first is not None and first.member_of is not None:
+        raise first
+    raise TransformError(
+        f"second derivatives of {name}: its generated code uses something s2sgrad cannot "
+        f"differentiate again{f' ({first.message})' if first is not None else ''}",
+        _def_location(fun), "use s2sgrad.grad of a function that returns the first derivative "
+        "you need, or differences of gradients") from first
+
+
+def _forward_over_gradient(fun: Callable, wrt: tuple, single: bool, trees: tuple) -> Optional[tuple]:
+    """Forward mode over the generated gradient, the values once (derive.hessian_function)."""
+    text, made = derive.hessian_function(fun, wrt, single, trees)
+    if made is None:
+        return None
+    return (f"# The Hessian of {fun.__name__} (s2sgrad.hessian): forward mode (the functions after "
+            f"'Second order') over its reverse-mode code (those before), joined by "
+            f"{made.__name__} at the end.\n" + text), made
+
+
+def _reverse_over_forward_mode(fun: Callable, wrt: tuple, single: bool,
+                               trees: tuple) -> Optional[tuple]:
+    """Reverse mode over the generated forward mode: where the gradient cannot be read again."""
+    jvp_text, jvp_fn, tangents = build_jvp(fun, wrt, trees)
+    text, made = derive.tangent_gradient_hessian(
+        jvp_fn, leaf_wrt(fun, wrt, trees, "fwd"), tangents, single and not trees, fun.__name__)
+    if made is None:
+        return None
+    return (f"# The Hessian of {fun.__name__} (s2sgrad.hessian): reverse mode (the second module) "
+            "over its forward-mode code (the first).\n" + jvp_text + "\n\n" + text), made
+
+
+def _jacobian_of_gradient(fun: Callable, wrt: tuple, single: bool, trees: tuple) -> Optional[tuple]:
+    """jacfwd, else jacrev, of the generated gradient: where forward mode reads neither."""
+    gradient, leaves = _generated_gradient(fun, wrt, trees)
+    alone = single and not trees
+    first: Optional[TransformError] = None
+    for mode in ("fwd", "rev"):
+        try:
+            text, made = derive.jacobian(gradient, leaves, alone, mode, None if alone else len(leaves))
+        except TransformError as exc:
+            first = first or exc
+            continue
+        if made is not None:
+            return (f"# The Hessian of {fun.__name__}: {'jacfwd' if mode == 'fwd' else 'jacrev'} of "
+                    "its generated gradient.\n" + text), made
+    if first is not None:
+        raise first
+    return None
+
+
+def _generated_gradient(fun: Callable, wrt: tuple, trees: tuple) -> tuple:
+    """``(function, its parameters differentiated again)``: ``fun``'s generated gradient with
+    respect to ``wrt`` (of the leaves of ``trees``, seeded: ``<f>_grad``)."""
+    if trees:
+        return derive.build(fun, wrt, trees=trees)[1][2], leaf_wrt(fun, wrt, trees, "rev")
+    return readable(_gradient(fun, wrt)), wrt
+
+
+# The ways a Hessian function is written, in the order tried.
+_HESSIAN_WAYS = (_forward_over_gradient, _reverse_over_forward_mode, _jacobian_of_gradient)
 
 
 for _record in (Transformation("hessian", hessian), Transformation("jacfwd", jacfwd),
@@ -503,24 +566,4 @@ def tree_blocks(split: Split, blocks: Any, single: bool) -> Any:
     return per_argument[0] if single else tuple(per_argument)
 
 
-def hessian_entry(fun: Callable, argnums: Argnums, wrt: tuple) -> Optional[Callable]:
-    """The generated function computing ``fun``'s Hessian: jacfwd's of its generated gradient
-    (of the tuple of gradients, one per input, for a tuple ``argnums``: blocks ``[i][j]``), or
-    jacrev's where forward mode cannot read the gradient; None where neither can."""
-    single = isinstance(argnums, int)
-    try:
-        gradient = entry_of(grad(fun, argnums))
-    except TransformError:
-        return None
-    if gradient is None:
-        return None
-    for mode in ("fwd", "rev"):
-        try:
-            return derive.jacobian_function(gradient, wrt, single, mode,
-                                             None if single else len(wrt))
-        except TransformError:
-            continue
-    return None
-
-
-__all__ = ["bound_arguments", "hessian", "hessian_blocks", "hvp", "jacfwd", "jacrev", "second_order"]
+__all__ = ["bound_arguments", "float_for_float", "hessian", "hessian_code", "hvp", "run_hessian", "jacfwd", "jacrev", "second_order"]

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 import s2sgrad
-from s2sgrad import columns as hessian_columns
-from s2sgrad import jacobians
+from s2sgrad import derive
 from s2sgrad import runtime as s2s
 from s2sgrad.checks import numerical_grad
 from s2sgrad.pipeline import generate_jvp
 from s2sgrad.read.capture import from_function
+from s2sgrad.read.live import entry_of
 
 RNG = np.random.default_rng(7)
 ROWS = 3
@@ -185,20 +185,17 @@ CASES = [(lse, lse_ag, (np.linspace(-1.0, 1.0, 5),), 0),
 
 
 def _batched_and_columns(fun, args, argnums):
-    """The Hessian by the batched tangent code and by the tangent code per column."""
+    """The Hessian by its generated function, with the batched tangent code (chunks of unit
+    tangents) and with the tangent code per column (the same module, its batched part unused)."""
     wrt = s2sgrad.api.wrt_names(fun, argnums)
-    _, run = jacobians.second_order(fun, wrt)
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     single = isinstance(argnums, int)
-    per_tangent = run.prepare(args)
-    assert getattr(per_tangent, "many", None) is not None, "no batched tangent code"
-    batched = hessian_columns.hessian_blocks(run, args, positions, single)
-
-    class Columns:  # the same run, its tangent part per column
-        prepare = staticmethod(lambda a: (lambda tangents: run.prepare(a)(tangents)))
-
-    by_columns = hessian_columns.hessian_blocks(Columns, args, positions, single)
-    return batched, by_columns
+    entry = derive.entry_for(fun, from_function(fun), wrt, mode="rev2")
+    assert entry["call"]["hvp_tangents"], "no batched tangent code"
+    per_column = {**entry, "call": {**entry["call"], "hvp_tangents": ""}}
+    text, batched = derive.hessian_function(fun, wrt, single, entry=entry)
+    columns_text, by_columns = derive.hessian_function(fun, wrt, single, entry=per_column)
+    assert "s2s.unit_chunks(" in text and "s2s.unit_chunks(" not in columns_text
+    return batched(*args), by_columns(*args)
 
 
 @pytest.mark.parametrize("fun,fun_ag,args,argnums", CASES, ids=lambda v: getattr(v, "__name__", ""))
@@ -213,7 +210,7 @@ def test_hessian_by_batched_tangents_matches_columns_and_autograd(fun, fun_ag, a
             np.testing.assert_allclose(batched[i][j], columns[i][j], rtol=1e-12, atol=1e-12)
             block = autograd.jacobian(autograd.grad(fun_ag, argnums[i]), argnums[j])(*args)
             np.testing.assert_allclose(batched[i][j], block, rtol=1e-9, atol=1e-12)
-    monkeypatch.setattr(hessian_columns, "COLUMNS_AT_ONCE", 2)  # several runs, seeds split across inputs
+    monkeypatch.setattr(s2s.jacobians, "_AT_ONCE", 2)  # several chunks per input
     again, _ = _batched_and_columns(fun, args, argnums)
     flat = np.concatenate([np.ravel(b) for b in np.asarray(again, dtype=object).ravel()]) \
         if not isinstance(argnums, int) else again
@@ -285,19 +282,20 @@ def test_batched_index_adjoints_and_writes(index):
 
 def test_the_decorators_hessian_runs_the_batched_code(monkeypatch):
     calls = []
-    real = hessian_columns._batched_blocks
+    real = s2s.unit_chunks
 
-    def counted(many, points):
-        calls.append(len(points))
-        return real(many, points)
+    def counted(x):
+        calls.append(np.shape(x))
+        return real(x)
 
-    monkeypatch.setattr(hessian_columns, "_batched_blocks", counted)
+    monkeypatch.setattr(s2s, "unit_chunks", counted)
     decorated = s2sgrad.differentiable(order=2)(shaped)
     w = np.linspace(-0.4, 0.7, 12)
     np.testing.assert_allclose(decorated.hessian(w), autograd.hessian(shaped_ag)(w), rtol=1e-9,
                                atol=1e-12)
-    assert calls == [1]
+    assert calls == [(12,)]
     assert "def shaped_grad_jvp_tangents(" in decorated.source
+    assert entry_of(decorated.hessian).__name__ == "shaped_hessian"
 
 
 @pytest.mark.parametrize("index", [

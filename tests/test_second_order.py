@@ -1,16 +1,20 @@
 """Second derivatives: hvp and hessian (forward mode over the generated reverse-mode code, else
-reverse mode over the generated forward-mode code) against
-autograd's Hessians and against central differences of s2sgrad's own gradients."""
+reverse mode over the generated forward-mode code, else jacrev of the generated gradient; the
+Hessian as one generated function) against autograd's Hessians and against central differences
+of s2sgrad's own gradients."""
 
+import itertools
 import math
 
 import autograd
+import autograd.numpy as anp
 import numpy as np
 import pytest
 from conftest import _rebind
 
 import s2sgrad
 from s2sgrad.errors import GradientError, TransformError, UsageError
+from s2sgrad.read.live import entry_of
 
 
 def chain(x):
@@ -138,8 +142,7 @@ def test_a_hessian_forward_mode_cannot_read_takes_reverse_mode_over_the_gradient
     # np.pad has no tangent yet: reverse mode over the generated gradient gives the Hessian
     x = np.array([0.5, -1.0, 2.0])
     np.testing.assert_allclose(s2sgrad.hessian(padded_loss)(x), np.diag(6 * x), rtol=1e-12)
-    assert "reverse mode (the second module) over its reverse-mode code" in \
-        s2sgrad.source(s2sgrad.hessian(padded_loss))
+    assert "jacrev of its generated gradient" in s2sgrad.source(s2sgrad.hessian(padded_loss))
 
 
 def test_second_order_usage_errors():
@@ -285,3 +288,57 @@ def test_a_rule_varied_only_where_it_is_constant_has_a_zero_tangent(fn, args, ar
     moved = [tuple(p + s * eps * t for p, t in zip(primals, tangents)) + others for s in (1, -1)]
     np.testing.assert_allclose(products[0], (g(*moved[0]) - g(*moved[1])) / (2 * eps),
                                rtol=1e-5, atol=1e-7)
+
+
+# ----- the Hessian's generated function: the one implementation of s2sgrad.hessian ------------
+
+def two_inputs(x, s):
+    return np.sum(np.tanh(x) * s) + s ** 3 * np.sum(x * x)
+
+
+def two_inputs_ag(x, s):
+    return anp.sum(anp.tanh(x) * s) + s ** 3 * anp.sum(x * x)
+
+
+def test_the_hessian_runs_its_generated_function():
+    hessian = s2sgrad.hessian(two_inputs, argnums=(0, 1))
+    made = entry_of(hessian)
+    assert made.__name__ == "two_inputs_hessian"
+    text = s2sgrad.source(hessian)
+    body = text[text.index("def two_inputs_hessian(x, s):"):]
+    assert "values = two_inputs_grad_jvp_values(x, s)[1]" in body  # the values once
+    assert "for x_units in s2s.unit_chunks(x):" in body  # chunks of unit tangents
+    x, s = np.linspace(-0.8, 0.9, 5), 0.7
+    got, direct = hessian(x, s), made(x, s)
+    for i, j in itertools.product(range(2), repeat=2):
+        want = autograd.jacobian(autograd.grad(two_inputs_ag, i), j)(x, s)
+        np.testing.assert_allclose(got[i][j], want, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(direct[i][j], got[i][j], rtol=0, atol=0)
+    assert type(got[1][1]) is float  # a float's block of a float
+
+
+def axis_comprehension(x, s):
+    m = np.reshape(x[:4], (2, 2))
+    parts = [np.sum(np.sin(m) * (axis + 1), axis=axis) for axis in range(2)]
+    return s * sum(np.sum(p.T * x[axis]) for axis, p in enumerate(parts)) + s ** 3
+
+
+def axis_comprehension_ag(x, s):
+    m = anp.reshape(x[:4], (2, 2))
+    parts = [anp.sum(anp.sin(m) * (axis + 1), axis=axis) for axis in range(2)]
+    return s * sum(anp.sum(p.T * x[axis]) for axis, p in enumerate(parts)) + s ** 3
+
+
+def test_a_hessian_whose_gradient_forward_mode_cannot_read_is_reverse_over_forward():
+    # the gradient calls s2s.sum_vjp with an axis a loop sets, which forward mode cannot read
+    # (as of this test): the Hessian function is reverse mode over the forward-mode code
+    hessian = s2sgrad.hessian(axis_comprehension, argnums=(0, 1))
+    assert "reverse mode (the second module) over its forward-mode code" in s2sgrad.source(hessian)
+    assert entry_of(hessian).__name__ == "axis_comprehension_hessian"
+    x, s = np.array([0.3, -0.5, 0.7, 1.2, 0.9]), 0.8
+    got = hessian(x, s)
+    for i, j in itertools.product(range(2), repeat=2):
+        want = autograd.jacobian(autograd.grad(axis_comprehension_ag, i), j)(x, s)
+        np.testing.assert_allclose(got[i][j], want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(s2sgrad.hessian(axis_comprehension)(x, s),
+                               autograd.hessian(axis_comprehension_ag)(x, s), rtol=1e-10, atol=1e-12)

@@ -1,7 +1,10 @@
 """Jacobian blocks, as the generated Jacobian functions build them (write/entries.py): the unit
 tangents of an input (``basis``), a block from one column per input element (``columns_block``)
 or one row per output element (``rows_block``), with their transposes (``block_columns``,
-``block_rows``), and the layout JAX gives (``outputs_outermost``). An output may be a pytree
+``block_rows``), and the layout JAX gives (``outputs_outermost``). A Hessian's generated function
+takes an input's unit tangents a chunk at a time (``unit_chunks``: stacked rows for the batched
+tangent part) and joins the products of its chunks into a block (``chunks_block``, whose transpose
+is ``block_chunks``). An output may be a pytree
 (a dict, a tuple the code does not show): a block is then a tree of the output's structure, one
 block per leaf; ``output_shapes`` says what ``rows_block`` needs of such an output. Transforming a
 Jacobian function again takes array outputs only (the transposes refuse trees).
@@ -15,10 +18,11 @@ import numpy as np
 
 from ..errors import GradientError
 from ..trees import TreeDef, is_leaf_value, tree_flatten, tree_unflatten
+from .batching import unit_rows
 from .containers import Parts
 
-__all__ = ["basis", "block_columns", "block_rows", "columns_block", "inputs_outermost",
-           "output_shapes", "outputs_outermost", "rows_block"]
+__all__ = ["basis", "block_chunks", "block_columns", "block_rows", "chunks_block", "columns_block",
+           "inputs_outermost", "output_shapes", "outputs_outermost", "rows_block", "unit_chunks"]
 
 
 class _Basis(Sequence):
@@ -68,6 +72,39 @@ def basis(x):
     """The unit tangents of ``x``: one per element, shaped like ``x``, 1 at that element (of
     each leaf in turn for a pytree), made as they are read."""
     return _Basis(x)
+
+
+def unit_chunks(x):
+    """The unit tangents of array or number ``x`` (one per element) stacked on a leading axis,
+    ``_AT_ONCE`` at a time: a list of ``unit_rows``, which batched products know as units."""
+    dtype = np.result_type(x, np.float64)
+    shape, size = np.shape(x), int(np.size(x))
+    return [unit_rows(start, min(size, start + _AT_ONCE), shape, dtype)
+            for start in range(0, size, _AT_ONCE)]
+
+
+def chunks_block(chunks, x):
+    """A Hessian block from the products of the unit tangents of input ``x``, chunk by chunk
+    (each stacked on a leading axis, shaped ``(rows,) + output shape``): shaped ``output shape +
+    x's shape``; a float for a float ``x`` of a scalar output."""
+    if not chunks:
+        raise GradientError("a Hessian with respect to an input with no elements")
+    full = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+    full = np.asarray(full)
+    out_shape, size = full.shape[1:], full.shape[0]
+    block = np.moveaxis(full.reshape((size, -1)), 0, -1).reshape(out_shape + np.shape(x))
+    if block.ndim == 0 and type(x) is float:
+        return float(block)
+    return block
+
+
+def block_chunks(value, chunks, x):
+    """The adjoint of ``chunks_block(chunks, x)``: ``value`` split into the chunks' rows."""
+    out_shape = np.shape(chunks[0])[1:]
+    size = int(np.size(x))
+    rows = np.moveaxis(np.reshape(value, (-1, size)), -1, 0).reshape((size,) + out_shape)
+    starts = np.cumsum([0] + [np.shape(c)[0] for c in chunks])
+    return Parts(rows[a:b] for a, b in zip(starts[:-1], starts[1:]))
 
 
 def _joined(parts, shape, stack_axis, scalars):

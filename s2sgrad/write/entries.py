@@ -242,6 +242,131 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
     return _formatted(text, f"def {name}({params}):\n{body}\n"), name
 
 
+def hessian_entry(text: str, calls: dict, source_name: str, wrt: tuple,
+                  single: bool) -> Optional[tuple]:
+    """``(text with <f>_hessian appended, its name)``: the Hessian of ``source_name`` with respect
+    to ``wrt`` from a second-order module's functions ``calls`` (derive.CALLS["rev2"] -> name):
+    the values its tangent part reads, once (``hvp_values``), then per input that part for its
+    unit tangents, a chunk of them at a time where it has a batched form (``hvp_tangents``), one
+    at a time else (``hvp_tangent``), or the whole product per unit where it does not split
+    (``hvp``). Blocks ``[i][j]`` of shape ``x_i.shape + x_j.shape`` (one block when ``single``);
+    None where the gradient is not of codegen's shape."""
+    found = read_gradient(text, calls["grad"])
+    if found is None or not calls.get("hvp"):
+        return None
+    _, functions, grad, _ = found
+    primal, keywords = list(grad.params.params), list(grad.params.kwonly_params)
+    seed = (keywords or primal).pop()  # the seed parameter is the last
+    primal, keywords = _last_without_comma(primal, keywords)
+    names = [p.name.value for p in primal] + [f"{p.name.value}={p.name.value}" for p in keywords]
+    namer = Namer({p.name.value for p in grad.params.params + grad.params.kwonly_params} |
+                  set(functions) | {seed.name.value})
+    name = namer.fresh(f"{source_name}_hessian")
+    lines: list = []
+    parts = _tangent_part(calls, names, wrt, namer, lines, functions)
+    if parts is None:
+        return None
+    blocks = [_hessian_column_loop(namer, lines, wrt, j, parts) for j in range(len(wrt))]
+    params = cst.Module([]).code_for_node(grad.params.with_changes(
+        params=primal, kwonly_params=keywords,
+        star_arg=cst.ParamStar() if keywords else cst.MaybeSentinel.DEFAULT))
+    how = {"batched": "then its tangent part for a chunk of unit tangents at a time",
+           "one": "then its tangent part for one unit tangent at a time",
+           "whole": "one Hessian-vector product per unit tangent"}[parts[0]]
+    doc = (f'"""Hessian of {source_name} with respect to {", ".join(wrt)}: forward mode over its '
+           f'gradient{", the values once, " if parts[0] != "whole" else ", "}{how}."""')
+    layout = blocks[0][0] if single else _tuple(
+        [_tuple([blocks[j][i] for j in range(len(wrt))]) for i in range(len(wrt))])
+    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {layout}"])
+    return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+
+
+def tangent_gradient_hessian_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
+                                   tangents: tuple, single: bool) -> Optional[tuple]:
+    """``(text with <f>_hessian appended, its name)``: the Hessian of ``source_name`` by reverse
+    mode over its forward mode, from ``text``, the generated gradient ``grad_name`` of its jvp
+    function (whose tangent parameters are ``tangents``, of ``wrt``): per unit tangent, one
+    forward sweep of the jvp and one backward sweep seeded on its tangent output, whose
+    gradients are ``H`` times that unit; None where ``grad_name`` is not of codegen's shape."""
+    found = read_gradient(text, grad_name)
+    if found is None:
+        return None
+    _, functions, grad, (fwd, bwd, args, seed, _) = found
+    kept = [p for p in grad.params.params + grad.params.kwonly_params
+            if p.name.value not in tangents and p.name.value != seed]
+    primal = [p for p in kept if p in grad.params.params]
+    keywords = [p for p in kept if p in grad.params.kwonly_params]
+    primal, keywords = _last_without_comma(primal, keywords)
+    namer = Namer({p.name.value for p in grad.params.params + grad.params.kwonly_params} |
+                  set(functions) | {seed})
+    name = namer.fresh(f"{source_name}_hessian")
+    call = cst.Module([]).code_for_node(cst.Call(fwd.name, args))
+    grads = namer.fresh("grads")
+    lines, blocks = [], []
+    for j, param in enumerate(wrt):
+        unit = namer.fresh(f"{param}_unit")
+        columns = [namer.fresh(n) for n in _items(f"{param}_columns", len(wrt))]
+        lines += [f"{c} = []" for c in columns] + [f"for {unit} in s2s.basis({param}):"]
+        lines += [f"    {t} = {unit if k == j else f's2s.zeros_like({w})'}"
+                  for k, (w, t) in enumerate(zip(wrt, tangents))]
+        lines.append(f"    {grads} = {bwd.name.value}({call}[1], (0.0, 1.0))")
+        lines += [f"    {c}.append({grads}[{i}])" for i, c in enumerate(columns)]
+        blocks.append([f"s2s.columns_block({c}, np.shape({param}))" for c in columns])
+    params = cst.Module([]).code_for_node(grad.params.with_changes(
+        params=primal, kwonly_params=keywords,
+        star_arg=cst.ParamStar() if keywords else cst.MaybeSentinel.DEFAULT))
+    doc = (f'"""Hessian of {source_name} with respect to {", ".join(wrt)}: reverse mode over its '
+           'forward mode, one backward sweep per unit tangent."""')
+    layout = blocks[0][0] if single else _tuple(
+        [_tuple([blocks[j][i] for j in range(len(wrt))]) for i in range(len(wrt))])
+    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {layout}"])
+    return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+
+
+def _tangent_part(calls: dict, names: list, wrt: tuple, namer: Namer, lines: list,
+                  functions: dict) -> Optional[tuple]:
+    """``(kind, call(units, j))``: how the Hessian function gets the products along the tangents
+    ``units`` of input ``j`` (the other inputs' tangents zero), with the line computing the
+    values once appended to ``lines`` where the forward mode splits."""
+    def along(units: str, j: int, zero: str) -> list:
+        return [units if k == j else zero.format(w) for k, w in enumerate(wrt)]
+
+    if calls.get("hvp_values"):
+        values = namer.fresh("values")
+        lines.append(f"{values} = {calls['hvp_values']}({', '.join(names)})[1]")
+        if calls.get("hvp_tangents"):
+            return "batched", lambda units, j: (
+                f"{calls['hvp_tangents']}({', '.join([values, *along(units, j, 's2s.batch_constant(s2s.zeros_like({0}), ' + units + ')')])})")
+        return "one", lambda units, j: (
+            f"{calls['hvp_tangent']}({', '.join([values, *along(units, j, 's2s.zeros_like({0})')])})")
+    hvp = functions.get(calls["hvp"])
+    tangents = [p.name.value for p in hvp.params.kwonly_params][-len(wrt):] if hvp else []
+    if len(tangents) != len(wrt):
+        return None
+    return "whole", lambda units, j: (f"{calls['hvp']}({', '.join(names)}, " + ", ".join(
+        f"{t}={a}" for t, a in zip(tangents, along(units, j, 's2s.zeros_like({0})'))) + ")")
+
+
+def _hessian_column_loop(namer: Namer, lines: list, wrt: tuple, j: int, parts: tuple) -> list:
+    """Append the loop over input ``j``'s unit tangents (chunks of them for a batched tangent
+    part) to ``lines``; return the blocks ``[i][j]`` it makes, one per input ``i``."""
+    kind, call = parts
+    param, count = wrt[j], len(wrt)
+    outputs = None if count == 1 else count
+    if kind == "batched":
+        units = namer.fresh(f"{param}_units")
+        chunks = [namer.fresh(n) for n in _items(f"{param}_chunks", outputs)]
+        items = [namer.fresh(n) for n in _items(f"{param}_chunk", outputs)]
+        lines += [f"{c} = []" for c in chunks] + [f"for {units} in s2s.unit_chunks({param}):",
+                                                  f"    {', '.join(items)} = {call(units, j)}"]
+        lines += [f"    {c}.append({item})" for c, item in zip(chunks, items)]
+        return [f"s2s.chunks_block({c}, {param})" for c in chunks]
+    unit = namer.fresh(f"{param}_unit")
+    loop, columns = _column_loop(namer, param, unit, call(unit, j), outputs)
+    lines += loop
+    return [f"s2s.columns_block({c}, np.shape({param}))" for c in columns]
+
+
 def hvp_entry(text: str, hvp_name: str, source_name: str, wrt: tuple,
               single: bool) -> Optional[tuple]:
     """``(text with <f>_hvp appended, its name)``: the decorator's ``.hvp(*args, tangents=...)``
@@ -276,4 +401,5 @@ def _formatted(text: str, function: str) -> str:
     return text + "\n\n" + black.format_str(function, mode=BLACK_MODE)
 
 
-__all__ = ["Returns", "api_entry", "hvp_entry", "jacobian_entry", "reverse_jacobian_entry", "tuple_items"]
+__all__ = ["Returns", "api_entry", "hessian_entry", "hvp_entry", "jacobian_entry", "reverse_jacobian_entry", "tangent_gradient_hessian_entry",
+           "tuple_items"]

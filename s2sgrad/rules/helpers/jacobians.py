@@ -1,6 +1,7 @@
 """Rules of the helpers of s2sgrad/runtime/jacobians.py: a Jacobian block joined from columns or
-rows, and JAX's layout, each linear in what it joins; their transposes take the parts back out,
-and join them again. The unit tangents and an output's shapes are constants."""
+rows, a Hessian block joined from chunks of products, and JAX's layout, each linear in what it
+joins; their transposes take the parts back out, and join them again. The unit tangents and an
+output's shapes are constants."""
 
 from ..table import defvjp
 
@@ -33,6 +34,20 @@ RULES = (
         constant_in=("rows", "output_shape"),
         value="s2s.rows_block(g, output_shape)",
     ),
+    # a Hessian block from the products of chunks of unit tangents: its transpose splits it
+    defvjp(
+        "s2sgrad.runtime.chunks_block(chunks, x)",
+        linear=("chunks",),
+        constant_in=("x",),
+        chunks="s2s.block_chunks(g, chunks, x)",
+    ),
+    # chunks_block's transpose: the chunks of a block, which chunks_block joins again
+    defvjp(
+        "s2sgrad.runtime.block_chunks(value, chunks, x)",
+        linear=("value",),
+        constant_in=("chunks", "x"),
+        value="s2s.chunks_block(g, x)",
+    ),
     # JAX's layout of blocks per input: the same tuple for array outputs; its transpose too
     defvjp(
         "s2sgrad.runtime.outputs_outermost(per_input)",
@@ -47,5 +62,6 @@ RULES = (
     ),
 )
 
-# The unit tangents of a Jacobian function, and an output's shapes: constants.
-NONDIFF = ("s2sgrad.runtime.basis", "s2sgrad.runtime.output_shapes")
+# The unit tangents of a Jacobian function (one at a time or in chunks), and an output's shapes:
+# constants.
+NONDIFF = ("s2sgrad.runtime.basis", "s2sgrad.runtime.unit_chunks", "s2sgrad.runtime.output_shapes")
