@@ -52,6 +52,21 @@ class _Loaded:
         return run_sweeps(fwd, bwd, args, kwargs, self.fun.__name__)
 
 
+class _PerCall(_Loaded):
+    """Where the code for array arguments was refused for a reason a call's arguments may lift
+    (a method of an object argument, whose class only the call shows): the refusal, raised by a
+    call with arrays there; calls with objects or pytrees get code made for them (TreeBuilds)."""
+
+    def __init__(self, fun: Callable, refusal: TransformError, mode: str) -> None:
+        self.fun, self.refusal, self.mode = fun, refusal, mode
+        self.entry: Optional[dict] = None
+        self.text = str(refusal)
+        self.sweeps = None
+
+    def loaded(self) -> tuple:
+        raise self.refusal
+
+
 def _default_wrt(fun: Callable) -> tuple:
     params = tuple(inspect.signature(fun).parameters)
     if not params:
@@ -175,6 +190,8 @@ def _product_runner(fun: Callable, wrt: tuple, sweeps: _Loaded) -> Callable:
 def _hessian_code(fun: Callable, wrt: tuple, single: bool, sweeps: _Loaded) -> Callable:
     """The generated Hessian function of ``fun``: from the decorator's second-order module
     (``sweeps``), else as s2sgrad.hessian makes it."""
+    if sweeps.entry is None:  # refused for arrays there (_PerCall)
+        sweeps.loaded()
     made = derive.hessian_function(fun, wrt, single, entry=sweeps.entry)[1]
     return made if made is not None else hessian_code(fun, wrt, single)[1]
 
@@ -200,7 +217,9 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     ``fun.value_and_grad`` returns ``(value, grad)``; ``fun.source`` is the generated code.
     With ``order=2`` also ``fun.hvp(*args, tangents=...)`` (the Hessian times one tangent per
     ``wrt`` name) and ``fun.hessian(*args)``: forward mode over the generated gradient.
-    A function s2sgrad cannot differentiate raises a located TransformError here, at import.
+    A function s2sgrad cannot differentiate raises a located TransformError here, at import;
+    one that calls a method of an argument's object gets its code per class of that argument, at
+    the first call with it (the class is not known before).
     """
     if fun is None:
         return functools.partial(differentiable, wrt=wrt, order=order)
@@ -210,7 +229,13 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     unit = from_function(fun)
     names = names if names else _default_wrt(fun)
     mode = "rev2" if order == 2 else "rev"
-    entry = derive.entry_for(fun, unit, names, mode=mode)
+    try:
+        entry = derive.entry_for(fun, unit, names, mode=mode)
+    except TransformError as refusal:
+        if refusal.member_of is None:  # not a member of an object argument: refused at import
+            raise
+        return _attach(fun, names, str(refusal), _PerCall(fun, refusal, mode))
+
     def remake() -> dict:  # the entry again, for the values its names hold now
         return derive.entry_for(fun, from_function(fun), names, mode=mode)
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import class_inputs as k
+import decorated_object_inputs as do
 import s2sgrad
 from s2sgrad.checks import numerical_grad
 from s2sgrad.read.live import fingerprint
@@ -105,6 +106,28 @@ def test_the_decorator():
         expected, hessian = autograd.grad(plain)(W, X), autograd.hessian(plain)(W, X)
     np.testing.assert_allclose(k.decorated.grad(W, X), expected, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(k.decorated.hessian(W, X), hessian, rtol=1e-8, atol=1e-12)
+
+
+def test_the_decorator_with_an_object_argument():
+    """``@differentiable(wrt="x")`` on ``loss(model, x)``: the class is known at the first call,
+    so the code is made then, per class (an array there is refused where the method is called)."""
+    fn, fn2 = do.model_loss, do.model_loss_2
+    for model in do.MODELS:
+        with autograd_numpy(do):
+            expected = autograd.grad(fn, 1)(model, X)
+            hessian = autograd.hessian(fn2, 1)(model, X)
+        np.testing.assert_allclose(fn.grad(model, X), expected, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(fn.grad(model, X), numerical_grad(fn, (model, X), 1), rtol=1e-5,
+                                   atol=1e-7)
+        value, again = fn.value_and_grad(model, X)
+        np.testing.assert_allclose(value, fn(model, X), rtol=1e-12)
+        np.testing.assert_allclose(again, expected, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(fn2.hessian(model, X), hessian, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(fn2.hvp(model, X, tangents=X * 0.5), hessian @ (X * 0.5),
+                                   rtol=1e-8, atol=1e-12)
+    with pytest.raises(s2sgrad.TransformError) as info:
+        fn.grad(np.ones(3), X)  # an array where the method is called
+    assert info.value.location.path.endswith("decorated_object_inputs.py")
 
 
 MODEL_FILE = '''\
