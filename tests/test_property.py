@@ -663,7 +663,8 @@ EXPLANATIONS = [
     # tests/test_user_classes.py, test_error_messages.py (f's parameters are the generator's
     # arrays: no production passes an object yet)
     "and on an argument that is not differentiated (`grad(loss, argnums=1)(model, x)`, `self` of "
-    "a bound method calling `self.predict`: the code is made per class of the argument)",
+    "a bound method calling `self.predict`, `@differentiable(wrt=\"x\")` on `loss(model, x)`: the "
+    "code is made per class of the argument, at the first call with it)",
     "the generated code is guarded on the class's methods, so a class changed between calls is "
     "read again",
     # tests/test_closures.py (the generator draws a local function of one parameter)
