@@ -10,7 +10,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .errors import GradientError
+from .errors import ArgumentError, GradientError
+from .read.capture import caller_location
 
 PLAIN = frozenset({np.ndarray, float, np.float64, np.float32})  # differentiable at a glance
 
@@ -79,16 +80,25 @@ def _refuse(name: str, params: Sequence[str], positions: tuple, wrt: tuple, args
     for position, param in zip(positions, wrt):
         value = args[position] if -len(args) <= position < len(args) else kwargs.get(param, 0.0)
         if not differentiable_value(value, complex_numbers):
-            raise GradientError(
-                f"{name}: s2sgrad differentiates with respect to arrays and floats, but "
-                f"`{param}` is a {type(value).__name__}; pass its arrays as separate arguments "
-                "(pytrees of arrays, dicts, lists, tuples, are taken by s2sgrad.grad, "
-                "value_and_grad, vjp, jvp, hvp, hessian, jacfwd and jacrev, not yet by the "
-                "decorator's functions or check_grads)")
+            raise not_differentiable(name, param, value)
     named = [(params[i] if i < len(params) else f"argument {i}", a) for i, a in enumerate(args)]
     for param, value in named + list(kwargs.items()):
         if isinstance(value, MASKED):
             raise masked_refusal(name, f"`{param}`", param if param.isidentifier() else "x")
+
+
+def not_differentiable(name: str, text: str, value: Any) -> ArgumentError:
+    """The refusal of ``value`` (the argument or pytree leaf ``text`` of a call of ``name``) where
+    s2sgrad differentiates, located at the user's call."""
+    hint = (f"differentiate with respect to the other arguments (leave `{text}` out of argnums or "
+            "wrt): an argument s2sgrad does not differentiate may be any value")
+    if not isinstance(value, (str, bytes)) and hasattr(value, "__dict__"):
+        hint += ("; an object is differentiated through its arrays when its class is a dataclass "
+                 "or registered with s2sgrad.register_pytree")
+    return ArgumentError(
+        f"{name}: s2sgrad differentiates with respect to arrays and numbers (and pytrees of them: "
+        f"dicts, lists, tuples, namedtuples, dataclasses, registered classes), but `{text}` is a "
+        f"{type(value).__name__}", caller_location(), hint)
 
 
 def masked_refusal(name: str, what: str, spelled: str = "x") -> GradientError:
@@ -102,5 +112,6 @@ def masked_refusal(name: str, what: str, spelled: str = "x") -> GradientError:
         f"code (`np.where(np.ma.getmaskarray({spelled}), 0.0, np.ma.getdata({spelled}))`)")
 
 
-__all__ = ["MASKED", "PLAIN", "argument_check", "differentiable_value", "masked_refusal", "speaks_numpy",
+__all__ = ["MASKED", "PLAIN", "argument_check", "differentiable_value", "masked_refusal",
+           "not_differentiable", "speaks_numpy",
            "unit_seed"]

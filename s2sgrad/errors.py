@@ -36,16 +36,19 @@ class TransformError(Exception):
         super().__init__(self._render())
 
     def _render(self) -> str:
-        loc = self.location
-        head = f"{loc.path}:{loc.line}:{loc.col}: {self.message}"
-        lines = [head]
-        if loc.text:
-            stripped = loc.text.rstrip("\n")
-            lines.append(f"    {stripped}")
-            lines.append("    " + " " * max(loc.col - 1, 0) + "^")
-        if self.hint:
-            lines.append(f"  hint: {self.hint}")
-        return "\n".join(lines)
+        return located(self.location, self.message, self.hint)
+
+
+def located(loc: Location, message: str, hint: str = "") -> str:
+    """``path:line:col: message``, the line quoted with a caret under the column, and the hint."""
+    lines = [f"{loc.path}:{loc.line}:{loc.col}: {message}"]
+    if loc.text:
+        stripped = loc.text.rstrip("\n")
+        lines.append(f"    {stripped}")
+        lines.append("    " + " " * max(loc.col - 1, 0) + "^")
+    if hint:
+        lines.append(f"  hint: {hint}")
+    return "\n".join(lines)
 
 
 class GradientError(ValueError):
@@ -56,5 +59,15 @@ class UsageError(TypeError, ValueError):
     """s2sgrad's API was called with an argument it cannot take (a foreign function, a bad name)."""
 
 
+class ArgumentError(GradientError, UsageError):
+    """A value a transformed function cannot take where s2sgrad differentiates (a str, an object
+    that is no pytree), refused at the user's call: the message starts with ``path:line:col:``
+    of that call, quotes its line and says what to do."""
+
+    def __init__(self, message: str, location: Location, hint: str = "") -> None:
+        self.message, self.location, self.hint = message, location, hint
+        super().__init__(located(location, message, hint))
+
+
 # Shown as ``s2sgrad.TransformError`` in tracebacks: the name users import.
-TransformError.__module__ = GradientError.__module__ = "s2sgrad"
+TransformError.__module__ = GradientError.__module__ = ArgumentError.__module__ = "s2sgrad"

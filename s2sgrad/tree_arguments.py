@@ -16,8 +16,9 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from .arguments import MASKED, PLAIN, differentiable_value, masked_refusal, speaks_numpy
-from .errors import GradientError, UsageError
+from .arguments import (MASKED, PLAIN, differentiable_value, masked_refusal, not_differentiable,
+                        speaks_numpy)
+from .errors import UsageError
 from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
 
 
@@ -214,14 +215,11 @@ def _star_split(name: str, params: Sequence[str], star: int, positions: tuple, a
 
 
 def _check_leaf(name: str, text: str, leaf: Any, complex_numbers: bool) -> None:
-    """A GradientError naming the leaf ``text`` when it is not an array or a number."""
+    """An ArgumentError naming the leaf ``text`` when it is not an array or a number."""
     if isinstance(leaf, MASKED):
         raise masked_refusal(name, f"`{text}`")
     if not differentiable_value(leaf, complex_numbers):
-        raise GradientError(
-            f"{name}: s2sgrad differentiates with respect to arrays and numbers (and pytrees of "
-            f"them: dicts, lists, tuples, namedtuples, dataclasses), but `{text}` is a "
-            f"{type(leaf).__name__}")
+        raise not_differentiable(name, text, leaf)
 
 
 __all__ = ["Split", "TreeDef", "bound_arguments", "keyword_only", "plain_call", "split_call", "star_position"]

@@ -51,12 +51,14 @@ class TreeDef:
     code reads (``node_type``; no leaves: the parameter stays as it is); ``node_type``: the class of a
     namedtuple, dataclass or registered node (a dict subclass too); ``keys``: a dict's keys (sorted),
     the fields of a namedtuple or dataclass, a registered node's aux data; ``children``: one
-    TreeDef per child."""
+    TreeDef per child; ``attrs``: for a registered node, the attribute of the object each child
+    is (found by identity when it was flattened: code reads ``box.v`` as that child), else ()."""
 
     kind: str
     node_type: Optional[type] = None
     keys: Any = ()
     children: tuple = ()
+    attrs: tuple = ()
 
     @property
     def num_leaves(self) -> int:
@@ -71,7 +73,13 @@ class TreeDef:
         """The key of each child as a path step: a dict key, a field name, or a position."""
         if self.kind in ("dict", "keys", "namedtuple", "dataclass"):
             return tuple(self.keys)
+        if self.attrs:
+            return self.attrs
         return tuple(range(len(self.children)))
+
+    def has_fields(self) -> bool:
+        """Whether code reads this node's children as attributes (``model.W``)."""
+        return self.kind in ("namedtuple", "dataclass") or bool(self.attrs)
 
     def paths(self) -> tuple:
         """The path (tuple of child keys from the root) of each leaf, in flattening order."""
@@ -89,7 +97,7 @@ class TreeDef:
             return (name,)
         out = []
         for key, child in zip(self.child_keys(), self.children):
-            step = f".{key}" if self.kind in ("namedtuple", "dataclass") else f"[{key!r}]"
+            step = f".{key}" if self.has_fields() else f"[{key!r}]"
             out.extend(child.path_texts(name + step))
         return tuple(out)
 
@@ -98,14 +106,16 @@ class TreeDef:
         if self.kind == "leaf":
             return sub
         return TreeDef(self.kind, self.node_type, self.keys,
-                       tuple(child.graft(sub) for child in self.children))
+                       tuple(child.graft(sub) for child in self.children), self.attrs)
 
     def describe(self) -> str:
         """The structure as text, equal in every process for equal structures (cache keys)."""
         if self.kind == "leaf":
             return "*"
         inner = ",".join(child.describe() for child in self.children)
-        if self.kind in ("dict", "keys", "namedtuple", "dataclass", "custom", "object"):
+        if self.kind == "custom":
+            return f"custom:{_type_name(self.node_type)}{self.keys!r}{self.attrs!r}({inner})"
+        if self.kind in ("dict", "keys", "namedtuple", "dataclass", "object"):
             return f"{self.kind}:{_type_name(self.node_type)}{self.keys!r}({inner})"
         return f"{self.kind}({inner})"
 
@@ -114,7 +124,7 @@ LEAF = TreeDef("leaf")
 
 
 def _node(value: Any) -> Optional[tuple]:
-    """``(kind, node_type, keys, children)`` for a pytree node, None for a leaf."""
+    """``(kind, node_type, keys, children[, attrs])`` for a pytree node, None for a leaf."""
     kind_of = type(value)
     if kind_of in _LEAF_TYPES:
         return None
@@ -123,7 +133,7 @@ def _node(value: Any) -> Optional[tuple]:
     registered = _REGISTERED.get(kind_of)
     if registered is not None:
         children, aux = registered[0](value)
-        return ("custom", kind_of, aux, tuple(children))
+        return ("custom", kind_of, aux, tuple(children), _attributes(value, tuple(children)))
     if isinstance(value, tuple) and hasattr(kind_of, "_fields"):
         return ("namedtuple", kind_of, tuple(kind_of._fields), tuple(value))
     if kind_of is tuple:
@@ -160,8 +170,26 @@ def _flatten(value: Any, leaves: list) -> TreeDef:
     if node is None:
         leaves.append(value)
         return LEAF
-    kind, node_type, keys, children = node
-    return TreeDef(kind, node_type, keys, tuple(_flatten(c, leaves) for c in children))
+    kind, node_type, keys, children = node[:4]
+    return TreeDef(kind, node_type, keys, tuple(_flatten(c, leaves) for c in children),
+                   node[4] if len(node) > 4 else ())
+
+
+def _attributes(value: Any, children: tuple) -> tuple:
+    """The attribute of ``value`` each child is (the same object), or () unless every child is
+    exactly one attribute."""
+    try:
+        fields = vars(value)
+    except TypeError:  # no __dict__ (slots)
+        fields = {name: getattr(value, name) for name in getattr(type(value), "__slots__", ())
+                  if hasattr(value, name)}
+    found = []
+    for child in children:
+        names = [name for name, field in fields.items() if field is child]
+        if len(names) != 1:
+            return ()
+        found.append(names[0])
+    return tuple(found) if len(set(found)) == len(found) else ()
 
 
 def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:

@@ -1,6 +1,8 @@
 """The public API's conventions: argnums, has_aux, dtypes, vjp, value_and_grad, errors."""
 
 import inspect
+import os
+import traceback
 
 import numpy as np
 import pytest
@@ -362,3 +364,26 @@ def test_vjp_takes_a_python_complex_as_it_did_before_the_one_argument_check():
     expected = autograd.make_vjp(lambda z: anp.exp(z) * z)(1.0 + 2.0j)[0](1.0)
     np.testing.assert_allclose(value, np.exp(1.0 + 2.0j) * (1.0 + 2.0j))
     np.testing.assert_allclose(pullback(1.0)[0], expected, rtol=1e-12)
+
+
+def test_a_value_that_is_not_differentiable_is_refused_at_the_users_call():
+    # a str where s2sgrad differentiates: located at this call, no s2sgrad frames, a fitting hint
+    with pytest.raises(s2sgrad.ArgumentError) as info:
+        s2sgrad.grad(dict_input)("layer")
+    err = info.value
+    assert isinstance(err, s2sgrad.GradientError) and isinstance(err, TypeError)
+    assert err.location.path.endswith("test_api.py") and "s2sgrad.grad(dict_input)" in err.location.text
+    assert "leave `params` out of argnums" in err.hint
+    assert not any("s2sgrad" + os.sep in entry.filename and "tests" not in entry.filename
+                   for entry in traceback.extract_tb(err.__traceback__))
+
+
+class Opaque:
+    def __init__(self, w):
+        self.w = w
+
+
+def test_an_object_that_is_no_pytree_is_refused_with_the_way_to_differentiate_it():
+    with pytest.raises(s2sgrad.ArgumentError, match="`params` is a Opaque") as info:
+        s2sgrad.grad(dict_input)(Opaque(np.ones(2)))
+    assert "register_pytree" in info.value.hint

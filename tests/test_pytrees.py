@@ -154,6 +154,46 @@ def test_a_registered_node_used_whole_is_refused_where_it_is_used():
         s2sgrad.grad(pair_loss)(Pair(np.ones(2), np.ones(2)), np.ones(2))
 
 
+def pair_fields_loss(p, x):
+    return np.sum(np.tanh(x * p.a) * p.b) + np.sum(p.a ** 3)  # the node's children by attribute
+
+
+def pair_fields_loss_ag(a, b, x):
+    return anp.sum(anp.tanh(x * a) * b) + anp.sum(a ** 3)
+
+
+def test_a_registered_node_is_read_by_the_attributes_its_children_are():
+    """``p.a`` of a registered class whose flatten returns ``(p.a, p.b)``: the child that is that
+    attribute (matched by identity when flattened); the gradient and Hessian come back as Pairs."""
+    a, b, x = np.linspace(-0.5, 0.5, 3), np.linspace(0.2, 1.0, 3), np.linspace(1.0, 2.0, 3)
+    got = s2sgrad.grad(pair_fields_loss)(Pair(a, b), x)
+    assert type(got) is Pair
+    want = autograd.grad(pair_fields_loss_ag, (0, 1))(a, b, x)
+    np.testing.assert_allclose(got.a, want[0], rtol=1e-12)
+    np.testing.assert_allclose(got.b, want[1], rtol=1e-12)
+    hessian = s2sgrad.hessian(pair_fields_loss)(Pair(a, b), x)
+    assert type(hessian) is Pair and type(hessian.a) is Pair
+    np.testing.assert_allclose(hessian.a.b, autograd.jacobian(autograd.grad(pair_fields_loss_ag, 0), 1)(a, b, x),
+                               rtol=1e-10, atol=1e-12)
+
+
+class Scaled:
+    def __init__(self, w):
+        self.w = w
+
+
+register_pytree(Scaled, lambda s: ((s.w * 2.0,), None), lambda aux, children: Scaled(children[0] / 2.0))
+
+
+def scaled_loss(s):
+    return np.sum(s.w ** 2)
+
+
+def test_a_registered_node_whose_children_are_not_its_attributes_is_refused_where_it_is_read():
+    with pytest.raises(s2sgrad.TransformError, match=r"`s` is a Scaled \(a pytree node\) used whole"):
+        s2sgrad.grad(scaled_loss)(Scaled(np.ones(2)))
+
+
 def aux_loss(params, x):
     h = np.tanh(x @ params["W1"])
     return np.sum(h ** 2), {"h": h, "norm": np.sum(params["W1"] ** 2)}

@@ -108,7 +108,7 @@ class _Tree:
         """The path one subscript or attribute ``node`` leads to from ``path``, or None."""
         treedef = self.defs[path]
         if isinstance(node, cst.Attribute):
-            if treedef.kind in ("namedtuple", "dataclass") and node.attr.value in treedef.keys:
+            if treedef.has_fields() and node.attr.value in treedef.child_keys():
                 return path + (node.attr.value,)
             return None
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
