@@ -228,3 +228,45 @@ def test_an_object_of_a_users_class_built_from_differentiated_values():
     assert "model = Clipped(W)" in str(info.value)
     assert "register_gradient" not in str(info.value)
     assert_gradients(builds_a_constant_object, W, X[:3], argnums=(0, 1))  # one of constants is read
+
+
+SCALE = 2.0
+
+
+def scaled_helper(fn, v):
+    return fn(v) * SCALE
+
+
+def passes_a_local_function_to_a_helper_reading_a_global_it_binds(x):
+    SCALE = 3.0  # noqa: N806 -- the helper's SCALE is the global, not this one
+    act = lambda z: z * SCALE  # noqa: E731
+    return np.sum(scaled_helper(act, x))
+
+
+class Scaled:
+    def __init__(self, W):
+        self.W = W
+
+    def apply(self, v):
+        return (v @ self.W) * SCALE
+
+
+def calls_a_method_reading_a_global_it_binds(W, x):
+    SCALE = 3.0  # noqa: N806
+    model = Scaled(W)
+    return np.sum(model.apply(x) * SCALE)
+
+
+@pytest.mark.parametrize("fn, args, line, subject", [
+    (passes_a_local_function_to_a_helper_reading_a_global_it_binds, (X,),
+     "return np.sum(scaled_helper(act, x))", "`scaled_helper`, given a local function here,"),
+    (calls_a_method_reading_a_global_it_binds, (ci.W3[:, :2], X[:3]),
+     "return np.sum(model.apply(x) * SCALE)", "`apply` of your class"),
+])
+def test_an_inlined_def_reading_a_global_the_caller_binds_is_refused(fn, args, line, subject):
+    """One refusal (closures.check_reads_unbound) for a module helper given a local function and a
+    method of the user's class: inlined, either would read the caller's `SCALE`, not the global."""
+    with pytest.raises(s2sgrad.TransformError, match="reads the global `SCALE`") as info:
+        s2sgrad.grad(fn)(*args)
+    assert line in str(info.value) and subject in str(info.value)
+    assert "rename `SCALE` in this function" in str(info.value)

@@ -209,6 +209,20 @@ def _check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict) ->
                            "arguments")
 
 
+def check_reads_unbound(pf: ParsedFunction, fn: cst.FunctionDef, own: set, caller_bound: set,
+                        where: cst.CSTNode, subject: str) -> None:
+    """Refuse ``fn``, a module-level def inlined at ``where`` into ``pf``, when its body reads a
+    global (a name neither ``fn`` binds, nor its parameters, nor ``own``) that ``pf`` binds
+    (``caller_bound``): inlined, it would read the caller's value. ``subject`` names ``fn`` in the
+    message (``"`f`, given a local function here,"``)."""
+    own = own | {name for name, _ in _scope(fn.body).bound} | {p.name.value for p in _params(fn.params)}
+    for read in name_nodes(fn.body, reads_only=True):
+        if read.value not in own and read.value in caller_bound:
+            raise pf.error(where, f"{subject} reads the global `{read.value}`, a name this "
+                           "function also binds: s2sgrad inlines it here and would read this "
+                           "function's value", f"rename `{read.value}` in this function")
+
+
 class _Inliner(HoistingWriter):
     """Inlines the calls of local functions, statement by statement; ``defined``: the local
     functions seen so far, by (fresh) name."""
@@ -315,13 +329,8 @@ class _Inliner(HoistingWriter):
             if code is None or where is None or code.co_firstlineno != where.start.line or \
                     display_path(code.co_filename) != self.pf.unit.path:
                 return None
-        own = {bound for bound, _ in _scope(node.body).bound} | {p.name.value for p in _params(node.params)}
-        for read in name_nodes(node.body, reads_only=True):
-            if read.value not in own and read.value in self.caller_names:
-                raise self.pf.error(call, f"`{name}`, given a local function here, reads the global "
-                                    f"`{read.value}`, a name this function also binds: s2sgrad "
-                                    "inlines it here and would read this function's value",
-                                    f"rename `{read.value}` in this function")
+        check_reads_unbound(self.pf, node, set(), self.caller_names, call,
+                            f"`{name}`, given a local function here,")
         return _Local(node, _defaults(node.params))
 
     def hoisted(self, node: cst.CSTNode) -> tuple:
@@ -479,6 +488,7 @@ class _ReplaceCalls(KeepingTransformer):
 
     def leave_Call(self, original, updated):
         writer = self.writer
+        writer.parsed.adopt(updated, original)  # located at the user's call (refusals included)
         if isinstance(updated.func, cst.Lambda):
             updated = updated.with_changes(args=[arg.visit(self) for arg in updated.args])
             name = writer.namer.fresh("anonymous")
@@ -496,7 +506,6 @@ class _ReplaceCalls(KeepingTransformer):
             if local is None:
                 return updated
             name = updated.func.value  # a helper of this file given a local function: inlined
-        writer.parsed.adopt(updated, original)
         statements, value = writer.inline(updated, name, local)
         self.before.extend(statements)
         return value
