@@ -36,7 +36,9 @@ generated within COVERAGE_SEEDS seeded programs.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import itertools
 import pathlib
 import re
@@ -52,6 +54,7 @@ from hypothesis import strategies as st
 from program_gen import Chooser, generate
 
 import s2sgrad
+from s2sgrad import cli
 from s2sgrad.api import build_jvp
 from s2sgrad.jacobians import second_order
 from s2sgrad.read.live import readable
@@ -239,6 +242,8 @@ def check_modes(prog, directory, k, direction_seed):
         refused.update(check_tree_arguments(prog, module, got, args, direction, fds))
     if prog.star:
         check_star_arguments(prog, module, got, args)
+    if prog.obj:
+        refused.update(check_object_arguments(prog, directory, module, got, args, direction, fds))
     try:
         _, jvp_fn, names = build_jvp(f, ("x", "v", "s"))
     except s2sgrad.TransformError as exc:
@@ -291,6 +296,80 @@ def check_star_arguments(prog, module, got, args):
         for name, g in zip(order, result):
             np.testing.assert_allclose(g, wanted[name], rtol=1e-9, atol=1e-12,
                                        err_msg=_report(prog, f"{transform.__name__} of f_star vs f"))
+
+
+def check_object_arguments(prog, directory, module, got, args, direction, fds):
+    """``f_obj``, ``f`` given an object of the module's class ``Scaler`` that it does not
+    differentiate (``prog.obj``: its parameters, the object's name), whose methods give ``x``,
+    ``v``, ``s`` back through the object's arrays: its gradient in them is ``f``'s through grad
+    and value_and_grad (the code made per class of the argument), forward mode (jacfwd of a
+    scalar) and the Hessian times ``direction`` is the differences ``fds``. The decorator and
+    the command line, which never see the object, refuse its first method call, located there.
+    Returns the modes that refused."""
+    params, name = prog.obj
+    values = {**dict(zip(("x", "v", "s", "flag"), args)), name: module.obj_arg()}
+    call = tuple(values[p] for p in params)
+    argnums = tuple(params.index(n) for n in ("x", "v", "s"))
+
+    def same(result, what, rtol=1e-9):
+        for n, a, b in zip("xvs", result, got):
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-12 * max(1.0, float(np.max(np.abs(b)))),
+                                       err_msg=_report(prog, f"{what} of f_obj vs f, argument {n}"))
+
+    try:
+        value, g = s2sgrad.value_and_grad(module.f_obj, argnums)(*call)
+        same(g, "value_and_grad")
+        same(s2sgrad.grad(module.f_obj, argnums)(*call), "grad")
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"grad of f_obj raised {type(exc).__name__}: {exc}")) from exc
+    np.testing.assert_allclose(value, module.f(*args), rtol=1e-12, err_msg=_report(prog, "f_obj value"))
+    _check_object_refused(prog, directory, module, name)
+    refused = {}
+    try:
+        same(s2sgrad.jacfwd(module.f_obj, argnums)(*call), "jacfwd", rtol=1e-7)
+        blocks = s2sgrad.hessian(module.f_obj, argnums)(*call)
+    except s2sgrad.TransformError as exc:
+        return {"object jacfwd/hessian": str(exc).splitlines()[0]}
+    if fds is not None:
+        hv = [sum(np.tensordot(blocks[i][j], d, axes=np.ndim(d)) for j, d in enumerate(direction))
+              for i in range(3)]
+        _compare_hv(prog, "f_obj hessian times the direction", hv, fds)
+    return refused
+
+
+def _check_object_refused(prog, directory, module, name):
+    """The decorator (``wrt`` x, v, s) and the command line refuse ``f_obj``: they read it
+    without the object, whose class they cannot know; each refusal located at the first method
+    call on it (the one ``x`` goes through first)."""
+    path = pathlib.Path(module.__file__)
+
+    def expected(text):
+        start = text.index("def f_obj(")
+        at = re.compile(rf"\b{name}\.(round_trip|mix)\(").search(text, start).start()
+        line = text.count("\n", 0, at) + 1
+        return line, at - text.rfind("\n", 0, at)
+
+    def located(head, file, text):
+        where = re.match(r"^(.*):(\d+):(\d+): ", head)
+        assert where and where[1].endswith(file.name), _report(prog, f"refusal not located in {file.name}: {head}")
+        assert (int(where[2]), int(where[3])) == expected(text), _report(
+            prog, f"refusal at {where[2]}:{where[3]}, the method call is at {expected(text)}: {head}")
+
+    try:
+        s2sgrad.differentiable(wrt=("x", "v", "s"))(module.f_obj)
+    except s2sgrad.TransformError as exc:
+        located(str(exc).splitlines()[0], path, path.read_text())
+    else:
+        raise AssertionError(_report(prog, "the decorator accepted f_obj, whose object it cannot know"))
+    text = "import s2sgrad\n" + path.read_text().replace(
+        "def f_obj(", "@s2sgrad.differentiable(wrt=(\"x\", \"v\", \"s\"))\ndef f_obj(")
+    marked = directory / f"{path.stem}_marked.py"
+    marked.write_text(text)
+    errors = io.StringIO()
+    with contextlib.redirect_stderr(errors):
+        code = cli.main(["emit", str(marked), "-o", str(directory / "emitted"), "--check"])
+    assert code == 2, _report(prog, f"the command line gave {code} for f_obj: {errors.getvalue()}")
+    located(errors.getvalue().splitlines()[0], marked, text)
 
 
 def check_tree_arguments(prog, module, got, args, direction, fds):
@@ -586,6 +665,9 @@ COVERAGE = {
     "on an object built in the function (`model = LinearModel(W, b)` where `__init__` only "
     "stores attributes, or a dataclass: each attribute a name of its own, differentiated)": [
         "user_class_built", "user_class_dataclass"],
+    "and on an argument that is not differentiated (`grad(loss, argnums=1)(model, x)`, `self` of "
+    "a bound method calling `self.predict`: the code is made per class of the argument)": [
+        "object_arg", "object_arg_round_trip", "object_arg_unmix_mix"],
     "`*args` of arrays (`def f(a, *xs)`, `argnums` counting into them": ["star_args", "star_unpack"],
     "the code is made for the number of arrays a call passes)": ["star_args"],
     "for `grad`, `value_and_grad`, `vjp`, `jvp`, `jacfwd`, `jacrev` and `check_grads`": ["star_args"],
@@ -630,7 +712,8 @@ COVERAGE = {
 # constructs the brief asks for that the README's list does not name
 EXTRA = ["scipy_terms", "scipy_dirichlet", "scipy_mvn", "scipy_convolve", "linalg_eig",
          "custom_gradient", "star_args", "star_unpack", "keyword_only", "tree_args", "tree_dict", "tree_list", "tree_tuple", "tree_namedtuple", "tree_dataclass", "tree_unpack", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
-         "global_rebound"]
+         "global_rebound", "object_arg_bound", "object_arg_v_round_trip", "object_arg_v_unit",
+         "object_arg_v_plain"]
 EXPLANATIONS = [
     "not yet for the Hessian's routes",
     "(gradients are summed back to each input's shape)",
@@ -660,10 +743,6 @@ EXPLANATIONS = [
     "set comprehensions of values with no derivative (`{int(v > 0) for v in x}`)",
     # tests/test_user_classes.py (the generator's user classes are not pytree arguments)
     "on a dataclass argument differentiated through its fields (`grad(loss)(model, x)`)",
-    # tests/test_user_classes.py, test_error_messages.py (f's parameters are the generator's
-    # arrays: no production passes an object yet)
-    "and on an argument that is not differentiated (`grad(loss, argnums=1)(model, x)`, `self` of "
-    "a bound method calling `self.predict`: the code is made per class of the argument)",
     "the generated code is guarded on the class's methods, so a class changed between calls is "
     "read again",
     # tests/test_closures.py (the generator draws a local function of one parameter)
