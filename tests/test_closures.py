@@ -28,9 +28,19 @@ REPO = Path(__file__).resolve().parent.parent
                                 ci.procedure_writing_a_local_list,
                                 ci.calls_a_helper_holding_local_functions,
                                 ci.closure_in_an_if_test_and_a_loop_iterable,
-                                ci.passes_local_functions_to_helpers])
+                                ci.passes_local_functions_to_helpers, ci.factory_of_closures,
+                                ci.factory_returning_a_lambda, ci.functions_in_a_list_and_a_dict,
+                                ci.factory_called_in_a_loop])
 def test_local_functions_in_every_mode(fn):
     check_every_mode(fn, X)
+
+
+def test_a_factory_of_closures_over_differentiated_weights():
+    """Local functions returned by a local function and kept in a tuple: each call inlined as
+    the body it runs, so the gradient in both arguments, the jvp and the Hessian are autograd's."""
+    x = X[:3] * 0.7
+    assert_gradients(ci.factory_closing_over_weights, ci.W3, x, argnums=(0, 1))
+    check_every_mode(ci.factory_closing_over_weights, ci.W3, x)
 
 
 def test_a_closure_over_differentiated_weights():
@@ -100,6 +110,42 @@ def test_the_cli_emits_inlined_closures(tmp_path):
     np.testing.assert_allclose(got, autograd.grad(_rebind(model["loss"]))(w, x), rtol=1e-9)
 
 
+FACTORY = '''\
+import numpy as np
+
+import s2sgrad
+
+
+@s2sgrad.differentiable(wrt="w", order=2)
+def loss(w, x):
+    def make_layer(scale):
+        return lambda z: np.tanh(z * scale)
+
+    layers = [make_layer(w), make_layer(w * 2.0)]
+    h = layers[0](x) + layers[-1](x)
+    return np.sum(h * h)
+'''
+
+
+def test_the_cli_emits_inlined_factories_and_tables(tmp_path):
+    """Read statically: a factory's lambda kept in a list, called by constant keys; the
+    gradient and the second order (order=2) equal autograd's."""
+    (tmp_path / "model.py").write_text(FACTORY)
+    run = subprocess.run([sys.executable, "-m", "s2sgrad", "emit", "model.py", "-o", "out"],
+                         cwd=tmp_path, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(REPO), "S2SGRAD_CACHE_DIR": ""})
+    assert run.returncode == 0, run.stderr
+    namespace: dict = {}
+    exec(compile((tmp_path / "out" / "model_grad.py").read_text(), "model_grad.py", "exec"), namespace)
+    model: dict = {}
+    exec(compile(FACTORY.replace('@s2sgrad.differentiable(wrt="w", order=2)\n', ""), "model.py", "exec"), model)
+    w, x = 0.7, X[:3]
+    twin = _rebind(model["loss"])
+    np.testing.assert_allclose(namespace["loss_grad"](w, x), autograd.grad(twin)(w, x), rtol=1e-9)
+    np.testing.assert_allclose(namespace["loss_grad_hvp"](w, x, w_dot=1.0),
+                               autograd.hessian(twin)(w, x), rtol=1e-8)
+
+
 def returns_the_closure(x):
     def predict(inp):
         return inp * x
@@ -107,10 +153,39 @@ def returns_the_closure(x):
     return predict
 
 
-def stores_the_closure(x):
+def stores_the_closure_with_an_array(x):
     act = lambda z: z * 2.0  # noqa: E731
-    fns = [act]
+    fns = [act, x]
     return np.sum(fns[0](x))
+
+
+def iterates_stored_closures(x):
+    act = lambda z: z * 2.0  # noqa: E731
+    fns = [act, lambda z: np.sin(z)]
+    for fn in fns:
+        x = fn(x)
+    return np.sum(x)
+
+
+def calls_a_stored_closure_by_a_computed_index(x):
+    fns = [lambda z: z * 2.0, lambda z: np.sin(z)]
+    i = int(x[0] > 0)
+    return np.sum(fns[i](x))
+
+
+def returns_stored_closures(x):
+    fns = {"double": lambda z: z * 2.0}
+    return fns
+
+
+def binds_a_made_closure_twice(x):
+    def make(c):
+        return lambda z: z * c
+
+    act = make(2.0)
+    if x[0] > 0:
+        act = make(3.0)
+    return np.sum(act(x))
 
 
 def helper(fn, v):
@@ -153,7 +228,11 @@ def binds_it_twice(x):
 
 @pytest.mark.parametrize("fn, line, message", [
     (returns_the_closure, "return predict", "used as a value"),
-    (stores_the_closure, "fns = [act]", "used as a value"),
+    (stores_the_closure_with_an_array, "fns = [act, x]", "used as a value"),
+    (iterates_stored_closures, "for fn in fns:", "holds local functions"),
+    (calls_a_stored_closure_by_a_computed_index, "return np.sum(fns[i](x))", "holds local functions"),
+    (returns_stored_closures, "return fns", "holds local functions"),
+    (binds_a_made_closure_twice, "act = make(2.0)", "bound more than once"),
     (passes_it_to_a_function_of_another_file, "return np.sum(ci.apply(act, x))", "used as a value"),
     (recursive, "return v if n == 0 else v * power(v, n - 1)", "runs only sometimes"),
     (calls_it_in_a_branch_of_a_conditional, "return np.sum(x if x[0] > 0 else act(x))",
