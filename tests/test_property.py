@@ -340,36 +340,55 @@ def check_object_arguments(prog, directory, module, got, args, direction, fds):
 def _check_object_refused(prog, directory, module, name):
     """The decorator (``wrt`` x, v, s) and the command line refuse ``f_obj``: they read it
     without the object, whose class they cannot know; each refusal located at the first method
-    call on it (the one ``x`` goes through first)."""
+    call on it (the one ``x`` goes through first). The command line, which reads ``f``
+    statically too, may refuse ``f`` first: then where it refuses ``f`` marked alone."""
     path = pathlib.Path(module.__file__)
 
-    def expected(text):
+    def method_call(text):
         start = text.index("def f_obj(")
         at = re.compile(rf"\b{name}\.(round_trip|mix)\(").search(text, start).start()
-        line = text.count("\n", 0, at) + 1
-        return line, at - text.rfind("\n", 0, at)
+        return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
 
-    def located(head, file, text):
-        where = re.match(r"^(.*):(\d+):(\d+): ", head)
-        assert where and where[1].endswith(file.name), _report(prog, f"refusal not located in {file.name}: {head}")
-        assert (int(where[2]), int(where[3])) == expected(text), _report(
-            prog, f"refusal at {where[2]}:{where[3]}, the method call is at {expected(text)}: {head}")
+    def where(head, file):
+        found = re.match(r"^(.*):(\d+):(\d+): ", head)
+        assert found and found[1].endswith(file.name), _report(prog, f"refusal not located in {file.name}: {head}")
+        return int(found[2]), int(found[3])
 
     try:
         s2sgrad.differentiable(wrt=("x", "v", "s"))(module.f_obj)
     except s2sgrad.TransformError as exc:
-        located(str(exc).splitlines()[0], path, path.read_text())
+        head = str(exc).splitlines()[0]
+        assert where(head, path) == method_call(path.read_text()), _report(
+            prog, f"the decorator's refusal is not at the method call {method_call(path.read_text())}: {head}")
     else:
         raise AssertionError(_report(prog, "the decorator accepted f_obj, whose object it cannot know"))
-    text = "import s2sgrad\n" + path.read_text().replace(
-        "def f_obj(", "@s2sgrad.differentiable(wrt=(\"x\", \"v\", \"s\"))\ndef f_obj(")
-    marked = directory / f"{path.stem}_marked.py"
+    text, head = _cli_refusal(prog, path, directory, "f_obj")
+    found = re.match(r"^(.*):(\d+):(\d+): ", head)
+    marked = f"{path.stem}_f_obj.py"
+    if found and found[1].endswith(marked) and int(found[2]) > text[:text.index("def f_obj(")].count("\n"):
+        assert (int(found[2]), int(found[3])) == method_call(text), _report(
+            prog, f"the command line's refusal is not at the method call {method_call(text)}: {head}")
+        return
+    alone = _cli_refusal(prog, path, directory, "f")[1]  # refused before f_obj: for what f is refused
+    assert head.replace(marked, "MARKED") == alone.replace(f"{path.stem}_f.py", "MARKED"), _report(
+        prog, f"the command line refuses f_obj for something else than f alone:\n{head}\n{alone}")
+
+
+def _cli_refusal(prog, path, directory, function):
+    """``(text, first line of the error)``: the command line (``s2sgrad emit --check``) run on
+    the module at ``path`` with ``function`` (``f`` or ``f_obj``) marked (``wrt`` x, v, s), which
+    it must refuse; the other one gets a comment line instead, so the lines of both agree."""
+    text = "import s2sgrad\n" + path.read_text()
+    for name in ("f", "f_obj"):
+        line = "@s2sgrad.differentiable(wrt=(\"x\", \"v\", \"s\"))" if name == function else "# not marked"
+        text = text.replace(f"\ndef {name}(", f"\n{line}\ndef {name}(", 1)
+    marked = path.with_name(f"{path.stem}_{function}.py")
     marked.write_text(text)
     errors = io.StringIO()
     with contextlib.redirect_stderr(errors):
         code = cli.main(["emit", str(marked), "-o", str(directory / "emitted"), "--check"])
-    assert code == 2, _report(prog, f"the command line gave {code} for f_obj: {errors.getvalue()}")
-    located(errors.getvalue().splitlines()[0], marked, text)
+    assert code == 2, _report(prog, f"the command line gave {code} for {function}: {errors.getvalue()}")
+    return text, errors.getvalue().splitlines()[0]
 
 
 def check_tree_arguments(prog, module, got, args, direction, fds):
