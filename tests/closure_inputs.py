@@ -185,12 +185,20 @@ def factory_of_closures(x):
 
 
 def factory_returning_a_lambda(x):
-    """A factory returning a lambda, kept under a name and called at once."""
+    """Factories returning a lambda, kept under a name or called at once, given a local function
+    (by name, a table's entry)."""
     def power_of(p):
         return lambda z: z ** p
 
+    def compose(fn, scale):
+        return lambda z: fn(z) * scale
+
     square = power_of(2)
-    return np.sum(square(x) + power_of(3)(x) * 0.5)
+    act = lambda z: np.sin(z)  # noqa: E731
+    layers = [act, square]
+    twice = compose(act, 2.0)
+    cubed = compose(layers[1], x[0])  # a table's entry given, and a differentiated value
+    return np.sum(square(x) + power_of(3)(x) * 0.5 + twice(x) + cubed(x))
 
 
 def functions_in_a_list_and_a_dict(x):

@@ -506,11 +506,13 @@ class _Inliner(HoistingWriter):
                 renames[param] = value.value  # read the caller's name itself
                 continue
             renames[param] = self.namer.fresh(param)
+            self.bindings[renames[param]] += 1
             line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(renames[param]))],
                                                        value)])
             self.parsed.adopt(line.body[0], call)
             self.parsed.adopt(line, call)
-            before.append(line)
+            held = self.holding(line)  # a local function given: noted under the parameter
+            before.extend([line] if held is None else held)
         params = {p.name.value for p in _params(fn.params)}
         for bound in sorted(rebound - params):
             renames[bound] = self.namer.fresh(bound)
