@@ -41,7 +41,7 @@ import libcst.matchers as m
 from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction
 from .classes import ClassInfo, live_class, literal, static_class
-from .closures import _params, _scope, check_reads_unbound
+from .local_scope import _params, _scope, check_reads_unbound
 from .naming import Namer
 
 
