@@ -49,10 +49,11 @@ def test_a_closure_over_differentiated_weights():
     check_every_mode(ci.predict_closure, ci.W3, x)  # the Hessian in the weights too
 
 
-def test_third_order_of_a_closure():
+@pytest.mark.parametrize("fn", [ci.softplus_lambda, ci.factory_of_closures])
+def test_third_order_of_a_closure(fn):
     """The Hessian's derivative along a direction equals central differences of the Hessian."""
     x, d = X * 0.8, np.linspace(-0.4, 0.6, X.size)
-    hessian = s2sgrad.hessian(ci.softplus_lambda)
+    hessian = s2sgrad.hessian(fn)
     along = s2sgrad.grad(lambda v: d @ hessian(v) @ d)(x)
     eps = 1e-4
     expected = np.array([(d @ hessian(x + eps * e) @ d - d @ hessian(x - eps * e) @ d) / (2 * eps)
