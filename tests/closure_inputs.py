@@ -244,3 +244,23 @@ def factory_closing_over_weights(W, x):
     wide = make_predict(W * 2.0, -0.2)
     both = (predict, wide)
     return np.sum(both[0](x) * both[1](x) + predict(x) ** 2)
+
+
+def nested_factories(x):
+    """A factory making a factory (``outer(a)(b)(z)``), one made from a differentiated value."""
+    def outer(a):
+        def mid(b):
+            return lambda z: np.sin(z * a) * b
+
+        return mid
+
+    k = outer(np.sum(x))(3.0)
+    return np.sum(outer(2.0)(x[0])(x) + k(x))
+
+
+def table_of_factories(x):
+    """Lambdas making lambdas, in a dict, called by constant keys."""
+    makers = {"sin": lambda c: (lambda z: np.sin(z * c)), "tanh": lambda c: (lambda z: np.tanh(z) * c)}
+    f1 = makers["sin"](2.0)
+    f2 = makers["tanh"](x[1])
+    return np.sum(f1(x) * f2(x))

@@ -30,7 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
                                 ci.closure_in_an_if_test_and_a_loop_iterable,
                                 ci.passes_local_functions_to_helpers, ci.factory_of_closures,
                                 ci.factory_returning_a_lambda, ci.functions_in_a_list_and_a_dict,
-                                ci.factory_called_in_a_loop])
+                                ci.factory_called_in_a_loop, ci.nested_factories,
+                                ci.table_of_factories])
 def test_local_functions_in_every_mode(fn):
     check_every_mode(fn, X)
 
