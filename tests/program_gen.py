@@ -267,6 +267,7 @@ class Gen:
         # no derivative) are drawn from a stream of their own, seeded by the program's seed, so
         # the main stream (and every other production) is what it was before they were added
         self.py = random.Random(0)
+        self.made = random.Random(0)  # a local function made by a factory or kept in a table: its own stream
         self.guarded = 0  # inside a conditional expression's arm or a condition: no comprehension
 
     def tag(self, *names):
@@ -879,8 +880,29 @@ class Gen:
             lines.append(f"{ind}def {fn}({param}):")
             lines.append(f"{ind}    return {body}")
             self.tag("local_def")
-        lines.append(f"{ind}{name} = {fn}({arg})")
+        lines.append(f"{ind}{name} = {self.made_function(lines, ind, fn)}({arg})")
         self.bind(name, e)
+
+    def made_function(self, lines, ind, fn) -> str:
+        """(own stream) How the local function ``fn`` is called: itself, or what a factory made
+        from it (``make_fn(1.0)``: a def returning a lambda scaled by its parameter), or an entry
+        of a list or dict holding it, by a constant key; returns the callee's expression."""
+        form = self.made.choice(["plain", "plain", "factory", "table"])
+        if form == "plain":
+            return fn
+        if form == "factory":
+            lines.append(f"{ind}def make_{fn}(scale):")
+            lines.append(f"{ind}    return lambda z: {fn}(z) * scale")
+            lines.append(f"{ind}{fn}_made = make_{fn}(1.0)")
+            self.tag("local_factory")
+            return f"{fn}_made"
+        if self.made.random() < 0.5:
+            lines.append(f"{ind}{fn}_table = [{fn}, lambda z: {fn}(z)]")
+            self.tag("local_table")
+            return f"{fn}_table[{self.made.choice([0, 1, -1])}]"
+        lines.append(f"{ind}{fn}_table = {{'f': {fn}, 'g': lambda z: {fn}(z)}}")
+        self.tag("local_table")
+        return f"{fn}_table[{self.made.choice(['f', 'g'])!r}]"
 
     def rebind(self, lines, ind, name):
         """``name = other`` (a plain copy: both names hold one array) or ``name`` defined with no
@@ -1733,6 +1755,7 @@ class Gen:
         ch = self.ch
         seed = ch.int(0, 2**16)
         self.py = random.Random(seed * 7919 + 26)
+        self.made = random.Random(seed * 7919 + 27)
         rng = np.random.default_rng(seed)
         self.prog.x = np.round(rng.uniform(-1, 1, M), 3)
         self.prog.v = np.round(rng.uniform(-1, 1, V), 3)

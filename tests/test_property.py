@@ -671,6 +671,10 @@ COVERAGE = {
     "`return` inside a loop (a search that returns early)": ["return_in_loop"],
     "Lambdas": ["local_lambda"],
     "nested `def`s called in the function that defines them": ["local_def"],
+    "returned by a local function (`act = make_act(0.5)`, then `act(z)`: each made function keeps "
+    "the values it was made with)": ["local_factory"],
+    "or kept in a list, tuple or dict and called by a constant key (`layers[0](h)`, "
+    "`acts[\"soft\"](z)`)": ["local_table"],
     "Python's `max`/`min` of two or more numbers": ["builtin_max", "builtin_min"],
     "`sorted` of numbers": ["builtin_sorted"],
     "`tuple`/`list` of a sequence or of an array's rows": ["tuple_rows"],
@@ -768,10 +772,6 @@ EXPLANATIONS = [
     "(`act = lambda z: np.log1p(np.exp(z))`, a `predict(inp)` closing over the weights being "
     "differentiated, called several times, in loops, with defaults and keywords), each call "
     "inlined as the body it runs (its early returns included), so every mode and order gets it",
-    # tests/test_closures.py (no production yet)
-    "returned by a local function (`act = make_act(0.5)`, then `act(z)`: each made function keeps "
-    "the values it was made with) or kept in a list, tuple or dict and called by a constant key "
-    "(`layers[0](h)`, `acts[\"soft\"](z)`)",
     # tests/test_closures.py, tests/test_python_constructs.py (no production yet)
     "passed to a module-level function of the same file (`apply(act, z)`, inlined through it) "
     "and called in a `while` test",
