@@ -163,3 +163,104 @@ def passes_local_functions_to_helpers(x):
 
     h = apply(act, x, times=2)
     return np.sum(compose(scaled, act, h) ** 2) + np.sum(apply(scaled, x))
+
+
+# ----- local functions returned by local functions, stored in lists and dicts ------------------
+
+
+def factory_of_closures(x):
+    """``make_act()`` then ``act(z)``: each call of the factory makes a function of its own,
+    which keeps the values the factory was given (``k`` is bound again after)."""
+    def make_act(scale, shift=0.0):
+        def act(z):
+            return np.tanh(z * scale) + shift
+
+        return act
+
+    k = 0.5
+    act = make_act(k)
+    soft = make_act(2.0, shift=0.1)
+    k = 3.0  # act keeps the 0.5 it was made with
+    return np.sum(act(x) * soft(x * k))
+
+
+def factory_returning_a_lambda(x):
+    """Factories returning a lambda, kept under a name or called at once, given a local function
+    (by name, a table's entry)."""
+    def power_of(p):
+        return lambda z: z ** p
+
+    def compose(fn, scale):
+        return lambda z: fn(z) * scale
+
+    square = power_of(2)
+    act = lambda z: np.sin(z)  # noqa: E731
+    layers = [act, square]
+    twice = compose(act, 2.0)
+    cubed = compose(layers[1], x[0])  # a table's entry given, and a differentiated value
+    return np.sum(square(x) + power_of(3)(x) * 0.5 + twice(x) + cubed(x))
+
+
+def functions_in_a_list_and_a_dict(x):
+    """Local functions (names and lambdas) in a list and a dict, called by constant keys (a
+    negative index too) and kept under a name."""
+    act = lambda z: np.sin(z)  # noqa: E731
+
+    def scaled(z, c=2.0):
+        return z * c
+
+    layers = [act, scaled, lambda z: np.exp(-z * z)]
+    named = {"act": act, "soft": lambda z: np.log1p(np.exp(z))}
+    first = layers[0]
+    h = layers[1](x, 0.5) + layers[-1](x)
+    return np.sum(named["soft"](h) * first(x) + named["act"](h))
+
+
+def factory_called_in_a_loop(x):
+    """A function made on each iteration from that iteration's value, called there and after
+    the loop (the last one made)."""
+    def make_layer(w):
+        def layer(z):
+            return np.tanh(z * w) + z
+
+        return layer
+
+    h = x
+    for w in (0.5, -0.3, 0.8):
+        step = make_layer(w * np.sum(x))
+        h = step(h) * 0.5
+    return np.sum(step(h) ** 2)
+
+
+def factory_closing_over_weights(W, x):
+    """A factory of predictors over the differentiated weights (a tuple of them kept too)."""
+    def make_predict(weights, bias):
+        def predict(inp):
+            return np.tanh(inp @ weights + bias)
+
+        return predict
+
+    predict = make_predict(W, 0.1)
+    wide = make_predict(W * 2.0, -0.2)
+    both = (predict, wide)
+    return np.sum(both[0](x) * both[1](x) + predict(x) ** 2)
+
+
+def nested_factories(x):
+    """A factory making a factory (``outer(a)(b)(z)``), one made from a differentiated value."""
+    def outer(a):
+        def mid(b):
+            return lambda z: np.sin(z * a) * b
+
+        return mid
+
+    k = outer(np.sum(x))(3.0)
+    return np.sum(outer(2.0)(x[0])(x) + k(x))
+
+
+def table_of_factories(x):
+    """Lambdas making lambdas, in a dict, called by constant keys."""
+    makers = {"sin": lambda c: (lambda z: np.sin(z * c)), "tanh": lambda c: (lambda z: np.tanh(z) * c)}
+    f1 = makers["sin"](2.0)
+    f2 = makers["tanh"](x[1])
+    return np.sum(f1(x) * f2(x))

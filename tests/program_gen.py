@@ -125,6 +125,7 @@ class Program:
     refused: bool = False  # the program ends with an in-place update s2sgrad must refuse
     tree: bool = False  # the program defines f_tree(p, flag) and tree_args(x, v, s): tree_arguments
     star: tuple = ()  # the program defines f_star: (order of x, v, s in *xs, flag keyword-only)
+    obj: tuple = ()  # the program defines f_obj and obj_arg(): (f_obj's parameters, the object's)
     x: np.ndarray = None
     v: np.ndarray = None
     s: float = 0.0
@@ -266,6 +267,7 @@ class Gen:
         # no derivative) are drawn from a stream of their own, seeded by the program's seed, so
         # the main stream (and every other production) is what it was before they were added
         self.py = random.Random(0)
+        self.made = random.Random(0)  # a local function made by a factory or kept in a table: its own stream
         self.guarded = 0  # inside a conditional expression's arm or a condition: no comprehension
 
     def tag(self, *names):
@@ -878,8 +880,29 @@ class Gen:
             lines.append(f"{ind}def {fn}({param}):")
             lines.append(f"{ind}    return {body}")
             self.tag("local_def")
-        lines.append(f"{ind}{name} = {fn}({arg})")
+        lines.append(f"{ind}{name} = {self.made_function(lines, ind, fn)}({arg})")
         self.bind(name, e)
+
+    def made_function(self, lines, ind, fn) -> str:
+        """(own stream) How the local function ``fn`` is called: itself, or what a factory made
+        from it (``make_fn(1.0)``: a def returning a lambda scaled by its parameter), or an entry
+        of a list or dict holding it, by a constant key; returns the callee's expression."""
+        form = self.made.choice(["plain", "plain", "factory", "table"])
+        if form == "plain":
+            return fn
+        if form == "factory":
+            lines.append(f"{ind}def make_{fn}(scale):")
+            lines.append(f"{ind}    return lambda z: {fn}(z) * scale")
+            lines.append(f"{ind}{fn}_made = make_{fn}(1.0)")
+            self.tag("local_factory")
+            return f"{fn}_made"
+        if self.made.random() < 0.5:
+            lines.append(f"{ind}{fn}_table = [{fn}, lambda z: {fn}(z)]")
+            self.tag("local_table")
+            return f"{fn}_table[{self.made.choice([0, 1, -1])}]"
+        lines.append(f"{ind}{fn}_table = {{'f': {fn}, 'g': lambda z: {fn}(z)}}")
+        self.tag("local_table")
+        return f"{fn}_table[{self.made.choice(['f', 'g'])!r}]"
 
     def rebind(self, lines, ind, name):
         """``name = other`` (a plain copy: both names hold one array) or ``name`` defined with no
@@ -1732,6 +1755,7 @@ class Gen:
         ch = self.ch
         seed = ch.int(0, 2**16)
         self.py = random.Random(seed * 7919 + 26)
+        self.made = random.Random(seed * 7919 + 27)
         rng = np.random.default_rng(seed)
         self.prog.x = np.round(rng.uniform(-1, 1, M), 3)
         self.prog.v = np.round(rng.uniform(-1, 1, V), 3)
@@ -1792,8 +1816,10 @@ def generate(ch: Chooser, refuse: bool = False, avoid=()) -> Program:
         star_arguments(gen, prog)
     if not refuse:  # drawn after every other production: earlier seeds keep their programs
         python_terms(gen, prog)
-    if not refuse and "scipy_terms" not in avoid and ch.bool(35):  # last of all: every draw above stays
+    if not refuse and "scipy_terms" not in avoid and ch.bool(35):  # every draw above stays
         scipy_terms(gen, prog)
+    if not refuse and "object_args" not in avoid and ch.bool(30):  # last of all: every draw above stays
+        object_arguments(gen, prog)
     return prog
 
 
@@ -2043,3 +2069,67 @@ def tree_arguments(gen: "Gen", prog: Program) -> None:
         "\n\n" + "\n".join(lines) + "\n\n\n" + builder
     prog.tree = True
     gen.tag("tree_args")
+
+
+OBJECT_CLASS = """
+
+class Scaler:
+    \"\"\"f_obj's object argument (never differentiated): each method gives back what it is
+    given, through the object's arrays (a permutation and its transpose, a gain and its
+    inverse), so f_obj's gradient is f's.\"\"\"
+
+    def __init__(self, perm, gain):
+        self.perm = perm
+        self.gain = gain
+
+    def mix(self, z):
+        return (z @ self.perm) * self.gain
+
+    def unmix(self, z):
+        return (z / self.gain) @ self.perm.T
+
+    def round_trip(self, z):
+        return self.unmix(self.mix(z))
+
+    @property
+    def unit(self):
+        return np.sum(self.gain * self.gain) / np.sum(self.gain ** 2)
+
+
+def obj_arg():
+    return Scaler(np.eye(4)[[PERM]], np.array([GAIN]))"""
+
+
+def object_arguments(gen: "Gen", prog: Program) -> None:
+    """``f_obj``: ``f`` given an object of the module's class ``Scaler`` (``obj_arg()`` builds
+    it), at a drawn position among its parameters and not differentiated, whose methods (one
+    calling another through ``self``) and property give ``x``, ``v`` and ``s`` back through its
+    arrays; the test differentiates ``f_obj`` in ``x``, ``v``, ``s`` (``prog.obj``: its
+    parameters, and the object's name) and compares with ``f``'s gradient."""
+    ch = gen.ch
+    name = ch.choice(["model", "scaler"])
+    params = ["x", "v", "s", "flag"]
+    params.insert(ch.int(0, 4), name)
+    x_form = ch.choice(["round_trip", "unmix_mix"])
+    v_form = ch.choice(["round_trip", "unit", "plain"])
+    reads = {"x": f"{name}.round_trip(x)" if x_form == "round_trip" else f"{name}.unmix({name}.mix(x))",
+             "v": {"round_trip": f"{name}.round_trip(v)", "unit": f"v * {name}.unit", "plain": "v"}[v_form],
+             "s": f"s * {name}.unit" if ch.bool() else "s"}
+    lines = [f"def f_obj({', '.join(params)}):"]
+    if ch.bool():  # the object's values bound first, then f called on them
+        lines += [f"    {n}_obj = {reads[n]}" for n in ("x", "v", "s")]
+        lines.append("    return f(x_obj, v_obj, s_obj, flag)")
+        gen.tag("object_arg_bound")
+    else:
+        lines.append(f"    return f({reads['x']}, {reads['v']}, {reads['s']}, flag)")
+    perm = [0, 1, 2, 3]
+    for i in range(3, 0, -1):
+        j = ch.int(0, i)
+        perm[i], perm[j] = perm[j], perm[i]
+    if perm == [0, 1, 2, 3]:
+        perm = [1, 3, 0, 2]  # not its own transpose
+    gain = [ch.choice([0.5, -1.25, 2.0, 0.75, -0.5]) for _ in range(4)]
+    cls = OBJECT_CLASS.replace("[PERM]", repr(perm)).replace("[GAIN]", repr(gain))
+    prog.main += cls + "\n\n\n" + "\n".join(lines)
+    prog.obj = (tuple(params), name)
+    gen.tag("object_arg", f"object_arg_{x_form}", f"object_arg_v_{v_form}")

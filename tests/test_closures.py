@@ -28,9 +28,20 @@ REPO = Path(__file__).resolve().parent.parent
                                 ci.procedure_writing_a_local_list,
                                 ci.calls_a_helper_holding_local_functions,
                                 ci.closure_in_an_if_test_and_a_loop_iterable,
-                                ci.passes_local_functions_to_helpers])
+                                ci.passes_local_functions_to_helpers, ci.factory_of_closures,
+                                ci.factory_returning_a_lambda, ci.functions_in_a_list_and_a_dict,
+                                ci.factory_called_in_a_loop, ci.nested_factories,
+                                ci.table_of_factories])
 def test_local_functions_in_every_mode(fn):
     check_every_mode(fn, X)
+
+
+def test_a_factory_of_closures_over_differentiated_weights():
+    """Local functions returned by a local function and kept in a tuple: each call inlined as
+    the body it runs, so the gradient in both arguments, the jvp and the Hessian are autograd's."""
+    x = X[:3] * 0.7
+    assert_gradients(ci.factory_closing_over_weights, ci.W3, x, argnums=(0, 1))
+    check_every_mode(ci.factory_closing_over_weights, ci.W3, x)
 
 
 def test_a_closure_over_differentiated_weights():
@@ -39,10 +50,11 @@ def test_a_closure_over_differentiated_weights():
     check_every_mode(ci.predict_closure, ci.W3, x)  # the Hessian in the weights too
 
 
-def test_third_order_of_a_closure():
+@pytest.mark.parametrize("fn", [ci.softplus_lambda, ci.factory_of_closures])
+def test_third_order_of_a_closure(fn):
     """The Hessian's derivative along a direction equals central differences of the Hessian."""
     x, d = X * 0.8, np.linspace(-0.4, 0.6, X.size)
-    hessian = s2sgrad.hessian(ci.softplus_lambda)
+    hessian = s2sgrad.hessian(fn)
     along = s2sgrad.grad(lambda v: d @ hessian(v) @ d)(x)
     eps = 1e-4
     expected = np.array([(d @ hessian(x + eps * e) @ d - d @ hessian(x - eps * e) @ d) / (2 * eps)
@@ -100,6 +112,42 @@ def test_the_cli_emits_inlined_closures(tmp_path):
     np.testing.assert_allclose(got, autograd.grad(_rebind(model["loss"]))(w, x), rtol=1e-9)
 
 
+FACTORY = '''\
+import numpy as np
+
+import s2sgrad
+
+
+@s2sgrad.differentiable(wrt="w", order=2)
+def loss(w, x):
+    def make_layer(scale):
+        return lambda z: np.tanh(z * scale)
+
+    layers = [make_layer(w), make_layer(w * 2.0)]
+    h = layers[0](x) + layers[-1](x)
+    return np.sum(h * h)
+'''
+
+
+def test_the_cli_emits_inlined_factories_and_tables(tmp_path):
+    """Read statically: a factory's lambda kept in a list, called by constant keys; the
+    gradient and the second order (order=2) equal autograd's."""
+    (tmp_path / "model.py").write_text(FACTORY)
+    run = subprocess.run([sys.executable, "-m", "s2sgrad", "emit", "model.py", "-o", "out"],
+                         cwd=tmp_path, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(REPO), "S2SGRAD_CACHE_DIR": ""})
+    assert run.returncode == 0, run.stderr
+    namespace: dict = {}
+    exec(compile((tmp_path / "out" / "model_grad.py").read_text(), "model_grad.py", "exec"), namespace)
+    model: dict = {}
+    exec(compile(FACTORY.replace('@s2sgrad.differentiable(wrt="w", order=2)\n', ""), "model.py", "exec"), model)
+    w, x = 0.7, X[:3]
+    twin = _rebind(model["loss"])
+    np.testing.assert_allclose(namespace["loss_grad"](w, x), autograd.grad(twin)(w, x), rtol=1e-9)
+    np.testing.assert_allclose(namespace["loss_grad_hvp"](w, x, w_dot=1.0),
+                               autograd.hessian(twin)(w, x), rtol=1e-8)
+
+
 def returns_the_closure(x):
     def predict(inp):
         return inp * x
@@ -107,10 +155,39 @@ def returns_the_closure(x):
     return predict
 
 
-def stores_the_closure(x):
+def stores_the_closure_with_an_array(x):
     act = lambda z: z * 2.0  # noqa: E731
-    fns = [act]
+    fns = [act, x]
     return np.sum(fns[0](x))
+
+
+def iterates_stored_closures(x):
+    act = lambda z: z * 2.0  # noqa: E731
+    fns = [act, lambda z: np.sin(z)]
+    for fn in fns:
+        x = fn(x)
+    return np.sum(x)
+
+
+def calls_a_stored_closure_by_a_computed_index(x):
+    fns = [lambda z: z * 2.0, lambda z: np.sin(z)]
+    i = int(x[0] > 0)
+    return np.sum(fns[i](x))
+
+
+def returns_stored_closures(x):
+    fns = {"double": lambda z: z * 2.0}
+    return fns
+
+
+def binds_a_made_closure_twice(x):
+    def make(c):
+        return lambda z: z * c
+
+    act = make(2.0)
+    if x[0] > 0:
+        act = make(3.0)
+    return np.sum(act(x))
 
 
 def helper(fn, v):
@@ -153,7 +230,11 @@ def binds_it_twice(x):
 
 @pytest.mark.parametrize("fn, line, message", [
     (returns_the_closure, "return predict", "used as a value"),
-    (stores_the_closure, "fns = [act]", "used as a value"),
+    (stores_the_closure_with_an_array, "fns = [act, x]", "used as a value"),
+    (iterates_stored_closures, "for fn in fns:", "holds local functions"),
+    (calls_a_stored_closure_by_a_computed_index, "return np.sum(fns[i](x))", "holds local functions"),
+    (returns_stored_closures, "return fns", "holds local functions"),
+    (binds_a_made_closure_twice, "act = make(2.0)", "bound more than once"),
     (passes_it_to_a_function_of_another_file, "return np.sum(ci.apply(act, x))", "used as a value"),
     (recursive, "return v if n == 0 else v * power(v, n - 1)", "runs only sometimes"),
     (calls_it_in_a_branch_of_a_conditional, "return np.sum(x if x[0] > 0 else act(x))",
@@ -228,3 +309,45 @@ def test_an_object_of_a_users_class_built_from_differentiated_values():
     assert "model = Clipped(W)" in str(info.value)
     assert "register_gradient" not in str(info.value)
     assert_gradients(builds_a_constant_object, W, X[:3], argnums=(0, 1))  # one of constants is read
+
+
+SCALE = 2.0
+
+
+def scaled_helper(fn, v):
+    return fn(v) * SCALE
+
+
+def passes_a_local_function_to_a_helper_reading_a_global_it_binds(x):
+    SCALE = 3.0  # noqa: N806 -- the helper's SCALE is the global, not this one
+    act = lambda z: z * SCALE  # noqa: E731
+    return np.sum(scaled_helper(act, x))
+
+
+class Scaled:
+    def __init__(self, W):
+        self.W = W
+
+    def apply(self, v):
+        return (v @ self.W) * SCALE
+
+
+def calls_a_method_reading_a_global_it_binds(W, x):
+    SCALE = 3.0  # noqa: N806
+    model = Scaled(W)
+    return np.sum(model.apply(x) * SCALE)
+
+
+@pytest.mark.parametrize("fn, args, line, subject", [
+    (passes_a_local_function_to_a_helper_reading_a_global_it_binds, (X,),
+     "return np.sum(scaled_helper(act, x))", "`scaled_helper`, given a local function here,"),
+    (calls_a_method_reading_a_global_it_binds, (ci.W3[:, :2], X[:3]),
+     "return np.sum(model.apply(x) * SCALE)", "`apply` of your class"),
+])
+def test_an_inlined_def_reading_a_global_the_caller_binds_is_refused(fn, args, line, subject):
+    """One refusal (closures.check_reads_unbound) for a module helper given a local function and a
+    method of the user's class: inlined, either would read the caller's `SCALE`, not the global."""
+    with pytest.raises(s2sgrad.TransformError, match="reads the global `SCALE`") as info:
+        s2sgrad.grad(fn)(*args)
+    assert line in str(info.value) and subject in str(info.value)
+    assert "rename `SCALE` in this function" in str(info.value)

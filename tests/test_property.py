@@ -36,7 +36,9 @@ generated within COVERAGE_SEEDS seeded programs.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import itertools
 import pathlib
 import re
@@ -52,6 +54,7 @@ from hypothesis import strategies as st
 from program_gen import Chooser, generate
 
 import s2sgrad
+from s2sgrad import cli
 from s2sgrad.api import build_jvp
 from s2sgrad.jacobians import second_order
 from s2sgrad.read.live import readable
@@ -239,6 +242,8 @@ def check_modes(prog, directory, k, direction_seed):
         refused.update(check_tree_arguments(prog, module, got, args, direction, fds))
     if prog.star:
         check_star_arguments(prog, module, got, args)
+    if prog.obj:
+        refused.update(check_object_arguments(prog, directory, module, got, args, direction, fds))
     try:
         _, jvp_fn, names = build_jvp(f, ("x", "v", "s"))
     except s2sgrad.TransformError as exc:
@@ -291,6 +296,93 @@ def check_star_arguments(prog, module, got, args):
         for name, g in zip(order, result):
             np.testing.assert_allclose(g, wanted[name], rtol=1e-9, atol=1e-12,
                                        err_msg=_report(prog, f"{transform.__name__} of f_star vs f"))
+
+
+def check_object_arguments(prog, directory, module, got, args, direction, fds):
+    """``f_obj``, ``f`` given an object of the module's class ``Scaler`` that it does not
+    differentiate (``prog.obj``: its parameters, the object's name), whose methods give ``x``,
+    ``v``, ``s`` back through the object's arrays: its gradient in them is ``f``'s through grad
+    and value_and_grad (the code made per class of the argument), forward mode (jacfwd of a
+    scalar) and the Hessian times ``direction`` is the differences ``fds``; the decorator makes
+    its code at the first call with the object, and its gradient is ``f``'s too. The command line,
+    which never sees the object, refuses its first method call, located there. Returns the modes
+    that refused."""
+    params, name = prog.obj
+    values = {**dict(zip(("x", "v", "s", "flag"), args)), name: module.obj_arg()}
+    call = tuple(values[p] for p in params)
+    argnums = tuple(params.index(n) for n in ("x", "v", "s"))
+
+    def same(result, what, rtol=1e-9):
+        for n, a, b in zip("xvs", result, got):
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-12 * max(1.0, float(np.max(np.abs(b)))),
+                                       err_msg=_report(prog, f"{what} of f_obj vs f, argument {n}"))
+
+    try:
+        value, g = s2sgrad.value_and_grad(module.f_obj, argnums)(*call)
+        same(g, "value_and_grad")
+        same(s2sgrad.grad(module.f_obj, argnums)(*call), "grad")
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"grad of f_obj raised {type(exc).__name__}: {exc}")) from exc
+    np.testing.assert_allclose(value, module.f(*args), rtol=1e-12, err_msg=_report(prog, "f_obj value"))
+    try:
+        decorated = s2sgrad.differentiable(wrt=("x", "v", "s"))(module.f_obj)
+        same(decorated.grad(*call), "the decorator's grad")
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"the decorator's grad of f_obj raised {type(exc).__name__}: "
+                                           f"{exc}")) from exc
+    _check_object_refused(prog, directory, module, name)
+    refused = {}
+    try:
+        same(s2sgrad.jacfwd(module.f_obj, argnums)(*call), "jacfwd", rtol=1e-7)
+        blocks = s2sgrad.hessian(module.f_obj, argnums)(*call)
+    except s2sgrad.TransformError as exc:
+        return {"object jacfwd/hessian": str(exc).splitlines()[0]}
+    if fds is not None:
+        hv = [sum(np.tensordot(blocks[i][j], d, axes=np.ndim(d)) for j, d in enumerate(direction))
+              for i in range(3)]
+        _compare_hv(prog, "f_obj hessian times the direction", hv, fds)
+    return refused
+
+
+def _check_object_refused(prog, directory, module, name):
+    """The command line (``wrt`` x, v, s) refuses ``f_obj``: it reads it without the object, whose
+    class it cannot know; the refusal located at the first method call on it (the one ``x`` goes
+    through first). It reads ``f`` statically too, and may refuse ``f`` first: then where it
+    refuses ``f`` marked alone."""
+    path = pathlib.Path(module.__file__)
+
+    def method_call(text):
+        start = text.index("def f_obj(")
+        at = re.compile(rf"\b{name}\.(round_trip|mix)\(").search(text, start).start()
+        return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+
+    text, head = _cli_refusal(prog, path, directory, "f_obj")
+    found = re.match(r"^(.*):(\d+):(\d+): ", head)
+    marked = f"{path.stem}_f_obj.py"
+    if found and found[1].endswith(marked) and int(found[2]) > text[:text.index("def f_obj(")].count("\n"):
+        assert (int(found[2]), int(found[3])) == method_call(text), _report(
+            prog, f"the command line's refusal is not at the method call {method_call(text)}: {head}")
+        return
+    alone = _cli_refusal(prog, path, directory, "f")[1]  # refused before f_obj: for what f is refused
+    assert head.replace(marked, "MARKED") == alone.replace(f"{path.stem}_f.py", "MARKED"), _report(
+        prog, f"the command line refuses f_obj for something else than f alone:\n{head}\n{alone}")
+
+
+def _cli_refusal(prog, path, directory, function):
+    """``(text, first line of the error)``: the command line (``s2sgrad emit --check``) run on
+    the module at ``path`` with ``function`` (``f`` or ``f_obj``) marked (``wrt`` x, v, s), which
+    it must refuse; the other one gets a comment line instead, so the lines of both agree."""
+    text = "import s2sgrad\n" + path.read_text()
+    for name in ("f", "f_obj"):
+        line = "@s2sgrad.differentiable(wrt=(\"x\", \"v\", \"s\"))" if name == function else "# not marked"
+        text = text.replace(f"\ndef {name}(", f"\n{line}\ndef {name}(", 1)
+    marked = path.with_name(f"{path.stem}_{function}.py")
+    marked.write_text(text)
+    errors = io.StringIO()
+    with contextlib.redirect_stderr(errors):
+        code = cli.main(["emit", str(marked), "-o", str(directory / "emitted"), "--check"])
+    assert code == 2, _report(prog, f"the command line gave {code} for {function}: {errors.getvalue()}")
+    return text, errors.getvalue().splitlines()[0]
 
 
 def check_tree_arguments(prog, module, got, args, direction, fds):
@@ -569,6 +661,10 @@ COVERAGE = {
     "`return` inside a loop (a search that returns early)": ["return_in_loop"],
     "Lambdas": ["local_lambda"],
     "nested `def`s called in the function that defines them": ["local_def"],
+    "returned by a local function (`act = make_act(0.5)`, then `act(z)`: each made function keeps "
+    "the values it was made with)": ["local_factory"],
+    "or kept in a list, tuple or dict and called by a constant key (`layers[0](h)`, "
+    "`acts[\"soft\"](z)`)": ["local_table"],
     "Python's `max`/`min` of two or more numbers": ["builtin_max", "builtin_min"],
     "`sorted` of numbers": ["builtin_sorted"],
     "`tuple`/`list` of a sequence or of an array's rows": ["tuple_rows"],
@@ -582,6 +678,10 @@ COVERAGE = {
     "on an object built in the function (`model = LinearModel(W, b)` where `__init__` only "
     "stores attributes, or a dataclass: each attribute a name of its own, differentiated)": [
         "user_class_built", "user_class_dataclass"],
+    "and on an argument that is not differentiated (`grad(loss, argnums=1)(model, x)`, `self` of "
+    "a bound method calling `self.predict`, `@differentiable(wrt=\"x\")` on `loss(model, x)`: the "
+    "code is made per class of the argument, at the first call with it)": [
+        "object_arg", "object_arg_round_trip", "object_arg_unmix_mix"],
     "`*args` of arrays (`def f(a, *xs)`, `argnums` counting into them": ["star_args", "star_unpack"],
     "the code is made for the number of arrays a call passes)": ["star_args"],
     "for `grad`, `value_and_grad`, `vjp`, `jvp`, `jacfwd`, `jacrev` and `check_grads`": ["star_args"],
@@ -626,7 +726,8 @@ COVERAGE = {
 # constructs the brief asks for that the README's list does not name
 EXTRA = ["scipy_terms", "scipy_dirichlet", "scipy_mvn", "scipy_convolve", "linalg_eig",
          "custom_gradient", "star_args", "star_unpack", "keyword_only", "tree_args", "tree_dict", "tree_list", "tree_tuple", "tree_namedtuple", "tree_dataclass", "tree_unpack", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
-         "global_rebound"]
+         "global_rebound", "object_arg_bound", "object_arg_v_round_trip", "object_arg_v_unit",
+         "object_arg_v_plain"]
 EXPLANATIONS = [
     "not yet for the Hessian's routes",
     "(gradients are summed back to each input's shape)",
@@ -656,11 +757,6 @@ EXPLANATIONS = [
     "set comprehensions of values with no derivative (`{int(v > 0) for v in x}`)",
     # tests/test_user_classes.py (the generator's user classes are not pytree arguments)
     "on a dataclass argument differentiated through its fields (`grad(loss)(model, x)`)",
-    # tests/test_user_classes.py, test_error_messages.py (f's parameters are the generator's
-    # arrays: no production passes an object yet)
-    "and on an argument that is not differentiated (`grad(loss, argnums=1)(model, x)`, `self` of "
-    "a bound method calling `self.predict`, `@differentiable(wrt=\"x\")` on `loss(model, x)`: the "
-    "code is made per class of the argument, at the first call with it)",
     "the generated code is guarded on the class's methods, so a class changed between calls is "
     "read again",
     # tests/test_closures.py (the generator draws a local function of one parameter)

@@ -28,12 +28,22 @@ Calls inside the body are inlined the same way (a local function passed to anoth
 there too); one that calls itself is refused. A module-level ``def`` of the same file given a local
 function (``apply(act, z)`` with ``def apply(f, z): return f(z)``) is inlined at that call the same
 way (for a live function, where the function its name holds is that def), so the local function's
-call in it is inlined too. A local function used in any other way (returned, stored, passed to a
-function of another file, called where it runs only sometimes) is refused at that use, with a hint.
+call in it is inlined too.
+
+A local function may return a local function (a factory: ``act = make_act(0.5)``, then
+``act(z)``): the factory's body is inlined where it is called, its parameters bound to fresh names
+(the made function reads the values it was made with, as Python's closure cells hold them), and the
+name it is assigned to notes the function made there, bound once; so does a name assigned a local
+function (``first = act``). A list, tuple or dict display of local functions (names or lambdas) is
+noted as a table, each entry called by a constant key (``layers[0](h)``, ``acts["soft"](z)``). A
+local function used in any other way (returned by the differentiated function, stored beside other
+values, a table iterated or read by a computed key, passed to a function of another file, called
+where it runs only sometimes) is refused at that use, with a hint.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -44,6 +54,8 @@ from ..read.names import name_nodes
 from ..read.paths import display_path
 from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
 from .comprehensions import HoistingWriter, Rename
+from .local_scope import (_constant_key, _defaults, _literal, _literal_key, _params, _scope, _statements,
+                          check_reads_unbound)
 from .naming import Namer
 from .structure import structure
 
@@ -68,107 +80,10 @@ def inline_local_functions(pf: ParsedFunction) -> ParsedFunction:
     _check_bound_once(pf)
     inliner = _Inliner(pf, Namer({n.value for n in name_nodes(pf.node)}))
     body = inliner.block(pf.node.body)
-    _check_other_uses(pf, body, inliner.defined)
+    _check_other_uses(pf, body, inliner.defined, inliner.tables)
     node = pf.node.with_changes(body=body)
     pf.parsed.adopt(node, pf.node)
     return replace(pf, node=node)
-
-
-class _Scope(cst.CSTVisitor):
-    """The names a block binds in its own scope (with repeats), and its ``return`` statements;
-    nested functions, lambdas and comprehensions are scopes of their own (a def's name is bound)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.bound: list = []  # (name, node binding it)
-        self.returns: list = []
-
-    def target(self, expr: cst.CSTNode, node: cst.CSTNode) -> None:
-        if isinstance(expr, cst.Name):
-            self.bound.append((expr.value, node))
-        elif isinstance(expr, (cst.Tuple, cst.List)):
-            for element in expr.elements:
-                self.target(element.value, node)
-        elif isinstance(expr, cst.StarredElement):
-            self.target(expr.value, node)
-
-    def visit_FunctionDef(self, node) -> bool:
-        self.bound.append((node.name.value, node))
-        for default in _defaults(node.params).values():
-            default.visit(self)  # evaluated where the def runs
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def visit_ListComp(self, node) -> bool:
-        return False
-
-    def visit_GeneratorExp(self, node) -> bool:
-        return False
-
-    def visit_SetComp(self, node) -> bool:
-        return False
-
-    def visit_DictComp(self, node) -> bool:
-        return False
-
-    def visit_AssignTarget(self, node) -> None:
-        self.target(node.target, node)
-
-    def visit_AugAssign(self, node) -> None:
-        self.target(node.target, node)
-
-    def visit_AnnAssign(self, node) -> None:
-        self.target(node.target, node)
-
-    def visit_For(self, node) -> None:
-        self.target(node.target, node)
-
-    def visit_AsName(self, node) -> None:
-        self.target(node.name, node)
-
-    def visit_NamedExpr(self, node) -> None:
-        self.target(node.target, node)
-
-    def visit_Return(self, node) -> None:
-        self.returns.append(node)
-
-
-def _scope(node: cst.CSTNode) -> _Scope:
-    scope = _Scope()
-    node.visit(scope)
-    return scope
-
-
-def _params(params: cst.Parameters) -> list:
-    return [*params.posonly_params, *params.params, *params.kwonly_params]
-
-
-def _defaults(params: cst.Parameters) -> dict:
-    return {p.name.value: p.default for p in _params(params) if p.default is not None}
-
-
-def _literal(node: cst.BaseExpression) -> bool:
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
-        return True
-    if isinstance(node, cst.Name):
-        return node.value in ("None", "True", "False")
-    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
-        isinstance(node.expression, (cst.Integer, cst.Float))
-
-
-def _statements(suite: cst.BaseSuite) -> list:
-    """A suite's statements, each small statement on a line of its own."""
-    if isinstance(suite, cst.SimpleStatementSuite):
-        return [cst.SimpleStatementLine([s]) for s in suite.body]
-    out = []
-    for line in suite.body:
-        if isinstance(line, cst.SimpleStatementLine) and len(line.body) > 1:
-            out.extend(cst.SimpleStatementLine([s]) for s in line.body)
-        else:
-            out.append(line)
-    return out
 
 
 def _check_bound_once(pf: ParsedFunction) -> None:
@@ -190,8 +105,17 @@ def _check_bound_once(pf: ParsedFunction) -> None:
         seen.add(name)
 
 
-def _check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict) -> None:
-    """Refuse, at the first one, a use of a local function that was not inlined."""
+def _check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict, tables: dict) -> None:
+    """Refuse, at the first one, a use of a local function (or of a table of them) that was not
+    inlined."""
+    for node in name_nodes(body, reads_only=True):
+        if node.value in tables:
+            raise pf.error(node, f"`{node.value}` holds local functions and is used here other "
+                           "than to call one of them by a constant key (iterated, indexed by a "
+                           "computed value, passed on or returned): s2sgrad inlines each call of "
+                           "a local function and must know which one it calls",
+                           f"call its entries by constant keys (`{node.value}[0](z)`), or call "
+                           "each function by its name")
     for call in m.findall(body, m.Call(func=m.Name())):
         name = call.func.value
         if name in defined:
@@ -220,6 +144,11 @@ class _Inliner(HoistingWriter):
         self.active: list = []  # the functions being inlined, innermost last (recursion)
         self.caller_names = {name for name, _ in _scope(pf.node.body).bound} | \
             {p.name.value for p in _params(pf.node.params)}
+        # how often each name is bound (parameters once): a name holding a local function must
+        # be bound once; the names of inlined bodies are counted as they are renamed
+        self.bindings = Counter(name for name, _ in _scope(pf.node.body).bound)
+        self.bindings.update(p.name.value for p in _params(pf.node.params))
+        self.tables: dict = {}  # a list, tuple or dict of local functions: name -> {key: function}
 
     def statement(self, stmt: cst.BaseStatement) -> list:
         if isinstance(stmt, cst.FunctionDef):
@@ -231,7 +160,77 @@ class _Inliner(HoistingWriter):
             assign = stmt.body[0]
             fn = _as_def(self.parsed, assign.targets[0].target, assign.value)
             return self.define(fn, assign.value)
-        return super().statement(stmt)
+        out: list = []
+        for line in super().statement(stmt):
+            held = self.holding(line)
+            out.extend([line] if held is None else held)
+        return out
+
+    def holding(self, line: cst.BaseStatement) -> Optional[list]:
+        """For ``name = value`` where ``value`` is a local function (its name, an entry of a
+        table read by a constant key, what a call returned once inlined) or a list, tuple or dict
+        display of them: the statements standing for it (the function or the table noted under
+        ``name``, nothing written; a lambda's defaults evaluated); None for any other line."""
+        if not m.matches(line, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())])])):
+            return None
+        assign = line.body[0]
+        target, value = assign.targets[0].target.value, assign.value
+        local = self.function_at(value)
+        entries = None if local is not None else self.table_entries(value)
+        if local is None and entries is None:
+            return None
+        if self.bindings[target] != 1:
+            raise self.pf.error(line, f"`{target}` holds a local function here and is bound more "
+                                "than once: s2sgrad inlines each call of a local function, so the "
+                                "name must hold one function", "give each function a name of its own")
+        if local is not None:
+            self.defined[target] = local
+            return []
+        before: list = []
+        table: dict = {}
+        for key, element in entries:
+            if isinstance(element, cst.Lambda):
+                named = isinstance(key, int) or key.isidentifier()
+                name = self.namer.fresh(f"{target}_{key}" if named else target)
+                before.extend(self.define(_as_def(self.parsed, cst.Name(name), element), element))
+                table[key] = self.defined[name]
+            else:
+                table[key] = self.defined[element.value]
+        if not isinstance(value, cst.Dict):  # a list or tuple: read from its end too
+            table.update({key - len(entries): table[key] for key, _ in entries})
+        self.tables[target] = table
+        return before
+
+    def function_at(self, value: cst.BaseExpression) -> Optional[_Local]:
+        """The local function ``value`` names (a name, or a table's entry by a constant key)."""
+        if isinstance(value, cst.Name):
+            return self.defined.get(value.value)
+        key = _constant_key(value)
+        if key is None or value.value.value not in self.tables:
+            return None
+        table = self.tables[value.value.value]
+        if key not in table:
+            keys = [key for key in table if not isinstance(key, int) or key >= 0]
+            raise self.pf.error(value, f"`{value.value.value}` holds local functions under the "
+                                f"keys {', '.join(map(repr, keys))} only", "check the key")
+        return table[key]
+
+    def table_entries(self, value: cst.BaseExpression) -> Optional[list]:
+        """``[(key, name or lambda)]`` of a list, tuple or dict display (constant keys) whose
+        every element is a local function's name or a lambda; None for any other value."""
+        if isinstance(value, (cst.List, cst.Tuple)):
+            if any(not isinstance(e, cst.Element) for e in value.elements):
+                return None
+            pairs = list(enumerate(e.value for e in value.elements))
+        elif isinstance(value, cst.Dict):
+            if any(not isinstance(e, cst.DictElement) or _literal_key(e.key) is None for e in value.elements):
+                return None
+            pairs = [(_literal_key(e.key), e.value) for e in value.elements]
+        else:
+            return None
+        functions = [v for _, v in pairs if isinstance(v, cst.Lambda) or
+                     (isinstance(v, cst.Name) and v.value in self.defined)]
+        return pairs if pairs and len(functions) == len(pairs) else None
 
     def define(self, fn: cst.FunctionDef, source: cst.CSTNode) -> list:
         """Note a local function; the statements evaluating its defaults where it is defined."""
@@ -267,7 +266,9 @@ class _Inliner(HoistingWriter):
     def wanted_call(self, call: cst.Call) -> bool:
         """Whether ``call`` is inlined (a local function's, or a helper's given one)."""
         return isinstance(call.func, cst.Lambda) or \
-            (isinstance(call.func, cst.Name) and call.func.value in self.defined) or self.passes_local(call)
+            (isinstance(call.func, cst.Name) and call.func.value in self.defined) or \
+            (_constant_key(call.func) is not None and call.func.value.value in self.tables) or \
+            self.passes_local(call)
 
     def while_test(self, stmt: cst.While) -> list:
         """``while test(...): body`` calling a local function in its test, as ``going =
@@ -315,13 +316,8 @@ class _Inliner(HoistingWriter):
             if code is None or where is None or code.co_firstlineno != where.start.line or \
                     display_path(code.co_filename) != self.pf.unit.path:
                 return None
-        own = {bound for bound, _ in _scope(node.body).bound} | {p.name.value for p in _params(node.params)}
-        for read in name_nodes(node.body, reads_only=True):
-            if read.value not in own and read.value in self.caller_names:
-                raise self.pf.error(call, f"`{name}`, given a local function here, reads the global "
-                                    f"`{read.value}`, a name this function also binds: s2sgrad "
-                                    "inlines it here and would read this function's value",
-                                    f"rename `{read.value}` in this function")
+        check_reads_unbound(self.pf, node, set(), self.caller_names, call,
+                            f"`{name}`, given a local function here,")
         return _Local(node, _defaults(node.params))
 
     def hoisted(self, node: cst.CSTNode) -> tuple:
@@ -344,7 +340,12 @@ class _Inliner(HoistingWriter):
         fn = structure(local.node, self.parsed.written_as)  # one return, at its end
         body, final = self.single_exit(fn, name)
         scope = _scope(fn.body)
-        before, renames = self.parameters(call, fn, values, {bound for bound, _ in scope.bound})
+        # a function the body defines may outlive the call (returned): it must read the
+        # parameters' values at this call, not the names the caller may bind again
+        snapshot = bool(m.findall(fn.body, m.FunctionDef() | m.Lambda()))
+        before, renames = self.parameters(call, fn, values, {bound for bound, _ in scope.bound},
+                                          snapshot)
+        self.bindings.update(renames.get(bound, bound) for bound, _ in scope.bound)
         rename = Rename(self.parsed, renames)
         statements = [stmt.visit(rename) for stmt in body]
         value: cst.BaseExpression = cst.Name("None")
@@ -381,24 +382,28 @@ class _Inliner(HoistingWriter):
                                     "assign the value to a name and return it at the end")
         return (body[:-1] if final is not None else body), final
 
-    def parameters(self, call: cst.Call, fn: cst.FunctionDef, values: list, rebound: set) -> tuple:
+    def parameters(self, call: cst.Call, fn: cst.FunctionDef, values: list, rebound: set,
+                   snapshot: bool = False) -> tuple:
         """``(statements binding the parameters, renames)`` for inlining ``fn`` at ``call``: a
-        parameter the body never rebinds, given a name that ``fn`` does not name, reads that name;
-        any other is a fresh name bound to its argument; each name ``fn`` binds is a fresh one."""
+        parameter the body never rebinds, given a name that ``fn`` does not name, reads that name
+        (unless ``snapshot``); any other is a fresh name bound to its argument; each name ``fn``
+        binds is a fresh one."""
         appears = {n.value for n in name_nodes(fn)}
         renames: dict = {}
         before: list = []
         for param, value in values:
-            if isinstance(value, cst.Name) and param not in rebound and \
+            if isinstance(value, cst.Name) and param not in rebound and not snapshot and \
                     (value.value == param or value.value not in appears):
                 renames[param] = value.value  # read the caller's name itself
                 continue
             renames[param] = self.namer.fresh(param)
+            self.bindings[renames[param]] += 1
             line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(renames[param]))],
                                                        value)])
             self.parsed.adopt(line.body[0], call)
             self.parsed.adopt(line, call)
-            before.append(line)
+            held = self.holding(line)  # a local function given: noted under the parameter
+            before.extend([line] if held is None else held)
         params = {p.name.value for p in _params(fn.params)}
         for bound in sorted(rebound - params):
             renames[bound] = self.namer.fresh(bound)
@@ -479,6 +484,7 @@ class _ReplaceCalls(KeepingTransformer):
 
     def leave_Call(self, original, updated):
         writer = self.writer
+        writer.parsed.adopt(updated, original)  # located at the user's call (refusals included)
         if isinstance(updated.func, cst.Lambda):
             updated = updated.with_changes(args=[arg.visit(self) for arg in updated.args])
             name = writer.namer.fresh("anonymous")
@@ -491,12 +497,14 @@ class _ReplaceCalls(KeepingTransformer):
         elif isinstance(updated.func, cst.Name) and updated.func.value in writer.defined:
             name = updated.func.value
             local = writer.defined[name]
+        elif _constant_key(updated.func) is not None and updated.func.value.value in writer.tables:
+            local = writer.function_at(updated.func)
+            name = local.node.name.value
         else:
             local = writer.module_helper(updated) if writer.passes_local(updated) else None
             if local is None:
                 return updated
             name = updated.func.value  # a helper of this file given a local function: inlined
-        writer.parsed.adopt(updated, original)
         statements, value = writer.inline(updated, name, local)
         self.before.extend(statements)
         return value

@@ -41,7 +41,7 @@ import libcst.matchers as m
 from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction
 from .classes import ClassInfo, live_class, literal, static_class
-from .closures import _params, _scope
+from .local_scope import _params, _scope, check_reads_unbound
 from .naming import Namer
 
 
@@ -272,7 +272,8 @@ class _Writer:
             local = self.namer.fresh(f"{receiver.name}_{name}")
             out.append(self.line(local, value, stmt))
             renames[name] = cst.Name(local)
-        self.check_free(cls.init, set(names) | {me}, call)
+        check_reads_unbound(self.pf, cls.init, set(names) | {me}, self.bound, call,
+                            f"`{cls.init.name.value}` of your class")
         for line in cls.init.body.body:
             for small in (line.body if isinstance(line, cst.SimpleStatementLine) else []):
                 if isinstance(small, (cst.Pass, cst.Expr)):
@@ -324,18 +325,6 @@ class _Writer:
         self.pf.parsed.written_as[line] = self.pf.parsed.written_as[line.body[0]] = quoted
         return line
 
-    def check_free(self, fn: cst.FunctionDef, own: set, where: cst.CSTNode) -> None:
-        """Refuse a member whose body reads a module-level name the function binds for itself
-        (inlined, it would read the function's value)."""
-        own = own | {name for name, _ in _scope(fn.body).bound} | \
-            {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params)}
-        for node in name_nodes(fn.body, reads_only=True):
-            if node.value not in own and node.value in self.bound:
-                raise self.pf.error(where, f"`{fn.name.value}` of your class reads the global "
-                                    f"`{node.value}`, a name this function also binds: s2sgrad "
-                                    "inlines the method here and would read this function's value",
-                                    f"rename `{node.value}` in this function")
-
     def member(self, receiver: _Receiver, attr: str, where: cst.CSTNode) -> Optional[str]:
         """The local function standing for ``receiver``'s method or property ``attr`` (made on
         first use), or None when ``attr`` is not one s2sgrad reads."""
@@ -354,7 +343,8 @@ class _Writer:
             raise self.pf.error(where, f"`{attr}` of your class `{receiver.cls.name}` names "
                                 f"`{receiver.name}` itself; s2sgrad inlines it here, where "
                                 f"`{receiver.name}` is the object", f"rename `{receiver.name}` here")
-        self.check_free(node, {me}, where)
+        check_reads_unbound(self.pf, node, {me}, self.bound, where,
+                            f"`{node.name.value}` of your class")
         name = self.namer.fresh(f"{receiver.name}_{attr}")
         receiver.locals[attr] = name
         body = node.body.visit(_Members(self, {me: receiver}))
