@@ -23,9 +23,9 @@ from typing import Callable, Optional
 
 from .version import __version__
 from .arguments import MASKED, masked_refusal
-from .errors import TransformError
+from .errors import Location, TransformError
 from .read.capture import SourceUnit, caller_location, from_function, is_source_function
-from .read.live import binding_of, fingerprint, names_read, resolve, specialized_on
+from .read.live import binding_of, fingerprint, names_read, reachable, resolve, specialized_on
 from .registry import registered
 from .transformations import TRANSFORMATIONS
 from .write import cache
@@ -105,6 +105,45 @@ def _usable(entry: Optional[dict], mode: str) -> bool:
                and _module_digest(d[1]) == d[2] for d in deps)
 
 
+_REFUSAL_FIELDS = ("message", "path", "line", "col", "text", "hint")
+
+
+def _store_refusal(key: str, fun: Callable, exc: TransformError) -> None:
+    """Store the pipeline's refusal of ``key`` (a plain TransformError: what it says and where),
+    with the files of every user function ``fun`` reaches in other modules as its dependencies."""
+    if type(exc) is not TransformError or exc.location == caller_location():
+        return  # (one located at the caller's call is about that call, not about the code)
+    loc = exc.location
+    own = fun.__code__.co_filename
+    files = sorted({(getattr(f, "__module__", "") or "", f.__code__.co_filename)
+                    for f, _ in reachable(fun) if hasattr(f, "__code__")})
+    cache.put(key, {"refused": {"message": exc.message, "path": loc.path, "line": loc.line,
+                                "col": loc.col, "text": loc.text, "hint": exc.hint,
+                                "member_of": exc.member_of},
+                    "deps": [[module, f, _module_digest(f)] for module, f in files if f != own]})
+
+
+def refused(entry: Optional[dict]) -> Optional[TransformError]:
+    """The TransformError a stored refusal entry holds (its dependencies unchanged), else None."""
+    if entry is None or not isinstance(entry.get("refused"), dict):
+        return None
+    stored, deps = entry["refused"], entry.get("deps")
+    if not (isinstance(deps, list) and all(isinstance(d, list) and len(d) == 3 for d in deps)
+            and all(_module_digest(d[1]) == d[2] for d in deps)):
+        return None
+    try:
+        kinds = (str, str, int, int, str, str)
+        if not all(isinstance(stored[f], k) for f, k in zip(_REFUSAL_FIELDS, kinds)):
+            return None
+        exc = TransformError(stored["message"], Location(stored["path"], stored["line"],
+                                                         stored["col"], stored["text"]), stored["hint"])
+    except (KeyError, TypeError):
+        return None
+    if isinstance(stored.get("member_of"), str):
+        exc.member_of = stored["member_of"]
+    return exc
+
+
 def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
               mode: str = "rev", trees: tuple = ()) -> dict:
     """The generated text and names for ``fun`` (read as ``unit``) in ``mode``: from the disk
@@ -114,6 +153,21 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
     entry = cache.get(key)
     if _usable(entry, mode):
         return entry
+    refusal = refused(entry)
+    if refusal is not None:  # the pipeline refused this key before: the same refusal, no libcst
+        raise refusal
+    try:
+        entry = _made(fun, unit, wrt, has_aux, mode, trees)
+    except TransformError as exc:
+        _store_refusal(key, fun, exc)
+        raise
+    cache.put(key, entry)
+    return entry
+
+
+def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
+          trees: tuple) -> dict:
+    """entry_for's entry made by the pipeline (a TransformError where it refuses)."""
     from .pipeline import Options, generate  # libcst and black: only on a cache miss
 
     generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode,
@@ -128,7 +182,6 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
         callables = (*callables, *(name or "" for name in hvp))
     entry = {"text": text, "call": dict(zip(CALLS[mode], callables)),
              "deps": _dependencies(fun, dict(generated.live_names)), "wrt": list(generated.wrt)}
-    cache.put(key, entry)
     return entry
 
 
