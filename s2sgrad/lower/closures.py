@@ -46,6 +46,7 @@ from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
 from .comprehensions import HoistingWriter, Rename
 from .naming import Namer
 from .structure import structure
+from ..read.walk import findall
 
 _LAMBDA_BINDING = m.SimpleStatementLine(
     body=[m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Lambda())])
@@ -63,7 +64,7 @@ class _Local:
 def inline_local_functions(pf: ParsedFunction) -> ParsedFunction:
     """``pf`` with the calls of its local functions inlined (``pf`` itself when it defines none),
     or a located TransformError for a use of one that cannot be."""
-    if not m.findall(pf.node.body, m.FunctionDef() | m.Lambda()):
+    if not findall(pf.node.body, m.FunctionDef() | m.Lambda()):
         return pf
     _check_bound_once(pf)
     inliner = _Inliner(pf, Namer({n.value for n in name_nodes(pf.node)}))
@@ -175,7 +176,7 @@ def _check_bound_once(pf: ParsedFunction) -> None:
     """Refuse a local function whose name is bound again in the function (or is a parameter):
     which function a call reaches would depend on the path taken."""
     scope = _scope(pf.node.body)
-    lambdas = {id(line.body[0].targets[0]) for line in m.findall(pf.node.body, _LAMBDA_BINDING)}
+    lambdas = {id(line.body[0].targets[0]) for line in findall(pf.node.body, _LAMBDA_BINDING)}
     functions = {name for name, node in scope.bound
                  if isinstance(node, cst.FunctionDef) or id(node) in lambdas}
     params = {p.name.value for p in _params(pf.node.params)}
@@ -192,7 +193,7 @@ def _check_bound_once(pf: ParsedFunction) -> None:
 
 def _check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict) -> None:
     """Refuse, at the first one, a use of a local function that was not inlined."""
-    for call in m.findall(body, m.Call(func=m.Name())):
+    for call in findall(body, m.Call(func=m.Name())):
         name = call.func.value
         if name in defined:
             raise pf.error(call, f"this call of the local function `{name}` runs only sometimes "
@@ -224,8 +225,8 @@ class _Inliner(HoistingWriter):
     def statement(self, stmt: cst.BaseStatement) -> list:
         if isinstance(stmt, cst.FunctionDef):
             return self.define(stmt, stmt)
-        if isinstance(stmt, cst.While) and not m.findall(stmt.body, m.Continue()) and \
-                any(self.wanted_call(call) for call in m.findall(stmt.test, m.Call())):
+        if isinstance(stmt, cst.While) and not findall(stmt.body, m.Continue()) and \
+                any(self.wanted_call(call) for call in findall(stmt.test, m.Call())):
             return self.while_test(stmt)
         if m.matches(stmt, _LAMBDA_BINDING):
             assign = stmt.body[0]
@@ -262,7 +263,7 @@ class _Inliner(HoistingWriter):
         return before
 
     def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
-        return any(self.wanted_call(call) for call in m.findall(stmt, m.Call()))
+        return any(self.wanted_call(call) for call in findall(stmt, m.Call()))
 
     def wanted_call(self, call: cst.Call) -> bool:
         """Whether ``call`` is inlined (a local function's, or a helper's given one)."""
@@ -335,7 +336,7 @@ class _Inliner(HoistingWriter):
             raise self.pf.error(call, f"the local function `{name}` calls itself: s2sgrad inlines "
                                 "local functions and cannot inline a recursive one",
                                 "write the recursion as a loop")
-        for statement in m.findall(local.node.body, m.Nonlocal() | m.Global()):
+        for statement in findall(local.node.body, m.Nonlocal() | m.Global()):
             raise self.pf.error(statement, f"the local function `{name}` writes names of the "
                                 "enclosing function (`nonlocal`) or globals: s2sgrad does not "
                                 "inline such a function", "return the new value and assign it in "

@@ -24,6 +24,7 @@ from libcst.metadata import (
 
 from ..errors import Location, TransformError
 from .capture import SourceUnit, location_of
+from .walk import findall
 
 
 class Positions:
@@ -130,7 +131,7 @@ def _stub(stmt: cst.CSTNode) -> cst.CSTNode:
                 body.append(small.with_changes(value=cst.Ellipsis()))
             elif isinstance(small, cst.AnnAssign):
                 body.append(small.with_changes(value=cst.Ellipsis() if small.value else None))
-            elif isinstance(small, cst.Expr) and not m.findall(small, m.NamedExpr()):
+            elif isinstance(small, cst.Expr) and not findall(small, m.NamedExpr()):
                 continue
             else:
                 body.append(small)
