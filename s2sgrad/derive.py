@@ -19,6 +19,7 @@ import inspect
 import linecache
 import os
 import sys
+from collections import OrderedDict
 from typing import Callable, Optional
 
 from .version import __version__
@@ -117,10 +118,10 @@ def _store_refusal(key: str, fun: Callable, exc: TransformError) -> None:
     own = fun.__code__.co_filename
     files = sorted({(getattr(f, "__module__", "") or "", f.__code__.co_filename)
                     for f, _ in reachable(fun) if hasattr(f, "__code__")})
-    cache.put(key, {"refused": {"message": exc.message, "path": loc.path, "line": loc.line,
-                                "col": loc.col, "text": loc.text, "hint": exc.hint,
-                                "member_of": exc.member_of},
-                    "deps": [[module, f, _module_digest(f)] for module, f in files if f != own]})
+    _keep(key, {"refused": {"message": exc.message, "path": loc.path, "line": loc.line,
+                            "col": loc.col, "text": loc.text, "hint": exc.hint,
+                            "member_of": exc.member_of},
+                "deps": [[module, f, _module_digest(f)] for module, f in files if f != own]})
 
 
 def refused(entry: Optional[dict]) -> Optional[TransformError]:
@@ -150,19 +151,49 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
     cache, else from the pipeline (stored). Returns ``{"text", "call", "deps"}``, ``call`` mapping
     each key of ``CALLS[mode]`` to a generated function's name."""
     key = cache_key(fun, unit, wrt, has_aux, mode, trees)
-    entry = cache.get(key)
-    if _usable(entry, mode):
-        return entry
-    refusal = refused(entry)
-    if refusal is not None:  # the pipeline refused this key before: the same refusal, no libcst
-        raise refusal
+    entry = _known(key, mode)
+    if entry is not None:
+        refusal = refused(entry)
+        if refusal is not None:  # the pipeline refused this key before: the same refusal
+            raise refusal
+        return dict(entry)
     try:
         entry = _made(fun, unit, wrt, has_aux, mode, trees)
     except TransformError as exc:
         _store_refusal(key, fun, exc)
         raise
+    _keep(key, entry)
+    return dict(entry)
+
+
+# Entries made or read in this process, by cache key (the most recent _MADE_LIMIT): the same
+# key as the disk cache's, so the same entry; serves a transform made again when the disk cache
+# is off (S2SGRAD_CACHE_DIR empty) or lost its file.
+_MADE: "OrderedDict[str, dict]" = OrderedDict()
+_MADE_LIMIT = 512
+
+
+def _known(key: str, mode: str) -> Optional[dict]:
+    """The valid entry or refusal stored under ``key``: on disk, else made in this process
+    (written to disk again); None where there is none or its dependencies changed."""
+    for entry in (cache.get(key), _MADE.get(key)):
+        if _usable(entry, mode) or refused(entry) is not None:
+            if entry is not _MADE.get(key):
+                _MADE[key] = entry
+            else:
+                cache.put(key, entry)
+            _MADE.move_to_end(key)
+            return entry
+    return None
+
+
+def _keep(key: str, entry: dict) -> None:
+    """Store ``entry`` under ``key``: on disk and in this process."""
     cache.put(key, entry)
-    return entry
+    _MADE[key] = entry
+    _MADE.move_to_end(key)
+    while len(_MADE) > _MADE_LIMIT:
+        _MADE.popitem(last=False)
 
 
 def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
