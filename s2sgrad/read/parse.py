@@ -93,24 +93,28 @@ class QualifiedNames:
     def __init__(self, module: cst.Module, positions: Positions) -> None:
         self.module = module
         self.positions = positions
-        self.resolved: dict = {}  # statement index -> {node: frozenset of QualifiedName}
+        self.resolved: dict = {}  # statement index -> {node: frozenset of QualifiedName, or lazy}
 
     def get(self, node: cst.CSTNode, default=None):
         index = self.positions.statement_of(node)
         if index is None:
             return default
-        return self._resolve(index).get(node, default)
+        names = self._resolve(index)
+        found = names.get(node)
+        if found is None:
+            return default
+        if type(found) is not frozenset:  # libcst's lazy value: computed on the first question
+            got = found() if callable(found) else found
+            found = names[node] = frozenset(got) if got else frozenset()
+        return found or default
 
     def _resolve(self, index: int) -> dict:
+        """The statement's nodes -> their qualified names (a frozenset), or libcst's lazy value
+        for them (get computes it: most nodes are never asked about)."""
         if index not in self.resolved:
             body = [stmt if i == index else _stub(stmt) for i, stmt in enumerate(self.module.body)]
             wrapper = MetadataWrapper(self.module.with_changes(body=body), unsafe_skip_copy=True)
-            names = {}
-            for key, value in wrapper.resolve(QualifiedNameProvider).items():
-                got = value() if callable(value) else value
-                if got:
-                    names[key] = frozenset(got)
-            self.resolved[index] = names
+            self.resolved[index] = dict(wrapper.resolve(QualifiedNameProvider))
         return self.resolved[index]
 
 
