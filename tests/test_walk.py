@@ -82,3 +82,28 @@ def test_walk_skips_what_enter_refuses():
     outer = [n for n in walk(module, enter=lambda n: not isinstance(n, cst.Call))
              if isinstance(n, cst.Call)]
     assert [cst.Module([]).code_for_node(c) for c in outer] == ["g(h(x))"]
+
+
+@pytest.mark.parametrize("name", ["closure_inputs.py", "class_inputs.py"])
+def test_qualified_names_match_libcst_provider(name):
+    """read/parse.QualifiedNames (scopes asked per node, on demand) gives what libcst's
+    QualifiedNameProvider gives, for every node of every top-level statement."""
+    from libcst.metadata import MetadataWrapper, QualifiedNameProvider
+
+    from s2sgrad.read.parse import _stub, parse_module
+
+    path = ROOT / "tests" / name
+    parsed = parse_module(path.read_text(), str(path))
+    checked = 0
+    for index, statement in enumerate(parsed.module.body):
+        body = [s if i == index else _stub(s) for i, s in enumerate(parsed.module.body)]
+        wrapper = MetadataWrapper(parsed.module.with_changes(body=body), unsafe_skip_copy=True)
+        inside = _Preorder()
+        statement.visit(inside)
+        own = {id(n) for n in inside.seen}
+        for node, value in wrapper.resolve(QualifiedNameProvider).items():
+            if id(node) in own:
+                got = value() if callable(value) else value
+                assert parsed.qualnames.get(node) == (frozenset(got) if got else None)
+                checked += bool(got)
+    assert checked > 100

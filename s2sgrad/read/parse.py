@@ -18,8 +18,8 @@ from libcst.metadata import (
     CodeRange,
     MetadataWrapper,
     PositionProvider,
-    QualifiedNameProvider,
     QualifiedNameSource,
+    ScopeProvider,
 )
 
 from ..errors import Location, TransformError
@@ -103,18 +103,19 @@ class QualifiedNames:
         found = names.get(node)
         if found is None:
             return default
-        if type(found) is not frozenset:  # libcst's lazy value: computed on the first question
-            got = found() if callable(found) else found
+        if type(found) is not frozenset:  # the node's scope: its names computed on first question
+            got = found.get_qualified_names_for(node)
             found = names[node] = frozenset(got) if got else frozenset()
         return found or default
 
     def _resolve(self, index: int) -> dict:
-        """The statement's nodes -> their qualified names (a frozenset), or libcst's lazy value
-        for them (get computes it: most nodes are never asked about)."""
+        """The statement's nodes -> their qualified names (a frozenset), or the scope that
+        gives them (get asks it: most nodes are never asked about). As libcst's
+        QualifiedNameProvider, without its pass over every node: it asks the same scopes."""
         if index not in self.resolved:
             body = [stmt if i == index else _stub(stmt) for i, stmt in enumerate(self.module.body)]
             wrapper = MetadataWrapper(self.module.with_changes(body=body), unsafe_skip_copy=True)
-            self.resolved[index] = dict(wrapper.resolve(QualifiedNameProvider))
+            self.resolved[index] = dict(wrapper.resolve(ScopeProvider))
         return self.resolved[index]
 
 
