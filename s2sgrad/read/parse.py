@@ -24,7 +24,7 @@ from libcst.metadata import (
 
 from ..errors import Location, TransformError
 from .capture import SourceUnit, location_of
-from .walk import findall
+from .walk import findall, is_layout, walk
 
 
 class Positions:
@@ -46,6 +46,7 @@ class Positions:
         self.found: dict = {}  # node -> CodeRange
         self.statement: dict = {}  # node -> index of its top-level statement
         self.done: set = set()
+        self.members: Optional[dict] = None  # _members, made on the first node not yet found
 
     def statement_of(self, node: cst.CSTNode) -> Optional[int]:
         self.get(node)
@@ -54,13 +55,24 @@ class Positions:
     def get(self, node: cst.CSTNode, default=None):
         if node not in self.found:
             index = self.definitions.get(id(node))
+            if index is None:
+                index = self._members().get(id(node))
             if index is not None:
                 self._resolve(index)
+            elif not is_layout(node):
+                return default  # not a node of this module (one a pass made): nothing to resolve
             for index in range(len(self.module.body)):
                 if node in self.found:
                     break
                 self._resolve(index)
         return self.found.get(node, default)
+
+    def _members(self) -> dict:
+        """id of each node of the module (layout aside) -> its top-level statement's index."""
+        if self.members is None:
+            self.members = {id(n): index for index, stmt in enumerate(self.module.body)
+                            for n in walk(stmt)}
+        return self.members
 
     def __getitem__(self, node: cst.CSTNode):
         found = self.get(node)

@@ -45,6 +45,11 @@ def _fields(kind: type) -> Optional[tuple]:
     return found
 
 
+def is_layout(node: cst.CSTNode) -> bool:
+    """Whether ``node`` is layout (whitespace, a comment, punctuation): never walked."""
+    return _fields(type(node)) is None
+
+
 def children(node: cst.CSTNode) -> list:
     """``node``'s children that are not layout, in visit order."""
     out = []
