@@ -7,9 +7,10 @@ refusal (a float argument, a Cholesky factor inside: forward mode refuses it, re
 used), prints per function, in milliseconds (wall clock, and the process's CPU time):
 
 - cold: the function's first transform in this process (disk cache off), after one transform
-  of another function that pays the one-time imports (libcst, black, the rule table; the parse
-  of cases.py, the file they share, is then cached);
-- warm: the same transform again in this process, from the disk cache (a temporary directory);
+  of another function that pays the one-time imports (libcst, black, the rule table); the first
+  function of cases.py also pays that file's parse, which the others share;
+- warm: the same transform again in this process (its entry kept in this process, and in the
+  disk cache, a temporary directory);
 - new process: the same transform in a fresh Python process reading that cache, and whether
   libcst or black were imported there (they should not be: a warm start never parses).
 
@@ -44,8 +45,15 @@ def cholesky_of_float(s):
     return np.sum(np.linalg.cholesky(a))
 
 
+def warm_up(x):
+    """Transformed first, for the one-time imports (not in the table)."""
+    return np.sum(np.exp(x) * x)
+
+
 def _function(name: str):
-    return cholesky_of_float if name == "cholesky_of_float" else getattr(cases, name)
+    if name in ("cholesky_of_float", "warm_up"):
+        return globals()[name]
+    return getattr(cases, name)
 
 
 def _transform(name: str) -> None:
@@ -97,7 +105,7 @@ def main() -> None:
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
     names = (*CASES, "cholesky_of_float")
     os.environ["S2SGRAD_CACHE_DIR"] = ""
-    load = _timed("logsumexp")  # the one-time imports and tables
+    load = _timed("warm_up")  # the one-time imports and tables
     cold = {n: [_timed(n)] for n in names}  # each function's first transform: one sample
     with tempfile.TemporaryDirectory() as directory:
         os.environ["S2SGRAD_CACHE_DIR"] = directory
