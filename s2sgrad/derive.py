@@ -19,13 +19,14 @@ import inspect
 import linecache
 import os
 import sys
+from collections import OrderedDict
 from typing import Any, Callable, Optional
 
 from .version import __version__
 from .arguments import MASKED, masked_refusal
-from .errors import TransformError
+from .errors import Location, TransformError
 from .read.capture import SourceUnit, caller_location, from_function, is_source_function
-from .read.live import binding_of, fingerprint, names_read, resolve, specialized_on
+from .read.live import binding_of, fingerprint, names_read, reachable, resolve, specialized_on
 from .registry import registered
 from .transformations import TRANSFORMATIONS
 from .write import cache
@@ -105,15 +106,99 @@ def _usable(entry: Optional[dict], mode: str) -> bool:
                and _module_digest(d[1]) == d[2] for d in deps)
 
 
+_REFUSAL_FIELDS = ("message", "path", "line", "col", "text", "hint")
+
+
+def _store_refusal(key: str, fun: Callable, exc: TransformError) -> None:
+    """Store the pipeline's refusal of ``key`` (a plain TransformError: what it says and where),
+    with the files of every user function ``fun`` reaches in other modules as its dependencies."""
+    if type(exc) is not TransformError or exc.location == caller_location():
+        return  # (one located at the caller's call is about that call, not about the code)
+    loc = exc.location
+    own = fun.__code__.co_filename
+    files = sorted({(getattr(f, "__module__", "") or "", f.__code__.co_filename)
+                    for f, _ in reachable(fun) if hasattr(f, "__code__")})
+    _keep(key, {"refused": {"message": exc.message, "path": loc.path, "line": loc.line,
+                            "col": loc.col, "text": loc.text, "hint": exc.hint,
+                            "member_of": exc.member_of},
+                "deps": [[module, f, _module_digest(f)] for module, f in files if f != own]})
+
+
+def refused(entry: Optional[dict]) -> Optional[TransformError]:
+    """The TransformError a stored refusal entry holds (its dependencies unchanged), else None."""
+    if entry is None or not isinstance(entry.get("refused"), dict):
+        return None
+    stored, deps = entry["refused"], entry.get("deps")
+    if not (isinstance(deps, list) and all(isinstance(d, list) and len(d) == 3 for d in deps)
+            and all(_module_digest(d[1]) == d[2] for d in deps)):
+        return None
+    try:
+        kinds = (str, str, int, int, str, str)
+        if not all(isinstance(stored[f], k) for f, k in zip(_REFUSAL_FIELDS, kinds)):
+            return None
+        exc = TransformError(stored["message"], Location(stored["path"], stored["line"],
+                                                         stored["col"], stored["text"]), stored["hint"])
+    except (KeyError, TypeError):
+        return None
+    if isinstance(stored.get("member_of"), str):
+        exc.member_of = stored["member_of"]
+    return exc
+
+
 def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
               mode: str = "rev", trees: tuple = ()) -> dict:
     """The generated text and names for ``fun`` (read as ``unit``) in ``mode``: from the disk
     cache, else from the pipeline (stored). Returns ``{"text", "call", "deps"}``, ``call`` mapping
     each key of ``CALLS[mode]`` to a generated function's name."""
     key = cache_key(fun, unit, wrt, has_aux, mode, trees)
-    entry = cache.get(key)
-    if _usable(entry, mode):
-        return entry
+    entry = _known(key, mode)
+    if entry is not None:
+        refusal = refused(entry)
+        if refusal is not None:  # the pipeline refused this key before: the same refusal
+            raise refusal
+        return dict(entry)
+    try:
+        entry = _made(fun, unit, wrt, has_aux, mode, trees)
+    except TransformError as exc:
+        _store_refusal(key, fun, exc)
+        raise
+    _keep(key, entry)
+    return dict(entry)
+
+
+# Entries made or read in this process, by cache key (the most recent _MADE_LIMIT): the same
+# key as the disk cache's, so the same entry; serves a transform made again when the disk cache
+# is off (S2SGRAD_CACHE_DIR empty) or lost its file.
+_MADE: "OrderedDict[str, dict]" = OrderedDict()
+_MADE_LIMIT = 512
+
+
+def _known(key: str, mode: str) -> Optional[dict]:
+    """The valid entry or refusal stored under ``key``: on disk, else made in this process
+    (written to disk again); None where there is none or its dependencies changed."""
+    for entry in (cache.get(key), _MADE.get(key)):
+        if _usable(entry, mode) or refused(entry) is not None:
+            if entry is not _MADE.get(key):
+                _MADE[key] = entry
+            else:
+                cache.put(key, entry)
+            _MADE.move_to_end(key)
+            return entry
+    return None
+
+
+def _keep(key: str, entry: dict) -> None:
+    """Store ``entry`` under ``key``: on disk and in this process."""
+    cache.put(key, entry)
+    _MADE[key] = entry
+    _MADE.move_to_end(key)
+    while len(_MADE) > _MADE_LIMIT:
+        _MADE.popitem(last=False)
+
+
+def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
+          trees: tuple) -> dict:
+    """entry_for's entry made by the pipeline (a TransformError where it refuses)."""
     from .pipeline import Options, generate  # libcst and black: only on a cache miss
 
     generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode,
@@ -128,7 +213,6 @@ def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
         callables = (*callables, *(name or "" for name in hvp))
     entry = {"text": text, "call": dict(zip(CALLS[mode], callables)),
              "deps": _dependencies(fun, dict(generated.live_names)), "wrt": list(generated.wrt)}
-    cache.put(key, entry)
     return entry
 
 

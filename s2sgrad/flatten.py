@@ -20,6 +20,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .read.names import name_nodes
+from .read.walk import findall
 
 _SWEEPS = m.Call(func=m.Name(), args=[
     m.Arg(m.Subscript(value=m.Call(func=m.Name()),
@@ -48,7 +49,7 @@ def _bound(statements: list) -> set:
     """Every name the statements bind (assignment and loop targets, at any depth)."""
     found: set = set()
     for stmt in statements:
-        for node in m.findall(stmt, m.AssignTarget() | m.AugAssign() | m.For()):
+        for node in findall(stmt, m.AssignTarget() | m.AugAssign() | m.For()):
             found |= {n.value for n in name_nodes(node.target)}
     return found
 

@@ -15,6 +15,7 @@ says what differs: the generated names of a helper and the builder that makes it
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from functools import partial
 from dataclasses import dataclass, field, replace
@@ -415,9 +416,13 @@ def _copy_generated(session: _Session, body: str) -> str:
     value (a custom function's stated rule, ``s2s.stated(value, c_bwd, ...)``, in a gradient
     transformed inside a differentiated function), taken out of ``session.live``: the module
     defines it instead, so it is loaded, and cached, whole. Transitive; none already defined."""
-    defined = {n.name.value for n in cst.parse_module(body).body if isinstance(n, cst.FunctionDef)}
+    named = sorted(n for n, v in session.live.items() if is_generated(v))
+    if not named:
+        return ""
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    defined = {n.name for n in ast.parse(body).body if isinstance(n, defs)}
     copied: list = []
-    todo = sorted(n for n, v in session.live.items() if is_generated(v) and n not in defined)
+    todo = [n for n in named if n not in defined]
     while todo:
         name = todo.pop(0)
         value = session.live.pop(name, None)

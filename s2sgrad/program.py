@@ -29,6 +29,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .read.names import name_nodes
+from .read.walk import findall, walk
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -248,9 +249,9 @@ class Verbatim:
 
     @property
     def binds(self) -> frozenset:
-        found = m.findall(self.node, m.AssignTarget() | m.AugAssign() | m.For())
+        found = findall(self.node, m.AssignTarget() | m.AugAssign() | m.For())
         names = frozenset().union(*(target_names(t.target) for t in found))
-        return names | {d.name.value for d in m.findall(self.node, m.FunctionDef())}
+        return names | {d.name.value for d in findall(self.node, m.FunctionDef())}
 
     plain = False
 
@@ -324,22 +325,9 @@ def has_statements(code) -> bool:
     return any(not isinstance(item, Comment) for item in code)
 
 
-class _Calls(cst.CSTVisitor):
-    """Collects the calls of an expression."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
 def calls_in(node: cst.CSTNode) -> list:
     """The calls inside ``node``, outermost first."""
-    visitor = _Calls()
-    node.visit(visitor)
-    return visitor.calls
+    return [n for n in walk(node) if type(n) is cst.Call]
 
 
 _PURE_OWNERS = ("np", "s2s")

@@ -208,3 +208,52 @@ def test_concurrent_cold_imports_in_several_processes(tmp_path, model):
     files = entries(tmp_path / "cache")
     assert len(files) == 1 and files[0].suffix == ".json"
     assert "def loss_grad(w, b, x, loss_bar=1.0):" in json.loads(files[0].read_text())["text"]
+
+
+# ----- refusals are stored like generated code ----------------------------------------------------
+
+CHOLESKY = """\
+import numpy as np
+from chol_helper import shift
+
+
+def f(s):
+    L = np.linalg.cholesky(shift(np.eye(3) * s))
+    return np.sum(L)
+"""
+
+
+def test_a_forward_mode_refusal_is_stored_and_served_without_the_pipeline(tmp_path, cache_dir,
+                                                                          monkeypatch):
+    from s2sgrad import derive
+    from s2sgrad.read.capture import from_function
+
+    (tmp_path / "chol_helper.py").write_text("def shift(a):\n    return a + 1.0\n")
+    (tmp_path / "chol_user.py").write_text(CHOLESKY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    f = import_file(tmp_path / "chol_user.py", "chol_user", monkeypatch).f
+    with pytest.raises(s2sgrad.TransformError) as cold:
+        derive.entry_for(f, from_function(f), ("s",), mode="fwd")
+    (stored,) = entries(cache_dir)
+    assert "cholesky" in json.loads(stored.read_text())["refused"]["message"]
+    forbid_pipeline(monkeypatch)
+    with pytest.raises(s2sgrad.TransformError) as warm:
+        derive.entry_for(f, from_function(f), ("s",), mode="fwd")
+    assert str(warm.value) == str(cold.value) and warm.value.location == cold.value.location
+    # an edit to the file of a function it calls in another module: the refusal is stale
+    (tmp_path / "chol_helper.py").write_text("def shift(a):\n    return a + 2.0\n")
+    with pytest.raises(AssertionError, match="the pipeline ran"):
+        derive.entry_for(f, from_function(f), ("s",), mode="fwd")
+
+
+def test_a_new_process_reads_the_refusal_and_the_gradient_without_libcst(tmp_path):
+    (tmp_path / "chol_helper.py").write_text("def shift(a):\n    return a + 1.0\n")
+    (tmp_path / "chol_user.py").write_text(CHOLESKY)
+    env = dict(os.environ, S2SGRAD_CACHE_DIR=str(tmp_path / "cache"))
+    code = ("import sys, s2sgrad, chol_user; g = s2sgrad.grad(chol_user.f)(2.0); "
+            "print(round(float(g), 9), 'libcst' in sys.modules, 'black' in sys.modules)")
+    cold = _run(code, tmp_path, env)
+    assert cold.returncode == 0, cold.stderr
+    warm = _run(code, tmp_path, env)
+    assert warm.stdout.split()[0] == cold.stdout.split()[0]
+    assert warm.stdout.split()[1:] == ["False", "False"], warm.stdout

@@ -13,6 +13,7 @@ import libcst.matchers as m
 from ..errors import TransformError
 from ..lower.ir import CoreFunction, Const, Seq, flatten, operand_reads, operand_vars, prim_operands
 from ..rules.table import RuleTable
+from ..read.walk import findall
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def refuse_constant_subscripts(fn: CoreFunction, varied: set) -> None:
         if len(args) != 2 or not isinstance(args[0], Const) or not isinstance(args[1], Const) \
                 or not args[1].brackets:
             continue
-        names = set(operand_reads(args[1])) | {n.value for n in m.findall(args[1].node, m.Name())}
+        names = set(operand_reads(args[1])) | {n.value for n in findall(args[1].node, m.Name())}
         if names & varied:  # (the reads of a Const list user locals, not temporaries)
             raise TransformError(
                 f"indexing the constant `{args[0].code}` with a differentiated value would drop "

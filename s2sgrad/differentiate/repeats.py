@@ -29,6 +29,7 @@ import numpy as np
 
 from ..program import Comment, Nest, Simple, Verbatim, name_reads, pure
 from .dead import names_only
+from ..read.walk import findall
 
 # not worth a name: reading them again costs what reading a name costs (a slice is a view)
 _CHEAP = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float, cst.Imaginary,
@@ -69,7 +70,7 @@ def _written_in_place(item) -> set:
 
 def _writes_out(node: cst.CSTNode) -> bool:
     """Whether a call in ``node`` takes an ``out=`` array (written in place)."""
-    return bool(m.findall(node, m.Arg(keyword=m.Name("out"))))
+    return bool(findall(node, m.Arg(keyword=m.Name("out"))))
 
 
 def _fresh(value: cst.BaseExpression) -> bool:

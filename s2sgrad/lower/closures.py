@@ -58,6 +58,7 @@ from .local_scope import (_constant_key, _defaults, _literal, _literal_key, _par
                           check_reads_unbound)
 from .naming import Namer
 from .structure import structure
+from ..read.walk import findall
 
 _LAMBDA_BINDING = m.SimpleStatementLine(
     body=[m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Lambda())])
@@ -75,7 +76,7 @@ class _Local:
 def inline_local_functions(pf: ParsedFunction) -> ParsedFunction:
     """``pf`` with the calls of its local functions inlined (``pf`` itself when it defines none),
     or a located TransformError for a use of one that cannot be."""
-    if not m.findall(pf.node.body, m.FunctionDef() | m.Lambda()):
+    if not findall(pf.node.body, m.FunctionDef() | m.Lambda()):
         return pf
     _check_bound_once(pf)
     inliner = _Inliner(pf, Namer({n.value for n in name_nodes(pf.node)}))
@@ -90,7 +91,7 @@ def _check_bound_once(pf: ParsedFunction) -> None:
     """Refuse a local function whose name is bound again in the function (or is a parameter):
     which function a call reaches would depend on the path taken."""
     scope = _scope(pf.node.body)
-    lambdas = {id(line.body[0].targets[0]) for line in m.findall(pf.node.body, _LAMBDA_BINDING)}
+    lambdas = {id(line.body[0].targets[0]) for line in findall(pf.node.body, _LAMBDA_BINDING)}
     functions = {name for name, node in scope.bound
                  if isinstance(node, cst.FunctionDef) or id(node) in lambdas}
     params = {p.name.value for p in _params(pf.node.params)}
@@ -116,7 +117,7 @@ def _check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict, ta
                            "a local function and must know which one it calls",
                            f"call its entries by constant keys (`{node.value}[0](z)`), or call "
                            "each function by its name")
-    for call in m.findall(body, m.Call(func=m.Name())):
+    for call in findall(body, m.Call(func=m.Name())):
         name = call.func.value
         if name in defined:
             raise pf.error(call, f"this call of the local function `{name}` runs only sometimes "
@@ -153,8 +154,8 @@ class _Inliner(HoistingWriter):
     def statement(self, stmt: cst.BaseStatement) -> list:
         if isinstance(stmt, cst.FunctionDef):
             return self.define(stmt, stmt)
-        if isinstance(stmt, cst.While) and not m.findall(stmt.body, m.Continue()) and \
-                any(self.wanted_call(call) for call in m.findall(stmt.test, m.Call())):
+        if isinstance(stmt, cst.While) and not findall(stmt.body, m.Continue()) and \
+                any(self.wanted_call(call) for call in findall(stmt.test, m.Call())):
             return self.while_test(stmt)
         if m.matches(stmt, _LAMBDA_BINDING):
             assign = stmt.body[0]
@@ -261,7 +262,7 @@ class _Inliner(HoistingWriter):
         return before
 
     def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
-        return any(self.wanted_call(call) for call in m.findall(stmt, m.Call()))
+        return any(self.wanted_call(call) for call in findall(stmt, m.Call()))
 
     def wanted_call(self, call: cst.Call) -> bool:
         """Whether ``call`` is inlined (a local function's, or a helper's given one)."""
@@ -331,7 +332,7 @@ class _Inliner(HoistingWriter):
             raise self.pf.error(call, f"the local function `{name}` calls itself: s2sgrad inlines "
                                 "local functions and cannot inline a recursive one",
                                 "write the recursion as a loop")
-        for statement in m.findall(local.node.body, m.Nonlocal() | m.Global()):
+        for statement in findall(local.node.body, m.Nonlocal() | m.Global()):
             raise self.pf.error(statement, f"the local function `{name}` writes names of the "
                                 "enclosing function (`nonlocal`) or globals: s2sgrad does not "
                                 "inline such a function", "return the new value and assign it in "
@@ -342,7 +343,7 @@ class _Inliner(HoistingWriter):
         scope = _scope(fn.body)
         # a function the body defines may outlive the call (returned): it must read the
         # parameters' values at this call, not the names the caller may bind again
-        snapshot = bool(m.findall(fn.body, m.FunctionDef() | m.Lambda()))
+        snapshot = bool(findall(fn.body, m.FunctionDef() | m.Lambda()))
         before, renames = self.parameters(call, fn, values, {bound for bound, _ in scope.bound},
                                           snapshot)
         self.bindings.update(renames.get(bound, bound) for bound, _ in scope.bound)

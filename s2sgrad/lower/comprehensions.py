@@ -37,6 +37,7 @@ from libcst.metadata import QualifiedName, QualifiedNameSource
 from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
 from .naming import Namer
+from ..read.walk import findall
 
 _COMPREHENSION = m.ListComp() | m.GeneratorExp() | m.DictComp() | m.SetComp()
 # Where a comprehension is evaluated only sometimes: left for the fence to refuse.
@@ -45,7 +46,7 @@ _GUARDED = m.Lambda() | m.IfExp() | m.BooleanOperation()
 
 def rewrite_comprehensions(pf: ParsedFunction) -> ParsedFunction:
     """``pf`` with its comprehensions written as loops (``pf`` itself when it has none)."""
-    if not m.findall(pf.node.body, _COMPREHENSION):
+    if not findall(pf.node.body, _COMPREHENSION):
         return pf
     writer = _Writer(pf.parsed, Namer({n.value for n in name_nodes(pf.node)}))
     body = writer.block(pf.node.body)
@@ -138,7 +139,7 @@ class _Writer(HoistingWriter):
     """Writes each comprehension as the loop building its list."""
 
     def wanted(self, stmt: cst.SimpleStatementLine) -> bool:
-        return bool(m.findall(stmt, _COMPREHENSION))
+        return bool(findall(stmt, _COMPREHENSION))
 
     def hoisted(self, node: cst.CSTNode) -> tuple:
         """``(statements building the lists, node with each comprehension it evaluates at once
@@ -153,7 +154,7 @@ class _Writer(HoistingWriter):
         name = self.namer.fresh("entries" if keyed else "items")
         renames = {}
         for clause in _clauses(comp.for_in):
-            for target in m.findall(clause.target, m.Name()):
+            for target in findall(clause.target, m.Name()):
                 renames.setdefault(target.value, self.namer.fresh(target.value))
         rename = Rename(self.parsed, renames)
         if keyed:  # entries[key] = value

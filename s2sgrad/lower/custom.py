@@ -21,6 +21,7 @@ from ..read.parse import ParsedFunction
 from .naming import Namer
 from .scope import read_names, statements_of
 from .structure import structure
+from ..read.walk import findall
 
 CUSTOM_DECORATORS = frozenset({"s2sgrad.custom_gradient", "s2sgrad.custom.custom_gradient"})
 
@@ -44,10 +45,10 @@ def _lines(node: cst.CSTNode) -> list:
 
 def _assigned(node: cst.CSTNode) -> set:
     names = set()
-    for target in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For()):
+    for target in findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For()):
         tgt = target.target
-        names |= {n.value for n in m.findall(tgt, m.Name())}
-    for d in m.findall(node, m.FunctionDef()):
+        names |= {n.value for n in findall(tgt, m.Name())}
+    for d in findall(node, m.FunctionDef()):
         names.add(d.name.value)
     return names
 
@@ -86,7 +87,7 @@ def find_grad_fn(pf: ParsedFunction, statements: list) -> tuple:
     """(value expression, _GradFn, forward statements) of a custom_gradient body, or a located error."""
     fn = pf.node
     name = fn.name.value
-    for y in m.findall(fn.body, m.Yield() | m.Await()):
+    for y in findall(fn.body, m.Yield() | m.Await()):
         raise pf.error(y, f"custom_gradient function {name} cannot be a generator",
                        "return (value, grad_fn)")
     last = statements[-1] if statements else fn
@@ -105,7 +106,7 @@ def find_grad_fn(pf: ParsedFunction, statements: list) -> tuple:
         raise pf.error(grad_expr, f"the second element returned by {name} is not a function",
                        "return `value, grad_fn` where grad_fn is a def or lambda in the body")
     for stmt in forward:
-        if m.findall(stmt, m.Return()) and not isinstance(stmt, cst.FunctionDef):
+        if findall(stmt, m.Return()) and not isinstance(stmt, cst.FunctionDef):
             raise pf.error(stmt, f"custom_gradient function {name} must return once, at the end",
                            "compute the value, then `return value, grad_fn`")
     return value, grad, forward
@@ -127,22 +128,22 @@ def _named_grad_fn(pf: ParsedFunction, statements: list, grad_expr: cst.Name, va
     if grad is None:
         raise pf.error(grad_expr, f"`{gname}` returned by {name} is not a function defined in "
                        f"{name}", f"define it inside {name}: `def {gname}(dy): ...`")
-    for n in [n for stmt in forward for n in m.findall(stmt, m.Name(gname))] + \
-            list(m.findall(value, m.Name(gname))):
+    for n in [n for stmt in forward for n in findall(stmt, m.Name(gname))] + \
+            list(findall(value, m.Name(gname))):
         raise pf.error(n, f"grad_fn `{gname}` escapes {name}: it may only be returned",
                        "do not store, pass or call the gradient function")
     return grad, forward
 
 
 def _grad_function(pf: ParsedFunction, node: cst.FunctionDef) -> _GradFn:
-    for nl in m.findall(node, m.Nonlocal()):
+    for nl in findall(node, m.Nonlocal()):
         raise pf.error(nl, f"grad_fn {node.name.value} writes `nonlocal` names",
                        "compute new values in grad_fn and return them instead")
-    for y in m.findall(node.body, m.Yield()):
+    for y in findall(node.body, m.Yield()):
         raise pf.error(y, f"grad_fn {node.name.value} cannot be a generator", "return the gradients")
     params = _grad_params(pf, node.params, node.name.value)
     body = _flat_body(node)
-    if body is None and not node.decorators and not m.findall(node.body, m.FunctionDef() | m.Lambda()):
+    if body is None and not node.decorators and not findall(node.body, m.FunctionDef() | m.Lambda()):
         body = _flat_body(structure(node))  # early returns (control flow on dy): one exit
     if body is not None:
         return _GradFn(params, body, None, None, node)
@@ -153,7 +154,7 @@ def _flat_body(node: cst.FunctionDef) -> Optional[list]:
     """The statements of an undecorated grad_fn that returns once, at its end (inlined as they
     are: generated code stays in the subset s2sgrad reads again), else None."""
     body = statements_of(node.body)
-    returns = m.findall(node.body, m.Return())
+    returns = findall(node.body, m.Return())
     outer_returns = [r for r in returns if not _inside_nested_def(node, r)]
     flat = (not node.decorators and body and isinstance(body[-1], cst.Return)
             and len(outer_returns) == 1 and body[-1].value is not None)
@@ -161,8 +162,8 @@ def _flat_body(node: cst.FunctionDef) -> Optional[list]:
 
 
 def _inside_nested_def(outer: cst.FunctionDef, target: cst.CSTNode) -> bool:
-    for inner in m.findall(outer.body, m.FunctionDef() | m.Lambda()):
-        if any(r is target for r in m.findall(inner, m.Return())):
+    for inner in findall(outer.body, m.FunctionDef() | m.Lambda()):
+        if any(r is target for r in findall(inner, m.Return())):
             return True
     return False
 
@@ -179,8 +180,8 @@ def custom_vjp(pf: ParsedFunction, *, fwd_name: str, bwd_name: str, top_level: b
         statements = statements[1:]
     value, grad, forward_stmts = find_grad_fn(pf, statements)
     positional = [p.name.value for p in fn.params.params]
-    namer = Namer({n.value for n in m.findall(fn, m.Name())} | {fwd_name, bwd_name}
-                  | {n.value for stmt in grad.body or () for n in m.findall(stmt, m.Name())})
+    namer = Namer({n.value for n in findall(fn, m.Name())} | {fwd_name, bwd_name}
+                  | {n.value for stmt in grad.body or () for n in findall(stmt, m.Name())})
     captured, shadowed = _captured(fn, grad, forward_stmts)
     # The primals, for shapes; renamed where grad_fn's own names would hide them.
     shape_names = {p: namer.fresh(f"{p}_primal") if p in shadowed else p for p in positional}

@@ -23,6 +23,7 @@ import libcst.matchers as m
 from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, RangeHeader, SequenceHeader, Stmt, Var,
                  defined_names, flatten, operand_reads, reads_counter)
 from .naming import Namer
+from ..read.walk import findall
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -102,7 +103,7 @@ class _Hoister:
         product = self.namer.fresh(f"{left}_{word}_{right}")
         self.added.add(product)
         count_code = _code(count)
-        counted = tuple(n.value for n in m.findall(count, m.Name()) if n.value not in ("len",))
+        counted = tuple(n.value for n in findall(count, m.Name()) if n.value not in ("len",))
         return Stmt((product,), cst.parse_expression(f"{rows_rule}({a}, {count_code}, {b})"),
                     Prim(rows_rule, (Var(a), Const(count, count_code, counted), Var(b)),
                          location=stmt.prim.location), stmt.origin)
@@ -112,7 +113,7 @@ class _Hoister:
         if count is None or not t:
             return (), loop
         changed = defined_names(loop.body) | defined_names(loop.carries) | set(loop.targets)
-        if any(name in changed for name in m.findall(count, m.Name())):
+        if any(name in changed for name in findall(count, m.Name())):
             return (), loop
         rows = {}  # name of A[t] -> (A, its statement)
         body = list(loop.body)

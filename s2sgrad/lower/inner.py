@@ -37,6 +37,7 @@ from ..transformations import TRANSFORMATIONS
 from .lift import Lifted, fresh_name
 from .resolve import callee_name
 from .text import code
+from ..read.walk import findall
 
 VJP, JVP, HVP = "s2sgrad.vjp", "s2sgrad.jvp", "s2sgrad.hvp"
 
@@ -68,10 +69,10 @@ def _vjp_call(pf: ParsedFunction, stmt: Any) -> Optional[tuple]:
 
 def _only_called(body: cst.BaseSuite, name: str) -> bool:
     """Whether ``name`` is bound once in ``body`` and read only as ``name(cotangent)``."""
-    bound = [t for t in m.findall(body, m.AssignTarget() | m.For() | m.AugAssign())
-             if any(n.value == name for n in m.findall(t.target, m.Name()))]
-    calls = m.findall(body, m.Call(func=m.Name(name)))
-    reads = [n for n in m.findall(body, m.Name(name))]
+    bound = [t for t in findall(body, m.AssignTarget() | m.For() | m.AugAssign())
+             if any(n.value == name for n in findall(t.target, m.Name()))]
+    calls = findall(body, m.Call(func=m.Name(name)))
+    reads = [n for n in findall(body, m.Name(name))]
     return len(bound) == 1 and all(len(c.args) == 1 and c.args[0].keyword is None and
                                    not c.args[0].star for c in calls) and \
         len(reads) == len(calls) + 1
@@ -226,14 +227,14 @@ def inner_transforms_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
     if pf.unit.live is None:  # the CLI reads files without running them: no generated code
         return pf
     named = m.Name("vjp") | m.Name("jvp") | m.Name("hvp")
-    calls = m.findall(pf.node.body, m.Call(func=m.Attribute(attr=named) | named))
+    calls = findall(pf.node.body, m.Call(func=m.Attribute(attr=named) | named))
     made = m.OneOf(*(m.Name(n) for n in TRANSFORMATIONS.curried()))
-    curried_calls = m.findall(pf.node.body, m.Call(func=m.Call(func=m.Attribute(attr=made) | made)))
+    curried_calls = findall(pf.node.body, m.Call(func=m.Call(func=m.Attribute(attr=made) | made)))
     if not calls and not curried_calls:  # the usual case: nothing to rewrite
         return pf
     body = pf.node.body.body if isinstance(pf.node.body, cst.IndentedBlock) else ()
     statements = [s for line in body if isinstance(line, cst.SimpleStatementLine) for s in line.body]
-    taken = set(lifted) | {n.value for n in m.findall(pf.node, m.Name())} | set(pf.unit.live)
+    taken = set(lifted) | {n.value for n in findall(pf.node, m.Name())} | set(pf.unit.live)
     sites, jvps = {}, {}
     for stmt in statements:
         site = _site(pf, stmt, taken, lifted)

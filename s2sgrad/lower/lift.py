@@ -19,6 +19,7 @@ import libcst.matchers as m
 from ..read.parse import KeepingTransformer, ParsedFunction
 from .custom import CUSTOM_DECORATORS
 from .scope import read_names, statements_of
+from ..read.walk import findall
 
 STOP_GRADIENT = "s2sgrad.stop_gradient"
 
@@ -43,9 +44,9 @@ def _bound_in(node: cst.FunctionDef) -> set:
     """Names a function binds: its parameters, assignment and loop targets, defs inside it."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for found in m.findall(node.body, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For()):
-        names |= {n.value for n in m.findall(found.target, m.Name())}
-    names |= {d.name.value for d in m.findall(node.body, m.FunctionDef())}
+    for found in findall(node.body, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For()):
+        names |= {n.value for n in findall(found.target, m.Name())}
+    names |= {d.name.value for d in findall(node.body, m.FunctionDef())}
     return names
 
 
@@ -120,7 +121,7 @@ def fresh_name(base: str, taken: set) -> str:
 def lift_into(pf: ParsedFunction, lifted: dict) -> ParsedFunction:
     """``pf`` calling module-level copies of the custom_gradient functions it defines, each
     added to ``lifted`` (copy name -> Lifted)."""
-    taken = set(lifted) | {n.value for n in m.findall(pf.node, m.Name())}
+    taken = set(lifted) | {n.value for n in findall(pf.node, m.Name())}
     pf, found = lift_custom_defs(pf, taken)
     lifted.update((item.function.name, item) for item in found)
     return pf

@@ -24,6 +24,7 @@ from .joins import bind_conditional_locals, loop_carries
 from .kinds import is_verbatim
 from .scope import statements_of
 from .text import Renamer, code
+from ..read.walk import findall
 
 
 def lower_while(ctx: Context, node: cst.While, lower_block: BlockLowerer) -> None:
@@ -83,7 +84,7 @@ def _lower_value_loop(ctx: Context, node: cst.For, lower_block: BlockLowerer) ->
     """``(header, targets, body, typed header)`` of a loop over values that carry no derivative:
     the header as written, its names renamed (a RangeHeader for ``for t in range(...)``)."""
     iter_code, _ = ctx.verbatim(node.iter)
-    targets = tuple(ctx.bind(n_.value) for n_ in m.findall(node.target, m.Name()))
+    targets = tuple(ctx.bind(n_.value) for n_ in findall(node.target, m.Name()))
     header = ForHeader(node.target.visit(Renamer(ctx.env)), iter_code)
     kind = OtherHeader()
     if isinstance(node.target, cst.Name) and m.matches(iter_code, m.Call(func=m.Name("range"))) and \
@@ -170,7 +171,7 @@ def _indexed_by_target(body: cst.BaseSuite, seq: cst.Name, elem) -> bool:
         return False
     read = m.Subscript(value=m.Name(seq.value),
                        slice=[m.SubscriptElement(slice=m.Index(value=m.Name(elem.value)))])
-    return bool(m.findall(body, read))
+    return bool(findall(body, read))
 
 
 def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,

@@ -43,6 +43,7 @@ from ..read.parse import KeepingTransformer, ParsedFunction
 from .classes import ClassInfo, live_class, literal, static_class
 from .local_scope import _params, _scope, check_reads_unbound
 from .naming import Namer
+from ..read.walk import findall
 
 
 @dataclass
@@ -148,7 +149,7 @@ def _module_object(pf: ParsedFunction, name: str) -> Optional[str]:
             if stmt.name.value == name:
                 return None
             continue
-        targets = m.findall(stmt, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For() | m.AsName())
+        targets = findall(stmt, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For() | m.AsName())
         names = {n.value for t in targets for n in name_nodes(getattr(t, "target", None) or t.name)}
         if isinstance(stmt, cst.SimpleStatementLine) and any(
                 isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):

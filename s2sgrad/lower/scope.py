@@ -7,6 +7,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..read.names import name_nodes
+from ..read.walk import findall
 
 
 def read_names(node: cst.CSTNode) -> list:
@@ -30,10 +31,10 @@ def statements_of(block: cst.BaseSuite) -> list:
 def targets_in(node: cst.CSTNode) -> set:
     """Names assigned anywhere in ``node`` (assignments and loop targets)."""
     names = set()
-    for found in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For()):
+    for found in findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For()):
         target = found.target
         if isinstance(target, (cst.Name, cst.Tuple, cst.List)):
-            names |= {n.value for n in m.findall(target, m.Name())}
+            names |= {n.value for n in findall(target, m.Name())}
     return names
 
 
@@ -50,13 +51,13 @@ def assigned_names(fn: cst.FunctionDef) -> frozenset:
     """The function's local names: parameters, assignment targets (names, tuples and lists of
     names) and loop targets."""
     names = _parameter_names(fn)
-    for node in m.findall(fn.body, m.AssignTarget() | m.AugAssign() | m.AnnAssign()):
+    for node in findall(fn.body, m.AssignTarget() | m.AugAssign() | m.AnnAssign()):
         tgt = node.target
-        for n in m.findall(tgt, m.Name()):
+        for n in findall(tgt, m.Name()):
             if isinstance(tgt, cst.Name) or m.matches(tgt, m.Tuple() | m.List()):
                 names.add(n.value)
-    for node in m.findall(fn.body, m.For()):
-        for n in m.findall(node.target, m.Name()):
+    for node in findall(fn.body, m.For()):
+        for n in findall(node.target, m.Name()):
             names.add(n.value)
     return frozenset(names)
 

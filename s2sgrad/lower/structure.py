@@ -26,6 +26,7 @@ import libcst.matchers as m
 
 from ..read.names import name_nodes
 from .naming import Namer
+from ..read.walk import findall
 
 
 def _line(small: cst.BaseSmallStatement) -> cst.SimpleStatementLine:
@@ -185,7 +186,7 @@ class Structurer:
                                         cst.And(), not_flag)
             return stmt.with_changes(test=test, body=_block(new_body), orelse=None)
         fresh = {n.value: self.namer.fresh(f"{n.value}_next")
-                 for n in m.findall(stmt.target, m.Name())}
+                 for n in findall(stmt.target, m.Name())}
         header_target = stmt.target.visit(_Rename(fresh))
         handover = [_line(cst.Assign([cst.AssignTarget(cst.Name(old))], cst.Name(new)))
                     for old, new in fresh.items()]
@@ -220,7 +221,7 @@ class Structurer:
         (its returns flagged breaks), the test of the flag after it, its ``else`` (if that
         returns) as a branch after it."""
         out, after = [], []
-        if stmt.orelse is not None and m.findall(stmt.orelse, m.Return()):
+        if stmt.orelse is not None and findall(stmt.orelse, m.Return()):
             # a return in the loop's else: the else as a branch after the loop, on a flag the
             # else sets (it runs when no break ended the loop)
             done = self.namer.fresh("completed")
@@ -279,7 +280,7 @@ def _returns_inside(stmt, in_loop: bool = False) -> bool:
         return True
     if isinstance(stmt, (cst.For, cst.While)):  # a return in its else clause too (any depth)
         return any(_returns_inside(s, True) for s in _stmts(stmt.body)) or \
-            (stmt.orelse is not None and bool(m.findall(stmt.orelse, m.Return())))
+            (stmt.orelse is not None and bool(findall(stmt.orelse, m.Return())))
     if isinstance(stmt, cst.If):
         body, orelse = _branches(stmt)
         return any(_returns_inside(s, in_loop) for s in body + orelse)
@@ -287,7 +288,7 @@ def _returns_inside(stmt, in_loop: bool = False) -> bool:
 
 
 def _needs_structuring(fn: cst.FunctionDef) -> bool:
-    if m.findall(fn.body, m.Break() | m.Continue()):
+    if findall(fn.body, m.Break() | m.Continue()):
         return True
     if any(_returns_inside(s) for s in _stmts(fn.body)):
         return True

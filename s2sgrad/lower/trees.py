@@ -24,6 +24,7 @@ from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction
 from ..trees import TreeDef
 from .naming import Namer
+from ..read.walk import findall
 
 _READ_ONLY_METHODS = frozenset({"items", "values", "keys", "get", "index", "count"})
 
@@ -59,13 +60,13 @@ def _changed_names(body: cst.CSTNode) -> set:
     targets, walrus targets, ``global``/``nonlocal``, and ``x.m(...)`` for a method ``m`` that is
     not one of the read-only ones."""
     found: set = set()
-    for node in m.findall(body, _TARGETS):
+    for node in findall(body, _TARGETS):
         found |= _target_roots(node.target)
-    for node in m.findall(body, m.AsName()):
+    for node in findall(body, m.AsName()):
         found |= _target_roots(node.name)
-    for node in m.findall(body, m.Global() | m.Nonlocal()):
+    for node in findall(body, m.Global() | m.Nonlocal()):
         found.update(n.name.value for n in node.names)
-    for node in m.findall(body, m.Call(func=m.Attribute())):
+    for node in findall(body, m.Call(func=m.Attribute())):
         root = _root(node.func.value)
         if root and node.func.attr.value not in _READ_ONLY_METHODS:
             found.add(root)
@@ -270,7 +271,7 @@ def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
 def _whole_refusal(pf: ParsedFunction, body: cst.CSTNode, name: str, param: str) -> Exception:
     """The refusal of a dict known by its keys (``keys_read``) used whole: at the first use of
     ``name`` left in the transformed ``body`` (an unchanged node of the user's code)."""
-    uses = [n for n in m.findall(body, m.Name(name)) if pf.parsed.positions.get(n) is not None]
+    uses = [n for n in findall(body, m.Name(name)) if pf.parsed.positions.get(n) is not None]
     return pf.error(uses[0] if uses else pf.node,
                     f"`{name}` is used whole: the generated gradient file reads the dict argument "
                     f"`{param}` by the literal keys the code reads (`{param}[\"W\"]`), and a "
@@ -285,7 +286,7 @@ def keys_read(pf: ParsedFunction, param: str) -> Optional[TreeDef]:
     (``params["W1"]``), nested where those are read by string keys in turn, its leaves the values
     read; None when no literal string key is read from it (an array)."""
     paths: set = set()
-    for node in m.findall(pf.node.body, m.Subscript()):
+    for node in findall(pf.node.body, m.Subscript()):
         path = _string_path(node, param)
         if path:
             paths.add(path)

@@ -9,6 +9,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .parse import ParsedFunction
+from .walk import findall
 
 # (matcher, message, hint) for constructs refused anywhere in the body.
 _REFUSED = (
@@ -89,7 +90,7 @@ def _check_refused(pf: ParsedFunction) -> None:
     """The first refused construct in source order, with the message of the rule it breaks."""
     fn = pf.node
     found = []
-    for node in m.findall(fn.body, _ANY_REFUSED):  # one pass, then say which rule it breaks
+    for node in findall(fn.body, _ANY_REFUSED):  # one pass, then say which rule it breaks
         for matcher, message, hint in _REFUSED:
             if m.matches(node, matcher):
                 found.append((pf.location(node), message, hint, node))
@@ -102,24 +103,24 @@ def _check_refused(pf: ParsedFunction) -> None:
 
 def _check_body(pf: ParsedFunction) -> None:
     fn = pf.node
-    for node in m.findall(fn.body, m.Return()):
+    for node in findall(fn.body, m.Return()):
         if node is not _last_statement(fn):
             raise pf.error(node, "a `return` inside a `with` block is not supported (returns in "
                            "loops and branches are)",
                            "assign the value to a name inside the block and return it after the block")
-    for node in m.findall(fn.body, m.For()):
+    for node in findall(fn.body, m.For()):
         if node.asynchronous is not None:
             raise pf.error(node, "`async for` cannot be differentiated", "use a plain `for` loop")
-    for node in m.findall(fn.body, m.Assign() | m.AugAssign() | m.AnnAssign()):
+    for node in findall(fn.body, m.Assign() | m.AugAssign() | m.AnnAssign()):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
             _check_target(pf, target)
-    for node in m.findall(fn.body, m.Call()):
+    for node in findall(fn.body, m.Call()):
         for arg in node.args:
             if arg.star:
                 raise pf.error(arg, "star-arguments (*args, **kwargs) in calls are not supported",
                                "pass the arguments one by one")
-    for node in m.findall(fn.body, m.StarredElement()):
+    for node in findall(fn.body, m.StarredElement()):
         raise pf.error(node, "starred elements are not supported", "list the elements explicitly")
 
 

@@ -1,36 +1,25 @@
-"""Name nodes of a libcst tree: node -> the Name nodes in it, in source order (one visitor pass;
-libcst's matcher search is several times slower on the same tree)."""
+"""Name nodes of a libcst tree: node -> the Name nodes in it, in source order (one walk of the
+tree, read/walk.py; libcst's visitors and matcher search are several times slower)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-
-class _Names(cst.CSTVisitor):
-    def __init__(self, reads_only: bool) -> None:
-        super().__init__()
-        self.reads_only = reads_only
-        self.found: list = []
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        if not self.reads_only:
-            return True
-        node.value.visit(self)  # the field name after the dot is not a name
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        if not self.reads_only:
-            return True
-        node.value.visit(self)  # a keyword is not a name
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found.append(node)
+from .walk import children
 
 
 def name_nodes(node: cst.CSTNode, reads_only: bool = False) -> list:
     """Every Name node under ``node``; with ``reads_only``, not attribute fields (``np.exp``'s
     ``exp``) and not keyword names."""
-    visitor = _Names(reads_only)
-    node.visit(visitor)
-    return visitor.found
+    found: list = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Name:
+            found.append(current)
+        elif reads_only and (kind is cst.Attribute or kind is cst.Arg):
+            stack.append(current.value)  # the field after the dot, a keyword: not names read
+        else:
+            stack.extend(reversed(children(current)))
+    return found

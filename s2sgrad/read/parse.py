@@ -18,12 +18,13 @@ from libcst.metadata import (
     CodeRange,
     MetadataWrapper,
     PositionProvider,
-    QualifiedNameProvider,
     QualifiedNameSource,
+    ScopeProvider,
 )
 
 from ..errors import Location, TransformError
 from .capture import SourceUnit, location_of
+from .walk import findall, is_layout, walk
 
 
 class Positions:
@@ -45,6 +46,7 @@ class Positions:
         self.found: dict = {}  # node -> CodeRange
         self.statement: dict = {}  # node -> index of its top-level statement
         self.done: set = set()
+        self.members: Optional[dict] = None  # _members, made on the first node not yet found
 
     def statement_of(self, node: cst.CSTNode) -> Optional[int]:
         self.get(node)
@@ -53,13 +55,24 @@ class Positions:
     def get(self, node: cst.CSTNode, default=None):
         if node not in self.found:
             index = self.definitions.get(id(node))
+            if index is None:
+                index = self._members().get(id(node))
             if index is not None:
                 self._resolve(index)
+            elif not is_layout(node):
+                return default  # not a node of this module (one a pass made): nothing to resolve
             for index in range(len(self.module.body)):
                 if node in self.found:
                     break
                 self._resolve(index)
         return self.found.get(node, default)
+
+    def _members(self) -> dict:
+        """id of each node of the module (layout aside) -> its top-level statement's index."""
+        if self.members is None:
+            self.members = {id(n): index for index, stmt in enumerate(self.module.body)
+                            for n in walk(stmt)}
+        return self.members
 
     def __getitem__(self, node: cst.CSTNode):
         found = self.get(node)
@@ -92,24 +105,29 @@ class QualifiedNames:
     def __init__(self, module: cst.Module, positions: Positions) -> None:
         self.module = module
         self.positions = positions
-        self.resolved: dict = {}  # statement index -> {node: frozenset of QualifiedName}
+        self.resolved: dict = {}  # statement index -> {node: frozenset of QualifiedName, or lazy}
 
     def get(self, node: cst.CSTNode, default=None):
         index = self.positions.statement_of(node)
         if index is None:
             return default
-        return self._resolve(index).get(node, default)
+        names = self._resolve(index)
+        found = names.get(node)
+        if found is None:
+            return default
+        if type(found) is not frozenset:  # the node's scope: its names computed on first question
+            got = found.get_qualified_names_for(node)
+            found = names[node] = frozenset(got) if got else frozenset()
+        return found or default
 
     def _resolve(self, index: int) -> dict:
+        """The statement's nodes -> their qualified names (a frozenset), or the scope that
+        gives them (get asks it: most nodes are never asked about). As libcst's
+        QualifiedNameProvider, without its pass over every node: it asks the same scopes."""
         if index not in self.resolved:
             body = [stmt if i == index else _stub(stmt) for i, stmt in enumerate(self.module.body)]
             wrapper = MetadataWrapper(self.module.with_changes(body=body), unsafe_skip_copy=True)
-            names = {}
-            for key, value in wrapper.resolve(QualifiedNameProvider).items():
-                got = value() if callable(value) else value
-                if got:
-                    names[key] = frozenset(got)
-            self.resolved[index] = names
+            self.resolved[index] = dict(wrapper.resolve(ScopeProvider))
         return self.resolved[index]
 
 
@@ -130,7 +148,7 @@ def _stub(stmt: cst.CSTNode) -> cst.CSTNode:
                 body.append(small.with_changes(value=cst.Ellipsis()))
             elif isinstance(small, cst.AnnAssign):
                 body.append(small.with_changes(value=cst.Ellipsis() if small.value else None))
-            elif isinstance(small, cst.Expr) and not m.findall(small, m.NamedExpr()):
+            elif isinstance(small, cst.Expr) and not findall(small, m.NamedExpr()):
                 continue
             else:
                 body.append(small)

@@ -1,18 +1,18 @@
 """Codegen: a Program (Vjp- or JvpFunctions, wrappers, header and imports) -> formatted Python
 source text.
 
-The text is assembled line by line, checked by parsing it with libcst, then formatted with black
+The text is assembled line by line, checked by parsing it (Python's ast), then formatted with black
 (pinned major version, fixed target), so the same input gives the same bytes on every Python.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 
 from dataclasses import dataclass
 
 import black
-import libcst as cst
 
 from ..version import __version__
 from ..program import render as render_code
@@ -224,7 +224,7 @@ def body_text(program: Program) -> str:
 def render(program: Program, body: str) -> str:
     """The formatted module text: header, imports, then ``body`` (from body_text)."""
     text = "\n".join(program.header + program.imports) + "\n" + body
-    cst.parse_module(text)  # a generated module that does not parse is a bug: fail here, loudly
+    ast.parse(text)  # a generated module that does not parse is a bug: fail here, loudly
     return black.format_str(text, mode=BLACK_MODE)
 
 
