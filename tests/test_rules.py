@@ -592,6 +592,7 @@ add("numpy.trace", l_trace_axes, uniform((2, 3, 4)), oracle="none")
 def u_sinc(x): return np.sum(np.sinc(x) * W)
 def u_real(x): return np.sum(np.real(x) * W)
 def u_nan_to_num(x): return np.sum(np.nan_to_num(x) * W)
+def u_real_if_close(x): return np.sum(np.real_if_close(x + 0j) * W)  # the imaginary part dropped
 # Functions of complex numbers on real values (tests/test_rules_complex.py has complex ones): the
 # imaginary part and the angle of a real number are constant, their gradient is zero.
 def u_imag(x): return np.sum((np.imag(x) + np.angle(x) + np.angle(x, deg=True) + x) * W)
@@ -610,6 +611,7 @@ for _shape in ((3, 4), (4,), None):
     add("numpy.real", u_real, uniform(_shape))
     add(("numpy.imag", "numpy.angle"), u_imag, uniform(_shape), oracle="none")  # no deg= in autograd
     add("numpy.nan_to_num", u_nan_to_num, uniform(_shape))
+    add("numpy.real_if_close", u_real_if_close, uniform(_shape))
 add(("ndarray.real", "ndarray.imag", "ndarray.conj", "ndarray.conjugate"), u_methods,
     uniform((3, 4)), oracle="none")  # autograd's arrays have no .real
 # autograd gives NaN at x == 0, where the derivative of sinc is 0.
@@ -1173,7 +1175,7 @@ for _n, _m in (((5,), (3,)), ((3,), (6,)), ((4, 5), (2, 3)), ((2, 3, 4), (2, 2, 
     add("scipy.signal.convolve", sig_convolve, uniform(_n), uniform(_m), oracle="none")  # autograd: no "same"
 
 
-# ===== scipy.linalg: solve_sylvester, sqrtm, solve_triangular ====================================
+# ===== scipy.linalg: solve_sylvester, sqrtm, solve_triangular, solve_banded===================================
 
 def sl_sylvester(a, b, q):
     return np.sum(np.sin(scipy_linalg.solve_sylvester(a + 3.0 * np.eye(3), b + 2.0 * np.eye(2), q)))
@@ -1188,6 +1190,16 @@ def sl_triangular(a, b):
 add("scipy.linalg.solve_sylvester", sl_sylvester, uniform((3, 3)), uniform((2, 2)), uniform((3, 2)), oracle="none")
 add("scipy.linalg.sqrtm", sl_sqrtm, uniform((3, 3)), oracle="none")  # autograd's twin reads scipy.linalg
 add("scipy.linalg.solve_triangular", sl_triangular, uniform((3, 3)), uniform((3, 2)), oracle="none")
+
+
+def sl_banded(ab, b):  # (l, u) = (1, 2): the corners of ab hold no entry (their adjoint is zero)
+    ab = ab + np.array([[0.0], [0.0], [4.0], [0.0]])
+    return (np.sum(np.sin(scipy_linalg.solve_banded((1, 2), ab, b)))
+            + np.sum(scipy_linalg.solve_banded((1, 2), ab, b[:, 0]) ** 2)
+            + np.sum(np.cos(scipy_linalg.solve_banded((0, 0), ab[2:3] * 2.0, b))))
+
+
+add("scipy.linalg.solve_banded", sl_banded, uniform((4, 5)), uniform((5, 2)), oracle="none")  # autograd: none
 
 
 # ===== np.convolve and np.correlate: each mode, either operand the longer ========================

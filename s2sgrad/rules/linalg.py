@@ -93,6 +93,18 @@ _TRIANGULAR = tuple(
          "check_finite=True)", ("overwrite_b", "check_finite")),
         ("s2sgrad.runtime.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False)", ())))
 
+# scipy.linalg.solve_banded: the dense matrix the band holds (s2s.banded_dense, linear; its
+# transpose s2s.dense_band reads the band back), then np.linalg.solve's adjoints and tangents (their
+# helpers have rules); the corners of ``ab`` that hold no entry get a zero adjoint
+_DENSE = "s2s.banded_dense(l_and_u, ab)"
+_BANDED = defvjp(
+    "scipy.linalg.solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True)",
+    constant_in=("l_and_u", "overwrite_ab", "overwrite_b", "check_finite"),
+    ab=f"s2s.dense_band(l_and_u, s2s.solve_vjp_a(g, ans, {_DENSE}, b))",
+    b=f"s2s.solve_vjp_b(g, {_DENSE}, b)",
+    jvps={"ab": f"-np.linalg.solve({_DENSE}, s2s.banded_dense(l_and_u, t) @ ans)",
+          "b": f"np.linalg.solve({_DENSE}, t)"})
+
 RULES = (
     _MATMUL,
     _DOT,
@@ -160,6 +172,7 @@ RULES = (
     *_SYLVESTER,
     _SQRTM,
     *_TRIANGULAR,
+    _BANDED,
     defvjp(
         "numpy.linalg.solve(a, b)",
         jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
@@ -298,6 +311,11 @@ RULES += MULTIPLE
 
 # What to write instead of the functions that have no rule (hints of the refusals).
 INSTEAD = {
+    "scipy.integrate.odeint": ("s2sgrad has no exact derivative of scipy's adaptive solver (an adjoint method "
+                               "would only approximate it); write a fixed-step scheme as a loop in the function "
+                               "(`for k in range(n): y = y + h * f(y, t[k])`, or RK4), which s2sgrad "
+                               "differentiates exactly, or mark the call with s2sgrad.stop_gradient(...) if "
+                               "no gradient should flow"),
     "numpy.linalg.lstsq": ("for a least-squares solution of full column rank write `np.linalg.solve(a.T @ a, a.T @ b)`, "
                            "or `np.linalg.pinv(a) @ b`, which have rules"),
 }
