@@ -233,8 +233,20 @@ _SROW, _SCOL = f"np.expand_dims({_S}, -2)", f"np.expand_dims({_S}, -1)"
 _SVD_VJP = (f"({_U} @ ({_SGAPS} * ({_J} - {_M(_J)}) * {_SROW} + {_SCOL} * ({_SGAPS} * "
             f"({_K} - {_M(_K)})) - {_J} / {_SROW}) + ans[0] * np.expand_dims(g[1], -2) "
             f"+ g[0] / {_SROW}) @ {_VH} + (ans[0] / {_SROW}) @ (g[2] - {_M(_K)} @ {_VH})")
+# a complex matrix (the convention's adjoint is the conjugate of the one that pairs with conj):
+# with J = U^H conj(gU), K = Vh gVh^T, the same form with ^H for ^T and Im(J_ii) / s_i added to the
+# diagonal, checked first that the function does not turn the phases numpy leaves arbitrary
+# (u_i -> u_i e^(i phi), v_i -> v_i e^(i phi): Im(J_ii + K_ii) = 0, s2s.svd_phase_free, as PyTorch);
+# the singular values are real: their adjoint's real part (a second derivative's may be complex)
+_CJ, _HK = f"np.conj({_J})", f"np.conj({_M(_K)})"
+_CDIAG = f"(np.expand_dims(np.real(g[1]), -2) + 1j * np.expand_dims(np.imag(np.diagonal(s2s.svd_phase_free({_CJ}, {_K}), 0, -2, -1)), -2) / {_SROW})"
+_SVD_VJP_COMPLEX = (f"np.conj(({_U} @ ({_SGAPS} * ({_CJ} - {_M(_J)}) * {_SROW} + {_SCOL} * ({_SGAPS} * "
+                    f"({_K} - {_HK})) - {_CJ} / {_SROW}) + ans[0] * {_CDIAG} "
+                    f"+ np.conj(g[0]) / {_SROW}) @ {_VH} + (ans[0] / {_SROW}) @ (np.conj(g[2]) - {_HK} @ {_VH}))")
 # its tangent, with P = U^T da V: ds = diag(P), dU = U (F o (P S + S P^T)) + (da V - U P) S^-1,
 # dV = V (F o (S P + P^T S)) + (da^T U - V P^T) S^-1; the singular values alone by a thin SVD of a
+# (of a complex a too: ds = Re(diag(U^H da V)); its factors' tangents are for real matrices only:
+# the tangent cannot see whether the function turns the phases numpy leaves arbitrary)
 _TS = _real("t", "np.linalg.svd")
 _P = f"({_M(_U)} @ {_TS} @ {_M(_VH)})"
 _DU = (f"{_U} @ ({_SGAPS} * ({_P} * {_SROW} + {_SCOL} * {_M(_P)})) + "
@@ -243,7 +255,7 @@ _DV = (f"{_M(_VH)} @ ({_SGAPS} * ({_SCOL} * {_P} + {_M(_P)} * {_SROW})) + "
        f"({_M(_TS)} @ ans[0] - {_M(_VH)} @ {_M(_P)}) / {_SROW}")
 _THIN = "np.linalg.svd(a, full_matrices=False)"
 _SVD_JVP = (f"(({_DU}, np.diagonal({_P}, 0, -2, -1), {_M(_DV)}) if compute_uv else "
-            f"np.diagonal({_M(_THIN + '[0]')} @ {_TS} @ {_M(_THIN + '[2]')}, 0, -2, -1))")
+            f"np.real(np.diagonal(np.conj({_M(_THIN + '[0]')}) @ t @ np.conj({_M(_THIN + '[2]')}), 0, -2, -1)))")
 # qr (reduced, m >= n): a = QR; adjoint (gQ + Q copyltu(R gR^T - gQ^T Q)) R^-T; tangent with
 # C = Q^T da R^-1, X = tril(C, -1) - tril(C, -1)^T: dQ = da R^-1 + Q (X - C), dR = (C - X) R
 _Q, _R = "ans[0]", "ans[1]"
@@ -291,7 +303,8 @@ MULTIPLE = (
     defvjp(
         # compute_uv=False returns the singular values alone: U diag(g) Vh
         "numpy.linalg.svd(a, full_matrices=True, compute_uv=True)", outputs=("U", "S", "Vh"),
-        a=f"({_real(_SVD_VJP, 'np.linalg.svd')} if compute_uv else s2s.svdvals_vjp(g, a))",
+        a=(f"(({_SVD_VJP_COMPLEX} if np.iscomplexobj(a) else {_real(_SVD_VJP, 'np.linalg.svd')}) if compute_uv "
+           "else s2s.svdvals_vjp(g, a))"),
         jvps={"a": _SVD_JVP},
     ),
     defvjp(

@@ -17,6 +17,7 @@ from .reductions import _expand, extremum_vjp
 
 __all__ = [
     "phase_free",
+    "svd_phase_free",
     "solve_vjp_b",
     "solve_vjp_a",
     "cholesky_vjp",
@@ -463,6 +464,19 @@ def phase_free(value, v):
                                 "eigenvectors, which numpy leaves arbitrary, so it has no derivative (a function "
                                 "of np.abs(v) or of v @ v.conj().T has one)")
     return value
+
+
+def svd_phase_free(j, k):
+    """``j`` itself, after checking that a function of ``np.linalg.svd``'s complex factors does not
+    depend on the phases numpy leaves arbitrary (a singular pair turned together, ``u_i e^(i phi)``,
+    ``v_i e^(i phi)``): Im(diag(j + k)) is zero, ``j = U^H conj(gU)`` and ``k = Vh gVh^T`` (as
+    PyTorch checks)."""
+    drift = np.abs(np.imag(np.diagonal(j, 0, -2, -1) + np.diagonal(k, 0, -2, -1)))
+    if np.any(drift > 1e-8 * (1.0 + np.max(np.abs(j)) + np.max(np.abs(k)))):
+        raise GradientError("np.linalg.svd of a complex matrix: the function depends on the phases of its "
+                            "singular vectors, which numpy leaves arbitrary, so it has no derivative (a function "
+                            "of the singular values, of np.abs(u), or of u @ vh has one)")
+    return j
 
 
 def real_only(x, function):

@@ -116,6 +116,8 @@ RULES += (
     defvjp("s2sgrad.runtime.real_only(x, function)", linear=("x",), x="g"),
     # the identity on eigenvectors' adjoint, checking it does not turn their phases
     defvjp("s2sgrad.runtime.phase_free(value, v)", linear=("value",), constant_in=("v",), value="g"),
+    # the identity on U^H conj(gU), checking the complex SVD's adjoints leave the phases alone
+    defvjp("s2sgrad.runtime.svd_phase_free(j, k)", linear=("j",), constant_in=("k",), j="g"),
     # the identity on u, checking the SVD's factors are thin
     defvjp("s2sgrad.runtime.svd_thin(u, vh)", linear=("u",), constant_in=("vh",), u="g"),
 )
