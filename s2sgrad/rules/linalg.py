@@ -266,27 +266,31 @@ _C = f"({_M(_Q)} @ {_DA})"
 _X = f"(np.tril({_C}, -1) - {_M(f'np.tril({_C}, -1)')})"
 _QR_JVP = f"({_DA} + {_Q} @ ({_X} - {_C}), ({_C} - {_X}) @ {_R})"
 
-# eig of a real matrix whose eigenvalues are real (numpy then returns real arrays; complex ones raise
-# GradientError through s2s.real_only): A = V diag(w) V^-1, the columns of V of unit length. With
-# P = V^-1 dA V and C = F o P: dw = diag(P), dV = V C - V diag(V^T V C) (the part that keeps each
-# column's length); the adjoint is V^-T (diag(gw) + F o (V^T gV - V^T V diag(V^T gV))) V^T
-_EW = _real("ans[0]", "np.linalg.eig (real eigenvalues)")
-_EGAPS = f"s2s.eigh_gaps({_EW})"
+# eig (holomorphic in a where the eigenvalues are distinct, so its adjoint has no conjugate but in
+# the eigenvectors' length): A = V diag(w) V^-1, the columns of V of unit length (v^H v = 1). With
+# P = V^-1 dA V and C = F o P: dw = diag(P), dV = V C - V diag(Re(diag(V^H V C))) (the part that keeps
+# each column's length; numpy leaves a complex column's phase arbitrary: s2s.phase_free refuses a
+# function that turns it); the adjoint is V^-T (diag(gw) + F o (V^T gV - V^T conj(V) diag(Re(V^T gV))))
+# V^T, real for a real matrix (s2s.match_complex). Forward mode: real eigenvectors only (a tangent
+# cannot see whether the function turns the phases); the eigenvalues alone of any matrix.
+_EGAPS = "s2s.eigh_gaps(ans[0])"
 _EV = "ans[1]"
-_VTG = f"({_M(_EV)} @ g[1])"
-_EIG_OFF = (f"{_EGAPS} * ({_VTG} - ({_M(_EV)} @ {_EV}) * "
-            f"np.expand_dims(np.diagonal({_VTG}, 0, -2, -1), -2))")
-_EIG_VJP = f"np.linalg.solve({_M(_EV)}, np.expand_dims(g[0], -1) * {_M(_EV)} + {_EIG_OFF} @ {_M(_EV)})"
+_VTG = f"({_M(_EV)} @ s2s.phase_free(g[1], {_EV}, 'np.linalg.eig'))"
+_EIG_OFF = (f"{_EGAPS} * ({_VTG} - ({_M(_EV)} @ np.conj({_EV})) * "
+            f"np.expand_dims(np.real(np.diagonal({_VTG}, 0, -2, -1)), -2))")
+_EIG_VJP = ("s2s.match_complex(a, np.linalg.solve("
+            f"{_M(_EV)}, np.expand_dims(g[0], -1) * {_M(_EV)} + {_EIG_OFF} @ {_M(_EV)}))")
+_EW = _real("ans[0]", "np.linalg.eig (real eigenvalues)")
+_EGAPS_REAL = f"s2s.eigh_gaps({_EW})"
 _EP = f"np.linalg.solve({_EV}, t @ {_EV})"
-_EC = f"({_EGAPS} * {_EP})"
+_EC = f"({_EGAPS_REAL} * {_EP})"
 _EIG_JVP = (f"(np.diagonal({_EP}, 0, -2, -1), {_EV} @ {_EC} - {_EV} * "
             f"np.expand_dims(np.sum({_EV} * ({_EV} @ {_EC}), axis=-2), -2))")
-# eigvals: the eigenvalues alone, by the eigenvectors of the same eig
+# eigvals: the eigenvalues alone, V^-T diag(g) V^T by the eigenvectors of the same eig (read once:
+# the phases of its columns cancel)
 _EVECS = "np.linalg.eig(a)[1]"
-_EIGVALS_VJP = (f"np.linalg.solve({_M(_EVECS)}, np.expand_dims({_real('g', 'np.linalg.eigvals (real eigenvalues)')}, -1) "
-                f"* {_M(_EVECS)})")
-_EIGVALS_JVP = (f"np.diagonal(np.linalg.solve({_EVECS}, t @ {_EVECS}), 0, -2, -1) + 0.0 * "
-                f"{_real('ans', 'np.linalg.eigvals (real eigenvalues)')}")
+_EIGVALS_VJP = f"s2s.match_complex(a, s2s.eig_similar(g, {_EVECS}))"
+_EIGVALS_JVP = f"np.diagonal(np.linalg.solve({_EVECS}, t @ {_EVECS}), 0, -2, -1)"
 
 MULTIPLE = (
     defvjp(

@@ -18,6 +18,7 @@ from .reductions import _expand, extremum_vjp
 __all__ = [
     "phase_free",
     "svd_phase_free",
+    "eig_similar",
     "solve_vjp_b",
     "solve_vjp_a",
     "cholesky_vjp",
@@ -453,17 +454,24 @@ def triangle_fold(x, UPLO="L"):
     return _triangle(x, UPLO, True)
 
 
-def phase_free(value, v):
+def phase_free(value, v, function="np.linalg.eigh"):
     """``value`` (the adjoint of eigenvectors ``v``) itself, after checking that the function does
     not depend on the eigenvectors' phases, which numpy leaves arbitrary for complex ones:
     Im(diag(v^T value)) is zero (as JAX checks; real eigenvectors have no such freedom)."""
     if np.iscomplexobj(v) and not (type(value) is float and value == 0.0):
         drift = np.abs(np.imag(np.diagonal(_mT(v) @ value, 0, -2, -1)))
         if np.any(drift > 1e-8 * (1.0 + np.max(np.abs(value)))):
-            raise GradientError("np.linalg.eigh of a complex matrix: the function depends on the phases of its "
+            raise GradientError(f"{function} of a complex matrix: the function depends on the phases of its "
                                 "eigenvectors, which numpy leaves arbitrary, so it has no derivative (a function "
                                 "of np.abs(v) or of v @ v.conj().T has one)")
     return value
+
+
+def eig_similar(value, v):
+    """``V^-T diag(value) V^T``: the adjoint of a matrix whose eigenvectors are ``v``'s columns in
+    its eigenvalues, ``value`` theirs (np.linalg.eigvals' rule; one ``v``, so a second derivative
+    sees the phases of ``v``'s columns cancel)."""
+    return np.linalg.solve(_mT(v), np.asarray(value)[..., None] * _mT(v))
 
 
 def svd_phase_free(j, k):
