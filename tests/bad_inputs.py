@@ -135,13 +135,13 @@ def calls_builtin_without_rule(x):
     return np.sum(divmod(x, 2.0)[1])  # refused
 
 
-def index_built_row(x):
+def index_built_row(x):  # np.r_ of arrays and numbers is differentiated; a slice item is not
     y = np.sin(x)
-    return np.sum(np.r_[y, x] ** 2)  # refused
+    return np.sum(np.r_[y, 0:2] ** 2)  # refused
 
 
-def index_built_columns(x):
-    return np.sum(np.c_[x, x * 2.0] ** 2)  # refused
+def index_built_columns(x):  # nor a directive string
+    return np.sum(np.c_["0", x, x * 2.0] ** 2)  # refused
 
 
 def constant_indexed_by_varied(x):

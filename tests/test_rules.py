@@ -714,6 +714,10 @@ def s_hstack(x, y): return np.sum(np.sin(np.hstack([x, y]))) + np.sum(np.cos(np.
 def s_vstack(x, y): return np.sum(np.sin(np.vstack([x, y]))) + np.sum(np.cos(np.row_stack((x, x))))
 def s_dstack(x, y): return np.sum(np.sin(np.dstack([x, y[:, :4]])))
 def s_column_stack(x, y): return np.sum(np.sin(np.column_stack([x[0], y])))
+# np.r_ / np.c_ (index tricks, lowered to s2s.join_r / join_c): arrays and numbers as items
+def s_index_r(x, y): return np.sum(np.sin(np.r_[x[0], y[:, 0] * 2.0, 1.5, x[1, 1]]) * np.arange(10.0))
+def s_index_r_rows(x, y): return np.sum(np.sin(np.r_[x[:, :2], y, x[:1, 2:]]) * W[:, :2].sum())
+def s_index_c(x, y): return np.sum(np.sin(np.c_[x[0], y, x.T]) * np.arange(24.0).reshape(4, 6)) + np.sum(np.c_[x[0, 0], 0.5] ** 2)
 def s_append(x, y): return np.sum(np.sin(np.append(x, y))) + np.sum(np.cos(np.append(x, x[:1], axis=0)))
 def s_full(x): return np.sum(np.full((3, 4), x) * W)
 def s_full_vector(x): return np.sum(np.full((3, 4), x) * W)
@@ -757,6 +761,9 @@ add("numpy.hstack", s_hstack, X34, uniform((3, 2)))
 add(("numpy.vstack", "numpy.row_stack"), s_vstack, uniform((4,)), uniform((2, 4)))
 add("numpy.dstack", s_dstack, X34, uniform((3, 4)), oracle="none")  # autograd has no dstack
 add("numpy.column_stack", s_column_stack, X34, uniform((4, 2)))
+add("s2sgrad.runtime.join_r", s_index_r, X34, uniform((4, 2)))
+add("s2sgrad.runtime.join_r", s_index_r_rows, X34, uniform((4, 2)))
+add("s2sgrad.runtime.join_c", s_index_c, X34, uniform((4, 2)))
 add("numpy.append", s_append, X34, uniform((5,)))
 add("numpy.full", s_full, 0.7)
 # autograd sums an array fill_value's adjoint to one number.
