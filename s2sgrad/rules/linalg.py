@@ -94,14 +94,18 @@ _TRIANGULAR = tuple(
         ("s2sgrad.runtime.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False)", ())))
 
 # scipy.linalg.solve_banded: the dense matrix the band holds (s2s.banded_dense, linear; its
-# transpose s2s.dense_band reads the band back), then np.linalg.solve's adjoints and tangents (their
-# helpers have rules); the corners of ``ab`` that hold no entry get a zero adjoint
+# transpose s2s.dense_band reads the band back), then np.linalg.solve's adjoints and tangents in
+# plain numpy (so every order reads them again); the corners of ``ab`` that hold no entry get a
+# zero adjoint
 _DENSE = "s2s.banded_dense(l_and_u, ab)"
+_BANDED_B = f"np.linalg.solve(np.transpose({_DENSE}), g)"
+_COLUMNS = "(np.shape(ab)[-1], -1)"  # b and x as matrices (a 1-D b one column)
 _BANDED = defvjp(
     "scipy.linalg.solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True)",
     constant_in=("l_and_u", "overwrite_ab", "overwrite_b", "check_finite"),
-    ab=f"s2s.dense_band(l_and_u, s2s.solve_vjp_a(g, ans, {_DENSE}, b))",
-    b=f"s2s.solve_vjp_b(g, {_DENSE}, b)",
+    ab=(f"-s2s.dense_band(l_and_u, np.reshape({_BANDED_B}, {_COLUMNS}) @ "
+        f"np.transpose(np.reshape(ans, {_COLUMNS})))"),
+    b=_BANDED_B,
     jvps={"ab": f"-np.linalg.solve({_DENSE}, s2s.banded_dense(l_and_u, t) @ ans)",
           "b": f"np.linalg.solve({_DENSE}, t)"})
 
