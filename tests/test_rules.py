@@ -593,6 +593,7 @@ def u_sinc(x): return np.sum(np.sinc(x) * W)
 def u_real(x): return np.sum(np.real(x) * W)
 def u_nan_to_num(x): return np.sum(np.nan_to_num(x) * W)
 def u_real_if_close(x): return np.sum(np.real_if_close(x + 0j) * W)  # the imaginary part dropped
+def u_real_summed(x): return np.sum(np.real(x @ x.T)) + np.sum(np.imag(x @ x.T))  # a sum's adjoint spread
 # Functions of complex numbers on real values (tests/test_rules_complex.py has complex ones): the
 # imaginary part and the angle of a real number are constant, their gradient is zero.
 def u_imag(x): return np.sum((np.imag(x) + np.angle(x) + np.angle(x, deg=True) + x) * W)
@@ -618,6 +619,7 @@ add(("ndarray.real", "ndarray.imag", "ndarray.conj", "ndarray.conjugate"), u_met
 add("numpy.sinc", u_sinc, np.array([0.0, 0.5, -1.5, 2.5]), oracle="none")
 # non-finite entries get a zero gradient (finite differences see a constant there)
 add("numpy.nan_to_num", u_nan_to_num, np.array([0.3, np.nan, np.inf, -0.2]), oracle="autograd_only")
+add(("numpy.real", "numpy.imag"), u_real_summed, uniform((3, 4)))
 for _sx, _sy in (((3, 4), (4,)), ((3, 4), None), ((3, 1), (1, 4))):
     add("numpy.atan2", b_atan2, uniform(_sx), uniform(_sy))
     # autograd has no rule for np.float_power
