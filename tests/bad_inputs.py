@@ -1,6 +1,7 @@
 """Functions s2sgrad must refuse; the refused line carries the marker comment `# refused`."""
 
 import numpy as np
+import scipy.integrate
 import scipy.special
 
 GLOBAL_ARRAY = np.zeros(3)
@@ -142,6 +143,14 @@ def index_built_row(x):  # np.r_ of arrays and numbers is differentiated; a slic
 
 def index_built_columns(x):  # nor a directive string
     return np.sum(np.c_["0", x, x * 2.0] ** 2)  # refused
+
+
+def decay(y, t):
+    return -y
+
+
+def ode_solution(x):  # scipy's adaptive solver: no exact derivative (the hint: a fixed-step loop)
+    return np.sum(scipy.integrate.odeint(decay, x, np.linspace(0.0, 1.0, 5)))  # refused
 
 
 def constant_indexed_by_varied(x):
