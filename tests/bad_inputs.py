@@ -136,12 +136,12 @@ def calls_builtin_without_rule(x):
     return np.sum(divmod(x, 2.0)[1])  # refused
 
 
-def index_built_row(x):  # np.r_ of arrays and numbers is differentiated; a slice item is not
+def index_built_row(x):  # np.r_ of arrays, numbers and slices is differentiated; a directive is not
     y = np.sin(x)
-    return np.sum(np.r_[y, 0:2] ** 2)  # refused
+    return np.sum(np.r_["0,2", y, x] ** 2)  # refused
 
 
-def index_built_columns(x):  # nor a directive string
+def index_built_columns(x):
     return np.sum(np.c_["0", x, x * 2.0] ** 2)  # refused
 
 

@@ -192,13 +192,13 @@ def banded_system_loss_ag(theta):
 def index_trick_loss(x):  # np.r_ and np.c_ of differentiated arrays and numbers
     m = np.reshape(x, (2, 3))
     stacked = np.c_[m.T, np.sin(m[0]), m[1] ** 2]
-    return np.sum(np.tanh(stacked) ** 2 * IMAGE[:3, :4]) + np.sum(np.r_[m[0], x[4] * 2.0, np.cos(m[1])] ** 3)
+    return np.sum(np.tanh(stacked) ** 2 * IMAGE[:3, :4]) + np.sum(np.r_[m[0], x[4] * 2.0, 1:3, np.cos(m[1])] ** 3)
 
 
 def index_trick_loss_ag(x):
     m = anp.reshape(x, (2, 3))
     stacked = anp.c_[m.T, anp.sin(m[0]), m[1] ** 2]
-    return anp.sum(anp.tanh(stacked) ** 2 * IMAGE[:3, :4]) + anp.sum(anp.r_[m[0], x[4] * 2.0, anp.cos(m[1])] ** 3)
+    return anp.sum(anp.tanh(stacked) ** 2 * IMAGE[:3, :4]) + anp.sum(anp.r_[m[0], x[4] * 2.0, 1:3, anp.cos(m[1])] ** 3)
 
 
 def ranked_selection_loss(x):  # no autograd twin: autograd's partition is 1-D, its select composite

@@ -99,5 +99,5 @@ def refuse_constant_subscripts(fn: CoreFunction, varied: set) -> None:
                 "its gradient (s2sgrad differentiates an index expression through its array only)",
                 stmt.prim.location or stmt.origin.location,
                 "join arrays with np.concatenate, np.stack or np.column_stack (np.r_ and np.c_ are "
-                "differentiated with arrays and numbers as items, not slices or directive strings), "
+                "differentiated with arrays, numbers and slices as items, not directive strings), "
                 "or wrap the index in s2sgrad.stop_gradient(...) if no gradient should flow")

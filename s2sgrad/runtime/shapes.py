@@ -129,8 +129,8 @@ def split_column_stack(g, arrays):
 
 
 def join_r(arrays):
-    """``np.r_[a, b, ...]`` of arrays and numbers (no slices, no directive strings): each item at
-    least 1-D, joined on the first axis (the lowering writes an indexing of ``np.r_`` so)."""
+    """``np.r_[a, b, ...]`` of arrays and numbers (no directive strings; the lowering writes a
+    slice item as ``np.r_[1:10]``): each item at least 1-D, joined on the first axis."""
     return np.r_[tuple(arrays)]
 
 
