@@ -1,6 +1,7 @@
 """Functions s2sgrad must refuse; the refused line carries the marker comment `# refused`."""
 
 import numpy as np
+import scipy.integrate
 import scipy.special
 
 GLOBAL_ARRAY = np.zeros(3)
@@ -135,13 +136,21 @@ def calls_builtin_without_rule(x):
     return np.sum(divmod(x, 2.0)[1])  # refused
 
 
-def index_built_row(x):
+def index_built_row(x):  # np.r_ of arrays, numbers and slices is differentiated; a directive is not
     y = np.sin(x)
-    return np.sum(np.r_[y, x] ** 2)  # refused
+    return np.sum(np.r_["0,2", y, x] ** 2)  # refused
 
 
 def index_built_columns(x):
-    return np.sum(np.c_[x, x * 2.0] ** 2)  # refused
+    return np.sum(np.c_["0", x, x * 2.0] ** 2)  # refused
+
+
+def decay(y, t):
+    return -y
+
+
+def ode_solution(x):  # scipy's adaptive solver: no exact derivative (the hint: a fixed-step loop)
+    return np.sum(scipy.integrate.odeint(decay, x, np.linspace(0.0, 1.0, 5)))  # refused
 
 
 def constant_indexed_by_varied(x):

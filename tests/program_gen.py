@@ -140,6 +140,8 @@ class Program:
         for module in ("stats", "signal"):  # scipy_terms
             if module in self.imports:
                 parts.append(f"from autograd.scipy import {module}" if twin else f"from scipy import {module}")
+        if "slinalg" in self.imports:  # scipy_terms
+            parts.append("from autograd.scipy import linalg as slinalg" if twin else "from scipy import linalg as slinalg")
         if "garray" in self.imports:
             parts.append("GM = np.linspace(-1.0, 1.0, 12).reshape(3, 4)")
         if "logging" in self.imports:
@@ -1928,7 +1930,8 @@ def scipy_terms(gen: "Gen", prog: Program) -> None:
     """One more term of ``f``'s value from the multivariate rules (issue 27): a Dirichlet or
     multivariate normal log-density, an n-D convolution of scipy.signal, the eigenvalues or
     eigenvectors of a non-symmetric matrix with real eigenvalues (Gershgorin discs kept apart),
-    or an array's rows read through ``tuple``/``list``. Written as autograd reads them too (its
+    an array's rows read through ``tuple``/``list``, a tridiagonal system by scipy.linalg's
+    ``solve_banded``, or ``np.r_``/``np.c_`` of arrays and numbers. Written as autograd reads them too (its
     convolve takes ``mode=`` full or valid; a covariance built symmetric)."""
     ch = gen.ch
     j = ch.int(0, 2)
@@ -1946,8 +1949,17 @@ def scipy_terms(gen: "Gen", prog: Program) -> None:
         ("tuple_rows", "", f"np.sum(tuple(x)[{j}] * v)"),
         ("tuple_rows", "", f"np.sum(list(x * s)[{j}] ** 2)"),
     ]
+    later = [  # drawn after the forms above, so a seed that does not draw them keeps its program
+        ("scipy_banded", "slinalg", "np.sum(slinalg.solve_banded((1, 1), 0.3 * np.tanh(x[:, :3]) + "
+                                    "np.array([[0.0], [2.0], [0.0]]), v[:3] * s) ** 2)"),
+        ("index_tricks", "", f"np.sum(np.r_[x[{j}], v * s, s] ** 2)"),
+        ("index_tricks", "", "np.sum(np.sin(np.c_[x.T, v, s * v]))"),
+    ]
     tag = ch.choice(sorted({f[0] for f in forms}))  # each family equally often
     tag, module, term = ch.choice([f for f in forms if f[0] == tag])
+    if ch.bool(30):
+        tag = ch.choice(sorted({f[0] for f in later}))
+        tag, module, term = ch.choice([f for f in later if f[0] == tag])
     if module:
         prog.imports.add(module)
     # bound first thing in f (its body may rebind x, v and s), read by f's last return

@@ -37,6 +37,7 @@ REFUSED = [
     ("index_built_row", "indexing the constant `np.r_` with a differentiated value"),
     ("index_built_columns", "indexing the constant `np.c_` with a differentiated value"),
     ("constant_indexed_by_varied", "indexing the constant `GLOBAL_ARRAY` with a differentiated"),
+    ("ode_solution", "no derivative rule for `scipy.integrate.odeint`"),
 ]
 
 
@@ -71,8 +72,15 @@ def test_refusal_is_located(name, message):
 def test_every_refusal_has_a_test():
     refused = {name for name, _ in REFUSED}
     defined = {n for n, v in vars(bad_inputs).items() if callable(v)
-               and getattr(v, "__module__", "") == "bad_inputs" and n != "helper_condition"}
+               and getattr(v, "__module__", "") == "bad_inputs" and n not in ("helper_condition", "decay")}
     assert refused == defined
+
+
+def test_odeint_refusal_says_to_write_a_fixed_step_scheme():  # no silent approximation of the solver
+    for run in (lambda: s2sgrad.grad(bad_inputs.ode_solution)(np.ones(3)),
+                lambda: s2sgrad.jvp(bad_inputs.ode_solution, (np.ones(3),), (np.ones(3),))):
+        with pytest.raises(s2sgrad.TransformError, match="(?s)odeint.*hint: .*fixed-step scheme as a loop"):
+            run()
 
 
 def test_constant_indexed_by_varied_value_is_refused_in_forward_mode_too():

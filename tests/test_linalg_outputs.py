@@ -246,12 +246,13 @@ def rotation_spectrum(a):  # a rotation's eigenvalues are complex: eig's rule co
     return np.sum(np.abs(np.linalg.eig(a)[0]))
 
 
-def test_eig_with_complex_eigenvalues_is_refused_when_the_derivative_runs():
+def test_eig_with_complex_eigenvalues_in_reverse_mode_and_refused_in_forward_mode():
     rotation = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
-    for run in (lambda: s2sgrad.grad(rotation_spectrum)(rotation),
-                lambda: s2sgrad.jvp(rotation_spectrum, (rotation,), (np.eye(3),))):
-        with pytest.raises(s2sgrad.GradientError, match=r"np\.linalg\.eig \(real eigenvalues\)"):
-            run()
+    got = s2sgrad.grad(rotation_spectrum)(rotation)
+    np.testing.assert_allclose(got, numerical_grad(rotation_spectrum, (rotation,), 0), rtol=1e-6, atol=1e-8)
+    assert got.dtype == np.float64  # a real matrix's gradient is real
+    with pytest.raises(s2sgrad.GradientError, match=r"np\.linalg\.eig \(real eigenvalues\)"):
+        s2sgrad.jvp(rotation_spectrum, (rotation,), (np.eye(3),))
 
 
 def eigh_phases(a):  # reads the eigenvectors' phases, which numpy leaves arbitrary (its first
@@ -284,9 +285,99 @@ def test_eigh_of_a_hermitian_matrix_in_reverse_mode_and_its_phases_refused():
         s2sgrad.jvp(complex_eigh, (a,), (a,))
 
 
-@pytest.mark.parametrize("fn", [complex_qr, complex_slogdet, complex_eigvalsh, complex_svd],
+@pytest.mark.parametrize("fn", [complex_qr, complex_slogdet, complex_eigvalsh],
                          ids=lambda f: f.__name__)
 def test_complex_matrices_are_refused_when_the_derivative_runs(fn):
     a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3)) + 3 * np.eye(3)
     with pytest.raises(s2sgrad.GradientError, match="real matrices only"):
         s2sgrad.grad(fn)(a + np.conj(a.T))
+
+
+def svd_factors(a):  # reads u and vt only through functions that leave the phases alone
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return (np.sum(s * np.arange(1.0, 4.0)) + np.sum(np.abs(u[0]) ** 3)
+            + np.sum(np.abs(vt[:, 0]) ** 2 * np.arange(3.0)) + np.sum(np.real(u @ vt) ** 2 * DATA[:np.shape(a)[0], :1]))
+
+
+def svd_factors_ag(a):
+    u, s, vt = anp.linalg.svd(a, full_matrices=False)
+    return (anp.sum(s * anp.arange(1.0, 4.0)) + anp.sum(anp.abs(u[0]) ** 3)
+            + anp.sum(anp.abs(vt[:, 0]) ** 2 * anp.arange(3.0))
+            + anp.sum(anp.real(anp.dot(u, vt)) ** 2 * DATA[:anp.shape(a)[0], :1]))
+
+
+def svd_phases(a):  # the real part of u's row turns with the phases numpy leaves arbitrary
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(np.real(u[1]))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3)])
+def test_svd_of_a_complex_matrix_in_reverse_mode_to_second_order_and_its_phases_refused(shape):
+    a = RNG.normal(size=shape) + 1j * RNG.normal(size=shape)
+    got = s2sgrad.grad(svd_factors)(a)
+    np.testing.assert_allclose(got, complex_differences(svd_factors, a), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got, autograd.grad(svd_factors_ag)(a), rtol=1e-10, atol=1e-12)
+    direction = RNG.normal(size=shape) + 1j * RNG.normal(size=shape)
+    first = s2sgrad.grad(svd_factors)
+
+    def along(b):
+        return np.real(np.sum(first(b) * direction))
+
+    np.testing.assert_allclose(s2sgrad.grad(along)(a), complex_differences(along, a), rtol=1e-5, atol=1e-6)
+    with pytest.raises(s2sgrad.GradientError, match="phases of its singular vectors"):
+        s2sgrad.grad(svd_phases)(a)
+    # forward mode: the singular values alone (their tangent is Re(diag(U^H da V))); the factors'
+    # tangents cannot see whether the function turns the phases, so they stay real-only
+    value, tangent = s2sgrad.jvp(singular_values, (a,), (direction,))
+    np.testing.assert_allclose(tangent, np.real(np.sum(s2sgrad.grad(singular_values)(a) * direction)),
+                               rtol=1e-10)
+    with pytest.raises(s2sgrad.GradientError, match="real matrices only"):
+        s2sgrad.jvp(svd_factors, (a,), (direction,))
+
+
+def eig_modes(a):  # reads the eigenvectors only through functions that leave their phases alone
+    w, v = np.linalg.eig(a)
+    return np.sum(np.abs(w) ** 3) + np.sum(np.abs(v[0]) ** 3) + np.sum(np.real(w * w) * np.arange(3.0))
+
+
+def eig_modes_ag(a):
+    w, v = anp.linalg.eig(a)
+    return anp.sum(anp.abs(w) ** 3) + anp.sum(anp.abs(v[0]) ** 3) + anp.sum(anp.real(w * w) * anp.arange(3.0))
+
+
+def eigvals_energy(a):
+    return np.sum(np.abs(np.linalg.eigvals(a) * np.arange(1.0, 4.0)) ** 2)
+
+
+def eig_phases(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(np.real(v[1]))
+
+
+@pytest.mark.parametrize("kind", ["complex", "real with complex eigenvalues"])
+def test_eig_and_eigvals_of_complex_spectra_in_reverse_mode_to_second_order(kind):
+    a = RNG.normal(size=(3, 3)) + (1j * RNG.normal(size=(3, 3)) if kind == "complex" else 0.0)
+    if kind != "complex":
+        a = np.array([[0.2, -1.0, 0.3], [1.1, 0.1, -0.4], [0.5, 0.2, 1.5]])  # a pair of complex eigenvalues
+        assert np.iscomplexobj(np.linalg.eigvals(a))
+    differences = complex_differences if kind == "complex" else (lambda f, x: numerical_grad(f, (x,), 0))
+    direction = RNG.normal(size=(3, 3)) + (1j * RNG.normal(size=(3, 3)) if kind == "complex" else 0.0)
+    for fn in (eig_modes, eigvals_energy):
+        first = s2sgrad.grad(fn)
+        got = first(a)
+        assert np.iscomplexobj(got) == (kind == "complex")
+        np.testing.assert_allclose(got, differences(fn, a), rtol=1e-6, atol=1e-7)
+
+        def along(b):
+            return np.real(np.sum(first(b) * direction))
+
+        np.testing.assert_allclose(s2sgrad.grad(along)(a), differences(along, a), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(s2sgrad.grad(eig_modes)(a), autograd.grad(eig_modes_ag)(a), rtol=1e-9, atol=1e-11)
+    # forward mode: the eigenvalues alone of any matrix; eig's eigenvectors real-only
+    value, tangent = s2sgrad.jvp(eigvals_energy, (a,), (direction,))
+    np.testing.assert_allclose(tangent, np.real(np.sum(s2sgrad.grad(eigvals_energy)(a) * direction)), rtol=1e-10)
+    with pytest.raises(s2sgrad.GradientError, match="real matrices only"):
+        s2sgrad.jvp(eig_modes, (a,), (direction,))
+    if kind == "complex":
+        with pytest.raises(s2sgrad.GradientError, match="phases of its eigenvectors"):
+            s2sgrad.grad(eig_phases)(a)

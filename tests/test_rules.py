@@ -592,6 +592,8 @@ add("numpy.trace", l_trace_axes, uniform((2, 3, 4)), oracle="none")
 def u_sinc(x): return np.sum(np.sinc(x) * W)
 def u_real(x): return np.sum(np.real(x) * W)
 def u_nan_to_num(x): return np.sum(np.nan_to_num(x) * W)
+def u_real_if_close(x): return np.sum(np.real_if_close(x + 0j) * W)  # the imaginary part dropped
+def u_real_summed(x): return np.sum(np.real(x @ x.T)) + np.sum(np.imag(x @ x.T))  # a sum's adjoint spread
 # Functions of complex numbers on real values (tests/test_rules_complex.py has complex ones): the
 # imaginary part and the angle of a real number are constant, their gradient is zero.
 def u_imag(x): return np.sum((np.imag(x) + np.angle(x) + np.angle(x, deg=True) + x) * W)
@@ -610,12 +612,14 @@ for _shape in ((3, 4), (4,), None):
     add("numpy.real", u_real, uniform(_shape))
     add(("numpy.imag", "numpy.angle"), u_imag, uniform(_shape), oracle="none")  # no deg= in autograd
     add("numpy.nan_to_num", u_nan_to_num, uniform(_shape))
+    add("numpy.real_if_close", u_real_if_close, uniform(_shape))
 add(("ndarray.real", "ndarray.imag", "ndarray.conj", "ndarray.conjugate"), u_methods,
     uniform((3, 4)), oracle="none")  # autograd's arrays have no .real
 # autograd gives NaN at x == 0, where the derivative of sinc is 0.
 add("numpy.sinc", u_sinc, np.array([0.0, 0.5, -1.5, 2.5]), oracle="none")
 # non-finite entries get a zero gradient (finite differences see a constant there)
 add("numpy.nan_to_num", u_nan_to_num, np.array([0.3, np.nan, np.inf, -0.2]), oracle="autograd_only")
+add(("numpy.real", "numpy.imag"), u_real_summed, uniform((3, 4)))
 for _sx, _sy in (((3, 4), (4,)), ((3, 4), None), ((3, 1), (1, 4))):
     add("numpy.atan2", b_atan2, uniform(_sx), uniform(_sy))
     # autograd has no rule for np.float_power
@@ -712,6 +716,11 @@ def s_hstack(x, y): return np.sum(np.sin(np.hstack([x, y]))) + np.sum(np.cos(np.
 def s_vstack(x, y): return np.sum(np.sin(np.vstack([x, y]))) + np.sum(np.cos(np.row_stack((x, x))))
 def s_dstack(x, y): return np.sum(np.sin(np.dstack([x, y[:, :4]])))
 def s_column_stack(x, y): return np.sum(np.sin(np.column_stack([x[0], y])))
+# np.r_ / np.c_ (index tricks, lowered to s2s.join_r / join_c): arrays and numbers as items
+def s_index_r(x, y): return np.sum(np.sin(np.r_[x[0], y[:, 0] * 2.0, 1.5, x[1, 1]]) * np.arange(10.0))
+def s_index_r_rows(x, y): return np.sum(np.sin(np.r_[x[:, :2], y, x[:1, 2:]]) * W[:, :2].sum())
+def s_index_r_slices(x, y): return np.sum(np.sin(np.r_[x[0], 1:4, y[:, 1], 0:1:3j]) * np.arange(14.0))
+def s_index_c(x, y): return np.sum(np.sin(np.c_[x[0], y, x.T]) * np.arange(24.0).reshape(4, 6)) + np.sum(np.c_[x[0, 0], 0.5] ** 2)
 def s_append(x, y): return np.sum(np.sin(np.append(x, y))) + np.sum(np.cos(np.append(x, x[:1], axis=0)))
 def s_full(x): return np.sum(np.full((3, 4), x) * W)
 def s_full_vector(x): return np.sum(np.full((3, 4), x) * W)
@@ -755,6 +764,10 @@ add("numpy.hstack", s_hstack, X34, uniform((3, 2)))
 add(("numpy.vstack", "numpy.row_stack"), s_vstack, uniform((4,)), uniform((2, 4)))
 add("numpy.dstack", s_dstack, X34, uniform((3, 4)), oracle="none")  # autograd has no dstack
 add("numpy.column_stack", s_column_stack, X34, uniform((4, 2)))
+add("s2sgrad.runtime.join_r", s_index_r, X34, uniform((4, 2)))
+add("s2sgrad.runtime.join_r", s_index_r_rows, X34, uniform((4, 2)))
+add("s2sgrad.runtime.join_r", s_index_r_slices, X34, uniform((4, 2)))
+add("s2sgrad.runtime.join_c", s_index_c, X34, uniform((4, 2)))
 add("numpy.append", s_append, X34, uniform((5,)))
 add("numpy.full", s_full, 0.7)
 # autograd sums an array fill_value's adjoint to one number.
@@ -1173,7 +1186,7 @@ for _n, _m in (((5,), (3,)), ((3,), (6,)), ((4, 5), (2, 3)), ((2, 3, 4), (2, 2, 
     add("scipy.signal.convolve", sig_convolve, uniform(_n), uniform(_m), oracle="none")  # autograd: no "same"
 
 
-# ===== scipy.linalg: solve_sylvester, sqrtm, solve_triangular ====================================
+# ===== scipy.linalg: solve_sylvester, sqrtm, solve_triangular, solve_banded===================================
 
 def sl_sylvester(a, b, q):
     return np.sum(np.sin(scipy_linalg.solve_sylvester(a + 3.0 * np.eye(3), b + 2.0 * np.eye(2), q)))
@@ -1188,6 +1201,16 @@ def sl_triangular(a, b):
 add("scipy.linalg.solve_sylvester", sl_sylvester, uniform((3, 3)), uniform((2, 2)), uniform((3, 2)), oracle="none")
 add("scipy.linalg.sqrtm", sl_sqrtm, uniform((3, 3)), oracle="none")  # autograd's twin reads scipy.linalg
 add("scipy.linalg.solve_triangular", sl_triangular, uniform((3, 3)), uniform((3, 2)), oracle="none")
+
+
+def sl_banded(ab, b):  # (l, u) = (1, 2): the corners of ab hold no entry (their adjoint is zero)
+    ab = ab + np.array([[0.0], [0.0], [4.0], [0.0]])
+    return (np.sum(np.sin(scipy_linalg.solve_banded((1, 2), ab, b)))
+            + np.sum(scipy_linalg.solve_banded((1, 2), ab, b[:, 0]) ** 2)
+            + np.sum(np.cos(scipy_linalg.solve_banded((0, 0), ab[2:3] * 2.0, b))))
+
+
+add("scipy.linalg.solve_banded", sl_banded, uniform((4, 5)), uniform((5, 2)), oracle="none")  # autograd: none
 
 
 # ===== np.convolve and np.correlate: each mode, either operand the longer ========================

@@ -45,6 +45,10 @@ def norm_of(z): return np.linalg.norm(z * C)
 def var_and_std(z): return np.var(z) + np.std(z * C)
 def methods(z): return np.sum(z.real * z.imag) + np.sum(np.real(z.conj() * C))
 def vdot_both(z): return np.real(np.vdot(z, z * C)) + np.imag(np.vdot(C, z))
+def real_if_close_kept(z): return np.sum(np.abs(np.real_if_close(z * C)) ** 2)  # stays complex
+# a full sum's adjoint (one number) reaches real/imag's rule unbroadcast: its adjoint takes the
+# operand's shape before a product's rule reads it (once a matmul of a 0-d adjoint)
+def real_of_outer(z): return np.sum(np.real(np.outer(z, z * C))) + np.sum(np.imag(np.outer(C, z)))
 
 
 # the slopes forward mode's tangents of abs and angle use (their rules serve s2sgrad.hvp)
@@ -54,7 +58,7 @@ def slopes(z): return np.sum(np.real(s2s.abs_slope(z) * C + s2s.angle_slope(z, T
 REVERSE = [abs_squared, abs_plain, absolute_of_product, real_of_square, imag_of_square,
            conj_times_constant, conjugate_times_z, angle_of, angle_in_degrees, exp_holomorphic,
            abs_of_quotient, abs_of_dot, real_output_times_complex, several_real_parts, norm_of,
-           var_and_std, methods, vdot_both, slopes]
+           var_and_std, methods, vdot_both, slopes, real_if_close_kept, real_of_outer]
 # autograd's angle rule takes no deg=, its arrays have no .real, it has no vdot
 NO_AUTOGRAD = {angle_in_degrees, methods, vdot_both, slopes}
 # forward mode has no rule for these (grad then uses reverse mode)

@@ -177,6 +177,30 @@ def scipy_linalg_loss_ag(theta):
     return anp.sum(anp.sin(y)) + anp.sum(root ** 2) + 0.5 * (3 * anp.log(2 * anp.pi * anp.e) + anp.linalg.slogdet(root)[1])
 
 
+def banded_system_loss(theta):  # a tridiagonal system, its band in solve_banded's storage
+    band = np.reshape(theta, (3, 4)) + np.array([[0.0], [4.0], [0.0]])
+    x = scipy_linalg.solve_banded((1, 1), band, IMAGE[:4, 0])  # (autograd's rule fails on a 2-D b)
+    return np.sum(np.sin(x)) + np.sum(scipy_linalg.solve_banded((1, 1), band, x * x) ** 2)
+
+
+def banded_system_loss_ag(theta):
+    band = anp.reshape(theta, (3, 4)) + anp.array([[0.0], [4.0], [0.0]])
+    x = alinalg.solve_banded((1, 1), band, IMAGE[:4, 0])  # (autograd's rule fails on a 2-D b)
+    return anp.sum(anp.sin(x)) + anp.sum(alinalg.solve_banded((1, 1), band, x * x) ** 2)
+
+
+def index_trick_loss(x):  # np.r_ and np.c_ of differentiated arrays and numbers
+    m = np.reshape(x, (2, 3))
+    stacked = np.c_[m.T, np.sin(m[0]), m[1] ** 2]
+    return np.sum(np.tanh(stacked) ** 2 * IMAGE[:3, :4]) + np.sum(np.r_[m[0], x[4] * 2.0, 1:3, np.cos(m[1])] ** 3)
+
+
+def index_trick_loss_ag(x):
+    m = anp.reshape(x, (2, 3))
+    stacked = anp.c_[m.T, anp.sin(m[0]), m[1] ** 2]
+    return anp.sum(anp.tanh(stacked) ** 2 * IMAGE[:3, :4]) + anp.sum(anp.r_[m[0], x[4] * 2.0, 1:3, anp.cos(m[1])] ** 3)
+
+
 def ranked_selection_loss(x):  # no autograd twin: autograd's partition is 1-D, its select composite
     m = np.reshape(x, (3, 4))
     return np.sum(np.partition(m, 1) ** 3 * np.arange(12.0).reshape(3, 4)) \
@@ -207,6 +231,8 @@ CASES = [
     (gaussian_nll, gaussian_nll_ag, RNG.normal(size=9) * 0.3),
     (image_filter_loss, image_filter_loss_ag, RNG.normal(size=6) * 0.5),
     (scipy_linalg_loss, scipy_linalg_loss_ag, RNG.normal(size=9) * 0.5),
+    (banded_system_loss, banded_system_loss_ag, RNG.normal(size=12) * 0.5),
+    (index_trick_loss, index_trick_loss_ag, RNG.normal(size=6)),
     (ranked_selection_loss, None, RNG.normal(size=12)),
 ]
 

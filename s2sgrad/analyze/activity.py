@@ -99,5 +99,6 @@ def refuse_constant_subscripts(fn: CoreFunction, varied: set) -> None:
                 f"indexing the constant `{args[0].code}` with a differentiated value would drop "
                 "its gradient (s2sgrad differentiates an index expression through its array only)",
                 stmt.prim.location or stmt.origin.location,
-                "join arrays with np.concatenate, np.stack or np.column_stack (not np.r_ or np.c_), "
+                "join arrays with np.concatenate, np.stack or np.column_stack (np.r_ and np.c_ are "
+                "differentiated with arrays, numbers and slices as items, not directive strings), "
                 "or wrap the index in s2sgrad.stop_gradient(...) if no gradient should flow")

@@ -271,7 +271,7 @@ class ForwardBuilder:
         found = self.helper_lookup(prim, stmt, choose) if self.helper_lookup else None
         if not (found and isinstance(call, cst.Call) and all(isinstance(op, (Var, Seq)) for op in tangents.values())):
             raise called_value(stmt, self.varied.__contains__) or \
-                self.refuse(stmt, f"calls to `{prim.callee}` (no source s2sgrad can read)")
+                self.refuse(stmt, f"calls to `{prim.callee}` (no source s2sgrad can read)", self.table.suggest(prim.op))
         name, pairs = found
         args = [*call.args[:-1], call.args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] \
             if call.args else []
@@ -346,10 +346,11 @@ class ForwardBuilder:
                 return expr.with_changes(args=args)
         raise self.refuse(stmt, f"`{stmt.prim.op}` written this way")
 
-    def refuse(self, stmt: Stmt, what: str) -> TransformError:
+    def refuse(self, stmt: Stmt, what: str, hint: str = "") -> TransformError:
+        """The refusal of ``stmt``; ``hint``: the table's advice where it has some (odeint's), else reverse mode."""
         loc = stmt.prim.location or stmt.origin.location
         return TransformError(f"forward mode (jvp) does not support {what} yet", loc,
-                              "use s2sgrad.grad or s2sgrad.vjp (reverse mode) for this function")
+                              hint or "use s2sgrad.grad or s2sgrad.vjp (reverse mode) for this function")
 
     # ----- assembly ----------------------------------------------------------------------------
 

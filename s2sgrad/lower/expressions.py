@@ -190,6 +190,9 @@ def _attribute(ctx: Context, node: cst.Attribute, target: Optional[str]) -> Var:
 
 
 def _subscript(ctx: Context, node: cst.Subscript, target: Optional[str]) -> Var:
+    joined = _indexed_call(ctx, node, target)
+    if joined is not None:
+        return joined
     value = operand(ctx, node.value)
     index_node, index_op = index(ctx, node)
     expr = subscript_expr(value, index_node)
@@ -200,6 +203,26 @@ def _subscript(ctx: Context, node: cst.Subscript, target: Optional[str]) -> Var:
         else "operator.getitem"
     return ctx.emit_prim(target, desc, "item", expr,
                          Prim(op, (value, index_op), location=ctx.pf.location(node)))
+
+
+def _indexed_call(ctx: Context, node: cst.Subscript, target: Optional[str]) -> Optional[Var]:
+    """An indexing of an object whose rule says it is a function's call (``np.r_[a, b]``:
+    Rule.indexed) as that call on the index's items, one tuple, a slice item the object indexed
+    by it alone (``np.r_[x, 1:10]``: ``np.r_[1:10]``, a constant); None for any other subscript,
+    and for one whose items hold a string (a directive: a constant index, as before)."""
+    rule = ctx.table.indexed_call(ctx.callee_name(node.value) or "") \
+        if ctx.table is not None and is_constant(ctx, node.value) else None
+    if rule is None or len(node.slice) < 2 and isinstance(node.slice[0].slice, cst.Slice) or any(
+            isinstance(el.slice, cst.Index) and isinstance(el.slice.value, (cst.SimpleString, cst.ConcatenatedString))
+            for el in node.slice):
+        return None
+    items = Seq("tuple", tuple(
+        _item(ctx, el.slice.value) if isinstance(el.slice, cst.Index) else
+        _item(ctx, node.with_changes(slice=[el.with_changes(comma=cst.MaybeSentinel.DEFAULT)], lpar=[], rpar=[]))
+        for el in node.slice))
+    helper = rule.name.rpartition(".")[2]
+    expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(helper)), [cst.Arg(operand_node(items))])
+    return ctx.emit_prim(target, helper, helper, expr, Prim(rule.name, (items,), location=ctx.pf.location(node)))
 
 
 def lower_ifexp(ctx: Context, node: cst.IfExp, target: Optional[str]) -> Var:

@@ -52,6 +52,9 @@ _COMPLEX = (
     defvjp("numpy.imag(val)", methods=("imag",), elementwise=True,
            val="s2s.match_complex(val, -1j * np.real(g))",
            jvps={"val": "np.imag(t)"}),
+    # the identity, or np.real where every imaginary part is within tol of zero (its result real)
+    defvjp("numpy.real_if_close(a, tol=100)", constant_in=("tol",), a="s2s.match_complex(a, g)",
+           jvps={"a": "(t if np.iscomplexobj(ans) else np.real(t))"}),
     defvjp("numpy.angle(z, deg=False)", elementwise=True,
            z="s2s.match_complex(z, np.real(g) * s2s.angle_slope(z, deg))",
            jvps={"z": "np.real(t * s2s.angle_slope(z, deg))"}),

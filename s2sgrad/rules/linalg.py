@@ -93,6 +93,22 @@ _TRIANGULAR = tuple(
          "check_finite=True)", ("overwrite_b", "check_finite")),
         ("s2sgrad.runtime.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False)", ())))
 
+# scipy.linalg.solve_banded: the dense matrix the band holds (s2s.banded_dense, linear; its
+# transpose s2s.dense_band reads the band back), then np.linalg.solve's adjoints and tangents in
+# plain numpy (so every order reads them again); the corners of ``ab`` that hold no entry get a
+# zero adjoint
+_DENSE = "s2s.banded_dense(l_and_u, ab)"
+_BANDED_B = f"np.linalg.solve(np.transpose({_DENSE}), g)"
+_COLUMNS = "(np.shape(ab)[-1], -1)"  # b and x as matrices (a 1-D b one column)
+_BANDED = defvjp(
+    "scipy.linalg.solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True)",
+    constant_in=("l_and_u", "overwrite_ab", "overwrite_b", "check_finite"),
+    ab=(f"-s2s.dense_band(l_and_u, np.reshape({_BANDED_B}, {_COLUMNS}) @ "
+        f"np.transpose(np.reshape(ans, {_COLUMNS})))"),
+    b=_BANDED_B,
+    jvps={"ab": f"-np.linalg.solve({_DENSE}, s2s.banded_dense(l_and_u, t) @ ans)",
+          "b": f"np.linalg.solve({_DENSE}, t)"})
+
 RULES = (
     _MATMUL,
     _DOT,
@@ -160,6 +176,7 @@ RULES = (
     *_SYLVESTER,
     _SQRTM,
     *_TRIANGULAR,
+    _BANDED,
     defvjp(
         "numpy.linalg.solve(a, b)",
         jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
@@ -220,8 +237,20 @@ _SROW, _SCOL = f"np.expand_dims({_S}, -2)", f"np.expand_dims({_S}, -1)"
 _SVD_VJP = (f"({_U} @ ({_SGAPS} * ({_J} - {_M(_J)}) * {_SROW} + {_SCOL} * ({_SGAPS} * "
             f"({_K} - {_M(_K)})) - {_J} / {_SROW}) + ans[0] * np.expand_dims(g[1], -2) "
             f"+ g[0] / {_SROW}) @ {_VH} + (ans[0] / {_SROW}) @ (g[2] - {_M(_K)} @ {_VH})")
+# a complex matrix (the convention's adjoint is the conjugate of the one that pairs with conj):
+# with J = U^H conj(gU), K = Vh gVh^T, the same form with ^H for ^T and Im(J_ii) / s_i added to the
+# diagonal, checked first that the function does not turn the phases numpy leaves arbitrary
+# (u_i -> u_i e^(i phi), v_i -> v_i e^(i phi): Im(J_ii + K_ii) = 0, s2s.svd_phase_free, as PyTorch);
+# the singular values are real: their adjoint's real part (a second derivative's may be complex)
+_CJ, _HK = f"np.conj({_J})", f"np.conj({_M(_K)})"
+_CDIAG = f"(np.expand_dims(np.real(g[1]), -2) + 1j * np.expand_dims(np.imag(np.diagonal(s2s.svd_phase_free({_CJ}, {_K}), 0, -2, -1)), -2) / {_SROW})"
+_SVD_VJP_COMPLEX = (f"np.conj(({_U} @ ({_SGAPS} * ({_CJ} - {_M(_J)}) * {_SROW} + {_SCOL} * ({_SGAPS} * "
+                    f"({_K} - {_HK})) - {_CJ} / {_SROW}) + ans[0] * {_CDIAG} "
+                    f"+ np.conj(g[0]) / {_SROW}) @ {_VH} + (ans[0] / {_SROW}) @ (np.conj(g[2]) - {_HK} @ {_VH}))")
 # its tangent, with P = U^T da V: ds = diag(P), dU = U (F o (P S + S P^T)) + (da V - U P) S^-1,
 # dV = V (F o (S P + P^T S)) + (da^T U - V P^T) S^-1; the singular values alone by a thin SVD of a
+# (of a complex a too: ds = Re(diag(U^H da V)); its factors' tangents are for real matrices only:
+# the tangent cannot see whether the function turns the phases numpy leaves arbitrary)
 _TS = _real("t", "np.linalg.svd")
 _P = f"({_M(_U)} @ {_TS} @ {_M(_VH)})"
 _DU = (f"{_U} @ ({_SGAPS} * ({_P} * {_SROW} + {_SCOL} * {_M(_P)})) + "
@@ -230,7 +259,7 @@ _DV = (f"{_M(_VH)} @ ({_SGAPS} * ({_SCOL} * {_P} + {_M(_P)} * {_SROW})) + "
        f"({_M(_TS)} @ ans[0] - {_M(_VH)} @ {_M(_P)}) / {_SROW}")
 _THIN = "np.linalg.svd(a, full_matrices=False)"
 _SVD_JVP = (f"(({_DU}, np.diagonal({_P}, 0, -2, -1), {_M(_DV)}) if compute_uv else "
-            f"np.diagonal({_M(_THIN + '[0]')} @ {_TS} @ {_M(_THIN + '[2]')}, 0, -2, -1))")
+            f"np.real(np.diagonal(np.conj({_M(_THIN + '[0]')}) @ t @ np.conj({_M(_THIN + '[2]')}), 0, -2, -1)))")
 # qr (reduced, m >= n): a = QR; adjoint (gQ + Q copyltu(R gR^T - gQ^T Q)) R^-T; tangent with
 # C = Q^T da R^-1, X = tril(C, -1) - tril(C, -1)^T: dQ = da R^-1 + Q (X - C), dR = (C - X) R
 _Q, _R = "ans[0]", "ans[1]"
@@ -241,27 +270,31 @@ _C = f"({_M(_Q)} @ {_DA})"
 _X = f"(np.tril({_C}, -1) - {_M(f'np.tril({_C}, -1)')})"
 _QR_JVP = f"({_DA} + {_Q} @ ({_X} - {_C}), ({_C} - {_X}) @ {_R})"
 
-# eig of a real matrix whose eigenvalues are real (numpy then returns real arrays; complex ones raise
-# GradientError through s2s.real_only): A = V diag(w) V^-1, the columns of V of unit length. With
-# P = V^-1 dA V and C = F o P: dw = diag(P), dV = V C - V diag(V^T V C) (the part that keeps each
-# column's length); the adjoint is V^-T (diag(gw) + F o (V^T gV - V^T V diag(V^T gV))) V^T
-_EW = _real("ans[0]", "np.linalg.eig (real eigenvalues)")
-_EGAPS = f"s2s.eigh_gaps({_EW})"
+# eig (holomorphic in a where the eigenvalues are distinct, so its adjoint has no conjugate but in
+# the eigenvectors' length): A = V diag(w) V^-1, the columns of V of unit length (v^H v = 1). With
+# P = V^-1 dA V and C = F o P: dw = diag(P), dV = V C - V diag(Re(diag(V^H V C))) (the part that keeps
+# each column's length; numpy leaves a complex column's phase arbitrary: s2s.phase_free refuses a
+# function that turns it); the adjoint is V^-T (diag(gw) + F o (V^T gV - V^T conj(V) diag(Re(V^T gV))))
+# V^T, real for a real matrix (s2s.match_complex). Forward mode: real eigenvectors only (a tangent
+# cannot see whether the function turns the phases); the eigenvalues alone of any matrix.
+_EGAPS = "s2s.eigh_gaps(ans[0])"
 _EV = "ans[1]"
-_VTG = f"({_M(_EV)} @ g[1])"
-_EIG_OFF = (f"{_EGAPS} * ({_VTG} - ({_M(_EV)} @ {_EV}) * "
-            f"np.expand_dims(np.diagonal({_VTG}, 0, -2, -1), -2))")
-_EIG_VJP = f"np.linalg.solve({_M(_EV)}, np.expand_dims(g[0], -1) * {_M(_EV)} + {_EIG_OFF} @ {_M(_EV)})"
+_VTG = f"({_M(_EV)} @ s2s.phase_free(g[1], {_EV}, 'np.linalg.eig'))"
+_EIG_OFF = (f"{_EGAPS} * ({_VTG} - ({_M(_EV)} @ np.conj({_EV})) * "
+            f"np.expand_dims(np.real(np.diagonal({_VTG}, 0, -2, -1)), -2))")
+_EIG_VJP = ("s2s.match_complex(a, np.linalg.solve("
+            f"{_M(_EV)}, np.expand_dims(g[0], -1) * {_M(_EV)} + {_EIG_OFF} @ {_M(_EV)}))")
+_EW = _real("ans[0]", "np.linalg.eig (real eigenvalues)")
+_EGAPS_REAL = f"s2s.eigh_gaps({_EW})"
 _EP = f"np.linalg.solve({_EV}, t @ {_EV})"
-_EC = f"({_EGAPS} * {_EP})"
+_EC = f"({_EGAPS_REAL} * {_EP})"
 _EIG_JVP = (f"(np.diagonal({_EP}, 0, -2, -1), {_EV} @ {_EC} - {_EV} * "
             f"np.expand_dims(np.sum({_EV} * ({_EV} @ {_EC}), axis=-2), -2))")
-# eigvals: the eigenvalues alone, by the eigenvectors of the same eig
+# eigvals: the eigenvalues alone, V^-T diag(g) V^T by the eigenvectors of the same eig (read once:
+# the phases of its columns cancel)
 _EVECS = "np.linalg.eig(a)[1]"
-_EIGVALS_VJP = (f"np.linalg.solve({_M(_EVECS)}, np.expand_dims({_real('g', 'np.linalg.eigvals (real eigenvalues)')}, -1) "
-                f"* {_M(_EVECS)})")
-_EIGVALS_JVP = (f"np.diagonal(np.linalg.solve({_EVECS}, t @ {_EVECS}), 0, -2, -1) + 0.0 * "
-                f"{_real('ans', 'np.linalg.eigvals (real eigenvalues)')}")
+_EIGVALS_VJP = f"s2s.match_complex(a, s2s.eig_similar(g, {_EVECS}))"
+_EIGVALS_JVP = f"np.diagonal(np.linalg.solve({_EVECS}, t @ {_EVECS}), 0, -2, -1)"
 
 MULTIPLE = (
     defvjp(
@@ -278,7 +311,8 @@ MULTIPLE = (
     defvjp(
         # compute_uv=False returns the singular values alone: U diag(g) Vh
         "numpy.linalg.svd(a, full_matrices=True, compute_uv=True)", outputs=("U", "S", "Vh"),
-        a=f"({_real(_SVD_VJP, 'np.linalg.svd')} if compute_uv else s2s.svdvals_vjp(g, a))",
+        a=(f"(({_SVD_VJP_COMPLEX} if np.iscomplexobj(a) else {_real(_SVD_VJP, 'np.linalg.svd')}) if compute_uv "
+           "else s2s.svdvals_vjp(g, a))"),
         jvps={"a": _SVD_JVP},
     ),
     defvjp(
@@ -298,6 +332,11 @@ RULES += MULTIPLE
 
 # What to write instead of the functions that have no rule (hints of the refusals).
 INSTEAD = {
+    "scipy.integrate.odeint": ("s2sgrad has no exact derivative of scipy's adaptive solver (an adjoint method "
+                               "would only approximate it); write a fixed-step scheme as a loop in the function "
+                               "(`for k in range(n): y = y + h * f(y, t[k])`, or RK4), which s2sgrad "
+                               "differentiates exactly, or mark the call with s2sgrad.stop_gradient(...) if "
+                               "no gradient should flow"),
     "numpy.linalg.lstsq": ("for a least-squares solution of full column rank write `np.linalg.solve(a.T @ a, a.T @ b)`, "
                            "or `np.linalg.pinv(a) @ b`, which have rules"),
 }

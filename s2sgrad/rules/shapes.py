@@ -176,6 +176,13 @@ RULES = (
     defvjp("numpy.row_stack(tup)", linear=("tup",), tup="s2s.split_vstack(g, tup)"),
     defvjp("numpy.dstack(tup)", linear=("tup",), tup="s2s.split_dstack(g, tup)"),
     defvjp("numpy.column_stack(tup)", linear=("tup",), tup="s2s.split_column_stack(g, tup)"),
+    # np.r_[a, b] and np.c_[a, b] (index tricks: the lowering writes the call of the helper whose
+    # rule names the object in ``indexed``, on the index's items as one tuple, a slice item as
+    # np.r_[1:10] alone, where they hold no directive string)
+    defvjp("s2sgrad.runtime.join_r(arrays)", linear=("arrays",), indexed="numpy.r_", array_result=True,
+           arrays="s2s.split_join_r(g, arrays)"),
+    defvjp("s2sgrad.runtime.join_c(arrays)", linear=("arrays",), indexed="numpy.c_", array_result=True,
+           arrays="s2s.split_join_c(g, arrays)"),
     defvjp(
         "numpy.append(arr, values, axis=None)",
         joint_jvp="np.append(arr, values, axis)",

@@ -121,6 +121,9 @@ class Rule:
     # one-iterable form (``max(xs)``), which has no rule
     pairwise: str = ""
     outputs: tuple = ()  # several results: their names (``("w", "v")``, ``("*parts",)``)
+    # an object whose indexing is this function on the index's items as one tuple (``np.r_[a, b]``
+    # is ``s2s.join_r((a, b))``): the lowering writes the call
+    indexed: str = ""
 
     @property
     def registered(self) -> bool:
@@ -191,7 +194,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
            constant_in: Iterable[str] = (), joint_jvp: str = "", consumes: Iterable[str] = (),
            folds: bool = False, batched: Optional[dict] = None, outputs: Iterable[str] = (),
-           **templates: str) -> Rule:
+           indexed: str = "", **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -202,7 +205,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 step_sums=tuple((step_sums or {}).items()),
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
                 constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
-                folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs))
+                folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs),
+                indexed=indexed)
     unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")
@@ -340,6 +344,14 @@ class RuleTable:
     def elementwise(self) -> frozenset:
         """Names of the rules marked elementwise."""
         return frozenset(name for name, rule in self.rules.items() if getattr(rule, "elementwise", False))
+
+    @functools.cached_property
+    def _indexed(self) -> Mapping[str, Rule]:
+        return MappingProxyType({rule.indexed: rule for rule in self.rules.values() if rule.indexed})
+
+    def indexed_call(self, name: str) -> Optional[Rule]:
+        """The rule of the function an indexing of the object ``name`` is (``numpy.r_``: join_r's), or None."""
+        return self._indexed.get(name)
 
     @functools.cached_property
     def views(self) -> frozenset:

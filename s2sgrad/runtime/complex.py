@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .broadcasting import broadcast
+
 # Not in s2sgrad.runtime.__all__ (nor were they when this was runtime_complex.py, re-exported by
 # name); generated code reads them as ``s2s.<name>`` all the same.
 __all__ = [
@@ -30,7 +32,11 @@ def _conj(x):
 
 
 def match_complex(x, g):
-    """``g`` as the adjoint of ``x``: its real part when ``x`` is real, complex when ``x`` is."""
+    """``g`` as the adjoint of ``x``: its real part when ``x`` is real, complex when ``x`` is; of
+    ``x``'s shape where ``g`` is one number (a full sum's adjoint, which the builders pass on
+    unbroadcast to a rule whose template reads its operand: ``np.sum(np.real(a @ b))``)."""
+    if np.ndim(g) < np.ndim(x):
+        g = broadcast(g, np.shape(x))
     if np.iscomplexobj(x):
         return g + 0j if not np.iscomplexobj(g) else g
     return np.real(g) if np.iscomplexobj(g) else g

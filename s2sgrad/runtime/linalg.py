@@ -17,6 +17,8 @@ from .reductions import _expand, extremum_vjp
 
 __all__ = [
     "phase_free",
+    "svd_phase_free",
+    "eig_similar",
     "solve_vjp_b",
     "solve_vjp_a",
     "cholesky_vjp",
@@ -452,17 +454,37 @@ def triangle_fold(x, UPLO="L"):
     return _triangle(x, UPLO, True)
 
 
-def phase_free(value, v):
+def phase_free(value, v, function="np.linalg.eigh"):
     """``value`` (the adjoint of eigenvectors ``v``) itself, after checking that the function does
     not depend on the eigenvectors' phases, which numpy leaves arbitrary for complex ones:
     Im(diag(v^T value)) is zero (as JAX checks; real eigenvectors have no such freedom)."""
     if np.iscomplexobj(v) and not (type(value) is float and value == 0.0):
         drift = np.abs(np.imag(np.diagonal(_mT(v) @ value, 0, -2, -1)))
         if np.any(drift > 1e-8 * (1.0 + np.max(np.abs(value)))):
-            raise GradientError("np.linalg.eigh of a complex matrix: the function depends on the phases of its "
+            raise GradientError(f"{function} of a complex matrix: the function depends on the phases of its "
                                 "eigenvectors, which numpy leaves arbitrary, so it has no derivative (a function "
                                 "of np.abs(v) or of v @ v.conj().T has one)")
     return value
+
+
+def eig_similar(value, v):
+    """``V^-T diag(value) V^T``: the adjoint of a matrix whose eigenvectors are ``v``'s columns in
+    its eigenvalues, ``value`` theirs (np.linalg.eigvals' rule; one ``v``, so a second derivative
+    sees the phases of ``v``'s columns cancel)."""
+    return np.linalg.solve(_mT(v), np.asarray(value)[..., None] * _mT(v))
+
+
+def svd_phase_free(j, k):
+    """``j`` itself, after checking that a function of ``np.linalg.svd``'s complex factors does not
+    depend on the phases numpy leaves arbitrary (a singular pair turned together, ``u_i e^(i phi)``,
+    ``v_i e^(i phi)``): Im(diag(j + k)) is zero, ``j = U^H conj(gU)`` and ``k = Vh gVh^T`` (as
+    PyTorch checks)."""
+    drift = np.abs(np.imag(np.diagonal(j, 0, -2, -1) + np.diagonal(k, 0, -2, -1)))
+    if np.any(drift > 1e-8 * (1.0 + np.max(np.abs(j)) + np.max(np.abs(k)))):
+        raise GradientError("np.linalg.svd of a complex matrix: the function depends on the phases of its "
+                            "singular vectors, which numpy leaves arbitrary, so it has no derivative (a function "
+                            "of the singular values, of np.abs(u), or of u @ vh has one)")
+    return j
 
 
 def real_only(x, function):

@@ -16,6 +16,7 @@ import importlib
 import numpy as np
 
 __all__ = ["signal_convolve", "signal_window", "signal_embed", "sylvester", "solve_triangular", "triangle_part",
+           "banded_dense", "dense_band",
            "adjoint_trans"]
 
 
@@ -75,3 +76,32 @@ def adjoint_trans(trans=0):
     """The ``trans`` of the solve in a triangular solve's adjoint (real matrices): 1 (transposed)
     where ``trans`` is 0 or 'N', else 0."""
     return 1 if trans in (0, "N") else 0
+
+
+def banded_dense(l_and_u, ab):
+    """The square matrix whose band ``ab`` holds in scipy's ``solve_banded`` storage
+    (``ab[u + i - j, j] == a[i, j]``, ``(l, u) = l_and_u``); linear in ``ab``, the entries of
+    ``ab`` outside the matrix (its corners) read as nothing."""
+    lower, upper = (int(k) for k in l_and_u)
+    ab = np.asarray(ab)
+    n = ab.shape[-1]
+    out = np.zeros(ab.shape[:-2] + (n, n), dtype=ab.dtype)
+    for row in range(lower + upper + 1):
+        offset = upper - row  # the diagonal this row of ab holds: a[i, i + offset]
+        cols = np.arange(max(offset, 0), min(n, n + offset))
+        out[..., cols - offset, cols] = ab[..., row, cols]
+    return out
+
+
+def dense_band(l_and_u, a):
+    """The transpose of ``banded_dense``: the band of the square matrix ``a`` in ``solve_banded``'s
+    storage, zeros at the corners that hold no entry."""
+    lower, upper = (int(k) for k in l_and_u)
+    a = np.asarray(a)
+    n = a.shape[-1]
+    out = np.zeros(a.shape[:-2] + (lower + upper + 1, n), dtype=a.dtype)
+    for row in range(lower + upper + 1):
+        offset = upper - row
+        cols = np.arange(max(offset, 0), min(n, n + offset))
+        out[..., row, cols] = a[..., cols - offset, cols]
+    return out

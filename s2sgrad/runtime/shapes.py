@@ -10,6 +10,10 @@ from .broadcasting import unbroadcast
 from .containers import Parts
 
 __all__ = [
+    "join_r",
+    "join_c",
+    "split_join_r",
+    "split_join_c",
     "split_concatenate",
     "split_stack",
     "transpose_vjp",
@@ -122,6 +126,29 @@ def split_dstack(g, arrays):
 def split_column_stack(g, arrays):
     shapes = [(np.size(a), 1) if np.ndim(a) < 2 else np.shape(a) for a in arrays]
     return _split_along(g, arrays, 1, shapes)
+
+
+def join_r(arrays):
+    """``np.r_[a, b, ...]`` of arrays and numbers (no directive strings; the lowering writes a
+    slice item as ``np.r_[1:10]``): each item at least 1-D, joined on the first axis."""
+    return np.r_[tuple(arrays)]
+
+
+def join_c(arrays):
+    """``np.c_[a, b, ...]`` of arrays and numbers: each item at least 2-D, a 1-D one (a number) a
+    column, joined on the last axis."""
+    return np.c_[tuple(arrays)]
+
+
+def split_join_r(g, arrays):
+    """The adjoints of the items of ``join_r(arrays)``, ``g`` its result's."""
+    return _split_along(g, arrays, 0, [np.shape(np.atleast_1d(a)) for a in arrays])
+
+
+def split_join_c(g, arrays):
+    """The adjoints of the items of ``join_c(arrays)``, ``g`` its result's."""
+    shapes = [(np.size(a), 1) if np.ndim(a) < 2 else np.shape(a) for a in arrays]
+    return _split_along(g, arrays, -1, shapes)
 
 
 def split_append(g, arr, values, axis=None):

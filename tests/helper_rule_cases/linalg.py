@@ -34,6 +34,8 @@ def h_triangle_fold_upper(x): return _out(s2s.triangle_fold(x, "U"))
 def h_real_only(x): return _out(s2s.real_only(x, "f"))
 def h_svd_thin(u, vh): return _out(s2s.svd_thin(u, vh))
 def h_phase_free(g, v): return _out(s2s.phase_free(g, v))
+def h_svd_phase_free(j, k): return _out(s2s.svd_phase_free(j, k))
+def h_eig_similar(g, v): return _out(s2s.eig_similar(g[0], v + 3.0 * np.eye(3)))
 
 def h_matrix_power_vjp(g, a): return _out(s2s.matrix_power_vjp(g, a, 3))
 def h_matrix_power_vjp_1(g, a): return _out(s2s.matrix_power_vjp(g, a, 1))
@@ -121,4 +123,6 @@ CASES = [
     (R + "real_only", h_real_only, _u((3, 2)), None, 1e-5),
     (R + "svd_thin", h_svd_thin, _u((4, 3), (3, 3)), (0,), 1e-5),
     (R + "phase_free", h_phase_free, _u((3, 3), (3, 3)), (0,), 1e-5),
+    (R + "svd_phase_free", h_svd_phase_free, _u((3, 3), (3, 3)), (0,), 1e-5),
+    (R + "eig_similar", h_eig_similar, _u((3, 3), (3, 3)), None, 1e-5),
 ]

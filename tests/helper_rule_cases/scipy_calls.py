@@ -21,6 +21,9 @@ def h_solve_triangular(a, b):
 def h_triangle_part(x):
     return np.sum(np.sin(s2s.triangle_part(x, True) + s2s.triangle_part(x * 2.0, False, True)) * W[:, :3])
 
+def h_banded_dense(ab): return np.sum(np.sin(s2s.banded_dense((1, 2), ab)) * FIVE)
+def h_dense_band(a): return np.sum(np.sin(s2s.dense_band((2, 1), a)) * FIVE[:4] * 2.0) + np.sum(s2s.dense_band((0, 0), a) ** 2)
+
 
 R = "s2sgrad.runtime."
 CASES = [
@@ -30,4 +33,6 @@ CASES = [
     (R + "sylvester", h_sylvester, (uniform((3, 3)), uniform((3, 2))), None, 1e-5),
     (R + "solve_triangular", h_solve_triangular, (uniform((3, 3)), uniform((3, 2))), None, 1e-5),
     (R + "triangle_part", h_triangle_part, (uniform((3, 3)),), None, 1e-5),
+    (R + "banded_dense", h_banded_dense, (uniform((4, 5)),), None, 1e-5),
+    (R + "dense_band", h_dense_band, (uniform((5, 5)),), None, 1e-5),
 ]

@@ -46,6 +46,8 @@ def h_split_vstack(g): return _two(s2s.split_vstack(g, [X4, X4]), V4, V4)
 def h_split_vstack_2d(g): return _two(s2s.split_vstack(g, [X34, X14]), W, W14)
 def h_split_dstack(g): return _two(s2s.split_dstack(g, [X34, X34]), W, W)
 def h_split_column_stack(g): return _two(s2s.split_column_stack(g, [X3, X32]), V3, W32)
+def h_split_join_r(g): return _two(s2s.split_join_r(g, [X3, 0.5]), V3, 1.5)
+def h_split_join_c(g): return _two(s2s.split_join_c(g, [X3, X32]), V3, W32)
 def h_split_append(g): return _two(s2s.split_append(g, X4, X3), V4, V3)
 def h_split_append_axis(g): return _two(s2s.split_append(g, X34, X14, 0), W, W14)
 def h_linspace(g): return _two(s2s.linspace_vjp(g, 0.5, 2.0, 5), 1.0, 1.0)
@@ -79,6 +81,8 @@ CASES = [
     ("s2sgrad.runtime.split_vstack", h_split_vstack_2d, (uniform((4, 4)),), None, 1e-5),
     ("s2sgrad.runtime.split_dstack", h_split_dstack, (uniform((3, 4, 2)),), None, 1e-5),
     ("s2sgrad.runtime.split_column_stack", h_split_column_stack, (uniform((3, 3)),), None, 1e-5),
+    ("s2sgrad.runtime.split_join_r", h_split_join_r, (uniform((4,)),), None, 1e-5),
+    ("s2sgrad.runtime.split_join_c", h_split_join_c, (uniform((3, 3)),), None, 1e-5),
     ("s2sgrad.runtime.split_append", h_split_append, (uniform((7,)),), None, 1e-5),
     ("s2sgrad.runtime.split_append", h_split_append_axis, (uniform((4, 4)),), None, 1e-5),
     ("s2sgrad.runtime.linspace_vjp", h_linspace, (uniform((5,)),), None, 1e-5),

@@ -3,11 +3,12 @@
 from ..table import defvjp
 
 RULES = (
-    # an adjoint made real or complex like x: linear in it (its transpose matches it back)
+    # an adjoint made real or complex like x (of x's shape where it is one number): linear in it
+    # (its transpose matches it back, summed to its shape)
     defvjp(
         "s2sgrad.runtime.match_complex(x, value)",
         linear=("value",), constant_in=("x",),
-        value="s2s.match_complex(value, s2s.match_complex(x, g))",
+        value="s2s.match_complex(value, s2s.unbroadcast(s2s.match_complex(x, g), value))",
     ),
     # the slopes in the tangents of abs and angle: 0 for real values; their tangents are the
     # slopes' adjoints (abs's is self-adjoint; angle's, turned by 1j), real for a real x

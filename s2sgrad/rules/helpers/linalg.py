@@ -115,7 +115,18 @@ RULES += (
     # the identity, checking its argument is real
     defvjp("s2sgrad.runtime.real_only(x, function)", linear=("x",), x="g"),
     # the identity on eigenvectors' adjoint, checking it does not turn their phases
-    defvjp("s2sgrad.runtime.phase_free(value, v)", linear=("value",), constant_in=("v",), value="g"),
+    defvjp("s2sgrad.runtime.phase_free(value, v, function='np.linalg.eigh')", linear=("value",),
+           constant_in=("v", "function"), value="g"),
+    # V^-T diag(value) V^T: linear in value; in v, d(V^-T) D V^T + V^-T D dV^T (W = G^T V^-T)
+    defvjp("s2sgrad.runtime.eig_similar(value, v)",
+           jvps={"value": "s2s.eig_similar(t, v)",
+                 "v": ("np.linalg.solve(np.swapaxes(v, -1, -2), np.expand_dims(value, -1) * np.swapaxes(t, -1, -2) "
+                       "- np.swapaxes(t, -1, -2) @ ans)")},
+           value="np.diagonal(np.linalg.solve(v, g @ v), 0, -2, -1)",
+           v=("np.swapaxes(np.linalg.solve(v, g), -1, -2) * np.expand_dims(value, -2) "
+              "- ans @ np.swapaxes(np.linalg.solve(v, g), -1, -2)")),
+    # the identity on U^H conj(gU), checking the complex SVD's adjoints leave the phases alone
+    defvjp("s2sgrad.runtime.svd_phase_free(j, k)", linear=("j",), constant_in=("k",), j="g"),
     # the identity on u, checking the SVD's factors are thin
     defvjp("s2sgrad.runtime.svd_thin(u, vh)", linear=("u",), constant_in=("vh",), u="g"),
 )

@@ -82,6 +82,11 @@ RULES = (
         constant_in=("arrays",),
         value="np.column_stack(g)",
     ),
+    # np.r_'s and np.c_'s adjoints (s2s.join_r, join_c), split into one per item: their transposes join
+    defvjp("s2sgrad.runtime.split_join_r(value, arrays)", linear=("value",), constant_in=("arrays",),
+           value="s2s.join_r(g)"),
+    defvjp("s2sgrad.runtime.split_join_c(value, arrays)", linear=("value",), constant_in=("arrays",),
+           value="s2s.join_c(g)"),
     # np.append's adjoint, split into [arr's, values']: its transpose appends them
     defvjp(
         "s2sgrad.runtime.split_append(value, arr, values, axis=None)",
