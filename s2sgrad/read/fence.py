@@ -29,7 +29,9 @@ _REFUSED = (
     (m.ClassDef(), "class definitions are not supported inside a differentiated function",
      "define the class at module level"),
     (m.Lambda(), "a lambda is supported in a differentiated function where it is bound to a "
-     "name and called, or called where it is written; not stored or passed on",
+     "name (or held by a list, tuple or dict of them) and called, called where it is written, or "
+     "given to a function of this file; not passed to a function of another module or chosen by "
+     "a condition",
      "bind it to a name (`act = lambda z: ...`) and call it here, or define a module-level "
      "function with `def` and call it"),
     (m.ListComp() | m.GeneratorExp() | m.DictComp() | m.SetComp(),  # the others were rewritten as loops (lower/comprehensions.py)
