@@ -336,11 +336,17 @@ def solved(w, X, y):
     return np.sum(np.linalg.solve(A, w) ** 2) + np.sum(np.linalg.solve(A, np.ones((4, 2))))
 
 
-@pytest.mark.parametrize("loss", [sliced_parameter, rows_in_a_loop, stacked_and_concatenated, solved])
+def products(w, X, y):
+    return np.sum(np.prod(X[:, :2] * w[:2], axis=1)) + np.prod(np.tanh(X[:3, 2:] * w[2:]))
+
+
+@pytest.mark.parametrize("loss", [sliced_parameter, rows_in_a_loop, stacked_and_concatenated, solved,
+                                  products])
 def test_adjoints_of_a_numpy_parameter_from_lazy_data_stay_lazy(loss, data):
     """A numpy parameter whose adjoint is another library's array (dask's, lazy): the adjoints of
-    its slices, of a loop's rows, of np.stack/np.concatenate and of np.linalg.solve are made in
-    that library (no compute), not written into an ndarray or converted."""
+    its slices, of a loop's rows, of np.stack/np.concatenate, of np.linalg.solve and of np.prod
+    (no branch on the values) are made in that library (no compute), not written into an ndarray
+    or converted."""
     da = pytest.importorskip("dask.array")
     X, y, Xd, yd = _chunked(400, 8)
     w = data["w"]
