@@ -358,3 +358,19 @@ def test_adjoints_of_a_numpy_parameter_from_lazy_data_stay_lazy(loss, data):
     got = s2sgrad.grad(loss)(w, Protocol(X), Protocol(y))  # the same paths, an eager type
     assert type(got) is Protocol
     np.testing.assert_allclose(got.data, want, rtol=1e-12)
+
+
+def fancy_index(w, X, y):
+    return np.sum((X @ w)[np.array([0, 3, 3])] ** 2)
+
+
+def test_an_integer_array_index_on_dask_is_refused_not_computed(data):
+    """dask has no np.add.at: the adjoint of an integer-array index refuses (a GradientError
+    naming the helper) rather than converting; an eager protocol type still scatters."""
+    _, _, Xd, yd = _chunked(400, 8)
+    w, X = data["w"], data["X"]
+    with pytest.raises(GradientError, match="np.add.at, which dask.array.core.Array"):
+        _lazily(s2sgrad.grad(fancy_index), w, Xd, yd)
+    got = s2sgrad.grad(fancy_index)(w, Protocol(X), None)
+    assert type(got) is Protocol
+    np.testing.assert_allclose(got.data, s2sgrad.grad(fancy_index)(w, X, None), rtol=1e-12)

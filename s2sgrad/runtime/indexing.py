@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..errors import GradientError
 from .broadcasting import _foreign, _ndarray, _own_type, unbroadcast
 from .containers import Parts, list_getitem_vjp
 
@@ -65,6 +66,15 @@ def getitem_vjp(g, x, index):
     elif type(index) is _ndarray and index.dtype is _BOOL and index.shape == out.shape and \
             type(g) is _ndarray and g.dtype is out.dtype and g.dtype.kind == "f":
         out[index] = g + 0.0  # a mask has no repeats; ``0.0 + g`` is what np.add.at stores
+    elif _foreign(out):
+        try:
+            np.add.at(out, index, g)
+        except TypeError as error:  # dask's arrays do not implement np.add.at
+            raise GradientError(
+                "s2sgrad's adjoint of an integer-array or boolean-mask index adds into zeros with "
+                f"np.add.at, which {type(out).__module__}.{type(out).__name__} does not implement; "
+                "it does not convert the array to a numpy array (that would pull it into memory): "
+                "index with slices there, or compute the array where you mean to") from error
     else:
         np.add.at(out, index, g)
     return out
