@@ -8,7 +8,7 @@ scale: numpy on the same computation streamed chunk by chunk in one process, and
 fits, s2sgrad's gradient on numpy arrays against the same gradient on that data persisted on the
 cluster.
 
-    python benchmarks/dask_scale.py             # 4e6 x 50 float64 (1.6 GB), workers limited to 400 MiB: ~1-2 min on 2 cores
+    python benchmarks/dask_scale.py             # 2.5e6 x 50 float64 (1 GB), workers limited to 400 MiB: ~2 min on 2 cores
     python benchmarks/dask_scale.py --full      # the 2e7 x 50 (8 GB), workers limited to 1 GiB
     python benchmarks/dask_scale.py --rows 1e6 --limit 256MiB --chunk-rows 50000
 
@@ -164,13 +164,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true",
                         help="the issue's size: 2e7 x 50 float64 (8 GB), workers limited to 1 GiB")
-    parser.add_argument("--rows", type=float, help="rows of the large data (default 4e6; 2e7 with --full)")
+    parser.add_argument("--rows", type=float, help="rows of the large data (default 2.5e6; 2e7 with --full)")
     parser.add_argument("--chunk-rows", type=float, help="rows per chunk (default 1e5; 2.5e5 with --full)")
     parser.add_argument("--limit", help="each worker's memory limit (default 400MiB; 1GiB with --full)")
     parser.add_argument("--fit-rows", type=float, default=2e5, help="rows of the data that fits (default 2e5)")
     parser.add_argument("--loss", action="append", choices=sorted(LOSSES), help="some losses only")
     args = parser.parse_args(argv)
-    rows = int(args.rows or (2e7 if args.full else 4e6))
+    rows = int(args.rows or (2e7 if args.full else 2.5e6))
     chunk_rows = int(args.chunk_rows or (2.5e5 if args.full else 1e5))
     limit = args.limit or ("1GiB" if args.full else "400MiB")
     fit_rows = int(args.fit_rows)
