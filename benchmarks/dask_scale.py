@@ -8,7 +8,7 @@ scale: numpy on the same computation streamed chunk by chunk in one process, and
 fits, s2sgrad's gradient on numpy arrays against the same gradient on that data persisted on the
 cluster.
 
-    python benchmarks/dask_scale.py             # 2.5e6 x 50 float64 (1 GB), workers limited to 400 MiB: ~2 min on 2 cores
+    python benchmarks/dask_scale.py             # 2.5e6 x 50 float64 (1 GB), workers limited to 400 MiB: 40 s to 3 min on 2 shared cores
     python benchmarks/dask_scale.py --full      # the 2e7 x 50 (8 GB), workers limited to 1 GiB
     python benchmarks/dask_scale.py --rows 1e6 --limit 256MiB --chunk-rows 50000
 
