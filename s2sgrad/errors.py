@@ -58,3 +58,8 @@ class UsageError(TypeError, ValueError):
 
 # Shown as ``s2sgrad.TransformError`` in tracebacks: the name users import.
 TransformError.__module__ = GradientError.__module__ = "s2sgrad"
+
+
+class ComputeWarning(UserWarning):
+    """A runtime helper converted another library's lazy or device array (dask's, CuPy's) to a numpy
+    array: its values were computed and pulled into this process's memory."""

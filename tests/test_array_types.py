@@ -374,3 +374,19 @@ def test_an_integer_array_index_on_dask_is_refused_not_computed(data):
     got = s2sgrad.grad(fancy_index)(w, Protocol(X), None)
     assert type(got) is Protocol
     np.testing.assert_allclose(got.data, s2sgrad.grad(fancy_index)(w, X, None), rtol=1e-12)
+
+
+def test_jacobians_of_lazy_data_compute_with_a_warning(data):
+    """jacfwd, jacrev and hessian carry batched tangents and Jacobian blocks as numpy arrays: over
+    dask data they compute, and say so (a ComputeWarning naming the helper), not silently."""
+    from s2sgrad.errors import ComputeWarning
+
+    X, y, Xd, yd = _chunked(400, 8)
+    w = data["w"]
+    for transform in (s2sgrad.jacfwd, s2sgrad.jacrev, s2sgrad.hessian):
+        with pytest.warns(ComputeWarning, match="(batched tangents|Jacobian) .*dask.array.core.Array"):
+            got = transform(logreg)(w, Xd, yd)
+        np.testing.assert_allclose(np.asarray(got), transform(logreg)(w, X, y), rtol=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy arrays: no warning
+        s2sgrad.hessian(logreg)(w, X, y)
