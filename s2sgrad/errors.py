@@ -69,5 +69,11 @@ class ArgumentError(GradientError, UsageError):
         super().__init__(located(location, message, hint))
 
 
+class ComputeWarning(UserWarning):
+    """A runtime helper converted another library's lazy or device array (dask's, CuPy's) to a numpy
+    array: its values were computed and pulled into this process's memory."""
+
+
 # Shown as ``s2sgrad.TransformError`` in tracebacks: the name users import.
 TransformError.__module__ = GradientError.__module__ = ArgumentError.__module__ = "s2sgrad"
+ComputeWarning.__module__ = "s2sgrad"

@@ -312,3 +312,81 @@ def test_dask_task_graph_grows_with_the_chunks_not_the_data(data):
         g, _ = _lazily(s2sgrad.grad(logreg), w, *_chunked(rows, chunks)[2:])
         sizes[rows, chunks] = len(g.__dask_graph__())
     assert sizes[400, 4] == sizes[4000, 4] < sizes[4000, 8]
+
+
+def sliced_parameter(w, X, y):
+    return np.sum((X[:, :2] @ w[:2]) ** 2) + np.sum(X[:, 1:] @ w[1:])
+
+
+def rows_in_a_loop(w, X, y):
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(np.sin(X[:, i] * w[i]))
+    return total
+
+
+def stacked_and_concatenated(w, X, y):
+    z = np.stack([X @ w, X @ (w * 2.0)], axis=1)
+    both = np.concatenate([z, z ** 2], axis=1)
+    return np.sum(both @ np.arange(1.0, 5.0)) + np.sum(np.concatenate([w, X[0]], axis=None) ** 2)
+
+
+def solved(w, X, y):
+    A = X.T @ X / X.shape[0] + np.eye(4)
+    return np.sum(np.linalg.solve(A, w) ** 2) + np.sum(np.linalg.solve(A, np.ones((4, 2))))
+
+
+def products(w, X, y):
+    return np.sum(np.prod(X[:, :2] * w[:2], axis=1)) + np.prod(np.tanh(X[:3, 2:] * w[2:]))
+
+
+@pytest.mark.parametrize("loss", [sliced_parameter, rows_in_a_loop, stacked_and_concatenated, solved,
+                                  products])
+def test_adjoints_of_a_numpy_parameter_from_lazy_data_stay_lazy(loss, data):
+    """A numpy parameter whose adjoint is another library's array (dask's, lazy): the adjoints of
+    its slices, of a loop's rows, of np.stack/np.concatenate, of np.linalg.solve and of np.prod
+    (no branch on the values) are made in that library (no compute), not written into an ndarray
+    or converted."""
+    da = pytest.importorskip("dask.array")
+    X, y, Xd, yd = _chunked(400, 8)
+    w = data["w"]
+    g, computes = _lazily(s2sgrad.grad(loss), w, Xd, yd)
+    assert computes == 0 and isinstance(g, da.Array) and g.shape == w.shape
+    want = s2sgrad.grad(loss)(w, X, y)
+    np.testing.assert_allclose(g.compute(), want, rtol=1e-12)
+    np.testing.assert_allclose(want, numerical_grad(loss, (w, X, y), 0), rtol=1e-6, atol=1e-7)
+    got = s2sgrad.grad(loss)(w, Protocol(X), Protocol(y))  # the same paths, an eager type
+    assert type(got) is Protocol
+    np.testing.assert_allclose(got.data, want, rtol=1e-12)
+
+
+def fancy_index(w, X, y):
+    return np.sum((X @ w)[np.array([0, 3, 3])] ** 2)
+
+
+def test_an_integer_array_index_on_dask_is_refused_not_computed(data):
+    """dask has no np.add.at: the adjoint of an integer-array index refuses (a GradientError
+    naming the helper) rather than converting; an eager protocol type still scatters."""
+    _, _, Xd, yd = _chunked(400, 8)
+    w, X = data["w"], data["X"]
+    with pytest.raises(GradientError, match="np.add.at, which dask.array.core.Array"):
+        _lazily(s2sgrad.grad(fancy_index), w, Xd, yd)
+    got = s2sgrad.grad(fancy_index)(w, Protocol(X), None)
+    assert type(got) is Protocol
+    np.testing.assert_allclose(got.data, s2sgrad.grad(fancy_index)(w, X, None), rtol=1e-12)
+
+
+def test_jacobians_of_lazy_data_compute_with_a_warning(data):
+    """jacfwd, jacrev and hessian carry batched tangents and Jacobian blocks as numpy arrays: over
+    dask data they compute, and say so (a ComputeWarning naming the helper), not silently."""
+    from s2sgrad.errors import ComputeWarning
+
+    X, y, Xd, yd = _chunked(400, 8)
+    w = data["w"]
+    for transform in (s2sgrad.jacfwd, s2sgrad.jacrev, s2sgrad.hessian):
+        with pytest.warns(ComputeWarning, match="(batched tangents|Jacobian) .*dask.array.core.Array"):
+            got = transform(logreg)(w, Xd, yd)
+        np.testing.assert_allclose(np.asarray(got), transform(logreg)(w, X, y), rtol=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy arrays: no warning
+        s2sgrad.hessian(logreg)(w, X, y)

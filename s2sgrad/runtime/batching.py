@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from .broadcasting import _ndarray, like
+from .broadcasting import _ndarray, _to_numpy, like
 from .containers import _write_positions, setitem, setitem_value_vjp
 from .indexing import _is_basic, getitem_vjp
 from .products import dot_vjp_a, dot_vjp_b, matmul_vjp_a, matmul_vjp_b
@@ -76,6 +76,12 @@ __all__ = [
 _UNIT_ROWS: dict = {}
 
 
+def _numpy(v):
+    """``v`` as a numpy array (batched tangents are numpy's; another library's array is computed,
+    with a ComputeWarning)."""
+    return v if type(v) is _ndarray else _to_numpy(v, "batched tangents (jacfwd, jacrev, hessian)")
+
+
 def unit_rows(first, stop, shape, dtype=np.float64):
     """Read-only stacked tangents of ``shape`` whose row ``k`` is zero but for a 1 at flat index
     ``first + k`` (``k < stop - first``): the seeds of a Hessian's columns. A batched product
@@ -106,7 +112,7 @@ def lead(t, *operands):
 
 def _lead_to(t, need):
     """Batched ``t`` whose columns have at least ``need`` axes (length one first)."""
-    t = t if type(t) is _ndarray else np.asarray(t)
+    t = t if type(t) is _ndarray else _numpy(t)
     rank = t.ndim - 1
     if need <= rank:
         return t
@@ -115,12 +121,12 @@ def _lead_to(t, need):
 
 def columns(fn, t, *args, **kwargs):
     """``fn(t[k], *args, **kwargs)`` for every ``k``, stacked on a leading axis."""
-    return np.stack([np.asarray(fn(column, *args, **kwargs)) for column in t])
+    return np.stack([_numpy(fn(column, *args, **kwargs)) for column in t])
 
 
 def batch_constant(value, rows):
     """``value`` for every row of the stack ``rows``: a tangent that does not vary with them."""
-    value = np.asarray(value)
+    value = _numpy(value)
     return np.broadcast_to(value, (len(rows),) + value.shape)
 
 
@@ -156,11 +162,11 @@ def batch_getitem(t, index):
 
 def batch_matmul(t, b):
     """``t[k] @ b``, stacked."""
-    t = np.asarray(t)
+    t = _numpy(t)
     rank, b_nd = t.ndim - 1, np.ndim(b)
     first = _first_unit(t)
     if first is not None and rank == 1 and b_nd in (1, 2):
-        return np.array(np.asarray(b)[first:first + len(t)])  # e_i @ b: row i of b
+        return np.array(_numpy(b)[first:first + len(t)])  # e_i @ b: row i of b
     if (rank == 1 and b_nd <= 2) or (rank >= 2 and b_nd <= rank):
         return np.matmul(t, b)
     if rank == 1:  # a vector times a stack of matrices
@@ -171,11 +177,11 @@ def batch_matmul(t, b):
 
 def batch_rmatmul(a, t):
     """``a @ t[k]``, stacked."""
-    t = np.asarray(t)
+    t = _numpy(t)
     rank, a_nd = t.ndim - 1, np.ndim(a)
     first = _first_unit(t)
     if first is not None and rank == 1 and a_nd in (1, 2):
-        return np.array(np.asarray(a)[..., first:first + len(t)].T, order="C")  # column i of a, a copy
+        return np.array(_numpy(a)[..., first:first + len(t)].T, order="C")  # column i of a, a copy
     if rank == 1:
         if a_nd <= 2:
             return np.matmul(t, np.transpose(a))  # (a @ v)[i] = (v @ a.T)[i]: one product
@@ -230,12 +236,12 @@ def batch_broadcast(t, shape):
 def batch_like(t, x):
     """``like(t[k], x)``, stacked: each column as the gradient of ``x``."""
     if isinstance(x, (float, int)) and not isinstance(x, bool):
-        t = np.real(np.asarray(t))
+        t = np.real(_numpy(t))
         return np.sum(t.reshape(len(t), -1), axis=1).astype(np.float64)
     if type(x) is not _ndarray:
         return columns(like, t, x)
     x_dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
-    t = np.asarray(t)
+    t = _numpy(t)
     if t.dtype == x_dtype and t.shape[1:] == x.shape and t.flags.writeable:
         return t  # already stacked gradients of x (like's own fast path, per row)
     if t.dtype.kind == "c" and x_dtype.kind != "c":
@@ -248,7 +254,7 @@ def batch_like(t, x):
 def batch_matmul_vjp_a(t, a, b):
     """``matmul_vjp_a(t[k], a, b)``, stacked."""
     a_nd, b_nd = np.ndim(a), np.ndim(b)
-    t = np.asarray(t)
+    t = _numpy(t)
     if b_nd == 2 and a_nd in (1, 2) and t.ndim == a_nd + 1:
         return np.matmul(t, np.transpose(b))
     if b_nd == 1:
@@ -261,13 +267,13 @@ def batch_matmul_vjp_a(t, a, b):
 def batch_matmul_vjp_b(t, a, b):
     """``matmul_vjp_b(t[k], a, b)``, stacked."""
     a_nd, b_nd = np.ndim(a), np.ndim(b)
-    t = np.asarray(t)
+    t = _numpy(t)
     if a_nd == 2 and b_nd == 1 and t.ndim == 2:
         return np.matmul(t, a)
     if a_nd == 1:
         if b_nd == 1:
-            return t[..., None] * np.asarray(a)
-        return batch_unbroadcast(np.asarray(a)[:, None] * t[..., None, :], b)
+            return t[..., None] * _numpy(a)
+        return batch_unbroadcast(_numpy(a)[:, None] * t[..., None, :], b)
     if b_nd == 1:
         return batch_unbroadcast(np.matmul(np.swapaxes(a, -1, -2), t[..., None])[..., 0], b)
     return batch_unbroadcast(np.matmul(np.swapaxes(a, -1, -2), t), b)
@@ -290,7 +296,7 @@ def batch_dot_vjp_b(t, a, b):
 def batch_matmul_vjp_a_b(g, a, t):
     """``matmul_vjp_a(g, a, t[k])``, stacked: the adjoint's other factor batched."""
     a_nd, b_nd = np.ndim(a), np.ndim(t) - 1
-    g = np.asarray(g)
+    g = _numpy(g)
     if b_nd == 1:
         if a_nd == 1:
             return g * t
@@ -303,11 +309,11 @@ def batch_matmul_vjp_a_b(g, a, t):
 def batch_matmul_vjp_b_a(g, t, b):
     """``matmul_vjp_b(g, t[k], b)``, stacked: the adjoint's other factor batched."""
     a_nd, b_nd = np.ndim(t) - 1, np.ndim(b)
-    g = np.asarray(g)
+    g = _numpy(g)
     if a_nd == 1:
         if b_nd == 1:
             return g * t
-        column = np.asarray(t)[..., None]
+        column = _numpy(t)[..., None]
         return batch_unbroadcast(lead(column, g[..., None, :]) * g[..., None, :], b)
     if b_nd == 1:
         return batch_unbroadcast(np.matmul(np.swapaxes(t, -1, -2), g[..., None])[..., 0], b)
@@ -331,7 +337,7 @@ def batch_dot_vjp_b_a(g, t, b):
 def batch_sum_vjp(t, x, axis=None, keepdims=False):
     """``sum_vjp(t[k], x, axis, keepdims)``, stacked: each row spread over ``x``'s shape."""
     shape = np.shape(x)
-    t = np.asarray(t)
+    t = _numpy(t)
     if axis is None:
         t = t.reshape(t.shape[:1] + (1,) * len(shape))
     elif not keepdims:
@@ -354,7 +360,7 @@ def batch_getitem_vjp(t, x, index):
     """``getitem_vjp(t[k], x, index)``, stacked: each row scattered into zeros like ``x``."""
     if type(x) is not _ndarray or not _is_basic(index):
         return columns(getitem_vjp, t, x, index)
-    t = np.asarray(t)
+    t = _numpy(t)
     out = np.zeros(t.shape[:1] + x.shape, dtype=np.result_type(t, x))
     out[_rows_index(index)] = _lead_to(t, out[0][index].ndim)
     return out
@@ -371,7 +377,7 @@ def batch_setitem(t, index, value):
 
 def batch_setitem_value(x, index, t):
     """``setitem(x, index, t[k])``, stacked: ``x`` with each row written into it."""
-    t = np.asarray(t)
+    t = _numpy(t)
     if type(x) is not _ndarray or not _is_basic(index):
         return columns(lambda row: setitem(x, index, row), t)
     out = np.empty(t.shape[:1] + x.shape, dtype=np.result_type(t, x))
@@ -383,7 +389,7 @@ def batch_setitem_value(x, index, t):
 def batch_setitem_value_vjp(t, index, value):
     """``setitem_value_vjp(t[k], index, value)``, stacked: each row read at ``index``, summed to
     ``value``'s shape (row by row where an integer array index may repeat a position)."""
-    t = np.asarray(t)
+    t = _numpy(t)
     if _write_positions(t.shape[1:], index) is not None:
         return columns(setitem_value_vjp, t, index, value)
     return batch_unbroadcast(batch_getitem(t, index), value)
@@ -395,7 +401,7 @@ def batch_reshape(t, shape, order="C"):
     if isinstance(shape, tuple) and len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (operator.index(shape),)
-    t = np.asarray(t)
+    t = _numpy(t)
     if order == "C":
         return t.reshape(t.shape[:1] + shape)
     return columns(np.reshape, t, shape, order=order)
@@ -403,7 +409,7 @@ def batch_reshape(t, shape, order="C"):
 
 def batch_transpose(t, axes=None):
     """``np.transpose(t[k], axes)``, stacked (``axes`` also as a method's ``*axes``)."""
-    t = np.asarray(t)
+    t = _numpy(t)
     if isinstance(axes, tuple) and len(axes) == 1 and isinstance(axes[0], (tuple, list)):
         axes = axes[0]
     if axes is None or axes == ():
@@ -415,7 +421,7 @@ def batch_transpose(t, axes=None):
 def batch_transpose_vjp(t, axes=None):
     """``transpose_vjp(t[k], axes)``, stacked: each row transposed back (``axes`` as
     batch_transpose reads them)."""
-    t = np.asarray(t)
+    t = _numpy(t)
     if isinstance(axes, tuple) and len(axes) == 1 and isinstance(axes[0], (tuple, list)):
         axes = axes[0]
     if axes is None or axes == ():
@@ -429,7 +435,7 @@ def batch_fit(t, x):
     """``fit(t[k], x)``, stacked: each row spread to ``x``'s shape (``x`` itself when a tuple)
     where it broadcasts to it, else summed down to it (batch_like's transpose)."""
     shape = x if type(x) is tuple else np.shape(x)
-    t = np.asarray(t)
+    t = _numpy(t)
     if t.shape[1:] == shape:
         return t
     try:
@@ -454,7 +460,7 @@ def _small(*ranks) -> bool:
 
 
 def _product_sum(s, t, product):
-    s, t = np.asarray(s), np.asarray(t)
+    s, t = _numpy(s), _numpy(t)
     if _small(s.ndim - 1, t.ndim - 1) and len(s) == len(t):
         if s.shape[-1] == t.shape[1]:  # the rows and the product's axis contracted at once
             return np.tensordot(s, t, ([0, s.ndim - 1], [0, 1]))
@@ -477,7 +483,7 @@ def _out_shape(a_shape, b_shape):
 
 
 def _vjp_a_sum(g, a, t, vjp):
-    g, t = np.asarray(g), np.asarray(t)
+    g, t = _numpy(g), _numpy(t)
     a_shape, b_shape = np.shape(a), t.shape[1:]
     if _small(len(a_shape), len(b_shape)) and g.shape[1:] == _out_shape(a_shape, b_shape) and \
             a_shape[-1] == b_shape[0] and len(g) == len(t):
@@ -488,7 +494,7 @@ def _vjp_a_sum(g, a, t, vjp):
 
 
 def _vjp_b_sum(g, t, b, vjp):
-    g, t = np.asarray(g), np.asarray(t)
+    g, t = _numpy(g), _numpy(t)
     a_shape, b_shape = t.shape[1:], np.shape(b)
     if _small(len(a_shape), len(b_shape)) and g.shape[1:] == _out_shape(a_shape, b_shape) and \
             a_shape[-1] == b_shape[0] and len(g) == len(t):

@@ -5,9 +5,11 @@ input's shape and dtype (``s2s.like``), and check that ``grad``'s output is a re
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from ..errors import GradientError
+from ..errors import ComputeWarning, GradientError
 
 __all__ = [
     "unbroadcast",
@@ -72,6 +74,19 @@ def _numpy_only(v, helper: str):
             "(that would pull it into memory or off its device); convert it yourself where you "
             "mean to, or differentiate code that does not need this helper")
     return v
+
+
+def _to_numpy(v, helper: str):
+    """``v`` as a numpy array, for a helper that computes with numpy only: another library's array
+    is converted (computed, pulled into memory) with a ComputeWarning naming the helper."""
+    if type(v) is _ndarray:
+        return v
+    if _foreign(v):
+        warnings.warn(
+            f"s2sgrad's {helper} converts a {type(v).__module__}.{type(v).__name__} to a numpy "
+            "array: its values are computed and held in this process's memory (for dask: use grad, "
+            "vjp or hvp, which stay lazy)", ComputeWarning, stacklevel=3)
+    return np.asarray(v)
 
 
 def unbroadcast(g, x):

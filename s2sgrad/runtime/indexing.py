@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from .broadcasting import _ndarray, _own_type, unbroadcast
+from ..errors import GradientError
+from .broadcasting import _foreign, _ndarray, _own_type, unbroadcast
 from .containers import Parts, list_getitem_vjp
 
 __all__ = [
@@ -44,7 +45,10 @@ def getitem_vjp(g, x, index):
         dtype = x.dtype
         if type(g) is not _ndarray or g.dtype is not dtype:
             dtype = np.result_type(g, x)
-        out = np.zeros(x.shape, dtype=dtype)
+        if _foreign(g):  # a numpy array's adjoint in another library (a lazy dask one): of its type
+            out = np.zeros_like(g, dtype=dtype, shape=x.shape)
+        else:
+            out = np.zeros(x.shape, dtype=dtype)
     elif isinstance(x, (tuple, list, dict)):
         return list_getitem_vjp(g, x, index)  # a sequence passed where an array could be
     elif _own_type(x):  # a subclass, another library's array: of its type
@@ -62,6 +66,15 @@ def getitem_vjp(g, x, index):
     elif type(index) is _ndarray and index.dtype is _BOOL and index.shape == out.shape and \
             type(g) is _ndarray and g.dtype is out.dtype and g.dtype.kind == "f":
         out[index] = g + 0.0  # a mask has no repeats; ``0.0 + g`` is what np.add.at stores
+    elif _foreign(out):
+        try:
+            np.add.at(out, index, g)
+        except TypeError as error:  # dask's arrays do not implement np.add.at
+            raise GradientError(
+                "s2sgrad's adjoint of an integer-array or boolean-mask index adds into zeros with "
+                f"np.add.at, which {type(out).__module__}.{type(out).__name__} does not implement; "
+                "it does not convert the array to a numpy array (that would pull it into memory): "
+                "index with slices there, or compute the array where you mean to") from error
     else:
         np.add.at(out, index, g)
     return out
@@ -94,6 +107,12 @@ def stack_rows(rows, shape):
     read)."""
     if shape[1:2] == (None,) or any(isinstance(row, (list, tuple, dict)) for row in rows):
         return Parts(rows[::-1] + [0.0] * (shape[0] - len(rows)))
+    if any(_foreign(row) for row in rows):  # another library's rows: stacked by it, not converted
+        stacked = np.stack(rows[::-1])
+        if len(rows) == shape[0]:
+            return stacked
+        return np.concatenate([stacked, np.zeros_like(stacked, shape=(shape[0] - len(rows),) +
+                                                      stacked.shape[1:])])
     if rows and len(rows) == shape[0]:
         return np.array(rows[::-1])
     first = np.asarray(rows[0]) if rows else None

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import GradientError
 from ..trees import TreeDef, is_leaf_value, tree_flatten, tree_unflatten
 from .batching import unit_rows
+from .broadcasting import _to_numpy
 from .containers import Parts
 
 __all__ = ["basis", "block_chunks", "block_columns", "block_rows", "chunks_block", "columns_block",
@@ -31,7 +32,8 @@ class _Basis(Sequence):
 
     def __init__(self, value) -> None:
         self.leaves, self.treedef = tree_flatten(value)
-        self.points = [np.asarray(v, dtype=np.result_type(v, np.float64)) for v in self.leaves]
+        self.points = [np.asarray(_to_numpy(v, "Jacobian (jacfwd, jacrev)"), dtype=np.result_type(v, np.float64))
+                       for v in self.leaves]
         self.offsets = np.cumsum([0] + [p.size for p in self.points])
 
     def __len__(self) -> int:
@@ -110,7 +112,8 @@ def block_chunks(value, chunks, x):
 def _joined(parts, shape, stack_axis, scalars):
     """Arrays ``parts`` stacked on ``stack_axis`` and reshaped to ``shape``: a float for a
     float of ``scalars``."""
-    block = np.stack([np.asarray(p) for p in parts], axis=stack_axis).reshape(shape)
+    block = np.stack([_to_numpy(p, "Jacobian (jacfwd, jacrev)") for p in parts],
+                     axis=stack_axis).reshape(shape)
     if block.ndim == 0 and all(type(p) is float for p in scalars):
         return float(block)
     return block

@@ -59,7 +59,7 @@ def _mT(x):
 
 def solve_vjp_b(g, a, b):
     """Adjoint of ``b`` in ``np.linalg.solve(a, b)``."""
-    g = np.asarray(g)
+    g = _operand(g)
     if np.ndim(b) == 1:
         return unbroadcast(np.linalg.solve(_mT(a), g[..., None])[..., 0], b)
     return unbroadcast(np.linalg.solve(_mT(a), g), b)
@@ -67,10 +67,10 @@ def solve_vjp_b(g, a, b):
 
 def solve_vjp_a(g, ans, a, b):
     """Adjoint of ``a`` in ``np.linalg.solve(a, b)``: -b_bar ans^T."""
-    g = np.asarray(g)
+    g = _operand(g)
     if np.ndim(b) == 1:
         b_bar = np.linalg.solve(_mT(a), g[..., None])
-        return unbroadcast(-b_bar * np.asarray(ans)[..., None, :], a)
+        return unbroadcast(-b_bar * _operand(ans)[..., None, :], a)
     b_bar = np.linalg.solve(_mT(a), g)
     return unbroadcast(-b_bar @ _mT(ans), a)
 

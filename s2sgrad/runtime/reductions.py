@@ -199,11 +199,12 @@ def _extremum_fast(g, ans, x, axis, keepdims):
 
 def prod_vjp(g, ans, x, axis=None, keepdims=False):
     x = _operand(x)
-    if np.all(x != 0):
+    if not _foreign(x) and np.all(x != 0):  # a branch on values: not for a lazy (dask) array
         return _expand(g, x, axis, keepdims) * _expand(ans, x, axis, keepdims) / x
-    # With zeros: product of the others, computed by moving the axis and using cumprods.
+    # With zeros (or another library's array): product of the others, computed by moving the
+    # axis and using cumprods.
     if axis is None:
-        flat = x.ravel()
+        flat = np.ravel(x)
         out = _others_product(flat[None, :], 1)[0].reshape(x.shape)
         return _operand(g) * out
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
@@ -226,13 +227,14 @@ def nonzero_factor(x):
 
 
 def _others_product(x, axis):
+    first_n = (slice(None),) * axis + (slice(0, x.shape[axis]),)  # slices: any array library's
     before = np.cumprod(np.concatenate([np.ones_like(np.take(x, [0], axis=axis)), x], axis=axis),
                         axis=axis)
-    before = np.take(before, range(x.shape[axis]), axis=axis)
+    before = before[first_n]
     flipped = np.flip(x, axis=axis)
     after = np.cumprod(np.concatenate([np.ones_like(np.take(flipped, [0], axis=axis)), flipped],
                                       axis=axis), axis=axis)
-    after = np.flip(np.take(after, range(x.shape[axis]), axis=axis), axis=axis)
+    after = np.flip(after[first_n], axis=axis)
     return before * after
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .broadcasting import unbroadcast
+from .broadcasting import _operand, unbroadcast
 from .containers import Parts
 
 __all__ = [
@@ -32,17 +32,26 @@ __all__ = [
 
 def split_concatenate(g, arrays, axis=0):
     """Adjoints of each input of ``np.concatenate(arrays, axis)``."""
+    g = _operand(g)
     if axis is None:
-        sizes = [np.size(a) for a in arrays]
-        pieces = np.split(np.asarray(g), np.cumsum(sizes)[:-1])
-        return Parts(p.reshape(np.shape(a)) for p, a in zip(pieces, arrays))
-    sizes = [np.shape(a)[axis] for a in arrays]
-    return Parts(np.split(np.asarray(g), np.cumsum(sizes)[:-1], axis=axis))
+        sizes = [int(np.prod(np.shape(a), dtype=int)) for a in arrays]
+        g = np.reshape(g, (-1,))
+        return Parts(p.reshape(np.shape(a)) for p, a in zip(_split(g, sizes, 0), arrays))
+    return Parts(_split(g, [np.shape(a)[axis] for a in arrays], axis))
+
+
+def _split(g, sizes, axis):
+    """``g`` cut along ``axis`` into pieces of ``sizes``: slices, so that another library's array
+    (dask's has no ``np.split``) is cut by its own indexing, not converted."""
+    axis = axis % np.ndim(g)
+    ends = np.cumsum(sizes)
+    return [g[(slice(None),) * axis + (slice(int(end - size), int(end)),)]
+            for size, end in zip(sizes, ends)]
 
 
 def split_stack(g, arrays, axis=0):
     """Adjoints of each input of ``np.stack(arrays, axis)``."""
-    g = np.asarray(g)
+    g = _operand(g)
     return Parts(np.take(g, i, axis=axis) for i in range(len(arrays)))
 
 
