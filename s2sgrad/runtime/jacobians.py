@@ -92,7 +92,7 @@ def chunks_block(chunks, x):
     if not chunks:
         raise GradientError("a Hessian with respect to an input with no elements")
     full = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-    full = np.asarray(full)
+    full = _to_numpy(full, "Hessian (hessian)")
     out_shape, size = full.shape[1:], full.shape[0]
     block = np.moveaxis(full.reshape((size, -1)), 0, -1).reshape(out_shape + np.shape(x))
     if block.ndim == 0 and type(x) is float:
