@@ -171,13 +171,10 @@ def jacobian_entry(text: str, jvp_name: str, source_name: str, wrt: tuple, tange
                                      outputs)
         lines += loop
         blocks.append([f"s2s.columns_block({c}, np.shape({param}))" for c in columns])
-    params = cst.Module([]).code_for_node(jvp.params.with_changes(
-        params=primal, kwonly_params=keywords,
-        star_arg=cst.ParamStar() if keywords else cst.MaybeSentinel.DEFAULT))
     doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one forward sweep '
            'per element."""')
-    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {_layout(blocks, single, outputs)}"])
-    return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+    return _appended(text, name, _signature(jvp, primal, keywords), doc, lines,
+                     _layout(blocks, single, outputs)), name
 
 
 def _last_without_comma(primal: list, keywords: list) -> tuple:
@@ -233,13 +230,10 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
                   *(f"    {per_input[i]}.append({grads}[{k}])" for k, per_input in enumerate(rows))]
     blocks = [[f"s2s.rows_block({r}, s2s.output_shapes({item}))" for r, item in zip(per_input, values)]
               for per_input in rows]
-    params = cst.Module([]).code_for_node(grad.params.with_changes(
-        params=primal, kwonly_params=keywords,
-        star_arg=cst.ParamStar() if keywords else cst.MaybeSentinel.DEFAULT))
     doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one backward '
            'sweep per element of its value."""')
-    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {_layout(blocks, single, outputs)}"])
-    return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+    return _appended(text, name, _signature(grad, primal, keywords), doc, lines,
+                     _layout(blocks, single, outputs)), name
 
 
 def hessian_entry(text: str, calls: dict, source_name: str, wrt: tuple,
@@ -267,18 +261,13 @@ def hessian_entry(text: str, calls: dict, source_name: str, wrt: tuple,
     if parts is None:
         return None
     blocks = [_hessian_column_loop(namer, lines, wrt, j, parts) for j in range(len(wrt))]
-    params = cst.Module([]).code_for_node(grad.params.with_changes(
-        params=primal, kwonly_params=keywords,
-        star_arg=cst.ParamStar() if keywords else cst.MaybeSentinel.DEFAULT))
     how = {"batched": "then its tangent part for a chunk of unit tangents at a time",
            "one": "then its tangent part for one unit tangent at a time",
            "whole": "one Hessian-vector product per unit tangent"}[parts[0]]
     doc = (f'"""Hessian of {source_name} with respect to {", ".join(wrt)}: forward mode over its '
            f'gradient{", the values once, " if parts[0] != "whole" else ", "}{how}."""')
-    layout = blocks[0][0] if single else _tuple(
-        [_tuple([blocks[j][i] for j in range(len(wrt))]) for i in range(len(wrt))])
-    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {layout}"])
-    return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+    return _appended(text, name, _signature(grad, primal, keywords), doc, lines,
+                     _hessian_layout(blocks, single)), name
 
 
 def tangent_gradient_hessian_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
@@ -312,15 +301,10 @@ def tangent_gradient_hessian_entry(text: str, grad_name: str, source_name: str, 
         lines.append(f"    {grads} = {bwd.name.value}({call}[1], (0.0, 1.0))")
         lines += [f"    {c}.append({grads}[{i}])" for i, c in enumerate(columns)]
         blocks.append([f"s2s.columns_block({c}, np.shape({param}))" for c in columns])
-    params = cst.Module([]).code_for_node(grad.params.with_changes(
-        params=primal, kwonly_params=keywords,
-        star_arg=cst.ParamStar() if keywords else cst.MaybeSentinel.DEFAULT))
     doc = (f'"""Hessian of {source_name} with respect to {", ".join(wrt)}: reverse mode over its '
            'forward mode, one backward sweep per unit tangent."""')
-    layout = blocks[0][0] if single else _tuple(
-        [_tuple([blocks[j][i] for j in range(len(wrt))]) for i in range(len(wrt))])
-    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {layout}"])
-    return _formatted(text, f"def {name}({params}):\n{body}\n"), name
+    return _appended(text, name, _signature(grad, primal, keywords), doc, lines,
+                     _hessian_layout(blocks, single)), name
 
 
 def _tangent_part(calls: dict, names: list, wrt: tuple, namer: Namer, lines: list,
@@ -391,6 +375,28 @@ def hvp_entry(text: str, hvp_name: str, source_name: str, wrt: tuple,
     doc = f'"""The Hessian of {source_name} with respect to {", ".join(wrt)} times {given}."""'
     body = f"    {doc}\n    return {hvp_name}({', '.join(names + along)})\n"
     return _formatted(text, f"def {name}({params}):\n{body}"), name
+
+
+def _signature(function: cst.FunctionDef, primal: list, keywords: list) -> str:
+    """The parameter list of an appended function: ``function``'s with ``primal`` and keyword-only
+    ``keywords`` (a bare ``*`` before them where there are any)."""
+    return cst.Module([]).code_for_node(function.params.with_changes(
+        params=primal, kwonly_params=keywords,
+        star_arg=cst.ParamStar() if keywords else cst.MaybeSentinel.DEFAULT))
+
+
+def _hessian_layout(blocks: list, single: bool) -> str:
+    """``blocks[j][i]`` (unit tangents of input j, gradient i) as the Hessian's ``[i][j]``."""
+    if single:
+        return blocks[0][0]
+    count = len(blocks)
+    return _tuple([_tuple([blocks[j][i] for j in range(count)]) for i in range(count)])
+
+
+def _appended(text: str, name: str, params: str, doc: str, lines: list, result: str) -> str:
+    """``text`` with ``def name(params):`` appended: ``doc``, ``lines``, ``return result``."""
+    body = "\n".join(f"    {line}" for line in [doc, *lines, f"return {result}"])
+    return _formatted(text, f"def {name}({params}):\n{body}\n")
 
 
 def _formatted(text: str, function: str) -> str:
