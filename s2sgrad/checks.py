@@ -10,7 +10,7 @@ import numpy as np
 
 from .api import build_jvp, grad, wrt_names
 from .arguments import argument_check
-from .jacobians import second_order
+from .jacobians import hvp_code, run_generated
 from .partials import primal_call
 from .boundary import api_boundary
 from .errors import GradientError
@@ -169,8 +169,8 @@ def _second_order_report(point: _Point, rtol: float, atol: float, eps: float) ->
     """The Hessian times a fixed pseudo-random direction (every differentiated leaf at once),
     against central differences of the gradient along it."""
     directions, tangents = point.directions(1)
-    _, run = second_order(point.fun, point.wrt, point.trees)
-    got = run(point.call_args, tangents)
+    made = hvp_code(point.fun, point.wrt, False, point.trees)[1]
+    got = run_generated(made, point.call_args, tangents=tuple(tangents))
     gradient = grad(point.fun, argnums=point.argnums)
     plus, minus = (point.leaves_of(gradient(*point.stepped(directions, s))) for s in (eps, -eps))
     report = []

@@ -24,7 +24,7 @@ from .errors import Location, TransformError, UsageError
 from .read.capture import MADE_ATTR, SOURCE_ATTR, display_path, from_function
 from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred
 from . import derive
-from .jacobians import (ScalarCheck, TreeRoutes, float_for_float, hessian_code, run_hessian,
+from .jacobians import (ScalarCheck, TreeRoutes, float_for_float, hessian_code, run_generated, hvp_code,
                         tree_blocks)
 from .tree_arguments import bound_arguments, split_call
 
@@ -131,69 +131,52 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
     params = list(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
     single = len(wrt) == 1
-    run = _product_runner(fun, wrt, sweeps)
     scalar = ScalarCheck(fun)
     tree_route = TreeRoutes(fun, wrt, positions).split  # pytree arguments: per structure
     tree_hessian = TreeRoutes(fun, wrt, positions,
                               make=lambda trees: hessian_code(fun, wrt, False, trees)[1]).split
-    code = Deferred(lambda: _hessian_code(fun, wrt, single, sweeps))
+    code = Deferred(lambda: _second_order_code(derive.hessian_function, hessian_code, fun, wrt,
+                                               single, sweeps))
+    product = Deferred(lambda: _second_order_code(derive.hvp_function, hvp_code, fun, wrt, single,
+                                                  sweeps))
 
     def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
         split, route = tree_route(args, kwargs)
         if split is not None:
             flat = flat_tangents(split, (tangents,) if single else tuple(tangents), "hvp")
-            out = split.regroup(route(split.args, flat))
+            out = split.regroup(run_generated(route, split.args, tangents=flat))
             return out[0] if single else out
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
-        out = run(args, (tangents,) if single else tuple(tangents))
-        return out[0] if single else out
+        scalar(args)
+        return run_generated(product.get(), args, tangents=tangents if single else tuple(tangents))
 
     def hessian(*args: Any, **kwargs: Any) -> Any:
         split, per_leaves = tree_hessian(args, kwargs)
         if split is not None:
-            return tree_blocks(split, run_hessian(per_leaves, split.args), single)
+            return tree_blocks(split, run_generated(per_leaves, split.args), single)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
         scalar(args)
-        return float_for_float(run_hessian(code.get(), args), args, positions, single)
+        return float_for_float(run_generated(code.get(), args), args, positions, single)
 
     _describe(fun, wrt, ((hvp, "Hessian times tangents"), (hessian, "Hessian")), sweeps.text)
     # transformed again, each reads generated code: <f>_hvp, the Hessian function
-    setattr(hvp, ENTRY_ATTR, Deferred(lambda: derive.hvp_function(fun, wrt, single)))
+    setattr(hvp, ENTRY_ATTR, product)
     setattr(hessian, ENTRY_ATTR, code)
     fun.hvp = hvp
     fun.hessian = hessian
 
 
-def _product_runner(fun: Callable, wrt: tuple, sweeps: _Loaded) -> Callable:
-    """``run(args, tangents)`` -> the Hessian times ``tangents`` (one block per name of ``wrt``)
-    by the generated ``<f>_grad_hvp``."""
-
-    single = len(wrt) == 1
-    check = ScalarCheck(fun)
-    product: list = []  # <f>_grad_hvp and its tangent parameters, once it is loaded
-
-    def run(args: tuple, tangents: tuple) -> tuple:
-        check(args)
-        loaded = sweeps.loaded()  # current: the user's values now
-        if not product:
-            hvp_fn = loaded[6]
-            product.append((hvp_fn, tuple(inspect.signature(hvp_fn).parameters)[-len(wrt):]))
-        hvp_fn, names = product[0]
-        out = hvp_fn(*args, **dict(zip(names, tangents)))
-        return (out,) if single else tuple(out)
-
-    return run
-
-
-def _hessian_code(fun: Callable, wrt: tuple, single: bool, sweeps: _Loaded) -> Callable:
-    """The generated Hessian function of ``fun``: from the decorator's second-order module
-    (``sweeps``), else as s2sgrad.hessian makes it."""
+def _second_order_code(from_module: Callable, otherwise: Callable, fun: Callable, wrt: tuple,
+                       single: bool, sweeps: _Loaded) -> Callable:
+    """The generated Hessian (``from_module``: derive.hessian_function) or Hessian-vector product
+    (derive.hvp_function) of ``fun``: from the decorator's second-order module (``sweeps``), else
+    as s2sgrad.hessian or s2sgrad.hvp makes it (``otherwise``: hessian_code, hvp_code)."""
     if sweeps.entry is None:  # refused for arrays there (_PerCall)
         sweeps.loaded()
-    made = derive.hessian_function(fun, wrt, single, entry=sweeps.entry)[1]
-    return made if made is not None else hessian_code(fun, wrt, single)[1]
+    made = from_module(fun, wrt, single, entry=sweeps.entry)[1]
+    return made if made is not None else otherwise(fun, wrt, single)[1]
 
 
 def _describe(fun: Callable, wrt: tuple, helpers: tuple, text: str) -> None:

@@ -345,18 +345,27 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
     return (shown[0] if shown else ""), loaded
 
 
-def hvp_function(fun: Callable, wrt: tuple, single: bool) -> Optional[Callable]:
-    """The generated function computing what the decorator's ``.hvp`` returns (order 2: a call
-    of ``<f>_grad_hvp``, write/entries.py), loaded; None where there is no such product."""
+def hvp_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
+                 entry: Optional[dict] = None) -> tuple:
+    """``(text, function)``: the generated Hessian-vector product of scalar ``fun`` with respect
+    to ``wrt`` (``<f>_hvp(*args, tangents)``: forward mode over its gradient, write/entries.py),
+    loaded from ``fun``'s second-order entry (``entry`` where the caller has it; for the
+    structures ``trees``: a tuple of leaf tangents, never ``single``) with it appended; the
+    function None where there is no such product."""
+    given = [entry] if entry is not None else []
 
     def made_now() -> tuple:
-        entry = entry_for(fun, from_function(fun), wrt, mode="rev2")
+        entry = given.pop() if given else entry_for(fun, from_function(fun), wrt, mode="rev2",
+                                                    trees=trees)
         hvp_name = entry["call"]["hvp"]
         if not hvp_name:
             return entry, None
-        return entry, _entries().hvp_entry(entry["text"], hvp_name, fun.__name__, wrt, single)
+        return entry, _entries().hvp_entry(entry["text"], hvp_name, fun.__name__,
+                                           tuple(entry.get("wrt", wrt)), single and not trees)
 
-    return _loaded(fun, made_now)
+    shown: list = []
+    loaded = _loaded(fun, made_now, shown)
+    return shown[0], loaded
 
 
 def hessian_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
@@ -396,6 +405,38 @@ def tangent_gradient_hessian(jvp_fn: Callable, wrt: tuple, tangents: tuple, sing
     return shown[0], loaded
 
 
+def tangent_gradient_hvp(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: bool,
+                         source_name: str) -> tuple:
+    """``(text, function)``: the generated Hessian-vector product of the function whose generated
+    forward mode is ``jvp_fn`` (tangent parameters ``tangents`` of ``wrt``), by reverse mode over
+    it (write/entries.py), loaded; the function None where it cannot be written."""
+
+    def made_now() -> tuple:
+        entry = entry_for(jvp_fn, from_function(jvp_fn), wrt)
+        return entry, _entries().tangent_gradient_hvp_entry(
+            entry["text"], entry["call"]["grad"], source_name, wrt, tangents, single)
+
+    shown: list = []
+    loaded = _loaded(jvp_fn, made_now, shown)
+    return shown[0], loaded
+
+
+def gradient_hvp(gradient: Callable, wrt: tuple, single: bool, source_name: str) -> tuple:
+    """``(text, function)``: the generated Hessian-vector product of the function whose generated
+    gradient is ``gradient`` (its parameters ``wrt`` differentiated), by reverse mode over that
+    gradient seeded with the tangents (write/entries.py), loaded; the function None where it
+    cannot be written."""
+
+    def made_now() -> tuple:
+        entry = entry_for(gradient, from_function(gradient), wrt)
+        return entry, _entries().gradient_hvp_entry(
+            entry["text"], entry["call"]["grad"], source_name, wrt, single)
+
+    shown: list = []
+    loaded = _loaded(gradient, made_now, shown)
+    return shown[0], loaded
+
+
 def _loaded(fun: Callable, made_now: Callable[[], tuple],
             shown: Optional[list] = None) -> Optional[Callable]:
     """The function ``made = (text, name)`` names, loaded with ``fun``'s names, where
@@ -419,7 +460,7 @@ def _loaded(fun: Callable, made_now: Callable[[], tuple],
     return _bound(fun, make)[made[1]]
 
 
-__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "hessian_function", "tangent_gradient_hessian", "hvp_function", "jacobian", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
+__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "gradient_hvp", "hessian_function", "tangent_gradient_hessian", "tangent_gradient_hvp", "hvp_function", "jacobian", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]
 
 

@@ -14,7 +14,6 @@ Every function s2sgrad returns here can be transformed again (``jacfwd(jacrev(f)
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import replace
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -23,14 +22,13 @@ import numpy as np
 from . import runtime
 from .api import (_argnum_names, _attach, _def_location, _directional, _param_names, again_with_trees,
                   build_jvp, display_name,
-                  flat_tangents, grad, leaf_count, leaf_wrt, made_per_call,
+                  flat_tangents, grad, leaf_wrt, made_per_call,
                   read_again, wrt_names)
 from .arguments import argument_check
 from .boundary import api_boundary
 from .errors import TransformError, UsageError
 from .partials import curried, primal_call
-from .read.capture import SOURCE_ATTR
-from .read.live import Deferred, entry_of, readable, tree_entry_of
+from .read.live import entry_of, readable, tree_entry_of
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, bound_arguments, keyword_only, split_call
 from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
@@ -267,7 +265,7 @@ class TreeScalarCheck(ScalarCheck):
 
 class TreeRoutes:
     """Per structure of pytree arguments, what ``make(trees)`` builds for ``fun`` (its
-    Hessian-times-tangents route by default: second_order with the structures), the value checked
+    generated Hessian-vector product by default: hvp_code with the structures), the value checked
     once per structure; ``split(args, kwargs)`` -> ``(Split, made)``, or ``(None, None)`` for a
     call with no pytree there."""
 
@@ -275,7 +273,7 @@ class TreeRoutes:
                  make: Optional[Callable[[tuple], Any]] = None) -> None:
         self.fun, self.wrt, self.positions, self.again = fun, wrt, positions, again
         self.name, self.params = getattr(fun, "__name__", "the function"), _param_names(fun)
-        self.make = make or (lambda trees: second_order(fun, wrt, trees)[1])
+        self.make = make or (lambda trees: hvp_code(fun, wrt, False, trees)[1])
         self.routes: dict = {}
         self.check = TreeScalarCheck(fun)
 
@@ -299,112 +297,11 @@ def star_refusal(name: str) -> UsageError:
                       "not supported yet; name the parameters, or pass the arrays as one tuple")
 
 
-def _forward_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
-                          check: Optional[Callable] = None) -> tuple:
-    """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` times
-    ``tangents``, one block per name of ``wrt``: forward mode over the generated reverse-mode
-    code (its sweeps inlined into one function where they join: compose.py)."""
-    text, (_, _, _, _, _, _, hvp_fn, _) = derive.build(
-        fun, wrt, mode="rev2", trees=trees)
-    count = leaf_count(wrt, trees)
-    params = tuple(inspect.signature(hvp_fn).parameters)
-    names = params[len(params) - count:]
-    check = check or ScalarCheck(fun)
-
-    def run(args: tuple, tangents: tuple) -> tuple:
-        check(args)
-        derive.fresh(hvp_fn)
-        out = hvp_fn(*args, **dict(zip(names, tangents)))
-        return (out,) if count == 1 else tuple(out)
-
-
-    name = getattr(fun, "__name__", "the function")
-    intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): forward mode (the "
-             f"functions after 'Second order') over its reverse-mode code (those before).\n")
-    return intro + text, run
-
-
-def _as_tuple(out: Any, count: int) -> tuple:
-    return (out,) if count == 1 else tuple(out)
-
-
-def _reverse_over_forward(fun: Callable, wrt: tuple, trees: tuple = (),
-                          check: Optional[Callable] = None) -> tuple:
-    """``(text, run)`` as _forward_over_reverse: reverse mode over the generated forward-mode
-    function, seeded on its tangent output."""
-    jvp_text, jvp_fn, names = build_jvp(fun, wrt, trees)
-    name = getattr(fun, "__name__", "the function")
-    reverse_text, (fwd, bwd, _) = derive.build(jvp_fn, leaf_wrt(fun, wrt, trees, "fwd"))
-
-    def run(args: tuple, tangents: tuple) -> tuple:
-        derive.fresh(fwd)
-        (value, _), residuals = fwd(*args, **dict(zip(names, tangents)))
-        runtime.check_scalar(value, name)
-        handover = [residuals]
-        del residuals
-        return tuple(bwd(handover.pop(), (0.0, 1.0)))
-
-    intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): reverse mode (the "
-             f"second module) over its forward-mode code (the first).\n")
-    return intro + jvp_text + "\n\n" + reverse_text, run
-
-
-def _reverse_over_reverse(fun: Callable, wrt: tuple, trees: tuple = (),
-                          check: Optional[Callable] = None) -> tuple:
-    """``(text, run)`` as _forward_over_reverse: reverse mode over the generated gradient, its
-    output seeded with the tangents (the Hessian is symmetric). The route for code forward mode
-    cannot read (a custom_gradient defined inside a grad_fn)."""
-    if trees:  # the gradient generated for the structures, of the leaves
-        first_text, (_, _, gradient) = derive.build(fun, wrt, trees=trees)
-        leaves = leaf_wrt(fun, wrt, trees, "rev")
-    else:
-        made = _gradient(fun, wrt)
-        gradient, first_text, leaves = readable(made), getattr(made, SOURCE_ATTR), wrt
-    reverse_text, (fwd, bwd, _) = derive.build(gradient, leaves)
-    check = check or ScalarCheck(fun)
-
-    def run(args: tuple, tangents: tuple) -> tuple:
-        check(args)
-        derive.fresh(fwd)
-        residuals = fwd(*args)[1]
-        return tuple(bwd(residuals, tangents[0] if len(leaves) == 1 else tuple(tangents)))
-
-    name = getattr(fun, "__name__", "the function")
-    intro = (f"# Second derivatives of {name} (s2sgrad.hessian, s2sgrad.hvp): reverse mode (the "
-             f"second module) over its reverse-mode code (the first).\n")
-    return intro + first_text + "\n\n" + reverse_text, run
-
-
-def second_order(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
-    """``(text, run)``: ``run(args, tangents)`` -> the Hessian of scalar ``fun`` (with respect to
-    its parameters ``wrt``) times ``tangents``, one block per name: forward over reverse, else
-    reverse over forward, else reverse over reverse; a located error when none can read the
-    generated code."""
-    fun = readable(fun)
-    first: Optional[TransformError] = None
-    unchecked = (lambda args: None) if trees else None  # pytrees: the caller checks the value
-    for route in (_forward_over_reverse, _reverse_over_forward, _reverse_over_reverse):
-        try:
-            return route(fun, wrt, trees, unchecked)
-        except TransformError as exc:
-            first = first or exc
-    name = getattr(fun, "__name__", "the function")
-    assert first is not None
-    if first.member_of is not None:  # an object's member: pytree arguments there are read
-        raise first
-    raise TransformError(
-        f"second derivatives of {name}: its generated code uses something s2sgrad cannot "
-        f"differentiate again ({first.message})", _def_location(fun),
-        "use s2sgrad.grad of a function that returns the first derivative you need, or "
-        "differences of gradients") from first
-
-
 @api_boundary
 def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
     """The Hessian of scalar ``fun`` at ``primals`` times ``tangents`` (one per primal, each
-    shaped like it): a tuple with one entry per primal. Forward mode over reverse mode: the
-    derivative of ``fun``'s gradient along ``tangents``, both generated code. A
-    ``functools.partial`` takes its fixed and bound arguments as constants."""
+    shaped like it): a tuple with one entry per primal. Its generated function (hvp_code) is
+    what runs. A ``functools.partial`` takes its fixed and bound arguments as constants."""
     fun, args, positions = primal_call(fun, primals)
     fun = readable(fun)
     split = split_call(fun, getattr(fun, "__name__", "the function"), _param_names(fun),
@@ -415,9 +312,11 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
         wrt = wrt_names(fun, positions)
         flat = flat_tangents(split, tangents, "hvp")
         TreeScalarCheck(fun)(args, split)
-        return split.regroup(second_order(fun, wrt, split.trees)[1](split.args, flat))
+        made = hvp_code(fun, wrt, False, split.trees)[1]
+        return split.regroup(run_generated(made, split.args, tangents=flat))
     tangents, wrt = _directional(fun, args, positions, tangents, "hvp")
-    return second_order(fun, wrt)[1](args, tangents)
+    ScalarCheck(fun)(args)
+    return run_generated(hvp_code(fun, wrt, False)[1], args, tangents=tangents)
 
 
 @api_boundary
@@ -443,21 +342,22 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     def hessian_fun(*args: Any, **kwargs: Any) -> Any:
         split, per_leaves = routes.split(args, kwargs)
         if split is not None:
-            return tree_blocks(split, run_hessian(per_leaves, split.args), single)
+            return tree_blocks(split, run_generated(per_leaves, split.args), single)
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
         if made is None:
             raise text
         scalar(args)
-        return float_for_float(run_hessian(made, args), args, positions, single)
+        return float_for_float(run_generated(made, args), args, positions, single)
 
     return _attach(hessian_fun, fun, text, made="s2sgrad.hessian", entry=made)
 
 
-def run_hessian(made: Callable, args: tuple) -> Any:
-    """The generated Hessian function ``made`` run at ``args``, its module made current."""
+def run_generated(made: Callable, args: tuple, **keywords: Any) -> Any:
+    """The generated function ``made`` run at ``args`` (and ``keywords``), its module made
+    current."""
     derive.fresh(made)
-    return made(*args)
+    return made(*args, **keywords)
 
 
 def float_for_float(blocks: Any, args: tuple, positions: tuple, single: bool) -> Any:
@@ -469,10 +369,24 @@ def hessian_code(fun: Callable, wrt: tuple, single: bool, trees: tuple = ()) -> 
     """``(text, function)``: the generated function computing the Hessian of scalar ``fun`` with
     respect to its parameters ``wrt`` (for the structures ``trees``: blocks per pair of leaves),
     the first of _HESSIAN_WAYS that can be written; a located error when none can."""
+    return _first_way(_HESSIAN_WAYS, fun, wrt, single, trees)
+
+
+def hvp_code(fun: Callable, wrt: tuple, single: bool, trees: tuple = ()) -> tuple:
+    """``(text, function)``: the generated Hessian-vector product of scalar ``fun`` with respect
+    to its parameters ``wrt``, ``function(*args, tangents=...)`` (one tangent for ``single``,
+    else a tuple of one per name of ``wrt``, or per leaf of ``trees``; the product alike), the
+    first of _HVP_WAYS that can be written; a located error when none can."""
+    return _first_way(_HVP_WAYS, fun, wrt, single, trees)
+
+
+def _first_way(ways: tuple, fun: Callable, wrt: tuple, single: bool, trees: tuple) -> tuple:
+    """What the first of ``ways`` that can be written makes for ``fun``; a located error when
+    none can."""
     fun = readable(fun)
     name = getattr(fun, "__name__", "the function")
     first: Optional[TransformError] = None
-    for way in _HESSIAN_WAYS:
+    for way in ways:
         try:
             made = way(fun, wrt, single, trees)
         except TransformError as exc:
@@ -487,6 +401,42 @@ def hessian_code(fun: Callable, wrt: tuple, single: bool, trees: tuple = ()) -> 
         f"differentiate again{f' ({first.message})' if first is not None else ''}",
         _def_location(fun), "use s2sgrad.grad of a function that returns the first derivative "
         "you need, or differences of gradients") from first
+
+
+def _product_forward_over_gradient(fun: Callable, wrt: tuple, single: bool,
+                                   trees: tuple) -> Optional[tuple]:
+    """Forward mode over the generated gradient (derive.hvp_function)."""
+    text, made = derive.hvp_function(fun, wrt, single, trees)
+    if made is None:
+        return None
+    return (f"# The Hessian of {fun.__name__} times tangents (s2sgrad.hvp): forward mode (the "
+            f"functions after 'Second order') over its reverse-mode code (those before), called "
+            f"by {made.__name__} at the end.\n" + text), made
+
+
+def _product_reverse_over_forward_mode(fun: Callable, wrt: tuple, single: bool,
+                                       trees: tuple) -> Optional[tuple]:
+    """Reverse mode over the generated forward mode: where the gradient cannot be read again."""
+    jvp_text, jvp_fn, tangents = build_jvp(fun, wrt, trees)
+    text, made = derive.tangent_gradient_hvp(
+        jvp_fn, leaf_wrt(fun, wrt, trees, "fwd"), tangents, single and not trees, fun.__name__)
+    if made is None:
+        return None
+    return (f"# The Hessian of {fun.__name__} times tangents (s2sgrad.hvp): reverse mode (the "
+            "second module) over its forward-mode code (the first).\n" + jvp_text + "\n\n" +
+            text), made
+
+
+def _product_reverse_over_gradient(fun: Callable, wrt: tuple, single: bool,
+                                   trees: tuple) -> Optional[tuple]:
+    """Reverse mode over the generated gradient, seeded with the tangents: the route for code
+    forward mode cannot read (a custom_gradient defined inside a grad_fn)."""
+    gradient, leaves = _generated_gradient(fun, wrt, trees)
+    text, made = derive.gradient_hvp(gradient, leaves, single and not trees, fun.__name__)
+    if made is None:
+        return None
+    return (f"# The Hessian of {fun.__name__} times tangents (s2sgrad.hvp): reverse mode over "
+            "its generated gradient.\n" + text), made
 
 
 def _forward_over_gradient(fun: Callable, wrt: tuple, single: bool, trees: tuple) -> Optional[tuple]:
@@ -538,8 +488,10 @@ def _generated_gradient(fun: Callable, wrt: tuple, trees: tuple) -> tuple:
     return readable(_gradient(fun, wrt)), wrt
 
 
-# The ways a Hessian function is written, in the order tried.
+# The ways a Hessian function and a Hessian-vector product are written, in the order tried.
 _HESSIAN_WAYS = (_forward_over_gradient, _reverse_over_forward_mode, _jacobian_of_gradient)
+_HVP_WAYS = (_product_forward_over_gradient, _product_reverse_over_forward_mode,
+             _product_reverse_over_gradient)
 
 
 for _record in (Transformation("hessian", hessian), Transformation("jacfwd", jacfwd),
@@ -566,4 +518,4 @@ def tree_blocks(split: Split, blocks: Any, single: bool) -> Any:
     return per_argument[0] if single else tuple(per_argument)
 
 
-__all__ = ["bound_arguments", "float_for_float", "hessian", "hessian_code", "hvp", "run_hessian", "jacfwd", "jacrev", "second_order"]
+__all__ = ["bound_arguments", "float_for_float", "hessian", "hessian_code", "hvp", "hvp_code", "run_generated", "jacfwd", "jacrev"]

@@ -56,7 +56,7 @@ from program_gen import Chooser, generate
 import s2sgrad
 from s2sgrad import cli
 from s2sgrad.api import build_jvp
-from s2sgrad.jacobians import second_order
+from s2sgrad.jacobians import hvp_code, run_generated
 from s2sgrad.read.live import readable
 from s2sgrad.checks import numerical_grad
 
@@ -261,17 +261,17 @@ def check_modes(prog, directory, k, direction_seed):
     # second order: the Hessian times the direction (reverse mode over the forward-mode code)
     # against central differences of the gradient along it
     try:
-        _, hvp_run = second_order(f, ("x", "v", "s"))
+        _, hvp_made = hvp_code(f, ("x", "v", "s"), False)
     except s2sgrad.TransformError as exc:
         return {**refused, "hvp": str(exc).splitlines()[0]}
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"hvp raised {type(exc).__name__}: {exc}")) from exc
     try:
-        hv = hvp_run(args, tuple(direction))
+        hv = run_generated(hvp_made, args, tangents=tuple(direction))
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"the hvp code raised {type(exc).__name__}: {exc}")) from exc
     _compare_hv(prog, "hvp", hv, fds)
-    _check_batched(prog, hvp_run, args, direction, hv)
+    _check_hessian(prog, f, args, direction, hv)
     return refused
 
 
@@ -439,27 +439,19 @@ def _check_tree_jacobian_of_gradient(prog, module, tree, flag, along, hv_leaves)
     return {}
 
 
-def _check_batched(prog, hvp_run, args, direction, hv):
-    """Where the Hessian's tangent part has a batched form (differentiate/batching.py), it
-    gives for the stacked tangents ``[direction, 2 * direction + 1]`` what the tangent part
-    gives for each: ``hv`` and the Hessian times the second."""
-    prepare = getattr(hvp_run, "prepare", None)
-    per_tangent = prepare(args) if prepare is not None else None
-    many = getattr(per_tangent, "many", None)
-    if many is None:
-        return
-    other = tuple(2.0 * np.asarray(d) + 1.0 for d in direction)
-    stacked = tuple(np.stack([np.asarray(d, dtype=float), o]) for d, o in zip(direction, other))
+def _check_hessian(prog, f, args, direction, hv):
+    """The generated Hessian function (unit tangents in chunks through the batched tangent part
+    where there is one: differentiate/batching.py) times ``direction`` gives ``hv``."""
     try:
-        rows = many(stacked)
+        blocks = s2sgrad.hessian(f, argnums=(0, 1, 2))(*args)
+    except s2sgrad.TransformError:
+        return
     except Exception as exc:  # noqa: BLE001
-        raise AssertionError(_report(prog, f"the batched tangent code raised {type(exc).__name__}: "
-                                           f"{exc}")) from exc
-    second = per_tangent(tuple(float(o) if np.ndim(o) == 0 else o for o in other))
-    for i, (row, first, again) in enumerate(zip(rows, hv, second)):
-        for got, want in ((row[0], first), (row[1], again)):
-            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12 * max(1.0, float(np.max(np.abs(want)))),
-                                       err_msg=_report(prog, f"batched tangents, argument {i}"))
+        raise AssertionError(_report(prog, f"the Hessian raised {type(exc).__name__}: {exc}")) from exc
+    for i in range(3):
+        got = sum(np.tensordot(blocks[i][j], d, axes=np.ndim(d)) for j, d in enumerate(direction))
+        np.testing.assert_allclose(got, hv[i], rtol=1e-9, atol=1e-11 * max(1.0, float(np.max(np.abs(hv[i])))),
+                                   err_msg=_report(prog, f"Hessian blocks times the direction, argument {i}"))
 
 
 def _compare_hv(prog, what, hv, fds):

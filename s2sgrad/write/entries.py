@@ -353,10 +353,11 @@ def _hessian_column_loop(namer: Namer, lines: list, wrt: tuple, j: int, parts: t
 
 def hvp_entry(text: str, hvp_name: str, source_name: str, wrt: tuple,
               single: bool) -> Optional[tuple]:
-    """``(text with <f>_hvp appended, its name)``: the decorator's ``.hvp(*args, tangents=...)``
-    as generated code, a call of the Hessian-vector product ``hvp_name`` (one keyword-only
-    tangent parameter per name of ``wrt``) with its one tangent, or the items of a tuple of
-    them unless ``single``; None for parameters of another form."""
+    """``(text with <f>_hvp appended, its name)``: the Hessian of ``source_name`` times
+    ``tangents`` by forward mode over its gradient, a call of the generated Hessian-vector product
+    ``hvp_name`` (one keyword-only tangent parameter per name of ``wrt``) with ``tangents`` (one
+    array for ``single``, else a tuple of one per name, the product a tuple alike); None for
+    parameters of another form."""
     module = cst.parse_module(text)
     functions = functions_of(module)
     hvp = functions.get(hvp_name)
@@ -365,16 +366,81 @@ def hvp_entry(text: str, hvp_name: str, source_name: str, wrt: tuple,
         return None
     tangents = [p.name.value for p in hvp.params.kwonly_params]
     names = [p.name.value for p in hvp.params.params]
-    given = "tangents"  # the keyword .hvp takes: a parameter of that name would hide it
-    if given in names or given in tangents or given in functions:
+    if _TANGENTS in names or _TANGENTS in tangents or _TANGENTS in functions:
         return None
     name = Namer(set(names) | set(functions) | set(tangents)).fresh(f"{source_name}_hvp")
-    along = [f"{t}={given}" if single else f"{t}={given}[{k}]" for k, t in enumerate(tangents)]
+    along = [f"{t}={_TANGENTS}" if single else f"{t}={_TANGENTS}[{k}]" for k, t in enumerate(tangents)]
+    call = f"{hvp_name}({', '.join(names + along)})"
     params = cst.Module([]).code_for_node(hvp.params.with_changes(
-        kwonly_params=[cst.Param(cst.Name(given))], star_arg=cst.ParamStar()))
-    doc = f'"""The Hessian of {source_name} with respect to {", ".join(wrt)} times {given}."""'
-    body = f"    {doc}\n    return {hvp_name}({', '.join(names + along)})\n"
-    return _formatted(text, f"def {name}({params}):\n{body}"), name
+        kwonly_params=[cst.Param(cst.Name(_TANGENTS))], star_arg=cst.ParamStar()))
+    doc = (f'"""The Hessian of {source_name} with respect to {", ".join(wrt)} times {_TANGENTS}: '
+           'forward mode over its gradient."""')
+    return _appended(text, name, params, doc, [],
+                     f"({call},)" if len(wrt) == 1 and not single else call), name
+
+
+def tangent_gradient_hvp_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
+                               tangents: tuple, single: bool) -> Optional[tuple]:
+    """``(text with <f>_hvp appended, its name)``: as hvp_entry, by reverse mode over the forward
+    mode (``text``: the generated gradient ``grad_name`` of its jvp function, whose tangent
+    parameters are ``tangents``, of ``wrt``): one forward sweep of the jvp along ``tangents`` and
+    one backward sweep seeded on its tangent output; None where ``grad_name`` is not of codegen's
+    shape."""
+    found = read_gradient(text, grad_name)
+    if found is None:
+        return None
+    _, functions, grad, (fwd, bwd, args, seed, _) = found
+    kept = [p for p in grad.params.params + grad.params.kwonly_params
+            if p.name.value not in tangents and p.name.value != seed]
+    taken = {p.name.value for p in grad.params.params + grad.params.kwonly_params} | set(functions)
+    if _TANGENTS in taken:
+        return None
+    name = Namer(taken | {seed}).fresh(f"{source_name}_hvp")
+    lines = [f"{t} = {_TANGENTS}" if single else f"{t} = {_TANGENTS}[{k}]"
+             for k, t in enumerate(tangents)]
+    call = cst.Module([]).code_for_node(cst.Call(fwd.name, args))
+    grads = f"{bwd.name.value}({call}[1], (0.0, 1.0))"
+    doc = (f'"""The Hessian of {source_name} with respect to {", ".join(wrt)} times {_TANGENTS}: '
+           'reverse mode over its forward mode."""')
+    return _appended(text, name, _tangents_signature(grad, kept), doc,
+                     lines, f"{grads}[0]" if single else f"tuple({grads})"), name
+
+
+def gradient_hvp_entry(text: str, grad_name: str, source_name: str, wrt: tuple,
+                       single: bool) -> Optional[tuple]:
+    """``(text with <f>_hvp appended, its name)``: as hvp_entry, by reverse mode over the
+    generated gradient (``text``: the gradient's generated reverse mode, ``grad_name`` its
+    ``<f>_grad``), its output seeded with ``tangents`` (the Hessian is symmetric); None where
+    ``grad_name`` is not of codegen's shape."""
+    found = read_gradient(text, grad_name)
+    if found is None:
+        return None
+    _, functions, grad, (fwd, bwd, args, seed, _) = found
+    kept = [p for p in grad.params.params + grad.params.kwonly_params if p.name.value != seed]
+    taken = {p.name.value for p in grad.params.params + grad.params.kwonly_params} | set(functions)
+    if _TANGENTS in taken:
+        return None
+    name = Namer(taken).fresh(f"{source_name}_hvp")
+    given = _TANGENTS if single or len(wrt) > 1 else f"{_TANGENTS}[0]"
+    call = cst.Module([]).code_for_node(cst.Call(fwd.name, args))
+    grads = f"{bwd.name.value}({call}[1], {given})"
+    doc = (f'"""The Hessian of {source_name} with respect to {", ".join(wrt)} times {_TANGENTS}: '
+           'reverse mode over its gradient."""')
+    return _appended(text, name, _tangents_signature(grad, kept), doc,
+                     [], f"{grads}[0]" if single else f"tuple({grads})"), name
+
+
+def _tangents_signature(grad: cst.FunctionDef, kept: list) -> str:
+    """The parameter list of an appended Hessian-vector product: ``grad``'s parameters ``kept``,
+    its keyword-only ones after a bare ``*`` with ``tangents`` last."""
+    primal = [p for p in kept if p in grad.params.params]
+    keywords = [p for p in kept if p in grad.params.kwonly_params]
+    tangents = cst.Param(cst.Name(_TANGENTS))
+    return _signature(grad, *_last_without_comma(primal, keywords + [tangents]))
+
+
+# The keyword-only parameter of a generated Hessian-vector product: the tangents it multiplies.
+_TANGENTS = "tangents"
 
 
 def _signature(function: cst.FunctionDef, primal: list, keywords: list) -> str:
@@ -407,5 +473,5 @@ def _formatted(text: str, function: str) -> str:
     return text + "\n\n" + black.format_str(function, mode=BLACK_MODE)
 
 
-__all__ = ["Returns", "api_entry", "hessian_entry", "hvp_entry", "jacobian_entry", "reverse_jacobian_entry", "tangent_gradient_hessian_entry",
+__all__ = ["Returns", "api_entry", "gradient_hvp_entry", "hessian_entry", "hvp_entry", "jacobian_entry", "reverse_jacobian_entry", "tangent_gradient_hessian_entry", "tangent_gradient_hvp_entry",
            "tuple_items"]
