@@ -19,7 +19,7 @@ import warnings
 
 os.environ["S2SGRAD_CACHE_DIR"] = ""
 ROOT = pathlib.Path(os.environ.get("PROP_TREE", pathlib.Path(__file__).resolve().parents[2]))
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "inputs"), str(ROOT / "tests" / "property")]
 warnings.filterwarnings("ignore")
 
 import numpy as np  # noqa: E402

@@ -15,7 +15,7 @@ from s2sgrad.read.walk import _LAYOUT, findall, walk
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*(ROOT / "examples").glob("*.py"), *(ROOT / "generated").glob("*.py"),
                   *(ROOT / "s2sgrad" / "lower" / f"{name}.py" for name in ("closures", "methods")),
-                  ROOT / "tests" / "program_gen.py"])
+                  ROOT / "tests" / "property" / "program_gen.py"])
 
 
 class _Preorder(cst.CSTVisitor):
@@ -92,7 +92,7 @@ def test_qualified_names_match_libcst_provider(name):
 
     from s2sgrad.read.parse import _stub, parse_module
 
-    path = ROOT / "tests" / name
+    path = ROOT / "tests" / "inputs" / name
     parsed = parse_module(path.read_text(), str(path))
     checked = 0
     for index, statement in enumerate(parsed.module.body):

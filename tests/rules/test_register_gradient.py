@@ -32,7 +32,7 @@ def test_generated_code_calls_the_registered_rule_by_name():
 
 
 def test_cli_finds_registrations_without_running_the_file(tmp_path):
-    src = Path(__file__).resolve().parents[1] / "inputs" / "registered_inputs.py".read_text()
+    src = (Path(__file__).resolve().parents[1] / "inputs" / "registered_inputs.py").read_text()
     src = src.replace("def uses_erfcx", "@s2sgrad.differentiable\ndef uses_erfcx")
     (tmp_path / "registered_inputs.py").write_text(src)
     out = subprocess.run([sys.executable, "-m", "s2sgrad", "emit", "registered_inputs.py", "-o", "gen"],

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import sys
-sys.path.insert(0, "tests")
+sys.path.insert(0, "tests/inputs")
 import golden_inputs, s2sgrad
 for name in ("mlp_loss", "uses_helper", "rosenbrock"):
     sys.stdout.write(s2sgrad.source(s2sgrad.grad(getattr(golden_inputs, name))))
