@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+import sys
 import types
 
 import autograd
@@ -11,6 +13,14 @@ import pytest
 
 import s2sgrad
 from s2sgrad.checks import numerical_grad
+
+# The folders mirror the package (tests/read/, tests/lower/, ..., the public API's tests here);
+# the modules of functions the tests differentiate (tests/inputs/: s2sgrad reads real source
+# files) and the random-program generator (tests/property/) are imported by name from any folder.
+for _folder in ("inputs", "property"):
+    _path = str(pathlib.Path(__file__).resolve().parent / _folder)
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 
 def _rebind(fn, namespace=None):

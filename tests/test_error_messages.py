@@ -195,7 +195,7 @@ def test_other_entry_points_refuse_a_bound_method_at_the_call():
 
 def test_the_cli_says_a_method_call_on_an_object_is_not_followed(tmp_path):
     """The command line reads a method of an object the file binds once to a call of its class
-    (tests/test_user_classes.py); of any other object it cannot know the class."""
+    (tests/lower/test_user_classes.py); of any other object it cannot know the class."""
     (tmp_path / "objects.py").write_text(textwrap.dedent("""\
         import numpy as np
         from s2sgrad import differentiable

@@ -59,7 +59,7 @@ def test_refusal_is_located(name, message):
     text = str(info.value)
     line, quoted = marker_line(name)
     head = text.splitlines()[0]
-    assert re.match(rf"^tests/bad_inputs\.py:{line}:\d+: ", head), text
+    assert re.match(rf"^tests/inputs/bad_inputs\.py:{line}:\d+: ", head), text
     assert re.search(message, head), text
     assert quoted.strip() in text
     assert "hint:" in text

@@ -143,7 +143,7 @@ RULES = (
     ),
     _TRACE,
     defvjp(
-        # sum(conj(a) * b): conjugate-linear in a (tests/test_rules_complex.py)
+        # sum(conj(a) * b): conjugate-linear in a (tests/rules/test_rules_complex.py)
         "numpy.vdot(a, b)",
         jvps={"a": "np.vdot(t, b)", "b": "np.vdot(a, t)"},
         a="np.reshape(np.conj(g * np.ravel(b)), np.shape(a))",

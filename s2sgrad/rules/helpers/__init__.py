@@ -22,6 +22,6 @@ RULES = tuple(rule for module in MODULES for rule in module.RULES)
 # Helpers whose value is piecewise constant (masks, zeros): no derivative.
 NONDIFF = tuple(name for module in MODULES for name in getattr(module, "NONDIFF", ()))
 
-# Helpers with neither a rule nor a zero derivative, and why (tests/test_rule_table.py holds every
+# Helpers with neither a rule nor a zero derivative, and why (tests/rules/test_rule_table.py holds every
 # helper of runtime.__all__ to one of the three).
 NO_RULE = {name: why for module in MODULES for name, why in getattr(module, "NO_RULE", {}).items()}

@@ -1,0 +1,99 @@
+"""The runtime package (s2sgrad/runtime/): every helper generated code and the rule templates call
+exists as ``s2s.<name>``, ``__all__`` lists its modules' helpers, and a helper's qualified name is
+``s2sgrad.runtime.<name>`` (the name the rules know it by) whichever module defines it."""
+
+import importlib
+import inspect
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad import runtime
+from s2sgrad.lower.resolve import object_name
+from s2sgrad.rules import DEFAULT_TABLE
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HELPER = re.compile(r"\bs2s\.([A-Za-z_][A-Za-z0-9_]*)")
+LISTED = ("batching", "broadcasting", "containers", "contexts", "contract", "custom", "elementwise", "fft",
+          "indexing", "jacobians", "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting",
+          "special", "scipy_calls", "stats")  # runtime.py's own, batching, contract
+UNLISTED = ("complex",)  # re-exported by name, not in __all__ (as before the split)
+
+
+def _defined_helpers(module):
+    return sorted(name for name, value in vars(module).items()
+                  if not name.startswith("_") and callable(value)
+                  and getattr(value, "__module__", None) == module.__name__)
+
+
+@pytest.mark.parametrize("name", LISTED + UNLISTED)
+def test_each_module_lists_the_helpers_it_defines(name):
+    module = importlib.import_module(f"s2sgrad.runtime.{name}")
+    assert sorted(module.__all__) == _defined_helpers(module)
+    assert (module.__doc__ or "").strip(), f"s2sgrad/runtime/{name}.py has no docstring"
+    for helper in module.__all__:
+        assert getattr(runtime, helper) is getattr(module, helper)
+
+
+def test_all_lists_the_helpers_of_the_listed_modules():
+    modules = [importlib.import_module(f"s2sgrad.runtime.{name}") for name in LISTED]
+    assert runtime.__all__ == sorted(h for m in modules for h in m.__all__)
+    assert len(set(runtime.__all__)) == len(runtime.__all__)
+    assert {"unbroadcast", "zeros_like", "sum_vjp", "matmul_vjp_b", "custom_result", "Parts"} <= set(
+        runtime.__all__)
+    assert "abs_slope" not in runtime.__all__ and "einsum_vjp" in runtime.__all__
+
+
+def _named(texts):
+    return sorted({name for text in texts for name in HELPER.findall(text)})
+
+
+def _templates():
+    for rule in DEFAULT_TABLE.rules.values():
+        for _, code in tuple(getattr(rule, "vjps", ())) + tuple(getattr(rule, "jvps", ())) + \
+                tuple(getattr(rule, "batched", ())):
+            yield code
+
+
+SOURCES = {
+    "rule templates": lambda: list(_templates()),
+    "s2sgrad's source": lambda: [p.read_text() for p in (ROOT / "s2sgrad").rglob("*.py")
+                                 if "runtime" not in p.parts],
+    "golden files": lambda: [p.read_text() for p in (ROOT / "tests/write/golden").glob("*.py")],
+    "generated/": lambda: [p.read_text() for p in (ROOT / "generated").rglob("*.py")],
+}
+
+
+@pytest.mark.parametrize("where", sorted(SOURCES))
+def test_every_helper_named_exists(where):
+    names = _named(SOURCES[where]())
+    assert names, f"no s2s.<helper> found in {where}"
+    missing = [n for n in names if not callable(getattr(runtime, n, None))]
+    assert not missing, f"{where} name s2s.{', s2s.'.join(missing)}, not in s2sgrad.runtime"
+
+
+def test_helpers_resolve_to_the_package_name():
+    """The lowering names a called value by its module; a helper's module is its own (e.g.
+    s2sgrad.runtime.reductions), but its name is the package's, as generated code spells it."""
+    helpers = [n for n in dir(runtime) if not n.startswith("_") and callable(getattr(runtime, n))
+               and not inspect.ismodule(getattr(runtime, n))]
+    assert set(runtime.__all__) <= set(helpers)
+    for name in helpers:
+        assert object_name(getattr(runtime, name)) == f"s2sgrad.runtime.{name}"
+    assert object_name(np.sum) == "numpy.sum"  # anything else: by its own module
+    assert object_name(runtime.reductions) == "s2sgrad.runtime.reductions"
+
+
+def test_a_helper_read_through_a_closure_finds_its_rule():
+    """A runtime helper bound to a name of an enclosing function is found through its live value
+    (no import names it): its rule is the one for ``s2sgrad.runtime.safe_log_base``."""
+    log_base = runtime.safe_log_base
+
+    def f(x):
+        return np.sum(log_base(x) * x)
+
+    x = np.array([0.5, 1.5, 2.0])
+    np.testing.assert_allclose(s2sgrad.grad(f)(x), np.log(x) + 1.0)
