@@ -145,7 +145,7 @@ def leaf_wrt(fun: Callable, wrt: tuple, trees: tuple, mode: str) -> tuple:
     each tree parameter replaced by its leaves' parameters."""
     if not trees:
         return wrt
-    return tuple(derive.entry_for(fun, from_function(fun), wrt, mode=mode, trees=trees)["wrt"])
+    return tuple(derive.code_for(fun, from_function(fun), wrt, mode=mode, trees=trees)["wrt"])
 
 
 def leaf_count(wrt: tuple, trees: tuple) -> int:

@@ -1,4 +1,4 @@
-"""The one check every entry point (grad, vjp, jvp, the Jacobians and Hessians, the decorator)
+"""The one check every public transformation (grad, vjp, jvp, the Jacobians and Hessians, the decorator)
 makes of the arguments it is called with: a differentiated argument is an array (numpy's, or
 another library's that speaks numpy's dispatch protocols) or a float, and no
 argument is a numpy masked array (whose semantics s2sgrad does not differentiate). A refusal is a
@@ -53,7 +53,7 @@ def argument_check(name: str, params: Sequence[str], positions: tuple, wrt: tupl
     """``check(args, kwargs)`` for a call of the function ``name`` (parameters ``params``)
     differentiated at ``positions`` (its parameters ``wrt``): a GradientError naming the
     parameter where a differentiated argument is not an array or a float (a tuple, a list, a
-    dict), or where any argument is a numpy masked array. The one check every entry point makes
+    dict), or where any argument is a numpy masked array. The one check every public transformation makes
     of its arguments; cheap (a type test each) when they are plain arrays and floats.
     ``complex_numbers``: a Python complex is differentiated too (vjp: its cotangent says what a
     complex output's adjoint is; grad's gradient of one has no Python type to come back as)."""

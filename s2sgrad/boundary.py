@@ -1,7 +1,7 @@
 """The public API's boundary: a refusal leaves s2sgrad showing only the user's frames.
 
 A TransformError (or UsageError) says where the problem is in the user's code; the dozen frames of
-s2sgrad's pipeline above it would only bury that. ``api_boundary`` wraps each public entry point
+s2sgrad's pipeline above it would only bury that. ``api_boundary`` wraps each public function
 and, when such an error leaves it, removes s2sgrad's own frames from its traceback (as JAX filters
 its tracebacks), and drops the internal exception it was raised from. Set the environment
 variable ``S2SGRAD_TRACEBACK=full`` to keep everything (when debugging s2sgrad itself). Before
@@ -43,7 +43,7 @@ def user_frames(tb: Optional[types.TracebackType]) -> Optional[types.TracebackTy
 
 
 def api_boundary(fun: Callable) -> Callable:
-    """Wrap a public entry point so that its refusals show the user's frames only."""
+    """Wrap a public function so that its refusals show the user's frames only."""
 
     @functools.wraps(fun)
     def entry(*args: Any, **kwargs: Any) -> Any:

@@ -115,11 +115,11 @@ def _collect(paths: Sequence[str], out_dir: str) -> tuple:
     return tuple(jobs), tuple(errors)
 
 
-def _entries(job: Job, path_on_disk: str) -> tuple:
+def _targets(job: Job, path_on_disk: str) -> tuple:
     from .pipeline import Options, keyed_trees
 
     module = project.module_name(path_on_disk)
-    entries = []
+    targets = []
     for m in job.marked:
         unit = from_file(path_on_disk, m.name, m.def_line, module, job.text)
         if m.wrt is None and not m.params:
@@ -132,18 +132,18 @@ def _entries(job: Job, path_on_disk: str) -> tuple:
                 f"{m.name} takes a dict (`{trees[0][0]}`) and asks for order=2: the generated "
                 "file has second derivatives for arrays only", location_of(unit, m.def_line, 1),
                 "use s2sgrad.hessian or s2sgrad.hvp at run time, or pass the arrays separately")
-        entries.append((unit, Options(wrt=wrt, trees=trees)))
-    return tuple(entries)
+        targets.append((unit, Options(wrt=wrt, trees=trees)))
+    return tuple(targets)
 
 
 def _generate(job: Job) -> str:
     """The generated file's text: the gradients, then (for ``order=2``) their forward mode."""
     from .pipeline import generate_module
 
-    entries = _entries(job, job.path)
-    module = generate_module(entries, command=job.command, source=job.source)
+    targets = _targets(job, job.path)
+    module = generate_module(targets, command=job.command, source=job.source)
     second = tuple((names.grad, options.wrt) for m, (_, options), names
-                   in zip(job.marked, entries, module.names) if m.order == 2)
+                   in zip(job.marked, targets, module.names) if m.order == 2)
     if not second:
         return module.text
     from .compose import second_order_text

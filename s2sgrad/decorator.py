@@ -32,18 +32,18 @@ from .tree_arguments import bound_arguments, split_call
 class _Loaded:
     """The generated code, executed on first use: ``self(args, kwargs)`` -> ``(value, grads)``."""
 
-    def __init__(self, fun: Callable, entry: dict, remake: Callable[[], dict],
+    def __init__(self, fun: Callable, code: dict, remake: Callable[[], dict],
                  mode: str = "rev") -> None:
         self.fun = fun
         self.remake = remake
-        self.entry = entry
+        self.code = code
         self.mode = mode
-        self.text = entry["text"]
+        self.text = code["text"]
         self.sweeps: Optional[tuple] = None
 
     def loaded(self) -> tuple:
         if self.sweeps is None:
-            self.sweeps = derive.functions(self.fun, self.entry, self.mode, self.remake)
+            self.sweeps = derive.functions(self.fun, self.code, self.mode, self.remake)
         derive.fresh(self.sweeps[0])  # the user's values now, as Python reads them
         return self.sweeps
 
@@ -59,7 +59,7 @@ class _PerCall(_Loaded):
 
     def __init__(self, fun: Callable, refusal: TransformError, mode: str) -> None:
         self.fun, self.refusal, self.mode = fun, refusal, mode
-        self.entry: Optional[dict] = None
+        self.code: Optional[dict] = None
         self.text = str(refusal)
         self.sweeps = None
 
@@ -173,9 +173,9 @@ def _second_order_code(from_module: Callable, otherwise: Callable, fun: Callable
     """The generated Hessian (``from_module``: derive.hessian_function) or Hessian-vector product
     (derive.hvp_function) of ``fun``: from the decorator's second-order module (``sweeps``), else
     as s2sgrad.hessian or s2sgrad.hvp makes it (``otherwise``: hessian_code, hvp_code)."""
-    if sweeps.entry is None:  # refused for arrays there (_PerCall)
+    if sweeps.code is None:  # refused for arrays there (_PerCall)
         sweeps.loaded()
-    made = from_module(fun, wrt, single, entry=sweeps.entry)[1]
+    made = from_module(fun, wrt, single, code=sweeps.code)[1]
     return made if made is not None else otherwise(fun, wrt, single)[1]
 
 
@@ -213,13 +213,13 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     names = names if names else _default_wrt(fun)
     mode = "rev2" if order == 2 else "rev"
     try:
-        entry = derive.entry_for(fun, unit, names, mode=mode)
+        code = derive.code_for(fun, unit, names, mode=mode)
     except TransformError as refusal:
         if refusal.member_of is None:  # not a member of an object argument: refused at import
             raise
         return _attach(fun, names, str(refusal), _PerCall(fun, refusal, mode))
 
-    def remake() -> dict:  # the entry again, for the values its names hold now
-        return derive.entry_for(fun, from_function(fun), names, mode=mode)
+    def remake() -> dict:  # the code again, for the values its names hold now
+        return derive.code_for(fun, from_function(fun), names, mode=mode)
 
-    return _attach(fun, names, entry["text"], _Loaded(fun, entry, remake, mode))
+    return _attach(fun, names, code["text"], _Loaded(fun, code, remake, mode))

@@ -1,11 +1,11 @@
-"""Generated code for a live function, cached and loaded: (function, wrt, options, mode) -> a cache
-entry ``{"text", "call", "deps"}`` -> the callables it defines.
+"""Generated code for a live function, cached and loaded: (function, wrt, options, mode) -> its
+generated code, a record ``{"text", "call", "deps", "wrt"}`` -> the callables it defines.
 
-``entry_for`` takes the entry from the disk cache (write/cache.py) when the function's module text,
+``code_for`` takes the code from the disk cache (write/cache.py) when the function's module text,
 the values the names it reads are bound to, its options, the registered gradients and the s2sgrad
 installation are unchanged (and the files of helpers it calls from other modules too), so a warm
-call does no libcst or black work; otherwise it runs the pipeline and stores the entry.
-``functions`` executes an entry's text (write/loader.py) with the function's names, kept current
+call does no libcst or black work; otherwise it runs the pipeline and stores the code.
+``functions`` executes a code record's text (write/loader.py) with the function's names, kept current
 by a Binding (write/binding.py: callers run ``fresh(fn)`` before generated code), and returns its
 callables: ``(forward sweep, backward sweep, <f>_grad)`` in reverse mode (``"rev"``), ``(jvp,)`` in forward
 mode (``"fwd"``). ``build`` does both. Used by api.py and decorator.py; imports neither.
@@ -32,7 +32,7 @@ from .transformations import TRANSFORMATIONS
 from .write import cache
 from .write.binding import Binding, Contents, fresh
 
-# Per mode, the keys of an entry's "call" (the generated names of its callables), in call order.
+# Per mode, the keys of a code record's "call" (the generated names of its callables), in call order.
 # "rev2": reverse mode, then forward mode over its <f>_grad (compose.py): the gradient with the
 # Hessian-vector product, the same in two parts ("" where it does not split: values once, a
 # tangent per column), the product alone, and the tangent part for every column at once ("" where
@@ -94,11 +94,11 @@ def _dependencies(fun: Callable, live: dict) -> list:
     return [[module, f, _module_digest(f)] for module, f in sorted(found) if f != own]
 
 
-def _usable(entry: Optional[dict], mode: str) -> bool:
-    """A stored entry of ``mode`` whose text, callables and dependencies are all still valid."""
-    if entry is None or not isinstance(entry.get("text"), str):
+def _usable(code: Optional[dict], mode: str) -> bool:
+    """A stored code record of ``mode`` whose text, callables and dependencies are all still valid."""
+    if code is None or not isinstance(code.get("text"), str):
         return False
-    call, deps = entry.get("call"), entry.get("deps")
+    call, deps = code.get("call"), code.get("deps")
     if not (isinstance(call, dict) and sorted(call) == sorted(CALLS[mode])
             and all(isinstance(v, str) for v in call.values()) and isinstance(deps, list)):
         return False
@@ -124,11 +124,11 @@ def _store_refusal(key: str, fun: Callable, exc: TransformError) -> None:
                 "deps": [[module, f, _module_digest(f)] for module, f in files if f != own]})
 
 
-def refused(entry: Optional[dict]) -> Optional[TransformError]:
-    """The TransformError a stored refusal entry holds (its dependencies unchanged), else None."""
-    if entry is None or not isinstance(entry.get("refused"), dict):
+def refused(code: Optional[dict]) -> Optional[TransformError]:
+    """The TransformError a stored refusal record holds (its dependencies unchanged), else None."""
+    if code is None or not isinstance(code.get("refused"), dict):
         return None
-    stored, deps = entry["refused"], entry.get("deps")
+    stored, deps = code["refused"], code.get("deps")
     if not (isinstance(deps, list) and all(isinstance(d, list) and len(d) == 3 for d in deps)
             and all(_module_digest(d[1]) == d[2] for d in deps)):
         return None
@@ -145,52 +145,52 @@ def refused(entry: Optional[dict]) -> Optional[TransformError]:
     return exc
 
 
-def entry_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
+def code_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
               mode: str = "rev", trees: tuple = ()) -> dict:
     """The generated text and names for ``fun`` (read as ``unit``) in ``mode``: from the disk
     cache, else from the pipeline (stored). Returns ``{"text", "call", "deps"}``, ``call`` mapping
     each key of ``CALLS[mode]`` to a generated function's name."""
     key = cache_key(fun, unit, wrt, has_aux, mode, trees)
-    entry = _known(key, mode)
-    if entry is not None:
-        refusal = refused(entry)
+    code = _known(key, mode)
+    if code is not None:
+        refusal = refused(code)
         if refusal is not None:  # the pipeline refused this key before: the same refusal
             raise refusal
-        return dict(entry)
+        return dict(code)
     try:
-        entry = _made(fun, unit, wrt, has_aux, mode, trees)
+        code = _made(fun, unit, wrt, has_aux, mode, trees)
     except TransformError as exc:
         _store_refusal(key, fun, exc)
         raise
-    _keep(key, entry)
-    return dict(entry)
+    _keep(key, code)
+    return dict(code)
 
 
-# Entries made or read in this process, by cache key (the most recent _MADE_LIMIT): the same
-# key as the disk cache's, so the same entry; serves a transform made again when the disk cache
+# Generated code made or read in this process, by cache key (the most recent _MADE_LIMIT): the same
+# key as the disk cache's, so the same code; serves a transform made again when the disk cache
 # is off (S2SGRAD_CACHE_DIR empty) or lost its file.
 _MADE: "OrderedDict[str, dict]" = OrderedDict()
 _MADE_LIMIT = 512
 
 
 def _known(key: str, mode: str) -> Optional[dict]:
-    """The valid entry or refusal stored under ``key``: on disk, else made in this process
+    """The valid code or refusal stored under ``key``: on disk, else made in this process
     (written to disk again); None where there is none or its dependencies changed."""
-    for entry in (cache.get(key), _MADE.get(key)):
-        if _usable(entry, mode) or refused(entry) is not None:
-            if entry is not _MADE.get(key):
-                _MADE[key] = entry
+    for code in (cache.get(key), _MADE.get(key)):
+        if _usable(code, mode) or refused(code) is not None:
+            if code is not _MADE.get(key):
+                _MADE[key] = code
             else:
-                cache.put(key, entry)
+                cache.put(key, code)
             _MADE.move_to_end(key)
-            return entry
+            return code
     return None
 
 
-def _keep(key: str, entry: dict) -> None:
-    """Store ``entry`` under ``key``: on disk and in this process."""
-    cache.put(key, entry)
-    _MADE[key] = entry
+def _keep(key: str, code: dict) -> None:
+    """Store ``code`` under ``key``: on disk and in this process."""
+    cache.put(key, code)
+    _MADE[key] = code
     _MADE.move_to_end(key)
     while len(_MADE) > _MADE_LIMIT:
         _MADE.popitem(last=False)
@@ -198,7 +198,7 @@ def _keep(key: str, entry: dict) -> None:
 
 def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
           trees: tuple) -> dict:
-    """entry_for's entry made by the pipeline (a TransformError where it refuses)."""
+    """code_for's record made by the pipeline (a TransformError where it refuses)."""
     from .pipeline import Options, generate  # libcst and black: only on a cache miss
 
     generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode,
@@ -211,9 +211,9 @@ def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
         text, hvp = second_order_text(text, f"<s2sgrad-generated {unit.name}>", unit.module,
                                       ((generated.names.grad, generated.wrt),), live_arrays(unit.live))
         callables = (*callables, *(name or "" for name in hvp))
-    entry = {"text": text, "call": dict(zip(CALLS[mode], callables)),
+    code = {"text": text, "call": dict(zip(CALLS[mode], callables)),
              "deps": _dependencies(fun, dict(generated.live_names)), "wrt": list(generated.wrt)}
-    return entry
+    return code
 
 
 def namespace_for(fun: Callable, text: str, deps: list) -> tuple:
@@ -244,7 +244,7 @@ def namespace_for(fun: Callable, text: str, deps: list) -> tuple:
 
 
 def contents(fun: Callable, text: str, deps: list) -> Contents:
-    """What loading ``text`` (of ``fun``'s entry with ``deps``) takes: values and where they
+    """What loading ``text`` (of ``fun``'s code with ``deps``) takes: values and where they
     live, what it is specialized on, the generated modules it was made from."""
     values, reads = namespace_for(fun, text, deps)
     guards, generated = specialized_on(fun)
@@ -258,20 +258,20 @@ def _bound(fun: Callable, make: Callable[[], tuple]) -> dict:
     return Binding(fun.__qualname__, lambda: contents(fun, *make())).namespace
 
 
-def functions(fun: Callable, entry: dict, mode: str = "rev",
+def functions(fun: Callable, code: dict, mode: str = "rev",
               remake: Optional[Callable[[], dict]] = None) -> tuple:
-    """Execute an entry's text with ``fun``'s names: its callables, in ``CALLS[mode]`` order;
-    ``remake()`` gives the entry again when the names' values no longer fit it."""
-    pending = [entry]
+    """Execute a code record's text with ``fun``'s names: its callables, in ``CALLS[mode]`` order;
+    ``remake()`` gives the code again when the names' values no longer fit it."""
+    pending = [code]
 
     def make() -> tuple:
-        made = pending.pop() if pending else (remake or (lambda: entry))()
-        if made["call"] != entry["call"]:
+        made = pending.pop() if pending else (remake or (lambda: code))()
+        if made["call"] != code["call"]:
             raise _refit(sorted(made["call"].values()))
         return made["text"], made["deps"]
 
     namespace = _bound(fun, make)
-    return tuple(namespace[entry["call"][k]] if entry["call"][k] else None for k in CALLS[mode])
+    return tuple(namespace[code["call"][k]] if code["call"][k] else None for k in CALLS[mode])
 
 
 def _refit(names: list) -> TransformError:
@@ -284,11 +284,11 @@ def _refit(names: list) -> TransformError:
 
 def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev",
           trees: tuple = ()) -> tuple:
-    """``(text, callables)`` for the live function ``fun``: entry_for, then functions.
+    """``(text, callables)`` for the live function ``fun``: code_for, then functions.
     ``trees``: ``(parameter, TreeDef)`` for parameters given pytrees (pipeline.Options)."""
-    entry = entry_for(fun, from_function(fun), wrt, has_aux, mode, trees)
-    return entry["text"], functions(
-        fun, entry, mode, lambda: entry_for(fun, from_function(fun), wrt, has_aux, mode, trees))
+    code = code_for(fun, from_function(fun), wrt, has_aux, mode, trees)
+    return code["text"], functions(
+        fun, code, mode, lambda: code_for(fun, from_function(fun), wrt, has_aux, mode, trees))
 
 
 def _entries() -> Any:
@@ -302,14 +302,14 @@ def _entries() -> Any:
 def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: bool,
                  mode: str = "rev", trees: tuple = ()) -> Optional[Callable]:
     """The generated function computing what grad (``value`` False) or value_and_grad of
-    ``fun`` returned (write/entries.py), loaded from ``fun``'s entry (of ``mode``, "rev" or
-    "rev2"; for the structures ``trees``) with it appended; None where that entry's
+    ``fun`` returned (write/entries.py), loaded from ``fun``'s code (of ``mode``, "rev" or
+    "rev2"; for the structures ``trees``) with it appended; None where that code's
     ``<f>_grad`` is not of codegen's shape."""
 
     def made_now() -> tuple:
-        entry, write = entry_for(fun, from_function(fun), wrt, has_aux, mode, trees), _entries()
-        leaves = tuple(entry.get("wrt", wrt))  # the differentiated parameters, leaves of trees
-        return entry, write.api_entry(entry["text"], entry["call"]["grad"], fun.__name__, leaves,
+        code, write = code_for(fun, from_function(fun), wrt, has_aux, mode, trees), _entries()
+        leaves = tuple(code.get("wrt", wrt))  # the differentiated parameters, leaves of trees
+        return code, write.api_entry(code["text"], code["call"]["grad"], fun.__name__, leaves,
                                       write.Returns(value, has_aux, single and len(leaves) == 1))
 
     return _loaded(fun, made_now)
@@ -318,7 +318,7 @@ def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: 
 def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
                       outputs: Optional[int] = None, trees: tuple = ()) -> Optional[Callable]:
     """The generated function computing what jacfwd (``mode`` "fwd") or jacrev ("rev") of
-    ``fun`` returns (write/entries.py), loaded from ``fun``'s entry of that mode (for the
+    ``fun`` returns (write/entries.py), loaded from ``fun``'s code of that mode (for the
     structures ``trees``: one block per leaf, never ``single``) with it appended; None where it
     cannot be written. ``outputs``: how many items ``fun``'s tuple value has, where its
     generated code does not show it."""
@@ -328,16 +328,16 @@ def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd"
 def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
              outputs: Optional[int] = None, trees: tuple = ()) -> tuple:
     """``(text, function)`` as jacobian_function: the module's text with the Jacobian function
-    appended (the entry's text and None where it cannot be written)."""
+    appended (the code's text and None where it cannot be written)."""
 
     def made_now() -> tuple:
-        entry, write = entry_for(fun, from_function(fun), wrt, mode=mode, trees=trees), _entries()
-        leaves = tuple(entry.get("wrt", wrt))  # the differentiated parameters, leaves of trees
+        code, write = code_for(fun, from_function(fun), wrt, mode=mode, trees=trees), _entries()
+        leaves = tuple(code.get("wrt", wrt))  # the differentiated parameters, leaves of trees
         if mode == "rev":
-            return entry, write.reverse_jacobian_entry(entry["text"], entry["call"]["grad"],
+            return code, write.reverse_jacobian_entry(code["text"], code["call"]["grad"],
                                                        fun.__name__, leaves, single, outputs)
-        params = tuple(inspect.signature(functions(fun, entry, "fwd")[0]).parameters)
-        return entry, write.jacobian_entry(entry["text"], entry["call"]["jvp"], fun.__name__, leaves,
+        params = tuple(inspect.signature(functions(fun, code, "fwd")[0]).parameters)
+        return code, write.jacobian_entry(code["text"], code["call"]["jvp"], fun.__name__, leaves,
                                            params[len(params) - len(leaves):], single, outputs)
 
     shown: list = []
@@ -346,22 +346,22 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
 
 
 def hvp_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
-                 entry: Optional[dict] = None) -> tuple:
+                 code: Optional[dict] = None) -> tuple:
     """``(text, function)``: the generated Hessian-vector product of scalar ``fun`` with respect
     to ``wrt`` (``<f>_hvp(*args, tangents)``: forward mode over its gradient, write/entries.py),
-    loaded from ``fun``'s second-order entry (``entry`` where the caller has it; for the
+    loaded from ``fun``'s second-order code (``code`` where the caller has it; for the
     structures ``trees``: a tuple of leaf tangents, never ``single``) with it appended; the
     function None where there is no such product."""
-    given = [entry] if entry is not None else []
+    given = [code] if code is not None else []
 
     def made_now() -> tuple:
-        entry = given.pop() if given else entry_for(fun, from_function(fun), wrt, mode="rev2",
+        code = given.pop() if given else code_for(fun, from_function(fun), wrt, mode="rev2",
                                                     trees=trees)
-        hvp_name = entry["call"]["hvp"]
+        hvp_name = code["call"]["hvp"]
         if not hvp_name:
-            return entry, None
-        return entry, _entries().hvp_entry(entry["text"], hvp_name, fun.__name__,
-                                           tuple(entry.get("wrt", wrt)), single and not trees)
+            return code, None
+        return code, _entries().hvp_entry(code["text"], hvp_name, fun.__name__,
+                                           tuple(code.get("wrt", wrt)), single and not trees)
 
     shown: list = []
     loaded = _loaded(fun, made_now, shown)
@@ -369,19 +369,19 @@ def hvp_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
 
 
 def hessian_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
-                     entry: Optional[dict] = None) -> tuple:
+                     code: Optional[dict] = None) -> tuple:
     """``(text, function)``: the generated function computing the Hessian of scalar ``fun`` with
     respect to ``wrt`` (forward mode over its gradient, the values once: write/entries.py), loaded
-    from ``fun``'s second-order entry (``entry`` where the caller has it; for the structures
+    from ``fun``'s second-order code (``code`` where the caller has it; for the structures
     ``trees``: blocks per pair of leaves, never ``single``) with it appended; the function None
     where it cannot be written."""
-    given = [entry] if entry is not None else []
+    given = [code] if code is not None else []
 
     def made_now() -> tuple:
-        entry = given.pop() if given else entry_for(fun, from_function(fun), wrt, mode="rev2",
+        code = given.pop() if given else code_for(fun, from_function(fun), wrt, mode="rev2",
                                                     trees=trees)
-        leaves = tuple(entry.get("wrt", wrt))
-        return entry, _entries().hessian_entry(entry["text"], entry["call"], fun.__name__,
+        leaves = tuple(code.get("wrt", wrt))
+        return code, _entries().hessian_entry(code["text"], code["call"], fun.__name__,
                                                leaves, single and not trees)
 
     shown: list = []
@@ -396,9 +396,9 @@ def tangent_gradient_hessian(jvp_fn: Callable, wrt: tuple, tangents: tuple, sing
     (write/entries.py), loaded; the function None where it cannot be written."""
 
     def made_now() -> tuple:
-        entry = entry_for(jvp_fn, from_function(jvp_fn), wrt)
-        return entry, _entries().tangent_gradient_hessian_entry(
-            entry["text"], entry["call"]["grad"], source_name, wrt, tangents, single)
+        code = code_for(jvp_fn, from_function(jvp_fn), wrt)
+        return code, _entries().tangent_gradient_hessian_entry(
+            code["text"], code["call"]["grad"], source_name, wrt, tangents, single)
 
     shown: list = []
     loaded = _loaded(jvp_fn, made_now, shown)
@@ -412,9 +412,9 @@ def tangent_gradient_hvp(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: 
     it (write/entries.py), loaded; the function None where it cannot be written."""
 
     def made_now() -> tuple:
-        entry = entry_for(jvp_fn, from_function(jvp_fn), wrt)
-        return entry, _entries().tangent_gradient_hvp_entry(
-            entry["text"], entry["call"]["grad"], source_name, wrt, tangents, single)
+        code = code_for(jvp_fn, from_function(jvp_fn), wrt)
+        return code, _entries().tangent_gradient_hvp_entry(
+            code["text"], code["call"]["grad"], source_name, wrt, tangents, single)
 
     shown: list = []
     loaded = _loaded(jvp_fn, made_now, shown)
@@ -428,9 +428,9 @@ def gradient_hvp(gradient: Callable, wrt: tuple, single: bool, source_name: str)
     cannot be written."""
 
     def made_now() -> tuple:
-        entry = entry_for(gradient, from_function(gradient), wrt)
-        return entry, _entries().gradient_hvp_entry(
-            entry["text"], entry["call"]["grad"], source_name, wrt, single)
+        code = code_for(gradient, from_function(gradient), wrt)
+        return code, _entries().gradient_hvp_entry(
+            code["text"], code["call"]["grad"], source_name, wrt, single)
 
     shown: list = []
     loaded = _loaded(gradient, made_now, shown)
@@ -440,27 +440,27 @@ def gradient_hvp(gradient: Callable, wrt: tuple, single: bool, source_name: str)
 def _loaded(fun: Callable, made_now: Callable[[], tuple],
             shown: Optional[list] = None) -> Optional[Callable]:
     """The function ``made = (text, name)`` names, loaded with ``fun``'s names, where
-    ``made_now()`` gives ``(entry, made)`` (again for a rebuild); None for None. ``shown``
-    gets the text (the entry's where ``made`` is None)."""
-    entry, made = made_now()
+    ``made_now()`` gives ``(code, made)`` (again for a rebuild); None for None. ``shown``
+    gets the text (the code's where ``made`` is None)."""
+    code, made = made_now()
     if shown is not None:
-        shown.append(entry["text"] if made is None else made[0])
+        shown.append(code["text"] if made is None else made[0])
     if made is None:
         return None
-    pending = [(made[0], entry["deps"])]
+    pending = [(made[0], code["deps"])]
 
     def make() -> tuple:
         if pending:
             return pending.pop()
-        entry_now, made_again = made_now()
+        code_now, made_again = made_now()
         if made_again is None or made_again[1] != made[1]:
             raise _refit([made[1]])
-        return made_again[0], entry_now["deps"]
+        return made_again[0], code_now["deps"]
 
     return _bound(fun, make)[made[1]]
 
 
-__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "gradient_hvp", "hessian_function", "tangent_gradient_hessian", "tangent_gradient_hvp", "hvp_function", "jacobian", "jacobian_function", "cache_key", "entry_for", "functions", "installation_fingerprint",
+__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "gradient_hvp", "hessian_function", "tangent_gradient_hessian", "tangent_gradient_hvp", "hvp_function", "jacobian", "jacobian_function", "cache_key", "code_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]
 
 

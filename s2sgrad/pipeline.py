@@ -72,7 +72,7 @@ class Options:
 
 
 @dataclass(frozen=True)
-class EntryNames:
+class SweepNames:
     """The generated names for one differentiated function: forward, backward and gradient."""
 
     fwd: str
@@ -82,10 +82,10 @@ class EntryNames:
 
 @dataclass(frozen=True)
 class Generated:
-    """A generated module's text, its entry's names, and the live values it needs."""
+    """A generated module's text, the names of its sweeps, and the live values it needs."""
 
     text: str
-    names: EntryNames
+    names: SweepNames
     live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     wrt: tuple = ()  # the parameters of the generated functions differentiated (leaves of trees)
 
@@ -98,12 +98,12 @@ class Generated:
 
 @dataclass(frozen=True)
 class GeneratedModule:
-    """A generated module for several functions: text, EntryNames per entry."""
+    """A generated module for several functions (targets): text, SweepNames per target."""
 
     text: str
     names: tuple
     live_names: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    wrts: tuple = ()  # per entry, the parameters of its generated functions differentiated
+    wrts: tuple = ()  # per target, the parameters of its generated functions differentiated
 
 
 @dataclass
@@ -350,7 +350,7 @@ def _check_wrt(pf: ParsedFunction, options: Options) -> None:
 
 
 def _checked(unit: SourceUnit, options: Options) -> tuple:
-    """``(ParsedFunction, options)`` for one entry of a module, fenced and its ``wrt`` checked;
+    """``(ParsedFunction, options)`` for one target of a module, fenced and its ``wrt`` checked;
     its tree parameters replaced by their leaves (``wrt`` naming those)."""
     pf = inline_methods(star_as_parameter(find_function(unit), options.trees), options.trees)
     if not is_custom_def(pf):
@@ -438,46 +438,46 @@ def _copy_generated(session: _Session, body: str) -> str:
     return "".join(copied)
 
 
-def _serve_callers(pf: ParsedFunction, options: Options, entry: EntryNames, session: _Session) -> None:
-    """An entry differentiated with respect to all its parameters serves its callers too."""
+def _serve_callers(pf: ParsedFunction, options: Options, names: SweepNames, session: _Session) -> None:
+    """A target differentiated with respect to all its parameters serves its callers too."""
     custom = is_custom_def(pf)
     everything = _positional(pf) if custom else _positional(pf) + _kwonly(pf)
     if options.wrt == everything and not options.has_aux:
-        session.helpers[_helper_key(pf)] = HelperCall(entry.fwd, entry.bwd, everything,
+        session.helpers[_helper_key(pf)] = HelperCall(names.fwd, names.bwd, everything,
                                                       () if custom else _kwonly(pf),
                                                       tuple(True for _ in everything))
 
 
-def _entry(pf: ParsedFunction, options: Options, entry: EntryNames, core: Optional[CoreFunction],
+def _reverse_mode(pf: ParsedFunction, options: Options, names: SweepNames, core: Optional[CoreFunction],
            session: _Session) -> tuple:
-    """Reverse mode of one entry: its VjpFunction and its ``<f>_grad`` wrapper."""
+    """Reverse mode of one target: its VjpFunction and its ``<f>_grad`` wrapper."""
     if core is None:
-        top = _custom(pf, session, (entry.fwd, entry.bwd), top_level=True, wrt=options.wrt)
+        top = _custom(pf, session, (names.fwd, names.bwd), top_level=True, wrt=options.wrt)
         reserved = frozenset(_free_names(pf.node))
-        return top, grad_wrapper(pf.name, _positional(pf) + _kwonly(pf), reserved, top, entry.grad,
+        return top, grad_wrapper(pf.name, _positional(pf) + _kwonly(pf), reserved, top, names.grad,
                                  _kwonly(pf))
     session.in_progress.add(_helper_key(pf))
     core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
-                               top_level=True, names=(entry.fwd, entry.bwd), core=core)
+                               top_level=True, names=(names.fwd, names.bwd), core=core)
     session.in_progress.discard(_helper_key(pf))
     params = tuple(p.name for p in core.params)
-    wrapper = grad_wrapper(core.name, params, core.reserved, top, entry.grad, _kwonly(pf))
+    wrapper = grad_wrapper(core.name, params, core.reserved, top, names.grad, _kwonly(pf))
     return top, replace(wrapper, keyed=options.keyed)
 
 
-def generate_module(entries: tuple, table: RuleTable = DEFAULT_TABLE, *, command: str = "",
+def generate_module(targets: tuple, table: RuleTable = DEFAULT_TABLE, *, command: str = "",
                     source: str = "") -> GeneratedModule:
     """Transform several functions (``(SourceUnit, Options)`` pairs) into one generated module
     (reverse mode). Helpers they call are generated once and shared."""
-    parsed = tuple(_checked(unit, options) for unit, options in entries)
+    parsed = tuple(_checked(unit, options) for unit, options in targets)
     pfs = tuple(pf for pf, _ in parsed)
     session, cores = _open(pfs, table, REVERSE)
     fresh = session.module_namer.fresh
-    names = tuple(EntryNames(*(fresh(pf.name + s) for s in ("_fwd", "_bwd", "_grad"))) for pf in pfs)
-    for (pf, options), entry in zip(parsed, names):
-        _serve_callers(pf, options, entry, session)
-    tops, wrappers = zip(*(_entry(pf, options, entry, core, session)
-                           for (pf, options), entry, core in zip(parsed, names, cores)))
+    names = tuple(SweepNames(*(fresh(pf.name + s) for s in ("_fwd", "_bwd", "_grad"))) for pf in pfs)
+    for (pf, options), sweeps in zip(parsed, names):
+        _serve_callers(pf, options, sweeps, session)
+    tops, wrappers = zip(*(_reverse_mode(pf, options, sweeps, core, session)
+                           for (pf, options), sweeps, core in zip(parsed, names, cores)))
     program = Program((*tops, *session.functions), wrappers, (), ())
     text = _module_text(session, source or pfs[0].unit.path, tuple(pf.name for pf in pfs),
                         command or f"s2sgrad.source(s2sgrad.grad({pfs[0].name}))", program)
@@ -501,7 +501,7 @@ def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
     functions it calls."""
     pf, session, program = jvp_program(unit, wrt, table, trees)
     text = _module_text(session, unit.path, (pf.name,), command or _jvp_command(pf, wrt), program)
-    return Generated(text, EntryNames(program.functions[0].name, "", ""), dict(session.live),
+    return Generated(text, SweepNames(program.functions[0].name, "", ""), dict(session.live),
                      program.functions[0].wrt)
 
 
@@ -531,5 +531,5 @@ def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_
     return generate(from_function(fn), options, table)
 
 
-__all__ = ["Options", "EntryNames", "Generated", "GeneratedModule", "generate", "generate_module",
+__all__ = ["Options", "SweepNames", "Generated", "GeneratedModule", "generate", "generate_module",
            "generate_for_function", "jvp_program", "__version__"]

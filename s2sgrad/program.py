@@ -9,7 +9,7 @@ A block is a tuple of items:
   ``tape.append(x)``);
 - ``Nest(header, body)``: a compound statement; its header is typed (``ForHeader``,
   ``WhileHeader``, ``IfHeader``, ``ElseHeader``);
-- ``Restore(names, entry)``: carried values put back after a backward loop.
+- ``Restore(names, saved)``: carried values put back after a backward loop.
 
 Every item answers what it reads, what it binds and whether it is a plain ``name = ...``, from
 its nodes; no pass looks at text. The builders write statements from the rule table's templates,
@@ -214,20 +214,20 @@ class Nest:
 
 @dataclass(frozen=True)
 class Restore:
-    """``a, b = loop1_entry``: carried values put back after a backward loop. The builder drops
+    """``a, b = loop1_saved``: carried values put back after a backward loop. The builder drops
     the names nothing later reads."""
 
     loop: object = field(compare=False)
     names: tuple = ()
-    entry: str = ""
+    saved: str = ""
 
     @property
     def text(self) -> str:
-        return f"{unpack_target(self.names)} = {self.entry}"
+        return f"{unpack_target(self.names)} = {self.saved}"
 
     @property
     def reads(self) -> Counter:
-        return Counter({self.entry: 1})
+        return Counter({self.saved: 1})
 
     @property
     def binds(self) -> frozenset:

@@ -58,11 +58,11 @@ def test_no_del_between_an_if_and_its_else():
 
 
 def test_restore_lines_bind_names():
-    restore = Restore(None, ("h",), "loop1_entry")
+    restore = Restore(None, ("h",), "loop1_saved")
     code = [restore, "a = h * 2", "b = a + 1"]
-    out, released = _released(code, ("loop1_entry",), frozenset(), ["b"])
-    assert out == _lines([restore, "del loop1_entry", "a = h * 2", "del h", "b = a + 1"])
-    assert released == {"loop1_entry", "h"}
+    out, released = _released(code, ("loop1_saved",), frozenset(), ["b"])
+    assert out == _lines([restore, "del loop1_saved", "a = h * 2", "del h", "b = a + 1"])
+    assert released == {"loop1_saved", "h"}
 
 
 def chain(x):

@@ -66,7 +66,7 @@ def level_names(body: tuple) -> set:
         if isinstance(stmt, If):
             names.update((stmt.test, stmt.saved))
         else:
-            names.update((stmt.tape, stmt.trips, stmt.entry))
+            names.update((stmt.tape, stmt.trips, stmt.saved))
             names.update(t for carry in stmt.carries for t in carry.targets)  # bound before, too
         names |= _carried_within(stmt) & bound
         later = _reads(flatten(body[index + 1:]))
@@ -108,9 +108,9 @@ class BlockSweeps:
         record = self.loop_records.get(loop)
         body = self.forward_code(loop.body)
         out: list = []
-        entry = self.loop_entries.get(loop)
-        if entry:
-            out.append(f"{loop.entry} = ({', '.join(entry)}{',' if len(entry) == 1 else ''})")
+        kept = self.loop_saved.get(loop)
+        if kept:
+            out.append(f"{loop.saved} = ({', '.join(kept)}{',' if len(kept) == 1 else ''})")
         if record is not None:
             names, tape = record
             if tape:
@@ -132,19 +132,19 @@ class BlockSweeps:
         return lines + self.backward_if_body(node)
 
     def backward_if_body(self, node: If) -> list:
-        entry = dict(self.adj.current)
-        entry_owned = set(self.adj.owned)
+        before = dict(self.adj.current)
+        owned_before = set(self.adj.owned)
         then_code = self.backward_code(node.body)
         self.adj.materialize_all(then_code)
         then_state, then_owned = self.adj.current, self.adj.owned
-        self.adj.current, self.adj.owned = dict(entry), set(entry_owned)
+        self.adj.current, self.adj.owned = dict(before), set(owned_before)
         else_code = self.backward_code(node.orelse)
         self.adj.materialize_all(else_code)
         else_state = self.adj.current
         self.adj.owned &= then_owned  # in place only where both paths made the array
         # Adjoints born inside the branches end there; one that flowed in (from uses after the
         # `if`) survives on a path that does not redefine its name.
-        local = self.local_to((node.body, node.orelse)) - set(entry)
+        local = self.local_to((node.body, node.orelse)) - set(before)
         self.adj.current = self.merged_adjoints(local, (then_code, then_state), (else_code, else_state))
         then_names = tuple(sorted(code_reads(then_code) & self.level_names(node.body)))
         else_names = tuple(sorted(code_reads(else_code) & self.level_names(node.orelse)))
@@ -215,7 +215,7 @@ class BlockSweeps:
                 zero_lines[var] = len(lines)
             self.adj.hold(lines, var, accumulator=var in accumulators)
         firsts = self.last_iteration_adjoints(lines, own)
-        entry = dict(self.adj.current)
+        before = dict(self.adj.current)
         body_code, collecting = self.collected_body(loop, inside, boundary, accumulators)
         self.adj.materialize_all(body_code)
         for var in boundary:
@@ -224,9 +224,9 @@ class BlockSweeps:
             else:
                 self.adj.hold(body_code, var)
         body_code[:0] = [line for var in sorted(firsts) for line in firsts[var]]
-        self.adj.current = {k: v for k, v in self.adj.current.items() if k in entry}
+        self.adj.current = {k: v for k, v in self.adj.current.items() if k in before}
         names, restore = self.loop_record(loop, inside, body_code, carried)
-        after = [Restore(loop, restore, loop.entry)] if restore else []
+        after = [Restore(loop, restore, loop.saved)] if restore else []
         if not has_statements(body_code):
             return lines + after
         summed = self.after_loop_sums(lines, zero_lines, collecting, body_code)
@@ -284,7 +284,7 @@ class BlockSweeps:
             names = ()
         else:
             self.loop_records[loop] = (names, bool(names))
-        self.loop_entries[loop] = restore
+        self.loop_saved[loop] = restore
         return names, restore
 
     def after_loop_sums(self, lines: list, zero_lines: dict, collecting: Collecting,
@@ -337,9 +337,9 @@ class BlockSweeps:
                 continue
             later = code_reads(code[index + 1:]) | code_reads(returns)
             kept = tuple(n for n in item.names if n in later)
-            self.loop_entries[item.loop] = kept
+            self.loop_saved[item.loop] = kept
             if kept:
-                out.append(Restore(item.loop, kept, item.entry))
+                out.append(Restore(item.loop, kept, item.saved))
         return out
 
     def level_names(self, body: tuple, extra: frozenset = frozenset()) -> set:

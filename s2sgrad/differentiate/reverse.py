@@ -65,7 +65,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         self.collecting: Optional[Collecting] = None  # in a backward loop: what it collects
         self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
         self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
-        self.loop_entries: dict = {}  # Loop -> carried names restored from before the loop
+        self.loop_saved: dict = {}  # Loop -> carried names restored from before the loop
         self.if_records: dict = {}  # If -> (then names, else names)
         self.classes, self.scalars = shapes or shape_facts(fn, table)
         self.definitions = definition_counts(fn.body)

@@ -141,7 +141,7 @@ class Loop:
     tape: str
     origin: Origin
     trips: str = ""  # counts iterations when nothing needs recording
-    entry: str = ""  # keeps carried values from before the loop, restored after the backward loop
+    saved: str = ""  # keeps carried values from before the loop, restored after the backward loop
     kind: Any = field(default=OtherHeader(), compare=False)  # RangeHeader | SequenceHeader | OtherHeader
 
     def counter(self) -> str:
@@ -252,7 +252,7 @@ def defined_names(body: tuple) -> set:
             names.add(stmt.saved)
             names |= defined_names(stmt.body) | defined_names(stmt.orelse)
         elif isinstance(stmt, Loop):
-            names.update((stmt.tape, stmt.trips, stmt.entry))
+            names.update((stmt.tape, stmt.trips, stmt.saved))
             names.update(stmt.targets)
             names |= defined_names(stmt.body) | defined_names(stmt.carries)
     return names

@@ -72,7 +72,7 @@ def _append_loop(ctx: Context, n: int, lowered: tuple, before: dict, tape: str,
     carried = sorted(k for k in before if ctx.env.get(k) != before[k])
     carries = loop_carries(ctx, before, origin)
     ctx.body.append(Loop(header, targets, body, carries, tape, origin,
-                         ctx.namer.fresh(f"loop{n}_trips"), ctx.namer.fresh(f"loop{n}_entry"), kind))
+                         ctx.namer.fresh(f"loop{n}_trips"), ctx.namer.fresh(f"loop{n}_saved"), kind))
     if ctx.loop_depth:
         # inside another loop, what this one carries changes there too: a new name after it
         # makes the enclosing loop carry it (its carries compare names before and after)

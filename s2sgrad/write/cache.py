@@ -1,8 +1,8 @@
-"""Disk cache of generated code: a key (sha256 of what the text depends on) -> a JSON entry (dict).
+"""Disk cache of generated code: a key (sha256 of what the text depends on) -> a JSON record (dict).
 
 Location: ``$S2SGRAD_CACHE_DIR`` when set (an empty value turns the cache off), else a per-user
 cache directory. Writers write a temporary file in the same directory and ``os.replace`` it, so
-several processes may write at once and a reader never sees half an entry. An entry that does not
+several processes may write at once and a reader never sees half an record. A record that does not
 parse or does not carry its own key is ignored (a miss), and the next write replaces it. Failing to
 read or write the cache never fails the caller. Imports only the standard library.
 """
@@ -44,32 +44,32 @@ def make_key(*parts: str) -> str:
     return digest.hexdigest()
 
 
-def entry_path(directory: str, key: str) -> str:
+def record_path(directory: str, key: str) -> str:
     return os.path.join(directory, key[:2], key[2:] + ".json")
 
 
 def get(key: str, directory: Optional[str] = None) -> Optional[dict]:
-    """The entry stored under ``key``, or None (missing, unreadable, corrupt, or cache disabled)."""
+    """The record stored under ``key``, or None (missing, unreadable, corrupt, or cache disabled)."""
     directory = default_dir() if directory is None else directory
     if not directory:
         return None
     try:
-        with open(entry_path(directory, key), encoding="utf-8") as handle:
-            entry = json.load(handle)
+        with open(record_path(directory, key), encoding="utf-8") as handle:
+            record = json.load(handle)
     except (OSError, ValueError):
         return None
-    if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
+    if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("key") != key:
         return None
-    return entry
+    return record
 
 
-def put(key: str, entry: dict, directory: Optional[str] = None) -> bool:
-    """Store ``entry`` (JSON-serializable) under ``key``; True when it was written."""
+def put(key: str, record: dict, directory: Optional[str] = None) -> bool:
+    """Store ``record`` (JSON-serializable) under ``key``; True when it was written."""
     directory = default_dir() if directory is None else directory
     if not directory:
         return False
-    path = entry_path(directory, key)
-    data = json.dumps({**entry, "format": FORMAT, "key": key}, sort_keys=True)
+    path = record_path(directory, key)
+    data = json.dumps({**record, "format": FORMAT, "key": key}, sort_keys=True)
     tmp = None
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -189,11 +189,11 @@ def _batched_and_columns(fun, args, argnums):
     tangents) and with the tangent code per column (the same module, its batched part unused)."""
     wrt = s2sgrad.api.wrt_names(fun, argnums)
     single = isinstance(argnums, int)
-    entry = derive.entry_for(fun, from_function(fun), wrt, mode="rev2")
-    assert entry["call"]["hvp_tangents"], "no batched tangent code"
-    per_column = {**entry, "call": {**entry["call"], "hvp_tangents": ""}}
-    text, batched = derive.hessian_function(fun, wrt, single, entry=entry)
-    columns_text, by_columns = derive.hessian_function(fun, wrt, single, entry=per_column)
+    code = derive.code_for(fun, from_function(fun), wrt, mode="rev2")
+    assert code["call"]["hvp_tangents"], "no batched tangent code"
+    per_column = {**code, "call": {**code["call"], "hvp_tangents": ""}}
+    text, batched = derive.hessian_function(fun, wrt, single, code=code)
+    columns_text, by_columns = derive.hessian_function(fun, wrt, single, code=per_column)
     assert "s2s.unit_chunks(" in text and "s2s.unit_chunks(" not in columns_text
     return batched(*args), by_columns(*args)
 

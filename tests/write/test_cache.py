@@ -82,7 +82,7 @@ def test_keys_are_length_prefixed_hashes():
                                      b'{"format": 1, "key": "someone else", "text": "x"}'])
 def test_corrupt_entries_are_misses_and_get_rewritten(tmp_path, garbage):
     key = cache.make_key("k")
-    path = Path(cache.entry_path(str(tmp_path), key))
+    path = Path(cache.record_path(str(tmp_path), key))
     path.parent.mkdir(parents=True)
     path.write_bytes(garbage)
     assert cache.get(key, str(tmp_path)) is None
@@ -233,17 +233,17 @@ def test_a_forward_mode_refusal_is_stored_and_served_without_the_pipeline(tmp_pa
     monkeypatch.syspath_prepend(str(tmp_path))
     f = import_file(tmp_path / "chol_user.py", "chol_user", monkeypatch).f
     with pytest.raises(s2sgrad.TransformError) as cold:
-        derive.entry_for(f, from_function(f), ("s",), mode="fwd")
+        derive.code_for(f, from_function(f), ("s",), mode="fwd")
     (stored,) = entries(cache_dir)
     assert "cholesky" in json.loads(stored.read_text())["refused"]["message"]
     forbid_pipeline(monkeypatch)
     with pytest.raises(s2sgrad.TransformError) as warm:
-        derive.entry_for(f, from_function(f), ("s",), mode="fwd")
+        derive.code_for(f, from_function(f), ("s",), mode="fwd")
     assert str(warm.value) == str(cold.value) and warm.value.location == cold.value.location
     # an edit to the file of a function it calls in another module: the refusal is stale
     (tmp_path / "chol_helper.py").write_text("def shift(a):\n    return a + 2.0\n")
     with pytest.raises(AssertionError, match="the pipeline ran"):
-        derive.entry_for(f, from_function(f), ("s",), mode="fwd")
+        derive.code_for(f, from_function(f), ("s",), mode="fwd")
 
 
 def test_a_new_process_reads_the_refusal_and_the_gradient_without_libcst(tmp_path):
