@@ -8,7 +8,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .api import build_jvp, grad, wrt_names
+from .api import grad
+from .forward_code import build_jvp
+from .parameters import wrt_names
 from .arguments import argument_check
 from .jacobians import hvp_code, run_generated
 from .partials import primal_call

@@ -17,7 +17,8 @@ import inspect
 import linecache
 from typing import Any, Callable, Optional
 
-from .api import TreeBuilds, flat_tangents, run_sweeps, tree_entries
+from .api import TreeBuilds, run_sweeps, tree_entries
+from .forward_code import flat_tangents
 from .arguments import argument_check
 from .boundary import api_boundary
 from .errors import Location, TransformError, UsageError

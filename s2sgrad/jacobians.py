@@ -20,15 +20,16 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import runtime
-from .api import (_argnum_names, _attach, _def_location, _directional, _param_names, again_with_trees,
-                  build_jvp, display_name,
-                  flat_tangents, grad, leaf_wrt, made_per_call,
-                  read_again, wrt_names)
+from .again import jacobian_again, jacobian_of_trees_only
+from .api import grad
 from .arguments import argument_check
 from .boundary import api_boundary
 from .errors import TransformError, UsageError
+from .forward_code import build_jvp, directional, flat_tangents, leaf_wrt
+from .parameters import def_location, made_per_call, param_names, positions_of, wrt_names
 from .partials import curried, primal_call
 from .read.live import entry_of, readable, tree_entry_of
+from .returned import again_with_trees, attach, read_again
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, bound_arguments, keyword_only, split_call
 from .trees import LEAF, TreeDef, tree_flatten, tree_unflatten
@@ -36,10 +37,6 @@ from . import derive
 
 Argnums = Union[int, Sequence[int]]
 _ndarray = np.ndarray
-
-
-def _positions(argnums: Argnums) -> tuple:
-    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
 @api_boundary
@@ -79,8 +76,14 @@ def _generated_jacobian(fun: Callable, wrt: tuple, single: bool, modes: tuple,
         raise first
     raise TransformError(f"the Jacobian of {getattr(fun, '__name__', fun)}: its parameters are of a "
                          "form the generated Jacobian function cannot take (positional-only, "
-                         "**kwargs)", _def_location(fun),
+                         "**kwargs)", def_location(fun),
                          "differentiate a function with plain parameters that calls this one")
+
+
+def _maker(modes: tuple) -> Callable:
+    """``make(fn, wrt)``: the generated Jacobian function of ``fn`` of the first of ``modes`` that
+    can write it, blocks per leaf (what again.jacobian_again takes)."""
+    return lambda fn, wrt: _generated_jacobian(fn, wrt, False, modes)[1]
 
 
 def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Callable:
@@ -89,10 +92,10 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
     blocks per leaf then regrouped into JAX's layout)."""
     original = fun
     if entry_of(original) is None and tree_entry_of(original) is not None:
-        return _jacobian_of_trees_only(original, argnums, modes, made)
+        return jacobian_of_trees_only(original, argnums, _maker(modes), made)
     fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
-    positions, single = _positions(argnums), isinstance(argnums, int)
+    positions, single = positions_of(argnums), isinstance(argnums, int)
     text, fn = made_per_call(fun, wrt), None
     try:
         if text is None:
@@ -102,13 +105,14 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
             raise
         text = refusal
     check = _argument_check(fun, positions, wrt)
-    name, params, per_structure = getattr(fun, "__name__", "the function"), _param_names(fun), {}
+    name, params, per_structure = getattr(fun, "__name__", "the function"), param_names(fun), {}
 
     def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
         split = split_call(fun, name, params, positions, args, kwargs)
         if split is not None:
             if made_by_s2sgrad:
-                return _jacobian_again(original, split, args, kwargs, single, modes, per_structure)
+                return jacobian_again(original, split, args, kwargs, single, _maker(modes),
+                                      per_structure)
             return _tree_layout(per_tree(split)(*split.args, **dict(split.keywords)), split, single)
         kwargs, keywords = keyword_only(fun, kwargs)
         args = bound_arguments(fun, args, kwargs)
@@ -126,7 +130,7 @@ def _jacobian(fun: Callable, argnums: Argnums, modes: tuple, made: str) -> Calla
         return per_structure[split.trees]
 
     again = None if made_by_s2sgrad else _tree_entry(fun, positions, single, per_tree)
-    return _attach(jacobian_fun, fun, text, made=made, entry=fn, tree_entry=again)
+    return attach(jacobian_fun, fun, text, made=made, entry=fn, tree_entry=again)
 
 
 def _tree_entry(fun: Callable, positions: tuple, single: bool, per_tree: Callable) -> Callable:
@@ -134,7 +138,7 @@ def _tree_entry(fun: Callable, positions: tuple, single: bool, per_tree: Callabl
     arguments, its split, the generated Jacobian function for those structures (``per_tree``)
     and the structure of its value in JAX's layout (``fun``'s value's, read by calling it, each
     leaf a tree of blocks per differentiated argument)."""
-    name, params = getattr(fun, "__name__", "the function"), _param_names(fun)
+    name, params = getattr(fun, "__name__", "the function"), param_names(fun)
 
     def again(args: tuple, kwargs: dict) -> Optional[tuple]:
         split = split_call(fun, name, params, positions, args, kwargs)
@@ -146,58 +150,6 @@ def _tree_entry(fun: Callable, positions: tuple, single: bool, per_tree: Callabl
 
     again.fun = fun  # type: ignore[attr-defined]  # whose parameters the calls pass
     return again
-
-
-def _jacobian_of_trees_only(original: Callable, argnums: Argnums, modes: tuple, made: str) -> Callable:
-    """The Jacobian of ``original``, a function s2sgrad returned whose generated code exists per
-    structure of pytree arguments only (its code for arrays was refused: ``model.W`` of a
-    dataclass, say): _jacobian_again at each call with pytrees, that refusal otherwise."""
-    fun = tree_entry_of(original).fun
-    _argnum_names(fun, argnums)  # checked against its parameters, at the user's call
-    positions, single = _positions(argnums), isinstance(argnums, int)
-    name, params, per_structure = display_name(original), _param_names(fun), {}
-    refusal = TransformError(
-        f"{name} is a function s2sgrad returned whose generated code exists for pytree "
-        "arguments only, per structure: its Jacobian is made at a call with pytrees",
-        _def_location(fun), "call it with the pytree arguments it was made for")
-
-    def jacobian_fun(*args: Any, **kwargs: Any) -> Any:
-        split = split_call(fun, name, params, positions, args, kwargs)
-        if split is None:
-            raise refusal
-        return _jacobian_again(original, split, args, kwargs, single, modes, per_structure)
-
-    return _attach(jacobian_fun, original, refusal, made=made)
-
-
-def _jacobian_again(original: Callable, split: Split, args: tuple, kwargs: dict, single: bool,
-                    modes: tuple, made: dict) -> Any:
-    """The Jacobian of ``original``, a function s2sgrad returned, at a call with pytree
-    arguments (``split``): the Jacobian function of the generated function it stands for at
-    these structures (read/live.py's TREE_ENTRY_ATTR, which takes the leaves), its blocks
-    regrouped into JAX's layout, the output in the structure ``original`` returns. Refused where
-    ``original`` has no such function, or differentiates other arguments than this call."""
-    again = tree_entry_of(original)
-    found = again(args, kwargs) if again is not None else None
-    name = getattr(original, "__name__", "the function")
-    if found is None or found[0].trees != split.trees:  # arguments flattened alike
-        raise again_with_trees(name)
-    _, inner, out_def = found
-    key = ("again", split.trees)
-    if key not in made:
-        params = _param_names(inner)
-        wrt = tuple(params[i] for i in split.leaf_positions)
-        made[key] = _generated_jacobian(inner, wrt, False, modes)[1]
-    derive.fresh(made[key])
-    result = made[key](*split.args, **dict(split.keywords))
-    leaves, count = tree_flatten(result)[0], split.result_count
-
-    def per_argument(blocks: list) -> Any:
-        grouped = split.regroup(blocks)
-        return grouped[0] if single else grouped
-
-    return tree_unflatten(out_def, [per_argument(leaves[i:i + count])
-                                    for i in range(0, len(leaves), count)])
 
 
 def _tree_layout(result: Any, split: Split, single: bool) -> Any:
@@ -225,13 +177,13 @@ def _without_blocks(treedef: TreeDef, count: int) -> TreeDef:
 
 def _argument_check(fun: Callable, positions: tuple, wrt: tuple) -> Callable:
     """api.argument_check for ``fun`` differentiated at ``positions`` (its parameters ``wrt``)."""
-    return argument_check(getattr(fun, "__name__", "the function"), _param_names(fun), positions, wrt)
+    return argument_check(getattr(fun, "__name__", "the function"), param_names(fun), positions, wrt)
 
 
 def _gradient(fun: Callable, wrt: tuple) -> Callable:
     """``grad(fun)`` with respect to its parameters ``wrt`` (an int argnums for one), whose
     generated ``<f>_grad`` forward mode reads."""
-    params = list(_param_names(fun))
+    params = list(param_names(fun))
     positions = tuple(params.index(name) for name in wrt)
     return grad(fun, positions[0] if len(positions) == 1 else positions)
 
@@ -272,7 +224,7 @@ class TreeRoutes:
     def __init__(self, fun: Callable, wrt: tuple, positions: tuple, again: bool = False,
                  make: Optional[Callable[[tuple], Any]] = None) -> None:
         self.fun, self.wrt, self.positions, self.again = fun, wrt, positions, again
-        self.name, self.params = getattr(fun, "__name__", "the function"), _param_names(fun)
+        self.name, self.params = getattr(fun, "__name__", "the function"), param_names(fun)
         self.make = make or (lambda trees: hvp_code(fun, wrt, False, trees)[1])
         self.routes: dict = {}
         self.check = TreeScalarCheck(fun)
@@ -304,7 +256,7 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     what runs. A ``functools.partial`` takes its fixed and bound arguments as constants."""
     fun, args, positions = primal_call(fun, primals)
     fun = readable(fun)
-    split = split_call(fun, getattr(fun, "__name__", "the function"), _param_names(fun),
+    split = split_call(fun, getattr(fun, "__name__", "the function"), param_names(fun),
                        positions, args, {})
     if split is not None:
         if split.select:
@@ -314,7 +266,7 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
         TreeScalarCheck(fun)(args, split)
         made = hvp_code(fun, wrt, False, split.trees)[1]
         return split.regroup(run_generated(made, split.args, tangents=flat))
-    tangents, wrt = _directional(fun, args, positions, tangents, "hvp")
+    tangents, wrt = directional(fun, args, positions, tangents, "hvp")
     ScalarCheck(fun)(args)
     return run_generated(hvp_code(fun, wrt, False)[1], args, tangents=tangents)
 
@@ -327,7 +279,7 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     shape ``x_i.shape + x_j.shape``. Its generated function (hessian_code) is what runs."""
     fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
-    positions = _positions(argnums)
+    positions = positions_of(argnums)
     single = isinstance(argnums, int)
     try:
         text, made = hessian_code(fun, wrt, single)
@@ -350,7 +302,7 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
         scalar(args)
         return float_for_float(run_generated(made, args), args, positions, single)
 
-    return _attach(hessian_fun, fun, text, made="s2sgrad.hessian", entry=made)
+    return attach(hessian_fun, fun, text, made="s2sgrad.hessian", entry=made)
 
 
 def run_generated(made: Callable, args: tuple, **keywords: Any) -> Any:
@@ -399,7 +351,7 @@ def _first_way(ways: tuple, fun: Callable, wrt: tuple, single: bool, trees: tupl
     raise TransformError(
         f"second derivatives of {name}: its generated code uses something s2sgrad cannot "
         f"differentiate again{f' ({first.message})' if first is not None else ''}",
-        _def_location(fun), "use s2sgrad.grad of a function that returns the first derivative "
+        def_location(fun), "use s2sgrad.grad of a function that returns the first derivative "
         "you need, or differences of gradients") from first
 
 

@@ -1,6 +1,6 @@
 """Forward mode by reverse mode, for a function forward mode cannot read (a custom_gradient
 function it calls, a rule with no tangent): a function and ``wrt`` -> ``(text, fn, tangent
-names)`` as api.build_jvp returns, ``fn(*args, **{tangent name: t})`` -> ``(value, J t)``; or
+names)`` as forward_code.build_jvp returns, ``fn(*args, **{tangent name: t})`` -> ``(value, J t)``; or
 None when this route does not apply either.
 
 The generated ``<f>_grads(*args, seed)`` (write/entries.py) is ``J^T seed``: linear in the seed.

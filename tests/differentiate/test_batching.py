@@ -187,7 +187,7 @@ CASES = [(lse, lse_ag, (np.linspace(-1.0, 1.0, 5),), 0),
 def _batched_and_columns(fun, args, argnums):
     """The Hessian by its generated function, with the batched tangent code (chunks of unit
     tangents) and with the tangent code per column (the same module, its batched part unused)."""
-    wrt = s2sgrad.api.wrt_names(fun, argnums)
+    wrt = s2sgrad.parameters.wrt_names(fun, argnums)
     single = isinstance(argnums, int)
     code = derive.code_for(fun, from_function(fun), wrt, mode="rev2")
     assert code["call"]["hvp_tangents"], "no batched tangent code"

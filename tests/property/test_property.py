@@ -55,7 +55,7 @@ from program_gen import Chooser, generate
 
 import s2sgrad
 from s2sgrad import cli
-from s2sgrad.api import build_jvp
+from s2sgrad.forward_code import build_jvp
 from s2sgrad.jacobians import hvp_code, run_generated
 from s2sgrad.read.live import readable
 from s2sgrad.checks import numerical_grad

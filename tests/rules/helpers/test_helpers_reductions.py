@@ -21,7 +21,7 @@ import scipy.special
 
 import s2sgrad
 from s2sgrad import TransformError
-from s2sgrad.api import build_jvp
+from s2sgrad.forward_code import build_jvp
 from s2sgrad.checks import numerical_grad
 from s2sgrad import runtime as s2s
 from s2sgrad import derive as service

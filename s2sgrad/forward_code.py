@@ -1,0 +1,131 @@
+"""Generated forward mode, loaded: a function and the parameters differentiated -> its ``<f>_jvp``
+and the names of its tangent parameters (or, where forward mode cannot read the function, the
+tangent by reverse mode over its generated gradient: transpose.py), and the checks of the tangents
+a user passes."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Sequence
+
+from .arguments import MASKED, argument_check, masked_refusal
+from .errors import TransformError, UsageError
+from .parameters import param_names, wrt_names
+from .read.capture import from_function
+from .transpose import jvp_by_reverse
+from .tree_arguments import Split
+from .trees import LEAF, tree_flatten
+from . import derive
+
+
+class ForwardGradient:
+    """Forward mode of ``fun`` with respect to one parameter, built on first use (``None`` when
+    s2sgrad has no forward mode for it: the caller then uses reverse mode)."""
+
+    def __init__(self, fun: Callable, wrt: tuple) -> None:
+        self.fun = fun
+        self.wrt = wrt
+        self.built = False
+        self.fn: Any = None
+        self.text = ""
+        self.tangents: tuple = ()
+        self.positional = -1  # primal parameter count when the tangents follow them positionally
+        self.refusal: Any = None
+
+    def get(self) -> Any:
+        if not self.built:
+            self.built = True
+            try:
+                self.text, self.fn, self.tangents = build_jvp(self.fun, self.wrt)
+                params = inspect.signature(self.fn).parameters.values()
+                if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params):
+                    self.positional = len(params) - len(self.tangents)
+            except Exception as exc:  # noqa: BLE001 - a refusal (or a failure) means reverse mode
+                self.refusal = exc
+                self.fn = None
+        return self.fn
+
+    def run(self, args: tuple) -> Any:
+        """``(value, tangent)`` along 1.0, or None after forward mode failed here (it is then
+        left for reverse mode, which runs the user's code again and raises what it raises)."""
+        try:
+            derive.fresh(self.fn)
+            if len(args) == self.positional:
+                return self.fn(*args, 1.0)
+            return self.fn(*args, **{self.tangents[0]: 1.0})
+        except Exception as exc:  # noqa: BLE001
+            self.refusal, self.fn = exc, None
+            return None
+
+
+def build_jvp(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
+    """Forward-mode transform of ``fun`` (or the disk cache): its text, its ``<name>_jvp``
+    function and the names of that function's tangent parameters (one per leaf of ``trees``)."""
+    text, (fn,) = derive.build(fun, wrt, mode="fwd", trees=trees)
+    params = tuple(inspect.signature(fn).parameters)
+    count = leaf_count(wrt, trees)
+    return text, fn, params[len(params) - count:]
+
+
+def leaf_wrt(fun: Callable, wrt: tuple, trees: tuple, mode: str) -> tuple:
+    """The parameters the code generated for ``trees`` (of ``mode``) differentiates: ``wrt``,
+    each tree parameter replaced by its leaves' parameters."""
+    if not trees:
+        return wrt
+    return tuple(derive.code_for(fun, from_function(fun), wrt, mode=mode, trees=trees)["wrt"])
+
+
+def leaf_count(wrt: tuple, trees: tuple) -> int:
+    """How many parameters the code generated for ``trees`` differentiates for ``wrt``."""
+    sizes = {param: treedef.num_leaves for param, treedef in trees}
+    return sum(sizes.get(name, 1) for name in wrt)
+
+
+def jvp_or_transpose(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
+    """build_jvp, or where forward mode cannot read ``fun``, the tangent by reverse mode over
+    its generated gradient (transpose.py); forward mode's refusal when neither applies."""
+    try:
+        return build_jvp(fun, wrt, trees)
+    except TransformError:
+        found = jvp_by_reverse(fun, wrt, trees, leaf_count(wrt, trees))
+        if found is None:
+            raise
+        return found
+
+
+def directional(fun: Callable, args: tuple, positions: tuple, tangents: Sequence[Any],
+                 what: str) -> tuple:
+    """``(tangents, wrt)`` for jvp/hvp at ``args`` (the primals at ``positions``): one tangent
+    per primal, each primal an array or a float; ``wrt`` the names of their parameters."""
+    tangents = tuple(tangents)
+    if len(positions) != len(tangents):
+        raise UsageError(f"{what} needs one tangent per primal: got {len(positions)} primal(s) and "
+                         f"{len(tangents)} tangent(s)")
+    wrt = wrt_names(fun, positions)
+    name = getattr(fun, "__name__", "the function")
+    argument_check(name, param_names(fun), positions, wrt)(args, {})
+    for param, tangent in zip(wrt, tangents):
+        if isinstance(tangent, MASKED):
+            raise masked_refusal(name, f"the tangent for `{param}`")
+    return tangents, wrt
+
+
+def flat_tangents(split: Split, tangents: Sequence[Any], what: str) -> tuple:
+    """The leaves of ``tangents`` (one tree per differentiated argument of ``split``, each of
+    its argument's structure), in ``split``'s leaf order."""
+    tangents = tuple(tangents)
+    if len(tangents) != len(split.defs):
+        raise UsageError(f"{what} needs one tangent per primal: got {len(split.defs)} primal(s) "
+                         f"and {len(tangents)} tangent(s)")
+    out = []
+    for treedef, tangent in zip(split.defs, tangents):
+        leaves, got = tree_flatten(tangent)
+        if (treedef or LEAF) != got:
+            raise UsageError(f"{what}: a tangent's structure ({got.describe()}) is not its "
+                             f"primal's ({(treedef or LEAF).describe()})")
+        out.extend(leaves)
+    return tuple(out)
+
+
+__all__ = ["ForwardGradient", "build_jvp", "directional", "flat_tangents", "jvp_or_transpose",
+           "leaf_count", "leaf_wrt"]
