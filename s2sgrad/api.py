@@ -79,10 +79,10 @@ def _argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
 
 
 def made_per_call(fun: Callable, wrt: tuple) -> Optional[TransformError]:
-    """Where ``wrt`` names ``fun``'s ``*args``, what stands for its generated code until a call
-    (the code is made for the number of arguments each call passes there: Split); else None."""
+    """Where ``fun`` takes ``*args``, what stands for its generated code until a call (the code
+    is made for the number of arguments each call passes there: Split); else None."""
     at = star_position(fun)
-    if at is None or _param_names(fun)[at] not in wrt:
+    if at is None:
         return None
     star = _param_names(fun)[at]
     return TransformError(
@@ -535,7 +535,7 @@ def flat_tangents(split: Split, tangents: Sequence[Any], what: str) -> tuple:
             raise UsageError(f"{what}: a tangent's structure ({got.describe()}) is not its "
                              f"primal's ({(treedef or LEAF).describe()})")
         out.extend(leaves)
-    return tuple(out)
+    return split.spread(out)
 
 
 TRANSFORMATIONS.add(Transformation("vjp", vjp, curried=False))
