@@ -222,3 +222,29 @@ def test_command_line(name, emitted):
     product = getattr(emitted, f"{name}_grad_hvp")(*args, **dots)
     for g, e in zip(product if len(hvps) > 1 else (product,), hvps):
         _close(g, e)
+
+
+def test_command_line_checks_the_annotated_class(emitted):
+    """The code read LinearModel's methods for `model: LinearModel`: another class (a subclass
+    overriding a method) stops at its first line rather than getting LinearModel's derivative."""
+    class Other(programs.LinearModel):
+        def predict(self, x):
+            return x
+
+    model, x = ARGUMENTS["model_argument"][0]
+    with pytest.raises(TypeError, match="generated for a `model` of class LinearModel"):
+        emitted.model_argument_grad(Other(model.W, model.b), x)
+
+
+def test_command_line_hints_at_the_annotation(tmp_path):
+    """Without the annotation the command line cannot know the argument's class: refused at the
+    method call, the hint saying what to write."""
+    text = (HERE / "new_user_programs.py").read_text()
+    lines = text.splitlines(keepends=True)
+    kept = [line.replace("model: LinearModel", "model") for i, line in enumerate(lines) if not (
+        line.startswith("@s2sgrad.differentiable") and not lines[i + 1].startswith("def model_argument("))]
+    done = _emit(tmp_path, "".join(kept))
+    assert done.returncode == 2
+    first = done.stderr.splitlines()[0]
+    assert first.startswith("new_user_programs.py:") and "`model.predict(...)`" in first, done.stderr
+    assert "annotate that argument with its class: `model: LinearModel`" in done.stderr
