@@ -60,7 +60,7 @@ def lower_statement(ctx: Context, stmt: cst.BaseSmallStatement, is_first: bool) 
 
 
 def _class_check(ctx: Context, stmt: cst.Assert) -> None:
-    """``assert type(v) is Cls, message`` as ``s2s.check_class(v, Cls, message)``, kept in the
+    """``assert type(v) is Cls, message`` as a call of the runtime's check_class, kept in the
     forward code: code that read ``Cls``'s methods for ``v`` (lower/methods.py, a parameter's
     annotation on the command line) runs for that class only."""
     value = stmt.test.left.args[0].value
