@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 
 from .api import TreeBuilds, run_sweeps, tree_entries
 from .forward_code import flat_tangents
+from .parameters import made_per_call
 from .arguments import argument_check
 from .boundary import api_boundary
 from .errors import Location, TransformError, UsageError
@@ -27,7 +28,7 @@ from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred
 from . import derive
 from .jacobians import (ScalarCheck, TreeRoutes, float_for_float, hessian_code, run_generated, hvp_code,
                         tree_blocks)
-from .tree_arguments import bound_arguments, split_call
+from .tree_arguments import bound_arguments, split_call, star_position
 
 
 class _Loaded:
@@ -80,8 +81,20 @@ def _default_wrt(fun: Callable) -> tuple:
     return (params[0],)
 
 
+def call_positions(fun: Callable, wrt: tuple) -> tuple:
+    """``(positions, single)``: ``positions(args)`` -> the positions of ``fun``'s parameters
+    ``wrt`` in a call with ``args`` (a ``*args`` parameter stands for every argument passed
+    there, as argnums counting into it); ``single``: whether one array is differentiated."""
+    params = tuple(inspect.signature(fun).parameters)
+    fixed, star = tuple(params.index(n) for n in wrt), star_position(fun)
+    if star is None or star not in fixed:
+        return (lambda args: fixed), len(wrt) == 1
+    return (lambda args: tuple(q for p in fixed
+                               for q in (range(star, len(args)) if p == star else (p,)))), False
+
+
 def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
-    single = len(wrt) == 1
+    where, single = call_positions(fun, wrt)
     name = fun.__name__
     params = tuple(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
@@ -89,7 +102,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     trees = TreeBuilds(fun, wrt)
 
     def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
-        split = split_call(fun, name, params, positions, args, kwargs)
+        split = split_call(fun, name, params, where(args), args, kwargs)
         if split is not None:  # pytrees: code generated for their structures
             fwd, bwd, _ = trees.get(split)
             value, grads = run_sweeps(fwd, bwd, split.args, dict(split.keywords), name)
@@ -131,7 +144,7 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
 
     params = list(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
-    single = len(wrt) == 1
+    where, single = call_positions(fun, wrt)
     scalar = ScalarCheck(fun)
     tree_route = TreeRoutes(fun, wrt, positions).split  # pytree arguments: per structure
     tree_hessian = TreeRoutes(fun, wrt, positions,
@@ -142,7 +155,7 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
                                                   sweeps))
 
     def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
-        split, route = tree_route(args, kwargs)
+        split, route = tree_route(args, kwargs, where(args))
         if split is not None:
             flat = flat_tangents(split, (tangents,) if single else tuple(tangents), "hvp")
             out = split.regroup(run_generated(route, split.args, tangents=flat))
@@ -153,7 +166,7 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
         return run_generated(product.get(), args, tangents=tangents if single else tuple(tangents))
 
     def hessian(*args: Any, **kwargs: Any) -> Any:
-        split, per_leaves = tree_hessian(args, kwargs)
+        split, per_leaves = tree_hessian(args, kwargs, where(args))
         if split is not None:
             return tree_blocks(split, run_generated(per_leaves, split.args), single)
         args = bound_arguments(fun, args, kwargs)
@@ -213,6 +226,9 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     unit = from_function(fun)
     names = names if names else _default_wrt(fun)
     mode = "rev2" if order == 2 else "rev"
+    per_call = made_per_call(fun, names)  # *args: the code is made per call, for its arrays
+    if per_call is not None:
+        return _attach(fun, names, str(per_call), _PerCall(fun, per_call, mode))
     try:
         code = derive.code_for(fun, unit, names, mode=mode)
     except TransformError as refusal:

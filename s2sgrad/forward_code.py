@@ -124,7 +124,7 @@ def flat_tangents(split: Split, tangents: Sequence[Any], what: str) -> tuple:
             raise UsageError(f"{what}: a tangent's structure ({got.describe()}) is not its "
                              f"primal's ({(treedef or LEAF).describe()})")
         out.extend(leaves)
-    return tuple(out)
+    return split.spread(out)
 
 
 __all__ = ["ForwardGradient", "build_jvp", "directional", "flat_tangents", "jvp_or_transpose",

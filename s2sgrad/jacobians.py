@@ -24,7 +24,7 @@ from .again import jacobian_again, jacobian_of_trees_only
 from .api import grad
 from .arguments import argument_check
 from .boundary import api_boundary
-from .errors import TransformError, UsageError
+from .errors import TransformError
 from .forward_code import build_jvp, directional, flat_tangents, leaf_wrt
 from .parameters import def_location, made_per_call, param_names, positions_of, wrt_names
 from .partials import curried, primal_call
@@ -229,24 +229,18 @@ class TreeRoutes:
         self.routes: dict = {}
         self.check = TreeScalarCheck(fun)
 
-    def split(self, args: tuple, kwargs: dict) -> tuple:
-        split = split_call(self.fun, self.name, self.params, self.positions, args, kwargs)
+    def split(self, args: tuple, kwargs: dict, positions: Optional[tuple] = None) -> tuple:
+        """(``positions``: this call's, where they differ from the construction's: *args.)"""
+        split = split_call(self.fun, self.name, self.params, positions or self.positions, args,
+                           kwargs)
         if split is None:
             return None, None
         if self.again:  # ``fun`` is generated code s2sgrad returned
             raise again_with_trees(self.name)
-        if split.select:
-            raise star_refusal(self.name)
         self.check(bound_arguments(self.fun, args, kwargs), split)
         if split.trees not in self.routes:
             self.routes[split.trees] = self.make(split.trees)
         return split, self.routes[split.trees]
-
-
-def star_refusal(name: str) -> UsageError:
-    """The refusal of second derivatives with respect to arguments passed to ``*args``."""
-    return UsageError(f"{name}: second derivatives with respect to arguments passed to *args are "
-                      "not supported yet; name the parameters, or pass the arrays as one tuple")
 
 
 @api_boundary
@@ -259,8 +253,6 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     split = split_call(fun, getattr(fun, "__name__", "the function"), param_names(fun),
                        positions, args, {})
     if split is not None:
-        if split.select:
-            raise star_refusal(getattr(fun, "__name__", "the function"))
         wrt = wrt_names(fun, positions)
         flat = flat_tangents(split, tangents, "hvp")
         TreeScalarCheck(fun)(args, split)
@@ -281,8 +273,10 @@ def hessian(fun: Callable, argnums: Argnums = 0) -> Callable:
     wrt = wrt_names(fun, argnums)
     positions = positions_of(argnums)
     single = isinstance(argnums, int)
+    text, made = made_per_call(fun, wrt), None  # *args: the code is made per call (TreeRoutes)
     try:
-        text, made = hessian_code(fun, wrt, single)
+        if text is None:
+            text, made = hessian_code(fun, wrt, single)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
         if refusal.member_of is None:
             raise
@@ -454,6 +448,7 @@ for _record in (Transformation("hessian", hessian), Transformation("jacfwd", jac
 def tree_blocks(split: Split, blocks: Any, single: bool) -> Any:
     """Blocks ``[a][b]`` per pair of differentiated leaves -> JAX's layout: per argument (one for
     ``single``), a tree of its structure whose leaves hold, per argument, a tree of blocks."""
+    blocks = split.selected_blocks(blocks)  # (a call into *args: those asked for)
     chunks = split.chunks(list(range(len(split.leaf_positions))))
 
     def grouped(j: int, items: list) -> Any:

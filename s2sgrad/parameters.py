@@ -60,10 +60,10 @@ def argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
 
 
 def made_per_call(fun: Callable, wrt: tuple) -> Optional[TransformError]:
-    """Where ``wrt`` names ``fun``'s ``*args``, what stands for its generated code until a call
-    (the code is made for the number of arguments each call passes there: Split); else None."""
+    """Where ``fun`` takes ``*args``, what stands for its generated code until a call (the code
+    is made for the number of arguments each call passes there: Split); else None."""
     at = star_position(fun)
-    if at is None or param_names(fun)[at] not in wrt:
+    if at is None:
         return None
     star = param_names(fun)[at]
     return TransformError(

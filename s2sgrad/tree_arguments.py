@@ -16,6 +16,8 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
+
 from .arguments import (MASKED, PLAIN, differentiable_value, masked_refusal, not_differentiable,
                         speaks_numpy)
 from .errors import UsageError
@@ -71,6 +73,7 @@ class Split:
     # those of the generated code (which differentiates every argument passed there)
     select: tuple = ()
     results: int = 0  # how many results the generated code gives, where it differs
+    order: tuple = ()  # for a call into ``*args``: the positions the generated code differentiates
 
     @property
     def result_count(self) -> int:
@@ -89,6 +92,24 @@ class Split:
             out.append(chunk[0] if treedef is None else tree_unflatten(treedef, chunk))
             start += count
         return tuple(out)
+
+    def spread(self, items: Sequence[Any]) -> tuple:
+        """``items`` (one per differentiated leaf: tangents) -> one per leaf the generated code
+        differentiates: for a call into ``*args``, zeros for the arguments passed there that
+        were not asked for."""
+        if not self.select:
+            return tuple(items)
+        out = [_zero_like(self.args[p]) for p in self.order]
+        for k, item in zip(self.select, items):
+            out[k] = item
+        return tuple(out)
+
+    def selected_blocks(self, blocks: Any) -> Any:
+        """Blocks ``[a][b]`` per pair of leaves the generated code differentiates -> per pair of
+        differentiated leaves (for a call into ``*args``, those asked for)."""
+        if not self.select:
+            return blocks
+        return [[blocks[a][b] for b in self.select] for a in self.select]
 
     def chunks(self, items: Sequence[Any]) -> list:
         """``items`` (one per differentiated leaf) cut into one list per differentiated position."""
@@ -117,7 +138,7 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
     None, registered nodes)."""
     kwargs, keywords = keyword_only(fun, kwargs)
     star = star_position(fun)
-    if star is not None and any(p >= star for p in positions):
+    if star is not None:  # the generated code takes the arguments passed there by position
         return _star_split(name, params, star, positions, args, kwargs, keywords, complex_numbers)
     objects = _objects(fun, params, args, positions) if not kwargs else ()
     if not objects and plain_call(args, kwargs, positions):
@@ -211,7 +232,12 @@ def _star_split(name: str, params: Sequence[str], star: int, positions: tuple, a
     tuple_def = TreeDef("tuple", children=tuple(LEAF for _ in range(len(args) - star)))
     return Split(tuple(args), ((params[star], tuple_def),), tuple(None for _ in positions),
                  tuple(positions), tuple(keywords.items()), tuple(order.index(p) for p in positions),
-                 len(order))
+                 len(order), tuple(order))
+
+
+def _zero_like(value: Any) -> Any:
+    """A zero tangent for ``value`` (an array or a number)."""
+    return np.zeros_like(value) if isinstance(value, np.ndarray) else 0.0 * value
 
 
 def _check_leaf(name: str, text: str, leaf: Any, complex_numbers: bool) -> None:

@@ -16,7 +16,8 @@ from ..rules.table import RuleTable
 
 _FOLLOW = ("s2sgrad reads the methods of your classes defined in this function's file, called on a "
            "global, on an object built here, or on an argument (a differentiated dataclass, or one "
-           "not differentiated, given at a call); otherwise "
+           "not differentiated, given at a call; for the command line, which never runs the "
+           "file, annotate that argument with its class: `model: LinearModel`); otherwise "
            "move the method's body into a module-level `def` that takes the arrays (the method "
            "can call it), and call that here")
 

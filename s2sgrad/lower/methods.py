@@ -43,6 +43,7 @@ from ..read.parse import KeepingTransformer, ParsedFunction
 from .classes import ClassInfo, live_class, literal, static_class
 from .local_scope import _params, _scope, check_reads_unbound
 from .naming import Namer
+from .text import code
 from ..read.walk import findall
 
 
@@ -55,6 +56,7 @@ class _Receiver:
     cls: ClassInfo
     scalars: Optional[dict] = None  # attribute -> local name
     locals: dict = field(default_factory=dict)  # member -> the local function standing for it
+    annotation: Optional[cst.Param] = None  # a parameter read by its annotation (the command line)
 
 
 def _bound_names(pf: ParsedFunction) -> set:
@@ -78,10 +80,45 @@ def inline_methods(pf: ParsedFunction, trees: tuple = ()) -> ParsedFunction:
     namer = Namer({n.value for n in name_nodes(pf.node)} | bound |
                   {n.value for s in pf.parsed.module.body if isinstance(s, cst.ClassDef) for n in name_nodes(s)})
     writer = _Writer(pf, receivers, namer, bound)
-    body = writer.rewrite_body(pf.node.body)
+    body = _guarded(pf, writer.rewrite_body(pf.node.body), receivers)
     node = pf.node.with_changes(body=body)
     pf.parsed.adopt(node, pf.node)
     return replace(pf, node=node)
+
+
+def _annotated(pf: ParsedFunction, name: str) -> Optional[cst.Param]:
+    """``pf``'s parameter ``name`` where its annotation is one plain name (``model:
+    LinearModel``), else None."""
+    param = next((p for p in _params(pf.node.params) if p.name.value == name), None)
+    if param is None or param.annotation is None or \
+            not isinstance(param.annotation.annotation, cst.Name):
+        return None
+    return param
+
+
+def _guarded(pf: ParsedFunction, suite: cst.BaseSuite, receivers: dict) -> cst.BaseSuite:
+    """``suite`` headed, for each parameter whose methods were read by its annotation, by
+    ``assert type(model) is LinearModel, ...``: the code read that class's methods, so an
+    argument of another class (a subclass overriding one) stops there rather than getting that
+    class's derivative."""
+    guards = []
+    present = {code(stmt) for stmt in suite.body}  # (a pass that runs again)
+    for receiver in sorted(receivers.values(), key=lambda r: r.name):
+        if receiver.annotation is None:
+            continue
+        cls = receiver.cls.name
+        message = f"{pf.node.name.value}: generated for a `{receiver.name}` of class {cls} (its annotation)"
+        guard = cst.parse_statement(f"assert type({receiver.name}) is {cls}, {message!r}\n")
+        if code(guard) in present:
+            continue
+        pf.parsed.adopt(guard, receiver.annotation)
+        pf.parsed.adopt(guard.body[0], receiver.annotation)
+        guards.append(guard)
+    if not guards:
+        return suite
+    body = list(suite.body)
+    docstring = body[:1] if body and _is_docstring(body[0]) else []
+    return suite.with_changes(body=docstring + guards + body[len(docstring):])
 
 
 def _attribute_objects(node: cst.CSTNode) -> list:
@@ -114,6 +151,12 @@ def _receivers(pf: ParsedFunction, reads: set, bound: set, trees: dict) -> dict:
                     and live is not None:
                 cls = live_class(pf, treedef.node_type)
         elif name in params:
+            if live is not None:
+                continue
+            param = _annotated(pf, name)  # the command line: `model: LinearModel`
+            cls = static_class(pf, param.annotation.annotation.value) if param is not None else None
+            if cls is not None:
+                out[name] = _Receiver(name, cls, annotation=param)
             continue
         elif name in bound:
             made = _constructed(pf, name, bindings.get(name, []), bound)

@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 import libcst.matchers as m
 
+from ..runtime.contexts import check_class
 from .assignments import assign, copy_to, lower_append
 from .context import Context
 from .expressions import operand
@@ -18,6 +19,10 @@ from .writes import find_write, reads_locals
 
 
 # ``del a`` or ``del a, b``: the other forms (``del x[i]``) change a value and are refused (fence).
+# ``assert type(model) is LinearModel, ...``: kept where it runs (runtime check_class).
+CLASS_CHECK = m.Assert(test=m.Comparison(
+    left=m.Call(func=m.Name("type"), args=[m.Arg(value=m.Name(), keyword=None)]),
+    comparisons=[m.ComparisonTarget(operator=m.Is(), comparator=m.Name())]))
 NAME_DEL = m.Del(target=m.Name() | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=m.Name()))]))
 
 
@@ -29,6 +34,9 @@ def lower_statement(ctx: Context, stmt: cst.BaseSmallStatement, is_first: bool) 
     if isinstance(stmt, cst.Expr):
         if not (is_first and isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString))):
             _expression_statement(ctx, stmt)
+        return
+    if m.matches(stmt, CLASS_CHECK):
+        _class_check(ctx, stmt)
         return
     if isinstance(stmt, cst.Assert):
         return  # checks on values do not change the gradient; the forward call keeps them
@@ -49,6 +57,18 @@ def lower_statement(ctx: Context, stmt: cst.BaseSmallStatement, is_first: bool) 
             assign(ctx, other, first)
         return
     raise ctx.pf.error(stmt, f"unsupported statement: {one_line_text(code(stmt))}")
+
+
+def _class_check(ctx: Context, stmt: cst.Assert) -> None:
+    """``assert type(v) is Cls, message`` as a call of the runtime's check_class, kept in the
+    forward code: code that read ``Cls``'s methods for ``v`` (lower/methods.py, a parameter's
+    annotation on the command line) runs for that class only."""
+    value = stmt.test.left.args[0].value
+    cls = stmt.test.comparisons[0].comparator
+    message = stmt.msg if stmt.msg is not None else cst.SimpleString(repr(f"not a {cls.value}"))
+    args = [cst.Arg(ctx.verbatim(node)[0]) for node in (value, cls, message)]
+    call = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(check_class.__name__)), args)
+    ctx.emit((), call, Prim("nondiff", (), location=ctx.pf.location(stmt)))
 
 
 def _writing_assignment(ctx: Context, stmt: cst.Assign) -> bool:

@@ -79,10 +79,16 @@ def _check_signature(pf: ParsedFunction) -> None:
     if fn.asynchronous is not None:
         raise pf.error(fn, f"async function {fn.name.value} cannot be differentiated",
                        "write a plain `def` function")
+    if isinstance(fn.params.star_arg, cst.Param):  # left where no call gave it a structure
+        star = fn.params.star_arg.name.value
+        raise pf.error(fn.params.star_arg, f"{fn.name.value} takes *{star}: s2sgrad makes the "
+                       "code of the function it differentiates per call, for the arrays passed "
+                       "there (s2sgrad.grad, @differentiable); here no call says how many (a "
+                       "function called from it, or the command line, which never runs the file)",
+                       "list the parameters, or pass the arrays as one tuple")
     if _star_params(fn):
-        star = fn.params.star_arg if isinstance(fn.params.star_arg, cst.Param) else fn.params.star_kwarg
-        raise pf.error(star, f"{fn.name.value} takes *args or **kwargs, which s2sgrad cannot "
-                       "differentiate", "list the parameters explicitly")
+        raise pf.error(fn.params.star_kwarg, f"{fn.name.value} takes **kwargs, which s2sgrad "
+                       "cannot differentiate", "list the parameters explicitly")
     if fn.params.posonly_params:
         raise pf.error(fn.params.posonly_params[0], "positional-only parameters are not supported",
                        "remove the `/` from the signature")

@@ -22,7 +22,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
   convolution mode's window of the full result (signal_window, signal_embed)
 - stats: the parts of scipy.stats' dirichlet and multivariate_normal densities (simplex_full, mvn_deviations, ...)
 - custom: custom_result
-- contexts: enter_context, entered, exit_context (a `with` block's manager)
+- contexts: enter_context, entered, exit_context (a `with` block's manager), check_class
 - sorting: sorted_jvp, sorted_vjp (Python's sorted of numbers)
 - complex: match_complex, abs_slope, angle_slope (and their adjoints)
 - contract: einsum_vjp, einsum_vjps

@@ -3,6 +3,8 @@ parameter given the structure of what a call passed there (``Options.trees``: a 
 many positional parameters (lower/star_args.py, then lower/trees.py): checked here on the
 generated functions against autograd, which takes the same positions."""
 
+import types
+
 import autograd
 import numpy as np
 import pytest
@@ -90,6 +92,12 @@ def test_argnums_count_into_star_args_at_the_api():
     adjoints = s2sgrad.vjp(only_star, X, X * 0.7)[1](1.0)
     np.testing.assert_allclose(adjoints[1], 2 * X * 0.7, rtol=1e-12)
     s2sgrad.check_grads(only_star, (X, X * 0.7, X - 1.0))
+    s2sgrad.check_grads(star_sum, (X, X * 0.7, X - 1.0), order=2, modes=("rev", "fwd"))
+    s2sgrad.check_grads(star_sum, (X, X * 0.7, X - 1.0), order=2, modes=("rev", "fwd"),
+                        argnums=(0, 2))
+    # the parameters before *args alone (the code still made for the arrays passed there)
+    np.testing.assert_allclose(s2sgrad.grad(star_sum, argnums=0)(*args, scale=3.0), expected[0],
+                               rtol=1e-10)
 
 
 def test_what_star_args_do_not_take_yet_is_refused_at_the_call():
@@ -98,8 +106,6 @@ def test_what_star_args_do_not_take_yet_is_refused_at_the_call():
     assert "test_star_args.py:" in str(info.value).splitlines()[0]
     with pytest.raises(UsageError, match=r"do not fit a call with 2 argument"):
         s2sgrad.grad(only_star, argnums=(0, 2))(X, X)
-    with pytest.raises(UsageError, match="second derivatives with respect to arguments passed to"):
-        s2sgrad.hvp(only_star, (X, X), (X, X))
     with pytest.raises(UsageError, match="pytree"):
         s2sgrad.grad(only_star, argnums=0)({"a": X}, X)
 
@@ -126,3 +132,70 @@ def test_keyword_only_arguments_are_passed_on_by_grad_and_the_jacobians():
     # the Hessian's routes do not pass them on yet: a clear refusal, never the default silently
     with pytest.raises(UsageError, match="keyword-only arguments \\['lam'\\]"):
         s2sgrad.hessian(scaled_loss)(w, lam=0.5)
+
+
+def _copy(fn):
+    """A fresh function object of ``fn``'s code (the decorator sets attributes on what it takes)."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    return copy
+
+
+def _twin(fn):
+    """``fn`` with ``np`` bound to autograd.numpy, its keyword-only defaults kept."""
+    twin = _rebind(fn)
+    twin.__kwdefaults__ = fn.__kwdefaults__
+    return twin
+
+
+def _autograd_blocks(fun, args, argnums):
+    """autograd's Hessian blocks ``[i][j]`` of ``fun`` for the positions ``argnums``."""
+    return [[autograd.jacobian(autograd.grad(fun, a), b)(*args) for b in argnums] for a in argnums]
+
+
+@pytest.mark.parametrize("argnums", [(0, 1, 2, 3), (2, 0), (3, 1), 2, 0])
+def test_hessian_counts_argnums_into_star_args(argnums):
+    """The Hessian's code is made for the arrays a call passes to *args (all differentiated),
+    the blocks of the positions asked for selected: Split.selected_blocks."""
+    def star_loss(a, *xs):
+        return sum(np.sum(np.sin(x) * a) * np.sum(x ** 2) for x in xs) + np.sum(a * xs[0] * xs[-1])
+
+    args = (X * 0.5, X, X * 2.0, -X)
+    got = s2sgrad.hessian(star_loss, argnums=argnums)(*args)
+    positions = (argnums,) if isinstance(argnums, int) else argnums
+    expected = _autograd_blocks(_rebind(star_loss), args, positions)
+    if isinstance(argnums, int):
+        np.testing.assert_allclose(got, expected[0][0], rtol=1e-10, atol=1e-12)
+        return
+    for i in range(len(positions)):
+        for j in range(len(positions)):
+            np.testing.assert_allclose(got[i][j], expected[i][j], rtol=1e-10, atol=1e-12)
+
+
+def test_hvp_into_star_args():
+    args, tangents = (X * 0.5, X, X * 2.0), (np.cos(X), X - 0.2, np.ones(3))
+    got = s2sgrad.hvp(star_sum, args, tangents)
+    blocks = _autograd_blocks(_twin(star_sum), args, (0, 1, 2))
+    for i in range(3):
+        np.testing.assert_allclose(got[i], sum(blocks[i][j] @ tangents[j] for j in range(3)),
+                                   rtol=1e-10)
+
+
+def test_the_decorator_takes_star_args_as_the_positions_a_call_passes():
+    """``@differentiable`` naming *args (or defaulting to it) differentiates every array passed
+    there, as argnums counting into it: a tuple of results, the code made per call."""
+    loss = s2sgrad.differentiable(_copy(only_star), order=2)
+    named = s2sgrad.differentiable(_copy(star_sum), wrt=("a", "xs"), order=2)
+    for fun, args, plain in ((loss, (X, X * 0.7, X - 1.0), _rebind(only_star)),
+                             (named, (X * 0.5, X, -X), _twin(star_sum))):
+        positions = tuple(range(len(args)))
+        for g, e in zip(fun.grad(*args), autograd.grad(plain, positions)(*args)):
+            np.testing.assert_allclose(g, e, rtol=1e-10)
+        blocks, hessian = _autograd_blocks(plain, args, positions), fun.hessian(*args)
+        tangents = tuple(np.cos(a) for a in args)
+        product = fun.hvp(*args, tangents=tangents)
+        for i in positions:
+            np.testing.assert_allclose(product[i], sum(blocks[i][j] @ tangents[j] for j in positions),
+                                       rtol=1e-10)
+            for j in positions:
+                np.testing.assert_allclose(hessian[i][j], blocks[i][j], rtol=1e-10, atol=1e-12)

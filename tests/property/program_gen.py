@@ -1994,9 +1994,11 @@ def star_arguments(gen: "Gen", prog: Program) -> None:
     lines.append(f"    return f({reads['x']}, {reads['v']}, {reads['s']}, flag)")
     prog.main += "\n\n\n" + "\n".join(lines)
     prog.star = (tuple(order), keyword)
-    gen.tag("star_args")
+    gen.tag("star_args", "star_args_decorator")
     if keyword:
         gen.tag("keyword_only")
+    else:  # the Hessian's routes take no keyword-only arguments yet
+        gen.tag("star_args_second_order")
 
 
 def _tree_node(ch: Chooser, leaves: list, gen: "Gen") -> tuple:
@@ -2145,3 +2147,17 @@ def object_arguments(gen: "Gen", prog: Program) -> None:
     prog.main += cls + "\n\n\n" + "\n".join(lines)
     prog.obj = (tuple(params), name)
     gen.tag("object_arg", f"object_arg_{x_form}", f"object_arg_v_{v_form}")
+    object_annotation(gen, prog)
+
+
+def object_annotation(gen: "Gen", prog: Program) -> None:
+    """``f_obj``'s object parameter annotated with its class (``model: Scaler``), which the
+    command line reads its methods by (``object_arg_annotated``): drawn after every other
+    draw, so the rest of each program is what it was before this production."""
+    if not gen.ch.bool(50):
+        return
+    params, name = prog.obj
+    head = f"def f_obj({', '.join(params)}):"
+    annotated = f"def f_obj({', '.join(f'{p}: Scaler' if p == name else p for p in params)}):"
+    prog.main = prog.main.replace(head, annotated, 1)
+    gen.tag("object_arg_annotated")

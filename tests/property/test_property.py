@@ -43,6 +43,7 @@ import itertools
 import pathlib
 import re
 import sys
+import types
 import warnings
 
 import autograd
@@ -241,7 +242,7 @@ def check_modes(prog, directory, k, direction_seed):
     if prog.tree:
         refused.update(check_tree_arguments(prog, module, got, args, direction, fds))
     if prog.star:
-        check_star_arguments(prog, module, got, args)
+        refused.update(check_star_arguments(prog, module, got, args, direction, fds))
     if prog.obj:
         refused.update(check_object_arguments(prog, directory, module, got, args, direction, fds))
     try:
@@ -275,10 +276,13 @@ def check_modes(prog, directory, k, direction_seed):
     return refused
 
 
-def check_star_arguments(prog, module, got, args):
+def check_star_arguments(prog, module, got, args, direction, fds):
     """``f_star``, ``f`` with ``x, v, s`` passed through ``*xs`` in the order ``prog.star`` says:
     its gradients with argnums counting into ``*xs`` (``flag`` by keyword where it is
-    keyword-only) are ``f``'s, in reverse mode and in forward mode (jacfwd of a scalar)."""
+    keyword-only) are ``f``'s, in reverse mode, in forward mode (jacfwd of a scalar) and by the
+    decorator naming ``*xs``; its Hessian (s2sgrad.hessian, and the decorator's hvp) times
+    ``direction`` is the differences ``fds`` (``flag`` positional: the Hessian's routes take no
+    keyword-only argument yet). Returns the modes that refused."""
     order, keyword = prog.star
     by_name = dict(zip(("x", "v", "s"), args[:3]))
     wanted = dict(zip(("x", "v", "s"), got))
@@ -296,6 +300,26 @@ def check_star_arguments(prog, module, got, args):
         for name, g in zip(order, result):
             np.testing.assert_allclose(g, wanted[name], rtol=1e-9, atol=1e-12,
                                        err_msg=_report(prog, f"{transform.__name__} of f_star vs f"))
+    star = module.f_star
+    copy = types.FunctionType(star.__code__, star.__globals__, star.__name__, star.__defaults__)
+    decorated = s2sgrad.differentiable(copy, wrt="xs", order=2)  # made per call: no work here
+    for name, g in zip(order, decorated.grad(*call_args, **kwargs)):
+        np.testing.assert_allclose(g, wanted[name], rtol=1e-9, atol=1e-12,
+                                   err_msg=_report(prog, "the decorator's grad of f_star vs f"))
+    if keyword or fds is None:
+        return {}
+    along = dict(zip(("x", "v", "s"), direction))
+    try:
+        blocks = s2sgrad.hessian(module.f_star, argnums=argnums)(*call_args)
+        product = decorated.hvp(*call_args, tangents=tuple(along[n] for n in order))
+    except s2sgrad.TransformError as exc:
+        return {"f_star hessian": str(exc).splitlines()[0]}
+    hv = {n: sum(np.tensordot(blocks[i][j], along[m], axes=np.ndim(along[m]))
+                 for j, m in enumerate(order)) for i, n in enumerate(order)}
+    _compare_hv(prog, "f_star hessian times the direction", [hv[n] for n in "xvs"], fds)
+    by_order = dict(zip(order, product))
+    _compare_hv(prog, "the decorator's hvp of f_star", [by_order[n] for n in "xvs"], fds)
+    return {}
 
 
 def check_object_arguments(prog, directory, module, got, args, direction, fds):
@@ -330,7 +354,10 @@ def check_object_arguments(prog, directory, module, got, args, direction, fds):
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"the decorator's grad of f_obj raised {type(exc).__name__}: "
                                            f"{exc}")) from exc
-    _check_object_refused(prog, directory, module, name)
+    if "object_arg_annotated" in prog.tags:
+        _check_object_annotated(prog, directory, module, name, call, same)
+    else:
+        _check_object_refused(prog, directory, module, name)
     refused = {}
     try:
         same(s2sgrad.jacfwd(module.f_obj, argnums)(*call), "jacfwd", rtol=1e-7)
@@ -366,6 +393,41 @@ def _check_object_refused(prog, directory, module, name):
     alone = _cli_refusal(prog, path, directory, "f")[1]  # refused before f_obj: for what f is refused
     assert head.replace(marked, "MARKED") == alone.replace(f"{path.stem}_f.py", "MARKED"), _report(
         prog, f"the command line refuses f_obj for something else than f alone:\n{head}\n{alone}")
+
+
+def _check_object_annotated(prog, directory, module, name, call, same):
+    """The command line reads ``f_obj``'s methods by its parameter's annotation (``model:
+    Scaler``): its emitted gradient, called with an object of that class, is ``f``'s; where it
+    refuses ``f`` itself, it refuses ``f_obj`` for the same reason."""
+    path = pathlib.Path(module.__file__)
+    text = "import s2sgrad\n" + path.read_text()
+    for function in ("f", "f_obj"):
+        line = "@s2sgrad.differentiable(wrt=(\"x\", \"v\", \"s\"))" if function == "f_obj" else "# not marked"
+        text = text.replace(f"\ndef {function}(", f"\n{line}\ndef {function}(", 1)
+    marked = path.with_name(f"{path.stem}_annotated.py")
+    marked.write_text(text)
+    out = directory / "emitted_annotated"
+    errors = io.StringIO()
+    with contextlib.redirect_stderr(errors), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(["emit", str(marked), "-o", str(out)])
+    if code == 2:  # refused: for what f alone is refused
+        alone = _cli_refusal(prog, path, directory, "f")[1]
+        head = errors.getvalue().splitlines()[0]
+        assert head.replace(marked.name, "MARKED") == alone.replace(f"{path.stem}_f.py", "MARKED"), \
+            _report(prog, f"the command line refuses the annotated f_obj:\n{head}\n{alone}")
+        return
+    assert code == 0, _report(prog, f"the command line gave {code}: {errors.getvalue()}")
+    sys.path[:0] = [str(marked.parent), str(out)]
+    try:
+        source = importlib.import_module(marked.stem)
+        emitted = importlib.import_module(f"{marked.stem}_grad")
+        values = list(call)
+        values[prog.obj[0].index(name)] = source.obj_arg()  # of the class the code checks
+        same(getattr(emitted, "f_obj_grad")(*values), "the command line's gradient (annotated)")
+    finally:
+        del sys.path[:2]
+        sys.modules.pop(marked.stem, None)
+        sys.modules.pop(f"{marked.stem}_grad", None)
 
 
 def _cli_refusal(prog, path, directory, function):
@@ -672,13 +734,18 @@ COVERAGE = {
         "user_class_built", "user_class_dataclass"],
     "and on an argument that is not differentiated (`grad(loss, argnums=1)(model, x)`, `self` of "
     "a bound method calling `self.predict`, `@differentiable(wrt=\"x\")` on `loss(model, x)`: the "
-    "code is made per class of the argument, at the first call with it)": [
+    "code is made per class of the argument, at the first call with it": [
         "object_arg", "object_arg_round_trip", "object_arg_unmix_mix"],
+    "for the command line, an argument annotated with its class, `model: LinearModel`, the "
+    "emitted code checking the argument's class is that one)": ["object_arg_annotated"],
     "`*args` of arrays (`def f(a, *xs)`, `argnums` counting into them": ["star_args", "star_unpack"],
     "the code is made for the number of arrays a call passes)": ["star_args"],
-    "for `grad`, `value_and_grad`, `vjp`, `jvp`, `jacfwd`, `jacrev` and `check_grads`": ["star_args"],
+    "for `grad`, `value_and_grad`, `vjp`, `jvp`, `jacfwd`,": ["star_args"],
+    "`jacrev`, `hessian`, `hvp` and `check_grads` (order 2 too)": ["star_args_second_order"],
+    "and `@differentiable` (naming `*xs` in `wrt`, or by default, differentiates every array a "
+    "call passes there: a tuple, as `argnums` counting into it)": ["star_args_decorator"],
     "keyword-only parameters (`def f(x, *, scale=2.0)`, passed on by keyword, never "
-    "differentiated)": ["keyword_only"],
+    "differentiated; not yet by the Hessian's routes)": ["keyword_only"],
     "Statements with no derivative, kept where they run": ["no_derivative"],
     "`assert`": ["no_derivative_assert"],
     "logging calls with f-strings (`print` and `warnings.warn` alike)": ["no_derivative_log"],
@@ -721,7 +788,6 @@ EXTRA = ["scipy_terms", "scipy_dirichlet", "scipy_mvn", "scipy_convolve", "linal
          "global_rebound", "object_arg_bound", "object_arg_v_round_trip", "object_arg_v_unit",
          "object_arg_v_plain"]
 EXPLANATIONS = [
-    "not yet for the Hessian's routes",
     "(gradients are summed back to each input's shape)",
     "the forward works on a copy, so earlier values stay available to the backward sweep",
     "writes it once, as numpy does: the last write in C order stays (`y[idx] += w` is "
