@@ -45,7 +45,7 @@ from .lower.inner import inner_transforms_into
 from .lower.normalize import lower_function
 from .lower.star_args import star_as_parameter
 from .lower.structure import structure
-from .lower.trees import keys_read, with_tree_parameters
+from .lower.trees import dict_method_call, keys_read, with_tree_parameters
 from .read.callees import static_callee
 from .read.capture import SourceUnit, from_function, is_source_function
 from .read.fence import fence
@@ -364,7 +364,14 @@ def keyed_trees(unit: SourceUnit, wrt: tuple) -> tuple:
     reads by literal string keys (``params["W1"]``): its structure as far as the code tells,
     for code made before any call (the CLI; lower/trees.py's ``keys_read``)."""
     pf = find_function(unit)
-    found = ((name, keys_read(pf, name)) for name in wrt)
+    found = tuple((name, keys_read(pf, name)) for name in wrt)
+    for name, treedef in found:
+        call = dict_method_call(pf, name)
+        if call is not None and treedef is None:
+            raise pf.error(call, f"`{name}` is a dict whose keys this code does not spell out: the "
+                           "command line never runs the file, so it cannot know them",
+                           f"read it by literal keys (`{name}[\"W1\"]`), or differentiate at run "
+                           "time with s2sgrad.grad, which sees the dict a call passes")
     return tuple((name, treedef) for name, treedef in found if treedef is not None)
 
 

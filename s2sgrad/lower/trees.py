@@ -295,6 +295,19 @@ def keys_read(pf: ParsedFunction, param: str) -> Optional[TreeDef]:
     return _keys_tree(paths, ())
 
 
+# Methods of a dict that an array does not have: a parameter called with one is a dict.
+_DICT_METHODS = frozenset({"items", "keys", "values", "get", "setdefault", "update", "pop"})
+
+
+def dict_method_call(pf: ParsedFunction, param: str) -> Optional[cst.Call]:
+    """The first call of a dict's own method on parameter ``param`` (``params.items()``), which
+    says it is a dict whose keys the code does not spell out; None where there is none."""
+    for node in findall(pf.node.body, m.Call(func=m.Attribute(value=m.Name(param)))):
+        if node.func.attr.value in _DICT_METHODS:
+            return node
+    return None
+
+
 def _string_path(node: cst.BaseExpression, param: str) -> tuple:
     """The string keys of the chain ``param["a"]["b"]`` that ``node`` ends (``("a", "b")``), its
     first keys only up to the first step that is not a literal string; () for another chain."""
