@@ -3,7 +3,7 @@
 ``.grad`` and ``.value_and_grad`` stand for generated functions, so s2sgrad transforms them again.
 
 The generated text comes from derive.py: from the disk cache when the function's module
-text, its options and the s2sgrad installation are unchanged (and the files of helpers it calls
+text, its options and the s2sgrad installation are unchanged (and the files of functions it calls
 from other modules too), so a warm import does no libcst or black work. The text is executed on
 first use of ``.grad`` / ``.value_and_grad`` (so module-level names defined below the function
 are seen, as in plain Python), and the names it reads are read again from the function's globals
@@ -121,13 +121,13 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     setattr(value_and_grad, TREE_ENTRY_ATTR, tree_entry(True))
     setattr(value_and_grad, ENTRY_ATTR, Deferred(
         lambda: derive.api_function(fun, wrt, False, True, single, sweeps.mode)))
-    for helper, what in ((grad, "gradient"), (value_and_grad, "value and gradient")):
-        helper.__name__ = f"{name}.{helper.__name__}"
-        helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
-        helper.__module__ = fun.__module__
-        helper.__doc__ = f"The {what} of {name} with respect to {', '.join(wrt)}."
-        setattr(helper, SOURCE_ATTR, text)
-        setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
+    for attribute, what in ((grad, "gradient"), (value_and_grad, "value and gradient")):
+        attribute.__name__ = f"{name}.{attribute.__name__}"
+        attribute.__qualname__ = f"{fun.__qualname__}.{attribute.__name__.rsplit('.', 1)[1]}"
+        attribute.__module__ = fun.__module__
+        attribute.__doc__ = f"The {what} of {name} with respect to {', '.join(wrt)}."
+        setattr(attribute, SOURCE_ATTR, text)
+        setattr(attribute, MADE_ATTR, f"{attribute.__name__} (made by @s2sgrad.differentiable)")
     fun.grad = grad
     fun.value_and_grad = value_and_grad
     if sweeps.mode == "rev2":
@@ -193,15 +193,15 @@ def _second_order_code(from_module: Callable, otherwise: Callable, fun: Callable
     return made if made is not None else otherwise(fun, wrt, single)[1]
 
 
-def _describe(fun: Callable, wrt: tuple, helpers: tuple, text: str) -> None:
-    """Name and document each ``(helper, what it computes)`` as an attribute of ``fun``, its
+def _describe(fun: Callable, wrt: tuple, attributes: tuple, text: str) -> None:
+    """Name and document each ``(attribute, what it computes)`` as an attribute of ``fun``, its
     generated code ``text`` (what ``s2sgrad.source`` shows)."""
-    for helper, what in helpers:
-        setattr(helper, SOURCE_ATTR, text)
-        helper.__name__ = f"{fun.__name__}.{helper.__name__}"
-        helper.__qualname__ = f"{fun.__qualname__}.{helper.__name__.rsplit('.', 1)[1]}"
-        helper.__doc__ = f"The {what} of {fun.__name__} with respect to {', '.join(wrt)}."
-        setattr(helper, MADE_ATTR, f"{helper.__name__} (made by @s2sgrad.differentiable)")
+    for attribute, what in attributes:
+        setattr(attribute, SOURCE_ATTR, text)
+        attribute.__name__ = f"{fun.__name__}.{attribute.__name__}"
+        attribute.__qualname__ = f"{fun.__qualname__}.{attribute.__name__.rsplit('.', 1)[1]}"
+        attribute.__doc__ = f"The {what} of {fun.__name__} with respect to {', '.join(wrt)}."
+        setattr(attribute, MADE_ATTR, f"{attribute.__name__} (made by @s2sgrad.differentiable)")
 
 
 @api_boundary

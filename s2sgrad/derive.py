@@ -3,7 +3,7 @@ generated code, a record ``{"text", "call", "deps", "wrt"}`` -> the callables it
 
 ``code_for`` takes the code from the disk cache (write/cache.py) when the function's module text,
 the values the names it reads are bound to, its options, the registered gradients and the s2sgrad
-installation are unchanged (and the files of helpers it calls from other modules too), so a warm
+installation are unchanged (and the files of functions it calls from other modules too), so a warm
 call does no libcst or black work; otherwise it runs the pipeline and stores the code.
 ``functions`` executes a code record's text (write/loader.py) with the function's names, kept current
 by a Binding (write/binding.py: callers run ``fresh(fn)`` before generated code), and returns its

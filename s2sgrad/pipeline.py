@@ -8,9 +8,10 @@
 (docs/architecture.md's table, stage by stage: ``_checked``/``_with_trees``, then ``lower``, then
 ``_analysed`` and the builders.)
 
-Calls to the user's own functions are transformed the same way, once each, into helpers of the
-same generated module. Reverse and forward mode share one path; a ``Mode`` (REVERSE, FORWARD)
-says what differs: the generated names of a helper and the builder that makes it.
+Calls to the user's own functions (callees) are transformed the same way, once each, into
+generated functions of the same module. Reverse and forward mode share one path; a ``Mode``
+(REVERSE, FORWARD) says what differs: the generated names of a callee's functions and the builder
+that makes them. ("Helper" is kept for the runtime helpers generated code calls, ``s2s.*``.)
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from .analyze.shapes import shape_facts
 from .lower.aliasing import check_inplace, check_parameter_writes
 from .lower.hoist import hoist_products
 from .differentiate.forward import JvpFunction, forward
-from .differentiate.reverse import HelperCall, VjpFunction, reverse
+from .differentiate.reverse import CalleeCall, VjpFunction, reverse
 from .differentiate.unknown import refuse_user_method
 from .errors import TransformError
 from .read.names import name_nodes
@@ -108,20 +109,20 @@ class GeneratedModule:
 
 @dataclass
 class _Session:
-    """Per-transform bookkeeping for helpers (not shared between transforms)."""
+    """Per-transform bookkeeping for callees (not shared between transforms)."""
 
     table: RuleTable
     module_namer: Namer
     mode: Mode  # REVERSE or FORWARD
-    helpers: dict = field(default_factory=dict)  # key -> what a call site needs (HelperCall, ...)
-    functions: list = field(default_factory=list)  # helpers' Vjp/JvpFunctions, in discovery order
+    callees: dict = field(default_factory=dict)  # key -> what a call site needs (CalleeCall, ...)
+    functions: list = field(default_factory=list)  # callees' Vjp/JvpFunctions, in discovery order
     in_progress: set = field(default_factory=set)
     lifted: dict = field(default_factory=dict)  # name -> Lifted: custom_gradient defs found in bodies
     digests: list = field(default_factory=list)
     live: dict = field(default_factory=dict)
     units: list = field(default_factory=list)  # (ParsedFunction, globals it reads)
     checked: set = field(default_factory=set)  # callees checked for writes into their parameters
-    lowered: dict = field(default_factory=dict)  # helper key -> a called function's CoreFunction
+    lowered: dict = field(default_factory=dict)  # callee key -> a called function's CoreFunction
 
 
 def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None,
@@ -143,7 +144,7 @@ def _python(pf: ParsedFunction) -> ParsedFunction:
     return rewrite_comprehensions(inline_local_functions(rewrite_comprehensions(pf)))
 
 
-def _resolve_helper(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
+def _resolve_callee(pf: ParsedFunction, prim: Prim) -> Optional[ParsedFunction]:
     """The source of a user function called as ``prim.callee``, when s2sgrad can read it."""
     live = pf.unit.live
     head = prim.callee.split(".")[0]
@@ -191,20 +192,20 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
     wrt = tuple(p.name for p in core.params) if wrt is None else wrt
     activity = analyze(core, wrt, outputs, session.table, stable)
     vjp = reverse(core, activity, session.table, wrt=wrt, has_aux=has_aux, top_level=top_level,
-                  helper_lookup=partial(_helper, session, pf), fwd_name=names[0], bwd_name=names[1],
+                  callee_lookup=partial(_callee, session, pf), fwd_name=names[0], bwd_name=names[1],
                   kwonly=_kwonly(pf), shapes=shapes)
     return core, vjp
 
 
 def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
              core: Optional[CoreFunction] = None) -> JvpFunction:
-    """Forward mode of one function (helpers it calls are added to ``session.functions``)."""
+    """Forward mode of one function (callees it calls are added to ``session.functions``)."""
     if is_custom_def(pf):
         raise pf.error(pf.node, "forward mode (jvp) does not support custom_gradient functions "
                        "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
     core, _, shapes, stable = _analysed(pf, session, core, False)
     return forward(core, session.table, wrt=wrt, name=name, kwonly=_kwonly(pf), constant=stable,
-                   helper_lookup=partial(_helper, session, pf), shapes=shapes)
+                   callee_lookup=partial(_callee, session, pf), shapes=shapes)
 
 
 def _custom(pf: ParsedFunction, session: _Session, names: tuple, *, top_level: bool,
@@ -229,10 +230,10 @@ def _kwonly(pf: ParsedFunction) -> tuple:
     return tuple(p.name.value for p in pf.node.params.kwonly_params)
 
 
-def _reverse_helper(target: ParsedFunction, session: _Session, names: tuple,
+def _reverse_callee(target: ParsedFunction, session: _Session, names: tuple,
                     wrt: Optional[tuple]) -> tuple:
     """Reverse mode of a called user function, with respect to all its parameters (``wrt`` is
-    None): its VjpFunction and the HelperCall its call sites need."""
+    None): its VjpFunction and the CalleeCall its call sites need."""
     if is_custom_def(target):
         vjp = _custom(target, session, names, top_level=False, wrt=None)
         params, kwonly = _positional(target), ()
@@ -241,10 +242,10 @@ def _reverse_helper(target: ParsedFunction, session: _Session, names: tuple,
                                    names=names, core=_called(target, session))
         params, kwonly = tuple(p.name for p in core.params), _kwonly(target)
     returns = tuple(r != "None" for r in vjp.returns)
-    return vjp, HelperCall(names[0], names[1], params, kwonly, returns)
+    return vjp, CalleeCall(names[0], names[1], params, kwonly, returns)
 
 
-def _forward_helper(target: ParsedFunction, session: _Session, names: tuple, wrt: tuple) -> tuple:
+def _forward_callee(target: ParsedFunction, session: _Session, names: tuple, wrt: tuple) -> tuple:
     """Forward mode of a called user function with respect to ``wrt``: its JvpFunction and
     ``(name, ((param, tangent parameter), ...))`` for its call sites."""
     core = None if is_custom_def(target) else _called(target, session)
@@ -267,7 +268,7 @@ def _check_callees(pf: ParsedFunction, core: CoreFunction, session: _Session) ->
         session.checked.add(prim.op)
         lifted = session.lifted.get(prim.callee)
         try:
-            target = lifted.function if lifted is not None else _resolve_helper(pf, prim)
+            target = lifted.function if lifted is not None else _resolve_callee(pf, prim)
             if target is None or is_custom_def(target):
                 continue
             callee = _lowered(target, session, returns=False)
@@ -286,7 +287,7 @@ def _called(target: ParsedFunction, session: _Session) -> CoreFunction:
 def _lowered(target: ParsedFunction, session: _Session, returns: bool = True) -> CoreFunction:
     """``target`` lowered once per session (_check_callees, then its differentiation, read the
     same core); ``returns`` False also lowers a function that returns nothing, uncached."""
-    key = _helper_key(target)
+    key = _callee_key(target)
     if key not in session.lowered:
         try:
             session.lowered[key] = lower(target, session.table, session.lifted)
@@ -300,45 +301,45 @@ def _lowered(target: ParsedFunction, session: _Session, returns: bool = True) ->
 @dataclass(frozen=True)
 class Mode:
     """Reverse or forward mode, as the pipeline tells them apart: the name suffixes of a called
-    user function's generated functions, and ``helper`` (ParsedFunction, _Session, those names,
+    user function's generated functions, and ``callee`` (ParsedFunction, _Session, those names,
     its ``wrt``) -> (its generated function, what its call sites need)."""
 
     name: str
     suffixes: tuple
-    helper: Callable
+    callee: Callable
 
 
-REVERSE = Mode("rev", ("_fwd", "_bwd"), _reverse_helper)
-FORWARD = Mode("fwd", ("_jvp",), _forward_helper)
+REVERSE = Mode("rev", ("_fwd", "_bwd"), _reverse_callee)
+FORWARD = Mode("fwd", ("_jvp",), _forward_callee)
 
 
-def _helper_key(pf: ParsedFunction, wrt: Optional[tuple] = None) -> tuple:
+def _callee_key(pf: ParsedFunction, wrt: Optional[tuple] = None) -> tuple:
     return (pf.unit.path, pf.unit.def_line, pf.name, wrt)
 
 
-def _helper(session: _Session, caller: ParsedFunction, prim: Prim, stmt: Stmt,
+def _callee(session: _Session, caller: ParsedFunction, prim: Prim, stmt: Stmt,
             choose: Optional[Callable] = None) -> Any:
-    """The builders' helper lookup: what a call in ``caller`` to a user function needs (None when
+    """The builders' callee lookup: what a call in ``caller`` to a user function needs (None when
     s2sgrad cannot read the callee: a rule or an error decides), its code generated once per
     session (in forward mode, once per ``choose(its parameters)``: those receiving tangents)."""
     lifted = session.lifted.get(prim.callee)
-    target = lifted.function if lifted is not None else _resolve_helper(caller, prim)
+    target = lifted.function if lifted is not None else _resolve_callee(caller, prim)
     if target is None:
         return None
     wrt = None if choose is None else choose(_positional(target) + _kwonly(target))
-    key = _helper_key(target, wrt)
+    key = _callee_key(target, wrt)
     if key in session.in_progress:
         loc = prim.location or stmt.origin.location
         raise TransformError(f"recursive call to {target.name} cannot be differentiated", loc,
                              "rewrite the recursion as a loop")
-    if key not in session.helpers:
+    if key not in session.callees:
         session.in_progress.add(key)
         names = tuple(session.module_namer.fresh(target.name + s) for s in session.mode.suffixes)
-        function, call = session.mode.helper(target, session, names, wrt)
+        function, call = session.mode.callee(target, session, names, wrt)
         session.in_progress.discard(key)
-        session.helpers[key] = call
+        session.callees[key] = call
         session.functions.append(function)
-    return session.helpers[key]
+    return session.callees[key]
 
 
 def _check_wrt(pf: ParsedFunction, options: Options) -> None:
@@ -450,7 +451,7 @@ def _serve_callers(pf: ParsedFunction, options: Options, names: SweepNames, sess
     custom = is_custom_def(pf)
     everything = _positional(pf) if custom else _positional(pf) + _kwonly(pf)
     if options.wrt == everything and not options.has_aux:
-        session.helpers[_helper_key(pf)] = HelperCall(names.fwd, names.bwd, everything,
+        session.callees[_callee_key(pf)] = CalleeCall(names.fwd, names.bwd, everything,
                                                       () if custom else _kwonly(pf),
                                                       tuple(True for _ in everything))
 
@@ -463,10 +464,10 @@ def _reverse_mode(pf: ParsedFunction, options: Options, names: SweepNames, core:
         reserved = frozenset(_free_names(pf.node))
         return top, grad_wrapper(pf.name, _positional(pf) + _kwonly(pf), reserved, top, names.grad,
                                  _kwonly(pf))
-    session.in_progress.add(_helper_key(pf))
+    session.in_progress.add(_callee_key(pf))
     core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
                                top_level=True, names=(names.fwd, names.bwd), core=core)
-    session.in_progress.discard(_helper_key(pf))
+    session.in_progress.discard(_callee_key(pf))
     params = tuple(p.name for p in core.params)
     wrapper = grad_wrapper(core.name, params, core.reserved, top, names.grad, _kwonly(pf))
     return top, replace(wrapper, keyed=options.keyed)
@@ -475,7 +476,7 @@ def _reverse_mode(pf: ParsedFunction, options: Options, names: SweepNames, core:
 def generate_module(targets: tuple, table: RuleTable = DEFAULT_TABLE, *, command: str = "",
                     source: str = "") -> GeneratedModule:
     """Transform several functions (``(SourceUnit, Options)`` pairs) into one generated module
-    (reverse mode). Helpers they call are generated once and shared."""
+    (reverse mode). Callees they call are generated once and shared."""
     parsed = tuple(_checked(unit, options) for unit, options in targets)
     pfs = tuple(pf for pf, _ in parsed)
     session, cores = _open(pfs, table, REVERSE)

@@ -142,7 +142,7 @@ class Adjoints:
         return name
 
     def claim(self, var: str) -> str:
-        """``var``'s adjoint is now bound under its own name by a call's result (a helper may
+        """``var``'s adjoint is now bound under its own name by a call's result (a callee may
         hand back its upstream itself, so the array is not owned)."""
         name = self.namer.adjoint(var)
         self.current[var] = name

@@ -343,10 +343,10 @@ class BlockSweeps:
         return out
 
     def level_names(self, body: tuple, extra: frozenset = frozenset()) -> set:
-        """level_names, plus the residuals of helper calls made at that level and the shapes of
+        """level_names, plus the residuals of callee calls made at that level and the shapes of
         the names bound there (or in ``extra``)."""
-        helpers = {self.helper_res[s] for s in body if isinstance(s, Stmt) and s in self.helper_res}
-        names = level_names(body) | helpers | set(extra)
+        callees = {self.callee_residuals[s] for s in body if isinstance(s, Stmt) and s in self.callee_residuals}
+        names = level_names(body) | callees | set(extra)
         return names | self.rec.shapes_of(names)
 
     def row_shape(self, var: str) -> Optional[str]:

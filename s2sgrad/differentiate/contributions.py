@@ -1,4 +1,4 @@
-"""Reverse mode of one statement: its rule's (or its helper's, or a registered gradient's)
+"""Reverse mode of one statement: its rule's (or its callee's, or a registered gradient's)
 contributions to the adjoints of its operands (a mixin of ReverseBuilder, differentiate/reverse.py).
 
 Each contribution is the rule's template instantiated with the statement's operands, the output
@@ -21,7 +21,7 @@ from .binding import bind_arguments, defaulted_params
 from ..program import unpack_target
 from .simplify import simplify
 from .templates import instantiate
-from .vjp_types import HelperCall
+from .vjp_types import CalleeCall
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -213,16 +213,16 @@ class Contributions:
         lines.append(f"{name}{index.brackets} += {g}")
         return True
 
-    def helper_backward(self, stmt: Stmt, helper: HelperCall, g: str) -> list:
+    def callee_backward(self, stmt: Stmt, callee: CalleeCall, g: str) -> list:
         bound = {}
         prim = stmt.prim
-        positional = [p for p in helper.params if p not in helper.kwonly]
+        positional = [p for p in callee.params if p not in callee.kwonly]
         for name, op in zip(positional, prim.args):
             bound[name] = op
         for key, op in prim.kwargs:
             bound[key] = op
         wanted, displays = [], []
-        for name, has_adjoint in zip(helper.params, helper.returns_adjoint):
+        for name, has_adjoint in zip(callee.params, callee.returns_adjoint):
             operand = bound.get(name)
             if has_adjoint and isinstance(operand, Seq) and any(
                     self.active(n) for n in operand_vars(operand)):
@@ -232,7 +232,7 @@ class Contributions:
                 continue
             ok = has_adjoint and isinstance(operand, Var) and self.active(operand.name)
             wanted.append(operand if ok else None)
-        lines = self.receive(wanted, f"{helper.bwd_name}({self.residuals_of(stmt)}, {g})")
+        lines = self.receive(wanted, f"{callee.bwd_name}({self.residuals_of(stmt)}, {g})")
         for seq, parts in displays:
             self.distribute(lines, stmt, seq, parts)
         return lines

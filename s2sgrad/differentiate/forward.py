@@ -57,17 +57,17 @@ class JvpFunction:
 
 # (prim, stmt, choose) -> (jvp function name, ((param, its tangent parameter), ...)) or None, where
 # choose(params of the callee) gives the callee's parameters that receive tangents at this call.
-HelperLookup = Callable[..., Optional[tuple]]
+CalleeLookup = Callable[..., Optional[tuple]]
 
 
 class ForwardBuilder:
     """Builds the JvpFunction for one CoreFunction. Used once."""
 
     def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
-                 constant: frozenset, helper_lookup: Optional[HelperLookup], shapes: tuple) -> None:
+                 constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple) -> None:
         self.fn = fn
         self.classes, self.scalars = shapes
-        self.helper_lookup = helper_lookup
+        self.callee_lookup = callee_lookup
         self.kwonly = kwonly
         self.constant = constant
         self.table = table
@@ -118,7 +118,7 @@ class ForwardBuilder:
             # a zero derivative (np.floor, comparisons, constants) into a name others vary
             return primal + [f"{self.tangents[t]} = s2s.zeros_like({t})" for t in targets]
         if self.is_user_call(stmt.prim):
-            return [self.helper_call(stmt)]
+            return [self.callee_call(stmt)]
         if len(stmt.targets) > 1 or stmt.unpack:
             return primal + [self.unpacked_tangents(stmt)]
         target = targets[0]
@@ -251,8 +251,8 @@ class ForwardBuilder:
         return self.rule_for(prim) is None and prim.op not in ("copy", "nondiff") and \
             not self.table.is_library(prim.op)
 
-    def helper_call(self, stmt: Stmt) -> str:
-        """``y, y_dot = helper_jvp(a, b, a_dot=a_dot)``: a user function called here, in forward
+    def callee_call(self, stmt: Stmt) -> str:
+        """``y, y_dot = g_jvp(a, b, a_dot=a_dot)``: a user function called here, in forward
         mode with respect to the parameters that receive varied values (``(p, q), (p_dot, _) =``
         when its result is unpacked)."""
         prim = stmt.prim
@@ -268,7 +268,7 @@ class ForwardBuilder:
                     tangents[key] = op
             return tuple(p for p in params if p in tangents)
 
-        found = self.helper_lookup(prim, stmt, choose) if self.helper_lookup else None
+        found = self.callee_lookup(prim, stmt, choose) if self.callee_lookup else None
         if not (found and isinstance(call, cst.Call) and all(isinstance(op, (Var, Seq)) for op in tangents.values())):
             raise called_value(stmt, self.varied.__contains__) or \
                 self.refuse(stmt, f"calls to `{prim.callee}` (no source s2sgrad can read)", self.table.suggest(prim.op))
@@ -420,9 +420,9 @@ def _code(node: cst.CSTNode) -> str:
 
 def forward(fn, table: RuleTable, *, wrt: tuple, name: str, kwonly: tuple = (),
             constant: frozenset = frozenset(),
-            helper_lookup: Optional[HelperLookup] = None, shapes: tuple = ({}, frozenset())) -> JvpFunction:
+            callee_lookup: Optional[CalleeLookup] = None, shapes: tuple = ({}, frozenset())) -> JvpFunction:
     """The forward-mode function of ``fn`` with respect to ``wrt`` (``kwonly``: the names of its
     keyword-only parameters; ``constant``: names whose tangent provably cancels in the output,
-    such as stabilizing maxima, given none; ``helper_lookup``: the forward mode of user functions
+    such as stabilizing maxima, given none; ``callee_lookup``: the forward mode of user functions
     it calls; ``shapes``: shape classes and known scalars from analyze.shapes)."""
-    return ForwardBuilder(fn, table, wrt, name, kwonly, constant, helper_lookup, shapes).build()
+    return ForwardBuilder(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes).build()

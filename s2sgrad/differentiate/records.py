@@ -16,10 +16,10 @@ from ..lower.ir import SUBSCRIPT, CoreFunction, Stmt, Var, flatten
 class Records:
     """Shape and size names of one reverse-mode function, and what proves a value numpy's."""
 
-    def __init__(self, fn: CoreFunction, table, namer, is_helper_call: Callable[[Stmt], bool]) -> None:
+    def __init__(self, fn: CoreFunction, table, namer, is_callee_call: Callable[[Stmt], bool]) -> None:
         self.table = table
         self.namer = namer
-        self.is_helper_call = is_helper_call
+        self.is_callee_call = is_callee_call
         self.shapes: dict = {}  # var -> the name of its shape (all unbroadcasting needs of it)
         self.shape_base: dict = {}  # shape (or size) name -> var
         self.sizes: dict = {}  # var -> the name of its number of elements
@@ -98,7 +98,7 @@ class Records:
 
     def _numpy_result(self, stmt: Stmt) -> bool:
         prim = stmt.prim
-        if len(stmt.targets) != 1 or self.is_helper_call(stmt):
+        if len(stmt.targets) != 1 or self.is_callee_call(stmt):
             return False
         if self.table.gives_array(prim.op):
             return True

@@ -31,9 +31,9 @@ from .fold import fold, line_read_counts
 from .records import Records
 from .release import release
 from .unknown import no_rule
-from .vjp_types import Collecting, HelperCall, HelperLookup, VjpFunction
+from .vjp_types import Collecting, CalleeCall, CalleeLookup, VjpFunction
 
-__all__ = ["HelperCall", "VjpFunction", "reverse"]
+__all__ = ["CalleeCall", "VjpFunction", "reverse"]
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -44,7 +44,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
     """Builds the VjpFunction for one CoreFunction. Used once."""
 
     def __init__(self, fn: CoreFunction, activity: Activity, table: RuleTable, wrt: tuple,
-                 has_aux: bool, top_level: bool, helper_lookup: HelperLookup,
+                 has_aux: bool, top_level: bool, callee_lookup: CalleeLookup,
                  fwd_name: str, bwd_name: str, kwonly: tuple = (),
                  shapes: Optional[tuple] = None) -> None:
         refuse_constant_subscripts(fn, activity.varied)
@@ -54,16 +54,16 @@ class ReverseBuilder(Contributions, BlockSweeps):
         self.wrt = wrt
         self.has_aux = has_aux
         self.top_level = top_level
-        self.helper_lookup = helper_lookup
+        self.callee_lookup = callee_lookup
         self.fwd_name = fwd_name
         self.bwd_name = bwd_name
         self.kwonly = kwonly
         self.module = fn.module
         self.namer = Namer(fn.reserved | {fwd_name, bwd_name})
         self.adj = Adjoints(self.namer, fn.lists, self.shape_of)
-        self.rec = Records(fn, table, self.namer, lambda stmt: self.helper_for(stmt) is not None)
+        self.rec = Records(fn, table, self.namer, lambda stmt: self.callee_for(stmt) is not None)
         self.collecting: Optional[Collecting] = None  # in a backward loop: what it collects
-        self.helper_res: dict = {}  # Stmt -> name of the helper's residuals at that call
+        self.callee_residuals: dict = {}  # Stmt -> name of the callee's residuals at that call
         self.loop_records: dict = {}  # Loop -> (record names, uses a tape)
         self.loop_saved: dict = {}  # Loop -> carried names restored from before the loop
         self.if_records: dict = {}  # If -> (then names, else names)
@@ -93,7 +93,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         row = self.row_shape(var)
         return row if row is not None else self.rec.shape_of(var)
 
-    # ----- helpers (user functions) --------------------------------------------------------------
+    # ----- callees (user functions) --------------------------------------------------------------
 
     def rule_for(self, prim: Prim):
         """The table's rule for ``prim``: by its name, or by ``module.name`` for a function of
@@ -103,7 +103,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
             rule = self.table.get(f"{self.module}.{prim.op}")
         return rule
 
-    def helper_for(self, stmt: Stmt) -> Optional[HelperCall]:
+    def callee_for(self, stmt: Stmt) -> Optional[CalleeCall]:
         prim = stmt.prim
         if prim.op in self.table.nondiff or self.rule_for(prim) is not None:
             return None
@@ -111,23 +111,23 @@ class ReverseBuilder(Contributions, BlockSweeps):
             return None
         if prim.op in ("copy", "nondiff") or not any(self.active(t) for t in stmt.targets):
             return None
-        return self.helper_lookup(prim, stmt)
+        return self.callee_lookup(prim, stmt)
 
     def residuals_of(self, stmt: Stmt) -> str:
-        if stmt not in self.helper_res:
+        if stmt not in self.callee_residuals:
             base = stmt.prim.callee.rsplit(".", 1)[-1]
-            self.helper_res[stmt] = self.namer.fresh(f"{base}_res")
-        return self.helper_res[stmt]
+            self.callee_residuals[stmt] = self.namer.fresh(f"{base}_res")
+        return self.callee_residuals[stmt]
 
     # ----- forward -----------------------------------------------------------------------------
 
     def forward_line(self, stmt: Stmt) -> str:
         targets = unpack_target(stmt.targets) if stmt.unpack else ", ".join(stmt.targets)
-        helper = self.helper_for(stmt)
-        if helper is not None:
+        callee = self.callee_for(stmt)
+        if callee is not None:
             call = stmt.expr
             assert isinstance(call, cst.Call)
-            new_call = call.with_changes(func=cst.Name(helper.fwd_name))
+            new_call = call.with_changes(func=cst.Name(callee.fwd_name))
             if len(stmt.targets) > 1:
                 targets = f"({targets})"
             return f"{targets}, {self.residuals_of(stmt)} = {_code(new_call)}"
@@ -192,14 +192,14 @@ class ReverseBuilder(Contributions, BlockSweeps):
                 if g is not None:
                     self.adj.drop(t)
             return lines
-        helper = self.helper_for(stmt)
-        rule = None if helper is not None else self.rule_for(prim)
-        if helper is not None or not (getattr(rule, "elementwise", False) or basic_getitem(prim))\
+        callee = self.callee_for(stmt)
+        rule = None if callee is not None else self.rule_for(prim)
+        if callee is not None or not (getattr(rule, "elementwise", False) or basic_getitem(prim))\
                 or getattr(rule, "registered", False):
             for t in stmt.targets:
                 self.adj.materialize(lines, t)
-        if helper is not None:
-            lines += self.helper_backward(stmt, helper, self.upstream_of_targets(stmt))
+        if callee is not None:
+            lines += self.callee_backward(stmt, callee, self.upstream_of_targets(stmt))
         else:
             lines += self.primitive_backward(stmt, rule)
         for t, g in consumed.items():
@@ -208,7 +208,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         return lines
 
     def upstream_of_targets(self, stmt: Stmt) -> str:
-        """The adjoint of a helper call's result: of its one target, or a tuple (zeros where a
+        """The adjoint of a callee call's result: of its one target, or a tuple (zeros where a
         target has none) when the result is unpacked."""
         if len(stmt.targets) == 1 and not stmt.unpack:
             return self.adj.current[stmt.targets[0]]
@@ -252,7 +252,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         prim = stmt.prim
         return self.table.differentiable(prim.op) and any(map(self.active, stmt.targets)) \
             and any(self.active(n) for op in prim_operands(prim) for n in operand_vars(op)) and \
-            self.rule_for(prim) is None and self.helper_for(stmt) is None
+            self.rule_for(prim) is None and self.callee_for(stmt) is None
 
     def located(self, stmt: Stmt, message: str, hint: str) -> TransformError:
         loc = stmt.prim.location or stmt.origin.location
@@ -306,13 +306,13 @@ class ReverseBuilder(Contributions, BlockSweeps):
 
     def build(self) -> VjpFunction:
         fn = self.fn
-        for stmt in flatten(fn.body):  # name helper residuals in source order
-            if self.helper_for(stmt) is not None:
+        for stmt in flatten(fn.body):  # name callee residuals in source order
+            if self.callee_for(stmt) is not None:
                 self.residuals_of(stmt)
         seed, seed_unpack = self.seed()
         backward = self.backward_code(fn.body)
         backward[:0] = seed_unpack
-        if not self.top_level:  # a helper hands its adjoints to code that expects full arrays
+        if not self.top_level:  # a callee hands its adjoints to code that expects full arrays
             for name in self.wrt:
                 self.adj.materialize(backward, name)
         returns = self.returned_adjoints()
@@ -366,11 +366,11 @@ class ReverseBuilder(Contributions, BlockSweeps):
 
 
 def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tuple, has_aux: bool,
-            top_level: bool, helper_lookup: HelperLookup, fwd_name: str, bwd_name: str,
+            top_level: bool, callee_lookup: CalleeLookup, fwd_name: str, bwd_name: str,
             kwonly: tuple = (), shapes: Optional[tuple] = None) -> VjpFunction:
     """Build the forward and backward sweeps of ``fn``. ``shapes``: its (shape classes, known
     scalars) when the caller has them (analyze.shapes.shape_facts)."""
-    return ReverseBuilder(fn, activity, table, wrt, has_aux, top_level, helper_lookup,
+    return ReverseBuilder(fn, activity, table, wrt, has_aux, top_level, callee_lookup,
                           fwd_name, bwd_name, kwonly, shapes).build()
 
 

@@ -1,5 +1,5 @@
 """The values reverse mode builds and hands on: VjpFunction (one generated forward/backward pair,
-for codegen), HelperCall (what a caller needs of a transformed user function it calls) and
+for codegen), CalleeCall (what a caller needs of a transformed user function it calls) and
 Collecting (what one backward loop collects per iteration for one pass after it)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from ..lower.ir import Prim, Stmt
 
 
 @dataclass(frozen=True)
-class HelperCall:
+class CalleeCall:
     """What the caller needs to know about a transformed user function it calls."""
 
     fwd_name: str
@@ -68,4 +68,4 @@ class Collecting:
     row_reader: dict = field(default_factory=dict)  # var -> id of the statement whose rows collect
 
 
-HelperLookup = Callable[[Prim, Stmt], Optional[HelperCall]]
+CalleeLookup = Callable[[Prim, Stmt], Optional[CalleeCall]]

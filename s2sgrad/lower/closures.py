@@ -265,7 +265,7 @@ class _Inliner(HoistingWriter):
         return any(self.wanted_call(call) for call in findall(stmt, m.Call()))
 
     def wanted_call(self, call: cst.Call) -> bool:
-        """Whether ``call`` is inlined (a local function's, or a helper's given one)."""
+        """Whether ``call`` is inlined (a local function's, or a callee's given one)."""
         return isinstance(call.func, cst.Lambda) or \
             (isinstance(call.func, cst.Name) and call.func.value in self.defined) or \
             (_constant_key(call.func) is not None and call.func.value.value in self.tables) or \
@@ -505,7 +505,7 @@ class _ReplaceCalls(KeepingTransformer):
             local = writer.module_helper(updated) if writer.passes_local(updated) else None
             if local is None:
                 return updated
-            name = updated.func.value  # a helper of this file given a local function: inlined
+            name = updated.func.value  # a function of this file given a local function: inlined
         statements, value = writer.inline(updated, name, local)
         self.before.extend(statements)
         return value

@@ -1,5 +1,5 @@
 """s2sgrad's transformations called inside a differentiated function: a ParsedFunction -> the same
-function calling generated code s2sgrad reads like any helper instead (so it is differentiated
+function calling generated code s2sgrad reads like any callee instead (so it is differentiated
 through them: second derivatives of the function they transform).
 
 - ``out, pullback = s2sgrad.vjp(f, *primals)`` -> ``out = f(*primals)`` and, for each call

@@ -68,7 +68,7 @@ class Prim:
     args: tuple
     kwargs: tuple = ()  # ((name, Operand), ...)
     location: Optional[Location] = None
-    callee: str = ""  # the call target as written (``helper``, ``np.tanh``), for user functions
+    callee: str = ""  # the call target as written (``predict``, ``np.tanh``), for user functions
     # A call of a value the function computed (``pb(ct)`` after ``out, pb = s2sgrad.vjp(f, x)``):
     # that value, an operand like the arguments (what it computes depends on what it captured).
     called_value: Optional[Any] = None

@@ -1,4 +1,4 @@
-"""The scope of a function inlined where it is called (a local function, a module-level helper
+"""The scope of a function inlined where it is called (a local function, a module-level function
 given one, a method of the user's class): the names its body binds and its returns (``_scope``),
 its parameters and their defaults, literals and constant keys, and the refusal of one that reads
 a global the caller binds (``check_reads_unbound``). Used by lower/closures.py and

@@ -1,5 +1,5 @@
 """What a name in the user's code stands for: a call target -> the dotted name it resolves to
-(``numpy.tanh``, ``mymodule.helper``), statically or from the live function; a parameter -> its
+(``numpy.tanh``, ``mymodule.predict``), statically or from the live function; a parameter -> its
 default as code."""
 
 from __future__ import annotations

@@ -131,7 +131,7 @@ def _user_module(value: Any) -> bool:
 
 def seen_names(function: types.FunctionType) -> Iterator[tuple]:
     """``(holder, name, value)`` for each name ``function`` reads and can see (holder_of), for
-    each attribute it reads of a user module it sees (``data.helper``: the module's dict), and
+    each attribute it reads of a user module it sees (``data.scale``: the module's dict), and
     for each member of a user class it may read (class_members: lower/methods.py inlines them)."""
     names = live_names(function)
     read = names_read(function.__code__)
@@ -319,7 +319,7 @@ def specialized_on(fn: types.FunctionType) -> tuple:
 
 def resolve(fn: types.FunctionType, wanted: list) -> dict:
     """``name -> (value, holder)`` for ``wanted`` names: ``fn``'s own first, then those of the
-    functions it reaches (a closure's helper reading its own closure); ``holder`` is the globals
+    functions it reaches (a closure's callee reading its own closure); ``holder`` is the globals
     dict or closure cell the value is read from (holder_of)."""
     out: dict = {}
     owner: dict = {}

@@ -222,7 +222,7 @@ class ParsedFunction:
         """The import-resolved dotted name of a Name/Attribute (``numpy.exp``), or None.
 
         Local names (parameters, assignments, module-level defs) come back with their scope path
-        (``f.<locals>.x``, ``helper``); builtins as ``builtins.abs``.
+        (``f.<locals>.x``, ``predict``); builtins as ``builtins.abs``.
         """
         found = self.parsed.qualnames.get(node) or frozenset()
         if not found:
