@@ -793,7 +793,7 @@ EXPLANATIONS = [
     "writes it once, as numpy does: the last write in C order stays (`y[idx] += w` is "
     "`y[idx] = y[idx] + w`: repeats do not add up), so only that write's value has a gradient, in "
     "every mode and order",
-    "each is transformed once into a helper of the same generated module",
+    "each is transformed once into a generated function of the same generated module",
     "see `s2sgrad/rules/`",
     "give no gradient and no error",
     "as the in-place updates they are",
