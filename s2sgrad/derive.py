@@ -44,18 +44,26 @@ CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",),
 
 @functools.lru_cache(maxsize=1)
 def installation_fingerprint() -> str:
-    """A hash of s2sgrad's own source files: an edited (editable) install invalidates the cache."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    """A hash of s2sgrad's own source files (the package's, nothing beside it: not the repository's
+    tests or virtual environment, not the rest of site-packages): an edited (editable) install
+    invalidates the cache."""
+    root = os.path.dirname(os.path.abspath(__file__))
     digest = hashlib.sha256()
+    for path in package_sources():
+        digest.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def package_sources() -> list:
+    """The paths of s2sgrad's own ``.py`` files, in a fixed order."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    found = []
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                path = os.path.join(directory, name)
-                digest.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
-                with open(path, "rb") as handle:
-                    digest.update(handle.read())
-    return digest.hexdigest()
+        found.extend(os.path.join(directory, name) for name in sorted(files) if name.endswith(".py"))
+    return found
 
 
 def registry_fingerprint() -> str:

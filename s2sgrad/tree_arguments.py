@@ -13,6 +13,7 @@ rebuilds trees from the per-leaf results of generated code.
 from __future__ import annotations
 
 import inspect
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
@@ -136,8 +137,10 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
     """The Split of a call of ``fun`` (parameters ``params``) differentiated at ``positions``,
     or None when no argument there is a pytree (lists, tuples, dicts, namedtuples, dataclasses,
     None, registered nodes)."""
-    kwargs, keywords = keyword_only(fun, kwargs)
     star = star_position(fun)
+    if star is None and not kwargs and all(type(a) in PLAIN for a in args):
+        return None  # arrays and numbers only (the common call, checked first: it is per call)
+    kwargs, keywords = keyword_only(fun, kwargs)
     if star is not None:  # the generated code takes the arguments passed there by position
         return _star_split(name, params, star, positions, args, kwargs, keywords, complex_numbers)
     objects = _objects(fun, params, args, positions) if not kwargs else ()
@@ -199,7 +202,11 @@ def _objects(fun: Callable, params: Sequence[str], args: tuple, positions: tuple
 
 
 def star_position(fun: Callable) -> Optional[int]:
-    """The position of ``fun``'s ``*args`` parameter, or None."""
+    """The position of ``fun``'s ``*args`` parameter, or None (read off a plain function's code
+    object: every call of a transformed function asks)."""
+    if type(fun) is types.FunctionType and not hasattr(fun, "__wrapped__"):
+        code = fun.__code__
+        return code.co_argcount if code.co_flags & inspect.CO_VARARGS else None
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):

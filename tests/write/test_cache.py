@@ -257,3 +257,18 @@ def test_a_new_process_reads_the_refusal_and_the_gradient_without_libcst(tmp_pat
     warm = _run(code, tmp_path, env)
     assert warm.stdout.split()[0] == cold.stdout.split()[0]
     assert warm.stdout.split()[1:] == ["False", "False"], warm.stdout
+
+
+def test_the_installation_fingerprint_reads_the_package_only():
+    """The cache is invalidated by an edit of s2sgrad's own files, never by the files beside the
+    package (the repository's tests and virtual environment, or the rest of site-packages for an
+    installed wheel: hashing those made the first transform of a process slow and an edited test
+    invalidate every entry)."""
+    from s2sgrad import derive
+
+    package = Path(derive.__file__).resolve().parent
+    files = [Path(p).resolve() for p in derive.package_sources()]
+    assert Path(derive.__file__).resolve() in files
+    assert package / "runtime" / "__init__.py" in files
+    assert all(package in f.parents for f in files)
+    assert len(files) == len({str(f) for f in files}) < 400
