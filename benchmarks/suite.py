@@ -95,7 +95,7 @@ def build(kernel, primal):
     """({variant: callable(args) -> (value, grads)}, {variant: why skipped}) for one spelling."""
     import s2sgrad
 
-    variants = {"hand": lambda args: kernel.hand(*args)}
+    variants = {"hand": lambda args: kernel.hand(*args), "primal": lambda args: primal(*args)}
     skipped = {}
     try:
         vg = s2sgrad.value_and_grad(primal, argnums=kernel.argnums)
@@ -181,6 +181,8 @@ def run_spelling(kernel, spelling_name, primal, opts):
     hand_s = statistics.median(samples["hand"])
     ratios = {f"{n}/hand": harness.paired_ratio(samples, n, "hand")
               for n in ("s2sgrad", "autograd", "jax")}
+    ratios["s2sgrad/primal"] = harness.paired_ratio(samples, "s2sgrad", "primal")
+    ratios["hand/primal"] = harness.paired_ratio(samples, "hand", "primal")
     best = (min(samples["s2sgrad"]) / min(samples["hand"])) if "s2sgrad" in samples else None
     memory = None
     if "s2sgrad" in variants:
@@ -290,7 +292,8 @@ def print_row(res, transform):
     print(f"{res['kernel']:<14}{res['spelling']:<22}{harness.fmt_time(res['hand_s']):>10}"
           f"{harness.fmt_ratio(r['s2sgrad/hand']):>9}{harness.fmt_ratio(res['best_ratio']):>9}"
           f"{harness.fmt_ratio(r['autograd/hand']):>9}"
-          f"{harness.fmt_ratio(r['jax/hand']):>8}{harness.fmt_ratio(res['memory']):>8}"
+          f"{harness.fmt_ratio(r['jax/hand']):>8}{harness.fmt_ratio(r['hand/primal']):>8}"
+          f"{harness.fmt_ratio(r['s2sgrad/primal']):>8}{harness.fmt_ratio(res['memory']):>8}"
           f"{harness.fmt_ms(tr.get('cold_ms')):>8}{harness.fmt_ms(tr.get('warm_ms')):>8}"
           f"{harness.fmt_ms(tr.get('disk_ms')):>8}", flush=True)
     for name, why in res["skipped"].items():
@@ -301,7 +304,7 @@ def print_row(res, transform):
 
 
 HEADER = (f"{'kernel':<14}{'spelling':<22}{'hand':>10}{'s2s/h':>9}{'min':>9}{'ag/h':>9}{'jax/h':>8}"
-          f"{'mem':>8}{'cold':>8}{'warm':>8}{'disk':>8}")
+          f"{'h/pri':>8}{'s2s/pri':>8}{'mem':>8}{'cold':>8}{'warm':>8}{'disk':>8}")
 
 
 def summary(results, load_ms, transform):
@@ -391,7 +394,8 @@ def main(argv=None):
     if error:
         print(f"transform timing failed: {error}")
     print("times: hand = median of one hand-written value+gradient call; ratios = medians of "
-          "per-round ratios; min = s2sgrad's fastest round / hand's fastest round; mem = peak "
+          "per-round ratios; min = s2sgrad's fastest round / hand's fastest round; pri = the "
+          "spelling's own value (no gradient); mem = peak "
           "memory s2sgrad/hand; cold/warm/disk = transform ms")
     print(HEADER)
     print("-" * len(HEADER))
