@@ -383,7 +383,7 @@ def attention_hand(Wq, Wk, Wv, X):
     return value, (XT @ (dS @ K), XT @ (dS.T @ Q), XT @ dV)
 
 
-# ----- 9 / 18. logistic regression (small, and 1e5 x 100) -----------------------------------------------
+# ----- 9 / 18. logistic regression (small, and 1e5 x 100) ------------------------------------------
 
 
 def logreg_logaddexp(w, b, X, y):
@@ -606,7 +606,7 @@ def pendulum_hand(theta, omega, g_over_l, damping, dt, n):
     return value, (tb, ob, gb, db)
 
 
-# ----- 19. Gaussian log-likelihood with slogdet ---------------------------------------------------------
+# ----- 19. Gaussian log-likelihood with slogdet ----------------------------------------------------
 
 
 def gauss_slogdet(A, mu, X):

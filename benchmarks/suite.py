@@ -278,8 +278,9 @@ def fmt_growth(growth):
         return ""
     parts = []
     for steps, g in growth.items():
-        parts.append(f"{steps}: " + (g["error"][:60] if "error" in g else
-                                     f"{harness.fmt_ratio(g['ratio'])} (hand {harness.fmt_time(g['hand_s'])})"))
+        text = (g["error"][:60] if "error" in g else
+                f"{harness.fmt_ratio(g['ratio'])} (hand {harness.fmt_time(g['hand_s'])})")
+        parts.append(f"{steps}: {text}")
     lo, hi = min(growth), max(growth)
     if "ratio" in growth[lo] and "ratio" in growth[hi]:
         parts.append(f"time x{growth[hi]['s2sgrad_s'] / growth[lo]['s2sgrad_s']:.0f} s2sgrad, "
@@ -352,7 +353,8 @@ def summary(results, load_ms, transform):
         print(f"transform: cold median {statistics.median(c for c, _ in colds):.0f} ms, worst "
               f"{max(colds)[0]:.0f} ms in {max(colds)[1]} (target <= 150 ms median); warm median "
               f"{statistics.median(v['warm_ms'] for v in transform.values()):.2f} ms; disk cache "
-              f"in a new process median {statistics.median(v['disk_ms'] for v in transform.values()):.1f}"
+              f"in a new process median "
+              f"{statistics.median(v['disk_ms'] for v in transform.values()):.1f}"
               f" ms, worst {max(v['disk_ms'] for v in transform.values()):.1f} ms"
               + (f"; loading the transformer once per process {load_ms:.0f} ms" if load_ms else ""))
 
