@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "benchmarks" / "kernels.py").exists())
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import kernels  # noqa: E402
