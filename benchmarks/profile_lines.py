@@ -2,6 +2,7 @@
 
     python benchmarks/profile_lines.py logsumexp            # per-statement cost of the generated code
     python benchmarks/profile_lines.py rosenbrock --cprofile  # plus cProfile of whole calls
+    python benchmarks/profile_lines.py heat/heat_slices       # a kernel/spelling of kernels.py
 
 The generated module for the case's primal (s2sgrad.source) is parsed; the forward sweep's and the
 pullback's statements are run one after the other in one namespace (the case's inputs bound to the
@@ -28,6 +29,18 @@ if HERE not in sys.path:
 import numpy as np  # noqa: E402
 
 import cases  # noqa: E402
+import kernels  # noqa: E402
+
+
+def lookup(name: str):
+    """A case of cases.py, or ``kernel/spelling`` of kernels.py as a case (its hand-written
+    version returns the value and a tuple of gradients)."""
+    if "/" not in name:
+        return cases.BY_NAME[name]
+    kernel_name, spelling_name = name.split("/")
+    kernel = kernels.BY_NAME[kernel_name]
+    return cases.Case(name, kernel.description, kernels.spelling(kernel_name, spelling_name),
+                      kernel.hand, kernel.argnums, lambda rng: kernel.make(rng, None))
 
 
 def best_time(code, namespace, budget_s=0.02):
@@ -51,7 +64,7 @@ def run(case_name: str, with_cprofile: bool) -> None:
     import s2sgrad
     from s2sgrad.pipeline import Options, generate_for_function
 
-    case = cases.BY_NAME[case_name]
+    case = lookup(case_name)
     params = case.primal.__code__.co_varnames[: case.primal.__code__.co_argcount]
     wrt = tuple(params[i] for i in case.argnums)
     generated = generate_for_function(case.primal, Options(wrt=wrt))
@@ -116,7 +129,8 @@ def run(case_name: str, with_cprofile: bool) -> None:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("case", choices=list(cases.BY_NAME))
+    parser.add_argument("case", help=f"one of {', '.join(cases.BY_NAME)}, or KERNEL/SPELLING of "
+                        "kernels.py")
     parser.add_argument("--cprofile", action="store_true", help="also print a cProfile summary")
     opts = parser.parse_args(argv)
     run(opts.case, opts.cprofile)

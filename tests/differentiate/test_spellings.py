@@ -1,0 +1,174 @@
+"""The spellings of one computation generate the same numpy work (issue 28).
+
+For every kernel of benchmarks/kernels.py, each spelling's generated gradient code (the forward
+and backward sweeps, in the mode value_and_grad runs for the kernel's arguments) is parsed with
+ast and its calls are counted by qualified name: inside loop bodies for the loop kernels (the work
+per step), in the whole code otherwise. The counts are compared between spellings after naming
+equivalent spellings of one operation alike (``@``, ``np.dot``, ``np.matmul``, ``.dot`` and the
+runtime helpers named after them; ``math.sin`` and ``np.sin``; ``x.sum()`` and ``np.sum(x)``).
+Calls on local values other than numpy's array methods (a tape's ``append``) count by method name.
+
+A structural check of the generated code, not a timing. Where spellings generate different work
+today, the case is a known finding, marked xfail(strict=True) with what differs: when the code
+generation is made spelling-independent, the mark must go.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "benchmarks" / "kernels.py").exists())
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import kernels  # noqa: E402
+
+from s2sgrad import TransformError  # noqa: E402
+from s2sgrad.pipeline import Options, generate_for_function  # noqa: E402
+
+MODULES = {"np", "numpy", "math", "s2s"}
+ARRAY_METHODS = {"sum", "max", "min", "mean", "dot", "copy", "reshape", "transpose", "var", "std",
+                 "prod", "cumsum", "astype", "clip", "ravel", "flatten", "squeeze"}
+MATH_AS_NUMPY = {"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "log1p",
+                 "expm1", "atan"}
+
+
+def _dotted(node):
+    """``a.b.c`` as a string, or None when the chain does not start at a name."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def canonical(name: str) -> str:
+    """One name for equivalent spellings of one operation."""
+    if name.startswith("numpy."):
+        name = "np." + name[len("numpy."):]
+    head, _, rest = name.partition(".")
+    if head == "math" and rest in MATH_AS_NUMPY:
+        name = "np." + rest
+    if name.startswith("."):  # an array method
+        if name[1:] in ARRAY_METHODS:
+            name = "np." + name[1:]
+    # np.dot / np.matmul / .dot / @, and the runtime helpers named after them (dot_vjp_a, ...)
+    return re.sub(r"(?<![a-z])dot(?![a-z])", "matmul", name)
+
+
+def call_name(call: ast.Call) -> str:
+    dotted = _dotted(call.func)
+    if dotted is None:
+        return "<expr>"
+    head = dotted.split(".")[0]
+    if "." not in dotted or head in MODULES:
+        return canonical(dotted)
+    return canonical("." + dotted.rsplit(".", 1)[1])
+
+
+def operations(nodes) -> Counter:
+    """Calls by canonical name, and ``@`` as ``np.matmul``, under ``nodes``."""
+    counts = Counter()
+    for top in nodes:
+        for node in ast.walk(top):
+            if isinstance(node, ast.Call):
+                counts[call_name(node)] += 1
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+                counts["np.matmul"] += 1
+    return counts
+
+
+def generated_functions(kernel, primal):
+    """The generated sweeps (ast.FunctionDef) of ``primal`` in the kernel's mode."""
+    params = primal.__code__.co_varnames[: primal.__code__.co_argcount]
+    wrt = tuple(params[i] for i in kernel.argnums)
+    generated = generate_for_function(primal, Options(wrt=wrt, mode=kernel.mode))
+    module = ast.parse(generated.text)
+    names = ({generated.names.fwd, generated.names.bwd} if kernel.mode == "rev"
+             else {n.name for n in module.body if isinstance(n, ast.FunctionDef)})
+    return [n for n in module.body if isinstance(n, ast.FunctionDef) and n.name in names]
+
+
+def work(kernel, primal) -> Counter:
+    """Per loop step (loop kernels: the bodies of the generated loops) or per call (others)."""
+    functions = generated_functions(kernel, primal)
+    if not kernel.loop:
+        return operations(functions)
+    loops = [node for fn in functions for node in ast.walk(fn)
+             if isinstance(node, (ast.For, ast.While))]
+    return operations([stmt for loop in loops for stmt in loop.body])
+
+
+def differences(a: Counter, b: Counter) -> str:
+    keys = sorted(set(a) | set(b))
+    return ", ".join(f"{k}: {a[k]} vs {b[k]}" for k in keys if a[k] != b[k])
+
+
+# Where the generated work differs between spellings today (issue 28's findings; see
+# benchmarks/README.md). Key: (kernel, spelling compared with the kernel's first spelling).
+KNOWN = {
+    ("cumprod", "cumprod_prealloc"): (
+        "a row written into a preallocated array (`out[t] = acc`) is a full copy of `out` per "
+        "step in both sweeps (s2s.setitem twice, s2s.setitem_value_vjp once) where appending to "
+        "a list and stacking costs nothing per step: quadratic in the step count"),
+    ("gru", "gru_dot"): (
+        "a user helper (`sigmoid`) is differentiated as its own function and called per step "
+        "(sigmoid_fwd / sigmoid_bwd), not inlined: Python calls and a tape entry each"),
+    ("lstm", "lstm_helper"): (
+        "a user helper (`sigmoid`) is differentiated as its own function and called per step "
+        "(sigmoid_fwd / sigmoid_bwd), not inlined"),
+}
+
+REFUSED = {
+    ("kepler", "kepler_newton"): (
+        "`E -= f / fprime` on a Python float bound by `E = M` is refused as a possible in-place "
+        "update of a shared array (aliasing.py), though a float cannot be shared"),
+}
+
+
+def _cases():
+    seen = set()
+    for kernel in kernels.KERNELS:
+        first = kernel.spellings[0][0]
+        for name, fn in kernel.spellings[1:]:
+            if fn in seen or name in kernels.DISTINCT:
+                continue
+            seen.add(fn)
+            marks = []
+            if (kernel.name, name) in REFUSED:
+                marks.append(pytest.mark.xfail(strict=True, raises=TransformError,
+                                               reason=REFUSED[(kernel.name, name)]))
+            elif (kernel.name, name) in KNOWN:
+                marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[(kernel.name, name)]))
+            yield pytest.param(kernel.name, first, name, marks=marks, id=f"{kernel.name}-{name}")
+
+
+@pytest.mark.parametrize("kernel_name, first, other", list(_cases()))
+def test_spellings_generate_the_same_calls(kernel_name, first, other):
+    kernel = kernels.BY_NAME[kernel_name]
+    want = work(kernel, kernels.spelling(kernel_name, first))
+    got = work(kernel, kernels.spelling(kernel_name, other))
+    assert got == want, f"{other} vs {first}: {differences(got, want)}"
+
+
+def test_every_kernel_has_two_spellings_and_the_set_has_24():
+    assert len(kernels.KERNELS) >= 24
+    for kernel in kernels.KERNELS:
+        assert len(kernel.spellings) >= 2, kernel.name
+
+
+def test_canonical_names_equate_spellings_of_one_operation():
+    tree = ast.parse("np.dot(h, W); h.dot(W); h @ W; np.matmul(h, W); math.sin(x); np.sin(x);"
+                     "x.sum(); np.sum(x); s2s.dot_vjp_a(g, h, W); s2s.matmul_vjp_a(g, h, W);"
+                     "tape.append(x)")
+    counts = operations(tree.body)
+    assert counts == Counter({"np.matmul": 4, "np.sin": 2, "np.sum": 2, "s2s.matmul_vjp_a": 2,
+                              ".append": 1})
