@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
+import shutil
 import sys
+import tempfile
 import types
 
 import autograd
@@ -21,6 +24,19 @@ for _folder in ("inputs", "property"):
     _path = str(pathlib.Path(__file__).resolve().parent / _folder)
     if _path not in sys.path:
         sys.path.insert(0, _path)
+
+# The tests never write into the user's cache directory: unless S2SGRAD_CACHE_DIR is set (CI sets
+# a fresh one; an empty value turns the cache off), this run's generated code is cached in a
+# temporary directory of its own, removed at the end (subprocesses and xdist workers inherit it).
+_OWN_CACHE = None
+if "S2SGRAD_CACHE_DIR" not in os.environ:
+    _OWN_CACHE = tempfile.mkdtemp(prefix="s2sgrad-test-cache-")
+    os.environ["S2SGRAD_CACHE_DIR"] = _OWN_CACHE
+
+
+def pytest_unconfigure(config):
+    if _OWN_CACHE is not None:
+        shutil.rmtree(_OWN_CACHE, ignore_errors=True)
 
 
 def _rebind(fn, namespace=None):

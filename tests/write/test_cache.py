@@ -272,3 +272,11 @@ def test_the_installation_fingerprint_reads_the_package_only():
     assert package / "runtime" / "__init__.py" in files
     assert all(package in f.parents for f in files)
     assert len(files) == len({str(f) for f in files}) < 400
+
+
+def test_the_suite_never_writes_into_the_users_cache_directory(monkeypatch):
+    """tests/conftest.py gives a run without S2SGRAD_CACHE_DIR a temporary cache of its own."""
+    where = cache.default_dir()
+    monkeypatch.delenv(cache.ENV_VAR)
+    users = cache.default_dir()
+    assert where is None or os.path.realpath(where) != os.path.realpath(users)
