@@ -64,10 +64,12 @@ class Contributions:
         self.refuse_missing_templates(stmt, rule, bound)
         defaulted = defaulted_params(rule, prim)
 
-        def contribution(template: str, upstream: str) -> cst.BaseExpression:
+        def contribution(template: str, upstream: str,
+                         written: Optional[dict] = None) -> cst.BaseExpression:
             mapping = {"g": displays[0], "ans": displays[1]} if displays is not None else \
                 {"g": cst.Name(upstream), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
+            mapping.update(written or {})
             return simplify(instantiate(template, mapping, defaulted))
 
         wanted = [(param, template, bound.get(param)) for param, template in rule.vjps
@@ -92,6 +94,9 @@ class Contributions:
                     )
                 self.adj.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform",
                                     fresh=getattr(rule, "fresh_adjoints", False) or None)
+            elif isinstance(operand, Seq) and self.each_item(lines, stmt, rule, param, operand,
+                                                             contribution, g):
+                continue
             elif isinstance(operand, Seq):
                 parts = self.namer.fresh(f"{param}_bar")
                 lines.append(f"{parts} = {_code(expr)}")
@@ -149,6 +154,23 @@ class Contributions:
         if same is not None and same == self.classes.get(target):
             return False
         return may_broadcast(operand, bound, self.scalars)
+
+    def each_item(self, lines: list, stmt: Stmt, rule, param: str, seq: Seq, contribution,
+                  g: str) -> bool:
+        """Where only some items of ``seq`` (a ``*args`` parameter's list) need an adjoint and the
+        rule gives one item's alone (``Rule.each``), those items' contributions, one each; False
+        where the whole list's template is wanted."""
+        template = dict(getattr(rule, "each", ())).get(param)
+        if template is None or any(isinstance(item, Seq) for item in seq.items):
+            return False
+        active = [i for i, item in enumerate(seq.items)
+                  if isinstance(item, Var) and self.active(item.name)]
+        if len(active) == len(seq.items):
+            return False
+        for i in active:
+            expr = contribution(template, g, {"index": cst.Integer(str(i))})
+            self.adj.accumulate(lines, seq.items[i].name, expr)
+        return True
 
     def distribute(self, lines: list, stmt: Stmt, seq: Seq, parts: str) -> None:
         """Add ``parts[i]`` (the adjoint of a list or tuple display) to each of its items."""

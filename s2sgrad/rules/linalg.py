@@ -133,6 +133,7 @@ RULES = (
         "numpy.einsum(subscripts, *operands)",
         linear=("operands",),
         operands="s2s.einsum_vjps(g, subscripts, operands)",
+        each={"operands": "s2s.einsum_vjp(g, subscripts, operands, index)"},
     ),
     # forward mode: plain numpy, so second derivatives go through them
     defvjp("numpy.linalg.inv(a)", a=f"-{_T} @ g @ {_T}", jvps={"a": "-ans @ t @ ans"}),

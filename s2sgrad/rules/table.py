@@ -124,6 +124,10 @@ class Rule:
     # an object whose indexing is this function on the index's items as one tuple (``np.r_[a, b]``
     # is ``s2s.join_r((a, b))``): the lowering writes the call
     indexed: str = ""
+    # ((param, template), ...): for a ``*args`` parameter whose template gives every item's
+    # adjoint at once, the adjoint of the one item at ``index`` (a name the template reads, the
+    # item's position written in): used where some items need no adjoint
+    each: tuple = ()
 
     @property
     def registered(self) -> bool:
@@ -194,7 +198,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
            constant_in: Iterable[str] = (), joint_jvp: str = "", consumes: Iterable[str] = (),
            folds: bool = False, batched: Optional[dict] = None, outputs: Iterable[str] = (),
-           indexed: str = "", **templates: str) -> Rule:
+           indexed: str = "", each: Optional[dict] = None, **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -206,7 +210,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
                 constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
                 folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs),
-                indexed=indexed)
+                indexed=indexed, each=tuple((each or {}).items()))
     unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")
@@ -226,7 +230,7 @@ def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iter
                    jvps=_renamed(rule.jvps, rename), methods=tuple(methods),
                    joint_jvp=_renamed((("", rule.joint_jvp),), rename)[0][1] if rule.joint_jvp else "",
                    step_sums=_renamed(rule.step_sums, rename),
-                   batched=_renamed(rule.batched, rename),
+                   batched=_renamed(rule.batched, rename), each=_renamed(rule.each, rename),
                    row_products=tuple((rename.get(p, p), name) for p, name in rule.row_products),
                    linear=tuple(rename.get(p, p) for p in rule.linear),
                    constant_in=tuple(rename.get(p, p) for p in rule.constant_in))
