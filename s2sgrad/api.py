@@ -460,7 +460,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
         if split is not None:
             return _jvp_again(original, split, args, tangents)
     split = split_call(fun, getattr(fun, "__name__", "the function"), _param_names(fun),
-                       positions, args, {})
+                       positions, args, {}, complex_numbers=True)
     if split is not None:
         wrt = wrt_names(fun, positions)
         tangents = flat_tangents(split, tangents, "jvp")
@@ -574,7 +574,8 @@ def _directional(fun: Callable, args: tuple, positions: tuple, tangents: Sequenc
                          f"{len(tangents)} tangent(s)")
     wrt = wrt_names(fun, positions)
     name = getattr(fun, "__name__", "the function")
-    argument_check(name, _param_names(fun), positions, wrt)(args, {})
+    argument_check(name, _param_names(fun), positions, wrt,
+                   complex_numbers=what == "jvp")(args, {})  # a complex tangent comes back as one
     for param, tangent in zip(wrt, tangents):
         if isinstance(tangent, MASKED):
             raise masked_refusal(name, f"the tangent for `{param}`")
