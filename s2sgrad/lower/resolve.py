@@ -5,6 +5,7 @@ default as code."""
 from __future__ import annotations
 
 import cmath
+import sys
 import types
 from typing import Any, Optional
 
@@ -88,7 +89,16 @@ def object_name(value: Any) -> Optional[str]:
 def _exported_from(module: str, name: str, value: Any) -> str:
     """The module that names ``value``: ``s2sgrad.runtime`` for a runtime helper (defined in one
     of its modules, e.g. ``s2sgrad.runtime.reductions``, and re-exported by the package, which is
-    how generated code and the rules name it), else ``module``."""
+    how generated code and the rules name it); for a function a library defines in a private
+    module and exports from a public one (``scipy.special._logsumexp.logsumexp`` is
+    ``scipy.special.logsumexp``, the name its rule has), the public one: the package above the
+    first private part of the path, where it holds the same object; else ``module``."""
     if module.startswith(runtime.__name__ + ".") and getattr(runtime, name, None) is value:
         return runtime.__name__
+    parts = module.split(".")
+    private = next((i for i, part in enumerate(parts) if part.startswith("_")), None)
+    if private:
+        public = sys.modules.get(".".join(parts[:private]))
+        if public is not None and getattr(public, name, None) is value:
+            return public.__name__
     return module
