@@ -57,7 +57,7 @@ import difflib
 import functools
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Iterable, Mapping, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
 import libcst as cst
 import numpy as np
@@ -124,6 +124,13 @@ class Rule:
     # an object whose indexing is this function on the index's items as one tuple (``np.r_[a, b]``
     # is ``s2s.join_r((a, b))``): the lowering writes the call
     indexed: str = ""
+    # another form of call the function takes, written in the form its signature reads: given the
+    # source texts of a call's positional arguments, the positional arguments of the same call in
+    # that form, or None where the call is not in the other form; each an int (the argument at
+    # that position), a constant's code, or ``(helper, (items, ...))``, a runtime helper's call
+    # on such items (``np.einsum(a, [0, 1], b, [1, 2])`` is
+    # ``np.einsum(s2s.einsum_interleaved('AB,BC', a), a, b)``); the lowering writes it so
+    respell: Optional[Callable[[tuple], Optional[tuple]]] = field(default=None, compare=False)
 
     @property
     def registered(self) -> bool:
@@ -194,7 +201,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
            constant_in: Iterable[str] = (), joint_jvp: str = "", consumes: Iterable[str] = (),
            folds: bool = False, batched: Optional[dict] = None, outputs: Iterable[str] = (),
-           indexed: str = "", **templates: str) -> Rule:
+           indexed: str = "", respell: Optional[Callable[[tuple], Optional[tuple]]] = None,
+           **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -206,7 +214,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
                 constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
                 folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs),
-                indexed=indexed)
+                indexed=indexed, respell=respell)
     unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")
