@@ -2,8 +2,11 @@
 third order), grad of a function that calls grad, jacfwd, jacrev and their nesting, checked against
 analytic derivatives, autograd and central differences of s2sgrad's own gradients."""
 
+import types
+
 import autograd
 import autograd.numpy as anp
+import autograd.scipy.stats as astats
 import numpy as np
 import pytest
 
@@ -419,6 +422,7 @@ except ImportError:  # pragma: no cover
     pass
 else:
     from scipy import special as _special
+    from scipy import stats as _stats
 
 
 def _rows_logsumexp(a):
@@ -438,3 +442,21 @@ def test_a_library_function_read_through_a_global_is_named_by_its_public_module(
     want = (_grad_of_rows_logsumexp(x + eps * t) - _grad_of_rows_logsumexp(x - eps * t)) / (2 * eps)
     np.testing.assert_allclose(tangent, want, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(row, want, rtol=1e-6, atol=1e-9)  # the Hessian is symmetric
+
+
+DIRICHLET_ALPHA = np.array([1.5, 2.0, 1.3, 2.5])
+
+
+def _dirichlet_of_normalized(x):
+    return _stats.dirichlet.logpdf(x / np.sum(x), DIRICHLET_ALPHA) * 2.0
+
+
+def test_a_method_of_an_object_a_library_exports_is_named_by_that_object():
+    # `_stats.dirichlet.logpdf` read through the globals is a bound method of the instance
+    # scipy.stats exports as `dirichlet`: its rule is scipy.stats.dirichlet.logpdf's (the
+    # generated gradient read again in forward mode, for the Hessian-vector product)
+    x = np.array([0.2, 0.3, 0.1, 0.4])
+    t = np.array([0.5, -1.0, 0.25, 0.3])
+    (got,) = s2sgrad.hvp(_dirichlet_of_normalized, (x,), (t,))
+    twin = types.FunctionType(_dirichlet_of_normalized.__code__, dict(globals(), np=anp, _stats=astats))
+    np.testing.assert_allclose(got, autograd.hessian_vector_product(twin)(x, t), rtol=1e-10)
