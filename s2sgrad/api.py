@@ -299,7 +299,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
         if split is not None:
             return jvp_again(original, split, args, tangents)
     split = split_call(fun, getattr(fun, "__name__", "the function"), param_names(fun),
-                       positions, args, {})
+                       positions, args, {}, complex_numbers=True)
     if split is not None:
         wrt = wrt_names(fun, positions)
         tangents = flat_tangents(split, tangents, "jvp")

@@ -103,7 +103,8 @@ def directional(fun: Callable, args: tuple, positions: tuple, tangents: Sequence
                          f"{len(tangents)} tangent(s)")
     wrt = wrt_names(fun, positions)
     name = getattr(fun, "__name__", "the function")
-    argument_check(name, param_names(fun), positions, wrt)(args, {})
+    argument_check(name, param_names(fun), positions, wrt,
+                   complex_numbers=what == "jvp")(args, {})  # a complex tangent comes back as one
     for param, tangent in zip(wrt, tangents):
         if isinstance(tangent, MASKED):
             raise masked_refusal(name, f"the tangent for `{param}`")

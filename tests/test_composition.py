@@ -2,8 +2,11 @@
 third order), grad of a function that calls grad, jacfwd, jacrev and their nesting, checked against
 analytic derivatives, autograd and central differences of s2sgrad's own gradients."""
 
+import types
+
 import autograd
 import autograd.numpy as anp
+import autograd.scipy.stats as astats
 import numpy as np
 import pytest
 
@@ -408,3 +411,52 @@ def test_grad_through_a_gradient_that_is_one_number_standing_for_an_array():
     v = np.linspace(-1.0, 1.0, 4)
     np.testing.assert_allclose(s2sgrad.grad(weighted_constant_gradient)(v), -np.ones(4))
     np.testing.assert_allclose(s2sgrad.hessian(weighted_constant_gradient)(v), np.zeros((4, 4)))
+
+
+# an import inside try/else (as autograd's tests write theirs): the generated code does not copy
+# it and reads `_special` through the user's globals, where `_special.logsumexp` is
+# scipy.special._logsumexp.logsumexp, which is scipy.special.logsumexp
+try:
+    import scipy
+except ImportError:  # pragma: no cover
+    pass
+else:
+    from scipy import special as _special
+    from scipy import stats as _stats
+
+
+def _rows_logsumexp(a):
+    return np.sum(_special.logsumexp(a, axis=1, keepdims=True) ** 2)
+
+
+def _grad_of_rows_logsumexp(a):
+    return s2sgrad.grad(_rows_logsumexp)(a)
+
+
+def test_a_library_function_read_through_a_global_is_named_by_its_public_module():
+    x = np.array([[0.3, -1.2, 0.5, 2.0, 0.1]])
+    t = np.array([[1.0, 0.5, -0.25, 0.2, -1.0]])
+    _, tangent = s2sgrad.jvp(_grad_of_rows_logsumexp, (x,), (t,))
+    (row,) = s2sgrad.vjp(_grad_of_rows_logsumexp, x)[1](t)
+    eps = 1e-6
+    want = (_grad_of_rows_logsumexp(x + eps * t) - _grad_of_rows_logsumexp(x - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(tangent, want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(row, want, rtol=1e-6, atol=1e-9)  # the Hessian is symmetric
+
+
+DIRICHLET_ALPHA = np.array([1.5, 2.0, 1.3, 2.5])
+
+
+def _dirichlet_of_normalized(x):
+    return _stats.dirichlet.logpdf(x / np.sum(x), DIRICHLET_ALPHA) * 2.0
+
+
+def test_a_method_of_an_object_a_library_exports_is_named_by_that_object():
+    # `_stats.dirichlet.logpdf` read through the globals is a bound method of the instance
+    # scipy.stats exports as `dirichlet`: its rule is scipy.stats.dirichlet.logpdf's (the
+    # generated gradient read again in forward mode, for the Hessian-vector product)
+    x = np.array([0.2, 0.3, 0.1, 0.4])
+    t = np.array([0.5, -1.0, 0.25, 0.3])
+    (got,) = s2sgrad.hvp(_dirichlet_of_normalized, (x,), (t,))
+    twin = types.FunctionType(_dirichlet_of_normalized.__code__, dict(globals(), np=anp, _stats=astats))
+    np.testing.assert_allclose(got, autograd.hessian_vector_product(twin)(x, t), rtol=1e-10)

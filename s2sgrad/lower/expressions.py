@@ -301,6 +301,9 @@ def lower_call(ctx: Context, node: cst.Call, target: Optional[str], unpack_to: t
     folded = _pairwise(ctx, node)
     if folded is not None:
         return lower_call(ctx, folded, target, unpack_to)
+    respelled = _respelled(ctx, node)
+    if respelled is not None:
+        return _emit_call(ctx, node, target, unpack_to, *respelled)
     args, kwargs, new_args = _call_args(ctx, node)
     func = node.func
     if isinstance(func, cst.Attribute) and (not is_constant(ctx, func.value)
@@ -312,6 +315,13 @@ def lower_call(ctx: Context, node: cst.Call, target: Optional[str], unpack_to: t
         return ctx.emit_prim(target, f"{short(owner)}_{method}", method, expr,
                              Prim(f"ndarray.{method}", (owner, *args), tuple(kwargs),
                                   location=ctx.pf.location(node)))
+    return _emit_call(ctx, node, target, unpack_to, args, kwargs, new_args)
+
+
+def _emit_call(ctx: Context, node: cst.Call, target: Optional[str], unpack_to: tuple,
+               args: list, kwargs: list, new_args: list) -> Var:
+    """The statement of a function's call with these operands (``new_args``: as code)."""
+    func = node.func
     callee = ctx.callee_name(func)
     func_new, _ = ctx.verbatim(func)
     expr = node.with_changes(func=func_new, args=new_args, lpar=[], rpar=[])
@@ -346,6 +356,41 @@ def _pairwise(ctx: Context, node: cst.Call) -> Optional[cst.Call]:
     folded = node.with_changes(args=[cst.Arg(first), *node.args[2:]])
     ctx.pf.parsed.adopt(folded, node)
     return folded
+
+
+def _respelled(ctx: Context, node: cst.Call) -> Optional[tuple]:
+    """``(positional operands, keyword operands, the Args as code)`` of a call written in
+    another form its function takes, in the form its rule reads (Rule.respell: np.einsum's
+    interleaved form in its subscripts form); None for any other call. Each argument the new
+    form keeps is lowered once; a runtime helper it calls on them is a statement of its own."""
+    rule = ctx.table.get(ctx.callee_name(node.func) or "") if ctx.table is not None else None
+    if rule is None or rule.respell is None or any(a.star for a in node.args):
+        return None
+    positional = [a.value for a in node.args if a.keyword is None]
+    spelled = rule.respell(tuple(code(v) for v in positional))
+    if spelled is None:
+        return None
+    lowered: dict = {}
+
+    def item(spec: Any) -> Any:
+        if isinstance(spec, int):
+            if spec not in lowered:
+                lowered[spec] = operand(ctx, positional[spec])
+            return lowered[spec]
+        if isinstance(spec, str):
+            return operand(ctx, cst.parse_expression(spec))
+        helper, helper_args = spec
+        ops = tuple(item(a) for a in helper_args)
+        expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(helper)),
+                        [cst.Arg(operand_node(o)) for o in ops])
+        return ctx.emit_prim(None, helper, helper, expr, Prim(f"s2sgrad.runtime.{helper}", ops,
+                                                              location=ctx.pf.location(node)))
+
+    args = [item(spec) for spec in spelled]
+    kwargs = [(a.keyword.value, operand(ctx, a.value)) for a in node.args if a.keyword is not None]
+    new_args = [cst.Arg(operand_node(o)) for o in args] + \
+        [cst.Arg(operand_node(o), keyword=cst.Name(k)) for k, o in kwargs]
+    return args, kwargs, new_args
 
 
 def _call_args(ctx: Context, node: cst.Call) -> tuple:

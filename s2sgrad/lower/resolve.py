@@ -5,6 +5,7 @@ default as code."""
 from __future__ import annotations
 
 import cmath
+import sys
 import types
 from typing import Any, Optional
 
@@ -78,6 +79,10 @@ def _live_lookup(live: dict, dotted: str) -> Any:
 def object_name(value: Any) -> Optional[str]:
     if isinstance(value, types.ModuleType):
         return value.__name__
+    if isinstance(value, types.MethodType):
+        owner = _public_instance(value.__self__)
+        if owner is not None:  # a method of an object a library exports (scipy.stats.dirichlet)
+            return f"{owner}.{value.__name__}"
     module = getattr(value, "__module__", None)
     name = getattr(value, "__name__", None)
     if module and name:
@@ -85,10 +90,35 @@ def object_name(value: Any) -> Optional[str]:
     return None
 
 
+def _public_module(module: str) -> Optional[types.ModuleType]:
+    """The package above the first private part of the module path ``module``
+    (``scipy.stats`` for ``scipy.stats._multivariate``), where it is imported; else None."""
+    parts = module.split(".")
+    private = next((i for i, part in enumerate(parts) if part.startswith("_")), None)
+    return sys.modules.get(".".join(parts[:private])) if private else None
+
+
+def _public_instance(owner: Any) -> Optional[str]:
+    """The dotted name under which a library's public module exports the object ``owner`` (an
+    instance its private module's class made: ``scipy.stats.dirichlet``), or None."""
+    kind = type(owner)
+    public = _public_module(getattr(kind, "__module__", "") or "")
+    if public is None or isinstance(owner, (type, types.ModuleType)):
+        return None
+    found = sorted(name for name, held in vars(public).items() if held is owner and not name.startswith("_"))
+    return f"{public.__name__}.{found[0]}" if found else None
+
+
 def _exported_from(module: str, name: str, value: Any) -> str:
     """The module that names ``value``: ``s2sgrad.runtime`` for a runtime helper (defined in one
     of its modules, e.g. ``s2sgrad.runtime.reductions``, and re-exported by the package, which is
-    how generated code and the rules name it), else ``module``."""
+    how generated code and the rules name it); for a function a library defines in a private
+    module and exports from a public one (``scipy.special._logsumexp.logsumexp`` is
+    ``scipy.special.logsumexp``, the name its rule has), the public one: the package above the
+    first private part of the path, where it holds the same object; else ``module``."""
     if module.startswith(runtime.__name__ + ".") and getattr(runtime, name, None) is value:
         return runtime.__name__
+    public = _public_module(module)
+    if public is not None and getattr(public, name, None) is value:
+        return public.__name__
     return module

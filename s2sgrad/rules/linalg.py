@@ -1,6 +1,9 @@
 """Products and linear algebra."""
 
+import ast
+import string
 from dataclasses import replace
+from typing import Optional
 
 from .table import alias, defvjp
 
@@ -12,6 +15,50 @@ def _real(code: str, function: str) -> str:
     """``code`` checked to be real when it runs: these templates are written for real matrices
     (s2s.real_only raises GradientError for a complex one rather than give a wrong derivative)."""
     return f"s2s.real_only({code}, '{function}')"
+
+
+_EINSUM_SYMBOLS = string.ascii_uppercase + string.ascii_lowercase  # numpy's, for sublist ints
+
+
+def _sublist(text: str) -> Optional[str]:
+    """The subscripts a literal sublist of np.einsum's interleaved form spells (``[0, 1]`` is
+    ``'AB'``, ``Ellipsis`` or ``...`` is ``'...'``), as numpy converts it; None for any other
+    text (a name: its value is known only when the code runs)."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return None
+    letters = []
+    for item in node.elts:
+        if isinstance(item, ast.Constant) and item.value is Ellipsis or \
+                isinstance(item, ast.Name) and item.id == "Ellipsis":
+            letters.append("...")
+        elif isinstance(item, ast.Constant) and type(item.value) is int and \
+                0 <= item.value < len(_EINSUM_SYMBOLS):
+            letters.append(_EINSUM_SYMBOLS[item.value])
+        else:
+            return None
+    return "".join(letters)
+
+
+def _einsum_interleaved(args: tuple) -> Optional[tuple]:
+    """np.einsum's interleaved form ``(op0, sublist0, op1, sublist1, ..., [sublist_out])`` with
+    every sublist written as a literal, as the subscripts form ``('AB,BC->AC', op0, op1, ...)``
+    (Rule.respell), the subscripts checked when the code runs not to come from a call in the
+    subscripts form (``op0`` a string: s2s.einsum_interleaved); None for the subscripts form
+    and for sublists held by names."""
+    pairs = len(args) // 2
+    if pairs == 0 or _sublist(args[0]) is not None or args[0].lstrip()[:1] in "'\"" or \
+            args[0].lstrip()[:2].lower() in ("f'", 'f"', "r'", 'r"'):
+        return None
+    spelled = [_sublist(args[2 * k + 1]) for k in range(pairs)]
+    out = _sublist(args[-1]) if len(args) % 2 else ""
+    if any(s is None for s in spelled) or out is None:
+        return None
+    subscripts = ",".join(spelled) + ("->" + out if len(args) % 2 else "")
+    return (("einsum_interleaved", (repr(subscripts), 0)),) + tuple(2 * k for k in range(pairs))
 
 
 _MATMUL = defvjp(
@@ -132,6 +179,7 @@ RULES = (
     defvjp(
         "numpy.einsum(subscripts, *operands)",
         linear=("operands",),
+        respell=_einsum_interleaved,
         operands="s2s.einsum_vjps(g, subscripts, operands)",
         each={"operands": "s2s.einsum_vjp(g, subscripts, operands, index)"},
     ),

@@ -57,7 +57,7 @@ import difflib
 import functools
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Iterable, Mapping, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
 import libcst as cst
 import numpy as np
@@ -128,6 +128,13 @@ class Rule:
     # adjoint at once, the adjoint of the one item at ``index`` (a name the template reads, the
     # item's position written in): used where some items need no adjoint
     each: tuple = ()
+    # another form of call the function takes, written in the form its signature reads: given the
+    # source texts of a call's positional arguments, the positional arguments of the same call in
+    # that form, or None where the call is not in the other form; each an int (the argument at
+    # that position), a constant's code, or ``(helper, (items, ...))``, a runtime helper's call
+    # on such items (``np.einsum(a, [0, 1], b, [1, 2])`` is
+    # ``np.einsum(s2s.einsum_interleaved('AB,BC', a), a, b)``); the lowering writes it so
+    respell: Optional[Callable[[tuple], Optional[tuple]]] = field(default=None, compare=False)
 
     @property
     def registered(self) -> bool:
@@ -198,7 +205,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            row_products: Optional[dict] = None, fresh_adjoints: bool = False,
            constant_in: Iterable[str] = (), joint_jvp: str = "", consumes: Iterable[str] = (),
            folds: bool = False, batched: Optional[dict] = None, outputs: Iterable[str] = (),
-           indexed: str = "", each: Optional[dict] = None, **templates: str) -> Rule:
+           indexed: str = "", each: Optional[dict] = None,
+           respell: Optional[Callable[[tuple], Optional[tuple]]] = None, **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -210,7 +218,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
                 constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
                 folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs),
-                indexed=indexed, each=tuple((each or {}).items()))
+                indexed=indexed, each=tuple((each or {}).items()), respell=respell)
     unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")

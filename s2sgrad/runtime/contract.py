@@ -15,6 +15,7 @@ import string
 
 import numpy as np
 
+from ..errors import UsageError
 from .containers import Parts, _is_zero, zeros_like
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "einsum_vjps_value",
     "einsum_pairs_value",
     "einsum_pairs_operands",
+    "einsum_interleaved",
 ]
 
 _LETTERS = string.ascii_letters
@@ -65,6 +67,18 @@ def einsum_vjp(g, subscripts, operands, index):
     diagonal = np.einsum("".join(target) + "->" + unique, result)
     diagonal[...] = partial
     return result
+
+
+def einsum_interleaved(subscripts, first):
+    """``subscripts``: the subscripts form of an ``np.einsum`` call written in its interleaved
+    form (``np.einsum(a, [0, 1], b, [1, 2])``), whose first operand is ``first``. A call whose
+    first argument is a string when it runs was in the subscripts form (its operands literal
+    lists of ints) and is refused rather than computed as the other form."""
+    if isinstance(first, str):
+        raise UsageError(f"np.einsum({first!r}, ...) with literal lists of ints as operands: "
+                         "s2sgrad read it as einsum's interleaved form; pass the operands as arrays "
+                         "(np.array([...]))")
+    return subscripts
 
 
 def _put(operands, index, x):

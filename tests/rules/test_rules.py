@@ -28,6 +28,7 @@ import s2sgrad
 from s2sgrad import runtime as s2s
 from s2sgrad.lower.ir import flatten
 from s2sgrad.checks import numerical_grad
+from s2sgrad.errors import UsageError
 from s2sgrad.pipeline import lower
 from s2sgrad.read.capture import from_function
 from s2sgrad.read.parse import ParsedFunction, parse_module
@@ -53,6 +54,7 @@ def uniform(shape, lo=-0.9, hi=0.9):
 W = uniform((3, 4), -1.0, 1.0)  # fixed weights: the outputs below are non-trivial scalars
 V3 = uniform((3,), -1.0, 1.0)
 V4 = uniform((4,), -1.0, 1.0)
+W44 = uniform((4, 4), -1.0, 1.0)
 W234 = uniform((2, 3, 4), -1.0, 1.0)
 MASK = uniform((3, 4)) > 0.0
 
@@ -535,6 +537,12 @@ def l_einsum_ellipsis_implicit(x, y): return np.sum(np.einsum("...i,...i", x, y)
 def l_einsum_trace(x): return np.einsum("ii->", x) * 2.0
 def l_einsum_diagonal(x): return np.sum(np.einsum("ii->i", x) * V3)
 def l_einsum_diagonal_product(x, y): return np.sum(np.sin(np.einsum("ij,jj->i", x, y)))
+# the interleaved form (operands and literal sublists), read as the subscripts form (Rule.respell)
+def l_einsum_sublists(x, y): return np.sum(np.sin(np.einsum(x, [0, 1], y, [1, 2], [0, 2])))
+def l_einsum_sublists_three(x, y): return np.einsum(x, (0, 1, 2), y, (3, 1, 0), W44, (3, 3), (2, 0))[0, 1] * 2.0
+def l_einsum_sublists_ellipsis(x, y): return np.sum(np.sin(np.einsum(x, [..., 0, 1], y, (Ellipsis, 1, 2), [..., 0, 2])))
+def l_einsum_sublists_implicit(x, y): return np.sum(np.sin(np.einsum(x, [0, 1], y, [1, 2])))
+def l_einsum_sublists_transpose(x): return np.sum(np.einsum(x, [0, 1], [1, 0]) * W)
 def l_inner_numbers(x, y): return np.inner(x, y) * 2.0 + np.sum(np.inner(x, V3))
 def l_inv(x): return np.sum(np.linalg.inv(x) * W[:, :3])
 def l_det(x): return np.linalg.det(x) * 2.0
@@ -576,6 +584,11 @@ add("numpy.einsum", l_einsum_ellipsis_implicit, uniform((3, 4)), uniform((4,)), 
 add("numpy.einsum", l_einsum_trace, uniform((3, 3)), oracle="none")  # autograd fails on these
 add("numpy.einsum", l_einsum_diagonal, uniform((3, 3)), oracle="none")
 add("numpy.einsum", l_einsum_diagonal_product, uniform((2, 3)), uniform((3, 3)), oracle="none")
+add("numpy.einsum", l_einsum_sublists, uniform((3, 5)), uniform((5, 4)))
+add("numpy.einsum", l_einsum_sublists_three, uniform((3, 4, 4)), uniform((4, 4, 3)))
+add("numpy.einsum", l_einsum_sublists_ellipsis, uniform((2, 3, 4)), uniform((2, 4, 5)))
+add("numpy.einsum", l_einsum_sublists_implicit, uniform((3, 5)), uniform((5, 4)), oracle="none")  # autograd: no
+add("numpy.einsum", l_einsum_sublists_transpose, uniform((4, 3)))
 # np.inner of numbers is their product (autograd fails on it too)
 add("numpy.inner", l_inner_numbers, uniform(None), uniform(None), argnums=(0, 1), oracle="none")
 add("numpy.linalg.inv", l_inv, SPD)
@@ -1401,3 +1414,42 @@ def test_rule_forward(key):
             continue
         np.testing.assert_allclose(tangent, _directional_difference(fn, case.args, argnums, tangents),
                                    rtol=case.rtol, atol=1e-6, err_msg="vs central differences")
+
+
+def _sublists_loss(x, y):
+    return np.sum(np.einsum(x, [0, 1], y, [1, 2], [0, 2]) ** 2 * V4)
+
+
+def _sublists_ellipsis_loss(x, y):
+    return np.sum(np.einsum(x, [..., 0, 1], y, [1, 2], [..., 0, 2]) ** 2 * V4)
+
+
+def test_einsum_interleaved_form_second_order():
+    # read as the subscripts form, its second derivatives are the subscripts form's (hvp: forward
+    # mode over the generated gradient, whose einsum helpers have rules of their own): against
+    # autograd, and (with `...`, where autograd's second order fails) differences of gradients
+    x, y = uniform((3, 5)), uniform((5, 4))
+    tx, ty = uniform((3, 5)), uniform((5, 4))
+    got = s2sgrad.hvp(_sublists_loss, (x, y), (tx, ty))
+    twin = types.FunctionType(_sublists_loss.__code__, dict(_sublists_loss.__globals__, np=anp))
+    for i, g in enumerate(got):
+        gradient = autograd.grad(twin, i)
+        want = sum(autograd.make_jvp(gradient, argnum=j)(x, y)(t)[1] for j, t in enumerate((tx, ty)))
+        np.testing.assert_allclose(g, want, rtol=1e-10)
+    x, tx = uniform((2, 3, 5)), uniform((2, 3, 5))
+    got = s2sgrad.hvp(_sublists_ellipsis_loss, (x, y), (tx, ty))
+    gradient = s2sgrad.grad(_sublists_ellipsis_loss, argnums=(0, 1))
+    eps = 1e-6
+    plus, minus = gradient(x + eps * tx, y + eps * ty), gradient(x - eps * tx, y - eps * ty)
+    for g, p, m in zip(got, plus, minus):
+        np.testing.assert_allclose(g, (p - m) / (2 * eps), rtol=1e-6, atol=1e-8)
+
+
+def _spec_in_a_name(spec, y): return np.sum(np.einsum(spec, [0, 1], y, [1, 2]))
+
+
+def test_einsum_of_a_string_in_a_name_and_int_lists_is_refused_when_it_runs_never_misread():
+    # np.einsum(spec, [0, 1], y, [1, 2]) is the subscripts form when spec is a string: the
+    # lowering, which cannot see it, reads the interleaved form, and the helper refuses it then
+    with pytest.raises(UsageError, match="interleaved"):
+        s2sgrad.grad(_spec_in_a_name, argnums=1)("i,ij,j", uniform((2, 2)))

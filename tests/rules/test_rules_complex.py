@@ -175,3 +175,33 @@ def test_tangent_of_a_complex_product_keeps_its_imaginary_part(fn):
     assert np.iscomplexobj(tangent) and np.shape(tangent) == np.shape(want)
     np.testing.assert_allclose(tangent, want, rtol=1e-6)
     np.testing.assert_allclose(value, fn(z))
+
+
+def s_exp_times(z): return np.exp(z) * z
+def s_abs(z): return np.abs(z) * 2.0
+def s_conj_sum(z, w): return np.sum(np.conj(z) * w + z)
+def s_angle(z): return np.angle(z)
+def s_max_prod(z): return np.max(z) * np.prod(z)  # np.prod: forward mode by reverse over the gradient
+def s_real_if_close(z): return np.real_if_close(z * 1j)
+
+
+@pytest.mark.parametrize("fn, args, tangents", [
+    (s_exp_times, (1.0 + 2.0j,), (0.3 - 0.5j,)),
+    (s_abs, (1.0 + 2.0j,), (0.3 + 0.5j,)),
+    (s_conj_sum, (1.0 - 2.0j, 0.5), (0.3 + 0.5j, -1.5)),
+    (s_conj_sum, (1.0, 0.5 + 1.0j), (0.25, 1.0 - 0.5j)),
+    (s_angle, (-1.0 + 0.5j,), (0.2 + 0.7j,)),
+    (s_max_prod, (1.0 + 2.0j,), (0.3 - 0.5j,)),
+    (s_real_if_close, (1.0 + 2.0j,), (0.3 - 0.5j,)),
+], ids=["exp_times", "abs", "conj_sum", "conj_sum_second", "angle", "max_prod", "real_if_close"])
+def test_jvp_at_a_python_complex_number(fn, args, tangents):
+    # jvp took complex arrays but refused a Python complex (the argument check shared with grad,
+    # whose gradient of one has no Python type to come back as); a tangent of one is a number
+    value, tangent = s2sgrad.jvp(fn, args, tangents)
+    eps = 1e-7
+    plus = fn(*(a + eps * t for a, t in zip(args, tangents)))
+    minus = fn(*(a - eps * t for a, t in zip(args, tangents)))
+    np.testing.assert_allclose(tangent, (plus - minus) / (2 * eps), rtol=1e-6)
+    np.testing.assert_allclose(value, fn(*args), rtol=1e-12)
+    want = sum(autograd.make_jvp(_twin(fn), argnum=i)(*args)(t)[1] for i, t in enumerate(tangents))
+    np.testing.assert_allclose(tangent, want, rtol=1e-10)

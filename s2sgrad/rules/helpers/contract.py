@@ -55,5 +55,8 @@ RULES = (
     ),
 )
 
+# the subscripts of an einsum written in its interleaved form: a string
+NONDIFF = ("s2sgrad.runtime.einsum_interleaved",)
+
 _LATER = "a helper of an einsum's higher-derivative templates: derivatives through it are not written yet"
 NO_RULE = {name: _LATER for name in ("einsum_pairs_value", "einsum_pairs_operands", "einsum_vjp_operands")}
