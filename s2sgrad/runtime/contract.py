@@ -28,6 +28,7 @@ __all__ = [
     "einsum_pairs_value",
     "einsum_pairs_operands",
     "einsum_interleaved",
+    "one_at",
 ]
 
 _LETTERS = string.ascii_letters
@@ -102,11 +103,18 @@ def einsum_vjp_operands(value, g, subscripts, operands, index):
 
 def einsum_vjps_operands(value, g, subscripts, operands):
     """The adjoints of the operands in ``einsum_vjps(value, subscripts, operands)``, ``g`` the
-    list of its results' adjoints."""
+    list of its results' adjoints (a zero item adds nothing)."""
     total = Parts(zeros_like(o) for o in operands)
     for i, gi in enumerate(g):
-        total = total + einsum_vjp_operands(value, gi, subscripts, operands, i)
+        if not _is_zero(gi):
+            total = total + einsum_vjp_operands(value, gi, subscripts, operands, i)
     return total
+
+
+def one_at(x, index, operands):
+    """A list as long as ``operands`` holding ``x`` at ``index`` and zeros elsewhere: the upstream
+    of ``einsum_vjps`` where only the adjoint of ``operands[index]`` was taken."""
+    return Parts(x if i == index else 0.0 for i in range(len(operands)))
 
 
 def einsum_vjps_value(g, subscripts, operands):

@@ -20,7 +20,9 @@ RULES = (
         "s2sgrad.runtime.einsum_vjp(value, subscripts, operands, index)",
         reverse_only=_MULTILINEAR,
         value="s2s.einsum_with(g, subscripts, operands, index)",
-        operands="s2s.einsum_vjp_operands(value, g, subscripts, operands, index)",
+        # einsum_vjps_operands with the one item: its rules cover the next order (einsum_vjp_operands
+        # has none)
+        operands="s2s.einsum_vjps_operands(value, s2s.one_at(g, index, operands), subscripts, operands)",
     ),
     # the adjoints of every einsum operand (a list): the sums of einsum_vjp's over them
     defvjp(
@@ -34,7 +36,13 @@ RULES = (
         "s2sgrad.runtime.einsum_with(x, subscripts, operands, index)",
         reverse_only=_MULTILINEAR,
         x="s2s.einsum_vjp(g, subscripts, operands, index)",
-        operands="s2s.einsum_vjp_operands(g, x, subscripts, operands, index)",
+        operands="s2s.einsum_vjps_operands(g, s2s.one_at(x, index, operands), subscripts, operands)",
+    ),
+    # a list with one item (the others zero): linear in it
+    defvjp(
+        "s2sgrad.runtime.one_at(x, index, operands)",
+        linear=("x",), constant_in=("index", "operands"),
+        x="g[index]",
     ),
     # the adjoint of einsum_vjps's upstream: the sum of the einsums with one operand replaced by
     # its item (einsum_vjp reads the operand it is the adjoint of for its shape only)

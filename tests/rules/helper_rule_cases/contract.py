@@ -91,3 +91,13 @@ CASES += [
     (R + "einsum_with", h_einsum_with, _u((3, 4), (2, 3), (3, 4)), None, 1e-5),
     (R + "einsum_with", h_einsum_with_3, _u((4,), (2, 3), (3, 4), (4,)), None, 1e-5),
 ]
+
+
+def h_one_at(x, a, b):
+    items = s2s.one_at(x, 1, (a, b))
+    return _out(items[1]) + 0.3 * np.sum(items[0])
+
+
+CASES += [
+    (R + "one_at", h_one_at, _u((3, 4), (2, 3), (3, 4)), None, 1e-5),
+]
