@@ -28,6 +28,7 @@ from .blocks import BlockSweeps
 from ..program import Comment, code_reads, lift, unpack_target
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts
+from .growth import append_in_place
 from .records import Records
 from .release import release
 from .unknown import no_rule
@@ -325,6 +326,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         backward, released = release(backward, residuals, frozenset(kept), returns)
         result_code = _code(operand_node(fn.result))
         forward = fold(lift(self.forward_code(fn.body)), line_read_counts(packed + (result_code,)))
+        forward = append_in_place(forward, self.appends(), frozenset(p.name for p in fn.params),
+                                  packed + (result_code,))
         return VjpFunction(
             source_name=fn.name, fwd_name=self.fwd_name, bwd_name=self.bwd_name,
             params_code=self.params_code(), forward=tuple(forward), result_code=result_code,
@@ -333,6 +336,12 @@ class ReverseBuilder(Contributions, BlockSweeps):
             returns=tuple(returns), wrt=self.wrt, top_level=self.top_level,
             releases_residuals=bool(released & set(residuals)),
         )
+
+    def appends(self) -> dict:
+        """Each ``list.append`` statement's target -> the list name it extends."""
+        return {stmt.targets[0]: stmt.prim.args[0].name for stmt in flatten(self.fn.body)
+                if stmt.prim.op == "list.append" and len(stmt.targets) == 1
+                and isinstance(stmt.prim.args[0], Var)}
 
     def returned_adjoints(self) -> list:
         """The code of each differentiated parameter's adjoint, as the backward returns it."""
