@@ -115,3 +115,38 @@ def summed_list(x, n):
     for i in range(n):
         out.append(x[i % x.shape[0]] * x[(i + 1) % x.shape[0]])
     return sum(out) + out[0] * out[-1]
+
+
+def stored_then_appended(x, n):
+    out = []
+    rows = []
+    for i in range(n):
+        out.append(x[i % x.shape[0]] ** 2)
+        rows.append(out)
+    return np.sum(np.stack([np.sum(np.stack(r)) for r in rows]))
+
+
+def alias_read_inside(x, n):
+    out = [x[0]]
+    total = 0.0
+    for i in range(n):
+        prev = out
+        total = total + np.sum(np.stack(prev) * x[i % x.shape[0]])
+        out.append(np.sin(x[i % x.shape[0]]))
+    return total + np.sum(np.stack(out))
+
+
+def alias_read_after(x, n):
+    out = [x[0]]
+    prev = out
+    for i in range(n):
+        out.append(x[i % x.shape[0]] * 3.0)
+    return np.sum(np.stack(prev) ** 2)
+
+
+def empty_alias_read_after(x, n):
+    out = []
+    prev = out
+    for i in range(n):
+        out.append(x[i % x.shape[0]] * 3.0)
+    return np.sum(np.stack(prev) ** 2)

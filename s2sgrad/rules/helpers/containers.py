@@ -81,6 +81,25 @@ RULES = (
         linear=("xs",),
         xs="g",
     ),
+    # a list's copy the caller may change in place: its adjoint passes through
+    defvjp("s2sgrad.runtime.owned(xs)", linear=("xs",), xs="g"),
+    # (xs[:-1], xs[-1]), popped from the list itself (it empties what it reads, so derivative
+    # code passes a copy): the adjoint of an append in a backward sweep; its transpose appends
+    defvjp(
+        "s2sgrad.runtime.split_last(xs)",
+        outputs=("rest", "last"),
+        linear=("xs",),
+        consumes=("xs",),
+        jvps={"xs": "(t[:-1], t[-1])"},
+        xs="s2s.joined_last(g[0], g[1])",
+    ),
+    # its transpose: a list's adjoint with one more item (as list.append's rule)
+    defvjp(
+        "s2sgrad.runtime.joined_last(rest, last)",
+        joint_jvp="s2s.joined_last(rest, last)",
+        rest="g[:-1]",
+        last="g[-1]",
+    ),
     # sum(xs)'s adjoint (g summed to each element's shape): its transpose sums and broadcasts back
     defvjp(
         "s2sgrad.runtime.sum_list_vjp(value, xs)",
