@@ -6,10 +6,11 @@
 ``list.append``: its target and the list it extends), never found by their text.
 
 ``pop_in_place``: a backward sweep's program items -> the same, where each ``rest, last =
-s2s.split_last(g)`` (the adjoint of an append, which pops ``g``'s last item from ``g`` itself) is
-kept only where the sweep owns ``g``'s list; elsewhere it is passed ``s2s.owned(g)`` (a copy), which
-keeps ``g`` intact as the rule's templates did. The sweep owns the list where every value
-entering it is copied once (``lst_bar = s2s.owned(s2s.split_stack(...))``, where it is made).
+split_last(g)`` (the runtime's adjoint of an append, which pops ``g``'s last item from ``g``
+itself; rules/helpers/containers.py names it) is kept only where the sweep owns ``g``'s list;
+elsewhere it is passed ``owned(g)`` (a copy), which keeps ``g`` intact as the rule's templates
+did. The sweep owns the list where every value entering it is copied once by ``owned``, where
+it is made.
 
 In both, the names joined by the steps and by plain copies (``lst = lst_2``, a loop's carry) are
 one list object when the steps work in place; a group is rewritten whole or not at all, and only
@@ -35,6 +36,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from ..program import ForHeader, Nest, Simple, WhileHeader, name_reads
+from ..rules.helpers.containers import OWNED, POP_LAST
 from .fold import substitute_statement
 from .inline import substitute
 
@@ -326,25 +328,25 @@ def _is_helper(node: cst.BaseExpression, name: str) -> bool:
 
 
 def _split_step(item: Simple) -> Optional[tuple]:
-    """``rest, last = s2s.split_last(g)`` -> ``(rest, g, ())``."""
+    """``rest, last = split_last(g)`` -> ``(rest, g, ())``."""
     node = item.node
     if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
         return None
     target, value = node.targets[0].target, node.value
     if isinstance(target, cst.Tuple) and len(target.elements) == 2 and \
             all(isinstance(e.value, cst.Name) for e in target.elements) and \
-            _is_helper(value, "split_last") and len(value.args) == 1 and \
+            _is_helper(value, POP_LAST) and len(value.args) == 1 and \
             isinstance(value.args[0].value, cst.Name):
         return target.elements[0].value.value, value.args[0].value.value, ()
     return None
 
 
 def _owned(node: cst.BaseExpression) -> cst.Call:
-    return cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("owned")), [cst.Arg(node)])
+    return cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(OWNED)), [cst.Arg(node)])
 
 
 def pop_in_place(backward: tuple, params: frozenset, final_code: tuple) -> tuple:
-    """``backward`` (program items, folded) with each ``s2s.split_last`` of a list the sweep
+    """``backward`` (program items, folded) with each ``split_last`` of a list the sweep
     cannot show it owns passed a copy, and the lines making the lists it owns copying what they
     bind. ``params``: names bound before the items (residuals, the seed); ``final_code``: the
     code the sweep returns."""
@@ -363,7 +365,7 @@ def pop_in_place(backward: tuple, params: frozenset, final_code: tuple) -> tuple
         if group & owned:
             for name in group:
                 for line in facts.made.get(name, ()):
-                    if _is_helper(line.item.node.value, "owned"):
+                    if _is_helper(line.item.node.value, OWNED):
                         continue
                     at[line.position] = lambda item: (Simple(item.node.with_changes(
                         value=_owned(item.node.value))),)

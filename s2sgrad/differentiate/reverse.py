@@ -25,7 +25,8 @@ from ..rules.table import RuleTable
 from .adjoints import Adjoints
 from .binding import keeping_consumed
 from .blocks import BlockSweeps
-from ..program import Comment, code_reads, lift, unpack_target
+from ..program import Comment, Simple, code_reads, lift, unpack_target
+from ..rules.helpers.containers import POP_LAST
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts
 from .growth import append_in_place, pop_in_place
@@ -351,20 +352,22 @@ class ReverseBuilder(Contributions, BlockSweeps):
 
     def append_backward(self, lines: list, stmt: Stmt, g: str) -> bool:
         """``lst_2 = lst + [item]``'s contributions from its adjoint list ``g`` in O(1): the last
-        adjoint popped from ``g`` (``s2s.split_last``), which is then ``lst``'s adjoint
+        adjoint popped from ``g`` (the runtime's split_last), which is then ``lst``'s adjoint
         (growth.pop_in_place passes a copy where the sweep cannot show it owns ``g``). False
         where ``lst`` carries no derivative or ``item`` is a display (the rule's templates then)."""
         base, item = stmt.prim.args
         if not self.active(base.name) or isinstance(item, Seq):
             return False  # a display's items take their adjoints by the rule's templates
         last = self.namer.fresh(f"{stmt.targets[0]}_last_bar")
-        if base.name in self.adj.current:
-            rest = self.namer.fresh(f"{base.name}_rest_bar")
-            lines.append(f"{rest}, {last} = s2s.split_last({g})")
+        held = base.name in self.adj.current
+        rest = self.namer.fresh(f"{base.name}_rest_bar") if held else self.namer.adjoint(base.name)
+        lines.append(Simple(cst.Assign(
+            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(rest)), cst.Element(cst.Name(last))],
+                                        lpar=[], rpar=[]))],
+            cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(POP_LAST)), [cst.Arg(cst.Name(g))]))))
+        if held:
             self.adj.accumulate(lines, base.name, cst.Name(rest))
         else:
-            rest = self.namer.adjoint(base.name)
-            lines.append(f"{rest}, {last} = s2s.split_last({g})")
             self.adj.claim(base.name)
         if isinstance(item, Var) and self.active(item.name):
             self.adj.accumulate(lines, item.name, cst.Name(last))

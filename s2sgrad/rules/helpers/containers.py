@@ -4,6 +4,13 @@ element by element, a list element's adjoint, a custom gradient's output leaves,
 from ..containers import RULES as _LIST_RULES
 from ..table import alias, defvjp
 
+# The helpers a backward sweep grows and shrinks an adjoint list with in O(1) a step (their rules
+# below): the adjoint of an append pops the list's last item (``rest, last = s2s.split_last(g)``),
+# from a list the sweep owns (made its own, once, by ``s2s.owned``); differentiate/growth.py and
+# the reverse builder write and recognize them by these names.
+POP_LAST = "split_last"
+OWNED = "owned"
+
 RULES = (
     # tuple(x) / list(x)'s adjoint of an array's rows stacked, and its transpose (one per row)
     defvjp("s2sgrad.runtime.sequence_vjp(value, iterable)", linear=("value",), constant_in=("iterable",),
