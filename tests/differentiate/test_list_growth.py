@@ -111,3 +111,17 @@ def test_lists_of_lists_made_anew_each_trip_are_accepted():
     assert_gradients(gi.lists_of_lists, X, 4, argnums=(0,))
     forward, _ = _sweeps(gi.lists_of_lists)
     assert any(ast.unparse(c.func.value) == "rows" for c in _calls(forward, "append"))
+
+
+def test_split_stack_of_a_broadcast_adjoint_copies_one_slice_per_input():
+    # np.take of one index copied all of a broadcast adjoint first (O(n) per input, quadratic in
+    # the steps of every list stacked after a loop); each input's adjoint is its own array still
+    from s2sgrad import runtime as s2s
+
+    g = np.broadcast_to(np.arange(3.0), (5, 3))
+    parts = s2s.split_stack(g, [None] * 5)
+    assert len(parts) == 5 and all(np.array_equal(p, np.arange(3.0)) for p in parts)
+    parts[0] += 1.0  # writable, shares nothing with the others
+    np.testing.assert_array_equal(parts[1], np.arange(3.0))
+    columns = s2s.split_stack(np.broadcast_to(2.0, (4, 6)), [None] * 6, axis=-1)
+    assert len(columns) == 6 and all(np.array_equal(c, np.full(4, 2.0)) for c in columns)
