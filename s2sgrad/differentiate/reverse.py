@@ -25,9 +25,11 @@ from ..rules.table import RuleTable
 from .adjoints import Adjoints
 from .binding import keeping_consumed
 from .blocks import BlockSweeps
-from ..program import Comment, code_reads, lift, unpack_target
+from ..program import Comment, Simple, code_reads, lift, unpack_target
+from ..rules.helpers.containers import POP_LAST
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts
+from .growth import append_in_place, pop_in_place
 from .records import Records
 from .release import release
 from .unknown import no_rule
@@ -69,6 +71,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         self.if_records: dict = {}  # If -> (then names, else names)
         self.classes, self.scalars = shapes or shape_facts(fn, table)
         self.definitions = definition_counts(fn.body)
+        self._appends: Optional[dict] = None
         for p in fn.params:
             self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
 
@@ -230,6 +233,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
             lines.append(f"{g} = {self.upstream_of_targets(stmt)}")
             return lines + self.rule_backward(stmt, rule, g)
         g = self.adj.current[stmt.targets[0]]
+        if stmt.targets[0] in self.appends() and self.append_backward(lines, stmt, g):
+            return lines
         if rule.registered:
             return self.registered_backward(stmt, rule, g)
         if not self.uniform_sum(lines, stmt, rule, g):
@@ -322,9 +327,12 @@ class ReverseBuilder(Contributions, BlockSweeps):
         backward = fold(backward, line_read_counts(returns), frozenset(scalars))
         packed = tuple(self.rec.packed(n) for n in residuals)
         kept = {p.name for p in fn.params} | scalars | set(self.rec.shape_base) | {seed}
+        backward = list(pop_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))
         backward, released = release(backward, residuals, frozenset(kept), returns)
         result_code = _code(operand_node(fn.result))
         forward = fold(lift(self.forward_code(fn.body)), line_read_counts(packed + (result_code,)))
+        forward = append_in_place(forward, self.appends(), frozenset(p.name for p in fn.params),
+                                  packed + (result_code,))
         return VjpFunction(
             source_name=fn.name, fwd_name=self.fwd_name, bwd_name=self.bwd_name,
             params_code=self.params_code(), forward=tuple(forward), result_code=result_code,
@@ -333,6 +341,37 @@ class ReverseBuilder(Contributions, BlockSweeps):
             returns=tuple(returns), wrt=self.wrt, top_level=self.top_level,
             releases_residuals=bool(released & set(residuals)),
         )
+
+    def appends(self) -> dict:
+        """Each ``list.append`` statement's target -> the list name it extends."""
+        if self._appends is None:
+            self._appends = {stmt.targets[0]: stmt.prim.args[0].name for stmt in flatten(self.fn.body)
+                             if stmt.prim.op == "list.append" and len(stmt.targets) == 1
+                             and isinstance(stmt.prim.args[0], Var)}
+        return self._appends
+
+    def append_backward(self, lines: list, stmt: Stmt, g: str) -> bool:
+        """``lst_2 = lst + [item]``'s contributions from its adjoint list ``g`` in O(1): the last
+        adjoint popped from ``g`` (the runtime's split_last), which is then ``lst``'s adjoint
+        (growth.pop_in_place passes a copy where the sweep cannot show it owns ``g``). False
+        where ``lst`` carries no derivative or ``item`` is a display (the rule's templates then)."""
+        base, item = stmt.prim.args
+        if not self.active(base.name) or isinstance(item, Seq):
+            return False  # a display's items take their adjoints by the rule's templates
+        last = self.namer.fresh(f"{stmt.targets[0]}_last_bar")
+        held = base.name in self.adj.current
+        rest = self.namer.fresh(f"{base.name}_rest_bar") if held else self.namer.adjoint(base.name)
+        lines.append(Simple(cst.Assign(
+            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(rest)), cst.Element(cst.Name(last))],
+                                        lpar=[], rpar=[]))],
+            cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(POP_LAST)), [cst.Arg(cst.Name(g))]))))
+        if held:
+            self.adj.accumulate(lines, base.name, cst.Name(rest))
+        else:
+            self.adj.claim(base.name)
+        if isinstance(item, Var) and self.active(item.name):
+            self.adj.accumulate(lines, item.name, cst.Name(last))
+        return True
 
     def returned_adjoints(self) -> list:
         """The code of each differentiated parameter's adjoint, as the backward returns it."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import TransformError
-from .ir import Const, CoreFunction, If, Loop, Seq, Stmt, operand_reads, operand_vars
+from .ir import Const, CoreFunction, If, Loop, Seq, Stmt, Var, operand_reads, operand_vars
 
 
 @dataclass
@@ -36,6 +36,7 @@ class _Walk:
     position: int = 0
     stack: list = field(default_factory=list)
     sharing: dict = field(default_factory=dict)  # in-place target -> names sharing its array then
+    holding: dict = field(default_factory=dict)  # in-place target -> lists or tuples holding it then
     updated: dict = field(default_factory=dict)  # in-place target -> the update's position
     ever: list = field(default_factory=list)  # per open loop: name -> every object bound in it
 
@@ -53,8 +54,11 @@ class _Walk:
         self.defined.setdefault(name, self.position)
         self.where.setdefault(name, tuple(self.stack))
 
-    def renew(self, site: str) -> None:
-        """Before ``site`` makes a new object: the objects it made before are ``site'``."""
+    def renew(self, site: str, kept: frozenset = frozenset()) -> None:
+        """Before ``site`` makes a new object: the objects it made before are ``site'`` (but
+        ``kept``, the objects a copy binds there again)."""
+        if site in kept:
+            return
         old = site + "'"
         for table in (self.points, self.elements):
             for name, objects in table.items():
@@ -82,8 +86,11 @@ class _Walk:
                 shared = self.points.get(inplace[target][0], frozenset())
                 self.sharing.setdefault(target, set()).update(
                     n for n, objects in self.points.items() if objects & shared)
-            else:
-                self.renew(target)
+                self.holding.setdefault(target, set()).update(
+                    n for n, objects in self.elements.items() if objects & shared)
+            else:  # a copy (a loop's carry) makes no object: the one it binds keeps its name
+                copied = prim.op == "copy" and prim.args and isinstance(prim.args[0], Var)
+                self.renew(target, self.objects(prim.args[0]) if copied else frozenset())
             self.bind(target, self.shares(stmt, target, inplace[target][0] if updating else None))
 
     def shares(self, stmt: Stmt, target: str, mutated) -> tuple:
@@ -96,6 +103,8 @@ class _Walk:
             return self.points.get(mutated, frozenset()), self.elements.get(mutated, frozenset()) | added
         if prim.op == "copy" and args and isinstance(args[0], Seq):
             return own, self.objects(args[0])  # a new list or tuple holding these
+        if prim.op == "copy" and args and isinstance(args[0], Const) and not args[0].reads:
+            return own, frozenset()  # a literal (``[]``): a new object
         if prim.op == "copy" and args:
             return self.objects(args[0]), self.objects(args[0], "elements")
         if prim.op.startswith("user:"):  # the result may be, or hold, any argument
@@ -200,17 +209,33 @@ def _check_one(fn: CoreFunction, walk: _Walk, target: str, mutated: str, locatio
     at = walk.updated.get(target, walk.defined.get(target, 0))  # the update, not a join's placeholder
     owner = fn.user_names.get(mutated, mutated)
     loops = [walk.loops[i] for i in walk.where.get(target, ())]
-    for name in sorted(walk.sharing.get(target, ())):
-        if fn.user_names.get(name, name) == owner:
-            continue
-        if name not in fn.user_names and name not in {p.name for p in fn.params}:
-            continue  # a temporary lives within its own statement
+
+    def seen_later(name: str) -> bool:
         reads = walk.reads.get(name, [])
         born = walk.defined.get(name, 0)
         late = born < at and any(r > at for r in reads)
         looped = any((born < start or name in carried) and any(start <= r <= stop for r in reads)
                      for start, stop, carried in loops)
-        if late or looped:
+        return late or looped
+
+    sharing = walk.sharing.get(target, set())
+    for name in sorted(walk.holding.get(target, set()) - sharing):  # sharing's message below
+        if name not in fn.user_names and name not in {p.name for p in fn.params}:
+            continue  # a temporary lives within its own statement
+        if fn.user_names.get(name, name) != owner and seen_later(name):
+            other = fn.user_names.get(name, name)
+            raise TransformError(
+                f"`{other}` holds `{owner}` itself (a list or tuple keeps the object, not a copy), "
+                f"so this in-place update would change what `{other}` holds too, and s2sgrad "
+                "does not model that", location,
+                f"store a copy instead (`{other}.append(list({owner}))`, `{owner}.copy()`), or make "
+                f"a new value (`{owner} = {owner} + [...]`)")
+    for name in sorted(sharing):
+        if fn.user_names.get(name, name) == owner:
+            continue
+        if name not in fn.user_names and name not in {p.name for p in fn.params}:
+            continue  # a temporary lives within its own statement
+        if seen_later(name):
             other = fn.user_names.get(name, name)
             raise TransformError(
                 f"`{owner}` may share its array with `{other}` (an assignment, a slice or a view "

@@ -33,6 +33,9 @@ __all__ = [
     "append",
     "unleaves",
     "copied",
+    "split_last",
+    "owned",
+    "joined_last",
     "dict_of",
     "dict_of_vjp",
     "keys",
@@ -267,6 +270,30 @@ def copied(xs):
     """A new list of the items of ``xs``: what generated code passes to a helper that empties
     the lists it reads, where it reads them again after the call."""
     return list(xs)
+
+
+def joined_last(rest, last):
+    """``split_last``'s transpose: the adjoint list ``rest`` with ``last`` after its items (Parts,
+    as every adjoint of a list)."""
+    return Parts([*rest, last])
+
+
+def owned(xs):
+    """A copy of the list ``xs`` that the caller may change in place (an adjoint's Parts stays
+    Parts); anything else (a tuple, an array, None or 0.0 for a zero adjoint) as it is."""
+    if isinstance(xs, list):
+        return Parts(xs) if isinstance(xs, Parts) else list(xs)
+    return xs
+
+
+def split_last(xs):
+    """``(xs[:-1], xs[-1])`` in O(1) for a list: its last item popped from ``xs`` itself, which is
+    then the first result (what a backward sweep passes for the adjoint of an append, where it
+    owns that adjoint list); a tuple or an array is sliced."""
+    if isinstance(xs, list):
+        last = xs.pop()
+        return xs, last
+    return xs[:-1], xs[-1]
 
 
 def dict_of(keys, values):

@@ -50,8 +50,11 @@ def _split(g, sizes, axis):
 
 
 def split_stack(g, arrays, axis=0):
-    """Adjoints of each input of ``np.stack(arrays, axis)``."""
+    """Adjoints of each input of ``np.stack(arrays, axis)``: each a copy of its slice of ``g``
+    (made contiguous once: ``np.take`` copies all of a broadcast ``g`` first, O(n) per input)."""
     g = _operand(g)
+    if type(g) is np.ndarray:
+        g = np.ascontiguousarray(g)
     return Parts(np.take(g, i, axis=axis) for i in range(len(arrays)))
 
 

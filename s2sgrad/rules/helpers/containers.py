@@ -4,6 +4,13 @@ element by element, a list element's adjoint, a custom gradient's output leaves,
 from ..containers import RULES as _LIST_RULES
 from ..table import alias, defvjp
 
+# The helpers a backward sweep grows and shrinks an adjoint list with in O(1) a step (their rules
+# below): the adjoint of an append pops the list's last item (``rest, last = s2s.split_last(g)``),
+# from a list the sweep owns (made its own, once, by ``s2s.owned``); differentiate/growth.py and
+# the reverse builder write and recognize them by these names.
+POP_LAST = "split_last"
+OWNED = "owned"
+
 RULES = (
     # tuple(x) / list(x)'s adjoint of an array's rows stacked, and its transpose (one per row)
     defvjp("s2sgrad.runtime.sequence_vjp(value, iterable)", linear=("value",), constant_in=("iterable",),
@@ -80,6 +87,25 @@ RULES = (
         "s2sgrad.runtime.copied(xs)",
         linear=("xs",),
         xs="g",
+    ),
+    # a list's copy the caller may change in place: its adjoint passes through
+    defvjp("s2sgrad.runtime.owned(xs)", linear=("xs",), xs="g"),
+    # (xs[:-1], xs[-1]), popped from the list itself (it empties what it reads, so derivative
+    # code passes a copy): the adjoint of an append in a backward sweep; its transpose appends
+    defvjp(
+        "s2sgrad.runtime.split_last(xs)",
+        outputs=("rest", "last"),
+        linear=("xs",),
+        consumes=("xs",),
+        jvps={"xs": "(t[:-1], t[-1])"},
+        xs="s2s.joined_last(g[0], g[1])",
+    ),
+    # its transpose: a list's adjoint with one more item (as list.append's rule)
+    defvjp(
+        "s2sgrad.runtime.joined_last(rest, last)",
+        joint_jvp="s2s.joined_last(rest, last)",
+        rest="g[:-1]",
+        last="g[-1]",
     ),
     # sum(xs)'s adjoint (g summed to each element's shape): its transpose sums and broadcasts back
     defvjp(

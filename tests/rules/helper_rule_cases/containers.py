@@ -125,6 +125,26 @@ def h_copied(a, b):
 CASES.append(("s2sgrad.runtime.copied", h_copied, (uniform((4,)), uniform((4,))), None, 1e-5))
 
 
+def h_split_last(a, b):
+    rest, last = s2s.split_last([a * b, np.sin(b), b])
+    return np.sum(np.cos(rest[0]) * V4) + np.sum(rest[1] * last * V4)
+
+
+def h_owned(a, b):
+    pair = s2s.owned([a * b, np.sin(b)])
+    return np.sum(np.sin(pair[0]) * V4) + np.sum(np.cos(pair[1]) * V4)
+
+
+CASES.append(("s2sgrad.runtime.owned", h_owned, (uniform((4,)), uniform((4,))), None, 1e-5))
+def h_joined_last(a, b):
+    parts = s2s.joined_last([a * b, np.sin(b)], np.cos(a))
+    return np.sum(np.sin(parts[0]) * V4) + np.sum(parts[1] * parts[2] * V4)
+
+
+CASES.append(("s2sgrad.runtime.joined_last", h_joined_last, (uniform((4,)), uniform((4,))), None, 1e-5))
+CASES.append(("s2sgrad.runtime.split_last", h_split_last, (uniform((4,)), uniform((4,))), None, 1e-5))
+
+
 # dict displays: dict_of and its transpose (its result read by key, as generated code does)
 def h_dict_of(a, b):
     tree = s2s.dict_of(("a", "b"), (a, b))

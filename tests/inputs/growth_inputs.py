@@ -1,0 +1,152 @@
+"""Functions whose lists grow in a loop (issue 28): tests/differentiate/test_list_growth.py
+differentiates them; some may grow in place, some must keep copying."""
+
+import numpy as np
+
+
+def cumprod_loss(x, n):
+    out = []
+    acc = x[0]
+    for i in range(n):
+        acc = acc * x[i % x.shape[0]]
+        out.append(acc)
+    return np.sum(np.stack(out))
+
+
+def last_item_read(x, n):
+    out = [x[0]]
+    for i in range(n):
+        out.append(np.sin(out[-1]) * x[i % x.shape[0]])
+    return np.sum(np.stack(out) ** 2)
+
+
+def length_read(x, n):
+    out = []
+    for i in range(n):
+        out.append(x[i % x.shape[0]] * len(out))
+    return np.sum(np.stack(out))
+
+
+def stacked_inside(x, n):
+    out = [x[0]]
+    total = 0.0
+    for i in range(n):
+        out.append(out[-1] * x[i % x.shape[0]])
+        y = np.stack(out)
+        total = total + np.sum(y * y)
+    return total
+
+
+def stacked_before_append(x, n):
+    out = [x[0]]
+    total = 0.0
+    for i in range(n):
+        y = np.stack(out)
+        total = total + np.sum(np.sin(y))
+        out.append(x[i % x.shape[0]] * 2.0)
+    return total + np.sum(np.stack(out))
+
+
+def _stack_sum(items):
+    return np.sum(np.stack(items) ** 2)
+
+
+def passed_to_function(x, n):
+    out = [x[0]]
+    total = 0.0
+    for i in range(n):
+        out.append(np.cos(x[i % x.shape[0]]) * out[-1])
+        total = total + _stack_sum(out)
+    return total
+
+
+def alias_before_loop(x, n):
+    out = []
+    prev = out
+    for i in range(n):
+        out.append(x[i % x.shape[0]] ** 2)
+    return np.sum(np.stack(out))
+
+
+def lists_of_lists(x, n):
+    rows = []
+    for j in range(3):
+        row = []
+        for i in range(n):
+            row.append(x[(i + j) % x.shape[0]] * (j + 1.0))
+        rows.append(row)
+    return np.sum(np.stack([np.stack(r) for r in rows]) ** 3)
+
+
+def appended_in_branches(x, n):
+    out = []
+    for i in range(n):
+        v = x[i % x.shape[0]]
+        if v > 0:
+            out.append(np.exp(v))
+        else:
+            out.append(v * v)
+    return np.sum(np.stack(out))
+
+
+def while_loop(x, n):
+    out = []
+    i = 0
+    while i < n:
+        out.append(np.tanh(x[i % x.shape[0]]) * (i + 1.0))
+        i = i + 1
+    return np.sum(np.stack(out) ** 2)
+
+
+def nested_loops(x, n):
+    out = []
+    for j in range(2):
+        for i in range(n):
+            out.append(x[i % x.shape[0]] * x[j])
+    return np.sum(np.stack(out) ** 2)
+
+
+def comprehension(x, n):
+    return np.sum(np.stack([np.sin(x[i % x.shape[0]]) * i for i in range(n)]))
+
+
+def summed_list(x, n):
+    out = []
+    for i in range(n):
+        out.append(x[i % x.shape[0]] * x[(i + 1) % x.shape[0]])
+    return sum(out) + out[0] * out[-1]
+
+
+def stored_then_appended(x, n):
+    out = []
+    rows = []
+    for i in range(n):
+        out.append(x[i % x.shape[0]] ** 2)
+        rows.append(out)
+    return np.sum(np.stack([np.sum(np.stack(r)) for r in rows]))
+
+
+def alias_read_inside(x, n):
+    out = [x[0]]
+    total = 0.0
+    for i in range(n):
+        prev = out
+        total = total + np.sum(np.stack(prev) * x[i % x.shape[0]])
+        out.append(np.sin(x[i % x.shape[0]]))
+    return total + np.sum(np.stack(out))
+
+
+def alias_read_after(x, n):
+    out = [x[0]]
+    prev = out
+    for i in range(n):
+        out.append(x[i % x.shape[0]] * 3.0)
+    return np.sum(np.stack(prev) ** 2)
+
+
+def empty_alias_read_after(x, n):
+    out = []
+    prev = out
+    for i in range(n):
+        out.append(x[i % x.shape[0]] * 3.0)
+    return np.sum(np.stack(prev) ** 2)
