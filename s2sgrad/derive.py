@@ -120,8 +120,10 @@ _REFUSAL_FIELDS = ("message", "path", "line", "col", "text", "hint")
 def _store_refusal(key: str, fun: Callable, exc: TransformError) -> None:
     """Store the pipeline's refusal of ``key`` (a plain TransformError: what it says and where),
     with the files of every user function ``fun`` reaches in other modules as its dependencies."""
-    if type(exc) is not TransformError or exc.location == caller_location():
-        return  # (one located at the caller's call is about that call, not about the code)
+    if type(exc) is not TransformError or exc.location == caller_location() or \
+            not hasattr(fun, "__code__"):
+        return  # (one located at the caller's call is about that call, not about the code; a
+        # function without Python code, a numpy function given directly, is refused again cheaply)
     loc = exc.location
     own = fun.__code__.co_filename
     files = sorted({(getattr(f, "__module__", "") or "", f.__code__.co_filename)

@@ -127,3 +127,12 @@ def test_a_lambda_is_read_as_a_def_of_its_body():  # it was refused
 def test_not_a_function_refused():
     with pytest.raises(s2sgrad.TransformError, match="Python functions"):
         s2sgrad.grad(np.sin)
+
+
+def test_a_numpy_function_given_directly_is_refused_with_the_cache_on(tmp_path, monkeypatch):
+    # storing the refusal in the disk cache read the function's __code__, which a numpy function
+    # written in Python behind numpy's dispatcher (np.append) does not have: an AttributeError
+    monkeypatch.setenv("S2SGRAD_CACHE_DIR", str(tmp_path / "cache"))
+    for _ in range(2):  # the second time from the cache, or made again: refused alike
+        with pytest.raises(s2sgrad.TransformError):
+            s2sgrad.vjp(np.append, np.arange(3.0), 1.0)
