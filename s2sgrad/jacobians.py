@@ -255,12 +255,13 @@ def hvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
     if split is not None:
         wrt = wrt_names(fun, positions)
         flat = flat_tangents(split, tangents, "hvp")
+        made = hvp_code(fun, wrt, False, split.trees)[1]  # (a refusal before running fun)
         TreeScalarCheck(fun)(args, split)
-        made = hvp_code(fun, wrt, False, split.trees)[1]
         return split.regroup(run_generated(made, split.args, tangents=flat))
     tangents, wrt = directional(fun, args, positions, tangents, "hvp")
+    made = hvp_code(fun, wrt, False)[1]
     ScalarCheck(fun)(args)
-    return run_generated(hvp_code(fun, wrt, False)[1], args, tangents=tangents)
+    return run_generated(made, args, tangents=tangents)
 
 
 @api_boundary

@@ -136,3 +136,13 @@ def test_a_numpy_function_given_directly_is_refused_with_the_cache_on(tmp_path, 
     for _ in range(2):  # the second time from the cache, or made again: refused alike
         with pytest.raises(s2sgrad.TransformError):
             s2sgrad.vjp(np.append, np.arange(3.0), 1.0)
+
+
+def test_hvp_of_a_numpy_function_given_directly_is_refused_before_it_runs():
+    # hvp ran the function's scalar check before making its code: a partial of a numpy function
+    # was called without its bound arguments (a TypeError)
+    import functools
+
+    x = np.ones((2, 3, 4))
+    with pytest.raises(s2sgrad.TransformError):
+        s2sgrad.hvp(functools.partial(np.moveaxis, source=0, destination=1), (x,), (x,))
