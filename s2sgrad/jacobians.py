@@ -15,6 +15,7 @@ Every function s2sgrad returns here can be transformed again (``jacfwd(jacrev(f)
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
@@ -350,28 +351,29 @@ def _first_way(ways: tuple, fun: Callable, wrt: tuple, single: bool, trees: tupl
         "you need, or differences of gradients") from first
 
 
-def _product_forward_over_gradient(fun: Callable, wrt: tuple, single: bool,
-                                   trees: tuple) -> Optional[tuple]:
-    """Forward mode over the generated gradient (derive.hvp_function)."""
-    text, made = derive.hvp_function(fun, wrt, single, trees)
+def _over_gradient(make: Callable, what: str, fun: Callable, wrt: tuple, single: bool,
+                   trees: tuple) -> Optional[tuple]:
+    """Forward mode over the generated gradient: ``make`` (derive.hessian_function,
+    derive.hvp_function) appends the function computing ``what`` to the second-order module."""
+    text, made = make(fun, wrt, single, trees)
     if made is None:
         return None
-    return (f"# The Hessian of {fun.__name__} times tangents (s2sgrad.hvp): forward mode (the "
-            f"functions after 'Second order') over its reverse-mode code (those before), called "
-            f"by {made.__name__} at the end.\n" + text), made
+    return (f"# {what.format(fun.__name__)}: forward mode (the functions after 'Second order') over "
+            f"its reverse-mode code (those before), joined by {made.__name__} at the end.\n" + text), made
 
 
-def _product_reverse_over_forward_mode(fun: Callable, wrt: tuple, single: bool,
-                                       trees: tuple) -> Optional[tuple]:
-    """Reverse mode over the generated forward mode: where the gradient cannot be read again."""
+def _over_forward_mode(make: Callable, what: str, fun: Callable, wrt: tuple, single: bool,
+                       trees: tuple) -> Optional[tuple]:
+    """Reverse mode over the generated forward mode, where the gradient cannot be read again:
+    ``make`` (derive.tangent_gradient_hessian, derive.tangent_gradient_hvp) writes the function
+    computing ``what`` from the jvp function's gradient."""
     jvp_text, jvp_fn, tangents = build_jvp(fun, wrt, trees)
-    text, made = derive.tangent_gradient_hvp(
-        jvp_fn, leaf_wrt(fun, wrt, trees, "fwd"), tangents, single and not trees, fun.__name__)
+    text, made = make(jvp_fn, leaf_wrt(fun, wrt, trees, "fwd"), tangents, single and not trees,
+                      fun.__name__)
     if made is None:
         return None
-    return (f"# The Hessian of {fun.__name__} times tangents (s2sgrad.hvp): reverse mode (the "
-            "second module) over its forward-mode code (the first).\n" + jvp_text + "\n\n" +
-            text), made
+    return (f"# {what.format(fun.__name__)}: reverse mode (the second module) over its forward-mode "
+            "code (the first).\n" + jvp_text + "\n\n" + text), made
 
 
 def _product_reverse_over_gradient(fun: Callable, wrt: tuple, single: bool,
@@ -384,28 +386,6 @@ def _product_reverse_over_gradient(fun: Callable, wrt: tuple, single: bool,
         return None
     return (f"# The Hessian of {fun.__name__} times tangents (s2sgrad.hvp): reverse mode over "
             "its generated gradient.\n" + text), made
-
-
-def _forward_over_gradient(fun: Callable, wrt: tuple, single: bool, trees: tuple) -> Optional[tuple]:
-    """Forward mode over the generated gradient, the values once (derive.hessian_function)."""
-    text, made = derive.hessian_function(fun, wrt, single, trees)
-    if made is None:
-        return None
-    return (f"# The Hessian of {fun.__name__} (s2sgrad.hessian): forward mode (the functions after "
-            f"'Second order') over its reverse-mode code (those before), joined by "
-            f"{made.__name__} at the end.\n" + text), made
-
-
-def _reverse_over_forward_mode(fun: Callable, wrt: tuple, single: bool,
-                               trees: tuple) -> Optional[tuple]:
-    """Reverse mode over the generated forward mode: where the gradient cannot be read again."""
-    jvp_text, jvp_fn, tangents = build_jvp(fun, wrt, trees)
-    text, made = derive.tangent_gradient_hessian(
-        jvp_fn, leaf_wrt(fun, wrt, trees, "fwd"), tangents, single and not trees, fun.__name__)
-    if made is None:
-        return None
-    return (f"# The Hessian of {fun.__name__} (s2sgrad.hessian): reverse mode (the second module) "
-            "over its forward-mode code (the first).\n" + jvp_text + "\n\n" + text), made
 
 
 def _jacobian_of_gradient(fun: Callable, wrt: tuple, single: bool, trees: tuple) -> Optional[tuple]:
@@ -436,8 +416,13 @@ def _generated_gradient(fun: Callable, wrt: tuple, trees: tuple) -> tuple:
 
 
 # The ways a Hessian function and a Hessian-vector product are written, in the order tried.
-_HESSIAN_WAYS = (_forward_over_gradient, _reverse_over_forward_mode, _jacobian_of_gradient)
-_HVP_WAYS = (_product_forward_over_gradient, _product_reverse_over_forward_mode,
+_HESSIAN = "The Hessian of {} (s2sgrad.hessian)"
+_HVP = "The Hessian of {} times tangents (s2sgrad.hvp)"
+_HESSIAN_WAYS = (partial(_over_gradient, derive.hessian_function, _HESSIAN),
+                 partial(_over_forward_mode, derive.tangent_gradient_hessian, _HESSIAN),
+                 _jacobian_of_gradient)
+_HVP_WAYS = (partial(_over_gradient, derive.hvp_function, _HVP),
+             partial(_over_forward_mode, derive.tangent_gradient_hvp, _HVP),
              _product_reverse_over_gradient)
 
 
