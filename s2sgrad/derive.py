@@ -350,9 +350,7 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
         return code, write.jacobian_entry(code["text"], code["call"]["jvp"], fun.__name__, leaves,
                                            params[len(params) - len(leaves):], single, outputs)
 
-    shown: list = []
-    loaded = _loaded(fun, made_now, shown)
-    return (shown[0] if shown else ""), loaded
+    return _text_and_loaded(fun, made_now)
 
 
 def hvp_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
@@ -373,9 +371,7 @@ def hvp_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
         return code, _entries().hvp_entry(code["text"], hvp_name, fun.__name__,
                                            tuple(code.get("wrt", wrt)), single and not trees)
 
-    shown: list = []
-    loaded = _loaded(fun, made_now, shown)
-    return shown[0], loaded
+    return _text_and_loaded(fun, made_now)
 
 
 def hessian_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
@@ -394,9 +390,7 @@ def hessian_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
         return code, _entries().hessian_entry(code["text"], code["call"], fun.__name__,
                                                leaves, single and not trees)
 
-    shown: list = []
-    loaded = _loaded(fun, made_now, shown)
-    return shown[0], loaded
+    return _text_and_loaded(fun, made_now)
 
 
 def tangent_gradient_hessian(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: bool,
@@ -410,9 +404,7 @@ def tangent_gradient_hessian(jvp_fn: Callable, wrt: tuple, tangents: tuple, sing
         return code, _entries().tangent_gradient_hessian_entry(
             code["text"], code["call"]["grad"], source_name, wrt, tangents, single)
 
-    shown: list = []
-    loaded = _loaded(jvp_fn, made_now, shown)
-    return shown[0], loaded
+    return _text_and_loaded(jvp_fn, made_now)
 
 
 def tangent_gradient_hvp(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: bool,
@@ -426,9 +418,7 @@ def tangent_gradient_hvp(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: 
         return code, _entries().tangent_gradient_hvp_entry(
             code["text"], code["call"]["grad"], source_name, wrt, tangents, single)
 
-    shown: list = []
-    loaded = _loaded(jvp_fn, made_now, shown)
-    return shown[0], loaded
+    return _text_and_loaded(jvp_fn, made_now)
 
 
 def gradient_hvp(gradient: Callable, wrt: tuple, single: bool, source_name: str) -> tuple:
@@ -442,8 +432,13 @@ def gradient_hvp(gradient: Callable, wrt: tuple, single: bool, source_name: str)
         return code, _entries().gradient_hvp_entry(
             code["text"], code["call"]["grad"], source_name, wrt, single)
 
+    return _text_and_loaded(gradient, made_now)
+
+
+def _text_and_loaded(fun: Callable, made_now: Callable[[], tuple]) -> tuple:
+    """``(text, function)``: _loaded's function and the text it comes from."""
     shown: list = []
-    loaded = _loaded(gradient, made_now, shown)
+    loaded = _loaded(fun, made_now, shown)
     return shown[0], loaded
 
 
