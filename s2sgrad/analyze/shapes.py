@@ -91,25 +91,33 @@ def _scalar_definition(stmt, scalars: set, table: RuleTable) -> bool:
     if prim.op == "copy" or table.broadcasts(prim.op):
         operands = list(prim.args) + [v for _, v in prim.kwargs]
         return bool(operands) and \
-            all(_is_scalar_operand(o, scalars) for o in operands if not isinstance(o, Seq))
+            all(_is_scalar_operand(o, scalars) for o in operands)
     return False
 
 
-def known_scalars(fn: CoreFunction, table: RuleTable) -> frozenset:
-    """Names whose every definition certainly gives a scalar (to a fixed point, from none)."""
-    definitions: dict = {}
+def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset()) -> frozenset:
+    """Names whose every value certainly is a scalar: the parameters ``numbers`` (the code is
+    made for calls that pass them numbers) and the names every definition of which gives a
+    scalar when the scalars it reads are scalars. The largest such set (a fixed point from every
+    candidate down): sound by induction over the run, since each value is made by one of its
+    name's definitions from values made before. A candidate is bound only by one-target
+    statements (not by a loop header, an unpacking, or as a parameter not in ``numbers``)."""
+    stmts_of: dict = {}
     for stmt in flatten(fn.body):
         for target in stmt.targets:
-            definitions.setdefault(target, []).append(stmt)
-    scalars: set = set()
+            stmts_of.setdefault(target, []).append(stmt)
+    counts = definition_counts(fn.body)
+    params = {p.name for p in fn.params}
+    scalars = {name for name, stmts in stmts_of.items()
+               if all(len(s.targets) == 1 for s in stmts) and counts.get(name) == len(stmts)
+               and (name not in params or name in numbers)}
+    scalars |= numbers & params
     changed = True
     while changed:
         changed = False
-        for name, stmts in definitions.items():
-            if name in scalars or any(len(s.targets) != 1 for s in stmts):
-                continue
-            if all(_scalar_definition(s, scalars, table) for s in stmts):
-                scalars.add(name)
+        for name in sorted(scalars):
+            if not all(_scalar_definition(s, scalars, table) for s in stmts_of.get(name, ())):
+                scalars.discard(name)
                 changed = True
     return frozenset(scalars)
 
@@ -274,7 +282,8 @@ class _Classes:
         return _BOTTOM if classes else SCALAR
 
 
-def shape_facts(fn: CoreFunction, table: RuleTable) -> tuple:
-    """(shape classes, known scalars) of ``fn``, by what the table says of its primitives."""
-    scalars = known_scalars(fn, table)
+def shape_facts(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset()) -> tuple:
+    """(shape classes, known scalars) of ``fn``, by what the table says of its primitives;
+    ``numbers``: parameters the code is made for calls passing numbers to (known_scalars)."""
+    scalars = known_scalars(fn, table, numbers)
     return shape_classes(fn, table, scalars), scalars

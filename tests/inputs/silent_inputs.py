@@ -257,3 +257,13 @@ def slices_a_list(x):
 def direction_of_slices_a_list(x):
     value, g = s2sgrad.value_and_grad(slices_a_list)(x)
     return np.sum(g * np.cos(x))
+
+
+def list_display_scaled(a, b):
+    v = np.multiply([a, b], 2.0)
+    return np.sum(v * a)
+
+
+def tuple_display_added(a, b):
+    v = np.add((a, b, a), b)
+    return np.sum(v * v * a)
