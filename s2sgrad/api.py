@@ -25,7 +25,8 @@ from .parameters import (argnum_names, display_name, made_per_call, param_names,
 from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, readable, tree_entry_of
-from .returned import FORWARD_ATTR, again_with_trees, attach, read_again
+from .returned import FORWARD_ATTR, NUMBERS_ATTR, again_with_trees, attach, read_again
+from .specialize import NumberBuilds, lifted_by_numbers, numbers_passed
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call
 from .trees import LEAF, TreeDef
@@ -77,12 +78,20 @@ def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, first: int, s
     return value, (grad if single else (grad,))
 
 
+def _made(text: Any, fwd: Optional[Callable], bwd: Optional[Callable]) -> tuple:
+    """``(fwd, bwd)``, the sweeps made for arrays; their refusal (``text``) raised where there are none."""
+    if fwd is None:
+        raise text
+    return fwd, bwd
+
+
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
-    """``(text, run, forward, entry, tree_entry)``: ``run(*args, **kwargs)`` -> the value and the
+    """``(text, run, forward, entry, tree_entry, specialized)``: ``run(*args, **kwargs)`` -> the value and the
     gradients (one, or a tuple, as argnums says), by forward mode (``forward``) for one float
     argument; ``entry(value)``: the generated function computing what grad (value False) or
     value_and_grad returns (None for a bound method); ``tree_entry(value)``: the same for pytree
-    arguments, per structure (read/live.py's TREE_ENTRY_ATTR)."""
+    arguments, per structure (read/live.py's TREE_ENTRY_ATTR); ``specialized``: the code made for
+    calls passing numbers (specialize.NumberBuilds), which ``run`` uses for them."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
         return _method_sweep(fun, argnums, has_aux)
     name = display_name(fun)
@@ -93,16 +102,16 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         if text is None:
             text, (fwd, bwd, entry) = derive.build(fun, wrt, has_aux)
     except TransformError as refusal:  # raised at a call with arrays there: pytrees may be read
-        if refusal.member_of is None:
+        if refusal.member_of is None and not (refusal.arrays_only and lifted_by_numbers(fun, wrt, has_aux)):
             raise
-        text = refusal  # (``model.W`` of a dataclass)
+        text = refusal  # (``model.W`` of a dataclass; an array's update where numbers may run)
     single = isinstance(argnums, int)
     entry, positions = _entries(fun, wrt, has_aux, single, entry), positions_of(argnums)
     forward = ForwardGradient(fun, wrt) if len(wrt) == 1 and not has_aux else None
     first, params = positions[0], param_names(fun)  # forward mode differentiates ``first``
     check_arguments = argument_check(name, params, positions, wrt)
     needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments forward mode reads
-    trees = TreeBuilds(fun, wrt, has_aux)
+    trees, specialized = TreeBuilds(fun, wrt, has_aux), NumberBuilds(fun, wrt, has_aux, lambda: _made(text, fwd, bwd))
 
     def run(*args: Any, **kwargs: Any) -> tuple:
         split = split_call(fun, name, params, positions, args, kwargs)
@@ -111,17 +120,18 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
                 raise again_with_trees(name)
             return _tree_sweep(trees, split, has_aux, single, name)
         check_arguments(args, kwargs)
-        if fwd is None:  # the code for arrays there was refused
+        numbers = numbers_passed(params, args, kwargs)  # code made knowing they are 0-d
+        if fwd is None and not numbers:  # the code for arrays there was refused
             raise text
-        derive.fresh(fwd)  # the user's values now: generated code reads them as Python does
-        result = _forward_grad(forward, args, kwargs, needed, first, single, name)
+        chosen = specialized.forward(numbers) if forward is not None and numbers else forward
+        result = _forward_grad(chosen, args, kwargs, needed, first, single, name)
         if result is not None:
             return result
-        value, grads = run_sweeps(fwd, bwd, args, kwargs, name, has_aux)
+        value, grads = run_sweeps(*specialized.sweeps(numbers), args, kwargs, name, has_aux)
         return value, (grads[0] if single else grads)
 
     tree_entry = tree_entries(fun, name, positions, wrt, (has_aux, single, made_by_s2sgrad), trees)
-    return text, run, forward, entry, tree_entry
+    return text, run, forward, entry, tree_entry, specialized
 
 
 def tree_entries(fun: Callable, name: str, positions: tuple, wrt: tuple, flags: tuple,
@@ -209,13 +219,13 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
         return p + 1 if isinstance(p, int) and p >= 0 else p
 
     inner = shift(argnums) if isinstance(argnums, int) else tuple(shift(p) for p in argnums)
-    text, run, forward, _, _ = _sweep(method.__func__, inner, has_aux)
+    text, run, forward, _, _, specialized = _sweep(method.__func__, inner, has_aux)
     owner = method.__self__
 
     def run_method(*args: Any, **kwargs: Any) -> tuple:
         return run(owner, *args, **kwargs)
 
-    return text, run_method, forward, lambda value: None, lambda value: None
+    return text, run_method, forward, lambda value: None, lambda value: None, specialized
 
 
 @api_boundary
@@ -223,23 +233,23 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
 def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
                    has_aux: bool = False) -> Callable:
     """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
-    text, run, forward, entry, tree_entry = _sweep(fun, argnums, has_aux)
+    text, run, forward, entry, tree_entry, specialized = _sweep(fun, argnums, has_aux)
     return attach(api_boundary(run), fun, text, forward, "s2sgrad.value_and_grad", entry(True),
-                   tree_entry(True))
+                   tree_entry(True), specialized)
 
 
 @api_boundary
 @curried
 def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
-    text, run, forward, entry, tree_entry = _sweep(fun, argnums, has_aux)
+    text, run, forward, entry, tree_entry, specialized = _sweep(fun, argnums, has_aux)
 
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
         value, result = run(*args, **kwargs)
         return (result, value[1]) if has_aux else result
 
     return attach(api_boundary(grad_fun), fun, text, forward, "s2sgrad.grad", entry(False),
-                   tree_entry(False))
+                   tree_entry(False), specialized)
 
 
 TRANSFORMATIONS.add(Transformation("value_and_grad", value_and_grad))
@@ -316,10 +326,14 @@ TRANSFORMATIONS.add(Transformation("jvp", jvp, curried=False))
 
 
 @api_boundary
-def source(fn: Callable, mode: str = "rev") -> str:
+def source(fn: Callable, mode: str = "rev", numbers: Sequence[str] = ()) -> str:
     """The generated source behind a function s2sgrad returned. ``mode="fwd"`` gives, for a
     function of grad or value_and_grad with one differentiated argument, the forward-mode code
-    it runs when that argument is a float."""
+    it runs when that argument is a float. ``numbers``: for grad or value_and_grad, the code a
+    call runs that passes numbers (Python's or numpy's scalars) to these parameters, and arrays
+    or other values to the rest (specialize.py)."""
+    if numbers:
+        return _specialized_source(fn, mode, tuple(numbers))
     text = getattr(fn, SOURCE_ATTR, None)
     if isinstance(text, TransformError):  # refused for arrays; pytrees there may be read
         raise text
@@ -331,9 +345,31 @@ def source(fn: Callable, mode: str = "rev") -> str:
     if mode != "fwd" or forward is None:
         raise UsageError(f"source(fn, mode={mode!r}): mode is 'rev', or 'fwd' for what grad or "
                          "value_and_grad returned for one differentiated argument")
+    return _forward_text(forward, fn)
+
+
+def _forward_text(forward: ForwardGradient, fn: Any = None) -> str:
+    """The text of the forward mode ``forward``, or its refusal (or failure) raised."""
     if forward.get() is None:
         if isinstance(forward.refusal, TransformError):
             raise forward.refusal
-        raise UsageError(f"forward mode is not used for {getattr(fn, '__name__', fn)!r}: "
+        raise UsageError(f"forward mode is not used for {getattr(fn or forward.fun, '__name__', fn)!r}: "
                          f"{type(forward.refusal).__name__}: {forward.refusal}")
     return forward.text
+
+
+def _specialized_source(fn: Callable, mode: str, numbers: tuple) -> str:
+    """source(fn, mode, numbers) for numbers given."""
+    builds = getattr(fn, NUMBERS_ATTR, None)
+    if builds is None:
+        raise UsageError(f"source(fn, numbers=...): {getattr(fn, '__name__', fn)!r} is not what "
+                         "s2sgrad.grad or value_and_grad returned, which make code per set of "
+                         "parameters given numbers")
+    params = param_names(builds.fun)
+    unknown = [name for name in numbers if name not in params]
+    if unknown or mode not in ("rev", "fwd"):
+        raise UsageError(f"source(fn, mode={mode!r}, numbers={numbers!r}): mode is 'rev' or 'fwd', "
+                         f"and numbers names parameters of {builds.fun.__name__} "
+                         f"({', '.join(params)})")
+    ordered = tuple(p for p in params if p in numbers)
+    return builds.text(ordered) if mode == "rev" else _forward_text(builds.forward(ordered))

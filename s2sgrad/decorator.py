@@ -28,6 +28,7 @@ from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred
 from . import derive
 from .jacobians import (ScalarCheck, TreeRoutes, float_for_float, hessian_code, run_generated, hvp_code,
                         tree_blocks)
+from .specialize import NumberBuilds, lifted_by_numbers, numbers_passed
 from .tree_arguments import bound_arguments, split_call, star_position
 
 
@@ -100,6 +101,8 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     positions = tuple(params.index(n) for n in wrt)
     check = argument_check(name, params, positions, wrt)
     trees = TreeBuilds(fun, wrt)
+    specialized = NumberBuilds(fun, wrt, False, lambda: sweeps.loaded()[:2])
+    star = star_position(fun) is not None  # (its parameters do not name its arguments)
 
     def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
         split = split_call(fun, name, params, where(args), args, kwargs)
@@ -109,7 +112,11 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
             grads = split.regroup(grads)
             return value, (grads[0] if single else grads)
         check(args, kwargs)
-        value, grads = sweeps(args, kwargs)
+        numbers = () if star else numbers_passed(params, args, kwargs)
+        if numbers:  # code made knowing they are 0-d (specialize.py)
+            value, grads = run_sweeps(*specialized.sweeps(numbers), args, kwargs, name)
+        else:
+            value, grads = sweeps(args, kwargs)
         return value, (grads[0] if single else tuple(grads))
 
     def grad(*args: Any, **kwargs: Any) -> Any:
@@ -232,8 +239,8 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     try:
         code = derive.code_for(fun, unit, names, mode=mode)
     except TransformError as refusal:
-        if refusal.member_of is None:  # not a member of an object argument: refused at import
-            raise
+        if refusal.member_of is None and not (refusal.arrays_only and lifted_by_numbers(fun, names, False)):
+            raise  # not a member of an object argument, nor lifted by numbers: refused at import
         return _attach(fun, names, str(refusal), _PerCall(fun, refusal, mode))
 
     def remake() -> dict:  # the code again, for the values its names hold now

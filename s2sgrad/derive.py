@@ -73,14 +73,15 @@ def registry_fingerprint() -> str:
 
 
 def cache_key(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
-              mode: str = "rev", trees: tuple = ()) -> str:
+              mode: str = "rev", trees: tuple = (), numbers: tuple = ()) -> str:
     """What the generated text depends on, hashed: the module text, where the def is, what the
     names the function (and the functions it calls) read are bound to, the options (reverse or
-    forward mode), the registered gradients, and the Python and s2sgrad versions."""
+    forward mode, the parameters given numbers), the registered gradients, and the Python and
+    s2sgrad versions."""
     return cache.make_key(
         unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(unit.params),
         ",".join(wrt),
-        f"has_aux={has_aux}", f"mode={mode}", _trees_text(trees), fingerprint(fun), registry_fingerprint(),
+        f"has_aux={has_aux}", f"mode={mode}", _trees_text(trees), "numbers=" + ",".join(numbers), fingerprint(fun), registry_fingerprint(),
         sys.version.split()[0], __version__, installation_fingerprint())
 
 
@@ -130,7 +131,7 @@ def _store_refusal(key: str, fun: Callable, exc: TransformError) -> None:
                     for f, _ in reachable(fun) if hasattr(f, "__code__")})
     _keep(key, {"refused": {"message": exc.message, "path": loc.path, "line": loc.line,
                             "col": loc.col, "text": loc.text, "hint": exc.hint,
-                            "member_of": exc.member_of},
+                            "member_of": exc.member_of, "arrays_only": exc.arrays_only},
                 "deps": [[module, f, _module_digest(f)] for module, f in files if f != own]})
 
 
@@ -152,15 +153,17 @@ def refused(code: Optional[dict]) -> Optional[TransformError]:
         return None
     if isinstance(stored.get("member_of"), str):
         exc.member_of = stored["member_of"]
+    exc.arrays_only = stored.get("arrays_only") is True
     return exc
 
 
 def code_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
-              mode: str = "rev", trees: tuple = ()) -> dict:
+              mode: str = "rev", trees: tuple = (), numbers: tuple = ()) -> dict:
     """The generated text and names for ``fun`` (read as ``unit``) in ``mode``: from the disk
     cache, else from the pipeline (stored). Returns ``{"text", "call", "deps"}``, ``call`` mapping
-    each key of ``CALLS[mode]`` to a generated function's name."""
-    key = cache_key(fun, unit, wrt, has_aux, mode, trees)
+    each key of ``CALLS[mode]`` to a generated function's name. ``numbers``: parameters the
+    code is made for calls passing numbers to (pipeline.Options.numbers)."""
+    key = cache_key(fun, unit, wrt, has_aux, mode, trees, numbers)
     code = _known(key, mode)
     if code is not None:
         refusal = refused(code)
@@ -168,7 +171,7 @@ def code_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
             raise refusal
         return dict(code)
     try:
-        code = _made(fun, unit, wrt, has_aux, mode, trees)
+        code = _made(fun, unit, wrt, has_aux, mode, trees, numbers)
     except TransformError as exc:
         _store_refusal(key, fun, exc)
         raise
@@ -207,12 +210,12 @@ def _keep(key: str, code: dict) -> None:
 
 
 def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
-          trees: tuple) -> dict:
+          trees: tuple, numbers: tuple = ()) -> dict:
     """code_for's record made by the pipeline (a TransformError where it refuses)."""
     from .pipeline import Options, generate  # libcst and black: only on a cache miss
 
     generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode,
-                                       trees=trees))
+                                       trees=trees, numbers=numbers))
     text, callables = generated.text, generated.callables
     if mode == "rev2":
         from .compose import second_order_text
@@ -293,12 +296,13 @@ def _refit(names: list) -> TransformError:
 
 
 def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev",
-          trees: tuple = ()) -> tuple:
+          trees: tuple = (), numbers: tuple = ()) -> tuple:
     """``(text, callables)`` for the live function ``fun``: code_for, then functions.
-    ``trees``: ``(parameter, TreeDef)`` for parameters given pytrees (pipeline.Options)."""
-    code = code_for(fun, from_function(fun), wrt, has_aux, mode, trees)
+    ``trees``: ``(parameter, TreeDef)`` for parameters given pytrees; ``numbers``: parameters
+    given numbers (pipeline.Options)."""
+    code = code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers)
     return code["text"], functions(
-        fun, code, mode, lambda: code_for(fun, from_function(fun), wrt, has_aux, mode, trees))
+        fun, code, mode, lambda: code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers))
 
 
 def _entries() -> Any:

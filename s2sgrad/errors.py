@@ -28,6 +28,10 @@ class TransformError(Exception):
     # there (a dataclass, a dict) are read, so the API refuses at a call with arrays there rather
     # than when the transformation is made.
     member_of: Optional[str] = None
+    # Whether the refusal is about a value that may be an array (an in-place update of one that
+    # another name may share): code made for calls passing numbers there may be made, so the API
+    # refuses at a call with arrays there (specialize.py).
+    arrays_only: bool = False
 
     def __init__(self, message: str, location: Location, hint: str = "") -> None:
         self.message = message

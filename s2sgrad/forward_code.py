@@ -20,11 +20,13 @@ from . import derive
 
 class ForwardGradient:
     """Forward mode of ``fun`` with respect to one parameter, built on first use (``None`` when
-    s2sgrad has no forward mode for it: the caller then uses reverse mode)."""
+    s2sgrad has no forward mode for it: the caller then uses reverse mode); ``numbers``: the
+    parameters its calls pass numbers to (pipeline.Options.numbers)."""
 
-    def __init__(self, fun: Callable, wrt: tuple) -> None:
+    def __init__(self, fun: Callable, wrt: tuple, numbers: tuple = ()) -> None:
         self.fun = fun
         self.wrt = wrt
+        self.numbers = numbers
         self.built = False
         self.fn: Any = None
         self.text = ""
@@ -36,7 +38,7 @@ class ForwardGradient:
         if not self.built:
             self.built = True
             try:
-                self.text, self.fn, self.tangents = build_jvp(self.fun, self.wrt)
+                self.text, self.fn, self.tangents = build_jvp(self.fun, self.wrt, numbers=self.numbers)
                 params = inspect.signature(self.fn).parameters.values()
                 if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params):
                     self.positional = len(params) - len(self.tangents)
@@ -58,10 +60,11 @@ class ForwardGradient:
             return None
 
 
-def build_jvp(fun: Callable, wrt: tuple, trees: tuple = ()) -> tuple:
+def build_jvp(fun: Callable, wrt: tuple, trees: tuple = (), numbers: tuple = ()) -> tuple:
     """Forward-mode transform of ``fun`` (or the disk cache): its text, its ``<name>_jvp``
-    function and the names of that function's tangent parameters (one per leaf of ``trees``)."""
-    text, (fn,) = derive.build(fun, wrt, mode="fwd", trees=trees)
+    function and the names of that function's tangent parameters (one per leaf of ``trees``);
+    ``numbers``: parameters given numbers (pipeline.Options.numbers)."""
+    text, (fn,) = derive.build(fun, wrt, mode="fwd", trees=trees, numbers=numbers)
     params = tuple(inspect.signature(fn).parameters)
     count = leaf_count(wrt, trees)
     return text, fn, params[len(params) - count:]

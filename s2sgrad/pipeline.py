@@ -27,7 +27,7 @@ import libcst as cst
 from .version import __version__
 from .analyze.activity import analyze, seeded_outputs
 from .analyze.invariance import stabilizers
-from .analyze.shapes import shape_facts
+from .analyze.shapes import known_scalars, shape_facts
 from .lower.aliasing import check_inplace, check_parameter_writes
 from .lower.hoist import hoist_products
 from .differentiate.forward import JvpFunction, forward
@@ -62,6 +62,8 @@ from .write.imports import module_imports
 class Options:
     """What to differentiate: parameter names (``wrt``), whether the output carries aux data, and
     the mode: ``"rev"`` (``<f>_fwd``/``<f>_bwd``/``<f>_grad``) or ``"fwd"`` (``<f>_jvp``);
+    ``numbers``: parameters known to hold numbers (Python's or numpy's scalars), which the code
+    is specialized for (no shapes recorded or summed back for what only they broadcast);
     ``trees``: parameters given pytrees, with their structures (each becomes its leaves' parameters,
     and ``wrt`` naming it, those leaves: lower/trees.py)."""
 
@@ -70,6 +72,7 @@ class Options:
     mode: str = "rev"
     trees: tuple = ()  # (parameter, trees.TreeDef): parameters taking pytrees, by structure
     keyed: tuple = ()  # codegen.Keyed: of ``trees``, the dicts known by the keys read (the CLI)
+    numbers: tuple = ()  # parameters the code is made for calls passing numbers to (not arrays)
 
 
 @dataclass(frozen=True)
@@ -126,14 +129,17 @@ class _Session:
 
 
 def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None,
-          returns: bool = True) -> CoreFunction:
+          returns: bool = True, numbers: tuple = ()) -> CoreFunction:
     """Lift nested custom_gradient definitions (into ``lifted``, by name), structure (no jumps),
-    fence and normalize one parsed function (``returns``: see lower_function)."""
+    fence and normalize one parsed function (``returns``: see lower_function; ``numbers``: its
+    parameters given numbers, Options.numbers)."""
     lifted = lifted if lifted is not None else {}
     pf = _python(inner_transforms_into(lift_into(inline_methods(pf), lifted), lifted))
     structured = replace(pf, node=structure(pf.node, pf.parsed.written_as))
     core = lower_function(fence(structured), table, returns)
-    check_inplace(core, table.views)
+    immutable = known_scalars(core, table, frozenset(numbers), reductions=False) if numbers \
+        else frozenset()
+    check_inplace(core, table.views, immutable)
     return hoist_products(core, table)
 
 
@@ -173,22 +179,24 @@ def _record(pf: ParsedFunction, session: _Session, names: Any, globals_read: Any
 
 
 def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction],
-              has_aux: bool) -> tuple:
+              has_aux: bool, numbers: tuple = ()) -> tuple:
     """``pf`` lowered (unless ``core`` already is) and recorded in ``session``, with what both modes
     know about it: ``(core, seeded outputs, (shape classes, known scalars), stabilizing maxima)``."""
     core = core if core is not None else lower(pf, session.table, session.lifted)
     _check_callees(pf, core, session)
     _record(pf, session, core.globals_read, core.globals_read)
     outputs = seeded_outputs(core, has_aux)
-    classes, scalars = shape_facts(core, session.table)
+    classes, scalars = shape_facts(core, session.table, frozenset(numbers))
     stable = stabilizers(core, session.table, outputs, classes, scalars)
     return core, outputs, (classes, scalars), stable
 
 
 def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple], has_aux: bool,
-                   top_level: bool, names: tuple, core: Optional[CoreFunction] = None) -> tuple:
-    """Reverse mode of one function: ``(core, VjpFunction)`` (``wrt`` None: all parameters)."""
-    core, outputs, shapes, stable = _analysed(pf, session, core, has_aux)
+                   top_level: bool, names: tuple, core: Optional[CoreFunction] = None,
+                   numbers: tuple = ()) -> tuple:
+    """Reverse mode of one function: ``(core, VjpFunction)`` (``wrt`` None: all parameters;
+    ``numbers``: its parameters given numbers, Options.numbers)."""
+    core, outputs, shapes, stable = _analysed(pf, session, core, has_aux, numbers)
     wrt = tuple(p.name for p in core.params) if wrt is None else wrt
     activity = analyze(core, wrt, outputs, session.table, stable)
     vjp = reverse(core, activity, session.table, wrt=wrt, has_aux=has_aux, top_level=top_level,
@@ -198,12 +206,12 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
 
 
 def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
-             core: Optional[CoreFunction] = None) -> JvpFunction:
+             core: Optional[CoreFunction] = None, numbers: tuple = ()) -> JvpFunction:
     """Forward mode of one function (callees it calls are added to ``session.functions``)."""
     if is_custom_def(pf):
         raise pf.error(pf.node, "forward mode (jvp) does not support custom_gradient functions "
                        "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
-    core, _, shapes, stable = _analysed(pf, session, core, False)
+    core, _, shapes, stable = _analysed(pf, session, core, False, numbers)
     return forward(core, session.table, wrt=wrt, name=name, kwonly=_kwonly(pf), constant=stable,
                    callee_lookup=partial(_callee, session, pf), shapes=shapes)
 
@@ -391,13 +399,15 @@ def _with_trees(pf: ParsedFunction, options: Options) -> tuple:
     return pf, replace(options, wrt=wrt, trees=(), keyed=keyed)
 
 
-def _open(pfs: tuple, table: RuleTable, mode: Mode) -> tuple:
+def _open(pfs: tuple, table: RuleTable, mode: Mode, numbers: tuple = ()) -> tuple:
     """``(session, cores)`` for transforming ``pfs`` in ``mode``: the user's registered gradients
     added to ``table``, a namer reserving every name they read, and each one's CoreFunction
-    (None for a custom_gradient function)."""
+    (None for a custom_gradient function; ``numbers``: each one's parameters given numbers)."""
     table, live_rules = with_user_rules(table, pfs)
     lifted: dict = {}
-    cores = tuple(None if is_custom_def(pf) else lower(pf, table, lifted) for pf in pfs)
+    numbers = numbers or tuple(() for _ in pfs)
+    cores = tuple(None if is_custom_def(pf) else lower(pf, table, lifted, numbers=given)
+                  for pf, given in zip(pfs, numbers))
     reserved = {pf.name for pf in pfs} | set(lifted)
     for pf, core in zip(pfs, cores):
         reserved.update(_free_names(pf.node) if core is None else core.globals_read)
@@ -466,7 +476,8 @@ def _reverse_mode(pf: ParsedFunction, options: Options, names: SweepNames, core:
                                  _kwonly(pf))
     session.in_progress.add(_callee_key(pf))
     core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
-                               top_level=True, names=(names.fwd, names.bwd), core=core)
+                               top_level=True, names=(names.fwd, names.bwd), core=core,
+                               numbers=options.numbers)
     session.in_progress.discard(_callee_key(pf))
     params = tuple(p.name for p in core.params)
     wrapper = grad_wrapper(core.name, params, core.reserved, top, names.grad, _kwonly(pf))
@@ -479,7 +490,7 @@ def generate_module(targets: tuple, table: RuleTable = DEFAULT_TABLE, *, command
     (reverse mode). Callees they call are generated once and shared."""
     parsed = tuple(_checked(unit, options) for unit, options in targets)
     pfs = tuple(pf for pf, _ in parsed)
-    session, cores = _open(pfs, table, REVERSE)
+    session, cores = _open(pfs, table, REVERSE, tuple(options.numbers for _, options in parsed))
     fresh = session.module_namer.fresh
     names = tuple(SweepNames(*(fresh(pf.name + s) for s in ("_fwd", "_bwd", "_grad"))) for pf in pfs)
     for (pf, options), sweeps in zip(parsed, names):
@@ -488,7 +499,8 @@ def generate_module(targets: tuple, table: RuleTable = DEFAULT_TABLE, *, command
                            for (pf, options), sweeps, core in zip(parsed, names, cores)))
     program = Program((*tops, *session.functions), wrappers, (), ())
     text = _module_text(session, source or pfs[0].unit.path, tuple(pf.name for pf in pfs),
-                        command or f"s2sgrad.source(s2sgrad.grad({pfs[0].name}))", program)
+                        command or f"s2sgrad.source(s2sgrad.grad({pfs[0].name}){_numbers_text(parsed[0][1].numbers)})",
+                        program)
     return GeneratedModule(text, names, dict(session.live), tuple(o.wrt for _, o in parsed))
 
 
@@ -497,41 +509,49 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
     """Transform the function ``unit`` names into a generated module's text (forward mode's
     ``<f>_jvp`` when ``options.mode`` is ``"fwd"``)."""
     if options.mode == FORWARD.name:
-        return generate_jvp(unit, options.wrt, table, command=command, trees=options.trees)
+        return generate_jvp(unit, options.wrt, table, command=command, trees=options.trees,
+                            numbers=options.numbers)
     module = generate_module(((unit, options),), table, command=command)
     return Generated(module.text, module.names[0], module.live_names, module.wrts[0])
 
 
 def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE, *,
-                 command: str = "", trees: tuple = ()) -> Generated:
+                 command: str = "", trees: tuple = (), numbers: tuple = ()) -> Generated:
     """Transform the function ``unit`` names into a module holding its forward-mode function
     ``<name>_jvp(<params>, <wrt>_dot...)`` (named in ``names.fwd``), and those of the user
     functions it calls."""
-    pf, session, program = jvp_program(unit, wrt, table, trees)
-    text = _module_text(session, unit.path, (pf.name,), command or _jvp_command(pf, wrt), program)
+    pf, session, program = jvp_program(unit, wrt, table, trees, numbers)
+    text = _module_text(session, unit.path, (pf.name,), command or _jvp_command(pf, wrt, numbers),
+                        program)
     return Generated(text, SweepNames(program.functions[0].name, "", ""), dict(session.live),
                      program.functions[0].wrt)
 
 
 def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
-                trees: tuple = ()) -> tuple:
+                trees: tuple = (), numbers: tuple = ()) -> tuple:
     """``(ParsedFunction, session, Program)``: the forward-mode functions of the function
     ``unit`` names (its ``<name>_jvp`` first), not yet rendered."""
     pf = inline_methods(star_as_parameter(find_function(unit), trees), trees)
     _check_wrt(pf, Options(wrt=wrt))
     pf, options = _with_trees(pf, Options(wrt=wrt, trees=trees))
     wrt = options.wrt
-    session, (core,) = _open((pf,), table, FORWARD)
+    session, (core,) = _open((pf,), table, FORWARD, (numbers,))
     name = session.module_namer.fresh(pf.name + FORWARD.suffixes[0])
-    top = _forward(pf, session, wrt, name, core)
+    top = _forward(pf, session, wrt, name, core, numbers)
     return pf, session, Program((top, *session.functions), (), (), ())
 
 
-def _jvp_command(pf: ParsedFunction, wrt: tuple) -> str:
+def _jvp_command(pf: ParsedFunction, wrt: tuple, numbers: tuple = ()) -> str:
     params = [p.name.value for p in pf.node.params.params]
     if len(wrt) == 1 and wrt[0] in params and not pf.unit.path.startswith("<"):
-        return f"s2sgrad.source(s2sgrad.grad({pf.name}, argnums={params.index(wrt[0])}), mode='fwd')"
+        return (f"s2sgrad.source(s2sgrad.grad({pf.name}, argnums={params.index(wrt[0])}), "
+                f"mode='fwd'{_numbers_text(numbers)})")
     return f"s2sgrad.jvp({pf.name}, primals, tangents)"
+
+
+def _numbers_text(numbers: tuple) -> str:
+    """The ``numbers=`` argument of the regenerate command for code made for ``numbers``."""
+    return f", numbers={numbers!r}" if numbers else ""
 
 
 def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_TABLE) -> Generated:

@@ -14,13 +14,16 @@ from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, readable
 
 
 FORWARD_ATTR = "__s2sgrad_forward__"
+NUMBERS_ATTR = "__s2sgrad_numbers__"  # specialize.NumberBuilds: code made for calls passing numbers
 
 
 def attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, made: str = "",
-            entry: Optional[Callable] = None, tree_entry: Optional[Callable] = None) -> Callable:
+            entry: Optional[Callable] = None, tree_entry: Optional[Callable] = None,
+            specialized: Any = None) -> Callable:
     """``wrapper`` named as ``fun``, with its generated ``text``, how it was ``made``, and the
     generated ``entry`` function computing the same (what a later transformation reads; for
-    pytree arguments, what ``tree_entry`` gives: read/live.py's TREE_ENTRY_ATTR)."""
+    pytree arguments, what ``tree_entry`` gives: read/live.py's TREE_ENTRY_ATTR; the code made for
+    calls passing numbers: ``specialized``)."""
     functools.update_wrapper(wrapper, fun, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     del wrapper.__wrapped__
     setattr(wrapper, SOURCE_ATTR, text)
@@ -32,6 +35,8 @@ def attach(wrapper: Callable, fun: Callable, text: str, forward: Any = None, mad
         setattr(wrapper, ENTRY_ATTR, entry)
     if tree_entry is not None:
         setattr(wrapper, TREE_ENTRY_ATTR, tree_entry)
+    if specialized is not None:
+        setattr(wrapper, NUMBERS_ATTR, specialized)
     return wrapper
 
 
@@ -51,4 +56,4 @@ def again_with_trees(name: str) -> TransformError:
         "function s2sgrad returned the arrays as separate arguments")
 
 
-__all__ = ["FORWARD_ATTR", "again_with_trees", "attach", "read_again"]
+__all__ = ["FORWARD_ATTR", "NUMBERS_ATTR", "again_with_trees", "attach", "read_again"]

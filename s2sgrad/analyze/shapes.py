@@ -79,9 +79,11 @@ def _is_scalar_operand(op, scalars: set) -> bool:
     return False
 
 
-def _scalar_definition(stmt, scalars: set, table: RuleTable) -> bool:
+def _scalar_definition(stmt, scalars: set, table: RuleTable, reductions: bool = True) -> bool:
     prim = stmt.prim
     if getattr(table.get(prim.op), "reduction", ""):
+        if not reductions:
+            return False
         kwargs = dict(prim.kwargs)
         return len(prim.args) == 1 and "axis" not in kwargs and "keepdims" not in kwargs
     if table.gives_scalar(prim.op):
@@ -95,13 +97,16 @@ def _scalar_definition(stmt, scalars: set, table: RuleTable) -> bool:
     return False
 
 
-def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset()) -> frozenset:
+def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset(),
+                  reductions: bool = True) -> frozenset:
     """Names whose every value certainly is a scalar: the parameters ``numbers`` (the code is
     made for calls that pass them numbers) and the names every definition of which gives a
     scalar when the scalars it reads are scalars. The largest such set (a fixed point from every
     candidate down): sound by induction over the run, since each value is made by one of its
     name's definitions from values made before. A candidate is bound only by one-target
-    statements (not by a loop header, an unpacking, or as a parameter not in ``numbers``)."""
+    statements (not by a loop header, an unpacking, or as a parameter not in ``numbers``).
+    ``reductions`` False: not the results of reductions (numbers, so immutable, where the values
+    are numpy's; another library's reduction gives a 0-d array)."""
     stmts_of: dict = {}
     for stmt in flatten(fn.body):
         for target in stmt.targets:
@@ -116,7 +121,8 @@ def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = froze
     while changed:
         changed = False
         for name in sorted(scalars):
-            if not all(_scalar_definition(s, scalars, table) for s in stmts_of.get(name, ())):
+            if not all(_scalar_definition(s, scalars, table, reductions)
+                       for s in stmts_of.get(name, ())):
                 scalars.discard(name)
                 changed = True
     return frozenset(scalars)

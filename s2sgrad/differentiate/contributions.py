@@ -15,6 +15,7 @@ from typing import Optional
 import libcst as cst
 
 from ..analyze.shapes import may_broadcast
+from .reuse import reuse_forward
 from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, operand_vars
 from ..read.names import name_nodes
 from .binding import bind_arguments, defaulted_params
@@ -70,7 +71,8 @@ class Contributions:
                 {"g": cst.Name(upstream), "ans": cst.Name(target)}
             mapping.update({name: operand_node(op) for name, op in bound.items()})
             mapping.update(written or {})
-            return simplify(instantiate(template, mapping, defaulted))
+            return reuse_forward(simplify(instantiate(template, mapping, defaulted)), stmt,
+                                 self.places, self.definitions)
 
         wanted = [(param, template, bound.get(param)) for param, template in rule.vjps
                   if bound.get(param) is not None

@@ -17,6 +17,7 @@ import libcst as cst
 
 from ..analyze.activity import Activity, refuse_constant_subscripts
 from ..analyze.shapes import shape_facts
+from .reuse import block_places
 from ..errors import TransformError
 from ..lower.ir import CoreFunction, If, Prim, Seq, Stmt, Var, definition_counts, flatten, operand_node, \
     operand_vars, prim_operands
@@ -71,6 +72,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         self.if_records: dict = {}  # If -> (then names, else names)
         self.classes, self.scalars = shapes or shape_facts(fn, table)
         self.definitions = definition_counts(fn.body)
+        self.places = block_places(fn.body)  # where each statement lies (reuse.py)
         self._appends: Optional[dict] = None
         for p in fn.params:
             self.definitions[p.name] = self.definitions.get(p.name, 0) + 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import math
 
+from typing import Optional
+
 import libcst as cst
 import libcst.matchers as m
 
@@ -208,6 +210,9 @@ class _Fold(cst.CSTTransformer):
             if updated.lpar and not result.lpar:
                 result = result.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             return result
+        unsigned = _without_leading_minus(inner)
+        if unsigned is not None:  # -(-a * b / c) -> a * b / c (negation is exact)
+            return unsigned.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         factors = _factors(updated.expression.with_changes(lpar=[], rpar=[]))
         for i, f in enumerate(factors):
             value = _number(f)
@@ -215,6 +220,19 @@ class _Fold(cst.CSTTransformer):
                 factors[i] = _literal(-value)
                 return _product(factors).with_changes(lpar=updated.lpar, rpar=updated.rpar)
         return updated
+
+
+def _without_leading_minus(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``a * b / c`` for ``-a * b / c`` (a chain of ``*`` and ``/`` whose leftmost operand is a
+    negation, not a number, and no parentheses inside): None for any other expression."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+            _number(node) is None and not node.lpar:
+        return node.expression
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Multiply, cst.Divide)):
+        left = _without_leading_minus(node.left) if not node.left.lpar else None
+        if left is not None:
+            return node.with_changes(left=left)
+    return None
 
 
 def simplify(node: cst.CSTNode, scalars: frozenset = frozenset()) -> cst.CSTNode:

@@ -168,11 +168,14 @@ class _Walk:
         self.loops[index] = (start, self.position, carried)
 
 
-def check_inplace(fn: CoreFunction, views: frozenset) -> None:
-    """Raise a located TransformError for an in-place update that another live name would see."""
+def check_inplace(fn: CoreFunction, views: frozenset, numbers: frozenset = frozenset()) -> None:
+    """Raise a located TransformError for an in-place update that another live name would see.
+    ``numbers``: names known to hold Python or numpy numbers, which are immutable: their
+    augmented assignment (``E -= d``) binds a new number and changes nothing another name holds."""
     walk = _walked(fn, views)
     for target, (mutated, location) in walk.inplace.items():
-        _check_one(fn, walk, target, mutated, location)
+        if mutated not in numbers:
+            _check_one(fn, walk, target, mutated, location)
 
 
 def check_parameter_writes(fn: CoreFunction, views: frozenset) -> None:
@@ -237,7 +240,7 @@ def _check_one(fn: CoreFunction, walk: _Walk, target: str, mutated: str, locatio
             continue  # a temporary lives within its own statement
         if seen_later(name):
             other = fn.user_names.get(name, name)
-            raise TransformError(
+            refusal = TransformError(
                 f"`{owner}` may share its array with `{other}` (an assignment, a slice or a view "
                 f"binds both to one array), so this in-place update would change `{other}` too, "
                 "and s2sgrad does not model that",
@@ -245,3 +248,5 @@ def _check_one(fn: CoreFunction, walk: _Walk, target: str, mutated: str, locatio
                 f"make a new array instead (`{owner} = {owner} + ...`), or copy first "
                 f"(`{owner} = {other}.copy()`)",
             )
+            refusal.arrays_only = True  # numbers are immutable: calls passing them may run
+            raise refusal

@@ -189,7 +189,14 @@ _MATH = (
     ("degrees", "rad2deg"),
 )
 
-MATH = tuple(alias(f"math.{py}", _BY_NAME[f"numpy.{np_name}"]) for py, np_name in _MATH) + (
+# Where the derivative is a function math has and is finite wherever the function is, it is
+# computed with math as the function is: a Python float stays one (``math.cos`` costs a
+# twentieth of ``np.cos`` on a float). The others keep numpy's templates (``np.sqrt`` of 0 in a
+# denominator gives inf, where a float division would raise).
+_MATH_OWN = {"sin": "g * math.cos(x)", "cos": "-g * math.sin(x)", "tan": "g / math.cos(x) ** 2"}
+
+MATH = tuple(defvjp(f"math.{py}(x)", elementwise=True, x=_MATH_OWN[py]) if py in _MATH_OWN
+             else alias(f"math.{py}", _BY_NAME[f"numpy.{np_name}"]) for py, np_name in _MATH) + (
     defvjp("math.log(x, base=None)", elementwise=True, x="s2s.log_vjp(g, x, base)"),
     defvjp("math.erf(x)", elementwise=True, x="g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)"),
     defvjp("math.erfc(x)", elementwise=True, x="-g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)"),

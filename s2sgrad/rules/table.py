@@ -72,7 +72,7 @@ POSITIONAL = "positional"
 VARARGS = "varargs"
 KEYWORD = "keyword"
 
-TEMPLATE_GLOBALS = frozenset({"np", "s2s"}) | frozenset(dir(builtins))
+TEMPLATE_GLOBALS = frozenset({"np", "s2s", "math"}) | frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,9 @@ def import_lines(units: tuple, names: tuple) -> tuple:
                 captured.setdefault(pf.unit.module, set()).add(name)
             else:
                 lines.add(line)
+    if "math" in remaining:  # read by rules' templates (rules/elementwise.py) where no module binds it
+        remaining.remove("math")
+        lines.add("import math")
     for name in remaining:  # closure values and names the module binds dynamically
         module = units[0].unit.module if units else "?"
         captured.setdefault(module, set()).add(name)

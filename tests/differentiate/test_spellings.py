@@ -21,6 +21,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "benchmarks" / "kernels.py").exists())
@@ -30,6 +31,7 @@ import kernels  # noqa: E402
 
 from s2sgrad import TransformError  # noqa: E402
 from s2sgrad.pipeline import Options, generate_for_function  # noqa: E402
+from s2sgrad.specialize import numbers_passed  # noqa: E402
 
 MODULES = {"np", "numpy", "math", "s2s"}
 ARRAY_METHODS = {"sum", "max", "min", "mean", "dot", "copy", "reshape", "transpose", "var", "std",
@@ -87,10 +89,12 @@ def operations(nodes) -> Counter:
 
 
 def generated_functions(kernel, primal):
-    """The generated sweeps (ast.FunctionDef) of ``primal`` in the kernel's mode."""
+    """The generated sweeps (ast.FunctionDef) of ``primal`` in the kernel's mode, made for the
+    kernel's arguments (for those that are numbers: specialize.py), as value_and_grad runs them."""
     params = primal.__code__.co_varnames[: primal.__code__.co_argcount]
     wrt = tuple(params[i] for i in kernel.argnums)
-    generated = generate_for_function(primal, Options(wrt=wrt, mode=kernel.mode))
+    numbers = numbers_passed(params, kernel.make(np.random.default_rng(0), None), {})
+    generated = generate_for_function(primal, Options(wrt=wrt, mode=kernel.mode, numbers=numbers))
     module = ast.parse(generated.text)
     names = ({generated.names.fwd, generated.names.bwd} if kernel.mode == "rev"
              else {n.name for n in module.body if isinstance(n, ast.FunctionDef)})
@@ -127,11 +131,7 @@ KNOWN = {
         "(sigmoid_fwd / sigmoid_bwd), not inlined"),
 }
 
-REFUSED = {
-    ("kepler", "kepler_newton"): (
-        "`E -= f / fprime` on a Python float bound by `E = M` is refused as a possible in-place "
-        "update of a shared array (aliasing.py), though a float cannot be shared"),
-}
+REFUSED: dict = {}  # (kernel, spelling) -> why s2sgrad refuses it (none today)
 
 
 def _cases():

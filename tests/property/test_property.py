@@ -164,10 +164,24 @@ def check(prog, directory):
         if "custom_gradient_stated" not in prog.tags:  # a stated gradient is not the value's
             np.testing.assert_allclose(got[k], fds[k], rtol=1e-4, atol=1e-6 * scale,
                                        err_msg=_report(prog, f"argument {i} vs finite differences"))
+    check_zero_d(prog, grad_all, args, got)
     if "global_rebound" in prog.tags and "custom_gradient_stated" not in prog.tags:
         check_rebound(prog, module, grad_all, args)
     module.prop_twin = twin
     return module, got, grad_all
+
+
+def check_zero_d(prog, grad_all, args, got):
+    """The gradient with the Python float ``s`` passed as a 0-d array (the code made for arrays
+    there) equals the one at the float (the code made for calls passing numbers: specialize.py)."""
+    zero_d = (*args[:2], np.array(args[2]), *args[3:])
+    try:
+        again = grad_all(*zero_d)
+    except Exception as exc:  # noqa: BLE001 - the report must carry the program
+        raise AssertionError(_report(prog, f"at a 0-d s, s2sgrad raised {type(exc).__name__}: {exc}")) from exc
+    for k, i in enumerate(ARGNUMS):
+        np.testing.assert_allclose(again[k], got[k], rtol=1e-9, atol=1e-12,
+                                   err_msg=_report(prog, f"argument {i}: at a 0-d s vs at the float s"))
 
 
 def stated_second_order(prog, twin, args, direction):

@@ -142,11 +142,15 @@ def test_cold_then_warm_decoration(cache_dir, model, monkeypatch):
     stored = json.loads(files[0].read_text())
     assert stored["text"] == cold.loss.source
 
+    w, b, x = np.array([0.3, -0.2]), 0.1, np.array([[1.0, 2.0], [0.5, -1.0]])
+    wanted = cold.loss.grad(w, b, x)  # b a number: the code made for numbers there, stored too
+    files = entries(cache_dir)
+    assert len(files) == 2
+
     forbid_pipeline(monkeypatch)
     warm = import_file(model, "cached_model", monkeypatch)
     assert warm.loss.source == cold.loss.source
-    w, b, x = np.array([0.3, -0.2]), 0.1, np.array([[1.0, 2.0], [0.5, -1.0]])
-    for got, want in zip(warm.loss.grad(w, b, x), cold.loss.grad(w, b, x)):
+    for got, want in zip(warm.loss.grad(w, b, x), wanted):
         np.testing.assert_allclose(got, want, rtol=0, atol=0)
     assert entries(cache_dir) == files
 
@@ -198,7 +202,7 @@ def test_an_edited_helper_in_another_module_misses_the_cache(tmp_path):
 def test_concurrent_cold_imports_in_several_processes(tmp_path, model):
     env = dict(os.environ, S2SGRAD_CACHE_DIR=str(tmp_path / "cache"))
     code = ("import cached_model, numpy as np; "
-            "print(repr(cached_model.loss.grad(np.array([0.3, -0.2]), 0.1, np.eye(2))))")
+            "print(repr(cached_model.loss.grad(np.array([0.3, -0.2]), np.array(0.1), np.eye(2))))")
     procs = [subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(6)]
