@@ -98,8 +98,10 @@ class QualifiedNames:
 
     Resolving a whole module costs ~0.4 ms per line; a gradient needs the names inside a few
     functions. For a node, the top-level statement holding it is resolved in a copy of the module
-    whose other functions and classes are reduced to stubs (``def f(): ...``): every module-level
-    binding is still there, so names resolve exactly as in the full module.
+    whose other statements are reduced to the names they bind (each run of defs, classes and
+    plain assignments joined into one ``f = C = x = ...``; imports and other statements as
+    _stub leaves them): every module-level binding is still there, in order, so names resolve
+    exactly as in the full module.
     """
 
     def __init__(self, module: cst.Module, positions: Positions) -> None:
