@@ -11,8 +11,10 @@ used), prints per function, in milliseconds (wall clock, and the process's CPU t
   function of cases.py also pays that file's parse, which the others share;
 - warm: the same transform again in this process (its entry kept in this process, and in the
   disk cache, a temporary directory);
-- new process: the same transform in a fresh Python process reading that cache, and whether
-  libcst or black were imported there (they should not be: a warm start never parses).
+- new process: the same transform in a fresh Python process reading that cache, then the public
+  API on one case (value_and_grad, grad, jacfwd, jacrev, hessian, hvp: the functions they append
+  to generated code are cached too), and whether libcst or black were imported there (they should
+  not be: a warm start never parses).
 
 Run on demand (not a test). Warm: the median of ``--rounds`` (default 3).
 """
@@ -68,11 +70,27 @@ def _transform(name: str) -> None:
     wrt = tuple(inspect.signature(fn).parameters)
     if name == "cholesky_of_float":
         try:
-            derive.entry_for(fn, from_function(fn), wrt, mode="fwd")
+            derive.code_for(fn, from_function(fn), wrt, mode="fwd")
         except TransformError:
             return
         raise AssertionError("forward mode of cholesky_of_float was expected to refuse")
-    derive.entry_for(fn, from_function(fn), wrt)
+    derive.code_for(fn, from_function(fn), wrt)
+
+
+def api_calls() -> None:
+    """The public API on one case, every function it appends to generated code (value_and_grad,
+    jacfwd, jacrev, hessian, hvp): a new process reading them from the disk cache should import
+    neither libcst nor black."""
+    import s2sgrad
+
+    x = np.linspace(0.1, 1.0, 5)
+    fn = cases.rosenbrock
+    s2sgrad.value_and_grad(fn)(x)
+    s2sgrad.grad(fn, argnums=(0,))(x)
+    s2sgrad.jacfwd(s2sgrad.grad(fn))(x)
+    s2sgrad.jacrev(s2sgrad.grad(fn))(x)
+    s2sgrad.hessian(fn)(x)
+    s2sgrad.hvp(fn, (x,), (x,))
 
 
 def _timed(name: str) -> tuple:
@@ -93,6 +111,9 @@ def _new_process(names: tuple, directory: str) -> dict:
             "first = (time.perf_counter() - start) * 1e3\n"
             f"out = {{n: t._timed(n) for n in {list(names)!r}}}\n"
             "out['first'] = first\n"
+            "start = time.perf_counter()\n"
+            "t.api_calls()\n"
+            "out['api'] = (time.perf_counter() - start) * 1e3\n"
             "out['imported'] = sorted(m for m in ('libcst', 'black') if m in sys.modules)\n"
             "print(json.dumps(out))\n")
     env = dict(os.environ, S2SGRAD_CACHE_DIR=directory)
@@ -111,6 +132,7 @@ def main() -> None:
         os.environ["S2SGRAD_CACHE_DIR"] = directory
         for n in names:
             _transform(n)  # stored
+        api_calls()  # stored too
         warm = {n: [_timed(n) for _ in range(rounds)] for n in names}
         fresh = _new_process(names, directory)
     print(f"first transform in this process (imports libcst, black, tables): {load[0]:.0f} ms")
@@ -124,6 +146,9 @@ def main() -> None:
         f"{m[0]:{w}.1f} /{m[1]:6.1f}" for m, w in zip(medians, (8, 6, 8))))
     print(f"new process: importing s2sgrad and hashing its files (the cache key) took "
           f"{fresh['first']:.0f} ms before the first transform")
+    print(f"new process: the public API on rosenbrock (value_and_grad, grad with argnums (0,), "
+          f"jacfwd and jacrev of its gradient, hessian, hvp) from the disk cache took "
+          f"{fresh['api']:.0f} ms")
     print(f"new process imported: {', '.join(fresh['imported']) or 'neither libcst nor black'}")
 
 

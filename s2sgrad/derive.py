@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import json
 import linecache
 import os
 import sys
@@ -313,6 +314,32 @@ def _entries() -> Any:
     return entries
 
 
+def _entry(name: str, *args: Any, returns: Optional[tuple] = None) -> Optional[tuple]:
+    """write/entries.py's ``name(*args)`` (``returns``: api_entry's Returns fields, appended as
+    one): the text with a function appended and that function's name, or None. Kept like code
+    records, on disk and in this process, keyed by the arguments (a generated module's text, names,
+    flags), so a warm start neither imports libcst nor runs black (arguments that are not JSON
+    data: made each time, not kept)."""
+    try:
+        given = json.dumps([name, args, returns], sort_keys=True)
+    except (TypeError, ValueError):
+        given = None
+    key = given and cache.make_key("entry", given, sys.version.split()[0], __version__,
+                                   installation_fingerprint())
+    for stored in ((_MADE.get(key), cache.get(key)) if key else ()):
+        found = stored.get("entry", False) if isinstance(stored, dict) else False
+        if found is None or (isinstance(found, list) and len(found) == 2
+                             and all(isinstance(part, str) for part in found)):
+            _MADE[key] = stored
+            _MADE.move_to_end(key)
+            return None if found is None else tuple(found)
+    write = _entries()
+    made = getattr(write, name)(*args, *(() if returns is None else (write.Returns(*returns),)))
+    if key:
+        _keep(key, {"entry": None if made is None else list(made)})
+    return made
+
+
 def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: bool,
                  mode: str = "rev", trees: tuple = ()) -> Optional[Callable]:
     """The generated function computing what grad (``value`` False) or value_and_grad of
@@ -321,10 +348,10 @@ def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: 
     ``<f>_grad`` is not of codegen's shape."""
 
     def made_now() -> tuple:
-        code, write = code_for(fun, from_function(fun), wrt, has_aux, mode, trees), _entries()
+        code = code_for(fun, from_function(fun), wrt, has_aux, mode, trees)
         leaves = tuple(code.get("wrt", wrt))  # the differentiated parameters, leaves of trees
-        return code, write.api_entry(code["text"], code["call"]["grad"], fun.__name__, leaves,
-                                      write.Returns(value, has_aux, single and len(leaves) == 1))
+        return code, _entry("api_entry", code["text"], code["call"]["grad"], fun.__name__, leaves,
+                            returns=(value, has_aux, single and len(leaves) == 1))
 
     return _loaded(fun, made_now)
 
@@ -345,14 +372,14 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
     appended (the code's text and None where it cannot be written)."""
 
     def made_now() -> tuple:
-        code, write = code_for(fun, from_function(fun), wrt, mode=mode, trees=trees), _entries()
+        code = code_for(fun, from_function(fun), wrt, mode=mode, trees=trees)
         leaves = tuple(code.get("wrt", wrt))  # the differentiated parameters, leaves of trees
         if mode == "rev":
-            return code, write.reverse_jacobian_entry(code["text"], code["call"]["grad"],
-                                                       fun.__name__, leaves, single, outputs)
+            return code, _entry("reverse_jacobian_entry", code["text"], code["call"]["grad"],
+                                fun.__name__, leaves, single, outputs)
         params = tuple(inspect.signature(functions(fun, code, "fwd")[0]).parameters)
-        return code, write.jacobian_entry(code["text"], code["call"]["jvp"], fun.__name__, leaves,
-                                           params[len(params) - len(leaves):], single, outputs)
+        return code, _entry("jacobian_entry", code["text"], code["call"]["jvp"], fun.__name__,
+                            leaves, params[len(params) - len(leaves):], single, outputs)
 
     return _text_and_loaded(fun, made_now)
 
@@ -372,8 +399,8 @@ def hvp_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
         hvp_name = code["call"]["hvp"]
         if not hvp_name:
             return code, None
-        return code, _entries().hvp_entry(code["text"], hvp_name, fun.__name__,
-                                           tuple(code.get("wrt", wrt)), single and not trees)
+        return code, _entry("hvp_entry", code["text"], hvp_name, fun.__name__,
+                            tuple(code.get("wrt", wrt)), single and not trees)
 
     return _text_and_loaded(fun, made_now)
 
@@ -391,8 +418,8 @@ def hessian_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
         code = given.pop() if given else code_for(fun, from_function(fun), wrt, mode="rev2",
                                                     trees=trees)
         leaves = tuple(code.get("wrt", wrt))
-        return code, _entries().hessian_entry(code["text"], code["call"], fun.__name__,
-                                               leaves, single and not trees)
+        return code, _entry("hessian_entry", code["text"], code["call"], fun.__name__,
+                            leaves, single and not trees)
 
     return _text_and_loaded(fun, made_now)
 
@@ -405,8 +432,8 @@ def tangent_gradient_hessian(jvp_fn: Callable, wrt: tuple, tangents: tuple, sing
 
     def made_now() -> tuple:
         code = code_for(jvp_fn, from_function(jvp_fn), wrt)
-        return code, _entries().tangent_gradient_hessian_entry(
-            code["text"], code["call"]["grad"], source_name, wrt, tangents, single)
+        return code, _entry("tangent_gradient_hessian_entry", code["text"], code["call"]["grad"],
+                            source_name, wrt, tangents, single)
 
     return _text_and_loaded(jvp_fn, made_now)
 
@@ -419,8 +446,8 @@ def tangent_gradient_hvp(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: 
 
     def made_now() -> tuple:
         code = code_for(jvp_fn, from_function(jvp_fn), wrt)
-        return code, _entries().tangent_gradient_hvp_entry(
-            code["text"], code["call"]["grad"], source_name, wrt, tangents, single)
+        return code, _entry("tangent_gradient_hvp_entry", code["text"], code["call"]["grad"],
+                            source_name, wrt, tangents, single)
 
     return _text_and_loaded(jvp_fn, made_now)
 
@@ -433,8 +460,8 @@ def gradient_hvp(gradient: Callable, wrt: tuple, single: bool, source_name: str)
 
     def made_now() -> tuple:
         code = code_for(gradient, from_function(gradient), wrt)
-        return code, _entries().gradient_hvp_entry(
-            code["text"], code["call"]["grad"], source_name, wrt, single)
+        return code, _entry("gradient_hvp_entry", code["text"], code["call"]["grad"],
+                            source_name, wrt, single)
 
     return _text_and_loaded(gradient, made_now)
 

@@ -98,14 +98,17 @@ class QualifiedNames:
 
     Resolving a whole module costs ~0.4 ms per line; a gradient needs the names inside a few
     functions. For a node, the top-level statement holding it is resolved in a copy of the module
-    whose other functions and classes are reduced to stubs (``def f(): ...``): every module-level
-    binding is still there, so names resolve exactly as in the full module.
+    whose other statements are reduced to the names they bind (each run of defs, classes and
+    plain assignments joined into one ``f = C = x = ...``; imports and other statements as
+    _stub leaves them): every module-level binding is still there, in order, so names resolve
+    exactly as in the full module.
     """
 
     def __init__(self, module: cst.Module, positions: Positions) -> None:
         self.module = module
         self.positions = positions
         self.resolved: dict = {}  # statement index -> {node: frozenset of QualifiedName, or lazy}
+        self.stubs: Optional[list] = None  # per top-level statement: _binds's names, or its _stub
 
     def get(self, node: cst.CSTNode, default=None):
         index = self.positions.statement_of(node)
@@ -125,10 +128,51 @@ class QualifiedNames:
         gives them (get asks it: most nodes are never asked about). As libcst's
         QualifiedNameProvider, without its pass over every node: it asks the same scopes."""
         if index not in self.resolved:
-            body = [stmt if i == index else _stub(stmt) for i, stmt in enumerate(self.module.body)]
+            if self.stubs is None:
+                self.stubs = [_binds(stmt) for stmt in self.module.body]
+            body = [*_joined(self.stubs[:index]), self.module.body[index],
+                    *_joined(self.stubs[index + 1:])]
             wrapper = MetadataWrapper(self.module.with_changes(body=body), unsafe_skip_copy=True)
             self.resolved[index] = dict(wrapper.resolve(ScopeProvider))
         return self.resolved[index]
+
+
+def _binds(stmt: cst.CSTNode):
+    """The names a top-level statement binds, as a tuple, where it does nothing else that name
+    resolution sees (a def, a class, ``name = value``, an expression without ``:=``); else its
+    _stub. A name bound by ``def f`` and by ``f = ...`` resolves alike (``f``, a local of the
+    module), and one assignment statement costs libcst's scope pass far less than a def."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return (stmt.name.value,)
+    if isinstance(stmt, cst.SimpleStatementLine):
+        names: list = []
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name)
+                                                     for t in small.targets):
+                names.extend(t.target.value for t in small.targets)
+            elif not (isinstance(small, cst.Pass) or (isinstance(small, cst.Expr)
+                                                        and not findall(small, m.NamedExpr()))):
+                return _stub(stmt)
+        return tuple(names)
+    return _stub(stmt)
+
+
+def _joined(stubs: list) -> list:
+    """Statements binding what ``stubs`` (from _binds) bind, in order: each run of name tuples as
+    one ``a = b = ... = ...``."""
+    out: list = []
+    run: list = []
+    for stub in [*stubs, None]:
+        if isinstance(stub, tuple):
+            run.extend(stub)
+            continue
+        if run:
+            targets = [cst.AssignTarget(cst.Name(name)) for name in run]
+            out.append(cst.SimpleStatementLine([cst.Assign(targets, cst.Ellipsis())]))
+            run = []
+        if stub is not None:
+            out.append(stub)
+    return out
 
 
 _ELLIPSIS = cst.SimpleStatementSuite([cst.Expr(cst.Ellipsis())])

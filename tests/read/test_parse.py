@@ -65,3 +65,25 @@ def _all_nodes(root):
 
     root.visit(Every())
     return found
+
+
+ODD_LAYOUTS = {
+    "crlf": "import numpy as np\r\n\r\n# c\r\ndef f(x):\r\n    return x\r\n\r\n\r\n@dec\r\n# between\r\n"
+            "@dec2(\r\n  1)\r\n\r\ndef g(y):\r\n    return y\r\n",
+    "decorator_continued": "x = 1\n@\\\ndec\ndef f(x):\n    return x\n",
+    "form_feed": "x = 1\n\x0c\ndef f(x):\n    return x\n",
+    "semicolons_and_comments": "a = 1; b = 2\n\n# c\nclass C:\n    pass\n    # inner\n# outer\nif a:\n"
+                               "    b = 3\nelse:\n    b = 4\nasync def h():\n    pass\n",
+    "statement_continued": "a = \\\n  1\nb = (1,\n 2)\ndef f():\n    return a\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD_LAYOUTS))
+def test_positions_per_statement_in_odd_layouts_match_whole_module_positions(name):
+    """CRLF lines, a continued decorator line, a form feed, semicolons, comments after a block:
+    the lines counted before each statement put every node where libcst's whole-module pass
+    does."""
+    parsed = parse_module(ODD_LAYOUTS[name], name)
+    whole = MetadataWrapper(parsed.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = [node for stmt in reversed(parsed.module.body) for node in _all_nodes(stmt)]
+    assert nodes and all(parsed.positions[node] == whole[node] for node in nodes if node in whole)

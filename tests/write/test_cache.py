@@ -284,3 +284,62 @@ def test_the_suite_never_writes_into_the_users_cache_directory(monkeypatch):
     monkeypatch.delenv(cache.ENV_VAR)
     users = cache.default_dir()
     assert where is None or os.path.realpath(where) != os.path.realpath(users)
+
+
+# ----- the functions the API appends (jacfwd, jacrev, hessian, hvp) are stored too -----------------
+
+SECOND = """\
+import numpy as np
+
+
+def f(x):
+    return np.sin(x) * x
+
+
+def h(x):
+    return np.sum(np.sin(x) * x ** 2)
+"""
+
+APPENDED = ("import sys, numpy as np, s2sgrad, second_user as m\n"
+            "x = np.array([0.5, 1.0, 2.0])\n"
+            "out = [s2sgrad.jacfwd(m.f)(x), s2sgrad.jacrev(m.f)(x), s2sgrad.hessian(m.h)(x),\n"
+            "       s2sgrad.hvp(m.h, (x,), (x,))[0]]\n"
+            "print(repr([np.round(o, 12).tolist() for o in out]))\n"
+            "print(sorted(n for n in ('libcst', 'black') if n in sys.modules))\n")
+
+
+def test_a_new_process_reads_jacobians_and_hessians_without_libcst_or_black(tmp_path):
+    """The function jacfwd, jacrev, hessian or hvp appends to a generated module
+    (write/entries.py reads that module with libcst and formats with black) is kept in the disk
+    cache with the code: a warm start imports neither."""
+    (tmp_path / "second_user.py").write_text(SECOND)
+    env = dict(os.environ, S2SGRAD_CACHE_DIR=str(tmp_path / "cache"))
+    cold = _run(APPENDED, tmp_path, env)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stdout.splitlines()[1] == "['black', 'libcst']"
+    warm = _run(APPENDED, tmp_path, env)
+    assert warm.returncode == 0, warm.stderr
+    assert warm.stdout.splitlines() == [cold.stdout.splitlines()[0], "[]"]
+
+
+def test_an_appended_function_is_served_from_the_disk_cache_without_entries(tmp_path, cache_dir,
+                                                                             monkeypatch):
+    from s2sgrad import derive
+
+    (tmp_path / "second_user.py").write_text(SECOND)
+    m = import_file(tmp_path / "second_user.py", "second_user", monkeypatch)
+    x = np.array([0.5, 1.0, 2.0])
+    cold = s2sgrad.jacfwd(m.f)(x), s2sgrad.hessian(m.h)(x)
+    kept = [json.loads(p.read_text()) for p in entries(cache_dir)]
+    assert sum("entry" in record for record in kept) == 2
+    monkeypatch.setattr(derive, "_MADE", type(derive._MADE)())  # a new process's memo
+
+    def refuse():
+        raise AssertionError("write/entries.py ran although the cache held its function")
+
+    monkeypatch.setattr(derive, "_entries", refuse)
+    forbid_pipeline(monkeypatch)
+    warm = s2sgrad.jacfwd(m.f)(x), s2sgrad.hessian(m.h)(x)
+    for got, want in zip(warm, cold):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(cold[0], np.diag(np.sin(x) + x * np.cos(x)), rtol=1e-12)
