@@ -371,7 +371,7 @@ def check_object_arguments(prog, directory, module, got, args, direction, fds):
     if "object_arg_annotated" in prog.tags:
         _check_object_annotated(prog, directory, module, name, call, same)
     else:
-        _check_object_refused(prog, directory, module, name)
+        _check_object_refused(prog, directory, module, name, call, same)
     refused = {}
     try:
         same(s2sgrad.jacfwd(module.f_obj, argnums)(*call), "jacfwd", rtol=1e-7)
@@ -385,11 +385,12 @@ def check_object_arguments(prog, directory, module, got, args, direction, fds):
     return refused
 
 
-def _check_object_refused(prog, directory, module, name):
+def _check_object_refused(prog, directory, module, name, call, same):
     """The command line (``wrt`` x, v, s) refuses ``f_obj``: it reads it without the object, whose
     class it cannot know; the refusal located at the first method call on it (the one ``x`` goes
     through first). It reads ``f`` statically too, and may refuse ``f`` first: then where it
-    refuses ``f`` marked alone."""
+    refuses ``f`` marked alone. Where no derivative goes through the methods (``f`` does not
+    vary with ``x``: the method calls run as written), it emits ``f_obj``'s gradient, ``f``'s."""
     path = pathlib.Path(module.__file__)
 
     def method_call(text):
@@ -397,7 +398,11 @@ def _check_object_refused(prog, directory, module, name):
         at = re.compile(rf"\b{name}\.(round_trip|mix)\(").search(text, start).start()
         return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
 
-    text, head = _cli_refusal(prog, path, directory, "f_obj")
+    text, head = _cli_refusal(prog, path, directory, "f_obj", accepted_ok=True)
+    if head is None:  # accepted: the gradient it emits is f's
+        _check_emitted(prog, directory, path.with_name(f"{path.stem}_f_obj.py"), list(call), same,
+                       "the command line's gradient (no derivative through the methods)")
+        return
     found = re.match(r"^(.*):(\d+):(\d+): ", head)
     marked = f"{path.stem}_f_obj.py"
     if found and found[1].endswith(marked) and int(found[2]) > text[:text.index("def f_obj(")].count("\n"):
@@ -431,23 +436,37 @@ def _check_object_annotated(prog, directory, module, name, call, same):
             _report(prog, f"the command line refuses the annotated f_obj:\n{head}\n{alone}")
         return
     assert code == 0, _report(prog, f"the command line gave {code}: {errors.getvalue()}")
+    _check_emitted(prog, directory, marked, list(call), same,
+                   "the command line's gradient (annotated)", out, name)
+
+
+def _check_emitted(prog, directory, marked, values, same, what, out=None, name=None):
+    """The gradient the command line emitted for the module ``marked`` (into ``out``; emitted
+    now when None), called with ``values`` (the object at ``name``'s position made by the
+    module's own class, which the code checks), is ``f``'s (``same``)."""
+    if out is None:
+        out = directory / "emitted_accepted"
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            code = cli.main(["emit", str(marked), "-o", str(out)])
+        assert code == 0, _report(prog, f"the command line gave {code} for {marked.name}")
     sys.path[:0] = [str(marked.parent), str(out)]
     try:
         source = importlib.import_module(marked.stem)
         emitted = importlib.import_module(f"{marked.stem}_grad")
-        values = list(call)
-        values[prog.obj[0].index(name)] = source.obj_arg()  # of the class the code checks
-        same(getattr(emitted, "f_obj_grad")(*values), "the command line's gradient (annotated)")
+        if name is not None:
+            values[prog.obj[0].index(name)] = source.obj_arg()
+        same(getattr(emitted, "f_obj_grad")(*values), what)
     finally:
         del sys.path[:2]
         sys.modules.pop(marked.stem, None)
         sys.modules.pop(f"{marked.stem}_grad", None)
 
 
-def _cli_refusal(prog, path, directory, function):
+def _cli_refusal(prog, path, directory, function, accepted_ok=False):
     """``(text, first line of the error)``: the command line (``s2sgrad emit --check``) run on
     the module at ``path`` with ``function`` (``f`` or ``f_obj``) marked (``wrt`` x, v, s), which
-    it must refuse; the other one gets a comment line instead, so the lines of both agree."""
+    it must refuse (or, where ``accepted_ok``, may accept: None for the error); the other one gets
+    a comment line instead, so the lines of both agree."""
     text = "import s2sgrad\n" + path.read_text()
     for name in ("f", "f_obj"):
         line = "@s2sgrad.differentiable(wrt=(\"x\", \"v\", \"s\"))" if name == function else "# not marked"
@@ -457,6 +476,8 @@ def _cli_refusal(prog, path, directory, function):
     errors = io.StringIO()
     with contextlib.redirect_stderr(errors):
         code = cli.main(["emit", str(marked), "-o", str(directory / "emitted"), "--check"])
+    if accepted_ok and code == 1 and "missing" in errors.getvalue():  # accepted (--check: not emitted yet)
+        return text, None
     assert code == 2, _report(prog, f"the command line gave {code} for {function}: {errors.getvalue()}")
     return text, errors.getvalue().splitlines()[0]
 
