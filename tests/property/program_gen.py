@@ -189,6 +189,7 @@ class Program:
         text = self._sites(text, probe)
         if twin:
             text = self._twin(text)
+        text = text.replace("__DISPLAY__(", "np.array(" if twin else "(")
         return head + "\n\n" + text + "\n"
 
     def render_lib(self, probe: bool, twin: bool = False) -> str:
@@ -196,6 +197,7 @@ class Program:
         text = self._sites("\n\n".join(h[pick] for h in self.lib_helpers), probe)
         if twin:
             text = self._twin(text)
+        text = text.replace("__DISPLAY__(", "np.array(" if twin else "(")
         return self._header(probe, twin) + "\n\n" + text + "\n"
 
     def set_thresholds(self, seen: dict) -> None:
@@ -589,6 +591,12 @@ class Gen:
             ("rule_shapes", M, lambda: E(f"np.transpose({arg((4, 3))})", M, 1.0)),
             ("rule_joins", V, lambda: E(f"np.concatenate([{arg(V)}, {arg(R)}])[2:6]", V, 1.0)),
             ("rule_joins", M, lambda: E(f"np.stack([{arg(R)}, {arg(R)}, {arg(R)}, {arg(R)}], axis=1)", M, 1.0)),
+            # a list or tuple display of numbers as an elementwise function's operand (an array;
+            # the twin spells it np.array(...): autograd cannot take a list of its boxes)
+            ("rule_joins", V, lambda: E(f"(np.multiply(__DISPLAY__([{arg(S)}, {arg(S)}, {arg(S)}, {arg(S)}]), "
+                                        f"{arg(S)}) * {arg(S)})", V, 1.0)),
+            ("rule_joins", R, lambda: E(f"np.add(__DISPLAY__(({arg(S)}, {arg(S)}, {arg(S)})), {arg(R)})",
+                                        R, 2.0)),
             ("linalg_det", S, lambda: E(f"np.linalg.det({a33()})", S, 25.0)),
             ("linalg_inv", R, lambda: E(f"(np.linalg.inv({a33()}) @ {arg(R)})", R, 3.0)),
             ("linalg_solve", R, lambda: E(f"np.linalg.solve({a33()}, {arg(R)})", R, 3.0)),
