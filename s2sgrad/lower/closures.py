@@ -59,9 +59,13 @@ from .local_scope import (_constant_key, _defaults, _literal, _literal_key, _par
 from .naming import Namer
 from .structure import structure
 from ..read.walk import findall
+from ..errors import TransformError
+from .callees import inlinable_def, reads_unbound
 
 _LAMBDA_BINDING = m.SimpleStatementLine(
     body=[m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Lambda())])
+
+_DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,9 @@ class _Local:
 def inline_local_functions(pf: ParsedFunction) -> ParsedFunction:
     """``pf`` with the calls of its local functions inlined (``pf`` itself when it defines none),
     or a located TransformError for a use of one that cannot be."""
-    if not findall(pf.node.body, m.FunctionDef() | m.Lambda()):
+    if not findall(pf.node.body, m.FunctionDef() | m.Lambda()) and \
+            not any(isinstance(call.func, cst.Name) and inlinable_def(pf, call.func.value)
+                    for call in findall(pf.node.body, m.Call())):
         return pf
     _check_bound_once(pf)
     inliner = _Inliner(pf, Namer({n.value for n in name_nodes(pf.node)}))
@@ -150,6 +156,8 @@ class _Inliner(HoistingWriter):
         self.bindings = Counter(name for name, _ in _scope(pf.node.body).bound)
         self.bindings.update(p.name.value for p in _params(pf.node.params))
         self.tables: dict = {}  # a list, tuple or dict of local functions: name -> {key: function}
+        self.callees: dict = {}  # name -> the module-level def a call of it may inline, or None
+        self.evaluating: list = []  # the statements (or tests) whose calls are being inlined
 
     def statement(self, stmt: cst.BaseStatement) -> list:
         if isinstance(stmt, cst.FunctionDef):
@@ -269,7 +277,7 @@ class _Inliner(HoistingWriter):
         return isinstance(call.func, cst.Lambda) or \
             (isinstance(call.func, cst.Name) and call.func.value in self.defined) or \
             (_constant_key(call.func) is not None and call.func.value.value in self.tables) or \
-            self.passes_local(call)
+            self.passes_local(call) or self.callee_def(call) is not None
 
     def while_test(self, stmt: cst.While) -> list:
         """``while test(...): body`` calling a local function in its test, as ``going =
@@ -298,6 +306,34 @@ class _Inliner(HoistingWriter):
         return isinstance(call.func, cst.Name) and call.func.value not in self.defined and \
             any(isinstance(arg.value, cst.Name) and arg.value.value in self.defined for arg in call.args)
 
+    def callee_def(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The module-level ``def`` of this file that ``call`` (by a name the caller does not
+        bind) may inline, as far as the def alone decides (lower/callees.py), else None."""
+        if not isinstance(call.func, cst.Name) or call.func.value in self.caller_names or \
+                call.func.value in self.defined or any(arg.star for arg in call.args):
+            return None
+        name = call.func.value
+        if name not in self.callees:
+            self.callees[name] = inlinable_def(self.pf, name)
+        return self.callees[name]
+
+    def module_callee(self, call: cst.Call) -> Optional[_Local]:
+        """The module-level function ``call`` calls, to inline here (lower/callees.py: not one
+        being inlined, reading no name the caller binds, its arguments matching its parameters);
+        None where the call stays a call. Its names are reserved, so no fresh name hides them."""
+        fn = self.callee_def(call)
+        if fn is None or call.func.value in self.active or \
+                not reads_unbound(fn, self.caller_names | set(self.bindings)):
+            return None
+        local = _Local(fn, _defaults(fn.params))
+        try:
+            self.arguments(call, call.func.value, local)
+        except TransformError:
+            return None  # the call as written fails where it runs
+        for node in name_nodes(fn):
+            self.namer.reserve(node.value)
+        return local
+
     def module_helper(self, call: cst.Call) -> Optional[_Local]:
         """The module-level ``def`` of this file that ``call`` (passing it a local function)
         calls, as a local function to inline there; None where it is not one s2sgrad reads (of
@@ -323,7 +359,11 @@ class _Inliner(HoistingWriter):
 
     def hoisted(self, node: cst.CSTNode) -> tuple:
         replacer = _ReplaceCalls(self)
-        new = node.visit(replacer)
+        self.evaluating.append(node)
+        try:
+            new = node.visit(replacer)
+        finally:
+            self.evaluating.pop()
         return replacer.before, new
 
     def inline(self, call: cst.Call, name: str, local: _Local) -> tuple:
@@ -371,8 +411,11 @@ class _Inliner(HoistingWriter):
 
     def single_exit(self, fn: cst.FunctionDef, name: str) -> tuple:
         """``(statements, final return or None)`` of a structured local function: the statements
-        before its one ``return``, at its end (a located refusal of any other)."""
+        before its one ``return``, at its end, its docstring left out (a located refusal of any
+        other return)."""
         body = _statements(fn.body)
+        if body and m.matches(body[0], _DOCSTRING):
+            body = body[1:]  # a docstring does nothing where the body is inlined
         last = body[-1] if body else None
         final = last.body[0] if isinstance(last, cst.SimpleStatementLine) and \
             isinstance(last.body[0], cst.Return) else None
@@ -403,6 +446,9 @@ class _Inliner(HoistingWriter):
                                                        value)])
             self.parsed.adopt(line.body[0], call)
             self.parsed.adopt(line, call)
+            if self.evaluating:  # quotes the statement (or test) holding the call
+                quoted = self.parsed.written_as.get(self.evaluating[-1], self.evaluating[-1])
+                self.parsed.written_as[line] = self.parsed.written_as[line.body[0]] = quoted
             held = self.holding(line)  # a local function given: noted under the parameter
             before.extend([line] if held is None else held)
         params = {p.name.value for p in _params(fn.params)}
@@ -501,11 +547,12 @@ class _ReplaceCalls(KeepingTransformer):
         elif _constant_key(updated.func) is not None and updated.func.value.value in writer.tables:
             local = writer.function_at(updated.func)
             name = local.node.name.value
-        else:
-            local = writer.module_helper(updated) if writer.passes_local(updated) else None
+        else:  # a function of this file, given a local function or inlined as a callee
+            local = writer.module_helper(updated) if writer.passes_local(updated) else \
+                writer.module_callee(updated)
             if local is None:
                 return updated
-            name = updated.func.value  # a function of this file given a local function: inlined
+            name = updated.func.value
         statements, value = writer.inline(updated, name, local)
         self.before.extend(statements)
         return value
