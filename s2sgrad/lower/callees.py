@@ -14,6 +14,8 @@ parameters bound to the call's arguments, its names renamed apart) when all of t
   ``if`` blocks, returns (no loops, ``with``, ``try``, nested functions, lambdas, comprehensions,
   augmented assignments, or writes into subscripts and attributes, which would change what the
   caller passed);
+- it calls none of its parameters (a function given to it stays a call, lower/inner.py's and
+  lower/closures.py's refusals and inlining of functions passed as values apply there);
 - it is not the caller itself or a function being inlined (recursion stays a call, refused where
   it carries a derivative), and the caller binds none of the globals it reads.
 
@@ -56,6 +58,10 @@ def inlinable_def(pf: ParsedFunction, name: str) -> Optional[cst.FunctionDef]:
         return None
     if _size(node.body) is None or _size(node.body) > BUDGET or findall(node.body, _NOT_STRAIGHT):
         return None
+    names = {p.name.value for p in _params(params)}
+    if any(isinstance(call.func, cst.Name) and call.func.value in names
+           for call in findall(node.body, m.Call())):
+        return None  # it calls what it is given: a function (inlined only given a local one)
     if _registered(pf, name) or not _same_live_function(pf, name, node):
         return None
     return node

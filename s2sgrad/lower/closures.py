@@ -28,7 +28,10 @@ Calls inside the body are inlined the same way (a local function passed to anoth
 there too); one that calls itself is refused. A module-level ``def`` of the same file given a local
 function (``apply(act, z)`` with ``def apply(f, z): return f(z)``) is inlined at that call the same
 way (for a live function, where the function its name holds is that def), so the local function's
-call in it is inlined too.
+call in it is inlined too. A module-level ``def`` of the same file called with plain values is
+inlined the same way where lower/callees.py finds it straight-line, small and plain (not
+decorated, no registered gradient, reading no name the caller binds); any other stays a call.
+Inlined lines quote the function's lines as written (its docstring left out).
 
 A local function may return a local function (a factory: ``act = make_act(0.5)``, then
 ``act(z)``): the factory's body is inlined where it is called, its parameters bound to fresh names
@@ -55,7 +58,7 @@ from ..read.paths import display_path
 from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
 from .comprehensions import HoistingWriter, Rename
 from .local_scope import (_constant_key, _defaults, _literal, _literal_key, _params, _scope, _statements,
-                          check_reads_unbound)
+                          check_other_uses, check_reads_unbound)
 from .naming import Namer
 from .structure import structure
 from ..read.walk import findall
@@ -87,7 +90,7 @@ def inline_local_functions(pf: ParsedFunction) -> ParsedFunction:
     _check_bound_once(pf)
     inliner = _Inliner(pf, Namer({n.value for n in name_nodes(pf.node)}))
     body = inliner.block(pf.node.body)
-    _check_other_uses(pf, body, inliner.defined, inliner.tables)
+    check_other_uses(pf, body, inliner.defined, inliner.tables)
     node = pf.node.with_changes(body=body)
     pf.parsed.adopt(node, pf.node)
     return replace(pf, node=node)
@@ -110,34 +113,6 @@ def _check_bound_once(pf: ParsedFunction) -> None:
                            f"{pf.name}; s2sgrad inlines each call of a local function, so its name "
                            "must name one function", "give each function a name of its own")
         seen.add(name)
-
-
-def _check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict, tables: dict) -> None:
-    """Refuse, at the first one, a use of a local function (or of a table of them) that was not
-    inlined."""
-    for node in name_nodes(body, reads_only=True):
-        if node.value in tables:
-            raise pf.error(node, f"`{node.value}` holds local functions and is used here other "
-                           "than to call one of them by a constant key (iterated, indexed by a "
-                           "computed value, passed on or returned): s2sgrad inlines each call of "
-                           "a local function and must know which one it calls",
-                           f"call its entries by constant keys (`{node.value}[0](z)`), or call "
-                           "each function by its name")
-    for call in findall(body, m.Call(func=m.Name())):
-        name = call.func.value
-        if name in defined:
-            raise pf.error(call, f"this call of the local function `{name}` runs only sometimes "
-                           "(in a conditional expression's branch, after `and`/`or`, in an `elif` "
-                           "or `while` test, in a lambda) or before its definition: s2sgrad "
-                           "cannot inline it there",
-                           "call it in a statement of its own before, and use the name you assign")
-    for node in name_nodes(body, reads_only=True):
-        if node.value in defined:
-            raise pf.error(node, f"the local function `{node.value}` is used as a value (returned, "
-                           "stored, or passed to a function that is not local): s2sgrad supports "
-                           "local functions called in the function that defines them",
-                           "call it here, or define it at module level and pass it what it reads as "
-                           "arguments")
 
 
 class _Inliner(HoistingWriter):
@@ -387,7 +362,7 @@ class _Inliner(HoistingWriter):
         before, renames = self.parameters(call, fn, values, {bound for bound, _ in scope.bound},
                                           snapshot)
         self.bindings.update(renames.get(bound, bound) for bound, _ in scope.bound)
-        rename = Rename(self.parsed, renames)
+        rename = _QuotingRename(self.parsed, renames)
         statements = [stmt.visit(rename) for stmt in body]
         value: cst.BaseExpression = cst.Name("None")
         if final is not None and final.value is not None:
@@ -430,8 +405,9 @@ class _Inliner(HoistingWriter):
                    snapshot: bool = False) -> tuple:
         """``(statements binding the parameters, renames)`` for inlining ``fn`` at ``call``: a
         parameter the body never rebinds, given a name that ``fn`` does not name, reads that name
-        (unless ``snapshot``); any other is a fresh name bound to its argument; each name ``fn``
-        binds is a fresh one."""
+        (unless ``snapshot``), given a literal number or string, is that literal (a node in
+        ``renames``); any other is a fresh name bound to its argument; each name ``fn`` binds is
+        a fresh one."""
         appears = {n.value for n in name_nodes(fn)}
         renames: dict = {}
         before: list = []
@@ -439,6 +415,10 @@ class _Inliner(HoistingWriter):
             if isinstance(value, cst.Name) and param not in rebound and not snapshot and \
                     (value.value == param or value.value not in appears):
                 renames[param] = value.value  # read the caller's name itself
+                continue
+            if _atom(value) and param not in rebound and not snapshot and \
+                    not findall(fn.body, m.Attribute(value=m.Name(param))):
+                renames[param] = value  # a literal, written where the parameter is read
                 continue
             renames[param] = self.namer.fresh(param)
             self.bindings[renames[param]] += 1
@@ -499,6 +479,32 @@ def _as_def(parsed: ParsedModule, name: cst.Name, lam: cst.Lambda) -> cst.Functi
         parsed.adopt(node, lam)
     parsed.written_as[ret] = lam  # what the statement giving its value quotes
     return fn
+
+
+def _atom(value: cst.BaseExpression) -> bool:
+    """Whether ``value`` is a literal that reads the same written for a name anywhere."""
+    return isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)) and \
+        not value.lpar
+
+
+class _QuotingRename(Rename):
+    """Renames an inlined body's names (``renames``: to a name, or to a literal written in its
+    place); each statement renamed quotes the one it was, so the generated comments quote the
+    function's lines as written."""
+
+    def leave_Name(self, original, updated):
+        literal = self.renames.get(original.value)
+        if isinstance(literal, cst.BaseExpression):
+            return literal.deep_clone()
+        return super().leave_Name(original, updated)
+
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        if result is not original_node and \
+                isinstance(result, (cst.BaseSmallStatement, cst.SimpleStatementLine)):
+            quoted = self.parsed.written_as.get(original_node, original_node)
+            self.parsed.written_as[result] = quoted
+        return result
 
 
 class _ReplaceCalls(KeepingTransformer):
