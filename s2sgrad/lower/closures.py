@@ -295,7 +295,8 @@ class _Inliner(HoistingWriter):
     def module_callee(self, call: cst.Call) -> Optional[_Local]:
         """The module-level function ``call`` calls, to inline here (lower/callees.py: not one
         being inlined, reading no name the caller binds, its arguments matching its parameters);
-        None where the call stays a call. Its names are reserved, so no fresh name hides them."""
+        None where the call stays a call. The globals it reads are reserved, so no fresh name
+        hides them."""
         fn = self.callee_def(call)
         if fn is None or call.func.value in self.active or \
                 not reads_unbound(fn, self.caller_names | set(self.bindings)):
@@ -305,8 +306,10 @@ class _Inliner(HoistingWriter):
             self.arguments(call, call.func.value, local)
         except TransformError:
             return None  # the call as written fails where it runs
-        for node in name_nodes(fn):
-            self.namer.reserve(node.value)
+        own = {bound for bound, _ in _scope(fn.body).bound} | {p.name.value for p in _params(fn.params)}
+        for node in name_nodes(fn.body, reads_only=True):
+            if node.value not in own:
+                self.namer.reserve(node.value)  # a global it reads: no fresh name hides it
         return local
 
     def module_helper(self, call: cst.Call) -> Optional[_Local]:
