@@ -12,8 +12,8 @@ parameters bound to the call's arguments, its names renamed apart) when all of t
   ``**kwargs``, literal defaults only, and no gradient registered for it (``register_gradient``);
 - its body is straight-line code within a budget of ``BUDGET`` statements: assignments to names,
   ``if`` blocks, returns (no loops, ``with``, ``try``, nested functions, lambdas, comprehensions,
-  augmented assignments, or writes into subscripts and attributes, which would change what the
-  caller passed);
+  augmented assignments, or writes into subscripts, attributes or ``out=``, which would change
+  what the caller passed);
 - it calls none of its parameters (a function given to it stays a call, lower/inner.py's and
   lower/closures.py's refusals and inlining of functions passed as values apply there);
 - it is not the caller itself or a function being inlined (recursion stays a call, refused where
@@ -25,6 +25,7 @@ in the callee's own lines, so generated comments quote them and refusals point a
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Optional
 
 import libcst as cst
@@ -62,6 +63,8 @@ def inlinable_def(pf: ParsedFunction, name: str) -> Optional[cst.FunctionDef]:
     if any(isinstance(call.func, cst.Name) and call.func.value in names
            for call in findall(node.body, m.Call())):
         return None  # it calls what it is given: a function (inlined only given a local one)
+    if findall(node.body, m.Arg(keyword=m.Name("out"))):
+        return None  # it writes into an array it may have been given
     if _registered(pf, name) or not _same_live_function(pf, name, node):
         return None
     return node
@@ -70,9 +73,7 @@ def inlinable_def(pf: ParsedFunction, name: str) -> Optional[cst.FunctionDef]:
 def reads_unbound(fn: cst.FunctionDef, caller_bound: set) -> bool:
     """Whether every global ``fn`` reads is a name the caller does not bind (``caller_bound``:
     its own names and those inlined bodies bound so far), so it reads the same value inlined."""
-    own = {name for name, _ in _scope(fn.body).bound} | {p.name.value for p in _params(fn.params)}
-    return not any(read.value not in own and read.value in caller_bound
-                   for read in name_nodes(fn.body, reads_only=True))
+    return not globals_read(fn) & caller_bound
 
 
 def _only_def(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
@@ -141,17 +142,30 @@ def _registered(pf: ParsedFunction, name: str) -> bool:
 
 def _same_live_function(pf: ParsedFunction, name: str, node: cst.FunctionDef) -> bool:
     """For a live caller: whether ``name`` holds the function ``node`` defines (not one replaced
-    at run time) and each global it reads is what the caller sees under that name. Without the
-    live function (the command line), the file says: True."""
+    at run time; or, where the name is not bound yet, a def further down the file, as
+    pipeline._resolve_callee reads it) and each global it reads is what the caller sees under
+    that name. Without the live function (the command line), the file says: True."""
     live = pf.unit.live
     if live is None:
         return True
+    if name not in live:
+        module = sys.modules.get(pf.unit.module)
+        scope = getattr(module, "__dict__", None)
+        return scope is not None and name not in scope and \
+            all(live.get(n, _MISSING) is scope.get(n, _MISSING) for n in globals_read(node))
     fn = live.get(name)
     where = pf.parsed.positions.get(node)
     code = getattr(fn, "__code__", None)
-    if python_function(fn) is not fn or code is None or where is None or code.co_firstlineno != where.start.line or \
+    if python_function(fn) is not fn or code is None or where is None or \
+            code.co_firstlineno != where.start.line or \
             display_path(code.co_filename) != pf.unit.path or code.co_freevars:
         return False
     own: Any = getattr(fn, "__globals__", {})
     return all(live.get(n, _MISSING) is own.get(n, _MISSING) for n in code.co_names
                if n in live or n in own)
+
+
+def globals_read(fn: cst.FunctionDef) -> set:
+    """The names ``fn``'s body reads that neither it nor its parameters bind."""
+    own = {name for name, _ in _scope(fn.body).bound} | {p.name.value for p in _params(fn.params)}
+    return {read.value for read in name_nodes(fn.body, reads_only=True)} - own

@@ -63,7 +63,7 @@ from .naming import Namer
 from .structure import structure
 from ..read.walk import findall
 from ..errors import TransformError
-from .callees import inlinable_def, reads_unbound
+from .callees import globals_read, inlinable_def, reads_unbound
 
 _LAMBDA_BINDING = m.SimpleStatementLine(
     body=[m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Lambda())])
@@ -306,10 +306,8 @@ class _Inliner(HoistingWriter):
             self.arguments(call, call.func.value, local)
         except TransformError:
             return None  # the call as written fails where it runs
-        own = {bound for bound, _ in _scope(fn.body).bound} | {p.name.value for p in _params(fn.params)}
-        for node in name_nodes(fn.body, reads_only=True):
-            if node.value not in own:
-                self.namer.reserve(node.value)  # a global it reads: no fresh name hides it
+        for read in sorted(globals_read(fn)):
+            self.namer.reserve(read)  # a global it reads: no fresh name hides it
         return local
 
     def module_helper(self, call: cst.Call) -> Optional[_Local]:

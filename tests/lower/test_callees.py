@@ -307,3 +307,42 @@ def test_command_line_inlines_a_helper(tmp_path):
     got = grad(W, XS, X)
     got = got[0] if isinstance(got, tuple) else got
     np.testing.assert_allclose(got, numerical_grad(loss, (W,), 0), rtol=1e-5, atol=1e-7)
+
+
+def test_a_callee_rebound_after_the_gradient_is_made_is_read_again(tmp_path, monkeypatch):
+    (tmp_path / "rebound_callee.py").write_text(textwrap.dedent("""\
+        import numpy as np
+
+
+        def act(a):
+            return np.tanh(a)
+
+
+        def triple(a):
+            return a * 3.0
+
+
+        def f(x):
+            return np.sum(act(x) * x)
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import rebound_callee as module
+
+    grad = s2sgrad.grad(module.f)
+    np.testing.assert_allclose(grad(X), np.tanh(X) + X * (1.0 - np.tanh(X) ** 2), rtol=1e-12)
+    monkeypatch.setattr(module, "act", module.triple)
+    np.testing.assert_allclose(grad(X), 6.0 * X, rtol=1e-12)
+
+
+def writes_out(a):
+    b = np.multiply(a, 2.0, out=a)
+    return b
+
+
+def calls_writes_out(x):
+    return np.sum(writes_out(x * 1.0))
+
+
+def test_a_callee_writing_into_what_it_is_given_stays_a_call():
+    with pytest.raises(TransformError, match="`writes_out` changes its parameter `a` in place"):
+        s2sgrad.grad(calls_writes_out)(X)  # as before: the callee's refusal
