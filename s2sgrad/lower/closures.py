@@ -56,7 +56,7 @@ import libcst.matchers as m
 from ..read.names import name_nodes
 from ..read.paths import display_path
 from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
-from .comprehensions import HoistingWriter, Rename
+from .comprehensions import HoistingWriter, QuotingRename, is_atom
 from .local_scope import (_constant_key, _defaults, _literal, _literal_key, _params, _scope, _statements,
                           check_other_uses, check_reads_unbound)
 from .naming import Namer
@@ -363,7 +363,7 @@ class _Inliner(HoistingWriter):
         before, renames = self.parameters(call, fn, values, {bound for bound, _ in scope.bound},
                                           snapshot)
         self.bindings.update(renames.get(bound, bound) for bound, _ in scope.bound)
-        rename = _QuotingRename(self.parsed, renames)
+        rename = QuotingRename(self.parsed, renames)
         statements = [stmt.visit(rename) for stmt in body]
         value: cst.BaseExpression = cst.Name("None")
         if final is not None and final.value is not None:
@@ -417,8 +417,8 @@ class _Inliner(HoistingWriter):
                     (value.value == param or value.value not in appears):
                 renames[param] = value.value  # read the caller's name itself
                 continue
-            if _atom(value) and param not in rebound and not snapshot and \
-                    not findall(fn.body, m.Attribute(value=m.Name(param))):
+            if is_atom(value) and param not in rebound and not snapshot and \
+                    not findall(fn.body, m.Attribute(value=m.Name(param)) | m.Del()):
                 renames[param] = value  # a literal, written where the parameter is read
                 continue
             renames[param] = self.namer.fresh(param)
@@ -480,32 +480,6 @@ def _as_def(parsed: ParsedModule, name: cst.Name, lam: cst.Lambda) -> cst.Functi
         parsed.adopt(node, lam)
     parsed.written_as[ret] = lam  # what the statement giving its value quotes
     return fn
-
-
-def _atom(value: cst.BaseExpression) -> bool:
-    """Whether ``value`` is a literal that reads the same written for a name anywhere."""
-    return isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)) and \
-        not value.lpar
-
-
-class _QuotingRename(Rename):
-    """Renames an inlined body's names (``renames``: to a name, or to a literal written in its
-    place); each statement renamed quotes the one it was, so the generated comments quote the
-    function's lines as written."""
-
-    def leave_Name(self, original, updated):
-        literal = self.renames.get(original.value)
-        if isinstance(literal, cst.BaseExpression):
-            return literal.deep_clone()
-        return super().leave_Name(original, updated)
-
-    def on_leave(self, original_node, updated_node):
-        result = super().on_leave(original_node, updated_node)
-        if result is not original_node and \
-                isinstance(result, (cst.BaseSmallStatement, cst.SimpleStatementLine)):
-            quoted = self.parsed.written_as.get(original_node, original_node)
-            self.parsed.written_as[result] = quoted
-        return result
 
 
 class _ReplaceCalls(KeepingTransformer):
