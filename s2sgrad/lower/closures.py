@@ -81,11 +81,12 @@ class _Local:
 
 
 def inline_local_functions(pf: ParsedFunction) -> ParsedFunction:
-    """``pf`` with the calls of its local functions inlined (``pf`` itself when it defines none),
-    or a located TransformError for a use of one that cannot be."""
+    """``pf`` with the calls of its local functions (and of the callees lower/callees.py lets it
+    inline) inlined (``pf`` itself when there are none), or a located TransformError for a use of
+    one that cannot be."""
+    called = {call.func.value for call in findall(pf.node.body, m.Call(func=m.Name()))}
     if not findall(pf.node.body, m.FunctionDef() | m.Lambda()) and \
-            not any(isinstance(call.func, cst.Name) and inlinable_def(pf, call.func.value)
-                    for call in findall(pf.node.body, m.Call())):
+            not any(inlinable_def(pf, name) for name in sorted(called)):
         return pf
     _check_bound_once(pf)
     inliner = _Inliner(pf, Namer({n.value for n in name_nodes(pf.node)}))
