@@ -28,7 +28,10 @@ Calls inside the body are inlined the same way (a local function passed to anoth
 there too); one that calls itself is refused. A module-level ``def`` of the same file given a local
 function (``apply(act, z)`` with ``def apply(f, z): return f(z)``) is inlined at that call the same
 way (for a live function, where the function its name holds is that def), so the local function's
-call in it is inlined too.
+call in it is inlined too. A module-level ``def`` of the same file called with plain values is
+inlined the same way where lower/callees.py finds it straight-line, small and plain (not
+decorated, no registered gradient, reading no name the caller binds); any other stays a call.
+Inlined lines quote the function's lines as written (its docstring left out).
 
 A local function may return a local function (a factory: ``act = make_act(0.5)``, then
 ``act(z)``): the factory's body is inlined where it is called, its parameters bound to fresh names
@@ -53,15 +56,19 @@ import libcst.matchers as m
 from ..read.names import name_nodes
 from ..read.paths import display_path
 from ..read.parse import KeepingTransformer, ParsedFunction, ParsedModule
-from .comprehensions import HoistingWriter, Rename
+from .comprehensions import HoistingWriter, QuotingRename, is_atom
 from .local_scope import (_constant_key, _defaults, _literal, _literal_key, _params, _scope, _statements,
-                          check_reads_unbound)
+                          check_other_uses, check_reads_unbound)
 from .naming import Namer
 from .structure import structure
 from ..read.walk import findall
+from ..errors import TransformError
+from .callees import globals_read, inlinable_def, reads_unbound
 
 _LAMBDA_BINDING = m.SimpleStatementLine(
     body=[m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Lambda())])
+
+_DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
 
 
 @dataclass(frozen=True)
@@ -74,14 +81,17 @@ class _Local:
 
 
 def inline_local_functions(pf: ParsedFunction) -> ParsedFunction:
-    """``pf`` with the calls of its local functions inlined (``pf`` itself when it defines none),
-    or a located TransformError for a use of one that cannot be."""
-    if not findall(pf.node.body, m.FunctionDef() | m.Lambda()):
+    """``pf`` with the calls of its local functions (and of the callees lower/callees.py lets it
+    inline) inlined (``pf`` itself when there are none), or a located TransformError for a use of
+    one that cannot be."""
+    called = {call.func.value for call in findall(pf.node.body, m.Call(func=m.Name()))}
+    if not findall(pf.node.body, m.FunctionDef() | m.Lambda()) and \
+            not any(inlinable_def(pf, name) for name in sorted(called)):
         return pf
     _check_bound_once(pf)
     inliner = _Inliner(pf, Namer({n.value for n in name_nodes(pf.node)}))
     body = inliner.block(pf.node.body)
-    _check_other_uses(pf, body, inliner.defined, inliner.tables)
+    check_other_uses(pf, body, inliner.defined, inliner.tables)
     node = pf.node.with_changes(body=body)
     pf.parsed.adopt(node, pf.node)
     return replace(pf, node=node)
@@ -106,34 +116,6 @@ def _check_bound_once(pf: ParsedFunction) -> None:
         seen.add(name)
 
 
-def _check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict, tables: dict) -> None:
-    """Refuse, at the first one, a use of a local function (or of a table of them) that was not
-    inlined."""
-    for node in name_nodes(body, reads_only=True):
-        if node.value in tables:
-            raise pf.error(node, f"`{node.value}` holds local functions and is used here other "
-                           "than to call one of them by a constant key (iterated, indexed by a "
-                           "computed value, passed on or returned): s2sgrad inlines each call of "
-                           "a local function and must know which one it calls",
-                           f"call its entries by constant keys (`{node.value}[0](z)`), or call "
-                           "each function by its name")
-    for call in findall(body, m.Call(func=m.Name())):
-        name = call.func.value
-        if name in defined:
-            raise pf.error(call, f"this call of the local function `{name}` runs only sometimes "
-                           "(in a conditional expression's branch, after `and`/`or`, in an `elif` "
-                           "or `while` test, in a lambda) or before its definition: s2sgrad "
-                           "cannot inline it there",
-                           "call it in a statement of its own before, and use the name you assign")
-    for node in name_nodes(body, reads_only=True):
-        if node.value in defined:
-            raise pf.error(node, f"the local function `{node.value}` is used as a value (returned, "
-                           "stored, or passed to a function that is not local): s2sgrad supports "
-                           "local functions called in the function that defines them",
-                           "call it here, or define it at module level and pass it what it reads as "
-                           "arguments")
-
-
 class _Inliner(HoistingWriter):
     """Inlines the calls of local functions, statement by statement; ``defined``: the local
     functions seen so far, by (fresh) name."""
@@ -150,6 +132,8 @@ class _Inliner(HoistingWriter):
         self.bindings = Counter(name for name, _ in _scope(pf.node.body).bound)
         self.bindings.update(p.name.value for p in _params(pf.node.params))
         self.tables: dict = {}  # a list, tuple or dict of local functions: name -> {key: function}
+        self.callees: dict = {}  # name -> the module-level def a call of it may inline, or None
+        self.evaluating: list = []  # the statements (or tests) whose calls are being inlined
 
     def statement(self, stmt: cst.BaseStatement) -> list:
         if isinstance(stmt, cst.FunctionDef):
@@ -269,7 +253,7 @@ class _Inliner(HoistingWriter):
         return isinstance(call.func, cst.Lambda) or \
             (isinstance(call.func, cst.Name) and call.func.value in self.defined) or \
             (_constant_key(call.func) is not None and call.func.value.value in self.tables) or \
-            self.passes_local(call)
+            self.passes_local(call) or self.callee_def(call) is not None
 
     def while_test(self, stmt: cst.While) -> list:
         """``while test(...): body`` calling a local function in its test, as ``going =
@@ -298,6 +282,35 @@ class _Inliner(HoistingWriter):
         return isinstance(call.func, cst.Name) and call.func.value not in self.defined and \
             any(isinstance(arg.value, cst.Name) and arg.value.value in self.defined for arg in call.args)
 
+    def callee_def(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The module-level ``def`` of this file that ``call`` (by a name the caller does not
+        bind) may inline, as far as the def alone decides (lower/callees.py), else None."""
+        if not isinstance(call.func, cst.Name) or call.func.value in self.caller_names or \
+                call.func.value in self.defined or any(arg.star for arg in call.args):
+            return None
+        name = call.func.value
+        if name not in self.callees:
+            self.callees[name] = inlinable_def(self.pf, name)
+        return self.callees[name]
+
+    def module_callee(self, call: cst.Call) -> Optional[_Local]:
+        """The module-level function ``call`` calls, to inline here (lower/callees.py: not one
+        being inlined, reading no name the caller binds, its arguments matching its parameters);
+        None where the call stays a call. The globals it reads are reserved, so no fresh name
+        hides them."""
+        fn = self.callee_def(call)
+        if fn is None or call.func.value in self.active or \
+                not reads_unbound(fn, self.caller_names | set(self.bindings)):
+            return None
+        local = _Local(fn, _defaults(fn.params))
+        try:
+            self.arguments(call, call.func.value, local)
+        except TransformError:
+            return None  # the call as written fails where it runs
+        for read in sorted(globals_read(fn)):
+            self.namer.reserve(read)  # a global it reads: no fresh name hides it
+        return local
+
     def module_helper(self, call: cst.Call) -> Optional[_Local]:
         """The module-level ``def`` of this file that ``call`` (passing it a local function)
         calls, as a local function to inline there; None where it is not one s2sgrad reads (of
@@ -323,7 +336,11 @@ class _Inliner(HoistingWriter):
 
     def hoisted(self, node: cst.CSTNode) -> tuple:
         replacer = _ReplaceCalls(self)
-        new = node.visit(replacer)
+        self.evaluating.append(node)
+        try:
+            new = node.visit(replacer)
+        finally:
+            self.evaluating.pop()
         return replacer.before, new
 
     def inline(self, call: cst.Call, name: str, local: _Local) -> tuple:
@@ -347,7 +364,7 @@ class _Inliner(HoistingWriter):
         before, renames = self.parameters(call, fn, values, {bound for bound, _ in scope.bound},
                                           snapshot)
         self.bindings.update(renames.get(bound, bound) for bound, _ in scope.bound)
-        rename = Rename(self.parsed, renames)
+        rename = QuotingRename(self.parsed, renames)
         statements = [stmt.visit(rename) for stmt in body]
         value: cst.BaseExpression = cst.Name("None")
         if final is not None and final.value is not None:
@@ -371,8 +388,11 @@ class _Inliner(HoistingWriter):
 
     def single_exit(self, fn: cst.FunctionDef, name: str) -> tuple:
         """``(statements, final return or None)`` of a structured local function: the statements
-        before its one ``return``, at its end (a located refusal of any other)."""
+        before its one ``return``, at its end, its docstring left out (a located refusal of any
+        other return)."""
         body = _statements(fn.body)
+        if body and m.matches(body[0], _DOCSTRING):
+            body = body[1:]  # a docstring does nothing where the body is inlined
         last = body[-1] if body else None
         final = last.body[0] if isinstance(last, cst.SimpleStatementLine) and \
             isinstance(last.body[0], cst.Return) else None
@@ -387,8 +407,9 @@ class _Inliner(HoistingWriter):
                    snapshot: bool = False) -> tuple:
         """``(statements binding the parameters, renames)`` for inlining ``fn`` at ``call``: a
         parameter the body never rebinds, given a name that ``fn`` does not name, reads that name
-        (unless ``snapshot``); any other is a fresh name bound to its argument; each name ``fn``
-        binds is a fresh one."""
+        (unless ``snapshot``), given a literal number or string, is that literal (a node in
+        ``renames``); any other is a fresh name bound to its argument; each name ``fn`` binds is
+        a fresh one."""
         appears = {n.value for n in name_nodes(fn)}
         renames: dict = {}
         before: list = []
@@ -397,12 +418,19 @@ class _Inliner(HoistingWriter):
                     (value.value == param or value.value not in appears):
                 renames[param] = value.value  # read the caller's name itself
                 continue
+            if is_atom(value) and param not in rebound and not snapshot and \
+                    not findall(fn.body, m.Attribute(value=m.Name(param)) | m.Del()):
+                renames[param] = value  # a literal, written where the parameter is read
+                continue
             renames[param] = self.namer.fresh(param)
             self.bindings[renames[param]] += 1
             line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(renames[param]))],
                                                        value)])
             self.parsed.adopt(line.body[0], call)
             self.parsed.adopt(line, call)
+            if self.evaluating:  # quotes the statement (or test) holding the call
+                quoted = self.parsed.written_as.get(self.evaluating[-1], self.evaluating[-1])
+                self.parsed.written_as[line] = self.parsed.written_as[line.body[0]] = quoted
             held = self.holding(line)  # a local function given: noted under the parameter
             before.extend([line] if held is None else held)
         params = {p.name.value for p in _params(fn.params)}
@@ -501,11 +529,12 @@ class _ReplaceCalls(KeepingTransformer):
         elif _constant_key(updated.func) is not None and updated.func.value.value in writer.tables:
             local = writer.function_at(updated.func)
             name = local.node.name.value
-        else:
-            local = writer.module_helper(updated) if writer.passes_local(updated) else None
+        else:  # a function of this file, given a local function or inlined as a callee
+            local = writer.module_helper(updated) if writer.passes_local(updated) else \
+                writer.module_callee(updated)
             if local is None:
                 return updated
-            name = updated.func.value  # a function of this file given a local function: inlined
+            name = updated.func.value
         statements, value = writer.inline(updated, name, local)
         self.before.extend(statements)
         return value

@@ -273,6 +273,32 @@ class Rename(KeepingTransformer):
         return updated.with_changes(keyword=original.keyword)  # nor is ``axis`` in ``f(axis=axis)``
 
 
+def is_atom(value: cst.BaseExpression) -> bool:
+    """Whether ``value`` is a literal that reads the same written for a name anywhere."""
+    return isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)) and \
+        not value.lpar
+
+
+class QuotingRename(Rename):
+    """Renames an inlined body's names (``renames``: to a name, or to a literal written in its
+    place); each statement renamed quotes the one it was, so the generated comments quote the
+    function's lines as written."""
+
+    def leave_Name(self, original, updated):
+        literal = self.renames.get(original.value)
+        if isinstance(literal, cst.BaseExpression):
+            return literal.deep_clone()
+        return super().leave_Name(original, updated)
+
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        if result is not original_node and \
+                isinstance(result, (cst.BaseSmallStatement, cst.SimpleStatementLine)):
+            quoted = self.parsed.written_as.get(original_node, original_node)
+            self.parsed.written_as[result] = quoted
+        return result
+
+
 def _clauses(for_in: cst.CompFor) -> list:
     out = []
     clause: Optional[cst.CompFor] = for_in

@@ -1,15 +1,18 @@
 """The scope of a function inlined where it is called (a local function, a module-level function
 given one, a method of the user's class): the names its body binds and its returns (``_scope``),
 its parameters and their defaults, literals and constant keys, and the refusal of one that reads
-a global the caller binds (``check_reads_unbound``). Used by lower/closures.py and
+a global the caller binds (``check_reads_unbound``), and of a local function used other than by
+being called (``check_other_uses``). Used by lower/closures.py and
 lower/methods.py."""
 
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..read.names import name_nodes
 from ..read.parse import ParsedFunction
+from ..read.walk import findall
 
 
 class _Scope(cst.CSTVisitor):
@@ -141,3 +144,31 @@ def check_reads_unbound(pf: ParsedFunction, fn: cst.FunctionDef, own: set, calle
             raise pf.error(where, f"{subject} reads the global `{read.value}`, a name this "
                            "function also binds: s2sgrad inlines it here and would read this "
                            "function's value", f"rename `{read.value}` in this function")
+
+
+def check_other_uses(pf: ParsedFunction, body: cst.BaseSuite, defined: dict, tables: dict) -> None:
+    """Refuse, at the first one, a use of a local function (or of a table of them) that was not
+    inlined."""
+    for node in name_nodes(body, reads_only=True):
+        if node.value in tables:
+            raise pf.error(node, f"`{node.value}` holds local functions and is used here other "
+                           "than to call one of them by a constant key (iterated, indexed by a "
+                           "computed value, passed on or returned): s2sgrad inlines each call of "
+                           "a local function and must know which one it calls",
+                           f"call its entries by constant keys (`{node.value}[0](z)`), or call "
+                           "each function by its name")
+    for call in findall(body, m.Call(func=m.Name())):
+        name = call.func.value
+        if name in defined:
+            raise pf.error(call, f"this call of the local function `{name}` runs only sometimes "
+                           "(in a conditional expression's branch, after `and`/`or`, in an `elif` "
+                           "or `while` test, in a lambda) or before its definition: s2sgrad "
+                           "cannot inline it there",
+                           "call it in a statement of its own before, and use the name you assign")
+    for node in name_nodes(body, reads_only=True):
+        if node.value in defined:
+            raise pf.error(node, f"the local function `{node.value}` is used as a value (returned, "
+                           "stored, or passed to a function that is not local): s2sgrad supports "
+                           "local functions called in the function that defines them",
+                           "call it here, or define it at module level and pass it what it reads as "
+                           "arguments")

@@ -123,12 +123,6 @@ KNOWN = {
         "a row written into a preallocated array (`out[t] = acc`) is a full copy of `out` per "
         "step in both sweeps (s2s.setitem twice, s2s.setitem_value_vjp once) where appending to "
         "a list and stacking costs nothing per step: quadratic in the step count"),
-    ("gru", "gru_dot"): (
-        "a user helper (`sigmoid`) is differentiated as its own function and called per step "
-        "(sigmoid_fwd / sigmoid_bwd), not inlined: Python calls and a tape entry each"),
-    ("lstm", "lstm_helper"): (
-        "a user helper (`sigmoid`) is differentiated as its own function and called per step "
-        "(sigmoid_fwd / sigmoid_bwd), not inlined"),
 }
 
 REFUSED: dict = {}  # (kernel, spelling) -> why s2sgrad refuses it (none today)

@@ -48,3 +48,13 @@ def rnn_loss(wh, wx, xs):
             continue
         h = h + 0.1 * log1pexp(h)
     return np.sum(h**2)
+
+
+def damped(v):
+    for _ in range(2):  # a loop: a function of its own in the generated code, not inlined
+        v = np.tanh(v) * 0.5
+    return v
+
+
+def uses_looped_helper(x, y):
+    return np.sum(damped(x) * y)

@@ -795,6 +795,9 @@ COVERAGE = {
     "or closures": ["helper_closure", "call_closure"],
     "with keyword arguments and defaults": ["call_kw", "call_default"],
     "in loops and branches": ["call_in_loop", "call_in_branch"],
+    "A small straight-line function of the same file (no loops, at most 16 statements, not "
+    "decorated, no registered gradient) is inlined where it is called instead": [
+        "helper_plain", "call_in_loop"],
     "A call whose result is unpacked (`a, b = f(x)`) gets one upstream per output": [
         "call_unpack", "helper_pair", "call_index_result"],
     # rule families
@@ -829,6 +832,8 @@ EXPLANATIONS = [
     "`y[idx] = y[idx] + w`: repeats do not add up), so only that write's value has a gradient, in "
     "every mode and order",
     "each is transformed once into a generated function of the same generated module",
+    "so a helper like `sigmoid(a)` called per loop step costs what the expression written out "
+    "costs; its lines are quoted in the generated code and errors point at them",
     "see `s2sgrad/rules/`",
     "give no gradient and no error",
     "as the in-place updates they are",

@@ -18,6 +18,7 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "mlp_loss": dict(argnums=(0, 1, 2)),
     "uses_helper": dict(argnums=(0, 1)),
+    "uses_looped_helper": dict(argnums=(0, 1)),
     "rosenbrock": dict(argnums=0),
     "log1pexp": dict(argnums=0),
     "rnn_loss": dict(argnums=(0, 1)),
