@@ -118,7 +118,7 @@ def loss_bwd(residuals, loss_bar=1.0):
         w_h_bar_upstreams.append(h_matmul_w_h_bar)
         w_h_bar_lefts.append(h)
         total_bar = total_3_bar
-    del h, loop1_tape, total_bar, h_bar
+    del h, loop1_tape, h_bar
     w_h_bar = s2s.matmul_vjp_b_sum(w_h_bar_upstreams, w_h_bar_lefts, w_h)
     del w_h_bar_upstreams, w_h_bar_lefts
     w_o_bar = s2s.matmul_vjp_b_sum(w_o_bar_upstreams, w_o_bar_lefts, w_o)
