@@ -40,7 +40,8 @@ class Contributions:
 
     def uniform_sum(self, lines: list, stmt: Stmt, rule, g: str) -> bool:
         """``s = np.sum(a)``: ``a``'s adjoint is ``g`` itself, standing for an array of ``a``'s
-        shape, when ``a``'s shape class is known (the rules that read it multiply it out)."""
+        shape, when ``a``'s shape class is known (the rules that read it multiply it out); where
+        ``a`` is a number (known scalar), ``g`` is its adjoint."""
         prim = stmt.prim
         reduction = getattr(rule, "reduction", "")
         mean = reduction == "mean"
@@ -49,6 +50,9 @@ class Contributions:
         operand = prim.args[0]
         if not (isinstance(operand, Var) and self.active(operand.name)):
             return False
+        if operand.name in self.scalars and operand.name not in self.fn.lists:
+            self.adj.accumulate(lines, operand.name, cst.Name(g))  # the sum of a number is itself
+            return True
         if self.classes.get(operand.name) in (None, "()") or operand.name in self.fn.lists:
             return False
         # np.mean(a): the same number over a's size (recorded, not a itself)
