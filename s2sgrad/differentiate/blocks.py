@@ -115,7 +115,7 @@ class BlockSweeps:
             names, tape = record
             if tape:
                 out.append(f"{loop.tape} = []")
-                packed = [self.rec.packed(n) for n in names]
+                packed = [self.rec.taped(n, loop.tape) for n in names]
                 item = packed[0] if len(packed) == 1 else "(" + ", ".join(packed) + ")"
                 body.append(f"{loop.tape}.append({item})")
             else:
