@@ -88,11 +88,12 @@ class Records:
             return f"{base}.{field}"
         return _size_record(base) if field == "size" else f"np.shape({base})"
 
-    def taped(self, name: str, tape: str) -> str:
+    def taped(self, name: str, tape: str, whole: bool = False) -> str:
         """What a loop's tape records for ``name`` each step: ``packed``'s, or a shape template
         (the runtime's ``template(x)``, one element's memory) of a value the backward sweep reads only for
-        its type, dtype and shape (a write into the array then changes nothing it reads)."""
-        if name not in self.shape_base and name in self.templates.get(tape, ()):
+        its type, dtype and shape (a write into the array then changes nothing it reads);
+        ``whole``: the tape keeps the value anyway (the next step records it under another name)."""
+        if not whole and name not in self.shape_base and name in self.templates.get(tape, ()):
             return f"s2s.{TEMPLATE}({name})"
         return self.packed(name)
 

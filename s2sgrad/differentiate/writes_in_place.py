@@ -38,8 +38,8 @@ import libcst as cst
 from ..program import ElseHeader, ForHeader, IfHeader, Nest, Restore, Simple, Verbatim, WhileHeader
 from ..read.names import name_nodes
 from ..read.walk import children
-from ..rules.helpers.inplace import FRESH, FRESH_METHODS, GETITEM_ADD, GETITEM_VJP, OWNED_ARRAY, PASSTHROUGH, \
-    SETITEM, SETITEM_INTO, SHAPE_ATTRIBUTES, SHAPE_READS
+from ..rules.helpers.inplace import FRESH_METHODS, GETITEM_ADD, GETITEM_VJP, OWNED_ARRAY, PASSTHROUGH, \
+    SETITEM, SETITEM_INTO, SHAPE_ATTRIBUTES, SHAPE_READS, makes_new_array
 
 __all__ = ["shape_only_records", "write_in_place"]
 
@@ -207,7 +207,8 @@ def _fresh(value: cst.BaseExpression) -> bool:
         return False
     if isinstance(value.func, cst.Attribute) and value.func.attr.value in FRESH_METHODS and not value.args:
         return True
-    return _dotted(value.func) in FRESH
+    return makes_new_array(_dotted(value.func) or "") and not any(a.keyword and a.keyword.value == "out"
+                                                                 for a in value.args)
 
 
 def _copied_from(value: cst.BaseExpression) -> Optional[str]:
@@ -231,7 +232,7 @@ def _keeps_items(value: cst.BaseExpression, containers: set, holders: set) -> Op
         return _keeps_items(value.expression, containers, holders) or False
     if isinstance(value, cst.Call) and _fresh(value):  # a new array; a list's items kept
         operands = [a.value for a in value.args]
-        if isinstance(value.func, cst.Attribute) and _dotted(value.func) not in FRESH:
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value in FRESH_METHODS and not value.args:
             operands.append(value.func.value)  # ``xs.copy()``
         return any(_value_reads(op) & containers or
                    (not isinstance(op, cst.Name) and _value_reads(op) & holders) for op in operands)

@@ -5,6 +5,8 @@ Each helper that writes into an argument states it (``consumes``): when s2sgrad 
 again, the call is passed a copy (``s2s.copied``), so the derivative code after it reads the old
 values intact. Their derivatives are those of the copying helpers (``setitem``, ``getitem_vjp``)."""
 
+import numpy as np
+
 from ..table import defvjp
 from .containers import RULES as _CONTAINER_RULES
 
@@ -44,6 +46,16 @@ FRESH = ("s2s.getitem_vjp", "s2s.zeros_like", "s2s.owned_array", "s2s.setitem", 
          "np.zeros", "np.zeros_like", "np.empty", "np.empty_like", "np.ones", "np.ones_like",
          "np.full", "np.full_like", "np.copy", "np.arange", "np.linspace", "np.eye", "np.identity")
 FRESH_METHODS = ("copy",)
+
+
+def makes_new_array(dotted: str) -> bool:
+    """Whether a call of ``dotted`` (``np.tanh`` as generated code spells it) certainly returns a
+    new object holding nothing of its arguments: one of ``FRESH``, or a numpy ufunc (called
+    without ``out``, it allocates its result)."""
+    if dotted in FRESH:
+        return True
+    head, _, name = dotted.partition(".")
+    return head in ("np", "numpy") and "." not in name and isinstance(getattr(np, name, None), np.ufunc)
 
 # Helpers that return their first argument or a new array (``unbroadcast``: the argument itself
 # where no axis is summed): what they bind is, for ownership, a copy of that name.
