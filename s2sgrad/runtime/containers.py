@@ -274,10 +274,12 @@ def append(lst, item):
 
 def copied(xs):
     """A new list of the items of ``xs``: what generated code passes to a helper that empties
-    the lists it reads (or a numpy array's copy, for one it writes into), where it reads them
+    the lists it reads (or a copy of the array or dict it writes into), where it reads them
     again after the call."""
     if type(xs) is _ndarray:
         return xs.copy()
+    if isinstance(xs, dict):
+        return type(xs)(xs)
     return list(xs)
 
 
