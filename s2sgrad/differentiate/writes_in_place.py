@@ -66,8 +66,13 @@ def _shape_positions(node: cst.CSTNode) -> set:
         if isinstance(current, cst.Call):
             positions = SHAPE_READS.get(_dotted(current.func) or "", ())
             for i, arg in enumerate(current.args):
-                if i in positions and arg.keyword is None and arg.star == "" and isinstance(arg.value, cst.Name):
+                if i not in positions or arg.keyword is not None or arg.star != "":
+                    continue
+                if isinstance(arg.value, cst.Name):
                     found.add(id(arg.value))
+                elif isinstance(arg.value, (cst.List, cst.Tuple)):  # each item's shape
+                    found.update(id(e.value) for e in arg.value.elements
+                                 if isinstance(e, cst.Element) and isinstance(e.value, cst.Name))
         elif isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name) and \
                 current.attr.value in SHAPE_ATTRIBUTES:
             found.add(id(current.value))

@@ -20,7 +20,7 @@ OWNED_ARRAY = "owned_array"  # a copy the caller may write into
 TEMPLATE = "template"  # a shape template of a value (its type, dtype and shape only)
 
 # The helpers (and numpy functions) that read an argument only for its type, dtype and shape:
-# name -> the positions of such arguments. A value a backward sweep reads only there is recorded
+# name -> the positions of such arguments (a list or tuple display there: each item). A value a backward sweep reads only there is recorded
 # as a template (``s2s.template(x)``); a read there of an array written in place sees the same.
 SHAPE_READS = {
     "s2s.getitem_vjp": (1,),
@@ -29,6 +29,8 @@ SHAPE_READS = {
     "s2s.unbroadcast": (1,),
     "s2s.zeros_like": (0,),
     "s2s.sum_vjp": (1,),
+    "s2s.split_concatenate": (1,),
+    "s2s.split_stack": (1,),
     "s2s.template": (0,),
     "s2s.size": (0,),
     "s2s.rows_shape": (0,),
