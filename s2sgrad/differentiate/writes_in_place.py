@@ -320,8 +320,9 @@ def _holders(group: set, facts: _Facts) -> set:
         changed = False
         held = views | containers
         for node in facts.nodes:
-            if id(node) in facts.steps or not node.reads & held:
-                continue
+            step = facts.steps.get(id(node))
+            if (step is not None and step[2] in group) or not node.reads & held:
+                continue  # the group's own steps write values into it, keeping none
             item = node.item
             new_views: set = set()
             new_containers: set = set()

@@ -48,7 +48,8 @@ def test_the_argument_written_is_the_callers_array_untouched():
     np.testing.assert_allclose(got, numerical_grad(ii.argument_written, (X.copy(), 4), 0), rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["alias_then_write", "view_then_write", "list_holds_then_write"])
+@pytest.mark.parametrize("name", ["alias_then_write", "view_then_write", "list_holds_then_write",
+                                  "list_of_views_written"])
 def test_a_shared_array_is_refused_or_differentiated_as_it_runs(name):
     fn = getattr(ii, name)
     try:

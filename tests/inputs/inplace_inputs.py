@@ -133,3 +133,15 @@ def linear_stencil(x, n):
     for _ in range(n):
         u[1:-1] = u[1:-1] + 0.25 * (u[2:] - 2.0 * u[1:-1] + u[:-2])
     return np.sum(u ** 2)
+
+
+def list_of_views_written(x, n):
+    """A list item written with a view of an array that is written afterwards: the list holds
+    the view, so the array keeps each version."""
+    u = x.copy()
+    items = [x[0], x[1]]
+    for t in range(n):
+        items[0] = u[1:3]
+        u[1] = u[2] * x[0]
+        items[1] = items[0] * 2.0
+    return np.sum(items[0]) + np.sum(items[1]) + np.sum(u)
