@@ -310,10 +310,11 @@ def _groups(facts: _Facts) -> list:
     return [group for group in members.values() if group & stepped]
 
 
-def _holders(group: set, facts: _Facts) -> set:
+def _holders(group: set, facts: _Facts, copied: frozenset = frozenset()) -> set:
     """The names that may hold the group's array: its names, the names that may share its
     memory (a view, a copy of a name, a call's result) and those that may hold it as an item (a
-    list or tuple, a tape, what a call may keep it in)."""
+    list or tuple, a tape, what a call may keep it in). ``copied``: the nodes of lines whose
+    value is copied where it is made (they hold nothing)."""
     views, containers = set(group), set()
     changed = True
     while changed:
@@ -321,7 +322,7 @@ def _holders(group: set, facts: _Facts) -> set:
         held = views | containers
         for node in facts.nodes:
             step = facts.steps.get(id(node))
-            if (step is not None and step[2] in group) or not node.reads & held:
+            if (step is not None and step[2] in group) or id(node) in copied or not node.reads & held:
                 continue  # the group's own steps write values into it, keeping none
             item = node.item
             new_views: set = set()
@@ -331,7 +332,10 @@ def _holders(group: set, facts: _Facts) -> set:
                 if target in group and _copied_from(value) is not None:
                     continue  # a copy inside the group
                 keeps = _keeps_items(value, containers, held)
-                if keeps is None:
+                if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and \
+                        value.value.value not in containers:
+                    new_views = {target}  # a part of an array: an array, holding no items
+                elif keeps is None:
                     new_views = new_containers = {target}
                 elif keeps:
                     new_containers = {target}
@@ -346,19 +350,32 @@ def _holders(group: set, facts: _Facts) -> set:
     return views | containers
 
 
-def _safe(group: set, facts: _Facts, params: frozenset) -> bool:
+def _safe(group: set, facts: _Facts, params: frozenset, copied: frozenset = frozenset()) -> tuple:
+    """``(whether the group may work in place, the names read after one of its steps that may
+    hold its array)``; ``copied`` as for ``_holders``."""
     if group & params or group & facts.other:
-        return False
+        return False, set()
     steps = [step for step in facts.steps.values() if step[2] in group]
     stepped = {step[1] for step in steps} | {step[2] for step in steps}
     if any(n not in stepped and n not in facts.copies and n not in facts.made for n in group):
-        return False  # read but never bound here
-    held = _holders(group, facts)
-    for node, target, _ in steps:
-        for name in held - node.binds:
-            if _live_after(node, name):
-                return False
-    return True
+        return False, set()  # read but never bound here
+    held = _holders(group, facts, copied)
+    live = {name for node, _, _ in steps for name in held - node.binds if _live_after(node, name)}
+    return not live, live
+
+
+def _views_read_later(group: set, facts: _Facts, live: set) -> frozenset:
+    """The nodes of lines binding a name of ``live`` to a part of the group's array (``v =
+    x[1:-1]``, a view): copied where they are made (O(the part)), the writes after them leave
+    what they hold as it was."""
+    out = set()
+    for name in live:
+        for node in facts.made.get(name, ()):
+            value = node.item.node.value
+            if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and \
+                    value.value.value in group:
+                out.add(id(node))
+    return frozenset(out)
 
 
 def _rewrite(items: tuple, at: dict, nodes: iter) -> tuple:
@@ -393,7 +410,12 @@ def _analysed(code: tuple, step_of: StepOf, params: frozenset, final_code: tuple
     in_place: dict = {}
     copies: set = set()
     for group in _groups(facts):
-        safe = _safe(group, facts, params)
+        safe, live = _safe(group, facts, params)
+        views = _views_read_later(group, facts, live) if live else frozenset()
+        if views:  # the array's parts a later line reads, copied where they are taken
+            safe = _safe(group, facts, params, views)[0]
+            if safe:
+                copies |= views
         for key, (node, _, base) in facts.steps.items():
             if base in group:
                 in_place[key] = safe

@@ -84,13 +84,21 @@ def test_no_whole_array_copy_or_tape_entry_per_step(name):
                                                    if isinstance(e, ast.Call) and e.args}), recorded
 
 
-@pytest.mark.parametrize("name", ["old_values_read_later", "slice_updates"])
-def test_old_values_read_later_keep_the_copy(name):
-    # ``u * u`` reads u before each write, and ``np.cos(u[1:-1])``'s adjoint reads the view: the
-    # forward sweep keeps each version (the backward sweep's adjoints are its own either way)
-    text = s2sgrad.source(s2sgrad.value_and_grad(getattr(ii, name)))
-    forward = _calls(_loops(text, f"{name}_fwd"))
+def test_old_values_read_later_keep_the_copy():
+    # ``u * u``'s adjoint reads u as it was before each write: the forward sweep keeps each
+    # version (the backward sweep's adjoints are its own either way)
+    text = s2sgrad.source(s2sgrad.value_and_grad(ii.old_values_read_later))
+    forward = _calls(_loops(text, "old_values_read_later_fwd"))
     assert "s2s.setitem" in forward and "s2s.setitem_into" not in forward
+
+
+def test_a_part_read_after_the_write_is_copied_where_it_is_taken():
+    # ``np.cos(u[1:-1])``'s adjoint reads that part of u after the write: it is copied when taken
+    # (O(the part)), and u is written in place
+    text = s2sgrad.source(s2sgrad.value_and_grad(ii.slice_updates))
+    forward = _calls(_loops(text, "slice_updates_fwd"))
+    assert "s2s.setitem_into" in forward and "s2s.setitem" not in forward
+    assert forward.count("s2s.owned_array") == 1
 
 
 def test_a_loop_of_row_writes_is_linear_in_its_steps():
