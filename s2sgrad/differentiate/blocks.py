@@ -115,7 +115,12 @@ class BlockSweeps:
             names, tape = record
             if tape:
                 out.append(f"{loop.tape} = []")
-                packed = [self.rec.packed(n) for n in names]
+                # a value the loop carries into a name the tape records whole is recorded anyway
+                carried = {c.prim.args[0].name for c in loop.carries if isinstance(c, Stmt) and
+                           c.prim.op == "copy" and c.prim.args and isinstance(c.prim.args[0], Var)
+                           and c.targets and c.targets[0] in names
+                           and c.targets[0] not in self.rec.templates.get(loop.tape, ())}
+                packed = [self.rec.taped(n, loop.tape, whole=n in carried) for n in names]
                 item = packed[0] if len(packed) == 1 else "(" + ", ".join(packed) + ")"
                 body.append(f"{loop.tape}.append({item})")
             else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..lower.ir import SUBSCRIPT, CoreFunction, Stmt, Var, flatten
+from ..rules.helpers.inplace import TEMPLATE
 
 
 class Records:
@@ -30,6 +31,7 @@ class Records:
             for t in stmt.targets:
                 self.statements_defining.setdefault(t, []).append(stmt)
         self.array_values: dict = {}
+        self.templates: dict = {}  # tape -> the names its backward loop reads only for their shapes
 
     def shape_of(self, var: str) -> str:
         """The name the backward sweep uses for ``var``'s shape; for a name bound more than once
@@ -85,6 +87,15 @@ class Records:
         if self.numpy_valued(base):
             return f"{base}.{field}"
         return _size_record(base) if field == "size" else f"np.shape({base})"
+
+    def taped(self, name: str, tape: str, whole: bool = False) -> str:
+        """What a loop's tape records for ``name`` each step: ``packed``'s, or a shape template
+        (the runtime's ``template(x)``, one element's memory) of a value the backward sweep reads only for
+        its type, dtype and shape (a write into the array then changes nothing it reads);
+        ``whole``: the tape keeps the value anyway (the next step records it under another name)."""
+        if not whole and name not in self.shape_base and name in self.templates.get(tape, ()):
+            return f"s2s.{TEMPLATE}({name})"
+        return self.packed(name)
 
     def numpy_valued(self, name: str) -> bool:
         """Whether every definition of ``name`` makes a numpy array or numpy scalar: a matrix

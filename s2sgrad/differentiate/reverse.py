@@ -28,9 +28,11 @@ from .binding import keeping_consumed
 from .blocks import BlockSweeps
 from ..program import Comment, Simple, code_reads, lift, unpack_target
 from ..rules.helpers.containers import POP_LAST
+from ..rules.helpers.inplace import SETITEM, SETITEM_INTO, SETITEM_VALUE_VJP
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts
 from .growth import append_in_place, pop_in_place
+from .writes_in_place import shape_only_records, write_in_place
 from .records import Records
 from .release import release
 from .unknown import no_rule
@@ -237,6 +239,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         g = self.adj.current[stmt.targets[0]]
         if stmt.targets[0] in self.appends() and self.append_backward(lines, stmt, g):
             return lines
+        if stmt.prim.op in _INDEX_WRITES and self.setitem_backward(lines, stmt, g):
+            return lines
         if rule.registered:
             return self.registered_backward(stmt, rule, g)
         if not self.uniform_sum(lines, stmt, rule, g):
@@ -330,9 +334,12 @@ class ReverseBuilder(Contributions, BlockSweeps):
         packed = tuple(self.rec.packed(n) for n in residuals)
         kept = {p.name for p in fn.params} | scalars | set(self.rec.shape_base) | {seed}
         backward = list(pop_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))
+        backward = list(write_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))
+        self.rec.templates = shape_only_records(tuple(backward), tuple(returns))
         backward, released = release(backward, residuals, frozenset(kept), returns)
         result_code = _code(operand_node(fn.result))
         forward = fold(lift(self.forward_code(fn.body)), line_read_counts(packed + (result_code,)))
+        forward = write_in_place(forward, frozenset(p.name for p in fn.params), packed + (result_code,))
         forward = append_in_place(forward, self.appends(), frozenset(p.name for p in fn.params),
                                   packed + (result_code,))
         return VjpFunction(
@@ -375,6 +382,24 @@ class ReverseBuilder(Contributions, BlockSweeps):
             self.adj.accumulate(lines, item.name, cst.Name(last))
         return True
 
+    def setitem_backward(self, lines: list, stmt: Stmt, g: str) -> bool:
+        """``x_2 = setitem(x, index, value)``'s contributions by its rule's templates, the value's
+        first (``setitem_value_vjp``, a copy of the written part), then ``x``'s (``setitem(g, index,
+        0.0)``), which writes_in_place makes a zeroing in place of ``g`` where nothing reads ``g``
+        after it. False where ``x`` carries no derivative or ``value`` is a display."""
+        prim = stmt.prim
+        if len(prim.args) != 3 or prim.kwargs:
+            return False
+        base, index, value = prim.args
+        if not isinstance(base, Var) or not self.active(base.name) or isinstance(value, Seq):
+            return False
+        g_node, index_node = cst.Name(g), operand_node(index)
+        if isinstance(value, Var) and self.active(value.name):
+            self.adj.accumulate(lines, value.name, _helper(SETITEM_VALUE_VJP, g_node, index_node,
+                                                           operand_node(value)))
+        self.adj.accumulate(lines, base.name, _helper(SETITEM, g_node, index_node, cst.Float("0.0")))
+        return True
+
     def returned_adjoints(self) -> list:
         """The code of each differentiated parameter's adjoint, as the backward returns it."""
         returns = []
@@ -413,6 +438,15 @@ def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tupl
     scalars) when the caller has them (analyze.shapes.shape_facts)."""
     return ReverseBuilder(fn, activity, table, wrt, has_aux, top_level, callee_lookup,
                           fwd_name, bwd_name, kwonly, shapes).build()
+
+
+# The index writes' primitives: the lowering's, and the runtime helpers' when generated code is read again.
+_INDEX_WRITES = frozenset({"s2s." + SETITEM, "s2sgrad.runtime." + SETITEM, "s2sgrad.runtime." + SETITEM_INTO})
+
+
+def _helper(name: str, *args: cst.BaseExpression) -> cst.Call:
+    """``s2s.<name>(*args)``."""
+    return cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(name)), [cst.Arg(a) for a in args])
 
 
 def _display(items: list) -> cst.Tuple:

@@ -9,6 +9,8 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - reductions: sums, means, variances, extrema, products, averages, nan-reductions, logsumexp
 - scans: cumsum, cumprod, nancumsum, diff
 - indexing: x[index], stack_rows (rows_shape, size), take, take_along_axis, sort, diag, diagonal, pad
+- inplace: index writes and their adjoints in place where generated code owns the array (setitem_into,
+  getitem_add, owned_array) and the shape template a forward sweep records (template)
 - shapes: concatenations, stacks, splits, transpose, tile, repeat, rollaxis, linspace
 - jacobians: a generated Jacobian function's unit tangents and blocks (basis, columns_block,
   rows_block, output_shapes, outputs_outermost) and their transposes
@@ -35,7 +37,7 @@ it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/norm
 from __future__ import annotations
 
 from . import (batching, broadcasting, containers, contexts, contract, custom, elementwise, fft, indexing,
-               jacobians, linalg, products, reductions, rows, scans, scipy_calls, shapes, sorting, special, stats)
+               inplace, jacobians, linalg, products, reductions, rows, scans, scipy_calls, shapes, sorting, special, stats)
 from .batching import *  # noqa: F401,F403
 from .broadcasting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
@@ -46,6 +48,7 @@ from .custom import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .fft import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
+from .inplace import *  # noqa: F401,F403
 from .jacobians import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
@@ -61,6 +64,7 @@ from .stats import *  # noqa: F401,F403
 # The helpers that runtime.py itself defined before the split, and the einsum helpers; the
 # complex helpers (then runtime_complex.py, re-exported by name) are not listed.
 __all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + contexts.__all__ + contract.__all__
-                 + custom.__all__ + elementwise.__all__ + fft.__all__ + indexing.__all__ + jacobians.__all__ + linalg.__all__
+                 + custom.__all__ + elementwise.__all__ + fft.__all__ + indexing.__all__ + inplace.__all__ + jacobians.__all__
+                 + linalg.__all__
                  + products.__all__ + reductions.__all__ + rows.__all__ + scans.__all__ + shapes.__all__
                  + scipy_calls.__all__ + sorting.__all__ + special.__all__ + stats.__all__)

@@ -92,14 +92,20 @@ def setitem(x, index, value):
 def setitem_value_vjp(adjoint, index, value):
     """Adjoint of ``value`` in ``setitem(x, index, value)`` from the result's ``adjoint``:
     ``adjoint[index]`` at the writes that stay (of several to one position, the last in C order; the
-    others were overwritten and have none), summed back to ``value``'s shape."""
+    others were overwritten and have none), summed back to ``value``'s shape: an array of its own
+    (a copy of the part read, where it would be a view of ``adjoint``, which the backward sweep
+    may then zero in place)."""
     read = adjoint[index]
     if type(adjoint) is _ndarray:
         positions = _write_positions(adjoint.shape, index)
         kept = None if positions is None else _kept_writes(positions)
         if kept is not None:
             read = np.where(kept, read, np.zeros((), dtype=read.dtype))
-    return unbroadcast(read, value)
+    out = unbroadcast(read, value)
+    if type(out) is _ndarray and out.base is not None and type(adjoint) is _ndarray and \
+            np.may_share_memory(out, adjoint):
+        return out.copy()
+    return out
 
 
 def _write_positions(shape, index):
@@ -268,7 +274,12 @@ def append(lst, item):
 
 def copied(xs):
     """A new list of the items of ``xs``: what generated code passes to a helper that empties
-    the lists it reads, where it reads them again after the call."""
+    the lists it reads (or a copy of the array or dict it writes into), where it reads them
+    again after the call."""
+    if type(xs) is _ndarray:
+        return xs.copy()
+    if isinstance(xs, dict):
+        return type(xs)(xs)
     return list(xs)
 
 

@@ -76,13 +76,22 @@ def call_name(call: ast.Call) -> str:
     return canonical("." + dotted.rsplit(".", 1)[1])
 
 
+# Steps of equal work in place (O(the part written) into storage the sweep owns), named alike: a
+# row written into an owned array and an item appended to an owned list; the adjoint of an append
+# popped from the adjoint list (``split_last``) and the adjoint of a row write (the part read,
+# ``setitem_value_vjp``, then zeroed in place, ``setitem_into``).
+SAME_WORK = {"s2s.setitem_into": (".append",),
+             "s2s.split_last": ("s2s.setitem_value_vjp", ".append")}
+
+
 def operations(nodes) -> Counter:
     """Calls by canonical name, and ``@`` as ``np.matmul``, under ``nodes``."""
     counts = Counter()
     for top in nodes:
         for node in ast.walk(top):
             if isinstance(node, ast.Call):
-                counts[call_name(node)] += 1
+                for name in SAME_WORK.get(call_name(node), (call_name(node),)):
+                    counts[name] += 1
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
                 counts["np.matmul"] += 1
     return counts
@@ -117,13 +126,9 @@ def differences(a: Counter, b: Counter) -> str:
 
 
 # Where the generated work differs between spellings today (issue 28's findings; see
-# benchmarks/README.md). Key: (kernel, spelling compared with the kernel's first spelling).
-KNOWN = {
-    ("cumprod", "cumprod_prealloc"): (
-        "a row written into a preallocated array (`out[t] = acc`) is a full copy of `out` per "
-        "step in both sweeps (s2s.setitem twice, s2s.setitem_value_vjp once) where appending to "
-        "a list and stacking costs nothing per step: quadratic in the step count"),
-}
+# benchmarks/README.md), marked xfail(strict=True) with what differs. Key: (kernel, spelling
+# compared with the kernel's first spelling). None today (session 17 closed the last four).
+KNOWN: dict = {}
 
 REFUSED: dict = {}  # (kernel, spelling) -> why s2sgrad refuses it (none today)
 

@@ -827,7 +827,10 @@ EXTRA = ["scipy_terms", "scipy_dirichlet", "scipy_mvn", "scipy_convolve", "linal
          "object_arg_v_plain"]
 EXPLANATIONS = [
     "(gradients are summed back to each input's shape)",
-    "the forward works on a copy, so earlier values stay available to the backward sweep",
+    "the forward works on a copy where the backward sweep reads earlier values, and writes into "
+    "the array itself, O(the part written) a step, where nothing reads them again; the adjoints of "
+    "writes and reads go into an adjoint buffer the backward sweep owns, and a loop's tape keeps "
+    "only the shape of a value its backward sweep reads only for its shape",
     "writes it once, as numpy does: the last write in C order stays (`y[idx] += w` is "
     "`y[idx] = y[idx] + w`: repeats do not add up), so only that write's value has a gradient, in "
     "every mode and order",
