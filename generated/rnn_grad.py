@@ -34,7 +34,7 @@ def loss_fwd(w_h, w_x, b, w_o, b_o, xs, ys):
             (
                 cell_result,
                 difference,
-                difference_pow_2,
+                s2s.template(difference_pow_2),
                 h,
                 h_2,
                 h_2_matmul_w_o.shape,
