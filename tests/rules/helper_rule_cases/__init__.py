@@ -7,7 +7,7 @@ import importlib
 
 import numpy as np
 
-BANNERS = ("batching", "broadcasting", "complex", "containers", "contract", "custom", "elementwise", "indexing",
+BANNERS = ("batching", "broadcasting", "complex", "containers", "contract", "custom", "elementwise", "indexing", "inplace",
            "jacobians", "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting", "fft",
            "special", "scipy_calls", "stats")
 
