@@ -44,6 +44,17 @@ def _namespace(text: str) -> dict:
     return scope
 
 
+def looped_helper(a, b):
+    out = a
+    for _ in range(2):
+        out = np.tanh(out) * b
+    return out
+
+
+def calls_looped(x, w):
+    return np.sum(looped_helper(x * w[0], x) ** 2)
+
+
 def straight(x, w):
     h = np.tanh(x * w[0]) + x
     return np.sum(helper(h, x) ** 2) + np.sum(np.exp(x - np.max(x)))
@@ -119,7 +130,10 @@ def test_the_inlined_forward_mode_is_one_function_calling_only_the_users_helpers
     text = s2sgrad.source(s2sgrad.hessian(straight, argnums=(0, 1)))
     jvp = text[text.index("def straight_grad_jvp("):].split("\ndef ")[0]
     assert "straight_fwd" not in jvp and "straight_bwd" not in jvp  # one function: no sweeps called
-    assert "helper_bwd_jvp(" in jvp  # the user's helper keeps its own functions
+    assert "helper_fwd" not in jvp and "helper_bwd" not in jvp  # inlined (lower/callees.py)
+    looped_text = s2sgrad.source(s2sgrad.hessian(calls_looped, argnums=(0, 1)))
+    looped_jvp = looped_text[looped_text.index("def calls_looped_grad_jvp("):].split("\ndef ")[0]
+    assert "looped_helper_bwd_jvp(" in looped_jvp  # a helper with a loop keeps its own functions
 
 
 def _dead(lines, outside=("y",)):

@@ -8,7 +8,10 @@ GLOBAL_ARRAY = np.zeros(3)
 
 
 def helper_condition(x):
-    return np.sum(x) > 1.0
+    total = 0.0
+    for part in x:  # a loop: the helper is called, not inlined (lower/callees.py)
+        total = total + part
+    return total > 1.0
 
 
 def uses_try(x):
