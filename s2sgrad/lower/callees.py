@@ -14,6 +14,8 @@ parameters bound to the call's arguments, its names renamed apart) when all of t
   ``if`` blocks, returns (no loops, ``with``, ``try``, nested functions, lambdas, comprehensions,
   augmented assignments, or writes into subscripts, attributes or ``out=``, which would change
   what the caller passed);
+- it builds no object of a class of its module and calls no method of a value the module binds
+  (the passes that read objects run before callees are inlined);
 - it calls none of its parameters (a function given to it stays a call, lower/inner.py's and
   lower/closures.py's refusals and inlining of functions passed as values apply there);
 - it is not the caller itself or a function being inlined (recursion stays a call, refused where
@@ -65,9 +67,33 @@ def inlinable_def(pf: ParsedFunction, name: str) -> Optional[cst.FunctionDef]:
         return None  # it calls what it is given: a function (inlined only given a local one)
     if findall(node.body, m.Arg(keyword=m.Name("out"))):
         return None  # it writes into an array it may have been given
+    if _uses_module_objects(pf.parsed.module, node):
+        return None  # objects are read where the differentiated function itself uses them
     if _registered(pf, name) or not _same_live_function(pf, name, node):
         return None
     return node
+
+
+def _uses_module_objects(module: cst.Module, node: cst.FunctionDef) -> bool:
+    """Whether ``node`` builds an object of a class of ``module`` (``Affine(...)``) or calls a
+    method of a value the module binds by other than an import (``AFFINE.forward(x)``): the passes
+    that read objects built in a function and methods of global objects run before callees are
+    inlined (pipeline.lower), so such a callee stays a call."""
+    classes = {s.name.value for s in module.body if isinstance(s, cst.ClassDef)}
+    values = set()
+    for line in module.body:
+        for small in (line.body if isinstance(line, cst.SimpleStatementLine) else ()):
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                [small.target] if isinstance(small, cst.AnnAssign) else []
+            values.update(t.value for t in targets if isinstance(t, cst.Name))
+    for call in findall(node.body, m.Call()):
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in classes:
+            return True
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                func.value.value in values | classes:
+            return True
+    return False
 
 
 def reads_unbound(fn: cst.FunctionDef, caller_bound: set) -> bool:
