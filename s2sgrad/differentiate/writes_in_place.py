@@ -35,6 +35,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from .groups import joined_groups
 from ..program import ElseHeader, ForHeader, IfHeader, Nest, Restore, Simple, Verbatim, WhileHeader
 from ..read.names import name_nodes
 from ..read.walk import children
@@ -289,25 +290,9 @@ def _facts(code: tuple, step_of: StepOf, final_code: tuple) -> _Facts:
 
 def _groups(facts: _Facts) -> list:
     """The sets of names joined by steps and copies that hold at least one step."""
-    parent: dict = {}
-
-    def find(a):
-        parent.setdefault(a, a)
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for _, target, base in facts.steps.values():
-        parent[find(target)] = find(base)
-    for target, sources in facts.copies.items():
-        for source in sources:
-            parent[find(target)] = find(source)
-    members: dict = {}
-    for name in list(parent):
-        members.setdefault(find(name), set()).add(name)
-    stepped = {step[2] for step in facts.steps.values()}
-    return [group for group in members.values() if group & stepped]
+    links = [(target, base) for _, target, base in facts.steps.values()]
+    links += [(target, source) for target, sources in facts.copies.items() for source in sources]
+    return joined_groups(links, {step[2] for step in facts.steps.values()})
 
 
 def _holders(group: set, facts: _Facts, copied: frozenset = frozenset()) -> set:
