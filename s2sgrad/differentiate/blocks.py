@@ -239,7 +239,7 @@ class BlockSweeps:
             target = names[0] if len(names) == 1 else unpack_target(names)
             header = program_header(f"for {target} in reversed({loop.tape}):")
         else:
-            header = program_header(f"for _ in range({loop.trips}):")
+            header = program_header(f"for {self.namer.discard()} in range({loop.trips}):")
         lines.append(Nest(header, tuple(body_code)))
         return lines + after + summed
 

@@ -215,7 +215,7 @@ class Contributions:
         claimed: set = set()
         for op in wanted:
             if op is None:
-                slots.append("_")
+                slots.append(self.namer.discard())
             elif isinstance(op, str):
                 slots.append(op)  # a name the caller reads itself
             elif op.name in self.adj.current or op.name in claimed:

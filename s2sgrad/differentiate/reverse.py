@@ -307,7 +307,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
                 slots.append(self.namer.fresh(f"{item.name}_bar"))
                 later.extend(self.accumulate_lines(item.name, slots[-1]))
             else:
-                slots.append("_")
+                slots.append(self.namer.discard())
         return unpack_target(slots)
 
     def accumulate_lines(self, var: str, expr: str) -> list:

@@ -35,6 +35,7 @@ class Namer:
     def __init__(self, reserved: Iterable[str]) -> None:
         self._used = set(reserved) | MODULE_NAMES | BUILTIN_NAMES
         self._adjoints: dict = {}
+        self._discard = "_" if "_" not in self._used else ""
 
     def reserve(self, name: str) -> None:
         self._used.add(name)
@@ -67,6 +68,14 @@ class Namer:
         if name not in self._adjoints:
             self._adjoints[name] = self.fresh(f"{name}_bar")
         return self._adjoints[name]
+
+    def discard(self) -> str:
+        """The target of a value nothing reads (``a_bar, _ = ...``): ``_``, unless the code being
+        transformed names a value ``_`` (generated code read again does), then a fresh name, so
+        a discarded value never overwrites one the code reads later."""
+        if not self._discard:
+            self._discard = self.fresh("unused")
+        return self._discard
 
     def adjoints(self) -> dict:
         return dict(self._adjoints)

@@ -368,3 +368,17 @@ def test_a_list_display_given_to_an_elementwise_function_is_an_array(fn, args):
     # its boxes inside the list and cannot run these.)
     assert_gradients(fn, *args, argnums=(0, 1), autograd_oracle=False)
     s2sgrad.check_grads(fn, args, order=2, modes=("rev",))  # forward mode refuses a display operand
+
+
+def test_a_value_named_underscore_is_never_overwritten_by_a_discarded_adjoint():
+    # The backward sweep unpacked the cotangent of a tuple output's constant item into `_`,
+    # overwriting the user's value `_` that a later line of the sweep read (a wrong gradient,
+    # silent); at second order the same happened to a generated `_` (generator seed 68).
+    # Discards take a name nothing else has (lower/naming.Namer.discard).
+    x = np.array([0.3, 0.7, -0.4])
+    _, pullback = s2sgrad.vjp(si.underscore_and_a_constant_output, x)
+    np.testing.assert_allclose(pullback((1.0, 0.5))[0], np.sin(x) + x * np.cos(x), rtol=1e-12)
+    y = np.array([0.5, -1.1, 0.2])
+    assert_gradients(si.underscore_read_after_an_unpack, x, y, argnums=(0, 1))
+    s2sgrad.check_grads(si.underscore_read_after_an_unpack, (x, y), order=2, modes=("rev", "fwd"))
+    assert_gradients(si.underscore_read_after_a_loop, x)  # a loop with no tape counts with `_`

@@ -267,3 +267,21 @@ def list_display_scaled(a, b):
 def tuple_display_added(a, b):
     v = np.add((a, b, a), b)
     return np.sum(v * v * a)
+
+
+def underscore_and_a_constant_output(x):
+    _ = np.sin(x)
+    return np.sum(_ * x), 1.0
+
+
+def underscore_read_after_an_unpack(x, y):
+    _, b = np.sum(x * y), np.tanh(x)
+    return np.sum(b * _) + np.sum(np.cos(_ * y))
+
+
+def underscore_read_after_a_loop(x):
+    _ = np.cos(x)
+    y = _ * x
+    for i in range(3):
+        y = y * 0.5
+    return np.sum(y)

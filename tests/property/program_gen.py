@@ -819,6 +819,9 @@ class Gen:
             a = self.guard(self.squash(self.expr(maxshape, self.ch.int(1, 2)), 30.0))
             b = self.guard(self.squash(self.expr(self.ch.choice([M, V, S]), self.ch.int(1, 2)), 30.0))
             n1, n2 = self.new_name(), self.new_name()
+            if "_" not in self.env and not self.loops:  # a value named ``_``, read later: never
+                n1 = "_"  # a generated discard target (lower/naming.Namer.discard)
+                self.tag("underscore_name")
             lines.append(f"{ind}{n1}, {n2} = {a.src}, {b.src}")
             self.tag("unpack")
             for n, e in ((n1, a), (n2, b)):
