@@ -9,7 +9,9 @@ Per kernel and spelling, in one process:
 
 1. build: the hand-written value+gradient, s2sgrad's value_and_grad, autograd's (``np`` and
    ``math`` rebound to autograd.numpy), JAX-jit's where jax is importable (optional: skipped
-   cleanly when absent; never a test dependency). A spelling s2sgrad refuses is printed as
+   cleanly when absent; never a test dependency), and s2sgrad's compiled option
+   (``value_and_grad(..., compiled=True)``: numba, the extra ``s2sgrad[numba]``) where every
+   differentiated argument is a float. A spelling s2sgrad refuses is printed as
    ``REFUSED`` with the first line of its TransformError and the others still run.
 2. verify before timing: the hand-written value equals the spelling's (rtol 1e-10), and
    s2sgrad's, autograd's and JAX's values and gradients match the hand-written ones (rtol 1e-8);
@@ -91,7 +93,7 @@ def jax_variant(kernel, primal):
     return call
 
 
-def build(kernel, primal):
+def build(kernel, primal, args):
     """({variant: callable(args) -> (value, grads)}, {variant: why skipped}) for one spelling."""
     import s2sgrad
 
@@ -119,6 +121,12 @@ def build(kernel, primal):
         skipped["jax"] = "not installed (optional)"
     else:
         variants["jax"] = jx
+    floats = all(isinstance(args[i], float) for i in kernel.argnums)
+    if floats and importlib.util.find_spec("numba") is not None:
+        compiled = s2sgrad.value_and_grad(primal, argnums=kernel.argnums, compiled=True)
+        variants["compiled"] = lambda args: compiled(*args)
+    elif floats:
+        skipped["compiled"] = "not installed (optional)"
     return variants, skipped
 
 
@@ -126,7 +134,7 @@ def as_tuple(grads):
     return tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
 
 
-def check(kernel, primal, variants, skipped, args, names=("s2sgrad", "autograd", "jax")):
+def check(kernel, primal, variants, skipped, args, names=("s2sgrad", "autograd", "jax", "compiled")):
     """Verify values and gradients against the hand-written ones; drop what disagrees or fails.
     Returns {variant: message} of wrong gradients (a refusal or a crash is not one)."""
     snapshot = [np.array(a, copy=True) for a in args]
@@ -175,12 +183,12 @@ def check(kernel, primal, variants, skipped, args, names=("s2sgrad", "autograd",
 
 def run_spelling(kernel, spelling_name, primal, opts):
     args = kernels.make_args(kernel)
-    variants, skipped = build(kernel, primal)
+    variants, skipped = build(kernel, primal, args)
     wrong = check(kernel, primal, variants, skipped, args)
     samples, _ = harness.time_rounds(variants, args, opts.rounds, opts.target_ms / 1e3)
     hand_s = statistics.median(samples["hand"])
     ratios = {f"{n}/hand": harness.paired_ratio(samples, n, "hand")
-              for n in ("s2sgrad", "autograd", "jax")}
+              for n in ("s2sgrad", "autograd", "jax", "compiled")}
     ratios["s2sgrad/primal"] = harness.paired_ratio(samples, "s2sgrad", "primal")
     ratios["hand/primal"] = harness.paired_ratio(samples, "hand", "primal")
     best = (min(samples["s2sgrad"]) / min(samples["hand"])) if "s2sgrad" in samples else None
@@ -293,18 +301,19 @@ def print_row(res, transform):
     print(f"{res['kernel']:<14}{res['spelling']:<22}{harness.fmt_time(res['hand_s']):>10}"
           f"{harness.fmt_ratio(r['s2sgrad/hand']):>9}{harness.fmt_ratio(res['best_ratio']):>9}"
           f"{harness.fmt_ratio(r['autograd/hand']):>9}"
-          f"{harness.fmt_ratio(r['jax/hand']):>8}{harness.fmt_ratio(r['hand/primal']):>8}"
+          f"{harness.fmt_ratio(r['jax/hand']):>8}{harness.fmt_ratio(r.get('compiled/hand')):>8}"
+          f"{harness.fmt_ratio(r['hand/primal']):>8}"
           f"{harness.fmt_ratio(r['s2sgrad/primal']):>8}{harness.fmt_ratio(res['memory']):>8}"
           f"{harness.fmt_ms(tr.get('cold_ms')):>8}{harness.fmt_ms(tr.get('warm_ms')):>8}"
           f"{harness.fmt_ms(tr.get('disk_ms')):>8}", flush=True)
     for name, why in res["skipped"].items():
-        if not (name == "jax" and why.startswith("not installed")):
+        if not (name in ("jax", "compiled") and why.startswith("not installed")):
             print(f"{'':<14}  {name}: {why}")
     if res["growth"]:
         print(f"{'':<14}  steps {fmt_growth(res['growth'])}")
 
 
-HEADER = (f"{'kernel':<14}{'spelling':<22}{'hand':>10}{'s2s/h':>9}{'min':>9}{'ag/h':>9}{'jax/h':>8}"
+HEADER = (f"{'kernel':<14}{'spelling':<22}{'hand':>10}{'s2s/h':>9}{'min':>9}{'ag/h':>9}{'jax/h':>8}{'cmp/h':>8}"
           f"{'h/pri':>8}{'s2s/pri':>8}{'mem':>8}{'cold':>8}{'warm':>8}{'disk':>8}")
 
 
@@ -338,6 +347,12 @@ def summary(results, load_ms, transform):
         if spread:
             print("largest spread between a kernel's spellings (worst/best s2sgrad/hand): "
                   + ", ".join(f"{k} {s:.2f}x" for s, k in spread[:5]))
+    compiled = [(r["ratios"]["compiled/hand"], r["ratios"]["jax/hand"], f"{r['kernel']}/{r['spelling']}")
+                for r in results if r["ratios"].get("compiled/hand") is not None]
+    if compiled:
+        print("compiled option (numba) / hand: " + ", ".join(
+            f"{key} {c:.3f}x" + (f" (JAX-jit {j:.2f}x)" if j is not None else "")
+            for c, j, key in compiled))
     mems = [(r["memory"], f"{r['kernel']}/{r['spelling']}") for r in results if r["memory"]]
     if mems:
         print(f"peak memory s2sgrad/hand: median {statistics.median(m for m, _ in mems):.2f}x, worst "

@@ -6,12 +6,13 @@ from .jacobians import hessian, hvp, jacfwd, jacrev  # noqa: E402
 from .checks import check_grads  # noqa: E402
 from .custom import custom_gradient, stop_gradient  # noqa: E402
 from .decorator import differentiable  # noqa: E402
-from .errors import ArgumentError, ComputeWarning, GradientError, TransformError  # noqa: E402
+from .errors import ArgumentError, CompileWarning, ComputeWarning, GradientError, TransformError  # noqa: E402
 from .registry import register_gradient  # noqa: E402
 from .trees import register_pytree, tree_flatten, tree_unflatten  # noqa: E402
 
 __all__ = [
     "ArgumentError",
+    "CompileWarning",
     "ComputeWarning",
     "GradientError",
     "TransformError",

@@ -19,6 +19,7 @@ from .again import jvp_again, vjp_again
 from .arguments import MASKED, argument_check, masked_refusal, unit_seed
 from .boundary import api_boundary
 from .errors import GradientError, TransformError, UsageError
+from .compiled import require_numba
 from .forward_code import ForwardGradient, directional, flat_tangents, jvp_or_transpose
 from .parameters import (argnum_names, display_name, made_per_call, param_names, positions_of,
                          wrt_names)
@@ -57,25 +58,60 @@ def run_sweeps(fwd: Callable, bwd: Callable, args: Sequence[Any], kwargs: dict, 
 
 
 _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no tape
+# Forward mode for up to this many float arguments (one tangent each, side by side): its cost
+# grows with their count, reverse mode's does not, but reverse mode keeps a tape of every step.
+FORWARD_MOST = 2
 _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
+# Calls passing only these: no pytree and nothing argument_check refuses; the forward mode a
+# call of these types ran serves the next call of the same types directly.
+_NUMBER_TYPES = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})
 
 
-def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, first: int, single: bool,
+def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, positions: tuple, single: bool,
                   name: str) -> Optional[tuple]:
-    """``(value, gradient)`` by forward mode where the one differentiated argument is a float
+    """``(value, gradients)`` by forward mode where every differentiated argument is a float
     (passed by position, with the ``needed`` positional arguments), or None: not such a call, or
     forward mode refuses."""
-    if forward is None or kwargs or len(args) < needed or type(args[first]) not in _FLOATS or \
-            forward.get() is None:
+    if forward is None or kwargs or len(args) < needed or \
+            any(type(args[p]) not in _FLOATS for p in positions) or forward.get() is None:
         return None
     result = forward.run(args)
     if result is None:
         return None
-    value, tangent = result
+    value, tangents = result
     if type(value) not in _SCALARS:
         _scalar_loss(value, False, name)
-    grad = runtime.like(tangent, args[first])
-    return value, (grad if single else (grad,))
+    grads = tuple(runtime.like(t, args[p]) for t, p in zip(tangents, positions))
+    return value, (grads[0] if single else grads)
+
+
+class _ForwardRoute:
+    """grad's forward mode, for calls whose differentiated arguments are floats: the
+    ForwardGradient made for the parameters a call passes numbers to (``forward``: the one made
+    for none), and the one each call passing numbers only ran, by the arguments' types, which
+    the next call of those types runs directly (no pytree there, nothing to check again)."""
+
+    def __init__(self, forward: Optional[ForwardGradient], specialized: NumberBuilds,
+                 positions: tuple, single: bool, name: str) -> None:
+        self.forward, self.specialized = forward, specialized
+        self.positions, self.single, self.name = positions, single, name
+        self.needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments read
+        self.by_types: dict = {}
+
+    def known(self, args: tuple) -> Optional[tuple]:
+        """The value and gradients where a call of these argument types ran forward mode before."""
+        chosen = self.by_types.get(tuple(map(type, args)))
+        if chosen is None:
+            return None
+        return _forward_grad(chosen, args, {}, self.needed, self.positions, self.single, self.name)
+
+    def run(self, numbers: tuple, args: tuple, kwargs: dict) -> Optional[tuple]:
+        """The value and gradients by forward mode, or None (reverse mode's call)."""
+        chosen = self.specialized.forward(numbers) if self.forward is not None and numbers else self.forward
+        result = _forward_grad(chosen, args, kwargs, self.needed, self.positions, self.single, self.name)
+        if result is not None and not kwargs and all(type(arg) in _NUMBER_TYPES for arg in args):
+            self.by_types[tuple(map(type, args))] = chosen
+        return result
 
 
 def _made(text: Any, fwd: Optional[Callable], bwd: Optional[Callable]) -> tuple:
@@ -85,16 +121,20 @@ def _made(text: Any, fwd: Optional[Callable], bwd: Optional[Callable]) -> tuple:
     return fwd, bwd
 
 
-def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
+def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
+           compiled: bool = False) -> tuple:
     """``(text, run, forward, entry, tree_entry, specialized)``: ``run(*args, **kwargs)`` -> the value and the
     gradients (one, or a tuple, as argnums says), by forward mode (``forward``) for one float
     argument; ``entry(value)``: the generated function computing what grad (value False) or
     value_and_grad returns (None for a bound method); ``tree_entry(value)``: the same for pytree
     arguments, per structure (read/live.py's TREE_ENTRY_ATTR); ``specialized``: the code made for
-    calls passing numbers (specialize.NumberBuilds), which ``run`` uses for them."""
+    calls passing numbers (specialize.NumberBuilds), which ``run`` uses for them. ``compiled``:
+    forward mode for floats (any count of them) compiled by numba (compiled.py)."""
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
-        return _method_sweep(fun, argnums, has_aux)
+        return _method_sweep(fun, argnums, has_aux, compiled)
     name = display_name(fun)
+    if compiled:
+        require_numba(name)
     fun, made_by_s2sgrad = read_again(fun)
     wrt = wrt_names(fun, argnums)
     text, fwd, bwd, entry = made_per_call(fun, wrt), None, None, None
@@ -107,13 +147,17 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         text = refusal  # (``model.W`` of a dataclass; an array's update where numbers may run)
     single = isinstance(argnums, int)
     entry, positions = _entries(fun, wrt, has_aux, single, entry), positions_of(argnums)
-    forward = ForwardGradient(fun, wrt) if len(wrt) == 1 and not has_aux else None
-    first, params = positions[0], param_names(fun)  # forward mode differentiates ``first``
+    most = len(wrt) if compiled else FORWARD_MOST  # compiled, a tangent costs nanoseconds
+    forward = ForwardGradient(fun, wrt, compiled=compiled) if 0 < len(wrt) <= most and not has_aux else None
+    params = param_names(fun)
     check_arguments = argument_check(name, params, positions, wrt)
-    needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments forward mode reads
-    trees, specialized = TreeBuilds(fun, wrt, has_aux), NumberBuilds(fun, wrt, has_aux, lambda: _made(text, fwd, bwd))
+    trees, specialized = TreeBuilds(fun, wrt, has_aux), NumberBuilds(fun, wrt, has_aux, lambda: _made(text, fwd, bwd), compiled)
+    route = _ForwardRoute(forward, specialized, positions, single, name)
 
     def run(*args: Any, **kwargs: Any) -> tuple:
+        result = None if kwargs else route.known(args)
+        if result is not None:
+            return result
         split = split_call(fun, name, params, positions, args, kwargs)
         if split is not None:  # pytrees: code generated for their structures
             if made_by_s2sgrad:
@@ -123,8 +167,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> 
         numbers = numbers_passed(params, args, kwargs)  # code made knowing they are 0-d
         if fwd is None and not numbers:  # the code for arrays there was refused
             raise text
-        chosen = specialized.forward(numbers) if forward is not None and numbers else forward
-        result = _forward_grad(chosen, args, kwargs, needed, first, single, name)
+        result = route.run(numbers, args, kwargs)
         if result is not None:
             return result
         value, grads = run_sweeps(*specialized.sweeps(numbers), args, kwargs, name, has_aux)
@@ -210,7 +253,8 @@ def _entries(fun: Callable, wrt: tuple, has_aux: bool, single: bool,
     return entry
 
 
-def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool) -> tuple:
+def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool,
+                  compiled: bool = False) -> tuple:
     """_sweep of a bound method: its function, differentiated with respect to the explicit
     arguments ``argnums`` names (the object's attributes are constants), called with the object."""
     argnum_names(method, argnums)  # checked against the explicit parameters
@@ -219,7 +263,7 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
         return p + 1 if isinstance(p, int) and p >= 0 else p
 
     inner = shift(argnums) if isinstance(argnums, int) else tuple(shift(p) for p in argnums)
-    text, run, forward, _, _, specialized = _sweep(method.__func__, inner, has_aux)
+    text, run, forward, _, _, specialized = _sweep(method.__func__, inner, has_aux, compiled)
     owner = method.__self__
 
     def run_method(*args: Any, **kwargs: Any) -> tuple:
@@ -231,18 +275,22 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
 @api_boundary
 @curried
 def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
-                   has_aux: bool = False) -> Callable:
-    """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux)."""
-    text, run, forward, entry, tree_entry, specialized = _sweep(fun, argnums, has_aux)
+                   has_aux: bool = False, compiled: bool = False) -> Callable:
+    """``fun``'s value and gradient in one call (JAX conventions for argnums and has_aux);
+    ``compiled``: where the differentiated arguments are floats, the forward-mode code compiled
+    by numba (the extra ``s2sgrad[numba]``: compiled.py)."""
+    text, run, forward, entry, tree_entry, specialized = _sweep(fun, argnums, has_aux, compiled)
     return attach(api_boundary(run), fun, text, forward, "s2sgrad.value_and_grad", entry(True),
                    tree_entry(True), specialized)
 
 
 @api_boundary
 @curried
-def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False) -> Callable:
-    """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple."""
-    text, run, forward, entry, tree_entry, specialized = _sweep(fun, argnums, has_aux)
+def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool = False,
+         compiled: bool = False) -> Callable:
+    """The gradient of scalar-valued ``fun``: one array for an int argnums, a tuple for a tuple
+    (``compiled``: as value_and_grad has it)."""
+    text, run, forward, entry, tree_entry, specialized = _sweep(fun, argnums, has_aux, compiled)
 
     def grad_fun(*args: Any, **kwargs: Any) -> Any:
         value, result = run(*args, **kwargs)
@@ -328,8 +376,8 @@ TRANSFORMATIONS.add(Transformation("jvp", jvp, curried=False))
 @api_boundary
 def source(fn: Callable, mode: str = "rev", numbers: Sequence[str] = ()) -> str:
     """The generated source behind a function s2sgrad returned. ``mode="fwd"`` gives, for a
-    function of grad or value_and_grad with one differentiated argument, the forward-mode code
-    it runs when that argument is a float. ``numbers``: for grad or value_and_grad, the code a
+    function of grad or value_and_grad with one or two differentiated arguments
+    (``FORWARD_MOST``), the forward-mode code it runs when they are floats. ``numbers``: for grad or value_and_grad, the code a
     call runs that passes numbers (Python's or numpy's scalars) to these parameters, and arrays
     or other values to the rest (specialize.py)."""
     if numbers:
@@ -344,7 +392,7 @@ def source(fn: Callable, mode: str = "rev", numbers: Sequence[str] = ()) -> str:
     forward = getattr(fn, FORWARD_ATTR, None)
     if mode != "fwd" or forward is None:
         raise UsageError(f"source(fn, mode={mode!r}): mode is 'rev', or 'fwd' for what grad or "
-                         "value_and_grad returned for one differentiated argument")
+                         f"value_and_grad returned for at most {FORWARD_MOST} differentiated arguments")
     return _forward_text(forward, fn)
 
 

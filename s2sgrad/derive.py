@@ -38,7 +38,7 @@ from .write.binding import Binding, Contents, fresh
 # Hessian-vector product, the same in two parts ("" where it does not split: values once, a
 # tangent per column), the product alone, and the tangent part for every column at once ("" where
 # it has no batched form: differentiate/batching.py).
-CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",),
+CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",), "fwd_grad": ("jvp",),
          "rev2": ("fwd", "bwd", "grad", "jvp", "hvp_values", "hvp_tangent", "hvp",
                   "hvp_tangents")}
 

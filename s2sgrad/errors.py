@@ -78,6 +78,11 @@ class ComputeWarning(UserWarning):
     array: its values were computed and pulled into this process's memory."""
 
 
+class CompileWarning(UserWarning):
+    """``compiled=True``: a generated function runs as Python, not compiled (numba cannot compile
+    it, or it reads globals whose values may change between calls); its results are the same."""
+
+
 # Shown as ``s2sgrad.TransformError`` in tracebacks: the name users import.
 TransformError.__module__ = GradientError.__module__ = ArgumentError.__module__ = "s2sgrad"
-ComputeWarning.__module__ = "s2sgrad"
+ComputeWarning.__module__ = CompileWarning.__module__ = "s2sgrad"

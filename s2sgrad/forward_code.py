@@ -6,10 +6,12 @@ a user passes."""
 from __future__ import annotations
 
 import inspect
+import warnings
 from typing import Any, Callable, Sequence
 
 from .arguments import MASKED, argument_check, masked_refusal
-from .errors import TransformError, UsageError
+from .compiled import call_compiled, compile_numba
+from .errors import CompileWarning, TransformError, UsageError
 from .parameters import param_names, wrt_names
 from .read.capture import from_function
 from .transpose import jvp_by_reverse
@@ -19,16 +21,20 @@ from . import derive
 
 
 class ForwardGradient:
-    """Forward mode of ``fun`` with respect to one parameter, built on first use (``None`` when
-    s2sgrad has no forward mode for it: the caller then uses reverse mode); ``numbers``: the
-    parameters its calls pass numbers to (pipeline.Options.numbers)."""
+    """Forward mode of ``fun`` with respect to the parameters ``wrt`` (one: its ``<f>_jvp``;
+    more: ``<f>_forward_grad``, one tangent per parameter side by side), built on first use
+    (``None`` when s2sgrad has no forward mode for it: the caller then uses reverse mode);
+    ``numbers``: the parameters its calls pass numbers to (pipeline.Options.numbers);
+    ``compiled``: the generated function compiled by numba where it can be (compiled.py)."""
 
-    def __init__(self, fun: Callable, wrt: tuple, numbers: tuple = ()) -> None:
+    def __init__(self, fun: Callable, wrt: tuple, numbers: tuple = (), compiled: bool = False) -> None:
         self.fun = fun
         self.wrt = wrt
         self.numbers = numbers
+        self.compiled = compiled
         self.built = False
         self.fn: Any = None
+        self.python: Any = None  # the generated Python function, where ``fn`` is it compiled
         self.text = ""
         self.tangents: tuple = ()
         self.positional = -1  # primal parameter count when the tangents follow them positionally
@@ -38,33 +44,62 @@ class ForwardGradient:
         if not self.built:
             self.built = True
             try:
-                self.text, self.fn, self.tangents = build_jvp(self.fun, self.wrt, numbers=self.numbers)
+                self.text, self.fn, self.tangents = build_jvp(
+                    self.fun, self.wrt, numbers=self.numbers,
+                    mode="fwd" if len(self.wrt) == 1 else "fwd_grad")
                 params = inspect.signature(self.fn).parameters.values()
                 if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params):
                     self.positional = len(params) - len(self.tangents)
             except Exception as exc:  # noqa: BLE001 - a refusal (or a failure) means reverse mode
                 self.refusal = exc
                 self.fn = None
+            if self.fn is not None and self.compiled:
+                made, why = compile_numba(self.fn)
+                if made is None:
+                    self._python_from_now(why)
+                else:
+                    self.python, self.fn = self.fn, made
         return self.fn
 
+    def _python_from_now(self, why: str) -> None:
+        """Run the generated Python function (not compiled: ``why``), and say so once."""
+        if self.python is not None:
+            self.fn, self.python = self.python, None
+        warnings.warn(f"compiled=True: {getattr(self.fun, '__name__', self.fun)}'s forward mode "
+                      f"runs as Python: {why}", CompileWarning, stacklevel=4)
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
+        if self.python is None:
+            return self.fn(*args, **kwargs)
+        result, compiled = call_compiled(self.fn, self.python, args, kwargs)
+        if compiled is None:
+            self._python_from_now("numba cannot compile it")
+        return result
+
     def run(self, args: tuple) -> Any:
-        """``(value, tangent)`` along 1.0, or None after forward mode failed here (it is then
-        left for reverse mode, which runs the user's code again and raises what it raises)."""
+        """``(value, tangents)``, the derivatives along 1.0 for each parameter of ``wrt``, or
+        None after forward mode failed here (it is then left for reverse mode, which runs the
+        user's code again and raises what it raises)."""
         try:
-            derive.fresh(self.fn)
+            if self.python is None:  # compiled code reads no value that may change
+                derive.fresh(self.fn)
             if len(args) == self.positional:
-                return self.fn(*args, 1.0)
-            return self.fn(*args, **{self.tangents[0]: 1.0})
+                value, tangent = self._call((*args, *(1.0 for _ in self.tangents)), {})
+            else:
+                value, tangent = self._call(args, {name: 1.0 for name in self.tangents})
+            return value, ((tangent,) if len(self.tangents) == 1 else tangent)
         except Exception as exc:  # noqa: BLE001
             self.refusal, self.fn = exc, None
             return None
 
 
-def build_jvp(fun: Callable, wrt: tuple, trees: tuple = (), numbers: tuple = ()) -> tuple:
+def build_jvp(fun: Callable, wrt: tuple, trees: tuple = (), numbers: tuple = (),
+              mode: str = "fwd") -> tuple:
     """Forward-mode transform of ``fun`` (or the disk cache): its text, its ``<name>_jvp``
-    function and the names of that function's tangent parameters (one per leaf of ``trees``);
-    ``numbers``: parameters given numbers (pipeline.Options.numbers)."""
-    text, (fn,) = derive.build(fun, wrt, mode="fwd", trees=trees, numbers=numbers)
+    function (``mode`` "fwd_grad": ``<name>_forward_grad``) and the names of that function's
+    tangent parameters (one per leaf of ``trees``); ``numbers``: parameters given numbers
+    (pipeline.Options.numbers)."""
+    text, (fn,) = derive.build(fun, wrt, mode=mode, trees=trees, numbers=numbers)
     params = tuple(inspect.signature(fn).parameters)
     count = leaf_count(wrt, trees)
     return text, fn, params[len(params) - count:]

@@ -31,6 +31,7 @@ from .analyze.shapes import known_scalars, shape_facts
 from .lower.aliasing import check_inplace, check_parameter_writes
 from .lower.hoist import hoist_products
 from .differentiate.forward import JvpFunction, forward
+from .differentiate.forward_grad import forward_grad
 from .differentiate.reverse import CalleeCall, VjpFunction, reverse
 from .differentiate.unknown import refuse_user_method
 from .errors import TransformError
@@ -61,7 +62,8 @@ from .write.imports import module_imports
 @dataclass(frozen=True)
 class Options:
     """What to differentiate: parameter names (``wrt``), whether the output carries aux data, and
-    the mode: ``"rev"`` (``<f>_fwd``/``<f>_bwd``/``<f>_grad``) or ``"fwd"`` (``<f>_jvp``);
+    the mode: ``"rev"`` (``<f>_fwd``/``<f>_bwd``/``<f>_grad``), ``"fwd"`` (``<f>_jvp``) or
+    ``"fwd_grad"`` (``<f>_forward_grad``: forward mode, one tangent per parameter of ``wrt``);
     ``numbers``: parameters known to hold numbers (Python's or numpy's scalars), which the code
     is specialized for (no shapes recorded or summed back for what only they broadcast);
     ``trees``: parameters given pytrees, with their structures (each becomes its leaves' parameters,
@@ -206,14 +208,16 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
 
 
 def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
-             core: Optional[CoreFunction] = None, numbers: tuple = ()) -> JvpFunction:
-    """Forward mode of one function (callees it calls are added to ``session.functions``)."""
+             core: Optional[CoreFunction] = None, numbers: tuple = (), each: bool = False) -> JvpFunction:
+    """Forward mode of one function (callees it calls are added to ``session.functions``);
+    ``each``: one tangent per parameter of ``wrt``, side by side (forward_grad.py)."""
     if is_custom_def(pf):
         raise pf.error(pf.node, "forward mode (jvp) does not support custom_gradient functions "
                        "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
     core, _, shapes, stable = _analysed(pf, session, core, False, numbers)
-    return forward(core, session.table, wrt=wrt, name=name, kwonly=_kwonly(pf), constant=stable,
-                   callee_lookup=partial(_callee, session, pf), shapes=shapes)
+    return (forward_grad if each else forward)(
+        core, session.table, wrt=wrt, name=name, kwonly=_kwonly(pf), constant=stable,
+        callee_lookup=partial(_callee, session, pf), shapes=shapes)
 
 
 def _custom(pf: ParsedFunction, session: _Session, names: tuple, *, top_level: bool,
@@ -319,6 +323,7 @@ class Mode:
 
 REVERSE = Mode("rev", ("_fwd", "_bwd"), _reverse_callee)
 FORWARD = Mode("fwd", ("_jvp",), _forward_callee)
+FORWARD_GRAD = "fwd_grad"  # Options.mode: forward mode, one tangent per parameter (callees: FORWARD's)
 
 
 def _callee_key(pf: ParsedFunction, wrt: Optional[tuple] = None) -> tuple:
@@ -508,27 +513,29 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
              *, command: str = "") -> Generated:
     """Transform the function ``unit`` names into a generated module's text (forward mode's
     ``<f>_jvp`` when ``options.mode`` is ``"fwd"``)."""
-    if options.mode == FORWARD.name:
+    if options.mode in (FORWARD.name, FORWARD_GRAD):
         return generate_jvp(unit, options.wrt, table, command=command, trees=options.trees,
-                            numbers=options.numbers)
+                            numbers=options.numbers, each=options.mode == FORWARD_GRAD)
     module = generate_module(((unit, options),), table, command=command)
     return Generated(module.text, module.names[0], module.live_names, module.wrts[0])
 
 
 def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE, *,
-                 command: str = "", trees: tuple = (), numbers: tuple = ()) -> Generated:
+                 command: str = "", trees: tuple = (), numbers: tuple = (),
+                 each: bool = False) -> Generated:
     """Transform the function ``unit`` names into a module holding its forward-mode function
-    ``<name>_jvp(<params>, <wrt>_dot...)`` (named in ``names.fwd``), and those of the user
+    ``<name>_jvp(<params>, <wrt>_dot...)`` (named in ``names.fwd``; ``each``:
+    ``<name>_forward_grad``, one tangent per parameter of ``wrt``), and those of the user
     functions it calls."""
-    pf, session, program = jvp_program(unit, wrt, table, trees, numbers)
-    text = _module_text(session, unit.path, (pf.name,), command or _jvp_command(pf, wrt, numbers),
-                        program)
+    pf, session, program = jvp_program(unit, wrt, table, trees, numbers, each)
+    text = _module_text(session, unit.path, (pf.name,),
+                        command or _jvp_command(pf, wrt, numbers, each), program)
     return Generated(text, SweepNames(program.functions[0].name, "", ""), dict(session.live),
                      program.functions[0].wrt)
 
 
 def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
-                trees: tuple = (), numbers: tuple = ()) -> tuple:
+                trees: tuple = (), numbers: tuple = (), each: bool = False) -> tuple:
     """``(ParsedFunction, session, Program)``: the forward-mode functions of the function
     ``unit`` names (its ``<name>_jvp`` first), not yet rendered."""
     pf = inline_methods(star_as_parameter(find_function(unit), trees), trees)
@@ -536,15 +543,17 @@ def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
     pf, options = _with_trees(pf, Options(wrt=wrt, trees=trees))
     wrt = options.wrt
     session, (core,) = _open((pf,), table, FORWARD, (numbers,))
-    name = session.module_namer.fresh(pf.name + FORWARD.suffixes[0])
-    top = _forward(pf, session, wrt, name, core, numbers)
+    name = session.module_namer.fresh(pf.name + ("_forward_grad" if each else FORWARD.suffixes[0]))
+    top = _forward(pf, session, wrt, name, core, numbers, each)
     return pf, session, Program((top, *session.functions), (), (), ())
 
 
-def _jvp_command(pf: ParsedFunction, wrt: tuple, numbers: tuple = ()) -> str:
+def _jvp_command(pf: ParsedFunction, wrt: tuple, numbers: tuple = (), each: bool = False) -> str:
     params = [p.name.value for p in pf.node.params.params]
-    if len(wrt) == 1 and wrt[0] in params and not pf.unit.path.startswith("<"):
-        return (f"s2sgrad.source(s2sgrad.grad({pf.name}, argnums={params.index(wrt[0])}), "
+    if (len(wrt) == 1 or each) and set(wrt) <= set(params) and not pf.unit.path.startswith("<"):
+        argnums = ", ".join(str(params.index(name)) for name in wrt)
+        argnums = argnums if len(wrt) == 1 else f"({argnums})"
+        return (f"s2sgrad.source(s2sgrad.grad({pf.name}, argnums={argnums}), "
                 f"mode='fwd'{_numbers_text(numbers)})")
     return f"s2sgrad.jvp({pf.name}, primals, tangents)"
 

@@ -47,8 +47,9 @@ class NumberBuilds:
     ``(fwd, bwd)``), which does not depend on what the arguments are."""
 
     def __init__(self, fun: Callable, wrt: tuple, has_aux: bool,
-                 generic: Callable[[], tuple]) -> None:
+                 generic: Callable[[], tuple], compiled: bool = False) -> None:
         self.fun, self.wrt, self.has_aux, self.generic = fun, wrt, has_aux, generic
+        self.compiled = compiled  # forward mode compiled by numba (compiled.py)
         self.made: dict = {}
         self.forwards: dict = {}
 
@@ -72,10 +73,11 @@ class NumberBuilds:
 
     def forward(self, numbers: tuple) -> Any:
         """The ForwardGradient made for calls passing numbers to ``numbers`` (forward mode of
-        the one differentiated parameter, a float there)."""
+        the differentiated parameters, floats there)."""
         found = self.forwards.get(numbers)
         if found is None:
-            found = self.forwards[numbers] = ForwardGradient(self.fun, self.wrt, numbers)
+            found = self.forwards[numbers] = ForwardGradient(self.fun, self.wrt, numbers,
+                                                             self.compiled)
         return found
 
 

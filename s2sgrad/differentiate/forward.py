@@ -64,7 +64,8 @@ class ForwardBuilder:
     """Builds the JvpFunction for one CoreFunction. Used once."""
 
     def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
-                 constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple) -> None:
+                 constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple,
+                 namer: Optional[Namer] = None, suffix: str = "_dot") -> None:
         self.fn = fn
         self.classes, self.scalars = shapes
         self.callee_lookup = callee_lookup
@@ -73,10 +74,12 @@ class ForwardBuilder:
         self.table = table
         self.wrt = wrt
         self.name = name
-        self.namer = Namer(fn.reserved | {name})
+        self.namer = namer or Namer(fn.reserved | {name})
         self.varied = varied_names(fn, wrt, table, constant)
         refuse_constant_subscripts(fn, self.varied)
-        self.tangents = {n: self.namer.fresh(f"{n}_dot") for n in sorted(self.varied)}
+        # the tangent of each varied name (``suffix`` empty: none, a builder of builders)
+        self.tangents = {n: self.namer.fresh(f"{n}{suffix}") for n in sorted(self.varied)} \
+            if suffix else {}
 
     # ----- code ------------------------------------------------------------------------------
 
@@ -105,22 +108,32 @@ class ForwardBuilder:
         return Nest(loop.header, tuple(body))
 
     def statement(self, stmt: Stmt) -> list:
-        targets = [t for t in stmt.targets if t in self.varied]
+        before, joint, after = self.tangent_part(stmt)
+        return [*before, *([joint] if joint else self.primal_lines(stmt)), *after]
+
+    def primal_lines(self, stmt: Stmt) -> list:
+        """The statement as written (none for one the lowering implied)."""
         written = unpack_target(stmt.targets) if stmt.unpack else ", ".join(stmt.targets)
         expr = keeping_consumed(stmt.expr, self.rule_for(stmt.prim))
-        primal = [] if stmt.implicit else \
-            [f"{written} = {_code(expr)}" if stmt.targets else _code(expr)]
+        return [] if stmt.implicit else [f"{written} = {_code(expr)}" if stmt.targets else _code(expr)]
+
+    def tangent_part(self, stmt: Stmt, binds: bool = True) -> tuple:
+        """``(before, joint, after)``: the tangent lines that go before the statement (``x =
+        f(x)``: they read the old ``x``) and after it, and ``joint``, a line computing the value
+        and the tangent together (a user function's jvp), which replaces the statement ("" where
+        there is none; ``binds`` False: its values go to discarded names)."""
+        targets = [t for t in stmt.targets if t in self.varied]
         if not targets:
-            return primal
+            return [], "", []
         if not self.table.differentiable(stmt.prim.op) or \
                 set(stmt.targets) <= self.constant or \
                 not any(self.is_active(op) for op in prim_operands(stmt.prim)):
             # a zero derivative (np.floor, comparisons, constants) into a name others vary
-            return primal + [f"{self.tangents[t]} = s2s.zeros_like({t})" for t in targets]
+            return [], "", [f"{self.tangents[t]} = {self.zero(t)}" for t in targets]
         if self.is_user_call(stmt.prim):
-            return [self.callee_call(stmt)]
+            return [], self.callee_call(stmt, binds), []
         if len(stmt.targets) > 1 or stmt.unpack:
-            return primal + [self.unpacked_tangents(stmt)]
+            return [], "", [self.unpacked_tangents(stmt)]
         target = targets[0]
         tangent = self.tangent_of(stmt, target)
         line = f"{self.tangents[target]} = {_code(tangent)}"
@@ -129,8 +142,8 @@ class ForwardBuilder:
             rule = self.rule_for(stmt.prim)
             if rule is not None and any("ans" in t for _, t in getattr(rule, "vjps", ())):
                 raise self.refuse(stmt, "rebinding an operand's own name here")
-            return [line, *primal]
-        return [*primal, line]
+            return [line], "", []
+        return [], "", [line]
 
     def unpacked_tangents(self, stmt: Stmt) -> str:
         """``a_dot, b_dot = <tangent>`` for ``a, b = f(...)`` where ``f`` is linear in its varied
@@ -141,7 +154,9 @@ class ForwardBuilder:
                 any(t in operand_vars(op) for op in prim_operands(stmt.prim) for t in stmt.targets):
             reason = f" ({rule.reverse_only})" if getattr(rule, "reverse_only", "") else ""
             raise self.refuse(stmt, f"unpacking the result of `{stmt.prim.op}`{reason}")
-        names = unpack_target(self.tangents.get(t, "_") if t in self.varied else "_" for t in stmt.targets)
+        discard = self.namer.discard()
+        names = unpack_target(self.tangents.get(t, discard) if t in self.varied else discard
+                              for t in stmt.targets)
         return f"{names} = {_code(self.tangent_of(stmt, stmt.targets[0]))}"
 
     def tangent_of(self, stmt: Stmt, target: str) -> cst.BaseExpression:
@@ -158,7 +173,7 @@ class ForwardBuilder:
             rule_positions(rule, constant, len(prim.args))
         active_keywords = any(self.is_active(v) for k, v in prim.kwargs if k not in constant)
         if constant and not active and not active_keywords:  # varied only where it is constant
-            return cst.parse_expression(f"s2s.zeros_like({target})")
+            return cst.parse_expression(self.zero(target))
         if getattr(rule, "jvps", ()):  # the rule states its tangents (not derived from g)
             return self.own_templates(stmt, rule, dict(rule.jvps), target)
         if getattr(rule, "joint_jvp", ""):
@@ -251,10 +266,10 @@ class ForwardBuilder:
         return self.rule_for(prim) is None and prim.op not in ("copy", "nondiff") and \
             not self.table.is_library(prim.op)
 
-    def callee_call(self, stmt: Stmt) -> str:
+    def callee_call(self, stmt: Stmt, binds: bool = True) -> str:
         """``y, y_dot = g_jvp(a, b, a_dot=a_dot)``: a user function called here, in forward
         mode with respect to the parameters that receive varied values (``(p, q), (p_dot, _) =``
-        when its result is unpacked)."""
+        when its result is unpacked; ``binds`` False: the values to discarded names)."""
         prim = stmt.prim
         call = stmt.expr
         tangents: dict = {}
@@ -280,10 +295,16 @@ class ForwardBuilder:
             args.append(cst.Arg(self.sequence_tangent(stmt, op) if isinstance(op, Seq) else
                                 cst.Name(self.tangents[op.name]), keyword=cst.Name(tangent_param)))
         new = call.with_changes(func=cst.Name(name), args=args)
+        values = stmt.targets if binds else [self.namer.discard()] * len(stmt.targets)
         if len(stmt.targets) == 1 and not stmt.unpack:
-            return f"{stmt.targets[0]}, {self.tangents[stmt.targets[0]]} = {_code(new)}"
-        tangents = unpack_target(self.tangents.get(t, "_") for t in stmt.targets)
-        return f"({unpack_target(stmt.targets)}), ({tangents}) = {_code(new)}"
+            return f"{values[0]}, {self.tangents[stmt.targets[0]]} = {_code(new)}"
+        tangents = unpack_target(self.tangents.get(t, self.namer.discard()) for t in stmt.targets)
+        return f"({unpack_target(values)}), ({tangents}) = {_code(new)}"
+
+    def zero(self, name: str) -> str:
+        """The zero tangent of the value ``name`` holds: ``0.0`` for a known scalar (a number
+        needs no call), else ``s2s.zeros_like(name)``, of its shape and type."""
+        return "0.0" if name in self.scalars else f"s2s.zeros_like({name})"
 
     def is_active(self, op) -> bool:
         return any(n in self.varied for n in operand_vars(op))
@@ -356,12 +377,9 @@ class ForwardBuilder:
 
     def build(self) -> JvpFunction:
         fn = self.fn
-        # a parameter given no tangent that the body makes vary starts from a zero tangent
-        code = [f"{self.tangents[p.name]} = s2s.zeros_like({p.name})" for p in fn.params
-                if p.name in self.varied and p.name not in self.wrt]
-        code += self.code(fn.body)
+        code = self.starts() + self.code(fn.body)
         value = _code(operand_node(fn.result))
-        tangent = self.result_tangent(fn.result)
+        tangent = self.returned_tangent()
         returned = line_read_counts((value, tangent))
         names = [p.name for p in fn.params]
         code = without_dead_code(lift(code), returned, self.table.array_methods(), names)
@@ -374,15 +392,27 @@ class ForwardBuilder:
         if "*" not in params and self.wrt and any(p.default is not None for p in fn.params):
             params.append("*")  # after parameters with defaults, the tangents go by keyword
         primal = tuple(p for p in params if p != "*")
-        params += [self.tangents[n] for n in self.wrt]
+        params += self.seeds()
         return JvpFunction(fn.name, self.name, ", ".join(params), tuple(code), value, tangent,
-                           self.wrt, tuple(self.tangents[n] for n in self.wrt), primal)
+                           self.wrt, tuple(self.seeds()), primal)
+
+    def starts(self) -> list:
+        """A parameter given no tangent that the body makes vary starts from a zero tangent."""
+        return [f"{self.tangents[p.name]} = {self.zero(p.name)}" for p in self.fn.params
+                if p.name in self.varied and p.name not in self.wrt]
+
+    def seeds(self) -> list:
+        """The tangent parameters: one per differentiated parameter."""
+        return [self.tangents[n] for n in self.wrt]
+
+    def returned_tangent(self) -> str:
+        return self.result_tangent(self.fn.result)
 
     def result_tangent(self, result) -> str:
         if isinstance(result, Var):
             if result.name in self.varied:
                 return self.tangents[result.name]
-            return f"s2s.zeros_like({result.name})"
+            return self.zero(result.name)
         if isinstance(result, Seq):
             items = [self.result_tangent(item) for item in result.items]
             if result.kind == "list":  # the tangent has the value's structure

@@ -273,6 +273,7 @@ def check_modes(prog, directory, k, direction_seed):
     np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg=_report(prog, "jvp value"))
     np.testing.assert_allclose(tangent, expected, rtol=1e-7, atol=1e-9 * max(1.0, abs(expected)),
                                err_msg=_report(prog, "jvp vs <gradient, direction>"))
+    _check_forward_grad(prog, f, args, got, direction)
     # second order: the Hessian times the direction (reverse mode over the forward-mode code)
     # against central differences of the gradient along it
     try:
@@ -288,6 +289,22 @@ def check_modes(prog, directory, k, direction_seed):
     _compare_hv(prog, "hvp", hv, fds)
     _check_hessian(prog, f, args, direction, hv)
     return refused
+
+
+def _check_forward_grad(prog, f, args, got, direction):
+    """Forward mode with one tangent per parameter side by side (differentiate/forward_grad.py,
+    which grad runs for one or two floats): each parameter's tangent is <its gradient, its
+    direction>; the value is f's. Built where the jvp was: the same builder per parameter."""
+    try:
+        _, fn, names = build_jvp(f, ("x", "v", "s"), mode="fwd_grad")
+        value, tangents = fn(*args, **dict(zip(names, direction)))
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"forward_grad raised {type(exc).__name__}: {exc}")) from exc
+    np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg=_report(prog, "forward_grad value"))
+    for name, g, d, tangent in zip(("x", "v", "s"), got, direction, tangents):
+        expected = float(np.sum(np.asarray(g) * d))
+        np.testing.assert_allclose(tangent, expected, rtol=1e-7, atol=1e-9 * max(1.0, abs(expected)),
+                                   err_msg=_report(prog, f"forward_grad's {name} vs <gradient, direction>"))
 
 
 def check_star_arguments(prog, module, got, args, direction, fds):

@@ -1,0 +1,123 @@
+"""Forward mode with one tangent per parameter side by side (differentiate/forward_grad.py):
+``<f>_forward_grad`` against reverse mode and central differences, its code (no tape, one tangent
+line per parameter that varies a value), and grad's use of it for one or two float arguments."""
+
+import math
+
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad.checks import numerical_grad
+from s2sgrad.errors import UsageError
+from s2sgrad.forward_code import build_jvp
+
+
+def kepler(M, e, n):
+    E = M
+    for _ in range(n):
+        E = E - (E - e * math.sin(E) - M) / (1.0 - e * math.cos(E))
+    return E
+
+
+def rebinds_in_place(x, y):
+    i = 0
+    while i < 4:
+        x = math.sin(x) * y + 0.5 * x  # the tangents read the old x: they go first
+        y = y * 0.9
+        i += 1
+    return x * y
+
+
+def looped_helper(a, b):
+    total = a
+    for _ in range(3):
+        total = total * b + 0.25
+    return total, a * b
+
+
+def calls_a_helper(x, y):
+    t, u = looped_helper(x, y)  # a callee with a loop stays a call: its jvp per parameter
+    z = looped_helper(t, 0.5)[0]
+    return z * u + y
+
+
+def one_ignored(x, y):
+    return x ** 3 + 0.0 * math.floor(y)
+
+
+def arrays_too(x, w):
+    return np.sum(np.tanh(x * w) ** 2)
+
+
+def _each(fun, wrt, args, seeds):
+    """``(value, tangents)`` of the generated ``<f>_forward_grad``, and its text."""
+    text, fn, names = build_jvp(fun, wrt, mode="fwd_grad")
+    value, tangents = fn(*args, **dict(zip(names, seeds)))
+    return value, tangents, text
+
+
+@pytest.mark.parametrize("fun, args", [
+    (kepler, (0.7, 0.3, 20)),
+    (rebinds_in_place, (0.4, 1.3)),
+    (calls_a_helper, (0.6, -0.8)),
+    (one_ignored, (0.9, 2.5)),
+])
+def test_each_tangent_is_its_parameters_derivative(fun, args):
+    wrt = ("M", "e") if fun is kepler else tuple(fun.__code__.co_varnames[:2])
+    value, tangents, _ = _each(fun, wrt, args, (1.0, 1.0))
+    assert value == pytest.approx(fun(*args), rel=1e-14)
+    reverse = s2sgrad.grad(fun, argnums=(0, 1))
+    for i, tangent in enumerate(tangents):
+        assert tangent == pytest.approx(numerical_grad(fun, args, i), rel=1e-6, abs=1e-9)
+    grads = s2sgrad.value_and_grad(fun, argnums=(0, 1))(*args)[1]  # forward mode: two floats
+    np.testing.assert_allclose(grads, tangents, rtol=1e-13)
+    arrays = tuple(np.array(a) if i < 2 else a for i, a in enumerate(args))  # 0-d: reverse mode
+    np.testing.assert_allclose(reverse(*arrays), tangents, rtol=1e-10)
+
+
+def test_arrays_take_a_direction_each():
+    rng = np.random.default_rng(3)
+    x, w, dx, dw = rng.normal(size=(4, 5))
+    _, (tx, tw), _ = _each(arrays_too, ("x", "w"), (x, w), (dx, dw))
+    gx, gw = s2sgrad.grad(arrays_too, argnums=(0, 1))(x, w)
+    assert tx == pytest.approx(np.sum(gx * dx), rel=1e-12)
+    assert tw == pytest.approx(np.sum(gw * dw), rel=1e-12)
+
+
+def test_the_code_keeps_no_tape_and_names_each_tangent_by_its_parameter():
+    _, _, text = _each(kepler, ("M", "e"), (0.7, 0.3, 5), (1.0, 1.0))
+    assert "def kepler_forward_grad(M, e, n, M_dM, e_de):" in text
+    assert "append" not in text and "tape" not in text
+    assert "E_dM = " in text and "E_de = " in text
+    _, _, text = _each(one_ignored, ("x", "y"), (0.9, 2.5), (1.0, 1.0))
+    assert "x_dy" not in text  # x's value does not depend on y: no line carries it
+
+
+def test_grad_of_two_floats_runs_forward_mode_and_more_run_reverse_mode():
+    grad2 = s2sgrad.grad(kepler, argnums=(0, 1))
+    assert grad2(0.7, 0.3, 10) == pytest.approx(
+        tuple(numerical_grad(kepler, (0.7, 0.3, 10), i) for i in (0, 1)), rel=1e-6)
+    assert "kepler_forward_grad" in s2sgrad.source(grad2, mode="fwd")
+    assert "kepler_forward_grad" in s2sgrad.source(grad2, mode="fwd", numbers=("M", "e"))
+
+    def three(a, b, c):
+        return a * math.sin(b) * c
+
+    grad3 = s2sgrad.grad(three, argnums=(0, 1, 2))
+    np.testing.assert_allclose(grad3(0.5, 0.4, 2.0), [math.sin(0.4) * 2.0, 0.5 * math.cos(0.4) * 2.0,
+                                                      0.5 * math.sin(0.4)], rtol=1e-14)
+    with pytest.raises(UsageError):
+        s2sgrad.source(grad3, mode="fwd")  # three floats: reverse mode only
+
+
+def test_second_order_through_a_function_of_two_floats():
+    def f(x, y):
+        return math.sin(x * y) + x ** 2 * y
+
+    s2sgrad.check_grads(f, (0.4, 1.1), order=2, modes=("rev", "fwd"))
+    hess = s2sgrad.hessian(f, argnums=(0, 1))(0.4, 1.1)
+    c, s = math.cos(0.44), math.sin(0.44)
+    np.testing.assert_allclose(np.array(hess, dtype=float),
+                               [[-1.1 ** 2 * s + 2 * 1.1, c - 0.44 * s + 0.8], [c - 0.44 * s + 0.8, -0.16 * s]],
+                               rtol=1e-12)
