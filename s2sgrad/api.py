@@ -16,7 +16,7 @@ import numpy as np
 
 from . import runtime
 from .again import jvp_again, vjp_again
-from .arguments import MASKED, argument_check, masked_refusal, unit_seed
+from .arguments import MASKED, PLAIN, argument_check, masked_refusal, unit_seed
 from .boundary import api_boundary
 from .errors import GradientError, TransformError, UsageError
 from .compiled import require_numba
@@ -29,7 +29,7 @@ from .read.live import Deferred, readable, tree_entry_of
 from .returned import FORWARD_ATTR, NUMBERS_ATTR, again_with_trees, attach, read_again
 from .specialize import NumberBuilds, lifted_by_numbers, numbers_passed
 from .transformations import TRANSFORMATIONS, Transformation
-from .tree_arguments import Split, split_call
+from .tree_arguments import Split, split_call, star_position
 from .trees import LEAF, TreeDef
 from . import derive
 
@@ -62,9 +62,9 @@ _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no ta
 # grows with their count, reverse mode's does not, but reverse mode keeps a tape of every step.
 FORWARD_MOST = 2
 _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
-# Calls passing only these: no pytree and nothing argument_check refuses; the forward mode a
-# call of these types ran serves the next call of the same types directly.
-_NUMBER_TYPES = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})
+# Calls passing only these (by position): what a call of these types ran, the next one of the
+# same types runs directly (api._Calls).
+_PLAIN_TYPES = PLAIN | {int, bool, np.int64, np.int32}
 
 
 def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, positions: tuple, single: bool,
@@ -85,33 +85,47 @@ def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, positions: tu
     return value, (grads[0] if single else grads)
 
 
-class _ForwardRoute:
-    """grad's forward mode, for calls whose differentiated arguments are floats: the
-    ForwardGradient made for the parameters a call passes numbers to (``forward``: the one made
-    for none), and the one each call passing numbers only ran, by the arguments' types, which
-    the next call of those types runs directly (no pytree there, nothing to check again)."""
+class _Calls:
+    """What grad's calls run: forward mode where the differentiated arguments are floats (the
+    ForwardGradient made for the parameters a call passes numbers to; ``forward``: the one made
+    for none), else the sweeps made for those parameters (``specialized``). A call passing only
+    arrays and numbers, by position, records its numbers by its arguments' types: the next call
+    of those types runs directly (no pytree can be there and argument_check passes: both are
+    decided by the types, as the numbers are)."""
 
     def __init__(self, forward: Optional[ForwardGradient], specialized: NumberBuilds,
-                 positions: tuple, single: bool, name: str) -> None:
-        self.forward, self.specialized = forward, specialized
-        self.positions, self.single, self.name = positions, single, name
+                 positions: tuple, flags: tuple, name: str) -> None:
+        self.forward, self.specialized, self.positions, self.name = forward, specialized, positions, name
+        self.single, self.has_aux, self.recorded = flags  # recorded: no ``*args`` parameter
         self.needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments read
         self.by_types: dict = {}
 
     def known(self, args: tuple) -> Optional[tuple]:
-        """The value and gradients where a call of these argument types ran forward mode before."""
-        chosen = self.by_types.get(tuple(map(type, args)))
-        if chosen is None:
+        """The value and gradients where a call of these argument types ran before, or None."""
+        plan = self.by_types.get(tuple(map(type, args)))
+        if plan is None:
             return None
-        return _forward_grad(chosen, args, {}, self.needed, self.positions, self.single, self.name)
+        numbers, forward = plan
+        if forward is not None:
+            result = _forward_grad(forward, args, {}, self.needed, self.positions, self.single, self.name)
+            if result is not None:
+                return result
+        return self.sweeps(numbers, args, {})
 
-    def run(self, numbers: tuple, args: tuple, kwargs: dict) -> Optional[tuple]:
-        """The value and gradients by forward mode, or None (reverse mode's call)."""
+    def run(self, numbers: tuple, args: tuple, kwargs: dict) -> tuple:
+        """The value and gradients of a call passing numbers to the parameters ``numbers``."""
         chosen = self.specialized.forward(numbers) if self.forward is not None and numbers else self.forward
         result = _forward_grad(chosen, args, kwargs, self.needed, self.positions, self.single, self.name)
-        if result is not None and not kwargs and all(type(arg) in _NUMBER_TYPES for arg in args):
-            self.by_types[tuple(map(type, args))] = chosen
+        ran = chosen if result is not None else None
+        if result is None:
+            result = self.sweeps(numbers, args, kwargs)
+        if self.recorded and not kwargs and all(type(arg) in _PLAIN_TYPES for arg in args):
+            self.by_types[tuple(map(type, args))] = (numbers, ran)
         return result
+
+    def sweeps(self, numbers: tuple, args: tuple, kwargs: dict) -> tuple:
+        value, grads = run_sweeps(*self.specialized.sweeps(numbers), args, kwargs, self.name, self.has_aux)
+        return value, (grads[0] if self.single else grads)
 
 
 def _made(text: Any, fwd: Optional[Callable], bwd: Optional[Callable]) -> tuple:
@@ -152,10 +166,10 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
     params = param_names(fun)
     check_arguments = argument_check(name, params, positions, wrt)
     trees, specialized = TreeBuilds(fun, wrt, has_aux), NumberBuilds(fun, wrt, has_aux, lambda: _made(text, fwd, bwd), compiled)
-    route = _ForwardRoute(forward, specialized, positions, single, name)
+    calls = _Calls(forward, specialized, positions, (single, has_aux, star_position(fun) is None), name)
 
     def run(*args: Any, **kwargs: Any) -> tuple:
-        result = None if kwargs else route.known(args)
+        result = None if kwargs else calls.known(args)
         if result is not None:
             return result
         split = split_call(fun, name, params, positions, args, kwargs)
@@ -167,11 +181,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
         numbers = numbers_passed(params, args, kwargs)  # code made knowing they are 0-d
         if fwd is None and not numbers:  # the code for arrays there was refused
             raise text
-        result = route.run(numbers, args, kwargs)
-        if result is not None:
-            return result
-        value, grads = run_sweeps(*specialized.sweeps(numbers), args, kwargs, name, has_aux)
-        return value, (grads[0] if single else grads)
+        return calls.run(numbers, args, kwargs)
 
     tree_entry = tree_entries(fun, name, positions, wrt, (has_aux, single, made_by_s2sgrad), trees)
     return text, run, forward, entry, tree_entry, specialized
