@@ -63,7 +63,7 @@ _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no ta
 FORWARD_MOST = 2
 _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
 # Calls passing only these (by position): what a call of these types ran, the next one of the
-# same types runs directly (api._Calls).
+# same types runs directly (api.Calls).
 _PLAIN_TYPES = PLAIN | {int, bool, np.int64, np.int32}
 
 
@@ -85,7 +85,7 @@ def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, positions: tu
     return value, (grads[0] if single else grads)
 
 
-class _Calls:
+class Calls:
     """What grad's calls run: forward mode where the differentiated arguments are floats (the
     ForwardGradient made for the parameters a call passes numbers to; ``forward``: the one made
     for none), else the sweeps made for those parameters (``specialized``). A call passing only
@@ -166,7 +166,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
     params = param_names(fun)
     check_arguments = argument_check(name, params, positions, wrt)
     trees, specialized = TreeBuilds(fun, wrt, has_aux), NumberBuilds(fun, wrt, has_aux, lambda: _made(text, fwd, bwd), compiled)
-    calls = _Calls(forward, specialized, positions, (single, has_aux, star_position(fun) is None), name)
+    calls = Calls(forward, specialized, positions, (single, has_aux, star_position(fun) is None), name)
 
     def run(*args: Any, **kwargs: Any) -> tuple:
         result = None if kwargs else calls.known(args)

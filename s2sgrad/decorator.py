@@ -17,8 +17,8 @@ import inspect
 import linecache
 from typing import Any, Callable, Optional
 
-from .api import TreeBuilds, run_sweeps, tree_entries
-from .forward_code import flat_tangents
+from .api import FORWARD_MOST, Calls, TreeBuilds, run_sweeps, tree_entries
+from .forward_code import ForwardGradient, flat_tangents
 from .parameters import made_per_call
 from .arguments import argument_check
 from .boundary import api_boundary
@@ -33,7 +33,7 @@ from .tree_arguments import bound_arguments, split_call, star_position
 
 
 class _Loaded:
-    """The generated code, executed on first use: ``self(args, kwargs)`` -> ``(value, grads)``."""
+    """The generated code, executed on first use: ``loaded()`` -> its callables, current."""
 
     def __init__(self, fun: Callable, code: dict, remake: Callable[[], dict],
                  mode: str = "rev") -> None:
@@ -49,10 +49,6 @@ class _Loaded:
             self.sweeps = derive.functions(self.fun, self.code, self.mode, self.remake)
         derive.fresh(self.sweeps[0])  # the user's values now, as Python reads them
         return self.sweeps
-
-    def __call__(self, args: tuple, kwargs: dict) -> tuple:
-        fwd, bwd = self.loaded()[:2]
-        return run_sweeps(fwd, bwd, args, kwargs, self.fun.__name__)
 
 
 class _PerCall(_Loaded):
@@ -103,8 +99,13 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
     trees = TreeBuilds(fun, wrt)
     specialized = NumberBuilds(fun, wrt, False, lambda: sweeps.loaded()[:2])
     star = star_position(fun) is not None  # (its parameters do not name its arguments)
+    forward = None if star or len(wrt) > FORWARD_MOST else ForwardGradient(fun, wrt)
+    calls = Calls(forward, specialized, positions, (single, False, not star), name)  # as grad's
 
     def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
+        result = None if kwargs else calls.known(args)
+        if result is not None:
+            return result
         split = split_call(fun, name, params, where(args), args, kwargs)
         if split is not None:  # pytrees: code generated for their structures
             fwd, bwd, _ = trees.get(split)
@@ -113,11 +114,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
             return value, (grads[0] if single else grads)
         check(args, kwargs)
         numbers = () if star else numbers_passed(params, args, kwargs)
-        if numbers:  # code made knowing they are 0-d (specialize.py)
-            value, grads = run_sweeps(*specialized.sweeps(numbers), args, kwargs, name)
-        else:
-            value, grads = sweeps(args, kwargs)
-        return value, (grads[0] if single else tuple(grads))
+        return calls.run(numbers, args, kwargs)  # code made knowing numbers are 0-d (specialize.py)
 
     def grad(*args: Any, **kwargs: Any) -> Any:
         return value_and_grad(*args, **kwargs)[1]

@@ -121,3 +121,20 @@ def test_second_order_through_a_function_of_two_floats():
     np.testing.assert_allclose(np.array(hess, dtype=float),
                                [[-1.1 ** 2 * s + 2 * 1.1, c - 0.44 * s + 0.8], [c - 0.44 * s + 0.8, -0.16 * s]],
                                rtol=1e-12)
+
+
+@s2sgrad.differentiable(wrt=("x", "y"))
+def decorated(x, y, n):
+    for _ in range(n):
+        x = x - 0.1 * math.sin(x * y)
+    return x * y
+
+
+def test_the_decorator_runs_the_same_forward_mode_for_floats():
+    value, grads = decorated.value_and_grad(0.8, 1.3, 7)
+    assert value == pytest.approx(decorated(0.8, 1.3, 7), rel=1e-14)
+    for i in (0, 1):
+        assert grads[i] == pytest.approx(numerical_grad(decorated, (0.8, 1.3, 7), i), rel=1e-6)
+    arrays = decorated.grad(np.array(0.8), np.array(1.3), 7)  # 0-d arrays: the reverse sweeps
+    np.testing.assert_allclose(arrays, grads, rtol=1e-12)
+    assert decorated.grad(0.8, 1.3, 7) == grads  # again, by the arguments' types
