@@ -264,6 +264,12 @@ class _Classes:
             if base is _BOTTOM or base not in (TOP, SCALAR):
                 # The same rank with ones where reduced: it broadcasts to the base's shape.
                 return _BOTTOM if base is _BOTTOM else base + _KEPT
+        kept = _shape_source(stmt, self.table)
+        if kept is not None:
+            return self.operand_class(kept)
+        if self.table.index_write(prim.op) and len(prim.args) == 3 and not prim.kwargs and \
+                self.keeps_length(*prim.args):
+            return self.operand_class(prim.args[0])
         if prim.op == SUBSCRIPT and len(prim.args) == 2:
             base = self.operand_class(prim.args[0])
             if base is _BOTTOM:
@@ -273,6 +279,24 @@ class _Classes:
                 if sliced is not None:
                     return sliced
         return own
+
+    def keeps_length(self, base, index, value) -> bool:
+        """Whether ``base[index] = value`` leaves ``base``'s shape as it was, were ``base`` a
+        list too: one number written (a slice of a list gets it in each element), an index that
+        is no slice (a literal, or a name holding one number), or a value of the class of
+        ``base[a:-b]``."""
+        if self.operand_class(value) == SCALAR:
+            return True
+        if isinstance(index, Const) and not index.reads and "slice" not in index.code and \
+                ":" not in index.code:
+            return True
+        if isinstance(index, Var) and index.name in self.scalars:
+            return True
+        base_class = self.operand_class(base)
+        if base_class in (TOP, SCALAR, _BOTTOM):
+            return False
+        sliced = _slice_class(base_class, index)
+        return sliced is not None and self.operand_class(value) == sliced
 
     def elementwise_class(self, prim, own: str) -> Optional[str]:
         """The one class of the operands that are not scalars (a keepdims reduction of one of
@@ -286,6 +310,27 @@ class _Classes:
         if known:
             return known.pop()
         return _BOTTOM if classes else SCALAR
+
+
+def _shape_source(stmt: Stmt, table: RuleTable):
+    """The operand whose shape ``stmt``'s result has (a copy of it, an index write into it,
+    ``np.zeros_like`` of it: the table's ``keeps_shape``), else None. A call without a derivative
+    is read from its code, its first argument a name (``Var``)."""
+    prim = stmt.prim
+    if prim.op == "nondiff":
+        call = stmt.expr
+        if not (prim.callee and table.keeps_shape(prim.callee) and isinstance(call, cst.Call)):
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args) or len(positional) > 4 or not positional or \
+                call.args[0] is not positional[0] or not isinstance(positional[0].value, cst.Name) or \
+                any(a.keyword is not None and a.keyword.value == "shape" for a in call.args):
+            return None
+        return Var(positional[0].value.value)
+    if not table.keeps_shape(prim.op) or not prim.args or len(prim.args) > 4 or \
+            any(k == "shape" for k, _ in prim.kwargs):
+        return None
+    return prim.args[0]
 
 
 def shape_facts(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset()) -> tuple:

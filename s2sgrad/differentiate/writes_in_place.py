@@ -389,6 +389,61 @@ def _owned_value(item: Simple) -> Simple:
     return Simple(item.node.with_changes(value=_call(OWNED_ARRAY, item.node.value)))
 
 
+def _made_in_block(step: tuple, facts: _Facts, preds: dict) -> Optional[list]:
+    """For a step ``(node, target, base)``: the nodes after the line that made the array it writes
+    into and before the step, where that line is a new array's (``_fresh``) and it, the steps in
+    between that carry the array to this one, and every line between them run one after another
+    (no branch, loop or join between); else None."""
+    node, _, base = step
+    between: list = []
+    current = node
+    while True:
+        before = preds.get(id(current), [])
+        if len(before) != 1 or len(before[0].succ) != 1 or \
+                not isinstance(before[0].item, (Simple, Restore, Verbatim)):
+            return None
+        current = before[0]
+        if base not in current.binds:
+            between.append(current)
+            continue
+        carried = facts.steps.get(id(current))
+        if carried is not None and carried[1] == base:
+            base = carried[2]  # an earlier step carried the array here
+            between.append(current)
+            continue
+        if isinstance(current.item, Simple) and current.item.assigned == base and \
+                _fresh(current.item.node.value) and current.binds == {base}:
+            return [current] + between[::-1]
+        return None
+
+
+def _fresh_array_safe(step: tuple, facts: _Facts, preds: dict) -> bool:
+    """Whether a step may write in place into an array its own block made shortly before (where
+    its group as a whole may not: a name of the group holds an older array, whose views are read
+    later): no name bound between the making and the step that may hold the new array (followed
+    line by line, as ``_holders`` does for the group) is read after the step."""
+    lines = _made_in_block(step, facts, preds)
+    if lines is None:
+        return False
+    node = step[0]
+    holders = set(lines[0].binds)
+    for line in lines[1:]:
+        if not line.reads & holders:
+            continue
+        item = line.item
+        if id(line) in facts.steps:
+            holders |= line.binds
+            continue
+        if not (isinstance(item, Simple) and item.assigned is not None):
+            return False  # a call, a write or a restore reading it may keep it anywhere
+        value = item.node.value
+        if _copied_from(value) in holders or (isinstance(value, cst.Subscript) and
+                                               isinstance(value.value, cst.Name)) or \
+                _keeps_items(value, holders, holders) is not False:
+            holders |= line.binds
+    return not any(_live_after(node, name) for name in holders - node.binds)
+
+
 def _analysed(code: tuple, step_of: StepOf, params: frozenset, final_code: tuple) -> tuple:
     """``(facts, {id(node) of a step: whether its group works in place}, made nodes to copy)``."""
     facts = _facts(code, step_of, final_code)
@@ -409,6 +464,14 @@ def _analysed(code: tuple, step_of: StepOf, params: frozenset, final_code: tuple
                 for node in facts.made.get(name, ()):
                     if not _fresh(node.item.node.value):
                         copies.add(id(node))
+    preds: dict = {}
+    for node in facts.nodes:
+        for after in node.succ:
+            preds.setdefault(id(after), []).append(node)
+    for key, step in facts.steps.items():
+        if not in_place.get(key) and not (set(step[1:]) & params) and \
+                _fresh_array_safe(step, facts, preds):
+            in_place[key] = True
     return facts, in_place, copies
 
 

@@ -54,7 +54,9 @@ def operand(ctx: Context, node: cst.BaseExpression, target: Optional[str] = None
     if is_nondiff(ctx, node):
         expr, reads = ctx.verbatim(node)
         name = ctx.new_target(target, describe_verbatim(expr), "value")
-        ctx.emit((name,), expr, Prim("nondiff", (), location=ctx.pf.location(node)))
+        called = ctx.callee_name(node.func) if isinstance(node, cst.Call) else None
+        ctx.emit((name,), expr, Prim("nondiff", (), location=ctx.pf.location(node),
+                                     callee=called or ""))  # what the shape analysis reads
         return Var(name)
     lower = _lowerer(node)
     if lower is not None:

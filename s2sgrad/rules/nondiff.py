@@ -146,6 +146,13 @@ SCALAR_VALUED = frozenset({"builtins.float", "builtins.len", "builtins.int"})
 SCALAR_NAMESPACES = ("math.",)
 # functions without a derivative whose result has the broadcast shape of their operands,
 BROADCASTING = frozenset({"operator.floordiv"})
+# functions whose result has the shape of their first argument (given no ``shape`` argument:
+# at most four positional ones, no ``shape=``): a copy, ``zeros_like``,
+SHAPE_KEEPING = frozenset({"ndarray.copy", "numpy.copy", "numpy.zeros_like", "numpy.ones_like",
+                           "numpy.empty_like"})
+# the index writes ``(x, index, value)``, whose result has ``x``'s shape where ``x`` is an array
+# (a list's slice given a sequence of another length changes its length),
+INDEX_WRITES = frozenset({"s2s.setitem", "s2s.setitem_into"})
 # and the module constants that are numbers.
 SCALAR_CONSTANTS = frozenset(f"{module}.{name}" for module in ("math", "np", "numpy")
                              for name in ("pi", "e", "tau", "inf", "nan")) - {"np.tau", "numpy.tau"}

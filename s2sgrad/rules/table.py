@@ -65,8 +65,8 @@ import libcst.matchers as m
 
 from .. import runtime
 from .writes import UFUNC_AT, Write, is_ufunc_method, out_position
-from .nondiff import (BROADCASTING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES, SCALAR_NAMESPACES,
-                      SCALAR_VALUED)
+from .nondiff import (BROADCASTING, INDEX_WRITES, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES, SCALAR_NAMESPACES,
+                      SCALAR_VALUED, SHAPE_KEEPING)
 
 POSITIONAL = "positional"
 VARARGS = "varargs"
@@ -388,6 +388,15 @@ class RuleTable:
         products), or a numpy ufunc (``np.real`` is not one: a float stays a float)."""
         rule = self.rules.get(op)
         return rule is not None and (getattr(rule, "array_result", False) or _is_ufunc(op))
+
+    def keeps_shape(self, op: str) -> bool:
+        """Whether ``op``'s result has its first argument's shape (when given no shape)."""
+        return op in SHAPE_KEEPING
+
+    def index_write(self, op: str) -> bool:
+        """Whether ``op`` is an index write ``(x, index, value)`` (its result is ``x`` with
+        ``x[index]`` replaced: the same shape, but for a list's slice given another length)."""
+        return op in INDEX_WRITES
 
     def broadcasts(self, op: str) -> bool:
         """Whether ``op``'s result has the broadcast shape of its operands (elementwise)."""

@@ -97,6 +97,11 @@ def setitem_value_vjp(adjoint, index, value):
     may then zero in place)."""
     read = adjoint[index]
     if type(adjoint) is _ndarray:
+        if type(read) is _ndarray and type(value) is _ndarray and read.shape == value.shape and \
+                (type(index) is slice or type(index) is int or type(index) is tuple and
+                 all(type(p) is slice or type(p) is int for p in index) or
+                 _write_positions(adjoint.shape, index) is None):
+            return read.copy()  # each position written once, no broadcasting: the part read
         positions = _write_positions(adjoint.shape, index)
         kept = None if positions is None else _kept_writes(positions)
         if kept is not None:
@@ -114,7 +119,8 @@ def _write_positions(shape, index):
     Ellipsis write each position at most once)."""
     parts = index if type(index) is tuple else (index,)
     for part in parts:
-        if part is None or part is Ellipsis or isinstance(part, (slice, int, np.integer)):
+        if type(part) is slice or type(part) is int or part is None or part is Ellipsis or \
+                isinstance(part, (slice, int, np.integer)):
             continue
         if type(part) is _ndarray and part.dtype == np.bool_:
             continue

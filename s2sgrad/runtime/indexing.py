@@ -35,8 +35,16 @@ _BOOL = np.dtype(bool)
 
 
 def _is_basic(index):
+    """Whether ``index`` holds only ints, slices, None and Ellipsis (a view, no repeats)."""
+    if type(index) is slice or type(index) is int:
+        return True
     parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer)) for p in parts)
+    for p in parts:  # a loop, not all(genexpr): generated code asks this every step
+        if type(p) is slice or type(p) is int or p is None or p is Ellipsis:
+            continue
+        if not isinstance(p, (slice, int, np.integer)):
+            return False
+    return True
 
 
 def getitem_vjp(g, x, index):

@@ -51,18 +51,25 @@ def owned_array(x):
     return x
 
 
-def _writable(x) -> bool:
-    return type(x) is _ndarray and x.flags.writeable
+def _basic(index) -> bool:
+    """Whether ``index`` is one slice or int, or a tuple of them (the common case, told fast),
+    or else holds only ints, slices, None and Ellipsis (``_is_basic``)."""
+    if type(index) is tuple:
+        for part in index:
+            if type(part) is not slice and type(part) is not int:
+                return _is_basic(index)
+        return True
+    return type(index) is slice or type(index) is int or _is_basic(index)
 
 
 def setitem_into(x, index, value):
     """``x[index] = value`` written into ``x`` itself, which it returns: ``setitem`` where the
     forward sweep owns ``x`` and no one reads its old values (of repeated positions, the last
     write stays, as in ``setitem``). Anything but a writable numpy array: ``setitem``'s copy."""
-    if not _writable(x):
+    if type(x) is not _ndarray or not x.flags.writeable:
         return setitem(x, index, value)
-    if np.ndim(value) == 0:
-        x[index] = value
+    if type(value) is float or type(value) is int or _basic(index) or np.ndim(value) == 0:
+        x[index] = value  # one value, or each position written once: no order to keep
         return x
     positions = _write_positions(x.shape, index)
     kept = None if positions is None else _kept_writes(positions)
@@ -82,7 +89,7 @@ def getitem_add(adjoint, value, x, index):
         dtype = adjoint.dtype
         same = type(value) is _ndarray and value.dtype is dtype or type(value) is float and dtype.kind == "f"
         if same and x.dtype is dtype or np.result_type(adjoint, value, x) == dtype:
-            if _is_basic(index):
+            if _basic(index):
                 adjoint[index] += value
             else:
                 np.add.at(adjoint, index, value)

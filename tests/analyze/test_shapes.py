@@ -208,3 +208,89 @@ def test_full_mean_keeps_only_the_size():
     g32 = s2sgrad.grad(mean_chain)(x32)
     assert g32.dtype == np.float32
     np.testing.assert_allclose(g32, s2sgrad.grad(mean_chain)(x32.astype(np.float64)), rtol=1e-5)
+
+
+# Copies, zeros_like and index writes keep their array's class, through loops.
+
+def stencil_in_place(u0, r, n):
+    u = u0.copy()
+    for _ in range(n):
+        u[1:-1] = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return np.sum(u ** 2)
+
+
+def laplacian_buffer(u0, r, n):
+    u = u0.copy()
+    lap = np.zeros_like(u)
+    for _ in range(n):
+        lap[1:-1] = u[2:] - 2.0 * u[1:-1] + u[:-2]
+        u = u + r * lap
+    return np.sum(u * u)
+
+
+def write_row_in_loop(x, w):
+    out = np.zeros_like(x)
+    for t in range(x.shape[0]):
+        out[t] = x[t] * w  # w may broadcast the row: the write still keeps out's shape
+    return np.sum(out * x)
+
+
+def list_slice_grows(a, b):
+    items = [a]
+    items[0:1] = [a, b]  # a list's slice given a longer list: the list grows
+    return np.sum(np.multiply(items, [a]))
+
+
+def write_of_unknown_width(u0, v):
+    u = u0.copy()
+    for _ in range(2):
+        u[1:] = v * u[1:]  # not of u[1:]'s class: only an array would keep u's shape
+    return np.sum(u * u0)
+
+
+def test_copies_and_index_writes_keep_the_class_through_a_loop():
+    core = lower(find_function(from_function(stencil_in_place)), DEFAULT_TABLE)
+    classes = shape_classes(core, DEFAULT_TABLE, known_scalars(core, DEFAULT_TABLE, frozenset({"r", "n"})))
+    assert classes["u"] == classes["u0"] == "<u0>"
+    core = lower(find_function(from_function(laplacian_buffer)), DEFAULT_TABLE)
+    classes = shape_classes(core, DEFAULT_TABLE, known_scalars(core, DEFAULT_TABLE, frozenset({"r", "n"})))
+    assert classes["lap"] == classes["u"] == "<u0>"
+
+
+def test_a_write_of_unknown_width_or_into_a_list_keeps_no_class():
+    assert "u" not in classes_of(write_of_unknown_width)  # carried through the loop
+    classes = classes_of(list_slice_grows)
+    assert classes.get("items_2", "?") != classes.get("items")
+
+
+@pytest.mark.parametrize("fn", [stencil_in_place, laplacian_buffer])
+def test_stencil_loops_record_no_shapes_and_unbroadcast_nothing(fn):
+    text = s2sgrad.source(s2sgrad.value_and_grad(fn), numbers=("r", "n"))
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    assert "unbroadcast" not in code and "np.shape" not in code and "_shape" not in code
+    u0 = np.sin(np.linspace(0.0, 3.0, 12))
+    grad = s2sgrad.grad(fn)(u0, 0.25, 5)
+    expected = s2sgrad.checks.numerical_grad(fn, (u0, 0.25, 5), 0)
+    np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (stencil_in_place, (np.sin(np.linspace(0.0, 3.0, 9)), 0.2, 4)),
+    (stencil_in_place, (np.sin(np.linspace(0.0, 3.0, 9)), np.linspace(0.1, 0.3, 7), 3)),
+    (laplacian_buffer, (np.sin(np.linspace(0.0, 3.0, 9)), 0.2, 4)),
+    (laplacian_buffer, (np.sin(np.linspace(0.0, 3.0, 9)), np.linspace(0.1, 0.3, 9), 3)),
+    (write_row_in_loop, (np.linspace(-1, 1, 6).reshape(2, 3), np.linspace(0.5, 1.5, 3))),
+    (write_row_in_loop, (np.linspace(-1, 1, 6).reshape(2, 3), 1.5)),
+    (write_of_unknown_width, (np.linspace(-1, 1, 4), 0.5)),
+    (write_of_unknown_width, (np.linspace(-1, 1, 4), np.linspace(0.5, 1.5, 3))),
+])
+def test_gradients_through_writes_and_copies(fn, args):
+    assert_gradients(fn, *args, autograd_oracle=False)  # autograd writes into no array
+
+
+def test_second_order_through_the_stencil():
+    u0 = np.sin(np.linspace(0.0, 3.0, 8))
+    h = s2sgrad.hessian(laplacian_buffer)(u0, 0.2, 3)
+    g = s2sgrad.grad(laplacian_buffer)
+    numeric = np.array([(g(u0 + 1e-5 * e, 0.2, 3) - g(u0 - 1e-5 * e, 0.2, 3)) / 2e-5 for e in np.eye(8)])
+    assert np.allclose(h, numeric, rtol=1e-5, atol=1e-7)

@@ -17,15 +17,19 @@ import pytest
 import inplace_inputs as ii
 from conftest import assert_gradients
 
+import libcst as cst
+
 import s2sgrad
 from s2sgrad import TransformError
+from s2sgrad.differentiate.writes_in_place import write_in_place
+from s2sgrad.program import Simple
 from s2sgrad import runtime as s2s
 from s2sgrad.checks import numerical_grad
 
 X = np.array([0.7, -1.1, 0.4, 1.3, 0.2, -0.6])
 
 GRADIENTS = ["row_writes", "slice_updates", "buffer_writes", "linear_stencil", "element_writes", "nested_rows",
-             "old_values_read_later", "branch_writes", "masked_and_fancy", "list_item_writes"]
+             "old_values_read_later", "branch_writes", "masked_and_fancy", "list_item_writes", "concat_stencil"]
 
 
 @pytest.mark.parametrize("name", GRADIENTS)
@@ -84,6 +88,63 @@ def test_no_whole_array_copy_or_tape_entry_per_step(name):
                                                    if isinstance(e, ast.Call) and e.args}), recorded
 
 
+def test_an_adjoint_made_anew_each_step_is_added_into_in_place():
+    # the adjoint of u is a new array each step (the adjoint of its concatenation's last piece);
+    # the other pieces are views of the previous one, read after the additions: the additions go
+    # into the new array (its group holds the old one too, so only the line-by-line proof allows it)
+    text = s2sgrad.source(s2sgrad.value_and_grad(ii.concat_stencil))
+    backward = _calls(_loops(text, "concat_stencil_bwd"))
+    assert backward.count("s2s.getitem_add") == 5 and "s2s.getitem_vjp" in backward
+
+
+def _written(lines: str, params=frozenset()) -> str:
+    items = tuple(Simple(cst.parse_statement(line).body[0]) for line in lines.strip().splitlines())
+    return "\n".join(item.text for item in write_in_place(items, frozenset(params), ()))
+
+
+def test_a_new_array_written_in_place_only_where_no_view_of_it_is_read_later():
+    made = """
+g = s2s.getitem_vjp(h0, x, (slice(0, 1),))
+g = g + s2s.getitem_vjp(h1, x, (slice(1, 2),))
+r = g * 2.0
+"""
+    assert "s2s.getitem_add(g, h1" in _written(made, {"h0", "h1", "x"})
+    viewed = """
+g = s2s.getitem_vjp(h0, x, (slice(0, 1),))
+v = g[0:1]
+g = g + s2s.getitem_vjp(h1, x, (slice(1, 2),))
+r = v * 2.0
+"""
+    assert "v = s2s.owned_array(g[0:1])" in _written(viewed, {"h0", "h1", "x"})  # copied when taken
+    aliased = """
+g = s2s.getitem_vjp(h0, x, (slice(0, 1),))
+v = g
+g = g + s2s.getitem_vjp(h1, x, (slice(1, 2),))
+r = v * 2.0
+"""
+    assert "s2s.getitem_add" not in _written(aliased, {"h0", "h1", "x"})
+    passed = """
+g = s2s.getitem_vjp(h0, x, (slice(0, 1),))
+v = s2s.unbroadcast(g, (2,))
+g = g + s2s.getitem_vjp(h1, x, (slice(1, 2),))
+r = v * 2.0
+"""
+    assert "s2s.getitem_add" not in _written(passed, {"h0", "h1", "x"})
+    held = """
+g = s2s.getitem_vjp(h0, x, (slice(0, 1),))
+keep = [g]
+g = g + s2s.getitem_vjp(h1, x, (slice(1, 2),))
+r = keep[0] * 2.0
+"""
+    assert "s2s.getitem_add" not in _written(held, {"h0", "h1", "x"})
+    not_made = """
+g = h0
+g = g + s2s.getitem_vjp(h1, x, (slice(1, 2),))
+r = h0 * 2.0
+"""
+    assert "s2s.getitem_add" not in _written(not_made, {"h0", "h1", "x"})
+
+
 def test_old_values_read_later_keep_the_copy():
     # ``u * u``'s adjoint reads u as it was before each write: the forward sweep keeps each
     # version (the backward sweep's adjoints are its own either way)
@@ -122,7 +183,7 @@ def test_a_loop_of_row_writes_is_linear_in_its_steps():
 # ----- second order: the helpers' rules -----------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["row_writes", "slice_updates", "linear_stencil", "buffer_writes",
-                                  "element_writes"])
+                                  "element_writes", "concat_stencil"])
 def test_second_order_reads_the_in_place_code_again(name):
     fn = getattr(ii, name)
     grad = s2sgrad.grad(fn)

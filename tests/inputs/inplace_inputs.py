@@ -145,3 +145,14 @@ def list_of_views_written(x, n):
         u[1] = u[2] * x[0]
         items[1] = items[0] * 2.0
     return np.sum(items[0]) + np.sum(items[1]) + np.sum(u)
+
+
+def concat_stencil(x, n):
+    """The heat equation rebuilt by concatenation each step (benchmarks/kernels.py: heat_concat):
+    the backward sweep's adjoint of ``u`` is a new array each step, the pieces of the last one
+    views read after the index reads' adjoints are added into it."""
+    u = x
+    for _ in range(n):
+        interior = u[1:-1] + 0.25 * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        u = np.concatenate([u[:1], interior, u[-1:]])
+    return np.sum(u ** 2)
