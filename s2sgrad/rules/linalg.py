@@ -231,6 +231,7 @@ RULES = (
         jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
         a="s2s.solve_vjp_a(g, ans, a, b)",
         b="s2s.solve_vjp_b(g, a, b)",
+        together=(("a", "b"), "s2s.solve_vjps(g, ans, a, b)"),  # one solve for both
     ),
     defvjp(
         "numpy.linalg.cholesky(a, upper=False)",

@@ -21,6 +21,7 @@ __all__ = [
     "eig_similar",
     "solve_vjp_b",
     "solve_vjp_a",
+    "solve_vjps",
     "cholesky_vjp",
     "eigvalsh_vjp",
     "svdvals_vjp",
@@ -33,6 +34,7 @@ __all__ = [
     "solve_vjp_b_tangent",
     "solve_vjp_a_adjoints",
     "solve_vjp_a_tangent",
+    "solve_vjps_adjoints",
     "cholesky_vjp_adjoints",
     "cholesky_vjp_tangent",
     "eigvalsh_vjp_adjoints",
@@ -73,6 +75,16 @@ def solve_vjp_a(g, ans, a, b):
         return unbroadcast(-b_bar * _operand(ans)[..., None, :], a)
     b_bar = np.linalg.solve(_mT(a), g)
     return unbroadcast(-b_bar @ _mT(ans), a)
+
+
+def solve_vjps(g, ans, a, b):
+    """The adjoints ``(a_bar, b_bar)`` of ``np.linalg.solve(a, b)`` at once, sharing one solve
+    with the transposed matrix: b_bar = solve(a^T, g), a_bar = -b_bar ans^T (summed to the
+    shapes of ``a`` and ``b``)."""
+    g, vec = _operand(g), np.ndim(b) == 1
+    b_bar = np.linalg.solve(_mT(a), g[..., None] if vec else g)
+    a_bar = -b_bar * _operand(ans)[..., None, :] if vec else -b_bar @ _mT(ans)
+    return unbroadcast(a_bar, a), unbroadcast(b_bar[..., 0] if vec else b_bar, b)
 
 
 def cholesky_vjp(g, ans, upper=False):
@@ -220,6 +232,18 @@ def solve_vjp_a_tangent(value, result, a, b, t):
     vec = np.ndim(b) == 1
     x = np.linalg.solve(_mT(a), _as_matrix(value, vec))
     return unbroadcast(np.linalg.solve(_mT(a), _mT(t) @ x) @ _mT(_as_matrix(result, vec)), a)
+
+
+def solve_vjps_adjoints(g, value, result, a, b):
+    """The adjoints of ``value``, ``result``, ``a`` in ``solve_vjps(value, result, a, b)``, ``g``
+    the pair of its outputs' adjoints ``(ga, gb)``: with y = solve(a^T, value) (its b_bar) and
+    w = solve(a, gb - ga result), they are w, -ga^T y and -y w^T."""
+    vec = np.ndim(b) == 1
+    ga, gb = g
+    x = _as_matrix(result, vec)
+    y = np.linalg.solve(_mT(a), _as_matrix(value, vec))
+    w = np.linalg.solve(a, _as_matrix(gb, vec) - np.asarray(ga) @ x)
+    return _as_given(w, vec, value), _as_given(-_mT(ga) @ y, vec, result), unbroadcast(-y @ _mT(w), a)
 
 
 def _phi(x):
