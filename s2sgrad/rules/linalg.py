@@ -228,7 +228,10 @@ RULES = (
     _BANDED,
     defvjp(
         "numpy.linalg.solve(a, b)",
-        jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
+        # (b one vector: ans a vector, or a stack of them against a stack of matrices)
+        jvps={"a": "-(np.linalg.solve(a, t @ ans[..., None])[..., 0] if np.ndim(b) == 1 else "
+                   "np.linalg.solve(a, t @ ans))",
+              "b": "np.linalg.solve(a, t)"},
         a="s2s.solve_vjp_a(g, ans, a, b)",
         b="s2s.solve_vjp_b(g, a, b)",
         together=(("a", "b"), "s2s.solve_vjps(g, ans, a, b)"),  # one solve for both

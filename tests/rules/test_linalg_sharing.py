@@ -64,9 +64,7 @@ def test_solve_gradients(shapes):
         assert_gradients(solve_twice, a, b, argnums=(0, 1), autograd_oracle=False)
 
 
-# (not a stack against one vector: solve's own tangent in a, solve(a, t @ ans), is written for b
-# of a's rank or one vector against one matrix)
-@pytest.mark.parametrize("shapes", [s for s in SHAPES if s != ((2, 3, 3), (3,))], ids=str)
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
 def test_solve_hessian_forward_over_the_shared_adjoint(shapes):
     a, b = _matrix(shapes[0]), RNG.normal(size=shapes[1])
     hessian = s2sgrad.hessian(solve_loss, argnums=(0, 1))(a, b)
@@ -84,6 +82,21 @@ def test_solve_hessian_forward_over_the_shared_adjoint(shapes):
     if shapes in AUTOGRAD_RUNS:
         want = autograd.hessian(lambda a_: solve_loss_ag(a_, b))(a)
         np.testing.assert_allclose(hessian[0][0], want, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+def test_solve_tangent_in_both_arguments(shapes):
+    # forward mode of solve itself (its tangent in a reads ans as b's rank: one vector, or a
+    # stack of them against a stack of matrices, is a column there)
+    a, b = _matrix(shapes[0]), RNG.normal(size=shapes[1])
+    ta, tb = RNG.normal(size=a.shape), RNG.normal(size=b.shape)
+    value, along = s2sgrad.jvp(solve_loss, (a, b), (ta, tb))
+    ga, gb = s2sgrad.grad(solve_loss, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(value, solve_loss(a, b), rtol=1e-12)
+    np.testing.assert_allclose(along, np.sum(ga * ta) + np.sum(gb * tb), rtol=1e-9, atol=1e-11)
+    eps = 1e-6
+    moved = (solve_loss(a + eps * ta, b + eps * tb) - solve_loss(a - eps * ta, b - eps * tb)) / (2 * eps)
+    np.testing.assert_allclose(along, moved, rtol=1e-6, atol=1e-8)
 
 
 FIRST = None  # set by the test: the gradient the function below calls (reverse over reverse)
