@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..errors import GradientError
@@ -91,11 +93,11 @@ def cholesky_vjp(g, ans, upper=False):
     """Adjoint of ``np.linalg.cholesky`` (symmetric; Murray 2016, eq. 10)."""
     low = _mT(ans) if upper else np.asarray(ans)
     g = _mT(g) if upper else np.asarray(g)
-    phi = np.tril(_mT(low) @ g)
-    phi = phi - 0.5 * np.eye(low.shape[-1]) * phi  # halve the diagonal
-    inv_low = np.linalg.inv(low)
-    s = _mT(inv_low) @ phi @ inv_low
-    return 0.5 * (s + _mT(s))
+    inv_low = np.linalg.inv(low)  # one inverse of the factor (numpy has no triangular one)
+    s = _mT(inv_low) @ _phi(_mT(low) @ g) @ inv_low
+    out = s + _mT(s)
+    out *= 0.5
+    return out
 
 
 def eigvalsh_vjp(g, a, UPLO="L"):
@@ -246,10 +248,21 @@ def solve_vjps_adjoints(g, value, result, a, b):
     return _as_given(w, vec, value), _as_given(-_mT(ga) @ y, vec, result), unbroadcast(-y @ _mT(w), a)
 
 
+@functools.lru_cache(maxsize=32)
+def _phi_weights(n):
+    """``(mask, weights)`` of Murray's Phi for n x n matrices: the lower triangle, and 1 below the
+    diagonal, 1/2 on it (read-only, shared)."""
+    mask, weights = np.tri(n, dtype=bool), np.tri(n) - 0.5 * np.eye(n)
+    mask.setflags(write=False)
+    weights.setflags(write=False)
+    return mask, weights
+
+
 def _phi(x):
-    """The lower triangle with its diagonal halved (Murray's Phi)."""
-    low = np.tril(x)
-    return low - 0.5 * np.eye(x.shape[-1]) * low
+    """The lower triangle with its diagonal halved (Murray's Phi); zero above the diagonal
+    whatever ``x`` holds there."""
+    mask, weights = _phi_weights(np.shape(x)[-1])
+    return np.where(mask, x * weights, 0.0)
 
 
 def _sym(x):
