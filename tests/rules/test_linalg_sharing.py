@@ -31,6 +31,20 @@ def solve_twice(a, b):
     return np.sum(np.linalg.solve(np.swapaxes(a, -1, -2), x) * x)
 
 
+def solve_in_a_loop(a, b):
+    x = b
+    for _ in range(3):
+        x = np.linalg.solve(a, x) + 0.1 * x
+    return np.sum(x ** 2)
+
+
+def solve_in_a_loop_ag(a, b):
+    x = b
+    for _ in range(3):
+        x = anp.linalg.solve(a, x) + 0.1 * x
+    return anp.sum(x ** 2)
+
+
 def _matrix(shape):
     return RNG.normal(size=shape) + 3.0 * np.eye(shape[-1])
 
@@ -99,6 +113,20 @@ def test_solve_tangent_in_both_arguments(shapes):
     np.testing.assert_allclose(along, moved, rtol=1e-6, atol=1e-8)
 
 
+def test_solve_in_a_loop_first_and_second_order():
+    a, b = _matrix((3, 3)), RNG.normal(size=(3, 2))
+    assert "s2s.solve_vjps(" in s2sgrad.source(s2sgrad.grad(solve_in_a_loop, argnums=(0, 1)))
+    got = assert_gradients(solve_in_a_loop, a, b, argnums=(0, 1), autograd_oracle=False)
+    want = autograd.grad(solve_in_a_loop_ag, (0, 1))(a, b)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    hessian = s2sgrad.hessian(solve_in_a_loop, argnums=(0, 1))(a, b)
+    for i in range(2):
+        for j in range(2):
+            block = autograd.jacobian(autograd.grad(solve_in_a_loop_ag, i), j)(a, b)
+            np.testing.assert_allclose(hessian[i][j], block, rtol=1e-8, atol=1e-10, err_msg=f"[{i}][{j}]")
+
+
 FIRST = None  # set by the test: the gradient the function below calls (reverse over reverse)
 A0, B0 = _matrix((3, 3)), RNG.normal(size=(3, 2))
 DA, DB = RNG.normal(size=(3, 3)), RNG.normal(size=(3, 2))
@@ -116,3 +144,16 @@ def test_solve_second_order_reverse_over_reverse():
     got = s2sgrad.grad(along_first, argnums=(0, 1))(A0, B0)
     for i in range(2):
         np.testing.assert_allclose(got[i], numerical_grad(along_first, (A0, B0), i), rtol=1e-5, atol=1e-7)
+
+
+def test_together_is_a_fact_of_the_rule_checked_and_renamed_like_the_others():
+    from s2sgrad.rules.table import alias, defvjp, validate
+
+    rule = defvjp("s2sgrad.runtime.solve_vjps_like(a, b)", a="g", b="g", together=(("a", "b"), "(g, g)"))
+    validate(rule)
+    renamed = alias("other.name", rule, rename={"a": "x"})
+    assert renamed.together == (("x", "b"), "(g, g)")
+    with pytest.raises(AssertionError, match="unknown parameters"):
+        defvjp("f(a, b)", a="g", b="g", together=(("a", "c"), "(g, g)"))
+    with pytest.raises(AssertionError, match="without their own templates"):
+        validate(defvjp("f(a, b)", a="g", together=(("a", "b"), "(g, g)")))
