@@ -26,6 +26,10 @@ def solve_loss_ag(a, b):
     return anp.sum(anp.sin(anp.linalg.solve(a, b)))
 
 
+def solve_sum(a, b):  # the upstream adjoint one number standing for an array (made one first)
+    return np.sum(np.linalg.solve(a, b))
+
+
 def solve_twice(a, b):
     x = np.linalg.solve(a, b)
     return np.sum(np.linalg.solve(np.swapaxes(a, -1, -2), x) * x)
@@ -74,6 +78,7 @@ def test_solve_gradients(shapes):
         want = autograd.grad(solve_loss_ag, (0, 1))(a, b)
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    assert_gradients(solve_sum, a, b, argnums=(0, 1), autograd_oracle=False)
     if np.ndim(b) > 1 or np.ndim(a) == 2:  # x = solve(a, b) is a stack of vectors, not one
         assert_gradients(solve_twice, a, b, argnums=(0, 1), autograd_oracle=False)
 
