@@ -84,6 +84,7 @@ class Contributions:
         lines: list = []
         g, kinds = (g, {}) if displays is not None else \
             self.upstream_kinds(lines, stmt, wanted, bound, contribution, g)
+        wanted = self.together_backward(lines, rule, wanted, kinds, contribution, g)
         for param, template, operand in wanted:
             if prim.op == SUBSCRIPT and isinstance(operand, Var) and (
                     self.collect_row(lines, stmt, operand.name, bound.get("index"), g)
@@ -108,6 +109,19 @@ class Contributions:
                 lines.append(f"{parts} = {_code(expr)}")
                 self.distribute(lines, stmt, operand, parts)
         return lines
+
+    def together_backward(self, lines: list, rule, wanted: list, kinds: dict, contribution,
+                          g: str) -> list:
+        """Where two or more of the parameters a rule gives adjoints of at once (Rule.together)
+        need one, ``a_bar, b_bar = <its template>`` (``_`` for one that needs none); returns the
+        entries of ``wanted`` left to their own templates."""
+        params, template = rule.together or ((), "")
+        group = {param: operand for param, _, operand in wanted if param in params}
+        if len(group) < 2 or any(not isinstance(op, Var) or kinds.get(param) == "uniform"
+                                 for param, op in group.items()):
+            return wanted
+        lines += self.receive([group.get(param) for param in params], _code(contribution(template, g)))
+        return [entry for entry in wanted if entry[0] not in group]
 
     def refuse_missing_templates(self, stmt: Stmt, rule, bound: dict) -> None:
         """Refuse an active argument for a parameter the rule has no template for."""

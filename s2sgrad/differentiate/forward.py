@@ -215,7 +215,10 @@ class ForwardBuilder:
             mapping.update({"t": tangent, "ans": self.answer(stmt, target)})
             parts.append(instantiate(templates[param], mapping, defaulted))
         if getattr(rule, "several", False) and len(parts) > 1:  # a sum of tuples would join them
-            raise self.refuse(stmt, f"`{rule.name}` varied in more than one argument")
+            outputs = _sum_outputs(parts)
+            if outputs is None:
+                raise self.refuse(stmt, f"`{rule.name}` varied in more than one argument")
+            return outputs
         return _sum(parts)
 
     def answer(self, stmt: Stmt, target: str) -> cst.BaseExpression:
@@ -442,6 +445,17 @@ def _sum(parts: list) -> cst.BaseExpression:
     for part in parts[1:]:
         out = cst.BinaryOperation(out, cst.Add(), part)
     return doubled(out) if len(parts) == 2 else out  # t * t: t_dot * t + t_dot * t
+
+
+def _sum_outputs(parts: list) -> Optional[cst.BaseExpression]:
+    """The tangent of a function with several outputs varied in several arguments: the tuple of
+    the per-output sums, where every part is a tuple display of one length; None otherwise."""
+    if not all(isinstance(p, cst.Tuple) for p in parts) or \
+            len({len(p.elements) for p in parts}) != 1:
+        return None
+    columns = zip(*[[e.value for e in p.elements] for p in parts])
+    return cst.Tuple([cst.Element(_sum(list(column)), comma=cst.Comma()) for column in columns],
+                     lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _code(node: cst.CSTNode) -> str:

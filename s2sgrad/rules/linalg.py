@@ -187,7 +187,7 @@ RULES = (
     defvjp("numpy.linalg.inv(a)", a=f"-{_T} @ g @ {_T}", jvps={"a": "-ans @ t @ ans"}),
     defvjp(
         "numpy.linalg.det(a)",
-        a="np.expand_dims(g * ans, (-1, -2)) * np.swapaxes(np.linalg.inv(a), -1, -2)",
+        a="np.linalg.inv(np.swapaxes(a, -1, -2)) * np.expand_dims(g * ans, (-1, -2))",
         jvps={"a": "ans * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"},
     ),
     _TRACE,
@@ -228,9 +228,13 @@ RULES = (
     _BANDED,
     defvjp(
         "numpy.linalg.solve(a, b)",
-        jvps={"a": "-np.linalg.solve(a, t @ ans)", "b": "np.linalg.solve(a, t)"},
+        # (b one vector: ans a vector, or a stack of them against a stack of matrices)
+        jvps={"a": "-(np.linalg.solve(a, t @ ans[..., None])[..., 0] if np.ndim(b) == 1 else "
+                   "np.linalg.solve(a, t @ ans))",
+              "b": "np.linalg.solve(a, t)"},
         a="s2s.solve_vjp_a(g, ans, a, b)",
         b="s2s.solve_vjp_b(g, a, b)",
+        together=(("a", "b"), "s2s.solve_vjps(g, ans, a, b)"),  # one solve for both
     ),
     defvjp(
         "numpy.linalg.cholesky(a, upper=False)",
@@ -348,7 +352,9 @@ _EIGVALS_JVP = f"np.diagonal(np.linalg.solve({_EVECS}, t @ {_EVECS}), 0, -2, -1)
 MULTIPLE = (
     defvjp(
         "numpy.linalg.slogdet(a)", outputs=("sign", "logabsdet"),
-        a=_real("np.expand_dims(g[1], (-1, -2)) * np.swapaxes(np.linalg.inv(a), -1, -2)",
+        # inv(a)^T g: one inverse, of a's transposed view (a C-ordered result; inv measured
+        # faster than solving against the identity, 15 us against 18 us at 20 x 20)
+        a=_real("np.linalg.inv(np.swapaxes(a, -1, -2)) * np.expand_dims(g[1], (-1, -2))",
                 "np.linalg.slogdet"),
         jvps={"a": "(s2s.zeros_like(ans[0]), np.trace(np.linalg.solve(a, "
                    f"{_real('t', 'np.linalg.slogdet')}), axis1=-2, axis2=-1))"},

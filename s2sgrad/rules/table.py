@@ -22,6 +22,11 @@ one number), ``algebra`` (the identity the shift-invariance proof of analyze/inv
 ``joint_jvp``: a join (``lst + [item]``, ``np.append``) is linear in its parameters together, not
 each with the others fixed: its tangent is this template, where each parameter stands for its
 tangent (zeros when it does not vary; itself when the rule is constant in it).
+``together``: ``((param, ...), template)``: the adjoints of several parameters from one call that
+shares their work (``np.linalg.solve``'s two adjoints share one solve with the transposed
+matrix): the template gives a tuple, one adjoint per named parameter in that order; the reverse
+sweep writes it where two or more of them need an adjoint (``a_bar, b_bar = ...``), and each
+parameter's own template where one does.
 ``constant_in``: parameters the value does not vary with where it is differentiable (one read
 only for its shape, a mask, the argument an extremum was taken of): neither mode gives them a
 derivative, and an argument there may carry one (the runtime helpers' adjoints are so).
@@ -113,6 +118,7 @@ class Rule:
     row_products: tuple = ()  # ((param, rule name), ...): per-step products with a row there, at once
     constant_in: tuple = ()  # parameters it reads only for shapes or a piecewise choice: no derivative
     joint_jvp: str = ""  # linear in its parameters together (a join): the tangent, params as tangents
+    together: tuple = ()  # ((param, ...), template): several parameters' adjoints from one call
     consumes: tuple = ()  # list parameters it empties as it reads them (frees memory early)
     folds: bool = False  # called on numbers in a template, codegen writes its value instead
     batched: tuple = ()  # ((param, template), ...): the call with batched tangents ``t`` there
@@ -206,7 +212,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            constant_in: Iterable[str] = (), joint_jvp: str = "", consumes: Iterable[str] = (),
            folds: bool = False, batched: Optional[dict] = None, outputs: Iterable[str] = (),
            indexed: str = "", each: Optional[dict] = None,
-           respell: Optional[Callable[[tuple], Optional[tuple]]] = None, **templates: str) -> Rule:
+           respell: Optional[Callable[[tuple], Optional[tuple]]] = None, together: tuple = (),
+           **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -218,8 +225,10 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 row_products=tuple((row_products or {}).items()), fresh_adjoints=fresh_adjoints,
                 constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
                 folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs),
-                indexed=indexed, each=tuple((each or {}).items()), respell=respell)
-    unknown = (set(rule.linear) | set(rule.constant_in)) - {p.name for p in params}
+                indexed=indexed, each=tuple((each or {}).items()), respell=respell,
+                together=(tuple(together[0]), together[1]) if together else ())
+    grouped = set(rule.together[0]) if rule.together else set()
+    unknown = (set(rule.linear) | set(rule.constant_in) | grouped) - {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")
     both = set(rule.constant_in) & (set(rule.linear) | set(templates))
@@ -237,6 +246,8 @@ def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iter
     return replace(rule, name=name, params=params, vjps=_renamed(rule.vjps, rename),
                    jvps=_renamed(rule.jvps, rename), methods=tuple(methods),
                    joint_jvp=_renamed((("", rule.joint_jvp),), rename)[0][1] if rule.joint_jvp else "",
+                   together=(tuple(rename.get(p, p) for p in rule.together[0]),
+                             _renamed((("", rule.together[1]),), rename)[0][1]) if rule.together else (),
                    step_sums=_renamed(rule.step_sums, rename),
                    batched=_renamed(rule.batched, rename), each=_renamed(rule.each, rename),
                    row_products=tuple((rename.get(p, p), name) for p, name in rule.row_products),
@@ -287,7 +298,10 @@ def validate(rule: Rule) -> None:
     at import: parsing every template costs a third of a second)."""
     names = {p.name for p in rule.params}
     joint = [(rule.params[0].name, rule.joint_jvp, set())] if rule.joint_jvp else []
-    for param, code, seeds in [(p, c, {"g", "ans"}) for p, c in rule.vjps] + \
+    together = [(rule.together[0][0], rule.together[1], {"g", "ans"})] if rule.together else []
+    if rule.together and not set(rule.together[0]) <= {p for p, _ in rule.vjps}:
+        raise AssertionError(f"rule {rule.name}: parameters together without their own templates")
+    for param, code, seeds in [(p, c, {"g", "ans"}) for p, c in rule.vjps] + together + \
             [(p, c, {"t", "ans"}) for p, c in rule.jvps] + joint + \
             [(p, c, {"gs", "others"}) for p, c in rule.step_sums] + \
             [(p, c, {"t"}) for p, c in rule.batched]:

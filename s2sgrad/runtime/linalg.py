@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..errors import GradientError
@@ -21,6 +23,7 @@ __all__ = [
     "eig_similar",
     "solve_vjp_b",
     "solve_vjp_a",
+    "solve_vjps",
     "cholesky_vjp",
     "eigvalsh_vjp",
     "svdvals_vjp",
@@ -33,6 +36,7 @@ __all__ = [
     "solve_vjp_b_tangent",
     "solve_vjp_a_adjoints",
     "solve_vjp_a_tangent",
+    "solve_vjps_adjoints",
     "cholesky_vjp_adjoints",
     "cholesky_vjp_tangent",
     "eigvalsh_vjp_adjoints",
@@ -75,15 +79,25 @@ def solve_vjp_a(g, ans, a, b):
     return unbroadcast(-b_bar @ _mT(ans), a)
 
 
+def solve_vjps(g, ans, a, b):
+    """The adjoints ``(a_bar, b_bar)`` of ``np.linalg.solve(a, b)`` at once, sharing one solve
+    with the transposed matrix: b_bar = solve(a^T, g), a_bar = -b_bar ans^T (summed to the
+    shapes of ``a`` and ``b``)."""
+    g, vec = _operand(g), np.ndim(b) == 1
+    b_bar = np.linalg.solve(_mT(a), g[..., None] if vec else g)
+    a_bar = -b_bar * _operand(ans)[..., None, :] if vec else -b_bar @ _mT(ans)
+    return unbroadcast(a_bar, a), unbroadcast(b_bar[..., 0] if vec else b_bar, b)
+
+
 def cholesky_vjp(g, ans, upper=False):
     """Adjoint of ``np.linalg.cholesky`` (symmetric; Murray 2016, eq. 10)."""
     low = _mT(ans) if upper else np.asarray(ans)
     g = _mT(g) if upper else np.asarray(g)
-    phi = np.tril(_mT(low) @ g)
-    phi = phi - 0.5 * np.eye(low.shape[-1]) * phi  # halve the diagonal
-    inv_low = np.linalg.inv(low)
-    s = _mT(inv_low) @ phi @ inv_low
-    return 0.5 * (s + _mT(s))
+    inv_low = np.linalg.inv(low)  # one inverse of the factor (numpy has no triangular one)
+    s = _mT(inv_low) @ _phi(_mT(low) @ g) @ inv_low
+    out = s + _mT(s)
+    out *= 0.5
+    return out
 
 
 def eigvalsh_vjp(g, a, UPLO="L"):
@@ -222,10 +236,33 @@ def solve_vjp_a_tangent(value, result, a, b, t):
     return unbroadcast(np.linalg.solve(_mT(a), _mT(t) @ x) @ _mT(_as_matrix(result, vec)), a)
 
 
+def solve_vjps_adjoints(g, value, result, a, b):
+    """The adjoints of ``value``, ``result``, ``a`` in ``solve_vjps(value, result, a, b)``, ``g``
+    the pair of its outputs' adjoints ``(ga, gb)``: with y = solve(a^T, value) (its b_bar) and
+    w = solve(a, gb - ga result), they are w, -ga^T y and -y w^T."""
+    vec = np.ndim(b) == 1
+    ga, gb = g
+    x = _as_matrix(result, vec)
+    y = np.linalg.solve(_mT(a), _as_matrix(value, vec))
+    w = np.linalg.solve(a, _as_matrix(gb, vec) - np.asarray(ga) @ x)
+    return _as_given(w, vec, value), _as_given(-_mT(ga) @ y, vec, result), unbroadcast(-y @ _mT(w), a)
+
+
+@functools.lru_cache(maxsize=32)
+def _phi_weights(n):
+    """``(mask, weights)`` of Murray's Phi for n x n matrices: the lower triangle, and 1 below the
+    diagonal, 1/2 on it (read-only, shared)."""
+    mask, weights = np.tri(n, dtype=bool), np.tri(n) - 0.5 * np.eye(n)
+    mask.setflags(write=False)
+    weights.setflags(write=False)
+    return mask, weights
+
+
 def _phi(x):
-    """The lower triangle with its diagonal halved (Murray's Phi)."""
-    low = np.tril(x)
-    return low - 0.5 * np.eye(x.shape[-1]) * low
+    """The lower triangle with its diagonal halved (Murray's Phi); zero above the diagonal
+    whatever ``x`` holds there."""
+    mask, weights = _phi_weights(np.shape(x)[-1])
+    return np.where(mask, x * weights, 0.0)
 
 
 def _sym(x):

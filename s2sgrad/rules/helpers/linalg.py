@@ -34,6 +34,18 @@ RULES = (
         result="s2s.solve_vjp_a_adjoints(g, value, result, a, b)[1]",
         a="s2s.solve_vjp_a_adjoints(g, value, result, a, b)[2]",
     ),
+    # both adjoints of solve at once, (-y result^T, y) with y = solve(a^T, value): linear in value
+    # and (the first) in result, a matrix function of a
+    defvjp(
+        "s2sgrad.runtime.solve_vjps(value, result, a, b)", outputs=("a_bar", "b_bar"),
+        constant_in=("b",),
+        jvps={"value": "(s2s.solve_vjp_a(t, result, a, b), s2s.solve_vjp_b(t, a, b))",
+              "result": "(s2s.solve_vjp_a(value, t, a, b), s2s.zeros_like(ans[1]))",
+              "a": "(s2s.solve_vjp_a_tangent(value, result, a, b, t), s2s.solve_vjp_b_tangent(value, a, b, t))"},
+        value="s2s.solve_vjps_adjoints(g, value, result, a, b)[0]",
+        result="s2s.solve_vjps_adjoints(g, value, result, a, b)[1]",
+        a="s2s.solve_vjps_adjoints(g, value, result, a, b)[2]",
+    ),
     # Murray's adjoint of a Cholesky factor: linear in g, a rational function of the factor
     defvjp(
         "s2sgrad.runtime.cholesky_vjp(value, result, upper=False)",
@@ -138,4 +150,4 @@ NO_RULE = {name: _THIRD for name in (
     "cholesky_vjp_adjoints", "cholesky_vjp_tangent", "eigvalsh_vjp_adjoints", "eigvalsh_vjp_tangent",
     "matrix_power_vjp_adjoints", "matrix_power_vjp_tangent", "norm_vjp_adjoint", "norm_vjp_tangent",
     "pinv_vjp_adjoints", "pinv_vjp_tangent", "solve_vjp_a_adjoints", "solve_vjp_a_tangent",
-    "solve_vjp_b_tangent", "svdvals_vjp_adjoints", "svdvals_vjp_tangent")}
+    "solve_vjp_b_tangent", "solve_vjps_adjoints", "svdvals_vjp_adjoints", "svdvals_vjp_tangent")}

@@ -20,6 +20,9 @@ def h_trace_vjp(g, a): return _out(s2s.trace_vjp(g, a))
 def h_trace_vjp_axes(g, a): return _out(s2s.trace_vjp(g, a, 1, axis1=0, axis2=2))
 def h_solve_vjp_b(g, a, b): return _out(s2s.solve_vjp_b(g, a + N3, b))
 def h_solve_vjp_a(g, ans, a, b): return _out(s2s.solve_vjp_a(g, ans, a + N3, b))
+def h_solve_vjps(g, ans, a, b):
+    a_bar, b_bar = s2s.solve_vjps(g, ans, a + N3, b)
+    return _out(a_bar) + _out(2.0 * b_bar)
 def h_cholesky_vjp(g, low): return _out(s2s.cholesky_vjp(g, low + N3))
 def h_cholesky_vjp_upper(g, up): return _out(s2s.cholesky_vjp(g, up + N3, True))
 def h_eigvalsh_vjp(g, a): return _out(s2s.eigvalsh_vjp(g, a + a.T + np.diag([0.0, 2.0, 4.0])))
@@ -75,6 +78,11 @@ CASES = [
     (R + "solve_vjp_a", h_solve_vjp_a, _u((3, 2), (3, 2), (3, 3), (3, 2)), None, 1e-5),
     (R + "solve_vjp_a", h_solve_vjp_a, _u((2, 3), (2, 3), (2, 3, 3), (3,)), None, 1e-5),
     (R + "solve_vjp_a", h_solve_vjp_a, _u((2, 3, 2), (2, 3, 2), (3, 3), (2, 3, 2)), None, 1e-5),
+    # both adjoints at once: the same four spellings of b
+    (R + "solve_vjps", h_solve_vjps, _u((3,), (3,), (3, 3), (3,)), None, 1e-5),
+    (R + "solve_vjps", h_solve_vjps, _u((3, 2), (3, 2), (3, 3), (3, 2)), None, 1e-5),
+    (R + "solve_vjps", h_solve_vjps, _u((2, 3), (2, 3), (2, 3, 3), (3,)), None, 1e-5),
+    (R + "solve_vjps", h_solve_vjps, _u((2, 3, 2), (2, 3, 2), (3, 3), (2, 3, 2)), None, 1e-5),
     (R + "cholesky_vjp", h_cholesky_vjp, _u((3, 3), (3, 3)), None, 1e-5),
     (R + "cholesky_vjp", h_cholesky_vjp, (uniform((3, 3)), np.tril(uniform((3, 3)))), None, 1e-5),
     (R + "cholesky_vjp", h_cholesky_vjp_upper, _u((3, 3), (3, 3)), None, 1e-5),
