@@ -65,16 +65,20 @@ def _power_of_two(value) -> bool:
 
 def _gather_scales(node: cst.BaseExpression) -> cst.BaseExpression:
     """``g * a * 2 * x`` -> ``g * 2 * a * x``: exact (power-of-two) constants join the first
-    factor, so when that one is a number (a full sum's adjoint) the scaling costs no array pass."""
+    factor, so when that one is a number (a full sum's adjoint) the scaling costs no array pass;
+    several of them are multiplied into one (``g * 0.5 * 2 * r`` -> ``g * r``: the constant of
+    ``0.5 * r ** 2`` and its power's; exact too), none where they make 1."""
     factors = _factors(node)
-    if len(factors) < 3:
+    if len(factors) < 3 or _number(factors[0]) is not None:
         return node
-    scales = [i for i, f in enumerate(factors[2:], 2) if _power_of_two(_number(f))]
-    if not scales or _number(factors[0]) is not None:
+    scales = [i for i, f in enumerate(factors[1:], 1) if _power_of_two(_number(f))]
+    if not scales or scales == [1]:
         return node
-    moved = [factors[i] for i in scales]
+    value = 1
+    for i in scales:
+        value = value * _number(factors[i])
     rest = [f for i, f in enumerate(factors) if i not in scales]
-    return _product([rest[0], *moved, *rest[1:]])
+    return _product([rest[0], *([] if value == 1 else [_literal(value)]), *rest[1:]])
 
 
 def _compound_first(node: cst.BaseExpression) -> cst.BaseExpression:

@@ -149,6 +149,13 @@ def test_fold_keeps_known_scalars_inside_sums():
     ("s2s.iv(0.5 - 1, a)", "s2s.iv(-0.5, a)"),
     ("(1 - 2) ** 2 * a", "(-1) ** 2 * a"),
     ("a - (1 - 3)", "a - (-2)"),
+    # powers of two of one product multiplied into one (exact), none where they make 1: the
+    # adjoint of 0.5 * r ** 2 reaching r; a number that is not one stays where it is
+    ("g * 0.5 * 2 * c", "g * c"),
+    ("g * 0.5 * 0.3 * 2 * c", "g * 0.3 * c"),
+    ("g * a * -2 * 4 * c", "g * -8 * a * c"),
+    ("g * 0.5 * 2", "g"),
+    ("g * 0.3 * 2 * c", "g * 2 * 0.3 * c"),
 ])
 def test_simplify_products(expr, expected):
     from s2sgrad.differentiate.simplify import simplify
