@@ -23,6 +23,8 @@ Only where both compute the same value:
   computed value;
 - no item of the block from the first to the second binds a name the operands read (index reads
   included) or the first's target, and the first's target is bound nowhere else in the function.
+A copy is read as its source only where both are bound once in the function (a parameter counts
+as bound at the call: one a loop carries is bound twice).
 The core form has no in-place writes (an update is a new value, lower/normalize.py, and aliasing.py
 refuses where Python's sharing would make the two differ), so no later write changes the value the
 copy reads; the passes that write in place decide on the code with the copy (a copy joins the
@@ -47,6 +49,7 @@ def merge_common(core: CoreFunction, table) -> CoreFunction:
     """``core`` with each repeated computation read from its first statement (module docstring);
     ``table``: the rule table saying which primitives qualify."""
     bound = _bindings(core.body)
+    bound.update(param.name for param in core.params)  # bound at the call: a loop may rebind one
     roots = {stmt.targets[0]: stmt.prim.args[0].name for stmt in flatten(core.body)
              if _plain_copy(stmt) and bound[stmt.targets[0]] == 1
              and bound[stmt.prim.args[0].name] <= 1}

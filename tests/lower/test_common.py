@@ -49,6 +49,13 @@ def across_a_loop(x, mu):
     return np.sum(a * b)
 
 
+def copy_then_loop(x):
+    b = x  # x's value before the loop: a parameter a loop rebinds is not a copy's source
+    for _ in range(2):
+        x = x * 1.5
+    return np.sum(np.sin(b) * np.sin(x))
+
+
 def in_a_loop(x, mu):
     s = 0.0
     for _ in range(3):
@@ -96,6 +103,11 @@ def test_a_repeat_of_a_repeat_is_merged_whole():
 def test_an_operand_rebound_between_is_not_merged():
     assert _ops(across_a_loop).count("numpy.tanh") == 2
     assert_gradients(across_a_loop, RNG.normal(size=5), RNG.normal(size=5))
+
+
+def test_a_copy_of_a_parameter_a_loop_rebinds_is_not_its_source():
+    assert _ops(copy_then_loop).count("numpy.sin") == 2
+    assert_gradients(copy_then_loop, RNG.normal(size=5))
 
 
 def test_repeats_in_a_loop_body_are_merged_there():
