@@ -2,7 +2,7 @@
 
     capture -> parse -> methods -> trees -> lift -> inner transforms -> comprehensions -> local functions
     -> structure -> fence
-    -> custom_gradient | normalize -> aliasing -> hoist -> parameter writes -> analyses
+    -> custom_gradient | normalize -> aliasing -> hoist -> common -> parameter writes -> analyses
     -> reverse or forward -> fold, release -> codegen
 
 (docs/architecture.md's table, stage by stage: ``_checked``/``_with_trees``, then ``lower``, then
@@ -29,6 +29,7 @@ from .analyze.activity import analyze, seeded_outputs
 from .analyze.invariance import stabilizers
 from .analyze.shapes import known_scalars, shape_facts
 from .lower.aliasing import check_inplace, check_parameter_writes
+from .lower.common import merge_common
 from .lower.hoist import hoist_products
 from .differentiate.forward import JvpFunction, forward
 from .differentiate.forward_grad import forward_grad
@@ -142,7 +143,7 @@ def lower(pf: ParsedFunction, table: RuleTable, lifted: Optional[dict] = None,
     immutable = known_scalars(core, table, frozenset(numbers), reductions=False) if numbers \
         else frozenset()
     check_inplace(core, table.views, immutable)
-    return hoist_products(core, table)
+    return merge_common(hoist_products(core, table), table)
 
 
 def _python(pf: ParsedFunction) -> ParsedFunction:

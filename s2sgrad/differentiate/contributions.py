@@ -20,7 +20,7 @@ from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, ope
 from ..read.names import name_nodes
 from .binding import bind_arguments, defaulted_params
 from ..program import unpack_target
-from .simplify import simplify
+from .simplify import simplify, unbroadcast_call
 from .templates import instantiate
 from .vjp_types import CalleeCall
 
@@ -95,10 +95,8 @@ class Contributions:
             expr = contribution(template, g)
             if isinstance(operand, Var):
                 if rule.elementwise and self.may_broadcast(operand, bound, target):
-                    expr = cst.Call(
-                        cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
-                        [cst.Arg(expr), cst.Arg(cst.parse_expression(self.shape_of(operand.name)))],
-                    )
+                    expr = unbroadcast_call(expr, cst.parse_expression(self.shape_of(operand.name)),
+                                            operand.name)
                 self.adj.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform",
                                     fresh=getattr(rule, "fresh_adjoints", False) or None)
             elif isinstance(operand, Seq) and self.each_item(lines, stmt, rule, param, operand,

@@ -65,16 +65,20 @@ def _power_of_two(value) -> bool:
 
 def _gather_scales(node: cst.BaseExpression) -> cst.BaseExpression:
     """``g * a * 2 * x`` -> ``g * 2 * a * x``: exact (power-of-two) constants join the first
-    factor, so when that one is a number (a full sum's adjoint) the scaling costs no array pass."""
+    factor, so when that one is a number (a full sum's adjoint) the scaling costs no array pass;
+    several of them are multiplied into one (``g * 0.5 * 2 * r`` -> ``g * r``: the constant of
+    ``0.5 * r ** 2`` and its power's; exact too), none where they make 1."""
     factors = _factors(node)
-    if len(factors) < 3:
+    if len(factors) < 3 or _number(factors[0]) is not None:
         return node
-    scales = [i for i, f in enumerate(factors[2:], 2) if _power_of_two(_number(f))]
-    if not scales or _number(factors[0]) is not None:
+    scales = [i for i, f in enumerate(factors[1:], 1) if _power_of_two(_number(f))]
+    if not scales or scales == [1]:
         return node
-    moved = [factors[i] for i in scales]
+    value = 1
+    for i in scales:
+        value = value * _number(factors[i])
     rest = [f for i, f in enumerate(factors) if i not in scales]
-    return _product([rest[0], *moved, *rest[1:]])
+    return _product([rest[0], *([] if value == 1 else [_literal(value)]), *rest[1:]])
 
 
 def _compound_first(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -233,6 +237,53 @@ def _without_leading_minus(node: cst.BaseExpression) -> Optional[cst.BaseExpress
         if left is not None:
             return node.with_changes(left=left)
     return None
+
+
+_CHAIN = (cst.Multiply, cst.Divide)
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
+
+
+def _chain(node: cst.BaseExpression) -> list:
+    """``[(None, a), (*, b), (/, c)]`` of a left-nested chain ``a * b / c`` (no parentheses)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _CHAIN) and not node.lpar:
+        return _chain(node.left) + [(node.operator, node.right)]
+    return [(None, node)]
+
+
+def _of_only(node: cst.BaseExpression, name: str) -> bool:
+    """Whether ``node`` is arithmetic (operators, parentheses) of numbers and ``name`` alone:
+    elementwise, so its shape is at most ``name``'s."""
+    if isinstance(node, cst.Name):
+        return node.value == name
+    if _number(node) is not None:
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Minus) and _of_only(node.expression, name)
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC) and \
+        _of_only(node.left, name) and _of_only(node.right, name)
+
+
+def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
+                     operand: str) -> cst.BaseExpression:
+    """``s2s.unbroadcast(expr, shape)``: ``operand``'s contribution ``expr`` summed back to its
+    shape, the factors of ``expr`` (a chain of ``*`` and ``/``, its first factor kept) that are
+    arithmetic of ``operand`` alone applied after the sum: they have at most ``operand``'s shape,
+    so they are constant along every axis the sum reduces (``unbroadcast(-g * a / (b * b),
+    b_shape)`` -> ``unbroadcast(-g * a, b_shape) / (b * b)``: the quotient's divisor's adjoint
+    costs one pass over the broadcast array, not two)."""
+    chain = _chain(expr)
+    inside = [chain[0]] + [link for link in chain[1:] if not _of_only(link[1], operand)]
+    outside = [link for link in chain[1:] if _of_only(link[1], operand)]
+    if not outside or len(inside) == 1 and len(chain) == 1:
+        inside, outside = chain, []
+    node = inside[0][1]
+    for operator, factor in inside[1:]:
+        node = cst.BinaryOperation(node, operator, factor)
+    node = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
+                    [cst.Arg(node), cst.Arg(shape)])
+    for operator, factor in outside:
+        node = cst.BinaryOperation(node, operator, factor)
+    return node
 
 
 def simplify(node: cst.CSTNode, scalars: frozenset = frozenset()) -> cst.CSTNode:

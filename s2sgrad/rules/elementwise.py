@@ -117,8 +117,8 @@ _CLIP = defvjp(
     "numpy.clip(a, a_min=None, a_max=None)",
     elementwise=True,
     a="g * s2s.inside(a, a_min, a_max)",
-    a_min="np.where(a < a_min, g, 0.0)",
-    a_max="np.where(a > a_max, g, 0.0)",
+    a_min="s2s.select(a < a_min, g)",
+    a_max="s2s.select(a > a_max, g)",
 )
 
 BINARY = (
@@ -156,8 +156,8 @@ BINARY = (
         "numpy.where(condition, x=None, y=None)",
         elementwise=True,
         constant_in=("condition",),  # a choice: piecewise constant, whatever it is computed from
-        x="np.where(condition, g, 0.0)",
-        y="np.where(condition, 0.0, g)",
+        x="s2s.select(condition, g)",
+        y="s2s.select(condition, g, False)",
     ),
     _CLIP,
     alias("ndarray.clip", _CLIP, rename={"a": "self", "a_min": "min", "a_max": "max"}),

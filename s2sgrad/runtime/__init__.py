@@ -18,7 +18,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - rows: a loop's per-step products, computed before it (rows_matmul, rows_rmatmul, rows_dot, rows_rdot)
 - fft: the Fourier transforms' adjoints (fft_vjp) and the transforms by name (fft_apply)
 - linalg: solve, cholesky, eigvalsh, svdvals, pinv, matrix_power, norms, trace
-- elementwise: balanced_eq, safe_power_base, safe_log_base, inside, log_vjp, sinc_slope
+- elementwise: balanced_eq, safe_power_base, safe_log_base, inside, log_vjp, sinc_slope, select
 - special: polygamma, multipolygamma, iv, ive, jv, yv (scipy.special's, imported when first called)
 - scipy_calls: scipy's functions that derivatives call (signal_convolve, sylvester, solve_triangular) and a
   convolution mode's window of the full result (signal_window, signal_embed)

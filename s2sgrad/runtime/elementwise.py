@@ -1,13 +1,14 @@
 """Elementwise helpers (numpy only): the pieces of elementwise derivatives that need more than
 one expression, e.g. ties in max/min (``s2s.balanced_eq``), ``x**y`` at 0
 (``s2s.safe_power_base``, ``s2s.safe_log_base``, ``s2s.exponent_slope``), clipping (``s2s.inside``), ``math.log`` with a
-base (``s2s.log_vjp``) and ``np.sinc`` (``s2s.sinc_slope``)."""
+base (``s2s.log_vjp``), ``np.sinc`` (``s2s.sinc_slope``) and the adjoint of np.where's chosen
+operand (``s2s.select``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .broadcasting import _foreign, _operand
+from .broadcasting import _foreign, _ndarray, _operand
 
 __all__ = [
     "balanced_eq",
@@ -17,7 +18,10 @@ __all__ = [
     "inside",
     "log_vjp",
     "sinc_slope",
+    "select",
 ]
+
+_NUMBERS = (float, np.float64)
 
 
 def balanced_eq(x, z, y):
@@ -85,3 +89,20 @@ def _power_or_zero(norm, power):
     out = np.zeros_like(norm)
     np.power(norm, power, out=out, where=norm != 0)
     return out
+
+
+def select(condition, value, taken=True):
+    """``np.where(condition, value, 0.0)`` (``taken``) or ``np.where(condition, 0.0, value)``:
+    the adjoint of np.where's chosen operand (and of a clip bound). For a boolean array
+    ``condition`` and a float array or number ``value``: ``value`` times the mask (numpy's select
+    costs a branch per element, several times the product on a random mask), kept where its sum
+    is finite (every element then is, and equals np.where's, a dropped one 0.0 or -0.0); else
+    np.where's value (an infinity or nan that the mask drops)."""
+    if type(condition) is _ndarray and condition.dtype == np.bool_ and (
+            type(value) in _NUMBERS or (type(value) is _ndarray and value.dtype.kind in "fc")):
+        with np.errstate(invalid="ignore", over="ignore"):  # inf * 0, a sum that overflows
+            out = value * (condition if taken else ~condition)
+            kept = np.isfinite(out.sum())
+        if kept:
+            return out
+    return np.where(condition, value, 0.0) if taken else np.where(condition, 0.0, value)

@@ -12,6 +12,8 @@ import numpy as np
 from .broadcasting import _F64, _float64, _foreign, _ndarray, _operand, _scalar_view, unbroadcast
 from .complex import _conj
 
+_TWO = np.float64(2.0)
+
 __all__ = [
     "sum_vjp",
     "mean_vjp",
@@ -115,14 +117,15 @@ def mean_vjp(g, x, axis=None, keepdims=False):
             out = np.empty(x.shape, _F64 if type(q) is float else q.dtype)
             out.fill(q)
             return out
-    return _expand(g, x, axis, keepdims) / _count(x, axis)
+    return _expand(g / _count(x, axis), x, axis, keepdims)  # divided before it is broadcast
 
 
 def var_vjp(g, x, axis=None, ddof=0, keepdims=False):
     x = _operand(x)
     n = _count(x, axis)
     centered = _conj(x - np.mean(x, axis=axis, keepdims=True))
-    return 2.0 * _expand(np.real(g), x, axis, keepdims) * centered / (n - ddof)
+    # the factor on g, before it is broadcast (np.float64: n == ddof divides as arrays do)
+    return _expand(np.real(g) * (_TWO / (n - ddof)), x, axis, keepdims) * centered
 
 
 def std_vjp(g, ans, x, axis=None, ddof=0, keepdims=False):

@@ -149,6 +149,13 @@ def test_fold_keeps_known_scalars_inside_sums():
     ("s2s.iv(0.5 - 1, a)", "s2s.iv(-0.5, a)"),
     ("(1 - 2) ** 2 * a", "(-1) ** 2 * a"),
     ("a - (1 - 3)", "a - (-2)"),
+    # powers of two of one product multiplied into one (exact), none where they make 1: the
+    # adjoint of 0.5 * r ** 2 reaching r; a number that is not one stays where it is
+    ("g * 0.5 * 2 * c", "g * c"),
+    ("g * 0.5 * 0.3 * 2 * c", "g * 0.3 * c"),
+    ("g * a * -2 * 4 * c", "g * -8 * a * c"),
+    ("g * 0.5 * 2", "g"),
+    ("g * 0.3 * 2 * c", "g * 2 * 0.3 * c"),
 ])
 def test_simplify_products(expr, expected):
     from s2sgrad.differentiate.simplify import simplify
@@ -157,3 +164,37 @@ def test_simplify_products(expr, expected):
     assert cst.Module([]).code_for_node(node) == expected
     env = dict(a=1.5, b=-0.25, c=3.0, g=0.5, t=0.3, s2s=types.SimpleNamespace(iv=lambda v, x: v * x))
     assert eval(cst.Module([]).code_for_node(node), env) == pytest.approx(eval(expr, env))
+
+
+@pytest.mark.parametrize("expr, expected", [
+    # the divisor's adjoint of a / b, b broadcast: b's own factors divide after the sum
+    ("-g * a / (b * b)", "s2s.unbroadcast(-g * a, shape) / (b * b)"),
+    ("g * a * b * 2", "s2s.unbroadcast(g * a, shape) * b * 2"),
+    ("g * a / c", "s2s.unbroadcast(g * a / c, shape)"),  # nothing of b alone
+    ("g * np.sqrt(b) * a", "s2s.unbroadcast(g * np.sqrt(b) * a, shape)"),  # a call: stays
+    ("b * g", "s2s.unbroadcast(b * g, shape)"),  # the first factor stays
+    ("g", "s2s.unbroadcast(g, shape)"),
+])
+def test_unbroadcast_takes_the_operands_own_factors_out_of_the_sum(expr, expected):
+    from s2sgrad import runtime
+    from s2sgrad.differentiate.simplify import unbroadcast_call
+
+    node = unbroadcast_call(cst.parse_expression(expr), cst.Name("shape"), "b")
+    assert cst.Module([]).code_for_node(node) == expected
+    rng = np.random.default_rng(5)
+    env = dict(g=rng.normal(size=(3, 4)), a=rng.normal(size=(3, 4)), c=rng.normal(size=(3, 4)),
+               b=rng.uniform(0.5, 2.0, size=(3, 1)), shape=(3, 1), s2s=runtime, np=np)
+    want = runtime.unbroadcast(eval(expr, env), (3, 1))
+    np.testing.assert_allclose(eval(expected, env), want, rtol=1e-13)
+
+
+def normalized(x, w):
+    s = np.sum(x * x, axis=1, keepdims=True)
+    return np.sum(np.sin(x / s) * w) + np.sum(w / np.sqrt(s))
+
+
+def test_gradients_through_broadcast_divisors():
+    rng = np.random.default_rng(6)
+    assert_gradients(normalized, rng.normal(size=(4, 5)), rng.normal(size=(4, 5)))
+    text = s2sgrad.source(s2sgrad.grad(normalized, argnums=(0, 1)))
+    assert "s2s.unbroadcast(-" in text and ") / (s * s)" in text

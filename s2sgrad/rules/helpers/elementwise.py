@@ -35,6 +35,13 @@ RULES = (
         x="g * np.where(x == 0, -np.pi ** 2 / 3.0, -(np.pi * np.sin(np.pi * x) + "
           "2.0 * s2s.sinc_slope(x)) / np.where(x == 0, 1.0, x))",
     ),
+    # np.where(condition, value, 0.0) (or the other side): linear in value, a choice in the rest
+    defvjp(
+        "s2sgrad.runtime.select(condition, value, taken=True)",
+        elementwise=True,
+        constant_in=("condition", "taken"),
+        value="s2s.select(condition, g, taken)",
+    ),
 )
 
 # Piecewise constant: no derivative.

@@ -18,6 +18,10 @@ def h_sinc_slope_float(x): return np.sin(s2s.sinc_slope(x)) * 3.0
 def h_exponent_slope(v, x, ans): return np.sum(np.sin(s2s.exponent_slope(v, x, ans)) * W)
 def h_exponent_slope_wide(v, x): return np.sum(np.sin(s2s.exponent_slope(v, x, x * x)) * W)
 
+def h_select(v, c): return np.sum(np.sin(s2s.select(c > 0.0, v)) * W)
+def h_select_other(v, c): return np.sum(np.sin(s2s.select(c > 0.0, v * v, False)) * W)
+def h_select_float(v, c): return np.sum(np.sin(s2s.select(c > 0.0, v * 2.0)) * W)
+
 
 R = "s2sgrad.runtime."
 # (rules, function, args, argnums or None for every float argument, rtol)
@@ -34,4 +38,7 @@ CASES = [
      (uniform((3, 4)), uniform((3, 4), 0.5, 2.0), uniform((3, 4))), None, 1e-5),
     (R + "exponent_slope", h_exponent_slope_wide, (uniform((4,)), uniform((3, 4), 0.5, 2.0)), None,
      1e-5),
+    (R + "select", h_select, (uniform((3, 4)), uniform((3, 4))), (0,), 1e-5),
+    (R + "select", h_select_other, (uniform((4,)), uniform((3, 4))), (0,), 1e-5),
+    (R + "select", h_select_float, (uniform(None), uniform((3, 4))), (0,), 1e-5),
 ]
