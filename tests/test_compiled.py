@@ -71,6 +71,9 @@ def test_compiled_gradients_equal_python_and_differences(fun, args, argnums):
     for k, i in enumerate(argnums):
         assert grads[k] == pytest.approx(numerical_grad(fun, args, i), rel=1e-6, abs=1e-9)
     assert compiled(*args)[1] == grads  # the compiled function again, no new compile
+    names = tuple(param for param, arg in zip(fun.__code__.co_varnames, args) if isinstance(arg, (int, float)))
+    if len(argnums) > 1:  # forward mode, one tangent per argument side by side
+        assert f"{fun.__name__}_forward_grad" in s2sgrad.source(compiled, mode="fwd", numbers=names)
 
 
 def test_arrays_run_reverse_mode_and_match():

@@ -293,7 +293,7 @@ def check_modes(prog, directory, k, direction_seed):
 
 def _check_forward_grad(prog, f, args, got, direction):
     """Forward mode with one tangent per parameter side by side (differentiate/forward_grad.py,
-    which grad runs for one or two floats): each parameter's tangent is <its gradient, its
+    which grad runs for floats with compiled=True): each parameter's tangent is <its gradient, its
     direction>; the value is f's. Built where the jvp was: the same builder per parameter."""
     try:
         _, fn, names = build_jvp(f, ("x", "v", "s"), mode="fwd_grad")
