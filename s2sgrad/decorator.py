@@ -22,6 +22,7 @@ from .forward_code import ForwardGradient, flat_tangents
 from .parameters import made_per_call
 from .arguments import argument_check
 from .boundary import api_boundary
+from .compiled import require_numba
 from .errors import Location, TransformError, UsageError
 from .read.capture import MADE_ATTR, SOURCE_ATTR, display_path, from_function
 from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred
@@ -90,16 +91,17 @@ def call_positions(fun: Callable, wrt: tuple) -> tuple:
                                for q in (range(star, len(args)) if p == star else (p,)))), False
 
 
-def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded) -> Callable:
+def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded, compiled: bool = False) -> Callable:
     where, single = call_positions(fun, wrt)
     name = fun.__name__
     params = tuple(inspect.signature(fun).parameters)
     positions = tuple(params.index(n) for n in wrt)
     check = argument_check(name, params, positions, wrt)
     trees = TreeBuilds(fun, wrt)
-    specialized = NumberBuilds(fun, wrt, False, lambda: sweeps.loaded()[:2])
+    specialized = NumberBuilds(fun, wrt, False, lambda: sweeps.loaded()[:2], compiled)
     star = star_position(fun) is not None  # (its parameters do not name its arguments)
-    forward = None if star or len(wrt) > FORWARD_MOST else ForwardGradient(fun, wrt)
+    forward = None if star or (len(wrt) > FORWARD_MOST and not compiled) else \
+        ForwardGradient(fun, wrt, compiled=compiled)
     calls = Calls(forward, specialized, positions, (single, False, not star), name)  # as grad's
 
     def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
@@ -210,7 +212,7 @@ def _describe(fun: Callable, wrt: tuple, attributes: tuple, text: str) -> None:
 
 @api_boundary
 def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = None,
-                   order: int = 1) -> Any:
+                   order: int = 1, compiled: bool = False) -> Any:
     """Mark ``fun`` for ``s2sgrad emit`` and transform it now.
 
     ``fun`` keeps computing its value; ``fun.grad(*args)`` returns the gradient with respect to
@@ -218,29 +220,32 @@ def differentiable(fun: Optional[Callable] = None, *, wrt: Optional[tuple] = Non
     ``fun.value_and_grad`` returns ``(value, grad)``; ``fun.source`` is the generated code.
     With ``order=2`` also ``fun.hvp(*args, tangents=...)`` (the Hessian times one tangent per
     ``wrt`` name) and ``fun.hessian(*args)``: forward mode over the generated gradient.
+    ``compiled``: as s2sgrad.grad has it (a call with floats runs forward mode compiled by numba).
     A function s2sgrad cannot differentiate raises a located TransformError here, at import;
     one that calls a method of an argument's object gets its code per class of that argument, at
     the first call with it (the class is not known before).
     """
     if fun is None:
-        return functools.partial(differentiable, wrt=wrt, order=order)
+        return functools.partial(differentiable, wrt=wrt, order=order, compiled=compiled)
     if order not in (1, 2):
         raise UsageError(f"@differentiable(order={order!r}): order is 1 or 2")
     names = (wrt,) if isinstance(wrt, str) else (tuple(wrt) if wrt is not None else None)
     unit = from_function(fun)
     names = names if names else _default_wrt(fun)
+    if compiled:
+        require_numba(fun.__name__)
     mode = "rev2" if order == 2 else "rev"
     per_call = made_per_call(fun, names)  # *args: the code is made per call, for its arrays
     if per_call is not None:
-        return _attach(fun, names, str(per_call), _PerCall(fun, per_call, mode))
+        return _attach(fun, names, str(per_call), _PerCall(fun, per_call, mode), compiled)
     try:
         code = derive.code_for(fun, unit, names, mode=mode)
     except TransformError as refusal:
         if refusal.member_of is None and not (refusal.arrays_only and lifted_by_numbers(fun, names, False)):
             raise  # not a member of an object argument, nor lifted by numbers: refused at import
-        return _attach(fun, names, str(refusal), _PerCall(fun, refusal, mode))
+        return _attach(fun, names, str(refusal), _PerCall(fun, refusal, mode), compiled)
 
     def remake() -> dict:  # the code again, for the values its names hold now
         return derive.code_for(fun, from_function(fun), names, mode=mode)
 
-    return _attach(fun, names, code["text"], _Loaded(fun, code, remake, mode))
+    return _attach(fun, names, code["text"], _Loaded(fun, code, remake, mode), compiled)

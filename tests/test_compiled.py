@@ -124,3 +124,19 @@ def test_compiled_needs_numba(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
     with pytest.raises(s2sgrad.errors.UsageError, match=r"s2sgrad\[numba\]"):
         s2sgrad.grad(kepler, (0, 1), compiled=True)
+
+
+def test_the_decorator_takes_compiled_too():
+    @s2sgrad.differentiable(wrt=("M", "e"), compiled=True)
+    def kepler_marked(M, e, n):
+        E = M
+        for _ in range(n):
+            E = E - (E - e * math.sin(E) - M) / (1.0 - e * math.cos(E))
+        return E
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileWarning)
+        value, grads = kepler_marked.value_and_grad(0.7, 0.3, 30)
+    np.testing.assert_allclose(grads, s2sgrad.grad(kepler, (0, 1))(0.7, 0.3, 30), rtol=1e-11)
+    assert value == pytest.approx(kepler(0.7, 0.3, 30), rel=1e-14)
+    assert kepler_marked.grad(0.7, 0.3, 30) == grads  # again: the compiled function, by types
