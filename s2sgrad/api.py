@@ -87,6 +87,15 @@ def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, positions: tu
     return value, (grads[0] if single else grads)
 
 
+def forward_mode(fun: Callable, wrt: tuple, has_aux: bool = False,
+                 compiled: bool = False) -> Optional[ForwardGradient]:
+    """The forward mode grad runs for calls whose differentiated arguments ``wrt`` are floats:
+    for up to FORWARD_MOST of them, any number compiled (a tangent line costs nanoseconds
+    there); None with ``has_aux``."""
+    most = len(wrt) if compiled else FORWARD_MOST
+    return ForwardGradient(fun, wrt, compiled=compiled) if 0 < len(wrt) <= most and not has_aux else None
+
+
 class Calls:
     """What grad's calls run: forward mode where the differentiated arguments are floats (the
     ForwardGradient made for the parameters a call passes numbers to; ``forward``: the one made
@@ -163,8 +172,7 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
         text = refusal  # (``model.W`` of a dataclass; an array's update where numbers may run)
     single = isinstance(argnums, int)
     entry, positions = _entries(fun, wrt, has_aux, single, entry), positions_of(argnums)
-    most = len(wrt) if compiled else FORWARD_MOST  # compiled, a tangent costs nanoseconds
-    forward = ForwardGradient(fun, wrt, compiled=compiled) if 0 < len(wrt) <= most and not has_aux else None
+    forward = forward_mode(fun, wrt, has_aux, compiled)
     params = param_names(fun)
     check_arguments = argument_check(name, params, positions, wrt)
     trees, specialized = TreeBuilds(fun, wrt, has_aux), NumberBuilds(fun, wrt, has_aux, lambda: _made(text, fwd, bwd), compiled)

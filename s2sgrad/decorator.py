@@ -17,8 +17,8 @@ import inspect
 import linecache
 from typing import Any, Callable, Optional
 
-from .api import FORWARD_MOST, Calls, TreeBuilds, run_sweeps, tree_entries
-from .forward_code import ForwardGradient, flat_tangents
+from .api import Calls, TreeBuilds, forward_mode, run_sweeps, tree_entries
+from .forward_code import flat_tangents
 from .parameters import made_per_call
 from .arguments import argument_check
 from .boundary import api_boundary
@@ -100,8 +100,7 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded, compiled: boo
     trees = TreeBuilds(fun, wrt)
     specialized = NumberBuilds(fun, wrt, False, lambda: sweeps.loaded()[:2], compiled)
     star = star_position(fun) is not None  # (its parameters do not name its arguments)
-    forward = None if star or (len(wrt) > FORWARD_MOST and not compiled) else \
-        ForwardGradient(fun, wrt, compiled=compiled)
+    forward = None if star else forward_mode(fun, wrt, compiled=compiled)
     calls = Calls(forward, specialized, positions, (single, False, not star), name)  # as grad's
 
     def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
