@@ -15,14 +15,12 @@ def smooth_loss_fwd(x):
     matmul = x_times_0_5 @ A_matmul_x
     B_matmul_x = B @ x
     exp_x = np.exp(x)
-    sum_log1p_exp_x = np.sum(np.log1p(exp_x))
-    smooth_loss = matmul - B_matmul_x + sum_log1p_exp_x
+    smooth_loss = matmul - B_matmul_x + np.sum(np.log1p(exp_x))
     return smooth_loss, (
         A_matmul_x,
         B_matmul_x.shape,
         exp_x,
         matmul.shape,
-        np.shape(sum_log1p_exp_x),
         x,
         x_times_0_5,
     )
@@ -30,19 +28,10 @@ def smooth_loss_fwd(x):
 
 def smooth_loss_bwd(residuals, smooth_loss_bar=1.0):
     """Backward sweep of smooth_loss: the adjoints of x."""
-    (
-        A_matmul_x,
-        B_matmul_x_shape,
-        exp_x,
-        matmul_shape,
-        sum_log1p_exp_x_shape,
-        x,
-        x_times_0_5,
-    ) = residuals
+    A_matmul_x, B_matmul_x_shape, exp_x, matmul_shape, x, x_times_0_5 = residuals
     del residuals  # each residual is freed after its last use
     # return 0.5 * x @ (A @ x) - B @ x + np.sum(np.log1p(np.exp(x)))
-    sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
-    x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
+    x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
     del exp_x
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     B_matmul_x_bar = s2s.unbroadcast(-smooth_loss_bar, B_matmul_x_shape)
@@ -82,20 +71,15 @@ def smooth_loss_grad_jvp(x, smooth_loss_bar=1.0, *, x_dot):
     # exp_x = np.exp(x)
     exp_x = np.exp(x)
     exp_x_dot = x_dot * exp_x
-    # sum_log1p_exp_x = np.sum(np.log1p(exp_x))
-    sum_log1p_exp_x = np.sum(np.log1p(exp_x))
     # B_matmul_x_shape = B_matmul_x.shape
     B_matmul_x_shape = B_matmul_x.shape
     # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
-    # sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
-    sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
-    # sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
-    sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
-    # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
+    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
+    unbroadcast = s2s.unbroadcast(smooth_loss_bar, ())
     exp_x_plus_1_0 = 1.0 + exp_x
-    ratio = sum_log1p_exp_x_bar / exp_x_plus_1_0
-    ratio_dot = -exp_x_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
+    ratio = unbroadcast / exp_x_plus_1_0
+    ratio_dot = -exp_x_dot * unbroadcast / (exp_x_plus_1_0 * exp_x_plus_1_0)
     x_bar = ratio * exp_x
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
@@ -137,20 +121,15 @@ def smooth_loss_grad_hvp(x, smooth_loss_bar=1.0, *, x_dot):
     # exp_x = np.exp(x)
     exp_x = np.exp(x)
     exp_x_dot = x_dot * exp_x
-    # sum_log1p_exp_x = np.sum(np.log1p(exp_x))
-    sum_log1p_exp_x = np.sum(np.log1p(exp_x))
     # B_matmul_x_shape = B_matmul_x.shape
     B_matmul_x_shape = B_matmul_x.shape
     # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
-    # sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
-    sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
-    # sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
-    sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
-    # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
+    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
+    unbroadcast = s2s.unbroadcast(smooth_loss_bar, ())
     exp_x_plus_1_0 = 1.0 + exp_x
-    ratio = sum_log1p_exp_x_bar / exp_x_plus_1_0
-    ratio_dot = -exp_x_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
+    ratio = unbroadcast / exp_x_plus_1_0
+    ratio_dot = -exp_x_dot * unbroadcast / (exp_x_plus_1_0 * exp_x_plus_1_0)
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
@@ -183,19 +162,14 @@ def smooth_loss_grad_jvp_values(x, smooth_loss_bar=1.0):
     B_matmul_x = B @ x
     # exp_x = np.exp(x)
     exp_x = np.exp(x)
-    # sum_log1p_exp_x = np.sum(np.log1p(exp_x))
-    sum_log1p_exp_x = np.sum(np.log1p(exp_x))
     # B_matmul_x_shape = B_matmul_x.shape
     B_matmul_x_shape = B_matmul_x.shape
     # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
-    # sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
-    sum_log1p_exp_x_shape = np.shape(sum_log1p_exp_x)
-    # sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
-    sum_log1p_exp_x_bar = s2s.unbroadcast(smooth_loss_bar, sum_log1p_exp_x_shape)
-    # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
+    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
+    unbroadcast = s2s.unbroadcast(smooth_loss_bar, ())
     exp_x_plus_1_0 = 1.0 + exp_x
-    ratio = sum_log1p_exp_x_bar / exp_x_plus_1_0
+    ratio = unbroadcast / exp_x_plus_1_0
     x_bar = ratio * exp_x
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
@@ -219,7 +193,7 @@ def smooth_loss_grad_jvp_values(x, smooth_loss_bar=1.0):
         matmul_bar,
         matmul_vjp_b,
         ratio,
-        sum_log1p_exp_x_bar,
+        unbroadcast,
         x,
         x_times_0_5,
     )
@@ -234,7 +208,7 @@ def smooth_loss_grad_jvp_tangent(values, x_dot):
         matmul_bar,
         matmul_vjp_b,
         ratio,
-        sum_log1p_exp_x_bar,
+        unbroadcast,
         x,
         x_times_0_5,
     ) = values
@@ -244,8 +218,8 @@ def smooth_loss_grad_jvp_tangent(values, x_dot):
     A_matmul_x_dot = A @ x_dot
     # exp_x = np.exp(x)
     exp_x_dot = x_dot * exp_x
-    # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
-    ratio_dot = -exp_x_dot * sum_log1p_exp_x_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
+    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
+    ratio_dot = -exp_x_dot * unbroadcast / (exp_x_plus_1_0 * exp_x_plus_1_0)
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # x_bar += s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
     x_bar_2_dot = x_bar_dot + s2s.zeros_like(matmul_vjp_b)
@@ -272,7 +246,7 @@ def smooth_loss_grad_jvp_tangents(values, x_dot):
         matmul_bar,
         matmul_vjp_b,
         ratio,
-        sum_log1p_exp_x_bar,
+        unbroadcast,
         x,
         x_times_0_5,
     ) = values
@@ -282,13 +256,10 @@ def smooth_loss_grad_jvp_tangents(values, x_dot):
     A_matmul_x_dot = s2s.batch_rmatmul(A, x_dot)
     # exp_x = np.exp(x)
     exp_x_dot = s2s.lead(x_dot, exp_x) * exp_x
-    # x_bar = sum_log1p_exp_x_bar / (1.0 + exp_x) * exp_x
+    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
     operand = exp_x_plus_1_0 * exp_x_plus_1_0
     ratio_dot = (
-        s2s.lead(
-            s2s.lead(-exp_x_dot, sum_log1p_exp_x_bar) * sum_log1p_exp_x_bar, operand
-        )
-        / operand
+        s2s.lead(s2s.lead(-exp_x_dot, unbroadcast) * unbroadcast, operand) / operand
     )
     batched = s2s.lead(ratio_dot, exp_x) * exp_x
     batched_2 = s2s.lead(exp_x_dot, ratio) * ratio

@@ -27,7 +27,7 @@ from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, readable, tree_entry_of
 from .returned import FORWARD_ATTR, NUMBERS_ATTR, again_with_trees, attach, read_again
-from .specialize import NumberBuilds, lifted_by_numbers, numbers_passed
+from .specialize import NumberBuilds, lifted_by_numbers, numbers_passed, shape_signature
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call, star_position
 from .trees import LEAF, TreeDef
@@ -67,6 +67,8 @@ _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a
 # Calls passing only these (by position): what a call of these types ran, the next one of the
 # same types runs directly (api.Calls).
 _PLAIN_TYPES = PLAIN | {int, bool, np.int64, np.int32}
+_ndarray = np.ndarray
+_RECORDS_MOST = 1024  # Calls keeps what this many kinds of call ran (then starts again)
 
 
 def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, positions: tuple, single: bool,
@@ -96,13 +98,19 @@ def forward_mode(fun: Callable, wrt: tuple, has_aux: bool = False,
     return ForwardGradient(fun, wrt, compiled=compiled) if 0 < len(wrt) <= most and not has_aux else None
 
 
+def _call_key(args: tuple) -> tuple:
+    """What Calls records a call by: its arguments' types, and the shapes of its arrays."""
+    return tuple([(_ndarray, arg.shape) if type(arg) is _ndarray else type(arg) for arg in args])
+
+
 class Calls:
     """What grad's calls run: forward mode where the differentiated arguments are floats (the
     ForwardGradient made for the parameters a call passes numbers to; ``forward``: the one made
     for none), else the sweeps made for those parameters (``specialized``). A call passing only
-    arrays and numbers, by position, records its numbers by its arguments' types: the next call
-    of those types runs directly (no pytree can be there and argument_check passes: both are
-    decided by the types, as the numbers are)."""
+    arrays and numbers, by position, records its numbers and its arrays' shape signature by its
+    arguments' types and arrays' shapes: the next call of those runs directly, by the sweeps made
+    for that signature (no pytree can be there and argument_check passes: both are decided by
+    the types, as the numbers are)."""
 
     def __init__(self, forward: Optional[ForwardGradient], specialized: NumberBuilds,
                  positions: tuple, flags: tuple, name: str) -> None:
@@ -112,30 +120,41 @@ class Calls:
         self.by_types: dict = {}
 
     def known(self, args: tuple) -> Optional[tuple]:
-        """The value and gradients where a call of these argument types ran before, or None."""
-        plan = self.by_types.get(tuple(map(type, args)))
+        """The value and gradients where a call of these argument types (and arrays' shapes) ran
+        before, or None: by the sweeps made for the arrays' shape signature (specialize.py)."""
+        plan = self.by_types.get(_call_key(args))
         if plan is None:
             return None
-        numbers, forward = plan
+        numbers, forward, shapes = plan
         if forward is not None:
             result = _forward_grad(forward, args, {}, self.needed, self.positions, self.single, self.name)
             if result is not None:
                 return result
-        return self.sweeps(numbers, args, {})
+        return self.sweeps(numbers, args, {}, shapes)
 
     def run(self, numbers: tuple, args: tuple, kwargs: dict) -> tuple:
         """The value and gradients of a call passing numbers to the parameters ``numbers``."""
         chosen = self.specialized.forward(numbers) if self.forward is not None and numbers else self.forward
         result = _forward_grad(chosen, args, kwargs, self.needed, self.positions, self.single, self.name)
         ran = chosen if result is not None else None
+        recorded = self.recorded and not kwargs and all(type(arg) in _PLAIN_TYPES for arg in args)
+        signature = shape_signature(param_names(self.specialized.fun), args) if recorded else ()
         if result is None:
-            result = self.sweeps(numbers, args, kwargs)
-        if self.recorded and not kwargs and all(type(arg) in _PLAIN_TYPES for arg in args):
-            self.by_types[tuple(map(type, args))] = (numbers, ran)
+            # the code made for these shapes where it was made before (arrays of other lengths,
+            # the same signature), else the code for any shape
+            made = self.specialized.made_for(numbers, signature)
+            result = self.sweeps(numbers, args, kwargs, signature if made else ())
+        if recorded:
+            # The next call of these types and shapes runs the code made for their shapes: made
+            # then (a function called once pays for one transform).
+            if len(self.by_types) >= _RECORDS_MOST:
+                self.by_types.clear()
+            self.by_types[_call_key(args)] = (numbers, ran, signature)
         return result
 
-    def sweeps(self, numbers: tuple, args: tuple, kwargs: dict) -> tuple:
-        value, grads = run_sweeps(*self.specialized.sweeps(numbers), args, kwargs, self.name, self.has_aux)
+    def sweeps(self, numbers: tuple, args: tuple, kwargs: dict, shapes: tuple = ()) -> tuple:
+        value, grads = run_sweeps(*self.specialized.sweeps(numbers, shapes), args, kwargs, self.name,
+                                  self.has_aux)
         return value, (grads[0] if self.single else grads)
 
 
@@ -394,12 +413,17 @@ TRANSFORMATIONS.add(Transformation("jvp", jvp, curried=False))
 
 
 @api_boundary
-def source(fn: Callable, mode: str = "rev", numbers: Sequence[str] = ()) -> str:
+def source(fn: Callable, mode: str = "rev", numbers: Sequence[str] = (),
+           like: Optional[Sequence[Any]] = None) -> str:
     """The generated source behind a function s2sgrad returned. ``mode="fwd"`` gives, for a
     function of grad or value_and_grad with one differentiated argument (with ``compiled=True``:
     any number), the forward-mode code it runs when they are floats. ``numbers``: for grad or value_and_grad, the code a
     call runs that passes numbers (Python's or numpy's scalars) to these parameters, and arrays
-    or other values to the rest (specialize.py)."""
+    or other values to the rest (specialize.py). ``like``: for grad or value_and_grad, the sweeps
+    that calls with positional arguments of these types and shapes run from their second call
+    on (made for the numbers and the arrays' shapes there: specialize.shape_signature)."""
+    if like is not None:
+        return _specialized_source(fn, mode, (), tuple(like))
     if numbers:
         return _specialized_source(fn, mode, tuple(numbers))
     text = getattr(fn, SOURCE_ATTR, None)
@@ -426,14 +450,20 @@ def _forward_text(forward: ForwardGradient, fn: Any = None) -> str:
     return forward.text
 
 
-def _specialized_source(fn: Callable, mode: str, numbers: tuple) -> str:
-    """source(fn, mode, numbers) for numbers given."""
+def _specialized_source(fn: Callable, mode: str, numbers: tuple, like: Optional[tuple] = None) -> str:
+    """source(fn, mode, numbers) for numbers given, or source(fn, like=args)."""
     builds = getattr(fn, NUMBERS_ATTR, None)
     if builds is None:
-        raise UsageError(f"source(fn, numbers=...): {getattr(fn, '__name__', fn)!r} is not what "
+        raise UsageError(f"source(fn, {'like' if like is not None else 'numbers'}=...): "
+                         f"{getattr(fn, '__name__', fn)!r} is not what "
                          "s2sgrad.grad or value_and_grad returned, which make code per set of "
-                         "parameters given numbers")
+                         "parameters given numbers and per signature of arrays' shapes")
     params = param_names(builds.fun)
+    if like is not None:
+        if mode != "rev":
+            raise UsageError(f"source(fn, mode={mode!r}, like=...): the code specialized for "
+                             "arguments' shapes is reverse mode's (mode='rev')")
+        return builds.text(numbers_passed(params, like, {}), shape_signature(params, like))
     unknown = [name for name in numbers if name not in params]
     if unknown or mode not in ("rev", "fwd"):
         raise UsageError(f"source(fn, mode={mode!r}, numbers={numbers!r}): mode is 'rev' or 'fwd', "

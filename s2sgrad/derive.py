@@ -74,15 +74,16 @@ def registry_fingerprint() -> str:
 
 
 def cache_key(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
-              mode: str = "rev", trees: tuple = (), numbers: tuple = ()) -> str:
+              mode: str = "rev", trees: tuple = (), numbers: tuple = (), shapes: tuple = ()) -> str:
     """What the generated text depends on, hashed: the module text, where the def is, what the
     names the function (and the functions it calls) read are bound to, the options (reverse or
-    forward mode, the parameters given numbers), the registered gradients, and the Python and
+    forward mode, the parameters given numbers, the arrays' shape signature), the registered gradients, and the Python and
     s2sgrad versions."""
     return cache.make_key(
         unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(unit.params),
         ",".join(wrt),
-        f"has_aux={has_aux}", f"mode={mode}", _trees_text(trees), "numbers=" + ",".join(numbers), fingerprint(fun), registry_fingerprint(),
+        f"has_aux={has_aux}", f"mode={mode}", _trees_text(trees), "numbers=" + ",".join(numbers),
+        f"shapes={shapes!r}", fingerprint(fun), registry_fingerprint(),
         sys.version.split()[0], __version__, installation_fingerprint())
 
 
@@ -159,12 +160,13 @@ def refused(code: Optional[dict]) -> Optional[TransformError]:
 
 
 def code_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
-              mode: str = "rev", trees: tuple = (), numbers: tuple = ()) -> dict:
+              mode: str = "rev", trees: tuple = (), numbers: tuple = (), shapes: tuple = ()) -> dict:
     """The generated text and names for ``fun`` (read as ``unit``) in ``mode``: from the disk
     cache, else from the pipeline (stored). Returns ``{"text", "call", "deps"}``, ``call`` mapping
     each key of ``CALLS[mode]`` to a generated function's name. ``numbers``: parameters the
-    code is made for calls passing numbers to (pipeline.Options.numbers)."""
-    key = cache_key(fun, unit, wrt, has_aux, mode, trees, numbers)
+    code is made for calls passing numbers to (pipeline.Options.numbers); ``shapes``: the array
+    parameters' shapes it is made for (Options.shapes)."""
+    key = cache_key(fun, unit, wrt, has_aux, mode, trees, numbers, shapes)
     code = _known(key, mode)
     if code is not None:
         refusal = refused(code)
@@ -172,7 +174,7 @@ def code_for(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False,
             raise refusal
         return dict(code)
     try:
-        code = _made(fun, unit, wrt, has_aux, mode, trees, numbers)
+        code = _made(fun, unit, wrt, has_aux, mode, trees, numbers, shapes)
     except TransformError as exc:
         _store_refusal(key, fun, exc)
         raise
@@ -211,12 +213,12 @@ def _keep(key: str, code: dict) -> None:
 
 
 def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
-          trees: tuple, numbers: tuple = ()) -> dict:
+          trees: tuple, numbers: tuple = (), shapes: tuple = ()) -> dict:
     """code_for's record made by the pipeline (a TransformError where it refuses)."""
     from .pipeline import Options, generate  # libcst and black: only on a cache miss
 
     generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode,
-                                       trees=trees, numbers=numbers))
+                                       trees=trees, numbers=numbers, shapes=shapes))
     text, callables = generated.text, generated.callables
     if mode == "rev2":
         from .compose import second_order_text
@@ -297,13 +299,13 @@ def _refit(names: list) -> TransformError:
 
 
 def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev",
-          trees: tuple = (), numbers: tuple = ()) -> tuple:
+          trees: tuple = (), numbers: tuple = (), shapes: tuple = ()) -> tuple:
     """``(text, callables)`` for the live function ``fun``: code_for, then functions.
     ``trees``: ``(parameter, TreeDef)`` for parameters given pytrees; ``numbers``: parameters
-    given numbers (pipeline.Options)."""
-    code = code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers)
+    given numbers; ``shapes``: array parameters' shapes (pipeline.Options)."""
+    code = code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes)
     return code["text"], functions(
-        fun, code, mode, lambda: code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers))
+        fun, code, mode, lambda: code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes))
 
 
 def _entries() -> Any:

@@ -67,6 +67,8 @@ class Options:
     ``"fwd_grad"`` (``<f>_forward_grad``: forward mode, one tangent per parameter of ``wrt``);
     ``numbers``: parameters known to hold numbers (Python's or numpy's scalars), which the code
     is specialized for (no shapes recorded or summed back for what only they broadcast);
+    ``shapes``: array parameters' shapes (specialize.shape_signature), which reverse mode's code is
+    specialized for (no unbroadcasting, no recorded shape, between values of equal known shapes);
     ``trees``: parameters given pytrees, with their structures (each becomes its leaves' parameters,
     and ``wrt`` naming it, those leaves: lower/trees.py)."""
 
@@ -76,6 +78,7 @@ class Options:
     trees: tuple = ()  # (parameter, trees.TreeDef): parameters taking pytrees, by structure
     keyed: tuple = ()  # codegen.Keyed: of ``trees``, the dicts known by the keys read (the CLI)
     numbers: tuple = ()  # parameters the code is made for calls passing numbers to (not arrays)
+    shapes: tuple = ()  # ((parameter, dims), ...): the arrays' shapes the code is made for (reverse mode)
 
 
 @dataclass(frozen=True)
@@ -182,29 +185,29 @@ def _record(pf: ParsedFunction, session: _Session, names: Any, globals_read: Any
 
 
 def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction],
-              has_aux: bool, numbers: tuple = ()) -> tuple:
+              has_aux: bool, numbers: tuple = (), shapes: tuple = ()) -> tuple:
     """``pf`` lowered (unless ``core`` already is) and recorded in ``session``, with what both modes
     know about it: ``(core, seeded outputs, (shape classes, known scalars), stabilizing maxima)``."""
     core = core if core is not None else lower(pf, session.table, session.lifted)
     _check_callees(pf, core, session)
     _record(pf, session, core.globals_read, core.globals_read)
     outputs = seeded_outputs(core, has_aux)
-    classes, scalars = shape_facts(core, session.table, frozenset(numbers))
+    classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
     stable = stabilizers(core, session.table, outputs, classes, scalars)
     return core, outputs, (classes, scalars), stable
 
 
 def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple], has_aux: bool,
                    top_level: bool, names: tuple, core: Optional[CoreFunction] = None,
-                   numbers: tuple = ()) -> tuple:
+                   numbers: tuple = (), shapes: tuple = ()) -> tuple:
     """Reverse mode of one function: ``(core, VjpFunction)`` (``wrt`` None: all parameters;
     ``numbers``: its parameters given numbers, Options.numbers)."""
-    core, outputs, shapes, stable = _analysed(pf, session, core, has_aux, numbers)
+    core, outputs, facts, stable = _analysed(pf, session, core, has_aux, numbers, shapes)
     wrt = tuple(p.name for p in core.params) if wrt is None else wrt
     activity = analyze(core, wrt, outputs, session.table, stable)
     vjp = reverse(core, activity, session.table, wrt=wrt, has_aux=has_aux, top_level=top_level,
                   callee_lookup=partial(_callee, session, pf), fwd_name=names[0], bwd_name=names[1],
-                  kwonly=_kwonly(pf), shapes=shapes)
+                  kwonly=_kwonly(pf), shapes=facts)
     return core, vjp
 
 
@@ -483,7 +486,7 @@ def _reverse_mode(pf: ParsedFunction, options: Options, names: SweepNames, core:
     session.in_progress.add(_callee_key(pf))
     core, top = _differentiate(pf, session, wrt=options.wrt, has_aux=options.has_aux,
                                top_level=True, names=(names.fwd, names.bwd), core=core,
-                               numbers=options.numbers)
+                               numbers=options.numbers, shapes=options.shapes)
     session.in_progress.discard(_callee_key(pf))
     params = tuple(p.name for p in core.params)
     wrapper = grad_wrapper(core.name, params, core.reserved, top, names.grad, _kwonly(pf))
@@ -505,7 +508,8 @@ def generate_module(targets: tuple, table: RuleTable = DEFAULT_TABLE, *, command
                            for (pf, options), sweeps, core in zip(parsed, names, cores)))
     program = Program((*tops, *session.functions), wrappers, (), ())
     text = _module_text(session, source or pfs[0].unit.path, tuple(pf.name for pf in pfs),
-                        command or f"s2sgrad.source(s2sgrad.grad({pfs[0].name}){_numbers_text(parsed[0][1].numbers)})",
+                        command or f"s2sgrad.source(s2sgrad.grad({pfs[0].name})"
+                        f"{_shapes_text(parsed[0][1].shapes) or _numbers_text(parsed[0][1].numbers) + ')'}",
                         program)
     return GeneratedModule(text, names, dict(session.live), tuple(o.wrt for _, o in parsed))
 
@@ -557,6 +561,15 @@ def _jvp_command(pf: ParsedFunction, wrt: tuple, numbers: tuple = (), each: bool
         return (f"s2sgrad.source(s2sgrad.grad({pf.name}, argnums={argnums}), "
                 f"mode='fwd'{_numbers_text(numbers)})")
     return f"s2sgrad.jvp({pf.name}, primals, tangents)"
+
+
+def _shapes_text(shapes: tuple) -> str:
+    """The array shapes code is made for, as its regenerate command says them (a comment)."""
+    if not shapes:
+        return ""
+    said = ", ".join(f"{param}: ({', '.join(str(d) for d in dims)}{',' if len(dims) == 1 else ''})"
+                     for param, dims in shapes)
+    return f", like=args) with args of shapes {said}"
 
 
 def _numbers_text(numbers: tuple) -> str:

@@ -1,10 +1,13 @@
-"""Generated code specialized for the arguments that are numbers: a call's arguments -> the
-parameters it passes numbers to, and the sweeps (or the forward mode) made for calls passing
-numbers there (pipeline.Options.numbers; the disk cache keys on it).
+"""Generated code specialized for what a call passes: a call's arguments -> the parameters it
+passes numbers to and the shapes of the numpy arrays it passes, and the sweeps (or the forward
+mode) made for them (pipeline.Options.numbers and .shapes; the disk cache keys on both).
 
 A number (Python's int, float, complex or bool, or a numpy scalar) is 0-d: code made knowing it
 records no shape of a value only numbers broadcast, and sums nothing back to a number's shape
-(`s2s.unbroadcast`), so a loop on Python floats runs as plain float arithmetic.
+(`s2s.unbroadcast`), so a loop on Python floats runs as plain float arithmetic. An array's shape
+is known as which of its lengths are 1 and which lengths of all the arrays are equal
+(shape_signature): code made knowing it neither records nor sums back to shapes that are equal
+for every call of that signature, whatever the lengths.
 """
 
 from __future__ import annotations
@@ -29,6 +32,19 @@ def numbers_passed(params: Sequence[str], args: tuple, kwargs: dict) -> tuple:
     return tuple(found)
 
 
+def shape_signature(params: Sequence[str], args: tuple) -> tuple:
+    """``((parameter, dims), ...)`` for the positional arguments that are numpy arrays: each
+    length 1 as ``1``, each other length as a label (``"n0"``, ``"n1"``, ... in the order first
+    met), equal lengths by one label (rules/dims.py)."""
+    labels: dict = {}
+    found = []
+    for param, value in zip(params, args):
+        if type(value) is np.ndarray:
+            found.append((param, tuple(1 if n == 1 else labels.setdefault(n, f"n{len(labels)}")
+                                       for n in value.shape)))
+    return tuple(found)
+
+
 def lifted_by_numbers(fun: Callable, wrt: tuple, has_aux: bool) -> bool:
     """Whether code for calls passing numbers to every parameter of ``fun`` (its first
     parameters: not ``*args``) is made, where the code for arrays was refused for what arrays
@@ -42,9 +58,10 @@ def lifted_by_numbers(fun: Callable, wrt: tuple, has_aux: bool) -> bool:
 
 class NumberBuilds:
     """The generated sweeps and forward mode of ``fun`` (differentiated with respect to ``wrt``)
-    for each set of parameters its calls pass numbers to, made on first use of that set. Where
-    s2sgrad refuses the specialized code, calls use the code made for arrays (``generic()``:
-    ``(fwd, bwd)``), which does not depend on what the arguments are."""
+    for each set of parameters its calls pass numbers to (and, for the sweeps, each signature of
+    the arrays' shapes), made on first use. Where s2sgrad refuses the specialized code, calls use
+    the code made for arrays (``generic()``: ``(fwd, bwd)``), which does not depend on what the
+    arguments are."""
 
     def __init__(self, fun: Callable, wrt: tuple, has_aux: bool,
                  generic: Callable[[], tuple], compiled: bool = False) -> None:
@@ -53,23 +70,29 @@ class NumberBuilds:
         self.made: dict = {}
         self.forwards: dict = {}
 
-    def sweeps(self, numbers: tuple) -> tuple:
-        """``(fwd, bwd)`` for calls passing numbers to the parameters ``numbers`` (none: the
-        code made for arrays), current (derive.fresh: the user's values now, as Python reads
-        them)."""
-        made = self.made.get(numbers) if numbers else self.generic()
+    def sweeps(self, numbers: tuple, shapes: tuple = ()) -> tuple:
+        """``(fwd, bwd)`` for calls passing numbers to the parameters ``numbers`` and arrays of
+        the signature ``shapes`` (neither: the code made for arrays), current (derive.fresh: the
+        user's values now, as Python reads them)."""
+        key = (numbers, shapes)
+        made = self.made.get(key) if numbers or shapes else self.generic()
         if made is None:
             try:
-                made = derive.build(self.fun, self.wrt, self.has_aux, numbers=numbers)[1][:2]
+                made = derive.build(self.fun, self.wrt, self.has_aux, numbers=numbers, shapes=shapes)[1][:2]
             except TransformError:
-                made = self.generic()
-            self.made[numbers] = made
+                made = self.sweeps(numbers) if shapes else self.generic()
+            self.made[key] = made
         derive.fresh(made[0])
         return made
 
-    def text(self, numbers: tuple) -> str:
-        """The generated text of the sweeps for calls passing numbers to ``numbers``."""
-        return derive.build(self.fun, self.wrt, self.has_aux, numbers=numbers)[0]
+    def made_for(self, numbers: tuple, shapes: tuple) -> bool:
+        """Whether the sweeps for ``numbers`` and the shape signature ``shapes`` are made."""
+        return (numbers, shapes) in self.made
+
+    def text(self, numbers: tuple, shapes: tuple = ()) -> str:
+        """The generated text of the sweeps for calls passing numbers to ``numbers`` and
+        arrays of the signature ``shapes``."""
+        return derive.build(self.fun, self.wrt, self.has_aux, numbers=numbers, shapes=shapes)[0]
 
     def forward(self, numbers: tuple) -> Any:
         """The ForwardGradient made for calls passing numbers to ``numbers`` (forward mode of
@@ -81,4 +104,4 @@ class NumberBuilds:
         return found
 
 
-__all__ = ["NUMBERS", "NumberBuilds", "lifted_by_numbers", "numbers_passed"]
+__all__ = ["NUMBERS", "NumberBuilds", "lifted_by_numbers", "numbers_passed", "shape_signature"]

@@ -16,7 +16,9 @@ from ..lower.ir import (
     CoreFunction,
     If,
     Loop,
+    RangeHeader,
     Seq,
+    SequenceHeader,
     Stmt,
     SUBSCRIPT,
     Var,
@@ -24,6 +26,7 @@ from ..lower.ir import (
     flatten,
     prim_operands,
 )
+from ..rules import dims
 from ..rules.nondiff import SCALAR_CONSTANTS
 from ..rules.table import RuleTable
 
@@ -135,6 +138,8 @@ SCALAR = "()"  # a scalar: broadcasting it against any shape gives that shape
 _BOTTOM = None  # not known yet (the fixed point starts optimistic)
 
 _KEPT = "/kept"  # suffix: a keepdims reduction of the class before it
+_PENDING = "/pending"  # a known shape's operand whose class is not known yet
+_NO_SHAPE = "/no shape"  # no known shape gives the result's
 
 
 def _is_true(op) -> bool:
@@ -185,7 +190,8 @@ def _is_none(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
-def shape_classes(fn: CoreFunction, table: RuleTable, scalars: frozenset) -> dict:
+def shape_classes(fn: CoreFunction, table: RuleTable, scalars: frozenset,
+                  shapes: Optional[dict] = None) -> dict:
     """Name -> shape class: two names of one class (other than ``TOP``) certainly hold arrays of
     the same shape whenever they are read, so an elementwise operand whose class is the output's
     needs no unbroadcasting. Classes are rooted in the parameters' shapes on entry and in the
@@ -193,21 +199,29 @@ def shape_classes(fn: CoreFunction, table: RuleTable, scalars: frozenset) -> dic
     rest follows from elementwise operations, plain copies, ``x[a:-b]`` slices and keepdims
     reductions (which broadcast back to their operand's class), to a fixed
     point that starts optimistic (sound like constant propagation: every definition of a name
-    must give its class)."""
-    return _Classes(fn, table, scalars).solve()
+    must give its class).
+
+    ``shapes``: parameters' shapes the code is made for (rules/dims.py's tuples of dims;
+    specialize.shape_signature): a shape all of whose dims are known is a class of its own
+    (two names of one such shape hold arrays of equal shapes), rooted in those parameters and
+    followed through the rules' result shapes (Rule.result_shape), elementwise broadcasting,
+    indexing by an integer and reductions."""
+    return _Classes(fn, table, scalars, shapes or {}).solve()
 
 
 class _Classes:
     """The fixed point of shape_classes: ``env`` maps names to classes found so far."""
 
-    def __init__(self, fn: CoreFunction, table: RuleTable, scalars: frozenset) -> None:
+    def __init__(self, fn: CoreFunction, table: RuleTable, scalars: frozenset, shapes: dict) -> None:
         self.fn, self.table, self.scalars = fn, table, scalars
         self.in_loop: dict = {}
         _loop_depths(fn.body, False, self.in_loop)
         self.defined = {t for stmt in self.in_loop for t in stmt.targets}
         self.counts = definition_counts(fn.body)
         self.params = {p.name for p in fn.params}
-        self.env: dict = {name: f"<{name}>" for name in self.params}
+        self.env: dict = {name: (SCALAR if shapes.get(name) == () else shapes.get(name, f"<{name}>"))
+                          for name in self.params}
+        self.integers = _counters(fn.body) - self.defined - self.params
 
     def solve(self) -> dict:
         changed = True
@@ -216,7 +230,9 @@ class _Classes:
             for stmt in flatten(self.fn.body):
                 if stmt.targets:
                     changed = self.update(stmt) or changed
-        return {k: v for k, v in self.env.items() if v not in (TOP, _BOTTOM)}
+        # A shape with a dim not known is no class: two such arrays may differ there.
+        return {k: v for k, v in self.env.items()
+                if v not in (TOP, _BOTTOM) and (not isinstance(v, tuple) or dims.known(v))}
 
     def update(self, stmt: Stmt) -> bool:
         """Join what ``stmt`` gives into its targets' classes; whether one changed."""
@@ -258,10 +274,13 @@ class _Classes:
             return self.operand_class(prim.args[0])
         if prim.op in self.table.elementwise:
             return self.elementwise_class(prim, own)
+        shaped = self.result_shape(prim)
+        if shaped is not _NO_SHAPE:
+            return shaped
         if getattr(self.table.get(prim.op), "reduction", "") and prim.args and \
                 any(k == "keepdims" and _is_true(v) for k, v in prim.kwargs):
             base = self.operand_class(prim.args[0])
-            if base is _BOTTOM or base not in (TOP, SCALAR):
+            if base is _BOTTOM or (isinstance(base, str) and base not in (TOP, SCALAR)):
                 # The same rank with ones where reduced: it broadcasts to the base's shape.
                 return _BOTTOM if base is _BOTTOM else base + _KEPT
         kept = _shape_source(stmt, self.table)
@@ -274,7 +293,7 @@ class _Classes:
             base = self.operand_class(prim.args[0])
             if base is _BOTTOM:
                 return _BOTTOM
-            if base not in (TOP, SCALAR):
+            if isinstance(base, str) and base not in (TOP, SCALAR) or dims.known(base):
                 sliced = _slice_class(base, prim.args[1])
                 if sliced is not None:
                     return sliced
@@ -293,23 +312,134 @@ class _Classes:
         if isinstance(index, Var) and index.name in self.scalars:
             return True
         base_class = self.operand_class(base)
-        if base_class in (TOP, SCALAR, _BOTTOM):
+        if base_class in (TOP, SCALAR, _BOTTOM) or (isinstance(base_class, tuple) and not dims.known(base_class)):
             return False
         sliced = _slice_class(base_class, index)
         return sliced is not None and self.operand_class(value) == sliced
 
+    def shape_of(self, op):
+        """``op``'s shape as rules/dims.py writes it (``()`` for a scalar), None where not
+        known, _PENDING where not known yet."""
+        found = self.operand_class(op)
+        if found is _BOTTOM:
+            return _PENDING
+        if isinstance(found, tuple):
+            return found
+        return () if found == SCALAR else None
+
+    def result_shape(self, prim):
+        """The class a known shape gives ``prim``'s result (its rule's result shape, an index
+        by integers, a reduction), _BOTTOM where an operand's is not known yet, else _NO_SHAPE."""
+        rule = self.table.get(prim.op)
+        if prim.op == SUBSCRIPT and len(prim.args) == 2:
+            shapes = (self.shape_of(prim.args[0]),)
+        elif _reduces_axis(rule) and prim.args:
+            shapes = (self.shape_of(prim.args[0]),)
+        elif getattr(rule, "result_shape", None) is not None and not prim.kwargs:
+            shapes = tuple(self.shape_of(a) if isinstance(a, Var) else None for a in prim.args)
+        else:
+            return _NO_SHAPE
+        if any(shape is _PENDING for shape in shapes):
+            return _BOTTOM
+        if prim.op == SUBSCRIPT:
+            found = _indexed(shapes[0], prim.args[1], self.integers)
+        elif _reduces_axis(rule):
+            found = _reduced(shapes[0], prim)
+        else:
+            found = rule.result_shape(shapes)
+        if found is None:
+            return _NO_SHAPE
+        return SCALAR if found == () else found
+
     def elementwise_class(self, prim, own: str) -> Optional[str]:
         """The one class of the operands that are not scalars (a keepdims reduction of one of
-        them broadcasts to it), else ``own``."""
+        them broadcasts to it), the shape known shapes broadcast to, else ``own``."""
         classes = {self.operand_class(o) for o in prim_operands(prim)}
         classes.discard(SCALAR)
-        classes -= {c for c in classes if c and c.endswith(_KEPT) and c[:-len(_KEPT)] in classes}
+        if classes and all(isinstance(c, tuple) for c in classes):
+            found = dims.broadcast(*classes)
+            return own if found is None else SCALAR if found == () else found
+        classes -= {c for c in classes if isinstance(c, str) and c.endswith(_KEPT) and c[:-len(_KEPT)] in classes}
         if TOP in classes or len(classes - {_BOTTOM}) > 1:
             return own
         known = classes - {_BOTTOM}
         if known:
             return known.pop()
         return _BOTTOM if classes else SCALAR
+
+
+def _reduces_axis(rule) -> bool:
+    """Whether ``rule`` is a reduction ``f(a, axis=None, ..., keepdims=False)``."""
+    return bool(getattr(rule, "reduction", "")) and len(rule.params) > 1 and \
+        rule.params[1].name == "axis" and any(p.name == "keepdims" for p in rule.params)
+
+
+def _counters(body: tuple) -> set:
+    """The names loops bind to the integers they count (``range``'s target, ``enumerate``'s index)."""
+    found: set = set()
+    for node in body:
+        if isinstance(node, Loop):
+            if isinstance(node.kind, RangeHeader):
+                found.add(node.kind.counter)
+            elif isinstance(node.kind, SequenceHeader):
+                found.add(node.kind.index)
+            found |= _counters(node.body)
+        elif isinstance(node, If):
+            found |= _counters(node.body) | _counters(node.orelse)
+    return found
+
+
+def _integer_index(node, integers: set) -> bool:
+    """Whether an index node is one integer: a literal (negative too), or a name a loop counts with."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer) or (isinstance(node, cst.Name) and node.value in integers)
+
+
+def _indexed(base: Optional[tuple], index, integers: set) -> Optional[tuple]:
+    """``base[index]``'s shape where ``index`` is integers and slices (``[t]``, ``[:, 0]``,
+    ``[:H]``), one per leading axis: a whole slice keeps its axis's dim, another one's is not
+    known."""
+    if base is None or not (isinstance(index, Const) and index.brackets):
+        return None
+    node = index.node
+    items = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
+    if len(items) > len(base):
+        return None
+    kept = []
+    for item, dim in zip(items, base):
+        if _integer_index(item, integers):
+            continue
+        if not m.matches(item, m.Call(func=m.Name("slice"), args=[m.Arg()] * 3)):
+            return None
+        whole = m.matches(item, m.Call(func=m.Name("slice"), args=[m.Arg(m.Name("None"))] * 3))
+        kept.append(dim if whole else dims.UNKNOWN)
+    return tuple(kept) + base[len(items):]
+
+
+def _reduced(base: Optional[tuple], prim) -> Optional[tuple]:
+    """A reduction's shape: all axes (``np.sum(x)``) or one literal ``axis``, ``keepdims`` too."""
+    kwargs = dict(prim.kwargs)
+    if base is None or len(prim.args) > 2 or set(kwargs) - {"axis", "keepdims"}:
+        return None
+    axis = prim.args[1] if len(prim.args) == 2 else kwargs.get("axis")
+    keep = kwargs.get("keepdims")
+    if keep is not None and not (isinstance(keep, Const) and isinstance(keep.node, cst.Name) and
+                                 keep.node.value in ("True", "False")):
+        return None
+    keepdims = keep is not None and keep.node.value == "True"
+    if axis is None or (isinstance(axis, Const) and _is_none(axis.node)):
+        return tuple(1 for _ in base) if keepdims else ()
+    node = axis.node if isinstance(axis, Const) else None
+    negative = isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus)
+    number = node.expression if negative else node
+    if not isinstance(number, cst.Integer):
+        return None
+    at = -number.evaluated_value if negative else number.evaluated_value
+    if not -len(base) <= at < len(base):
+        return None
+    at %= len(base)
+    return base[:at] + ((1,) if keepdims else ()) + base[at + 1:]
 
 
 def _shape_source(stmt: Stmt, table: RuleTable):
@@ -333,8 +463,22 @@ def _shape_source(stmt: Stmt, table: RuleTable):
     return prim.args[0]
 
 
-def shape_facts(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset()) -> tuple:
+def summed_axes(operand, output) -> Optional[tuple]:
+    """``(leading, ones)``: the axes of an elementwise output (shape class ``output``) that its
+    operand (class ``operand``) was broadcast along, both classes known shapes: the leading axes
+    it lacks, then those where it has length 1 (summed keeping them); None where not known."""
+    operand = () if operand == SCALAR else operand
+    if not (dims.known(operand) and dims.known(output)) or len(operand) > len(output):
+        return None
+    extra = len(output) - len(operand)
+    ones = tuple(extra + i for i, (o, d) in enumerate(zip(operand, output[extra:])) if o == 1 and d != 1)
+    return tuple(range(extra)), ones
+
+
+def shape_facts(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset(),
+                shapes: Optional[dict] = None) -> tuple:
     """(shape classes, known scalars) of ``fn``, by what the table says of its primitives;
-    ``numbers``: parameters the code is made for calls passing numbers to (known_scalars)."""
+    ``numbers``: parameters the code is made for calls passing numbers to (known_scalars);
+    ``shapes``: the array parameters' shapes it is made for (shape_classes)."""
     scalars = known_scalars(fn, table, numbers)
-    return shape_classes(fn, table, scalars), scalars
+    return shape_classes(fn, table, scalars, shapes), scalars

@@ -30,8 +30,10 @@ def _code(node: cst.CSTNode) -> str:
 class Adjoints:
     """The adjoints of one backward sweep (see the module docstring for the invariants)."""
 
-    def __init__(self, namer, lists: frozenset, shape_of: Callable[[str], str]) -> None:
+    def __init__(self, namer, lists: frozenset, shape_of: Callable[[str], str],
+                 in_place: bool = True) -> None:
         self.namer = namer
+        self.in_place = in_place  # False: no array is owned (complex numbers may be in flight)
         self.lists = lists
         self.shape_of = shape_of
         self.current: dict = {}
@@ -67,7 +69,8 @@ class Adjoints:
             return
         fresh = self._write(lines, var, name, expr, fresh)
         uniform = uniform and (var not in self.current or var in self.uniform)
-        if fresh and not uniform and name not in self.unstable and var not in self.lists:
+        if fresh and not uniform and name not in self.unstable and var not in self.lists and \
+                self.in_place:
             self.owned.add(name)
         else:
             self.owned.discard(name)
@@ -129,7 +132,7 @@ class Adjoints:
         held = self.current.get(var)
         if held is None:
             lines.append(f"{name} = {self.zeros(var)}")
-            if accumulator and var not in self.lists:
+            if accumulator and var not in self.lists and self.in_place:
                 self.owned.add(name)
             else:
                 self.owned.discard(name)

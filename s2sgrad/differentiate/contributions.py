@@ -14,7 +14,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..analyze.shapes import may_broadcast
+from ..analyze.shapes import may_broadcast, summed_axes
 from .reuse import reuse_forward
 from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, operand_vars
 from ..read.names import name_nodes
@@ -78,7 +78,8 @@ class Contributions:
             return reuse_forward(simplify(instantiate(template, mapping, defaulted)), stmt,
                                  self.places, self.definitions)
 
-        wanted = [(param, template, bound.get(param)) for param, template in rule.vjps
+        ranked = self.ranked_templates(rule, prim, target)
+        wanted = [(param, ranked.get(param, template), bound.get(param)) for param, template in rule.vjps
                   if bound.get(param) is not None
                   and any(self.active(n) for n in operand_vars(bound[param]))]
         lines: list = []
@@ -95,8 +96,9 @@ class Contributions:
             expr = contribution(template, g)
             if isinstance(operand, Var):
                 if rule.elementwise and self.may_broadcast(operand, bound, target):
-                    expr = unbroadcast_call(expr, cst.parse_expression(self.shape_of(operand.name)),
-                                            operand.name)
+                    axes = summed_axes(self.classes.get(operand.name), self.classes.get(target))
+                    shape = None if axes else cst.parse_expression(self.shape_of(operand.name))
+                    expr = unbroadcast_call(expr, shape, operand.name, axes)
                 self.adj.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform",
                                     fresh=getattr(rule, "fresh_adjoints", False) or None)
             elif isinstance(operand, Seq) and self.each_item(lines, stmt, rule, param, operand,
@@ -107,6 +109,18 @@ class Contributions:
                 lines.append(f"{parts} = {_code(expr)}")
                 self.distribute(lines, stmt, operand, parts)
         return lines
+
+    def ranked_templates(self, rule, prim, target: str) -> dict:
+        """The rule's templates for the ranks its positional operands are known to have
+        (Rule.ranked), by parameter; none where the upstream is one number standing for an array."""
+        if not getattr(rule, "ranked", ()) or target in self.adj.uniform or prim.kwargs or \
+                not all(isinstance(a, Var) for a in prim.args):
+            return {}
+        shapes = [self.classes.get(a.name) for a in prim.args]
+        if not all(isinstance(s, tuple) for s in shapes):
+            return {}
+        ranks = tuple(len(s) for s in shapes)
+        return {param: template for param, at, template in rule.ranked if at == ranks}
 
     def together_backward(self, lines: list, rule, wanted: list, kinds: dict, contribution,
                           g: str) -> list:

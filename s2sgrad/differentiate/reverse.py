@@ -16,7 +16,8 @@ from typing import Optional
 import libcst as cst
 
 from ..analyze.activity import Activity, refuse_constant_subscripts
-from ..analyze.shapes import shape_facts
+from ..analyze.dtypes import may_hold_complex
+from ..analyze.shapes import SCALAR, shape_facts
 from .reuse import block_places
 from ..errors import TransformError
 from ..lower.ir import CoreFunction, If, Prim, Seq, Stmt, Var, definition_counts, flatten, operand_node, \
@@ -65,7 +66,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         self.kwonly = kwonly
         self.module = fn.module
         self.namer = Namer(fn.reserved | {fwd_name, bwd_name})
-        self.adj = Adjoints(self.namer, fn.lists, self.shape_of)
+        self.adj = Adjoints(self.namer, fn.lists, self.shape_of, in_place=not may_hold_complex(fn, table))
         self.rec = Records(fn, table, self.namer, lambda stmt: self.callee_for(stmt) is not None)
         self.collecting: Optional[Collecting] = None  # in a backward loop: what it collects
         self.callee_residuals: dict = {}  # Stmt -> name of the callee's residuals at that call
@@ -96,7 +97,10 @@ class ReverseBuilder(Contributions, BlockSweeps):
         """The name the backward sweep uses for ``var``'s shape; the forward sweep records
         ``np.shape(var)`` under it, so the value itself need not be kept for that. A row read at
         the loop counter of an array made before the loop has that array's shape less its first
-        axis (``xs_shape[1:]``): one record before the loop, none per iteration."""
+        axis (``xs_shape[1:]``): one record before the loop, none per iteration. A value known
+        to be 0-d (its shape class) has the shape ``()``: nothing to record."""
+        if self.classes.get(var) == SCALAR:
+            return "()"
         row = self.row_shape(var)
         return row if row is not None else self.rec.shape_of(var)
 

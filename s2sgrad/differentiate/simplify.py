@@ -264,9 +264,10 @@ def _of_only(node: cst.BaseExpression, name: str) -> bool:
 
 
 def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
-                     operand: str) -> cst.BaseExpression:
+                     operand: str, axes: Optional[tuple] = None) -> cst.BaseExpression:
     """``s2s.unbroadcast(expr, shape)``: ``operand``'s contribution ``expr`` summed back to its
-    shape, the factors of ``expr`` (a chain of ``*`` and ``/``, its first factor kept) that are
+    shape (``axes``, ``(leading, ones)`` known when the code is made: ``np.sum`` over them,
+    analyze.shapes.summed_axes), the factors of ``expr`` (a chain of ``*`` and ``/``, its first factor kept) that are
     arithmetic of ``operand`` alone applied after the sum: they have at most ``operand``'s shape,
     so they are constant along every axis the sum reduces (``unbroadcast(-g * a / (b * b),
     b_shape)`` -> ``unbroadcast(-g * a, b_shape) / (b * b)``: the quotient's divisor's adjoint
@@ -279,11 +280,27 @@ def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
     node = inside[0][1]
     for operator, factor in inside[1:]:
         node = cst.BinaryOperation(node, operator, factor)
-    node = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")),
-                    [cst.Arg(node), cst.Arg(shape)])
+    node = _summed(node, axes) if axes is not None else \
+        cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")), [cst.Arg(node), cst.Arg(shape)])
     for operator, factor in outside:
         node = cst.BinaryOperation(node, operator, factor)
     return node
+
+
+def _summed(node: cst.BaseExpression, axes: tuple) -> cst.BaseExpression:
+    """``np.sum(node, ...)`` over ``axes`` = ``(leading, ones)``: the leading axes dropped, the
+    others kept (every axis of a 0-d operand: ``np.sum(node)``)."""
+    leading, ones = axes
+
+    def total(inner: cst.BaseExpression, over: tuple, keep: bool) -> cst.BaseExpression:
+        axis = str(over[0]) if len(over) == 1 else f"({', '.join(map(str, over))})"
+        call = f"np.sum(__inner__, axis={axis}{', keepdims=True' if keep else ''})"
+        return cst.parse_expression(call).with_changes(args=[
+            cst.Arg(inner), *cst.parse_expression(call).args[1:]])
+
+    if ones:
+        node = total(node, ones, True)
+    return total(node, leading, False) if leading else node
 
 
 def simplify(node: cst.CSTNode, scalars: frozenset = frozenset()) -> cst.CSTNode:

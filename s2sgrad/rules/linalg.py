@@ -5,6 +5,7 @@ import string
 from dataclasses import replace
 from typing import Optional
 
+from . import dims
 from .table import alias, defvjp
 
 # Why forward mode has no tangent for a rule (Rule.reverse_only).
@@ -61,8 +62,19 @@ def _einsum_interleaved(args: tuple) -> Optional[tuple]:
     return (("einsum_interleaved", (repr(subscripts), 0)),) + tuple(2 * k for k in range(pairs))
 
 
+def _products_by_rank(a: str, b: str) -> tuple:
+    """Rule.ranked for a product ``a @ b`` of vectors and matrices (``np.dot`` of them)."""
+    return (
+        (a, (1, 2), f"g @ {b}.T"), (b, (1, 2), f"np.outer({a}, g)"),
+        (a, (2, 2), f"g @ {b}.T"), (b, (2, 2), f"{a}.T @ g"),
+        (a, (2, 1), f"np.outer(g, {b})"), (b, (2, 1), f"g @ {a}"),
+        (a, (1, 1), f"g * {b}"), (b, (1, 1), f"g * {a}"),
+    )
+
+
 _MATMUL = defvjp(
-    "numpy.matmul(x1, x2)", linear=("x1", "x2"),
+    "numpy.matmul(x1, x2)", linear=("x1", "x2"), result_shape=dims.matmul,
+    ranked=_products_by_rank("x1", "x2"),
     row_products={"x1": "s2s.rows_matmul", "x2": "s2s.rows_rmatmul"},
     step_sums={"x1": "s2s.matmul_vjp_a_sum(gs, x1, others)", "x2": "s2s.matmul_vjp_b_sum(gs, others, x2)"},
     batched={"x1": "s2s.batch_matmul(t, x2)", "x2": "s2s.batch_rmatmul(x1, t)"},
@@ -70,7 +82,7 @@ _MATMUL = defvjp(
     x2="s2s.matmul_vjp_b(g, x1, x2)",
 )
 _DOT = defvjp(
-    "numpy.dot(a, b)", methods=("dot",),
+    "numpy.dot(a, b)", methods=("dot",), result_shape=dims.dot, ranked=_products_by_rank("a", "b"),
     linear=("a", "b"),
     array_result=True,  # a numpy array, or a numpy scalar for two vectors
     row_products={"a": "s2s.rows_dot", "b": "s2s.rows_rdot"},
@@ -91,9 +103,12 @@ _TRACE = defvjp(
 # writes them where a product's rule names one in ``row_products``): ``rows_matmul(a, n, b)``
 # stacks ``a[t] @ b``, ``rows_rmatmul`` stacks ``b @ a[t]``, ``rows_dot``/``rows_rdot`` with np.dot.
 ROW_PRODUCTS = tuple(
-    defvjp(f"s2s.{name}(a, n, b)", linear=("a", "b"), array_result=True,
+    defvjp(f"s2s.{name}(a, n, b)", linear=("a", "b"), array_result=True, result_shape=shape,
            a=f"s2s.{name}_vjp_a(g, a, n, b)", b=f"s2s.{name}_vjp_b(g, a, n, b)")
-    for name in ("rows_matmul", "rows_rmatmul", "rows_dot", "rows_rdot"))
+    for name, shape in (("rows_matmul", dims.rows_product(dims.matmul)),
+                        ("rows_rmatmul", dims.rows_product(dims.matmul, right=True)),
+                        ("rows_dot", dims.rows_product(dims.dot)),
+                        ("rows_rdot", dims.rows_product(dims.dot, right=True))))
 
 # scipy.signal.convolve, n-dimensional: each operand's adjoint is the adjoint put back at the
 # mode's window of the full result (s2s.signal_embed), convolved with the other operand flipped on

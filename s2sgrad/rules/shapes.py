@@ -1,5 +1,6 @@
 """Shape, indexing and joining rules: the adjoint is the output's adjoint moved back into place."""
 
+from . import dims
 from .table import alias, defvjp
 
 # Why forward mode has no tangent for a rule (Rule.reverse_only).
@@ -24,7 +25,7 @@ _SQUEEZE = defvjp("numpy.squeeze(a, axis=None)", methods=("squeeze",), linear=("
                   view=True)
 _TRANSPOSE = defvjp(
     "numpy.transpose(a, axes=None)",
-    linear=("a",),
+    linear=("a",), result_shape=dims.transpose,
     batched={"a": "s2s.batch_transpose(t, axes)"},
     a="s2s.transpose_vjp(g, axes)",
     view=True,
@@ -98,6 +99,7 @@ RULES = (
     defvjp("operator.getitem(a, index)", linear=("a",), a="s2s.getitem_vjp(g, a, index)", view=True,
            fresh_adjoints=True),
     defvjp("ndarray.T(self)", linear=("self",), self="np.transpose(g)", view=True,
+           result_shape=dims.transpose,
            batched={"self": "s2s.batch_transpose(t)"}),
     defvjp("ndarray.reshape(self, *shape, order='C')", linear=("self",),
            batched={"self": "s2s.batch_reshape(t, shape, order)"},

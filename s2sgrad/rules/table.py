@@ -141,6 +141,12 @@ class Rule:
     # on such items (``np.einsum(a, [0, 1], b, [1, 2])`` is
     # ``np.einsum(s2s.einsum_interleaved('AB,BC', a), a, b)``); the lowering writes it so
     respell: Optional[Callable[[tuple], Optional[tuple]]] = field(default=None, compare=False)
+    # the result's shape from the positional operands' shapes where they are known (rules/dims.py):
+    # code specialized for a call's array shapes drops what equal shapes make needless
+    result_shape: Optional[Callable[..., Optional[tuple]]] = field(default=None, compare=False)
+    # ((param, ranks, template), ...): the adjoint of ``param`` where the positional operands'
+    # ranks are known to be ``ranks`` (code made for a shape signature): plain numpy, no dispatch
+    ranked: tuple = ()
 
     @property
     def registered(self) -> bool:
@@ -213,6 +219,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            folds: bool = False, batched: Optional[dict] = None, outputs: Iterable[str] = (),
            indexed: str = "", each: Optional[dict] = None,
            respell: Optional[Callable[[tuple], Optional[tuple]]] = None, together: tuple = (),
+           result_shape: Optional[Callable[..., Optional[tuple]]] = None, ranked: tuple = (),
            **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
@@ -226,6 +233,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
                 folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs),
                 indexed=indexed, each=tuple((each or {}).items()), respell=respell,
+                result_shape=result_shape, ranked=tuple(ranked),
                 together=(tuple(together[0]), together[1]) if together else ())
     grouped = set(rule.together[0]) if rule.together else set()
     unknown = (set(rule.linear) | set(rule.constant_in) | grouped) - {p.name for p in params}
@@ -252,7 +260,9 @@ def alias(name: str, rule: Rule, *, rename: Optional[dict] = None, methods: Iter
                    batched=_renamed(rule.batched, rename), each=_renamed(rule.each, rename),
                    row_products=tuple((rename.get(p, p), name) for p, name in rule.row_products),
                    linear=tuple(rename.get(p, p) for p in rule.linear),
-                   constant_in=tuple(rename.get(p, p) for p in rule.constant_in))
+                   constant_in=tuple(rename.get(p, p) for p in rule.constant_in),
+                   ranked=tuple((param, ranks, code) for (param, code), (_, ranks, _) in
+                                zip(_renamed(tuple((p, t) for p, _, t in rule.ranked), rename), rule.ranked)))
 
 
 def method_rules(rule: Rule) -> tuple:
@@ -378,6 +388,14 @@ class RuleTable:
     def indexed_call(self, name: str) -> Optional[Rule]:
         """The rule of the function an indexing of the object ``name`` is (``numpy.r_``: join_r's), or None."""
         return self._indexed.get(name)
+
+    @functools.cached_property
+    def complex_valued(self) -> frozenset:
+        """Names of the rules that may give complex values or adjoints for real operands (the
+        Fourier transforms, and those whose templates match complex dtypes or multiply by ``1j``)."""
+        return frozenset(name for name, rule in self.rules.items()
+                         if ".fft." in name or any("match_complex" in t or "1j" in t
+                                                   for _, t in getattr(rule, "vjps", ())))
 
     @functools.cached_property
     def views(self) -> frozenset:

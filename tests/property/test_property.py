@@ -143,6 +143,7 @@ def check(prog, directory):
         got = grad_all(*args)
     except Exception as exc:  # noqa: BLE001 - the report must carry the program
         raise AssertionError(_report(prog, f"s2sgrad raised {type(exc).__name__}: {exc}")) from exc
+    check_shape_signature(prog, grad_all, args, got)
 
     oracle = None
     # autograd refuses an int output, and einsum with a repeated index ("ii->")
@@ -169,6 +170,21 @@ def check(prog, directory):
         check_rebound(prog, module, grad_all, args)
     module.prop_twin = twin
     return module, got, grad_all
+
+
+def check_shape_signature(prog, grad_all, args, got):
+    """The second call of arrays of these shapes runs the code made for their shape signature
+    (specialize.py): the same gradient as the first call's (the code made for any shape)."""
+    try:
+        again = grad_all(*args)
+    except Exception as exc:  # noqa: BLE001 - the report must carry the program
+        raise AssertionError(_report(prog, f"the code made for the arrays' shapes raised "
+                                           f"{type(exc).__name__}: {exc}")) from exc
+    for k, i in enumerate(ARGNUMS):
+        assert np.shape(again[k]) == np.shape(got[k]), _report(
+            prog, f"argument {i}: gradient shape {np.shape(again[k])} made for the arrays' shapes")
+        np.testing.assert_allclose(again[k], got[k], rtol=1e-12, atol=1e-14, err_msg=_report(
+            prog, f"argument {i}: the code made for the arrays' shapes vs the code for any shape"))
 
 
 def check_zero_d(prog, grad_all, args, got):

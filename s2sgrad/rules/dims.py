@@ -1,0 +1,70 @@
+"""Shapes known at transform time: operands' shapes -> a result's shape (Rule.result_shape).
+
+Code specialized for a call's array shapes (specialize.shape_signature) knows each array
+parameter's shape as a tuple of dims: the literal ``1``, or a label (``"n0"``, ``"n1"``, ...)
+standing for one length other than 1, two labels two different lengths. ``None`` is a dim not
+known. Each function takes the operands' shapes (``None`` for an operand whose shape is not
+known) and returns the result's shape, or None where it is not known (or the call would raise).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+UNKNOWN = None  # a dim not known
+
+
+def broadcast(*shapes: Optional[tuple]) -> Optional[tuple]:
+    """The shape numpy broadcasting gives ``shapes``: per axis (aligned on the right) the one
+    label there, ``1`` where every dim is 1, unknown where only unknowns and ones are; None where
+    two labels meet (the call raises) or a shape is not known."""
+    if any(shape is None for shape in shapes):
+        return None
+    rank = max((len(shape) for shape in shapes), default=0)
+    out = []
+    for axis in range(rank):
+        dims = {shape[axis - rank + len(shape)] for shape in shapes if axis - rank + len(shape) >= 0}
+        labels = dims - {1, UNKNOWN}
+        if len(labels) > 1:
+            return None
+        out.append(labels.pop() if labels else UNKNOWN if UNKNOWN in dims else 1)
+    return tuple(out)
+
+
+def matmul(shapes: tuple) -> Optional[tuple]:
+    """``a @ b`` for vectors and matrices (stacks of them: not known)."""
+    if len(shapes) != 2 or any(s is None or not 1 <= len(s) <= 2 for s in shapes):
+        return None
+    a, b = shapes
+    return a[:-1] + b[1:]
+
+
+def dot(shapes: tuple) -> Optional[tuple]:
+    """``np.dot(a, b)``: matmul's shape for vectors and matrices; a number's shape is the other's."""
+    if len(shapes) == 2 and () in shapes:
+        return broadcast(*shapes)
+    return matmul(shapes)
+
+
+def transpose(shapes: tuple) -> Optional[tuple]:
+    """``a.T``, ``np.transpose(a)`` (no axes given)."""
+    return shapes[0][::-1] if len(shapes) == 1 and shapes[0] is not None else None
+
+
+def rows_product(product: Callable, right: bool = False) -> Callable:
+    """The shape of a loop's per-step products stacked: ``s2s.rows_matmul(a, n, b)`` is ``a[t] @ b``
+    for ``t < n`` (``right``: ``b @ a[t]``, ``s2s.rows_rmatmul``), ``n`` rows (a length not known
+    here) of ``product``'s shape."""
+
+    def shape(shapes: tuple) -> Optional[tuple]:
+        if len(shapes) != 3 or not shapes[0]:
+            return None
+        row = product((shapes[2], shapes[0][1:]) if right else (shapes[0][1:], shapes[2]))
+        return None if row is None else (UNKNOWN,) + row
+
+    return shape
+
+
+def known(shape) -> bool:
+    """Whether ``shape`` is a tuple of known dims (its arrays' shapes all equal)."""
+    return isinstance(shape, tuple) and UNKNOWN not in shape

@@ -1,0 +1,248 @@
+"""Code made for the shapes of a call's arrays (specialize.shape_signature, rules/dims.py, the
+shape classes of analyze/shapes.py): the same gradients as the code made for any shape, for each
+signature a function is called with in turn, and no shape bookkeeping between equal shapes."""
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad.errors import UsageError
+from s2sgrad.analyze.shapes import known_scalars, shape_classes
+from s2sgrad.analyze.shapes import summed_axes as dims_summed
+from s2sgrad.pipeline import DEFAULT_TABLE, find_function, from_function, lower
+from s2sgrad.returned import NUMBERS_ATTR
+from s2sgrad.rules import dims
+from s2sgrad.specialize import shape_signature
+
+
+# ----- the signature and the algebra ------------------------------------------------------------
+
+
+def test_signature_labels_lengths_by_equality_and_keeps_ones():
+    args = (np.zeros((3, 4)), np.zeros(4), 2.0, np.zeros((3, 1)), [1.0], np.zeros(()))
+    assert shape_signature(("a", "b", "s", "c", "d", "e"), args) == (
+        ("a", ("n0", "n1")), ("b", ("n1",)), ("c", ("n0", 1)), ("e", ()))
+    # the lengths themselves are not in it: other lengths of the same pattern, the same signature
+    assert shape_signature(("a", "b"), (np.zeros((7, 2)), np.zeros(2))) == \
+        shape_signature(("a", "b"), (np.zeros((3, 4)), np.zeros(4)))
+    # a subclass is not a plain array: its arithmetic may be another's
+    assert shape_signature(("m",), (np.zeros((2, 2)).view(_Sub),)) == ()
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+def test_broadcast_of_labels_ones_and_unknown_dims():
+    assert dims.broadcast(("n0", 1), ("n1",)) == ("n0", "n1")
+    assert dims.broadcast(("n0",), (None,)) == ("n0",)  # an unknown dim is 1 or the same, or it raises
+    assert dims.broadcast((1,), (None,)) == (None,)
+    assert dims.broadcast((1, 1), ()) == (1, 1)
+    assert dims.broadcast(("n0",), ("n1",)) is None  # two lengths: numpy raises
+    assert dims.broadcast(("n0",), None) is None
+
+
+def test_products_transposes_and_stacked_rows():
+    assert dims.matmul((("n0", "n1"), ("n1", "n2"))) == ("n0", "n2")
+    assert dims.matmul((("n1",), ("n1", "n2"))) == ("n2",)
+    assert dims.matmul((("n0", "n1"), ("n1",))) == ("n0",)
+    assert dims.matmul((("n1",), ("n1",))) == ()
+    assert dims.matmul((("n5", "n0", "n1"), ("n1", "n2"))) is None  # stacks: not known
+    assert dims.dot(((), ("n0", "n1"))) == ("n0", "n1")
+    assert dims.transpose((("n0", 1, "n2"),)) == ("n2", 1, "n0")
+    rows = dims.rows_product(dims.matmul)
+    assert rows((("n3", "n0"), None, ("n0", "n1"))) == (None, "n1")
+    assert dims.rows_product(dims.matmul, right=True)((("n3", "n1"), None, ("n0", "n1"))) == (None, "n0")
+
+
+# ----- shape classes ----------------------------------------------------------------------------
+
+
+def rnn(Wx, Wh, xs, h0):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] @ Wx + h @ Wh)
+    return np.sum(h ** 2)
+
+
+def grows(w, h0, n):
+    h = h0
+    for t in range(n):
+        h = np.tanh(w + h)
+    return np.sum(h)
+
+
+def classes_for(fn, args):
+    core = lower(find_function(from_function(fn)), DEFAULT_TABLE)
+    params = [p.name for p in core.params]
+    return shape_classes(core, DEFAULT_TABLE, known_scalars(core, DEFAULT_TABLE),
+                         dict(shape_signature(params, args)))
+
+
+def test_classes_follow_products_indexes_and_loops():
+    args = (np.zeros((4, 5)), np.zeros((5, 5)), np.zeros((6, 4)), np.zeros(5))
+    found = classes_for(rnn, args)
+    assert found["h"] == found["h0"] == found["h_2"] == ("n1",)
+
+
+def test_a_carried_value_whose_shape_grows_has_no_class():
+    # h0 of shape (1,) broadcast against w's (n,): h is (1,) on entry and (n,) after a step
+    found = classes_for(grows, (np.zeros(5), np.zeros(1), 3))
+    assert "h" not in found and found["w"] == ("n0",)
+    assert classes_for(grows, (np.zeros(5), np.zeros(5), 3))["h"] == ("n0",)
+
+
+# ----- gradients, each signature in turn ----------------------------------------------------------
+
+
+def bias_layer(W, x, b):
+    return np.sum(np.tanh(x @ W + b) ** 2)
+
+
+def outer_terms(a, b):
+    c = np.tanh(a + b) * a
+    return np.sum(c * np.mean(c, axis=0, keepdims=True)) + np.sum(b.T * 2.0)
+
+
+def indexed(a, b):
+    total = 0.0
+    for t in range(a.shape[0]):
+        total = total + np.sum(a[t] * b[-1] + a[:, 0][t])
+    return total + np.sum(a[0] * b)
+
+
+def scan(w, h0, xs):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] * w + h)
+    return np.sum(h * w)
+
+
+def reduced(a, b):
+    return np.sum(np.sum(a, axis=-1) * b) + np.sum(np.max(a, axis=0) * np.sum(b))
+
+
+def products(a, b):
+    return np.sum(np.tanh(a @ b)) + np.sum(np.dot(a, b) ** 2) + np.sum(np.matmul(a, b) * 0.5)
+
+
+SIGNATURES = [
+    (products, [((3, 4), (4, 5)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)), ((1, 4), (4, 1)),
+                ((3, 4), (4, 1)), ((3, 1), (1, 5)), ((3, 4), (4, 5))]),
+    (bias_layer, [((3, 4), (5, 3), (4,)), ((3, 4), (5, 3), (1, 4)), ((3, 4), (5, 3), (1,)),
+                  ((3, 4), (5, 3), (5, 4)), ((3, 4), (5, 3), (4,))]),
+    (outer_terms, [((3, 4), (3, 4)), ((3, 1), (3, 4)), ((3, 4), (4,)), ((1, 4), (3, 1)),
+                   ((3, 4), (3, 4))]),
+    (indexed, [((3, 4), (2, 4)), ((3, 1), (2, 4)), ((3, 4), (2, 1)), ((3, 4), (1, 4))]),
+    (scan, [((4,), (4,), (6, 4)), ((4,), (1,), (6, 4)), ((1,), (4,), (6, 1)), ((4,), (4,), (6, 1)),
+            ((4,), (4,), (6, 4))]),
+    (reduced, [((3, 4), (3,)), ((3, 4), (1,)), ((3, 1), (3,)), ((3, 3), (3,))]),
+]
+
+
+@pytest.mark.parametrize("fn, signatures", SIGNATURES, ids=lambda v: getattr(v, "__name__", ""))
+def test_each_signature_in_turn_gets_its_own_gradient(fn, signatures):
+    """One gradient function called with arrays of several shapes in turn, each twice (the
+    second call runs the code made for that signature): autograd's gradient each time."""
+    grad = s2sgrad.grad(fn, argnums=tuple(range(len(signatures[0]))))
+    twin = autograd.grad(_twin(fn), tuple(range(len(signatures[0]))))
+    rng = np.random.default_rng(0)
+    for shapes in signatures:
+        args = tuple(rng.normal(size=shape) for shape in shapes)
+        expected = twin(*args)
+        for _ in range(3):
+            got = grad(*args)
+            for g, e, a in zip(got, expected, args):
+                assert np.shape(g) == np.shape(a)
+                np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+
+
+def _twin(fn):
+    """``fn`` with numpy as autograd's."""
+    namespace = dict(fn.__globals__, np=anp)
+    return type(fn)(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def test_specialized_code_records_and_sums_no_shape_between_equal_shapes():
+    grad = s2sgrad.grad(rnn, argnums=(0, 1))
+    args = (np.zeros((4, 5)), np.zeros((5, 5)), np.zeros((6, 4)), np.zeros(5))
+    generic, specialized = s2sgrad.source(grad), s2sgrad.source(grad, like=args)
+    assert "s2s.unbroadcast" in generic and "_shape" in generic
+    assert "s2s.unbroadcast" not in specialized and "h_matmul_Wh_shape" not in specialized
+    assert "like=args) with args of shapes Wx: (n0, n1), Wh: (n1, n1)," in specialized
+
+
+def test_source_like_is_for_grad_and_reverse_mode():
+    grad = s2sgrad.grad(rnn)
+    with pytest.raises(UsageError, match="reverse mode"):
+        s2sgrad.source(grad, mode="fwd", like=(np.zeros((2, 2)),) * 4)
+    with pytest.raises(UsageError, match="like"):
+        s2sgrad.source(lambda x: x, like=(1.0,))
+
+
+def fourier_mixed(x, w):
+    z = x * w
+    return np.real(np.sum(np.fft.fft(z) * np.sin(x))) + np.sum(z * z)
+
+
+def test_a_real_values_adjoint_meeting_complex_contributions_adds_out_of_place():
+    """Complex numbers in flight (an FFT of a real array): a real value's adjoint gets complex
+    contributions, which an in-place ``x_bar += ...`` into its real array cannot take."""
+    rng = np.random.default_rng(1)
+    args = (rng.normal(size=6), rng.normal(size=6))
+    grad = s2sgrad.grad(fourier_mixed, argnums=(0, 1))
+    expected = autograd.grad(_twin(fourier_mixed), (0, 1))(*args)
+    for _ in range(2):  # the code for any shape, then the code for these shapes
+        for g, e in zip(grad(*args), expected):
+            np.testing.assert_allclose(g, e, rtol=1e-10)
+    assert "+=" not in s2sgrad.source(grad, like=args)
+
+
+def test_sums_back_to_known_shapes_are_written_with_their_axes():
+    """Where both shapes are known, the sum back to an operand's shape is ``np.sum`` over the
+    axes it was broadcast along, written when the code is made (no shape recorded)."""
+    grad = s2sgrad.grad(bias_layer, argnums=(0, 1, 2))
+    W, x = np.zeros((3, 4)), np.zeros((5, 3))
+    row = s2sgrad.source(grad, like=(W, x, np.zeros(4)))
+    kept = s2sgrad.source(grad, like=(W, x, np.zeros((1, 4))))
+    one = s2sgrad.source(grad, like=(W, x, np.zeros(1)))
+    assert "b_bar = np.sum(" in row and "axis=0)" in row and "s2s.unbroadcast" not in row
+    assert "axis=0, keepdims=True)" in kept and "s2s.unbroadcast" not in kept
+    assert "np.sum(np.sum(" in one and "axis=1, keepdims=True), axis=0)" in one
+    assert dims_summed(("n0",), ("n1", "n0")) == ((0,), ())
+    assert dims_summed((1, "n0"), ("n1", "n0")) == ((), (0,))
+    assert dims_summed((), ("n1", "n0")) == ((0, 1), ())
+    assert dims_summed((None,), ("n1",)) is None
+
+
+def reductions_and_views(a, b):
+    rows = np.sum(a, axis=1)
+    kept = np.max(a, axis=-1, keepdims=True)
+    full = np.mean(a)
+    flipped = a.T
+    first = a[0]
+    column = a[:, 0]
+    head = a[:2]
+    return np.sum(rows * b) + np.sum(kept * a) + full + np.sum(flipped @ b) + np.sum(first * column[0] * head)
+
+
+def test_classes_of_reductions_transposes_and_indexes():
+    found = classes_for(reductions_and_views, (np.zeros((3, 4)), np.zeros(3)))
+    assert found["a"] == ("n0", "n1") and found["b"] == ("n0",)
+    assert found["rows"] == ("n0",) and found["kept"] == ("n0", 1) and found["full"] == "()"
+    assert found["flipped"] == ("n1", "n0") and found["first"] == ("n1",) and found["column"] == ("n0",)
+    assert "head" not in found  # a[:2]: its first dim is not known
+
+
+def test_other_lengths_of_a_signature_made_before_run_its_code_at_once():
+    grad = s2sgrad.grad(scan, argnums=(0, 1))
+    rng = np.random.default_rng(2)
+    for steps in (5, 5, 6, 7):  # 5 twice: the signature's code is made; 6 and 7 run it
+        args = (rng.normal(size=4), rng.normal(size=4), rng.normal(size=(steps, 4)))
+        expected = autograd.grad(_twin(scan), (0, 1))(*args)
+        for g, e in zip(grad(*args), expected):
+            np.testing.assert_allclose(g, e, rtol=1e-10)
+    made = [key for key in getattr(grad, NUMBERS_ATTR).made if key[1]]
+    assert len(made) == 1, made
