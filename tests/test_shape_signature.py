@@ -246,3 +246,17 @@ def test_other_lengths_of_a_signature_made_before_run_its_code_at_once():
             np.testing.assert_allclose(g, e, rtol=1e-10)
     made = [key for key in getattr(grad, NUMBERS_ATTR).made if key[1]]
     assert len(made) == 1, made
+
+
+def made_from_shape(c, x):
+    y = np.zeros(x.shape)
+    for ck in c:
+        y = x * y + ck
+    return np.sum(np.sin(y))
+
+
+def test_an_array_made_from_a_shape_has_that_shape():
+    found = classes_for(made_from_shape, (np.zeros(5), np.zeros(7)))
+    assert found["y"] == found["x"] == ("n1",) and found["ck"] == "()"
+    grad = s2sgrad.grad(made_from_shape, argnums=(0, 1))
+    assert "s2s.unbroadcast" not in s2sgrad.source(grad, like=(np.zeros(5), np.zeros(7)))

@@ -444,9 +444,15 @@ def _reduced(base: Optional[tuple], prim) -> Optional[tuple]:
 
 def _shape_source(stmt: Stmt, table: RuleTable):
     """The operand whose shape ``stmt``'s result has (a copy of it, an index write into it,
-    ``np.zeros_like`` of it: the table's ``keeps_shape``), else None. A call without a derivative
+    ``np.zeros_like`` of it: the table's ``keeps_shape``; ``np.zeros(x.shape)``: ``makes_shape``),
+    else None. A call without a derivative
     is read from its code, its first argument a name (``Var``)."""
     prim = stmt.prim
+    if prim.op == "nondiff" and prim.callee and table.makes_shape(prim.callee) and \
+            isinstance(stmt.expr, cst.Call) and stmt.expr.args and stmt.expr.args[0].keyword is None \
+            and not stmt.expr.args[0].star and \
+            m.matches(stmt.expr.args[0].value, m.Attribute(value=m.Name(), attr=m.Name("shape"))):
+        return Var(stmt.expr.args[0].value.value.value)  # np.zeros(x.shape): x's shape
     if prim.op == "nondiff":
         call = stmt.expr
         if not (prim.callee and table.keeps_shape(prim.callee) and isinstance(call, cst.Call)):

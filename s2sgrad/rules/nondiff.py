@@ -150,6 +150,8 @@ BROADCASTING = frozenset({"operator.floordiv"})
 # at most four positional ones, no ``shape=``): a copy, ``zeros_like``,
 SHAPE_KEEPING = frozenset({"ndarray.copy", "numpy.copy", "numpy.zeros_like", "numpy.ones_like",
                            "numpy.empty_like"})
+# the functions making an array of the shape their first argument gives (``np.zeros(x.shape)``),
+SHAPE_MAKING = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 # the index writes ``(x, index, value)``, whose result has ``x``'s shape where ``x`` is an array
 # (a list's slice given a sequence of another length changes its length),
 INDEX_WRITES = frozenset({"s2s.setitem", "s2s.setitem_into"})

@@ -1,7 +1,8 @@
 """The spellings of one computation generate the same numpy work (issue 28).
 
 For every kernel of benchmarks/kernels.py, each spelling's generated gradient code (the forward
-and backward sweeps, in the mode value_and_grad runs for the kernel's arguments) is parsed with
+and backward sweeps, in the mode value_and_grad runs for the kernel's arguments, made for their
+shapes) is parsed with
 ast and its calls are counted by qualified name: inside loop bodies for the loop kernels (the work
 per step), in the whole code otherwise. The counts are compared between spellings after naming
 equivalent spellings of one operation alike (``@``, ``np.dot``, ``np.matmul``, ``.dot`` and the
@@ -31,7 +32,7 @@ import kernels  # noqa: E402
 
 from s2sgrad import TransformError  # noqa: E402
 from s2sgrad.pipeline import Options, generate_for_function  # noqa: E402
-from s2sgrad.specialize import numbers_passed  # noqa: E402
+from s2sgrad.specialize import numbers_passed, shape_signature  # noqa: E402
 
 MODULES = {"np", "numpy", "math", "s2s"}
 ARRAY_METHODS = {"sum", "max", "min", "mean", "dot", "copy", "reshape", "transpose", "var", "std",
@@ -69,6 +70,9 @@ def canonical(name: str) -> str:
 def call_name(call: ast.Call) -> str:
     dotted = _dotted(call.func)
     if dotted is None:
+        # a method of a value computed in place (``(a * b).sum()``): numpy's, by its name
+        if isinstance(call.func, ast.Attribute) and call.func.attr in ARRAY_METHODS:
+            return canonical("." + call.func.attr)
         return "<expr>"
     head = dotted.split(".")[0]
     if "." not in dotted or head in MODULES:
@@ -99,11 +103,15 @@ def operations(nodes) -> Counter:
 
 def generated_functions(kernel, primal):
     """The generated sweeps (ast.FunctionDef) of ``primal`` in the kernel's mode, made for the
-    kernel's arguments (for those that are numbers: specialize.py), as value_and_grad runs them."""
+    kernel's arguments (for those that are numbers, and for the arrays' shape signature:
+    specialize.py), as value_and_grad runs them from their second call on."""
     params = primal.__code__.co_varnames[: primal.__code__.co_argcount]
     wrt = tuple(params[i] for i in kernel.argnums)
-    numbers = numbers_passed(params, kernel.make(np.random.default_rng(0), None), {})
-    generated = generate_for_function(primal, Options(wrt=wrt, mode=kernel.mode, numbers=numbers))
+    args = kernel.make(np.random.default_rng(0), None)
+    numbers = numbers_passed(params, args, {})
+    shapes = shape_signature(params, args) if kernel.mode == "rev" else ()
+    generated = generate_for_function(primal, Options(wrt=wrt, mode=kernel.mode, numbers=numbers,
+                                                      shapes=shapes))
     module = ast.parse(generated.text)
     names = ({generated.names.fwd, generated.names.bwd} if kernel.mode == "rev"
              else {n.name for n in module.body if isinstance(n, ast.FunctionDef)})
