@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import s2sgrad
+from s2sgrad.checks import numerical_grad
 from s2sgrad.errors import UsageError
 from s2sgrad.analyze.shapes import known_scalars, shape_classes
 from s2sgrad.analyze.shapes import summed_axes as dims_summed
@@ -260,3 +261,28 @@ def test_an_array_made_from_a_shape_has_that_shape():
     assert found["y"] == found["x"] == ("n1",) and found["ck"] == "()"
     grad = s2sgrad.grad(made_from_shape, argnums=(0, 1))
     assert "s2s.unbroadcast" not in s2sgrad.source(grad, like=(np.zeros(5), np.zeros(7)))
+
+
+def trims(x, w):
+    d = x[1:] - x[:-1]
+    u = np.zeros_like(x)
+    u[1:-1] = x[2:] - 2.0 * x[1:-1] + x[:-2]
+    return np.sum(d ** 2 * w[:-1]) + np.sum(u * x) + np.sum(d[:, None] * x[1:][None, :])
+
+
+def test_trimmed_slices_share_a_class_and_may_be_one_long():
+    found = classes_for(trims, (np.zeros(6), np.zeros(6)))
+    assert found["d"] == (("n0", 1),) and found["u"] == ("n0",)
+    # x of length 2: x[1:] is 1 long and broadcasts; each signature its own code, each right
+    grad = s2sgrad.grad(trims, argnums=(0, 1))
+    rng = np.random.default_rng(3)
+    for n in (6, 2, 6, 3, 2):
+        args = (rng.normal(size=n), rng.normal(size=n))
+        expected = [numerical_grad(trims, args, i) for i in (0, 1)]  # (autograd: no index writes)
+        for _ in range(2):
+            for g, e in zip(grad(*args), expected):
+                np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+    assert dims.broadcast((("n0", 1),), ("n0",)) == ("n0",)  # 1 long, or n0 long, or it raises
+    assert dims.broadcast((("n0", 1),), (1,)) == (("n0", 1),)
+    assert dims.broadcast((("n0", 1),), (None,)) == (None,)
+    assert dims_summed((("n0", 1),), ("n0",)) is None  # it may be 1 long: summed when the code runs

@@ -302,8 +302,8 @@ class _Classes:
     def keeps_length(self, base, index, value) -> bool:
         """Whether ``base[index] = value`` leaves ``base``'s shape as it was, were ``base`` a
         list too: one number written (a slice of a list gets it in each element), an index that
-        is no slice (a literal, or a name holding one number), or a value of the class of
-        ``base[a:-b]``."""
+        is no slice (a literal, or a name holding one number), a value of the class of
+        ``base[a:-b]``, or a base of a known shape (a numpy array)."""
         if self.operand_class(value) == SCALAR:
             return True
         if isinstance(index, Const) and not index.reads and "slice" not in index.code and \
@@ -312,7 +312,9 @@ class _Classes:
         if isinstance(index, Var) and index.name in self.scalars:
             return True
         base_class = self.operand_class(base)
-        if base_class in (TOP, SCALAR, _BOTTOM) or (isinstance(base_class, tuple) and not dims.known(base_class)):
+        if isinstance(base_class, tuple):
+            return True  # a known shape is a numpy array's: an index write keeps its shape
+        if base_class in (TOP, SCALAR, _BOTTOM):
             return False
         sliced = _slice_class(base_class, index)
         return sliced is not None and self.operand_class(value) == sliced
@@ -403,6 +405,9 @@ def _indexed(base: Optional[tuple], index, integers: set) -> Optional[tuple]:
     if base is None or not (isinstance(index, Const) and index.brackets):
         return None
     node = index.node
+    trim = _trimming_slice(index)
+    if trim is not None and base:
+        return (base[0] if sum(trim) == 0 else dims.trimmed(base[0], sum(trim)),) + base[1:]
     items = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
     if len(items) > len(base):
         return None
@@ -472,13 +477,19 @@ def _shape_source(stmt: Stmt, table: RuleTable):
 def summed_axes(operand, output) -> Optional[tuple]:
     """``(leading, ones)``: the axes of an elementwise output (shape class ``output``) that its
     operand (class ``operand``) was broadcast along, both classes known shapes: the leading axes
-    it lacks, then those where it has length 1 (summed keeping them); None where not known."""
+    it lacks, then those where it has length 1 (summed keeping them); None where not known (a
+    trimmed dim of the operand, which may be 1, under another dim)."""
     operand = () if operand == SCALAR else operand
     if not (dims.known(operand) and dims.known(output)) or len(operand) > len(output):
         return None
     extra = len(output) - len(operand)
-    ones = tuple(extra + i for i, (o, d) in enumerate(zip(operand, output[extra:])) if o == 1 and d != 1)
-    return tuple(range(extra)), ones
+    ones = []
+    for i, (o, d) in enumerate(zip(operand, output[extra:])):
+        if o == 1 and d != 1:
+            ones.append(extra + i)
+        elif o != d and not dims.is_label(o):
+            return None
+    return tuple(range(extra)), tuple(ones)
 
 
 def shape_facts(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset(),

@@ -2,8 +2,9 @@
 
 Code specialized for a call's array shapes (specialize.shape_signature) knows each array
 parameter's shape as a tuple of dims: the literal ``1``, or a label (``"n0"``, ``"n1"``, ...)
-standing for one length other than 1, two labels two different lengths. ``None`` is a dim not
-known. Each function takes the operands' shapes (``None`` for an operand whose shape is not
+standing for one length other than 1, two labels two different lengths. A trimmed dim
+``(dim, k)`` is ``dim`` less ``k`` (``x[1:]``'s, ``x[:-1]``'s: ``("n0", 1)``): one length for
+every read, which may be 1. ``None`` is a dim not known. Each function takes the operands' shapes (``None`` for an operand whose shape is not
 known) and returns the result's shape, or None where it is not known (or the call would raise).
 """
 
@@ -14,21 +15,38 @@ from typing import Callable, Optional
 UNKNOWN = None  # a dim not known
 
 
+def is_label(dim) -> bool:
+    """Whether ``dim`` is a label: a length known not to be 1."""
+    return isinstance(dim, str)
+
+
 def broadcast(*shapes: Optional[tuple]) -> Optional[tuple]:
     """The shape numpy broadcasting gives ``shapes``: per axis (aligned on the right) the one
-    label there, ``1`` where every dim is 1, unknown where only unknowns and ones are; None where
-    two labels meet (the call raises) or a shape is not known."""
+    label there (every other dim there is 1 or that length, or the call raises), else the one
+    trimmed dim with ones, ``1`` where every dim is 1, unknown otherwise; None where two labels
+    meet (the call raises) or a shape is not known."""
     if any(shape is None for shape in shapes):
         return None
     rank = max((len(shape) for shape in shapes), default=0)
     out = []
     for axis in range(rank):
         dims = {shape[axis - rank + len(shape)] for shape in shapes if axis - rank + len(shape) >= 0}
-        labels = dims - {1, UNKNOWN}
+        labels = {d for d in dims if is_label(d)}
+        others = dims - labels - {1}
         if len(labels) > 1:
             return None
-        out.append(labels.pop() if labels else UNKNOWN if UNKNOWN in dims else 1)
+        out.append(labels.pop() if labels else 1 if not others else
+                   others.pop() if len(others) == 1 and UNKNOWN not in others else UNKNOWN)
     return tuple(out)
+
+
+def trimmed(dim, k: int):
+    """``dim`` less ``k`` (``k`` > 0): a trimmed dim (module docstring); None where not known."""
+    if dim is UNKNOWN:
+        return UNKNOWN
+    if isinstance(dim, tuple):
+        return (dim[0], dim[1] + k)
+    return (dim, k)
 
 
 def matmul(shapes: tuple) -> Optional[tuple]:
