@@ -77,8 +77,8 @@ def cache_key(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool = False
               mode: str = "rev", trees: tuple = (), numbers: tuple = (), shapes: tuple = ()) -> str:
     """What the generated text depends on, hashed: the module text, where the def is, what the
     names the function (and the functions it calls) read are bound to, the options (reverse or
-    forward mode, the parameters given numbers, the arrays' shape signature), the registered gradients, and the Python and
-    s2sgrad versions."""
+    forward mode, the parameters given numbers, the arrays' shape signature), the registered
+    gradients, and the Python and s2sgrad versions."""
     return cache.make_key(
         unit.text, unit.path, unit.module, unit.name, str(unit.def_line), ",".join(unit.params),
         ",".join(wrt),
@@ -304,8 +304,8 @@ def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev",
     ``trees``: ``(parameter, TreeDef)`` for parameters given pytrees; ``numbers``: parameters
     given numbers; ``shapes``: array parameters' shapes (pipeline.Options)."""
     code = code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes)
-    return code["text"], functions(
-        fun, code, mode, lambda: code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes))
+    return code["text"], functions(fun, code, mode, lambda: code_for(
+        fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes))
 
 
 def _entries() -> Any:

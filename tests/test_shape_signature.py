@@ -286,3 +286,21 @@ def test_trimmed_slices_share_a_class_and_may_be_one_long():
     assert dims.broadcast((("n0", 1),), (1,)) == (("n0", 1),)
     assert dims.broadcast((("n0", 1),), (None,)) == (None,)
     assert dims_summed((("n0", 1),), ("n0",)) is None  # it may be 1 long: summed when the code runs
+
+
+def counter_reused(x, rows):
+    total = 0.0
+    for t in range(2):
+        total = total + np.sum(x[t])
+    for t in rows:  # t: an integer array here
+        total = total + np.sum(x[t] * x[0])
+    return total
+
+
+def test_a_counters_name_bound_to_other_values_elsewhere_is_no_integer():
+    args = (np.arange(12.0).reshape(3, 4), [np.array([0, 2])])
+    found = classes_for(counter_reused, args)
+    assert "x_t" not in found or found["x_t"] != ("n1",)
+    grad = s2sgrad.grad(counter_reused)
+    for _ in range(2):
+        np.testing.assert_allclose(grad(*args), numerical_grad(counter_reused, args, 0), rtol=1e-6)

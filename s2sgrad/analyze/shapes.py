@@ -361,7 +361,8 @@ class _Classes:
         if classes and all(isinstance(c, tuple) for c in classes):
             found = dims.broadcast(*classes)
             return own if found is None else SCALAR if found == () else found
-        classes -= {c for c in classes if isinstance(c, str) and c.endswith(_KEPT) and c[:-len(_KEPT)] in classes}
+        classes -= {c for c in classes
+                    if isinstance(c, str) and c.endswith(_KEPT) and c[:-len(_KEPT)] in classes}
         if TOP in classes or len(classes - {_BOTTOM}) > 1:
             return own
         known = classes - {_BOTTOM}
@@ -377,18 +378,25 @@ def _reduces_axis(rule) -> bool:
 
 
 def _counters(body: tuple) -> set:
-    """The names loops bind to the integers they count (``range``'s target, ``enumerate``'s index)."""
-    found: set = set()
-    for node in body:
-        if isinstance(node, Loop):
-            if isinstance(node.kind, RangeHeader):
-                found.add(node.kind.counter)
-            elif isinstance(node.kind, SequenceHeader):
-                found.add(node.kind.index)
-            found |= _counters(node.body)
-        elif isinstance(node, If):
-            found |= _counters(node.body) | _counters(node.orelse)
-    return found
+    """The names loops bind only to the integers they count (``range``'s target, ``enumerate``'s
+    index): not a name another loop's header binds to something else."""
+    counters: set = set()
+    others: set = set()
+
+    def visit(nodes: tuple) -> None:
+        for node in nodes:
+            if isinstance(node, Loop):
+                counter = node.kind.counter if isinstance(node.kind, RangeHeader) else \
+                    node.kind.index if isinstance(node.kind, SequenceHeader) else None
+                counters.add(counter)
+                others.update(t for t in node.targets if t != counter)
+                visit(node.body)
+            elif isinstance(node, If):
+                visit(node.body)
+                visit(node.orelse)
+
+    visit(body)
+    return counters - others - {None}
 
 
 def _integer_index(node, integers: set) -> bool:

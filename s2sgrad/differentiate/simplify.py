@@ -267,7 +267,8 @@ def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
                      operand: str, axes: Optional[tuple] = None) -> cst.BaseExpression:
     """``s2s.unbroadcast(expr, shape)``: ``operand``'s contribution ``expr`` summed back to its
     shape (``axes``, ``(leading, ones)`` known when the code is made: ``np.sum`` over them,
-    analyze.shapes.summed_axes), the factors of ``expr`` (a chain of ``*`` and ``/``, its first factor kept) that are
+    analyze.shapes.summed_axes), the factors of ``expr`` (a chain of ``*`` and ``/``, its first
+    factor kept) that are
     arithmetic of ``operand`` alone applied after the sum: they have at most ``operand``'s shape,
     so they are constant along every axis the sum reduces (``unbroadcast(-g * a / (b * b),
     b_shape)`` -> ``unbroadcast(-g * a, b_shape) / (b * b)``: the quotient's divisor's adjoint
@@ -288,8 +289,8 @@ def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
 
 
 def _summed(node: cst.BaseExpression, axes: tuple) -> cst.BaseExpression:
-    """``np.sum(node, ...)`` over ``axes`` = ``(leading, ones)``: the leading axes dropped, the
-    others kept (every axis of a 0-d operand: ``np.sum(node)``)."""
+    """``np.sum(node, ...)`` over ``axes`` = ``(leading, ones)``: the leading axes dropped (all of
+    them for a 0-d operand), the others kept."""
     leading, ones = axes
 
     def total(inner: cst.BaseExpression, over: tuple, keep: bool) -> cst.BaseExpression:

@@ -4,8 +4,9 @@ Code specialized for a call's array shapes (specialize.shape_signature) knows ea
 parameter's shape as a tuple of dims: the literal ``1``, or a label (``"n0"``, ``"n1"``, ...)
 standing for one length other than 1, two labels two different lengths. A trimmed dim
 ``(dim, k)`` is ``dim`` less ``k`` (``x[1:]``'s, ``x[:-1]``'s: ``("n0", 1)``): one length for
-every read, which may be 1. ``None`` is a dim not known. Each function takes the operands' shapes (``None`` for an operand whose shape is not
-known) and returns the result's shape, or None where it is not known (or the call would raise).
+every read, which may be 1. ``None`` is a dim not known. Each function takes the operands'
+shapes (``None`` for an operand whose shape is not known) and returns the result's shape, or
+None where it is not known (or the call would raise).
 """
 
 from __future__ import annotations
