@@ -117,6 +117,7 @@ class Calls:
         self.forward, self.specialized, self.positions, self.name = forward, specialized, positions, name
         self.single, self.has_aux, self.recorded = flags  # recorded: no ``*args`` parameter
         self.needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments read
+        self.params = param_names(specialized.fun)  # the positional arguments' parameters
         self.by_types: dict = {}
 
     def known(self, args: tuple) -> Optional[tuple]:
@@ -138,7 +139,7 @@ class Calls:
         result = _forward_grad(chosen, args, kwargs, self.needed, self.positions, self.single, self.name)
         ran = chosen if result is not None else None
         recorded = self.recorded and not kwargs and all(type(arg) in _PLAIN_TYPES for arg in args)
-        signature = shape_signature(param_names(self.specialized.fun), args) if recorded else ()
+        signature = shape_signature(self.params, args) if recorded else ()
         if result is None:
             # the code made for these shapes where it was made before (arrays of other lengths,
             # the same signature), else the code for any shape

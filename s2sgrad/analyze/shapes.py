@@ -293,7 +293,7 @@ class _Classes:
             base = self.operand_class(prim.args[0])
             if base is _BOTTOM:
                 return _BOTTOM
-            if isinstance(base, str) and base not in (TOP, SCALAR) or dims.known(base):
+            if isinstance(base, str) and base not in (TOP, SCALAR):  # (known shapes: result_shape)
                 sliced = _slice_class(base, prim.args[1])
                 if sliced is not None:
                     return sliced
