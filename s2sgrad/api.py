@@ -25,7 +25,7 @@ from .parameters import (argnum_names, display_name, made_per_call, param_names,
                          wrt_names)
 from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
-from .read.live import Deferred, readable, tree_entry_of
+from .read.live import Deferred, binding_of, readable, tree_entry_of
 from .returned import FORWARD_ATTR, NUMBERS_ATTR, again_with_trees, attach, read_again
 from .specialize import NumberBuilds, lifted_by_numbers, numbers_passed, shape_signature
 from .transformations import TRANSFORMATIONS, Transformation
@@ -123,15 +123,33 @@ class Calls:
     def known(self, args: tuple) -> Optional[tuple]:
         """The value and gradients where a call of these argument types (and arrays' shapes) ran
         before, or None: by the sweeps made for the arrays' shape signature (specialize.py)."""
-        plan = self.by_types.get(_call_key(args))
+        key = _call_key(args)
+        plan = self.by_types.get(key)
         if plan is None:
             return None
+        if type(plan) is _Ready:  # the sweeps, made: run at once (the common call)
+            fwd, bwd, binding = plan
+            if binding is not None:
+                binding.ensure()
+            value, residuals = fwd(*args)
+            if self.has_aux or type(value) not in _SCALARS:
+                _scalar_loss(value, self.has_aux, self.name)
+                seed = unit_seed(value, self.has_aux)
+            else:
+                seed = 1.0  # unit_seed of a real scalar
+            handover = [residuals]
+            del residuals
+            grads = bwd(handover.pop(), seed)
+            return value, (grads[0] if self.single else grads)
         numbers, forward, shapes = plan
         if forward is not None:
             result = _forward_grad(forward, args, {}, self.needed, self.positions, self.single, self.name)
             if result is not None:
                 return result
-        return self.sweeps(numbers, args, {}, shapes)
+        made = self.specialized.sweeps(numbers, shapes)
+        if forward is None:  # every later call of this key runs these sweeps
+            self.by_types[key] = _Ready(made[0], made[1], binding_of(made[0]))
+        return self.finish(made, args, {})
 
     def run(self, numbers: tuple, args: tuple, kwargs: dict) -> tuple:
         """The value and gradients of a call passing numbers to the parameters ``numbers``."""
@@ -154,9 +172,22 @@ class Calls:
         return result
 
     def sweeps(self, numbers: tuple, args: tuple, kwargs: dict, shapes: tuple = ()) -> tuple:
-        value, grads = run_sweeps(*self.specialized.sweeps(numbers, shapes), args, kwargs, self.name,
-                                  self.has_aux)
+        return self.finish(self.specialized.sweeps(numbers, shapes), args, kwargs)
+
+    def finish(self, made: tuple, args: tuple, kwargs: dict) -> tuple:
+        """The value and gradients by the sweeps ``made``."""
+        value, grads = run_sweeps(*made, args, kwargs, self.name, self.has_aux)
         return value, (grads[0] if self.single else grads)
+
+
+class _Ready(tuple):
+    """``(fwd, bwd, binding)``: sweeps Calls runs at once for a recorded kind of call (binding:
+    their generated module's, kept current before each run; None for other functions)."""
+
+    __slots__ = ()
+
+    def __new__(cls, fwd: Callable, bwd: Callable, binding: Any) -> "_Ready":
+        return tuple.__new__(cls, (fwd, bwd, binding))
 
 
 def _made(text: Any, fwd: Optional[Callable], bwd: Optional[Callable]) -> tuple:

@@ -304,3 +304,43 @@ def test_a_counters_name_bound_to_other_values_elsewhere_is_no_integer():
     grad = s2sgrad.grad(counter_reused)
     for _ in range(2):
         np.testing.assert_allclose(grad(*args), numerical_grad(counter_reused, args, 0), rtol=1e-6)
+
+
+SCALE = np.array([1.0, 2.0, 3.0])
+
+
+def _helper(v):
+    return np.sin(v)
+
+
+def _cos(v):
+    return np.cos(v)
+
+
+def _tanh(v):
+    return np.tanh(v)
+
+
+def scaled(x):
+    return np.sum(_helper(x * SCALE) ** 2)
+
+
+def test_calls_run_at_once_read_globals_and_helpers_rebound_since():
+    """From the third call of a kind on, Calls runs the sweeps made before at once: a global
+    array and a helper function rebound between calls are read as Python would read them."""
+    global SCALE, _helper
+    grad = s2sgrad.grad(scaled)
+    x = np.array([0.3, -0.2, 0.5])
+    saved = SCALE, _helper
+    try:
+        for scale, helper in [(SCALE, _helper), (SCALE, _helper), (SCALE, _helper),
+                              (np.array([-1.0, 0.5, 4.0]), _helper),
+                              (np.array([-1.0, 0.5, 4.0]), _cos),
+                              (np.array([-1.0, 0.5, 4.0]), _cos),
+                              (np.array([2.0, 0.5, 1.0]), _tanh)]:
+            SCALE, _helper = scale, helper
+            oracle = {_cos: anp.cos, _tanh: anp.tanh}.get(helper, anp.sin)
+            ag = autograd.grad(lambda v: anp.sum(oracle(v * scale) ** 2))(x)
+            np.testing.assert_allclose(grad(x), ag, rtol=1e-12)
+    finally:
+        SCALE, _helper = saved
