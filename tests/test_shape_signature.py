@@ -344,3 +344,72 @@ def test_calls_run_at_once_read_globals_and_helpers_rebound_since():
             np.testing.assert_allclose(grad(x), ag, rtol=1e-12)
     finally:
         SCALE, _helper = saved
+
+
+def made_from_lengths(P, m, c):
+    n = P.shape[0]
+    k = len(m)
+    D = P[:, None, :] - P[None, :, :]
+    r2 = np.sum(D ** 2, axis=-1) + np.eye(n)
+    w = np.outer(m, m) * (1.0 - np.eye(n, M=k))
+    acc = np.zeros((n, 1))
+    acc = acc + np.sum(w / np.sqrt(r2), axis=1, keepdims=True)
+    head = m[:k]
+    rows = np.ones((k, P.shape[1])) * P[0, None] * c[None, :, 0]  # c: (P.shape[1], any)
+    return np.sum(acc * head[:, None]) + np.sum(np.ones(n) * m) + np.sum(rows * P)
+
+
+def _made_from_lengths_oracle(P, m, c):
+    n, k = P.shape[0], m.shape[0]
+    D = P[:, None, :] - P[None, :, :]
+    r2 = anp.sum(D ** 2, axis=-1) + np.eye(n)
+    w = anp.outer(m, m) * (1.0 - np.eye(n, M=k))
+    acc = np.zeros((n, 1)) + anp.sum(w / anp.sqrt(r2), axis=1, keepdims=True)
+    rows = np.ones((k, P.shape[1])) * P[0, None] * c[None, :, 0]
+    return anp.sum(acc * m[:, None]) + anp.sum(np.ones(n) * m) + anp.sum(rows * P)
+
+
+def test_lengths_read_from_shapes_make_known_shapes():
+    """``n = x.shape[0]``, ``len(x)``: the dim itself, so arrays made from them (``np.zeros``,
+    ``np.ones``, ``np.eye``), ``np.outer`` of vectors, ``[:, None]`` and ``m[:n]`` of its whole
+    length have known shapes: no shape recorded, nothing summed back at run time."""
+    args = (np.zeros((4, 3)), np.zeros(4), np.zeros((3, 2)))
+    found = classes_for(made_from_lengths, args)
+    assert found["D"] == ("n0", "n0", "n1")
+    assert found["r2"] == found["w"] == ("n0", "n0")
+    assert found["acc"] == found["acc_2"] == ("n0", 1)
+    assert found["head"] == ("n0",)
+    assert found["rows"] == ("n0", "n1")
+    grad = s2sgrad.grad(made_from_lengths, argnums=(0, 1))
+    rng = np.random.default_rng(5)
+    for shape_p, shape_c in [((4, 3), (3, 2)), ((1, 3), (3, 2)), ((4, 1), (1, 1)),
+                             ((1, 1), (1, 2)), ((5, 2), (2, 1)), ((4, 3), (3, 4)), ((4, 3), (1, 2))]:
+        args = (rng.normal(size=shape_p), rng.normal(size=shape_p[0]), rng.normal(size=shape_c))
+        expected = autograd.grad(_made_from_lengths_oracle, argnum=(0, 1))(*args)
+        for _ in range(3):
+            for g, e in zip(grad(*args), expected):
+                assert g.shape == e.shape
+                np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+    text = s2sgrad.source(grad, like=args)
+    forward = text.split("def made_from_lengths_bwd")[0]
+    assert "unbroadcast" not in text and "np.shape(" not in forward  # no shape recorded
+
+
+def lengths_misread(x, y):
+    n = x.shape[1]  # not the first axis
+    a = np.zeros(n) + x[:, 0]  # (n1,) + (n0,): broadcasts only where one is 1
+    b = y[:n - 1]  # a slice of a computed length: not known
+    return np.sum(a * a) + np.sum(b * b)
+
+
+def test_lengths_of_other_axes_and_computed_bounds_are_not_taken_for_others():
+    found = classes_for(lengths_misread, (np.zeros((1, 4)), np.zeros(6)))
+    assert found.get("b") in (None,) or found["b"] != ("n1",)
+    grad = s2sgrad.grad(lengths_misread, argnums=(0, 1))
+    rng = np.random.default_rng(6)
+    for shape_x, m in [((1, 4), 6), ((3, 1), 6), ((1, 1), 2), ((2, 2), 5)]:
+        args = (rng.normal(size=shape_x), rng.normal(size=m))
+        expected = [numerical_grad(lengths_misread, args, i) for i in (0, 1)]
+        for _ in range(3):
+            for g, e in zip(grad(*args), expected):
+                np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)

@@ -6,7 +6,7 @@ with scalars has the output's shape already.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 import libcst.matchers as m
@@ -222,6 +222,8 @@ class _Classes:
         self.env: dict = {name: (SCALAR if shapes.get(name) == () else shapes.get(name, f"<{name}>"))
                           for name in self.params}
         self.integers = _counters(fn.body) - self.defined - self.params
+        self.single = {stmt.targets[0]: stmt for stmt in self.in_loop if len(stmt.targets) == 1
+                       and self.counts.get(stmt.targets[0]) == 1 and stmt.targets[0] not in self.params}
 
     def solve(self) -> dict:
         changed = True
@@ -283,6 +285,11 @@ class _Classes:
             if base is _BOTTOM or (isinstance(base, str) and base not in (TOP, SCALAR)):
                 # The same rank with ones where reduced: it broadcasts to the base's shape.
                 return _BOTTOM if base is _BOTTOM else base + _KEPT
+        made = self.made_shape(stmt)
+        if made is _PENDING:
+            return _BOTTOM
+        if made is not None:
+            return SCALAR if made == () else made
         kept = _shape_source(stmt, self.table)
         if kept is not None:
             return self.operand_class(kept)
@@ -344,7 +351,9 @@ class _Classes:
         if any(shape is _PENDING for shape in shapes):
             return _BOTTOM
         if prim.op == SUBSCRIPT:
-            found = _indexed(shapes[0], prim.args[1], self.integers)
+            found = _indexed(shapes[0], prim.args[1], self.integers, self.length)
+            if found is _PENDING:
+                return _BOTTOM
         elif _reduces_axis(rule):
             found = _reduced(shapes[0], prim)
         else:
@@ -352,6 +361,63 @@ class _Classes:
         if found is None:
             return _NO_SHAPE
         return SCALAR if found == () else found
+
+    def length(self, node, seen: frozenset = frozenset()):
+        """The dim (rules/dims.py: 1 or a label) the integer expression ``node`` (a libcst
+        node) certainly equals: ``x.shape[k]`` or ``len(x)`` of an array of known shape, ``1``,
+        a name bound once to one of those; None where not known, _PENDING where not known yet."""
+        if isinstance(node, cst.Integer):
+            return 1 if node.evaluated_value == 1 else None
+        if isinstance(node, cst.Name):
+            stmt = self.single.get(node.value)
+            if stmt is None or node.value in seen or stmt.prim.op != "nondiff" or \
+                    stmt.expr is None:
+                return None
+            return self.length(stmt.expr, seen | {node.value})
+        if m.matches(node, m.Subscript(value=m.Attribute(value=m.Name(), attr=m.Name("shape")),
+                                       slice=[m.SubscriptElement(m.Index())])):
+            at = _literal_int(node.slice[0].slice.value)
+            shape = self.shape_of(Var(node.value.value.value))
+        elif m.matches(node, m.Call(func=m.Name("len"), args=[m.Arg(m.Name(), keyword=None, star="")])):
+            at, shape = 0, self.shape_of(Var(node.args[0].value.value))
+        else:
+            return None
+        if shape is _PENDING:
+            return _PENDING
+        if shape is None or at is None or not -len(shape) <= at < len(shape):
+            return None
+        dim = shape[at]
+        return dim if dim == 1 or dims.is_label(dim) else None
+
+    def made_shape(self, stmt: Stmt):
+        """The shape of an array made from lengths known (dims.py's tuple): ``np.zeros(n)``,
+        ``np.ones((n, m))``, ``np.empty(x.shape)``, ``np.eye(n)``; None where it is no such
+        call or a length is not known, _PENDING where not known yet."""
+        prim, call = stmt.prim, stmt.expr
+        if prim.op != "nondiff" or not prim.callee or not isinstance(call, cst.Call) or \
+                any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
+            return None
+        if self.table.makes_shape(prim.callee):
+            if any(a.keyword is not None and a.keyword.value == "shape" for a in call.args):
+                return None
+            node = call.args[0].value
+            if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name("shape"))):
+                shape = self.shape_of(Var(node.value.value))
+                return shape if shape is _PENDING or dims.known(shape) else None
+            items = [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
+        elif self.table.makes_square(prim.callee):
+            positional = [a.value for a in call.args if a.keyword is None]
+            named = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+            if len(positional) > 2 or (len(positional) == 2 and "M" in named):
+                return None
+            second = positional[1] if len(positional) == 2 else named.get("M")
+            items = [positional[0], positional[0] if second is None or _is_none(second) else second]
+        else:
+            return None
+        found = tuple(self.length(item) for item in items)
+        if _PENDING in found:
+            return _PENDING
+        return None if None in found else found
 
     def elementwise_class(self, prim, own: str) -> Optional[str]:
         """The one class of the operands that are not scalars (a keepdims reduction of one of
@@ -406,10 +472,12 @@ def _integer_index(node, integers: set) -> bool:
     return isinstance(node, cst.Integer) or (isinstance(node, cst.Name) and node.value in integers)
 
 
-def _indexed(base: Optional[tuple], index, integers: set) -> Optional[tuple]:
-    """``base[index]``'s shape where ``index`` is integers and slices (``[t]``, ``[:, 0]``,
-    ``[:H]``), one per leading axis: a whole slice keeps its axis's dim, another one's is not
-    known."""
+def _indexed(base: Optional[tuple], index, integers: set, length: Callable) -> Optional[tuple]:
+    """``base[index]``'s shape where ``index`` is integers, slices and ``None`` (``[t]``,
+    ``[:, 0]``, ``[:, None]``), one per leading axis but for the new axes ``None`` makes: a
+    whole slice (or ``[:n]`` of ``n`` its length: ``length`` of a libcst node, the dim it is
+    known to equal) keeps its axis's dim, another one's is not known; _PENDING where a length
+    is not known yet."""
     if base is None or not (isinstance(index, Const) and index.brackets):
         return None
     node = index.node
@@ -417,17 +485,35 @@ def _indexed(base: Optional[tuple], index, integers: set) -> Optional[tuple]:
     if trim is not None and base:
         return (base[0] if sum(trim) == 0 else dims.trimmed(base[0], sum(trim)),) + base[1:]
     items = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
-    if len(items) > len(base):
+    if len([item for item in items if not _is_none(item)]) > len(base):
         return None
-    kept = []
-    for item, dim in zip(items, base):
+    kept, axis = [], 0
+    for item in items:
+        if _is_none(item):
+            kept.append(1)
+            continue
+        dim, axis = base[axis], axis + 1
         if _integer_index(item, integers):
             continue
         if not m.matches(item, m.Call(func=m.Name("slice"), args=[m.Arg()] * 3)):
             return None
-        whole = m.matches(item, m.Call(func=m.Name("slice"), args=[m.Arg(m.Name("None"))] * 3))
-        kept.append(dim if whole else dims.UNKNOWN)
-    return tuple(kept) + base[len(items):]
+        lower, upper, step = (arg.value for arg in item.args)
+        if not (_is_none(lower) and _is_none(step)):
+            kept.append(dims.UNKNOWN)
+            continue
+        bound = dim if _is_none(upper) else length(upper)
+        if bound is _PENDING:
+            return _PENDING
+        kept.append(dim if bound == dim else dims.UNKNOWN)
+    return tuple(kept) + base[axis:]
+
+
+def _literal_int(node) -> Optional[int]:
+    """The value of an integer literal node (negative too), else None."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+            isinstance(node.expression, cst.Integer):
+        return -node.expression.evaluated_value
+    return node.evaluated_value if isinstance(node, cst.Integer) else None
 
 
 def _reduced(base: Optional[tuple], prim) -> Optional[tuple]:
@@ -485,9 +571,12 @@ def _shape_source(stmt: Stmt, table: RuleTable):
 def summed_axes(operand, output) -> Optional[tuple]:
     """``(leading, ones)``: the axes of an elementwise output (shape class ``output``) that its
     operand (class ``operand``) was broadcast along, both classes known shapes: the leading axes
-    it lacks, then those where it has length 1 (summed keeping them); None where not known (a
-    trimmed dim of the operand, which may be 1, under another dim)."""
+    it lacks, then those where it has length 1 (summed keeping them); ``(None, ())`` for a 0-d
+    operand of an output of a shape not known (every axis); None where not known (a trimmed dim
+    of the operand, which may be 1, under another dim)."""
     operand = () if operand == SCALAR else operand
+    if operand == () and not dims.known(output):
+        return None, ()  # a number's: the sum of every axis, however many
     if not (dims.known(operand) and dims.known(output)) or len(operand) > len(output):
         return None
     extra = len(output) - len(operand)

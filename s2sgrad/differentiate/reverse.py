@@ -98,9 +98,19 @@ class ReverseBuilder(Contributions, BlockSweeps):
         ``np.shape(var)`` under it, so the value itself need not be kept for that. A row read at
         the loop counter of an array made before the loop has that array's shape less its first
         axis (``xs_shape[1:]``): one record before the loop, none per iteration. A value known
-        to be 0-d (its shape class) has the shape ``()``: nothing to record."""
-        if self.classes.get(var) == SCALAR:
+        to be 0-d (its shape class) has the shape ``()``: nothing to record. A value of a
+        known shape (code made for a shape signature) has a parameter's of that shape, recorded
+        once per call, or its ones written out."""
+        known = self.classes.get(var)
+        if known == SCALAR:
             return "()"
+        if isinstance(known, tuple):
+            if all(dim == 1 for dim in known):
+                return repr(known)
+            for param in self.fn.params:
+                if param.name != var and self.classes.get(param.name) == known and \
+                        not self.rec.rebound(param.name):
+                    return self.rec.shape_of(param.name)
         row = self.row_shape(var)
         return row if row is not None else self.rec.shape_of(var)
 

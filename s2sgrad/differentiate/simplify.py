@@ -290,7 +290,7 @@ def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
 
 def _summed(node: cst.BaseExpression, axes: tuple) -> cst.BaseExpression:
     """``np.sum(node, ...)`` over ``axes`` = ``(leading, ones)``: the leading axes dropped (all of
-    them for a 0-d operand), the others kept."""
+    them for a 0-d operand: ``leading`` None where their count is not known), the others kept."""
     leading, ones = axes
 
     def total(inner: cst.BaseExpression, over: tuple, keep: bool) -> cst.BaseExpression:
@@ -299,6 +299,8 @@ def _summed(node: cst.BaseExpression, axes: tuple) -> cst.BaseExpression:
         return cst.parse_expression(call).with_changes(args=[
             cst.Arg(inner), *cst.parse_expression(call).args[1:]])
 
+    if leading is None:  # every axis
+        return cst.Call(cst.Attribute(cst.Name("np"), cst.Name("sum")), [cst.Arg(node)])
     if ones:
         node = total(node, ones, True)
     return total(node, leading, False) if leading else node

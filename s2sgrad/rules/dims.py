@@ -65,6 +65,13 @@ def dot(shapes: tuple) -> Optional[tuple]:
     return matmul(shapes)
 
 
+def outer(shapes: tuple) -> Optional[tuple]:
+    """``np.outer(a, b)`` of numbers and vectors: one axis per operand, its length (1 for a number)."""
+    if len(shapes) != 2 or any(s is None or len(s) > 1 for s in shapes):
+        return None
+    return tuple(s[0] if s else 1 for s in shapes)
+
+
 def transpose(shapes: tuple) -> Optional[tuple]:
     """``a.T``, ``np.transpose(a)`` (no axes given)."""
     return shapes[0][::-1] if len(shapes) == 1 and shapes[0] is not None else None

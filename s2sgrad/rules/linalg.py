@@ -177,7 +177,7 @@ RULES = (
     replace(alias("operator.matmul", _MATMUL, rename={"x1": "a", "x2": "b"}), array_result=True),
     *ROW_PRODUCTS,
     defvjp(
-        "numpy.outer(a, b)", linear=("a", "b"),
+        "numpy.outer(a, b)", linear=("a", "b"), result_shape=dims.outer,
         a="np.reshape(g @ np.ravel(b), np.shape(a))",
         b="np.reshape(np.ravel(a) @ g, np.shape(b))",
     ),

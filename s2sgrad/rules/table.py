@@ -71,7 +71,7 @@ import libcst.matchers as m
 from .. import runtime
 from .writes import UFUNC_AT, Write, is_ufunc_method, out_position
 from .nondiff import (BROADCASTING, INDEX_WRITES, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES, SCALAR_NAMESPACES,
-                      SCALAR_VALUED, SHAPE_KEEPING, SHAPE_MAKING)
+                      SCALAR_VALUED, SHAPE_KEEPING, SHAPE_MAKING, SQUARE_MAKING)
 
 POSITIONAL = "positional"
 VARARGS = "varargs"
@@ -428,6 +428,10 @@ class RuleTable:
     def makes_shape(self, op: str) -> bool:
         """Whether ``op``'s result has the shape its first argument gives (``np.zeros(shape)``)."""
         return op in SHAPE_MAKING
+
+    def makes_square(self, op: str) -> bool:
+        """Whether ``op(N, M=None)`` makes an ``(N, M)`` array, ``(N, N)`` without ``M`` (``np.eye``)."""
+        return op in SQUARE_MAKING
 
     def index_write(self, op: str) -> bool:
         """Whether ``op`` is an index write ``(x, index, value)`` (its result is ``x`` with

@@ -616,6 +616,11 @@ class Gen:
             ("nondiff_compare", maxshape, lambda: self._compare(maxshape, d)),
             ("nondiff_zeros_like", maxshape, lambda: self._zeros_like(maxshape, d)),
             ("nondiff_shape", S, lambda: E(f"{arg(M)}.shape[1]", S, 4.0)),
+            # arrays made from lengths read off shapes (known shapes where made for a signature)
+            ("nondiff_made", M, lambda: E(f"(np.zeros(({arg(R)}.shape[0], len({arg(V)}))) + "
+                                          f"{arg(R)}[:, None] * {arg(V)}[None, :])", M, 1.0)),
+            ("nondiff_made", M, lambda: E(f"(np.eye(len({arg(R)}), M={arg(M)}.shape[1]) * {arg(M)})",
+                                          M, 1.0)),
             ("nondiff_random", M, lambda: E("np.random.default_rng(7).uniform(-1.0, 1.0, size=(3, 4))", M, 1.0)),
         ]
         # a (3,) result also serves a (3, 1) slot (so a (3, 4) one) as a column
@@ -779,6 +784,17 @@ class Gen:
         lines.append(f"{ind}{name} = {e.src}")
         self.bind(name, e)
 
+    def length_made(self, lines, ind, src):
+        """``n = len(x)`` (or ``x.shape[0]``), then ``x[:n]`` and an array made from ``n`` (and
+        ``x.shape[1]``): known shapes where the code is made for a shape signature."""
+        shape, bound, _ = self.env[src]
+        n, name = self.new_name("n"), self.new_name("y")
+        lines.append(f"{ind}{n} = " + self.ch.choice([f"len({src})", f"{src}.shape[0]"]))
+        made = n if len(shape) == 1 else f"({n}, {src}.shape[1])" if len(shape) == 2 else f"{src}.shape"
+        maker = self.ch.choice([f"np.zeros({made})", f"np.ones({made}) * 0.5"])
+        self.assign(lines, ind, name, E(f"({src}[:{n}] + {maker})", shape, bound + 0.5))
+        self.tag("length_made")
+
     def inplace_candidates(self, arrays_only=False):
         out = []
         for n in self.targets() if not self.loops else self.env:
@@ -802,6 +818,7 @@ class Gen:
             kinds.append("call_unpack")
         if depth_left > 0:
             kinds += ["loop", "loop", "list", "container"]  # container last: the others' draws stay
+        kinds.append("length")
         kind = self.ch.choice(kinds)
         if kind in ("index_write", "write_call") and "stated" in self.prog.imports:
             kind = "assign"  # autograd (a stated gradient's only oracle) cannot run index writes
@@ -850,6 +867,8 @@ class Gen:
                                            shape, bound))
             self.tag("copy")
             (self.write_call if kind == "write_call" else self.index_write)(lines, ind, name)
+        elif kind == "length" and self.arrays():
+            self.length_made(lines, ind, self.ch.choice(self.arrays()))
         elif kind == "alias":
             self.alias(lines, ind, maxshape)
         elif kind == "copy_augment" and self.arrays():
