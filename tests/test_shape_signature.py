@@ -375,11 +375,12 @@ def test_lengths_read_from_shapes_make_known_shapes():
     length have known shapes: no shape recorded, nothing summed back at run time."""
     args = (np.zeros((4, 3)), np.zeros(4), np.zeros((3, 2)))
     found = classes_for(made_from_lengths, args)
-    assert found["D"] == ("n0", "n0", "n1")
-    assert found["r2"] == found["w"] == ("n0", "n0")
-    assert found["acc"] == found["acc_2"] == ("n0", 1)
-    assert found["head"] == ("n0",)
-    assert found["rows"] == ("n0", "n1")
+    n, d = dict(shape_signature(("P", "m", "c"), args))["P"]
+    assert found["D"] == (n, n, d)
+    assert found["r2"] == found["w"] == (n, n)
+    assert found["acc"] == found["acc_2"] == (n, 1)
+    assert found["head"] == (n,)
+    assert found["rows"] == (n, d)
     grad = s2sgrad.grad(made_from_lengths, argnums=(0, 1))
     rng = np.random.default_rng(5)
     for shape_p, shape_c in [((4, 3), (3, 2)), ((1, 3), (3, 2)), ((4, 1), (1, 1)),
@@ -413,3 +414,44 @@ def test_lengths_of_other_axes_and_computed_bounds_are_not_taken_for_others():
         for _ in range(3):
             for g, e in zip(grad(*args), expected):
                 np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+
+
+def test_lengths_that_are_small_multiples_of_another_are_labelled_as_such():
+    args = (np.zeros((16, 128)), np.zeros((32, 128)), np.zeros(32), np.zeros((50, 16)), np.zeros(7))
+    signature = dict(shape_signature("abcde", args))
+    assert signature["a"] == ("n0", "8*n0") and signature["b"] == ("2*n0", "8*n0")
+    assert signature["c"] == ("2*n0",) and signature["d"] == ("n1", "n0") and signature["e"] == ("n2",)
+    assert shape_signature("ab", (np.zeros(9), np.zeros(3))) == (("a", ("3*n0",)), ("b", ("n0",)))
+    assert shape_signature("ab", (np.zeros(27), np.zeros(3))) == (("a", ("n0",)), ("b", ("n1",)))  # 9x
+    assert dims.times("2*n0", 3) == "6*n0" and dims.times("n0", 9) is None and dims.times(1, 2) is None
+    assert dims.sliced("4*n0", "n0", "2*n0") == "n0" and dims.sliced("4*n0", "3*n0", None) == "n0"
+    assert dims.sliced("4*n0", "2*n0", "5*n0") is None  # past the end: numpy clips it
+    assert dims.sliced("4*n1", "n0", "2*n0") is None and dims.sliced("n0", 0, None) == "n0"
+
+
+def gates(a, c):
+    H = c.shape[0]
+    i = np.tanh(a[:H])
+    f = np.sin(a[H:2 * H])
+    o = a[2 * H:3 * H] ** 2
+    g = np.cos(a[3 * H:])
+    tail = a[2 * H:5 * H]  # past the end: numpy clips it (2 H long), no length known
+    return np.sum(f * c + i * g * o) + np.sum(tail ** 3) * np.sum(a[H:4 * H] * a[:3 * H])
+
+
+def test_slices_by_multiples_of_a_length_have_known_lengths():
+    found = classes_for(gates, (np.zeros(12), np.zeros(3)))
+    assert found["i"] == found["f"] == found["g"] == found["c"] == ("n0",)
+    assert "tail" not in found
+    grad = s2sgrad.grad(gates, argnums=(0, 1))
+    oracle = autograd.grad(lambda a, c: anp.sum(anp.sin(a[len(c):2 * len(c)]) * c + anp.tanh(a[:len(c)]) * anp.cos(
+        a[3 * len(c):]) * a[2 * len(c):3 * len(c)] ** 2) + anp.sum(a[2 * len(c):] ** 3) * anp.sum(
+        a[len(c):4 * len(c)] * a[:3 * len(c)]), argnum=(0, 1))
+    rng = np.random.default_rng(7)
+    for hidden in (3, 1, 2, 5, 3):
+        args = (rng.normal(size=4 * hidden), rng.normal(size=hidden))
+        for _ in range(3):
+            for g, e in zip(grad(*args), oracle(*args)):
+                np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+    text = s2sgrad.source(grad, like=(np.zeros(12), np.zeros(3)))
+    assert text.count("unbroadcast") == 0

@@ -365,9 +365,16 @@ class _Classes:
     def length(self, node, seen: frozenset = frozenset()):
         """The dim (rules/dims.py: 1 or a label) the integer expression ``node`` (a libcst
         node) certainly equals: ``x.shape[k]`` or ``len(x)`` of an array of known shape, ``1``,
-        a name bound once to one of those; None where not known, _PENDING where not known yet."""
+        a literal multiple of one (``2 * H``), a name bound once to one of those; None where not
+        known, _PENDING where not known yet."""
         if isinstance(node, cst.Integer):
             return 1 if node.evaluated_value == 1 else None
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            k, other = (node.left, node.right) if isinstance(node.left, cst.Integer) else (node.right, node.left)
+            if not isinstance(k, cst.Integer):
+                return None
+            dim = self.length(other, seen)
+            return dim if dim is _PENDING or dim is None else dims.times(dim, k.evaluated_value)
         if isinstance(node, cst.Name):
             stmt = self.single.get(node.value)
             if stmt is None or node.value in seen or stmt.prim.op != "nondiff" or \
@@ -475,9 +482,9 @@ def _integer_index(node, integers: set) -> bool:
 def _indexed(base: Optional[tuple], index, integers: set, length: Callable) -> Optional[tuple]:
     """``base[index]``'s shape where ``index`` is integers, slices and ``None`` (``[t]``,
     ``[:, 0]``, ``[:, None]``), one per leading axis but for the new axes ``None`` makes: a
-    whole slice (or ``[:n]`` of ``n`` its length: ``length`` of a libcst node, the dim it is
-    known to equal) keeps its axis's dim, another one's is not known; _PENDING where a length
-    is not known yet."""
+    whole slice keeps its axis's dim, one whose bounds are lengths (``length`` of a libcst node:
+    the dim it is known to equal) has the length dims.sliced gives (``a[H:2 * H]``), another
+    one's is not known; _PENDING where a length is not known yet."""
     if base is None or not (isinstance(index, Const) and index.brackets):
         return None
     node = index.node
@@ -498,13 +505,14 @@ def _indexed(base: Optional[tuple], index, integers: set, length: Callable) -> O
         if not m.matches(item, m.Call(func=m.Name("slice"), args=[m.Arg()] * 3)):
             return None
         lower, upper, step = (arg.value for arg in item.args)
-        if not (_is_none(lower) and _is_none(step)):
+        start = 0 if _is_none(lower) or _literal_int(lower) == 0 else length(lower)
+        stop = None if _is_none(upper) else length(upper)
+        if start is _PENDING or stop is _PENDING:
+            return _PENDING
+        if not _is_none(step) or start is None or (stop is None and not _is_none(upper)):
             kept.append(dims.UNKNOWN)
             continue
-        bound = dim if _is_none(upper) else length(upper)
-        if bound is _PENDING:
-            return _PENDING
-        kept.append(dim if bound == dim else dims.UNKNOWN)
+        kept.append(dims.sliced(dim, start, stop))
     return tuple(kept) + base[axis:]
 
 

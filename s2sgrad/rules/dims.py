@@ -2,7 +2,10 @@
 
 Code specialized for a call's array shapes (specialize.shape_signature) knows each array
 parameter's shape as a tuple of dims: the literal ``1``, or a label (``"n0"``, ``"n1"``, ...)
-standing for one length other than 1, two labels two different lengths. A trimmed dim
+standing for one length other than 1, two labels two different lengths. A length that is a small
+multiple of another (at most MULTIPLE_MOST times the least length it is a multiple of) is
+labelled as that multiple (``"4*n0"``): one length, one label, so arithmetic of lengths
+(``a[H:2 * H]`` of an ``a`` of length ``4*n0``, ``H`` of ``n0``) gives labels too. A trimmed dim
 ``(dim, k)`` is ``dim`` less ``k`` (``x[1:]``'s, ``x[:-1]``'s: ``("n0", 1)``): one length for
 every read, which may be 1. ``None`` is a dim not known. Each function takes the operands'
 shapes (``None`` for an operand whose shape is not known) and returns the result's shape, or
@@ -14,6 +17,46 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 UNKNOWN = None  # a dim not known
+MULTIPLE_MOST = 8  # the largest multiple of a length a label writes as one
+
+
+def times(dim, k: int):
+    """``k`` times the length ``dim`` (1 or a label) as a label; None where that is not one
+    (beyond MULTIPLE_MOST times a least length, or a length not known)."""
+    found = multiple(dim)
+    if found is None or k < 1:
+        return UNKNOWN
+    coefficient, base = found
+    if coefficient * k > MULTIPLE_MOST:
+        return UNKNOWN
+    return base if coefficient * k == 1 else f"{coefficient * k}*{base}"
+
+
+def multiple(dim) -> Optional[tuple]:
+    """``(k, base)`` for a label ``k*base`` (``(1, label)`` for a plain label); None otherwise."""
+    if not is_label(dim):
+        return None
+    if "*" not in dim:
+        return 1, dim
+    k, base = dim.split("*", 1)
+    return int(k), base
+
+
+def sliced(dim, lower, upper):
+    """The length of ``x[lower:upper]`` along an axis of length ``dim``: ``lower`` 0 or a length
+    (a dim), ``upper`` a length or None (the end); UNKNOWN where not known (the bounds are not
+    multiples of one length inside the axis)."""
+    if upper is None or upper == dim:
+        if lower == 0:
+            return dim
+        upper = dim
+    ends = [multiple(d) for d in (dim, upper)] + [(0, None) if lower == 0 else multiple(lower)]
+    if None in ends or len({base for _, base in ends} - {None}) != 1:
+        return UNKNOWN
+    (whole, base), (stop, _), (start, _) = ends
+    if not 0 <= start < stop <= whole:
+        return UNKNOWN
+    return base if stop - start == 1 else f"{stop - start}*{base}"
 
 
 def is_label(dim) -> bool:
