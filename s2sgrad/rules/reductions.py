@@ -32,12 +32,14 @@ _VAR = defvjp(
     reverse_only=_NONLINEAR,
     reduction="other",
     a="s2s.var_vjp(g, a, axis, ddof=ddof, keepdims=keepdims)",
+    fresh_adjoints=True,  # its helper's result is a new array (a product with the centered values)
 )
 _STD = defvjp(
     "numpy.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)", methods=("std",),
     reverse_only=_NONLINEAR,
     reduction="other",
     a="s2s.std_vjp(g, ans, a, axis, ddof=ddof, keepdims=keepdims)",
+    fresh_adjoints=True,  # its helper's result is a new array (a product with the centered values)
 )
 _MAX = defvjp(
     "numpy.max(a, axis=None, out=None, keepdims=False)", methods=("max",), reduction="extremum",

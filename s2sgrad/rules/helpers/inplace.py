@@ -44,7 +44,7 @@ SHAPE_ATTRIBUTES = ("shape", "dtype", "ndim", "size")
 # Calls whose result is an array (or number, or list) nothing else holds, as generated code spells
 # them; and methods that make a copy (``u0.copy()``).
 FRESH = ("s2s.getitem_vjp", "s2s.zeros_like", "s2s.owned_array", "s2s.setitem", "s2s.list_zeros",
-         "s2s.setitem_value_vjp",
+         "s2s.setitem_value_vjp", "s2s.var_vjp", "s2s.std_vjp",
          "np.zeros", "np.zeros_like", "np.empty", "np.empty_like", "np.ones", "np.ones_like",
          "np.full", "np.full_like", "np.copy", "np.arange", "np.linspace", "np.eye", "np.identity")
 FRESH_METHODS = ("copy",)
