@@ -27,7 +27,8 @@ from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, binding_of, readable, tree_entry_of
 from .returned import FORWARD_ATTR, NUMBERS_ATTR, again_with_trees, attach, read_again
-from .specialize import NumberBuilds, lifted_by_numbers, numbers_passed, shape_signature
+from .specialize import (NumberBuilds, array_globals, lifted_by_numbers, numbers_passed, read_value,
+                         shape_signature)
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call, star_position
 from .trees import LEAF, TreeDef
@@ -103,6 +104,13 @@ def _call_key(args: tuple) -> tuple:
     return tuple([(_ndarray, arg.shape) if type(arg) is _ndarray else type(arg) for arg in args])
 
 
+def _globals_key(reads: tuple) -> tuple:
+    """The types of the values ``reads`` (specialize.array_globals) name now, and the shapes of
+    the arrays among them."""
+    values = [read_value(holder, name) for holder, name in reads]
+    return tuple([(_ndarray, value.shape) if type(value) is _ndarray else type(value) for value in values])
+
+
 class Calls:
     """What grad's calls run: forward mode where the differentiated arguments are floats (the
     ForwardGradient made for the parameters a call passes numbers to; ``forward``: the one made
@@ -119,11 +127,27 @@ class Calls:
         self.needed = max((max(p + 1, -p) for p in positions), default=0)  # positional arguments read
         self.params = param_names(specialized.fun)  # the positional arguments' parameters
         self.by_types: dict = {}
+        # the global arrays the sweeps read (specialize.array_globals), found at the first call
+        # that runs the sweeps: their shapes join the records' keys and the shape signatures
+        self.globals: Optional[tuple] = None
+
+    def key(self, args: tuple) -> tuple:
+        """What a call is recorded by: its arguments' types and arrays' shapes, and those of the
+        global arrays the sweeps read."""
+        return (_call_key(args), _globals_key(self.globals)) if self.globals else _call_key(args)
+
+    def signature(self, args: tuple) -> tuple:
+        """The shape signature of the arrays a call passes by position and the global arrays."""
+        if not self.globals:
+            return shape_signature(self.params, args)
+        names = tuple(name for _, name in self.globals)
+        values = tuple(read_value(holder, name) for holder, name in self.globals)
+        return shape_signature(tuple(self.params[:len(args)]) + names, tuple(args[:len(self.params)]) + values)
 
     def known(self, args: tuple) -> Optional[tuple]:
         """The value and gradients where a call of these argument types (and arrays' shapes) ran
         before, or None: by the sweeps made for the arrays' shape signature (specialize.py)."""
-        key = _call_key(args)
+        key = self.key(args)
         plan = self.by_types.get(key)
         if plan is None:
             return None
@@ -157,7 +181,9 @@ class Calls:
         result = _forward_grad(chosen, args, kwargs, self.needed, self.positions, self.single, self.name)
         ran = chosen if result is not None else None
         recorded = self.recorded and not kwargs and all(type(arg) in _PLAIN_TYPES for arg in args)
-        signature = shape_signature(self.params, args) if recorded else ()
+        if recorded and result is None and self.globals is None:
+            self.globals = array_globals(self.specialized.sweeps(numbers)[0], self.params)
+        signature = self.signature(args) if recorded else ()
         if result is None:
             # the code made for these shapes where it was made before (arrays of other lengths,
             # the same signature), else the code for any shape
@@ -168,7 +194,7 @@ class Calls:
             # then (a function called once pays for one transform).
             if len(self.by_types) >= _RECORDS_MOST:
                 self.by_types.clear()
-            self.by_types[_call_key(args)] = (numbers, ran, signature)
+            self.by_types[self.key(args)] = (numbers, ran, signature)
         return result
 
     def sweeps(self, numbers: tuple, args: tuple, kwargs: dict, shapes: tuple = ()) -> tuple:
@@ -495,7 +521,12 @@ def _specialized_source(fn: Callable, mode: str, numbers: tuple, like: Optional[
         if mode != "rev":
             raise UsageError(f"source(fn, mode={mode!r}, like=...): the code specialized for "
                              "arguments' shapes is reverse mode's (mode='rev')")
-        return builds.text(numbers_passed(params, like, {}), shape_signature(params, like))
+        numbers = numbers_passed(params, like, {})
+        reads = array_globals(builds.sweeps(numbers)[0], params)
+        names = tuple(name for _, name in reads)
+        values = tuple(read_value(holder, name) for holder, name in reads)
+        return builds.text(numbers, shape_signature(tuple(params[:len(like)]) + names,
+                                                    tuple(like[:len(params)]) + values))
     unknown = [name for name in numbers if name not in params]
     if unknown or mode not in ("rev", "fwd"):
         raise UsageError(f"source(fn, mode={mode!r}, numbers={numbers!r}): mode is 'rev' or 'fwd', "

@@ -27,7 +27,8 @@ import libcst as cst
 from .version import __version__
 from .analyze.activity import analyze, seeded_outputs
 from .analyze.invariance import stabilizers
-from .analyze.shapes import known_scalars, shape_facts
+from .analyze.scalars import known_scalars
+from .analyze.shapes import shape_facts
 from .lower.aliasing import check_inplace, check_parameter_writes
 from .lower.common import merge_common
 from .lower.hoist import hoist_products
@@ -569,7 +570,7 @@ def _shapes_text(shapes: tuple) -> str:
         return ""
     said = ", ".join(f"{param}: ({', '.join(str(d) for d in dims)}{',' if len(dims) == 1 else ''})"
                      for param, dims in shapes)
-    return f", like=args) with args of shapes {said}"
+    return f", like=args) with arrays of shapes {said}"
 
 
 def _numbers_text(numbers: tuple) -> str:

@@ -6,8 +6,9 @@ A number (Python's int, float, complex or bool, or a numpy scalar) is 0-d: code 
 records no shape of a value only numbers broadcast, and sums nothing back to a number's shape
 (`s2s.unbroadcast`), so a loop on Python floats runs as plain float arithmetic. An array's shape
 is known as which of its lengths are 1 and which lengths of all the arrays are equal
-(shape_signature): code made knowing it neither records nor sums back to shapes that are equal
-for every call of that signature, whatever the lengths.
+(shape_signature; the arrays a call passes by position and those the function reads from its
+globals and closures, array_globals): code made knowing it neither records nor sums back to
+shapes that are equal for every call of that signature, whatever the lengths.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import numpy as np
 from .errors import TransformError
 from .forward_code import ForwardGradient
 from .parameters import param_names
-from .rules import dims
+from .read.live import binding_of
+from . import dims
 from . import derive
 
 NUMBERS = (int, float, complex, np.generic)  # 0-d, whatever their type
@@ -37,7 +39,7 @@ def shape_signature(params: Sequence[str], args: tuple) -> tuple:
     """``((parameter, dims), ...)`` for the positional arguments that are numpy arrays: each
     length 1 as ``1``, each other length as a label (``"n0"``, ``"n1"``, ... in the order first
     met), equal lengths by one label, a length that is 2 to dims.MULTIPLE_MOST times a lesser
-    one (the least such) as that multiple (``"4*n0"``) (rules/dims.py)."""
+    one (the least such) as that multiple (``"4*n0"``) (dims.py)."""
     arrays = [(param, value.shape) for param, value in zip(params, args) if type(value) is np.ndarray]
     met = list(dict.fromkeys(n for _, shape in arrays for n in shape if n != 1))
     bases: list = []
@@ -53,6 +55,29 @@ def shape_signature(params: Sequence[str], args: tuple) -> tuple:
     written = {n: labels[n] if base_of[n] == n else dims.times(labels[base_of[n]], n // base_of[n])
                for n in met}
     return tuple((param, tuple(1 if n == 1 else written[n] for n in shape)) for param, shape in arrays)
+
+
+GLOBALS_MOST = 16  # the most global arrays a call's record and shape signature take in
+
+
+def array_globals(fwd: Callable, params: Sequence[str]) -> tuple:
+    """``((holder, name), ...)``: the values the generated sweep ``fwd`` reads from the user's
+    globals and closures (binding.py) that are numpy arrays now, but none named like a
+    parameter (at most GLOBALS_MOST)."""
+    binding = binding_of(fwd)
+    found = [(holder, name) for holder, name in (binding.reads if binding is not None else ())
+             if name not in params and type(read_value(holder, name)) is np.ndarray]
+    return tuple(found[:GLOBALS_MOST])
+
+
+def read_value(holder: Any, name: str) -> Any:
+    """The value ``name`` has in ``holder`` (a dict or a closure cell) now; None where it has none."""
+    if isinstance(holder, dict):
+        return holder.get(name)
+    try:
+        return holder.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def lifted_by_numbers(fun: Callable, wrt: tuple, has_aux: bool) -> bool:

@@ -1,4 +1,4 @@
-"""Code made for the shapes of a call's arrays (specialize.shape_signature, rules/dims.py, the
+"""Code made for the shapes of a call's arrays (specialize.shape_signature, dims.py, the
 shape classes of analyze/shapes.py): the same gradients as the code made for any shape, for each
 signature a function is called with in turn, and no shape bookkeeping between equal shapes."""
 
@@ -10,11 +10,12 @@ import pytest
 import s2sgrad
 from s2sgrad.checks import numerical_grad
 from s2sgrad.errors import UsageError
-from s2sgrad.analyze.shapes import known_scalars, shape_classes
+from s2sgrad.analyze.scalars import known_scalars
+from s2sgrad.analyze.shapes import shape_classes
 from s2sgrad.analyze.shapes import summed_axes as dims_summed
 from s2sgrad.pipeline import DEFAULT_TABLE, find_function, from_function, lower
 from s2sgrad.returned import NUMBERS_ATTR
-from s2sgrad.rules import dims
+from s2sgrad import dims
 from s2sgrad.specialize import shape_signature
 
 
@@ -172,7 +173,7 @@ def test_specialized_code_records_and_sums_no_shape_between_equal_shapes():
     generic, specialized = s2sgrad.source(grad), s2sgrad.source(grad, like=args)
     assert "s2s.unbroadcast" in generic and "_shape" in generic
     assert "s2s.unbroadcast" not in specialized and "h_matmul_Wh_shape" not in specialized
-    assert "like=args) with args of shapes Wx: (n0, n1), Wh: (n1, n1)," in specialized
+    assert "like=args) with arrays of shapes Wx: (n0, n1), Wh: (n1, n1)," in specialized
 
 
 def test_source_like_is_for_grad_and_reverse_mode():
@@ -455,3 +456,56 @@ def test_slices_by_multiples_of_a_length_have_known_lengths():
                 np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
     text = s2sgrad.source(grad, like=(np.zeros(12), np.zeros(3)))
     assert text.count("unbroadcast") == 0
+
+
+DATA = np.zeros((6, 3))
+OFFSET = np.zeros(6)
+
+
+def regression(W, b):
+    r = np.tanh(DATA @ W + b) @ np.ones(W.shape[1]) - OFFSET
+    return np.sum(r * r)
+
+
+def test_global_arrays_shapes_are_in_the_signature_and_the_records_key():
+    """Code made for a call's shapes knows the shapes of the global arrays the function reads;
+    a global rebound to an array of another shape (ones, broadcasting) or to a number is a call
+    of another kind: every call's gradient is right."""
+    global DATA, OFFSET
+    grad = s2sgrad.grad(regression, argnums=(0, 1))
+    rng = np.random.default_rng(8)
+    saved = DATA, OFFSET
+    try:
+        for rows, offset, b_shape in [(6, (6,), (4,)), (6, (6,), (4,)), (9, (9,), (4,)), (1, (1,), (4,)),
+                                      (6, (1,), (4,)), (6, (6,), (1,)), (6, None, (4,)), (6, (6,), (4,))]:
+            DATA = rng.normal(size=(rows, 3))
+            OFFSET = rng.normal(size=offset) if offset else 0.25
+            W, b = rng.normal(size=(3, 4)) * 0.5, rng.normal(size=b_shape)
+            data, off = DATA, OFFSET
+            oracle = autograd.grad(lambda W, b: anp.sum((anp.tanh(anp.dot(data, W) + b) @ np.ones(4) - off) ** 2),
+                                   argnum=(0, 1))
+            for _ in range(3):
+                for g, e in zip(grad(W, b), oracle(W, b)):
+                    assert g.shape == e.shape
+                    np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+        DATA, OFFSET = rng.normal(size=(7, 3)), rng.normal(size=7)
+        text = s2sgrad.source(grad, like=(np.zeros((3, 4)), np.zeros(4)))
+        assert "DATA: (n2, n0)" in text and "unbroadcast" not in text and "DATA.T @" in text
+    finally:
+        DATA, OFFSET = saved
+
+
+def test_a_closures_array_and_a_global_named_like_a_parameter():
+    scale = np.array([1.0, 2.0, 3.0])
+
+    def inner(W, DATA):  # DATA: the parameter, not the global
+        return np.sum(np.sin(W * scale) * DATA)
+
+    grad = s2sgrad.grad(inner, argnums=(0, 1))
+    rng = np.random.default_rng(9)
+    for shape in [(3,), (3,), (2, 3), (2, 3), (1,), (1,)]:
+        args = (rng.normal(size=shape), rng.normal(size=shape))
+        oracle = autograd.grad(lambda W, D: anp.sum(anp.sin(W * scale) * D), argnum=(0, 1))
+        for _ in range(3):
+            for g, e in zip(grad(*args), oracle(*args)):
+                np.testing.assert_allclose(g, e, rtol=1e-12)

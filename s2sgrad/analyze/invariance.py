@@ -21,7 +21,7 @@ from ..differentiate.binding import bind_arguments
 from ..errors import TransformError
 from ..lower.ir import Const, CoreFunction, If, Loop, Stmt, Var, flatten, operand_vars, prim_operands
 from ..rules.table import RuleTable
-from .shapes import is_scalar_literal
+from .scalars import is_scalar_literal
 
 _BINARY = frozenset({"add", "sub", "mul", "div"})  # the rules' ``algebra`` the proof reads
 

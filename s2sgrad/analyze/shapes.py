@@ -1,7 +1,7 @@
-"""Scalar analysis: CoreFunction -> the names known to hold a scalar (0-d) value.
-
-Used to skip unbroadcasting where no broadcasting can happen: an elementwise operand combined only
-with scalars has the output's shape already.
+"""Shape classes: CoreFunction (and the shapes its parameters and global arrays are known to
+have) -> name -> shape class: two names of one class hold arrays of one shape whenever they are
+read, so an elementwise operand of its output's class needs no unbroadcasting, and a sum back to
+a known shape names its axes (summed_axes).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from ..lower.ir import (
     If,
     Loop,
     RangeHeader,
-    Seq,
     SequenceHeader,
     Stmt,
     SUBSCRIPT,
@@ -26,109 +25,9 @@ from ..lower.ir import (
     flatten,
     prim_operands,
 )
-from ..rules import dims
-from ..rules.nondiff import SCALAR_CONSTANTS
+from .. import dims
 from ..rules.table import RuleTable
-
-
-_SIZE_READ = (
-    m.Subscript(value=m.Attribute(attr=m.Name("shape")))
-    | m.Attribute(attr=m.Name("ndim") | m.Name("size"))
-    | m.Call(func=m.Name("len"))
-)
-
-
-def is_scalar_literal(node: cst.BaseExpression) -> bool:
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return True
-    if isinstance(node, cst.UnaryOperation):
-        return is_scalar_literal(node.expression)
-    return False
-
-
-def may_be_array(op, scalars) -> bool:
-    """Whether an operand may be an array, and so may broadcast an elementwise output: not a
-    name known to hold one number, nor a number, None or a bool literal."""
-    if isinstance(op, Var):
-        return op.name not in scalars
-    if isinstance(op, Const):
-        literal = is_scalar_literal(op.node) or op.code in SCALAR_CONSTANTS or \
-            (isinstance(op.node, cst.Name) and op.node.value in ("None", "True", "False"))
-        return bool(op.reads) or not literal
-    return True
-
-
-def tangent_shaping(reads: frozenset, param: str, bound: dict) -> set:
-    """The parameters (of ``bound``) whose shapes a tangent template's value includes, from the
-    names it reads where they broadcast: ``g`` stands for ``param``'s tangent (its shape),
-    ``ans`` for the output (every operand's)."""
-    if "ans" in reads:
-        return set(bound)
-    return {name for name in bound if name in reads} | ({param} if "g" in reads else set())
-
-
-def may_broadcast(operand, bound: dict, scalars) -> bool:
-    """Whether an elementwise output may be larger than ``operand`` (one of the operands
-    ``bound`` to a rule's parameters): only when another operand may be an array."""
-    return any(may_be_array(other, scalars) for other in bound.values()
-               if not (other is operand or other == operand))
-
-
-def _is_scalar_operand(op, scalars: set) -> bool:
-    if isinstance(op, Var):
-        return op.name in scalars
-    if isinstance(op, Const):
-        return is_scalar_literal(op.node)
-    return False
-
-
-def _scalar_definition(stmt, scalars: set, table: RuleTable, reductions: bool = True) -> bool:
-    prim = stmt.prim
-    if getattr(table.get(prim.op), "reduction", ""):
-        if not reductions:
-            return False
-        kwargs = dict(prim.kwargs)
-        return len(prim.args) == 1 and "axis" not in kwargs and "keepdims" not in kwargs
-    if table.gives_scalar(prim.op):
-        return True
-    if prim.op == "nondiff":
-        return m.matches(stmt.expr, _SIZE_READ)
-    if prim.op == "copy" or table.broadcasts(prim.op):
-        operands = list(prim.args) + [v for _, v in prim.kwargs]
-        return bool(operands) and \
-            all(_is_scalar_operand(o, scalars) for o in operands)
-    return False
-
-
-def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset(),
-                  reductions: bool = True) -> frozenset:
-    """Names whose every value certainly is a scalar: the parameters ``numbers`` (the code is
-    made for calls that pass them numbers) and the names every definition of which gives a
-    scalar when the scalars it reads are scalars. The largest such set (a fixed point from every
-    candidate down): sound by induction over the run, since each value is made by one of its
-    name's definitions from values made before. A candidate is bound only by one-target
-    statements (not by a loop header, an unpacking, or as a parameter not in ``numbers``).
-    ``reductions`` False: not the results of reductions (numbers, so immutable, where the values
-    are numpy's; another library's reduction gives a 0-d array)."""
-    stmts_of: dict = {}
-    for stmt in flatten(fn.body):
-        for target in stmt.targets:
-            stmts_of.setdefault(target, []).append(stmt)
-    counts = definition_counts(fn.body)
-    params = {p.name for p in fn.params}
-    scalars = {name for name, stmts in stmts_of.items()
-               if all(len(s.targets) == 1 for s in stmts) and counts.get(name) == len(stmts)
-               and (name not in params or name in numbers)}
-    scalars |= numbers & params
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(scalars):
-            if not all(_scalar_definition(s, scalars, table, reductions)
-                       for s in stmts_of.get(name, ())):
-                scalars.discard(name)
-                changed = True
-    return frozenset(scalars)
+from .scalars import is_scalar_literal, known_scalars
 
 
 # ----- shape classes ---------------------------------------------------------------------------
@@ -201,7 +100,7 @@ def shape_classes(fn: CoreFunction, table: RuleTable, scalars: frozenset,
     point that starts optimistic (sound like constant propagation: every definition of a name
     must give its class).
 
-    ``shapes``: parameters' shapes the code is made for (rules/dims.py's tuples of dims;
+    ``shapes``: parameters' shapes the code is made for (dims.py's tuples of dims;
     specialize.shape_signature): a shape all of whose dims are known is a class of its own
     (two names of one such shape hold arrays of equal shapes), rooted in those parameters and
     followed through the rules' result shapes (Rule.result_shape), elementwise broadcasting,
@@ -221,6 +120,8 @@ class _Classes:
         self.params = {p.name for p in fn.params}
         self.env: dict = {name: (SCALAR if shapes.get(name) == () else shapes.get(name, f"<{name}>"))
                           for name in self.params}
+        # the global arrays' (read as constants: never a local's name)
+        self.globals = {name: dims_ for name, dims_ in shapes.items() if name not in self.params}
         self.integers = _counters(fn.body) - self.defined - self.params
         self.single = {stmt.targets[0]: stmt for stmt in self.in_loop if len(stmt.targets) == 1
                        and self.counts.get(stmt.targets[0]) == 1 and stmt.targets[0] not in self.params}
@@ -233,8 +134,12 @@ class _Classes:
                 if stmt.targets:
                     changed = self.update(stmt) or changed
         # A shape with a dim not known is no class: two such arrays may differ there.
-        return {k: v for k, v in self.env.items()
-                if v not in (TOP, _BOTTOM) and (not isinstance(v, tuple) or dims.known(v))}
+        found = {k: v for k, v in self.env.items()
+                 if v not in (TOP, _BOTTOM) and (not isinstance(v, tuple) or dims.known(v))}
+        # a global array read by its name (no local has it): its shape
+        found.update((name, SCALAR if shape == () else shape) for name, shape in self.globals.items()
+                     if name not in self.defined and dims.known(shape))
+        return found
 
     def update(self, stmt: Stmt) -> bool:
         """Join what ``stmt`` gives into its targets' classes; whether one changed."""
@@ -264,6 +169,9 @@ class _Classes:
             if not op.reads and (is_scalar_literal(op.node) or (
                     isinstance(op.node, cst.Name) and op.node.value in ("None", "True", "False"))):
                 return SCALAR
+            if not op.reads and isinstance(op.node, cst.Name) and op.node.value in self.globals:
+                found = self.globals[op.node.value]
+                return SCALAR if found == () else found
         return TOP
 
     def evaluate(self, stmt: Stmt, own: str) -> Optional[str]:
@@ -327,7 +235,7 @@ class _Classes:
         return sliced is not None and self.operand_class(value) == sliced
 
     def shape_of(self, op):
-        """``op``'s shape as rules/dims.py writes it (``()`` for a scalar), None where not
+        """``op``'s shape as dims.py writes it (``()`` for a scalar), None where not
         known, _PENDING where not known yet."""
         found = self.operand_class(op)
         if found is _BOTTOM:
@@ -345,7 +253,7 @@ class _Classes:
         elif _reduces_axis(rule) and prim.args:
             shapes = (self.shape_of(prim.args[0]),)
         elif getattr(rule, "result_shape", None) is not None and not prim.kwargs:
-            shapes = tuple(self.shape_of(a) if isinstance(a, Var) else None for a in prim.args)
+            shapes = tuple(self.shape_of(a) if isinstance(a, (Var, Const)) else None for a in prim.args)
         else:
             return _NO_SHAPE
         if any(shape is _PENDING for shape in shapes):
@@ -363,7 +271,7 @@ class _Classes:
         return SCALAR if found == () else found
 
     def length(self, node, seen: frozenset = frozenset()):
-        """The dim (rules/dims.py: 1 or a label) the integer expression ``node`` (a libcst
+        """The dim (dims.py: 1 or a label) the integer expression ``node`` (a libcst
         node) certainly equals: ``x.shape[k]`` or ``len(x)`` of an array of known shape, ``1``,
         a literal multiple of one (``2 * H``), a name bound once to one of those; None where not
         known, _PENDING where not known yet."""
@@ -384,9 +292,9 @@ class _Classes:
         if m.matches(node, m.Subscript(value=m.Attribute(value=m.Name(), attr=m.Name("shape")),
                                        slice=[m.SubscriptElement(m.Index())])):
             at = _literal_int(node.slice[0].slice.value)
-            shape = self.shape_of(Var(node.value.value.value))
+            shape = self.named_shape(node.value.value.value)
         elif m.matches(node, m.Call(func=m.Name("len"), args=[m.Arg(m.Name(), keyword=None, star="")])):
-            at, shape = 0, self.shape_of(Var(node.args[0].value.value))
+            at, shape = 0, self.named_shape(node.args[0].value.value)
         else:
             return None
         if shape is _PENDING:
@@ -395,6 +303,13 @@ class _Classes:
             return None
         dim = shape[at]
         return dim if dim == 1 or dims.is_label(dim) else None
+
+    def named_shape(self, name: str):
+        """shape_of the value ``name`` names in the code (a local, else a global array's)."""
+        if name in self.params or name in self.defined or name not in self.globals:
+            return self.shape_of(Var(name))
+        found = self.globals[name]
+        return found if isinstance(found, tuple) else None
 
     def made_shape(self, stmt: Stmt):
         """The shape of an array made from lengths known (dims.py's tuple): ``np.zeros(n)``,
@@ -409,7 +324,7 @@ class _Classes:
                 return None
             node = call.args[0].value
             if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name("shape"))):
-                shape = self.shape_of(Var(node.value.value))
+                shape = self.named_shape(node.value.value)
                 return shape if shape is _PENDING or dims.known(shape) else None
             items = [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
         elif self.table.makes_square(prim.callee):

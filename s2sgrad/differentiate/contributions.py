@@ -14,7 +14,8 @@ from typing import Optional
 
 import libcst as cst
 
-from ..analyze.shapes import may_broadcast, summed_axes
+from ..analyze.scalars import may_broadcast
+from ..analyze.shapes import summed_axes
 from .reuse import reuse_forward
 from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, operand_vars
 from ..read.names import name_nodes
@@ -113,10 +114,11 @@ class Contributions:
     def ranked_templates(self, rule, prim, target: str) -> dict:
         """The rule's templates for the ranks its positional operands are known to have
         (Rule.ranked), by parameter; none where the upstream is one number standing for an array."""
-        if not getattr(rule, "ranked", ()) or target in self.adj.uniform or prim.kwargs or \
-                not all(isinstance(a, Var) for a in prim.args):
+        names = [a.name if isinstance(a, Var) else a.node.value if isinstance(a, Const) and
+                 isinstance(a.node, cst.Name) and not a.reads else None for a in prim.args]
+        if not getattr(rule, "ranked", ()) or target in self.adj.uniform or prim.kwargs or None in names:
             return {}
-        shapes = [self.classes.get(a.name) for a in prim.args]
+        shapes = [self.classes.get(name) for name in names]  # (a global array's: its name)
         if not all(isinstance(s, tuple) for s in shapes):
             return {}
         ranks = tuple(len(s) for s in shapes)

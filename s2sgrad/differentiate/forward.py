@@ -26,7 +26,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from ..analyze.activity import refuse_constant_subscripts, varied_names
-from ..analyze.shapes import may_be_array, may_broadcast, tangent_shaping
+from ..analyze.scalars import may_be_array, may_broadcast, tangent_shaping
 from ..errors import TransformError
 from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, prim_operands
 from ..lower.naming import Namer

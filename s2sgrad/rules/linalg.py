@@ -5,7 +5,7 @@ import string
 from dataclasses import replace
 from typing import Optional
 
-from . import dims
+from .. import dims
 from .table import alias, defvjp
 
 # Why forward mode has no tangent for a rule (Rule.reverse_only).

@@ -1,6 +1,6 @@
 """Shape, indexing and joining rules: the adjoint is the output's adjoint moved back into place."""
 
-from . import dims
+from .. import dims
 from .table import alias, defvjp
 
 # Why forward mode has no tangent for a rule (Rule.reverse_only).

@@ -141,7 +141,7 @@ class Rule:
     # on such items (``np.einsum(a, [0, 1], b, [1, 2])`` is
     # ``np.einsum(s2s.einsum_interleaved('AB,BC', a), a, b)``); the lowering writes it so
     respell: Optional[Callable[[tuple], Optional[tuple]]] = field(default=None, compare=False)
-    # the result's shape from the positional operands' shapes where they are known (rules/dims.py):
+    # the result's shape from the positional operands' shapes where they are known (dims.py):
     # code specialized for a call's array shapes drops what equal shapes make needless
     result_shape: Optional[Callable[..., Optional[tuple]]] = field(default=None, compare=False)
     # ((param, ranks, template), ...): the adjoint of ``param`` where the positional operands'

@@ -281,11 +281,14 @@ def append(lst, item):
 def copied(xs):
     """A new list of the items of ``xs``: what generated code passes to a helper that empties
     the lists it reads (or a copy of the array or dict it writes into), where it reads them
-    again after the call."""
+    again after the call. A number (one standing for an array's adjoint) is itself: nothing
+    writes into it."""
     if type(xs) is _ndarray:
         return xs.copy()
     if isinstance(xs, dict):
         return type(xs)(xs)
+    if isinstance(xs, (int, float, complex, np.generic)):
+        return xs
     return list(xs)
 
 

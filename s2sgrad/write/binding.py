@@ -48,6 +48,7 @@ class Binding:
         self.namespace: dict = {BINDING_KEY: self}
         self.version = 0
         self.deps: tuple = ()
+        self.reads: tuple = ()
         self.check: Callable[[], bool] = lambda: True
         self._load(remake())
 
@@ -58,6 +59,7 @@ class Binding:
                  if name in seeded and self.namespace.get(name) is seeded[name]]
         guards = [(*guard, False) for guard in contents.guards]
         self.check = _checker(self.namespace, reads + guards)
+        self.reads = contents.reads  # (holder, name) of the user's values it reads
         self.deps = tuple((dep, dep.version) for dep in contents.deps if dep is not self)
 
     def ensure(self) -> None:

@@ -6,7 +6,8 @@ import pytest
 from conftest import assert_gradients
 
 import s2sgrad
-from s2sgrad.analyze.shapes import known_scalars, shape_classes
+from s2sgrad.analyze.scalars import known_scalars
+from s2sgrad.analyze.shapes import shape_classes
 from s2sgrad.pipeline import DEFAULT_TABLE, find_function, from_function, lower
 
 

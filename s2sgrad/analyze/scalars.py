@@ -1,0 +1,113 @@
+"""Known scalars: CoreFunction -> the names known to hold one number (0-d), and the operand
+tests built on them (an elementwise operand combined only with scalars has the output's shape
+already, so nothing is summed back to it).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..lower.ir import Const, CoreFunction, Var, definition_counts, flatten
+from ..rules.nondiff import SCALAR_CONSTANTS
+from ..rules.table import RuleTable
+
+
+_SIZE_READ = (
+    m.Subscript(value=m.Attribute(attr=m.Name("shape")))
+    | m.Attribute(attr=m.Name("ndim") | m.Name("size"))
+    | m.Call(func=m.Name("len"))
+)
+
+
+def is_scalar_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return is_scalar_literal(node.expression)
+    return False
+
+
+def may_be_array(op, scalars) -> bool:
+    """Whether an operand may be an array, and so may broadcast an elementwise output: not a
+    name known to hold one number, nor a number, None or a bool literal."""
+    if isinstance(op, Var):
+        return op.name not in scalars
+    if isinstance(op, Const):
+        literal = is_scalar_literal(op.node) or op.code in SCALAR_CONSTANTS or \
+            (isinstance(op.node, cst.Name) and op.node.value in ("None", "True", "False"))
+        return bool(op.reads) or not literal
+    return True
+
+
+def tangent_shaping(reads: frozenset, param: str, bound: dict) -> set:
+    """The parameters (of ``bound``) whose shapes a tangent template's value includes, from the
+    names it reads where they broadcast: ``g`` stands for ``param``'s tangent (its shape),
+    ``ans`` for the output (every operand's)."""
+    if "ans" in reads:
+        return set(bound)
+    return {name for name in bound if name in reads} | ({param} if "g" in reads else set())
+
+
+def may_broadcast(operand, bound: dict, scalars) -> bool:
+    """Whether an elementwise output may be larger than ``operand`` (one of the operands
+    ``bound`` to a rule's parameters): only when another operand may be an array."""
+    return any(may_be_array(other, scalars) for other in bound.values()
+               if not (other is operand or other == operand))
+
+
+def _is_scalar_operand(op, scalars: set) -> bool:
+    if isinstance(op, Var):
+        return op.name in scalars
+    if isinstance(op, Const):
+        return is_scalar_literal(op.node)
+    return False
+
+
+def _scalar_definition(stmt, scalars: set, table: RuleTable, reductions: bool = True) -> bool:
+    prim = stmt.prim
+    if getattr(table.get(prim.op), "reduction", ""):
+        if not reductions:
+            return False
+        kwargs = dict(prim.kwargs)
+        return len(prim.args) == 1 and "axis" not in kwargs and "keepdims" not in kwargs
+    if table.gives_scalar(prim.op):
+        return True
+    if prim.op == "nondiff":
+        return m.matches(stmt.expr, _SIZE_READ)
+    if prim.op == "copy" or table.broadcasts(prim.op):
+        operands = list(prim.args) + [v for _, v in prim.kwargs]
+        return bool(operands) and \
+            all(_is_scalar_operand(o, scalars) for o in operands)
+    return False
+
+
+def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset(),
+                  reductions: bool = True) -> frozenset:
+    """Names whose every value certainly is a scalar: the parameters ``numbers`` (the code is
+    made for calls that pass them numbers) and the names every definition of which gives a
+    scalar when the scalars it reads are scalars. The largest such set (a fixed point from every
+    candidate down): sound by induction over the run, since each value is made by one of its
+    name's definitions from values made before. A candidate is bound only by one-target
+    statements (not by a loop header, an unpacking, or as a parameter not in ``numbers``).
+    ``reductions`` False: not the results of reductions (numbers, so immutable, where the values
+    are numpy's; another library's reduction gives a 0-d array)."""
+    stmts_of: dict = {}
+    for stmt in flatten(fn.body):
+        for target in stmt.targets:
+            stmts_of.setdefault(target, []).append(stmt)
+    counts = definition_counts(fn.body)
+    params = {p.name for p in fn.params}
+    scalars = {name for name, stmts in stmts_of.items()
+               if all(len(s.targets) == 1 for s in stmts) and counts.get(name) == len(stmts)
+               and (name not in params or name in numbers)}
+    scalars |= numbers & params
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(scalars):
+            if not all(_scalar_definition(s, scalars, table, reductions)
+                       for s in stmts_of.get(name, ())):
+                scalars.discard(name)
+                changed = True
+    return frozenset(scalars)
