@@ -5,7 +5,10 @@ parameter's shape as a tuple of dims: the literal ``1``, or a label (``"n0"``, `
 standing for one length other than 1, two labels two different lengths. A length that is a small
 multiple of another (at most MULTIPLE_MOST times the least length it is a multiple of) is
 labelled as that multiple (``"4*n0"``): one length, one label, so arithmetic of lengths
-(``a[H:2 * H]`` of an ``a`` of length ``4*n0``, ``H`` of ``n0``) gives labels too. A trimmed dim
+(``a[H:2 * H]`` of an ``a`` of length ``4*n0``, ``H`` of ``n0``) gives labels too. A length the
+code writes as a literal (``np.zeros((3, 4))``, ``w.reshape(10, 10)``) is that int: a length
+other than 1, never compared with a label (it may be the same length: labels and ints are
+compared only for equality, never to conclude that two lengths differ). A trimmed dim
 ``(dim, k)`` is ``dim`` less ``k`` (``x[1:]``'s, ``x[:-1]``'s: ``("n0", 1)``): one length for
 every read, which may be 1. ``None`` is a dim not known. Each function takes the operands'
 shapes (``None`` for an operand whose shape is not known) and returns the result's shape, or
@@ -21,8 +24,11 @@ MULTIPLE_MOST = 8  # the largest multiple of a length a label writes as one
 
 
 def times(dim, k: int):
-    """``k`` times the length ``dim`` (1 or a label) as a label; None where that is not one
-    (beyond MULTIPLE_MOST times a least length, or a length not known)."""
+    """``k`` times the length ``dim`` (1, a label or a literal length) as a label (a literal
+    length for a literal); None where that is not one (beyond MULTIPLE_MOST times a least
+    length, or a length not known)."""
+    if type(dim) is int and k >= 1:
+        return dim * k if dim * k >= 2 else dim * k or UNKNOWN
     found = multiple(dim)
     if found is None or k < 1:
         return UNKNOWN
@@ -50,6 +56,9 @@ def sliced(dim, lower, upper):
         if lower == 0:
             return dim
         upper = dim
+    if type(dim) is int and type(lower) is int and type(upper) is int:  # literal lengths
+        length = min(upper, dim) - lower
+        return length if length >= 1 else UNKNOWN
     ends = [multiple(d) for d in (dim, upper)] + [(0, None) if lower == 0 else multiple(lower)]
     if None in ends or len({base for _, base in ends} - {None}) != 1:
         return UNKNOWN
@@ -60,8 +69,18 @@ def sliced(dim, lower, upper):
 
 
 def is_label(dim) -> bool:
-    """Whether ``dim`` is a label: a length known not to be 1."""
+    """Whether ``dim`` is a label (a length of the signature, not 1)."""
     return isinstance(dim, str)
+
+
+def is_literal(dim) -> bool:
+    """Whether ``dim`` is a literal length other than 1 (an int >= 2)."""
+    return type(dim) is int and dim >= 2
+
+
+def not_one(dim) -> bool:
+    """Whether ``dim`` is a length known not to be 1: a label or a literal length."""
+    return is_label(dim) or is_literal(dim)
 
 
 def broadcast(*shapes: Optional[tuple]) -> Optional[tuple]:
@@ -85,9 +104,12 @@ def broadcast(*shapes: Optional[tuple]) -> Optional[tuple]:
 
 
 def trimmed(dim, k: int):
-    """``dim`` less ``k`` (``k`` > 0): a trimmed dim (module docstring); None where not known."""
+    """``dim`` less ``k`` (``k`` > 0): a trimmed dim (module docstring), a literal length less
+    ``k`` (none where that is not a positive length); None where not known."""
     if dim is UNKNOWN:
         return UNKNOWN
+    if type(dim) is int:
+        return dim - k if dim - k >= 1 else UNKNOWN
     if isinstance(dim, tuple):
         return (dim[0], dim[1] + k)
     return (dim, k)

@@ -424,7 +424,7 @@ def test_lengths_that_are_small_multiples_of_another_are_labelled_as_such():
     assert signature["c"] == ("2*n0",) and signature["d"] == ("n1", "n0") and signature["e"] == ("n2",)
     assert shape_signature("ab", (np.zeros(9), np.zeros(3))) == (("a", ("3*n0",)), ("b", ("n0",)))
     assert shape_signature("ab", (np.zeros(27), np.zeros(3))) == (("a", ("n0",)), ("b", ("n1",)))  # 9x
-    assert dims.times("2*n0", 3) == "6*n0" and dims.times("n0", 9) is None and dims.times(1, 2) is None
+    assert dims.times("2*n0", 3) == "6*n0" and dims.times("n0", 9) is None and dims.times(1, 2) == 2
     assert dims.sliced("4*n0", "n0", "2*n0") == "n0" and dims.sliced("4*n0", "3*n0", None) == "n0"
     assert dims.sliced("4*n0", "2*n0", "5*n0") is None  # past the end: numpy clips it
     assert dims.sliced("4*n1", "n0", "2*n0") is None and dims.sliced("n0", 0, None) == "n0"
@@ -509,3 +509,37 @@ def test_a_closures_array_and_a_global_named_like_a_parameter():
         for _ in range(3):
             for g, e in zip(grad(*args), oracle(*args)):
                 np.testing.assert_allclose(g, e, rtol=1e-12)
+
+
+def literal_lengths(w, b):
+    W = w.reshape(3, 4)
+    h = np.tanh(W * b + np.zeros((3, 4)))
+    head = h[:, :2] * np.ones(2)
+    rows = np.reshape(h, (4, 3))[1:] + np.eye(3)[:1]
+    return np.sum(head ** 2) + np.sum(rows * rows) + np.sum(h[:2, 1:3] * np.ones((2, 2)))
+
+
+def test_literal_lengths_make_known_shapes():
+    """Lengths the code writes as literals (``reshape(3, 4)``, ``np.zeros((3, 4))``, ``[:, :2]``)
+    are lengths: known shapes, which broadcast against a label (the two are equal or numpy raises)."""
+    assert dims.broadcast(("n0", 4), (1, "n1")) == ("n0", "n1") and dims.broadcast((3,), (4,)) == (None,)
+    assert dims.sliced(4, 0, 3) == 3 and dims.sliced(4, 1, None) == 3 and dims.sliced(4, 3, 9) == 1
+    assert dims.sliced("n0", 0, 3) is None and dims.trimmed(5, 2) == 3 and dims.trimmed(2, 2) is None
+    found = classes_for(literal_lengths, (np.zeros(12), np.zeros(4)))
+    assert found["W"] == (3, 4) and found["reshape_h"] == (4, 3) and found["reshape_h_1"] == (3, 3)
+    assert found["h"] == (3, "n0")  # 4 and b's n0 meet: n0 (the same length, or numpy raises)
+    assert classes_for(literal_lengths, (np.zeros(12), np.zeros(1)))["head"] == (3, 2)
+    grad = s2sgrad.grad(literal_lengths, argnums=(0, 1))
+    oracle = autograd.grad(lambda w, b: anp.sum((anp.tanh(anp.reshape(w, (3, 4)) * b)[:, :2]) ** 2) + anp.sum(
+        (anp.reshape(anp.tanh(anp.reshape(w, (3, 4)) * b), (4, 3))[1:] + np.eye(3)[:1]) ** 2) + anp.sum(
+        anp.tanh(anp.reshape(w, (3, 4)) * b)[:2, 1:3]), argnum=(0, 1))
+    rng = np.random.default_rng(10)
+    for b_shape in [(4,), (1,), (3, 1), (4,), (1, 4)]:
+        args = (rng.normal(size=12), rng.normal(size=b_shape))
+        for _ in range(3):
+            for g, e in zip(grad(*args), oracle(*args)):
+                assert g.shape == e.shape
+                np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+    text = s2sgrad.source(grad, like=(np.zeros(12), np.zeros(1)))
+    # only np.eye(3)[:1]'s sum (a constant expression's shape is not followed) is left to run time
+    assert text.count("unbroadcast") == 1 and "np.sum(np.sum(total_bar * W, axis=1, keepdims=True), axis=0)" in text

@@ -26,7 +26,7 @@ from ..lower.ir import (
     prim_operands,
 )
 from .. import dims
-from ..rules.table import RuleTable
+from ..rules.table import VARARGS, RuleTable
 from .scalars import is_scalar_literal, known_scalars
 
 
@@ -248,6 +248,10 @@ class _Classes:
         """The class a known shape gives ``prim``'s result (its rule's result shape, an index
         by integers, a reduction), _BOTTOM where an operand's is not known yet, else _NO_SHAPE."""
         rule = self.table.get(prim.op)
+        if getattr(rule, "result_lengths", ""):
+            found = self.lengths_given(rule, prim)
+            return _BOTTOM if found is _PENDING else _NO_SHAPE if found is None else \
+                SCALAR if found == () else found
         if prim.op == SUBSCRIPT and len(prim.args) == 2:
             shapes = (self.shape_of(prim.args[0]),)
         elif _reduces_axis(rule) and prim.args:
@@ -271,12 +275,12 @@ class _Classes:
         return SCALAR if found == () else found
 
     def length(self, node, seen: frozenset = frozenset()):
-        """The dim (dims.py: 1 or a label) the integer expression ``node`` (a libcst
-        node) certainly equals: ``x.shape[k]`` or ``len(x)`` of an array of known shape, ``1``,
-        a literal multiple of one (``2 * H``), a name bound once to one of those; None where not
-        known, _PENDING where not known yet."""
+        """The dim (dims.py: 1, a label or a literal length) the integer expression ``node`` (a
+        libcst node) certainly equals: ``x.shape[k]`` or ``len(x)`` of an array of known shape,
+        a positive literal, a literal multiple of one (``2 * H``), a name bound once to one of
+        those; None where not known, _PENDING where not known yet."""
         if isinstance(node, cst.Integer):
-            return 1 if node.evaluated_value == 1 else None
+            return node.evaluated_value if node.evaluated_value >= 1 else None
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
             k, other = (node.left, node.right) if isinstance(node.left, cst.Integer) else (node.right, node.left)
             if not isinstance(k, cst.Integer):
@@ -302,7 +306,7 @@ class _Classes:
         if shape is None or at is None or not -len(shape) <= at < len(shape):
             return None
         dim = shape[at]
-        return dim if dim == 1 or dims.is_label(dim) else None
+        return dim if dim == 1 or dims.not_one(dim) else None
 
     def named_shape(self, name: str):
         """shape_of the value ``name`` names in the code (a local, else a global array's)."""
@@ -337,6 +341,30 @@ class _Classes:
         else:
             return None
         found = tuple(self.length(item) for item in items)
+        if _PENDING in found:
+            return _PENDING
+        return None if None in found else found
+
+    def lengths_given(self, rule, prim):
+        """The shape a call gives its result as the lengths in its argument for the rule's
+        ``result_lengths`` parameter (``np.reshape(a, (n, 10))``, ``w.reshape(10, 10)``); None
+        where one is not known, _PENDING where not known yet."""
+        at = next((i for i, p in enumerate(rule.params) if p.name == rule.result_lengths), None)
+        if at is None:
+            return None
+        if rule.params[at].kind == VARARGS:
+            items = list(prim.args[at:])
+        else:
+            items = [prim.args[at]] if len(prim.args) > at else [v for k, v in prim.kwargs if k == rule.params[at].name]
+        if len(items) == 1 and isinstance(items[0], Const) and isinstance(items[0].node, (cst.Tuple, cst.List)):
+            nodes = [e.value for e in items[0].node.elements]
+        elif items and all(isinstance(i, (Const, Var)) for i in items):
+            nodes = [i.node if isinstance(i, Const) else cst.Name(i.name) for i in items]
+        else:
+            return None
+        if any(isinstance(e, cst.StarredElement) for e in nodes):
+            return None
+        found = tuple(self.length(node) for node in nodes)
         if _PENDING in found:
             return _PENDING
         return None if None in found else found
@@ -507,7 +535,7 @@ def summed_axes(operand, output) -> Optional[tuple]:
     for i, (o, d) in enumerate(zip(operand, output[extra:])):
         if o == 1 and d != 1:
             ones.append(extra + i)
-        elif o != d and not dims.is_label(o):
+        elif o != d and not dims.not_one(o):
             return None
     return tuple(range(extra)), tuple(ones)
 

@@ -11,7 +11,7 @@ _PAD_MODES = (
 
 _RESHAPE_BACK = "np.reshape(g, np.shape(a))"
 
-_RESHAPE = defvjp("numpy.reshape(a, shape=None, order='C')", linear=("a",),
+_RESHAPE = defvjp("numpy.reshape(a, shape=None, order='C')", linear=("a",), result_lengths="shape",
                   batched={"a": "s2s.batch_reshape(t, shape, order)"},
                   a="np.reshape(g, np.shape(a), order=order)",
                   view=True)
@@ -101,7 +101,7 @@ RULES = (
     defvjp("ndarray.T(self)", linear=("self",), self="np.transpose(g)", view=True,
            result_shape=dims.transpose,
            batched={"self": "s2s.batch_transpose(t)"}),
-    defvjp("ndarray.reshape(self, *shape, order='C')", linear=("self",),
+    defvjp("ndarray.reshape(self, *shape, order='C')", linear=("self",), result_lengths="shape",
            batched={"self": "s2s.batch_reshape(t, shape, order)"},
            self="np.reshape(g, np.shape(self), order=order)",
            view=True),

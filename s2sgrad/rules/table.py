@@ -144,6 +144,9 @@ class Rule:
     # the result's shape from the positional operands' shapes where they are known (dims.py):
     # code specialized for a call's array shapes drops what equal shapes make needless
     result_shape: Optional[Callable[..., Optional[tuple]]] = field(default=None, compare=False)
+    # the parameter whose value (a length, or a tuple of lengths, or ``*shape``'s lengths) is
+    # the result's shape (``np.reshape(a, shape)``): known where the lengths are
+    result_lengths: str = ""
     # ((param, ranks, template), ...): the adjoint of ``param`` where the positional operands'
     # ranks are known to be ``ranks`` (code made for a shape signature): plain numpy, no dispatch
     ranked: tuple = ()
@@ -220,7 +223,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            indexed: str = "", each: Optional[dict] = None,
            respell: Optional[Callable[[tuple], Optional[tuple]]] = None, together: tuple = (),
            result_shape: Optional[Callable[..., Optional[tuple]]] = None, ranked: tuple = (),
-           **templates: str) -> Rule:
+           result_lengths: str = "", **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -233,7 +236,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 constant_in=tuple(constant_in), joint_jvp=joint_jvp, consumes=tuple(consumes),
                 folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs),
                 indexed=indexed, each=tuple((each or {}).items()), respell=respell,
-                result_shape=result_shape, ranked=tuple(ranked),
+                result_shape=result_shape, ranked=tuple(ranked), result_lengths=result_lengths,
                 together=(tuple(together[0]), together[1]) if together else ())
     grouped = set(rule.together[0]) if rule.together else set()
     unknown = (set(rule.linear) | set(rule.constant_in) | grouped) - {p.name for p in params}
