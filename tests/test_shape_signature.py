@@ -543,3 +543,25 @@ def test_literal_lengths_make_known_shapes():
     text = s2sgrad.source(grad, like=(np.zeros(12), np.zeros(1)))
     # only np.eye(3)[:1]'s sum (a constant expression's shape is not followed) is left to run time
     assert text.count("unbroadcast") == 1 and "np.sum(np.sum(total_bar * W, axis=1, keepdims=True), axis=0)" in text
+
+
+SHADOWED = np.ones((2, 3))
+
+
+def _reads_shadowed(v):
+    return v * SHADOWED  # the global (2, 3)
+
+
+def shadowing(w):
+    total = 0.0
+    for SHADOWED in (w, w * 2.0):  # a local of the global's name, of w's shape (3,)
+        total = total + np.sum(np.sin(SHADOWED))
+    return total + np.sum(_reads_shadowed(w) ** 2)
+
+
+def test_a_global_array_named_like_a_local_is_not_taken_for_it():
+    grad = s2sgrad.grad(shadowing)
+    w = np.array([0.3, -0.5, 0.9])
+    expected = numerical_grad(shadowing, (w,), 0)
+    for _ in range(3):
+        np.testing.assert_allclose(grad(w), expected, rtol=1e-6, atol=1e-8)

@@ -23,6 +23,7 @@ from ..lower.ir import (
     Var,
     definition_counts,
     flatten,
+    operand_reads,
     prim_operands,
 )
 from .. import dims
@@ -120,8 +121,10 @@ class _Classes:
         self.params = {p.name for p in fn.params}
         self.env: dict = {name: (SCALAR if shapes.get(name) == () else shapes.get(name, f"<{name}>"))
                           for name in self.params}
-        # the global arrays' (read as constants: never a local's name)
-        self.globals = {name: dims_ for name, dims_ in shapes.items() if name not in self.params}
+        # the global arrays' (read as constants), but none named like any local name (its
+        # class is the local's: the two are never confused)
+        local = _local_names(fn.body) | self.params
+        self.globals = {name: dims_ for name, dims_ in shapes.items() if name not in local}
         self.integers = _counters(fn.body) - self.defined - self.params
         self.single = {stmt.targets[0]: stmt for stmt in self.in_loop if len(stmt.targets) == 1
                        and self.counts.get(stmt.targets[0]) == 1 and stmt.targets[0] not in self.params}
@@ -138,7 +141,7 @@ class _Classes:
                  if v not in (TOP, _BOTTOM) and (not isinstance(v, tuple) or dims.known(v))}
         # a global array read by its name (no local has it): its shape
         found.update((name, SCALAR if shape == () else shape) for name, shape in self.globals.items()
-                     if name not in self.defined and dims.known(shape))
+                     if dims.known(shape))
         return found
 
     def update(self, stmt: Stmt) -> bool:
@@ -391,6 +394,27 @@ def _reduces_axis(rule) -> bool:
     """Whether ``rule`` is a reduction ``f(a, axis=None, ..., keepdims=False)``."""
     return bool(getattr(rule, "reduction", "")) and len(rule.params) > 1 and \
         rule.params[1].name == "axis" and any(p.name == "keepdims" for p in rule.params)
+
+
+def _local_names(body: tuple) -> set:
+    """Every name the code binds (statements' and loop headers' targets, carries) or reads as a
+    local (its operands' names)."""
+    found: set = set()
+    for node in body:
+        if isinstance(node, Stmt):
+            found.update(node.targets)
+            found.update(operand_vars_of(node.prim))
+        elif isinstance(node, If):
+            found |= {node.test} | _local_names(node.body) | _local_names(node.orelse)
+        elif isinstance(node, Loop):
+            found.update(node.targets)
+            found |= _local_names(node.body) | _local_names(node.carries)
+    return found
+
+
+def operand_vars_of(prim) -> set:
+    """The local names ``prim``'s operands read (Vars, in sequences too, and a constant's reads)."""
+    return {name for op in prim_operands(prim) for name in operand_reads(op)}
 
 
 def _counters(body: tuple) -> set:
