@@ -31,7 +31,7 @@ def smooth_loss_bwd(residuals, smooth_loss_bar=1.0):
     A_matmul_x, B_matmul_x_shape, exp_x, matmul_shape, x, x_times_0_5 = residuals
     del residuals  # each residual is freed after its last use
     # return 0.5 * x @ (A @ x) - B @ x + np.sum(np.log1p(np.exp(x)))
-    x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
+    x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
     del exp_x
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     B_matmul_x_bar = s2s.unbroadcast(-smooth_loss_bar, B_matmul_x_shape)
@@ -75,11 +75,11 @@ def smooth_loss_grad_jvp(x, smooth_loss_bar=1.0, *, x_dot):
     B_matmul_x_shape = B_matmul_x.shape
     # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
-    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
-    unbroadcast = s2s.unbroadcast(smooth_loss_bar, ())
+    # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
+    sum_smooth_loss_bar = np.sum(smooth_loss_bar)
     exp_x_plus_1_0 = 1.0 + exp_x
-    ratio = unbroadcast / exp_x_plus_1_0
-    ratio_dot = -exp_x_dot * unbroadcast / (exp_x_plus_1_0 * exp_x_plus_1_0)
+    ratio = sum_smooth_loss_bar / exp_x_plus_1_0
+    ratio_dot = -exp_x_dot * sum_smooth_loss_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
     x_bar = ratio * exp_x
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
@@ -125,11 +125,11 @@ def smooth_loss_grad_hvp(x, smooth_loss_bar=1.0, *, x_dot):
     B_matmul_x_shape = B_matmul_x.shape
     # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
-    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
-    unbroadcast = s2s.unbroadcast(smooth_loss_bar, ())
+    # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
+    sum_smooth_loss_bar = np.sum(smooth_loss_bar)
     exp_x_plus_1_0 = 1.0 + exp_x
-    ratio = unbroadcast / exp_x_plus_1_0
-    ratio_dot = -exp_x_dot * unbroadcast / (exp_x_plus_1_0 * exp_x_plus_1_0)
+    ratio = sum_smooth_loss_bar / exp_x_plus_1_0
+    ratio_dot = -exp_x_dot * sum_smooth_loss_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
@@ -166,10 +166,10 @@ def smooth_loss_grad_jvp_values(x, smooth_loss_bar=1.0):
     B_matmul_x_shape = B_matmul_x.shape
     # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
-    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
-    unbroadcast = s2s.unbroadcast(smooth_loss_bar, ())
+    # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
+    sum_smooth_loss_bar = np.sum(smooth_loss_bar)
     exp_x_plus_1_0 = 1.0 + exp_x
-    ratio = unbroadcast / exp_x_plus_1_0
+    ratio = sum_smooth_loss_bar / exp_x_plus_1_0
     x_bar = ratio * exp_x
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
@@ -193,7 +193,7 @@ def smooth_loss_grad_jvp_values(x, smooth_loss_bar=1.0):
         matmul_bar,
         matmul_vjp_b,
         ratio,
-        unbroadcast,
+        sum_smooth_loss_bar,
         x,
         x_times_0_5,
     )
@@ -208,7 +208,7 @@ def smooth_loss_grad_jvp_tangent(values, x_dot):
         matmul_bar,
         matmul_vjp_b,
         ratio,
-        unbroadcast,
+        sum_smooth_loss_bar,
         x,
         x_times_0_5,
     ) = values
@@ -218,8 +218,8 @@ def smooth_loss_grad_jvp_tangent(values, x_dot):
     A_matmul_x_dot = A @ x_dot
     # exp_x = np.exp(x)
     exp_x_dot = x_dot * exp_x
-    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
-    ratio_dot = -exp_x_dot * unbroadcast / (exp_x_plus_1_0 * exp_x_plus_1_0)
+    # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
+    ratio_dot = -exp_x_dot * sum_smooth_loss_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
     x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
     # x_bar += s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
     x_bar_2_dot = x_bar_dot + s2s.zeros_like(matmul_vjp_b)
@@ -246,7 +246,7 @@ def smooth_loss_grad_jvp_tangents(values, x_dot):
         matmul_bar,
         matmul_vjp_b,
         ratio,
-        unbroadcast,
+        sum_smooth_loss_bar,
         x,
         x_times_0_5,
     ) = values
@@ -256,10 +256,13 @@ def smooth_loss_grad_jvp_tangents(values, x_dot):
     A_matmul_x_dot = s2s.batch_rmatmul(A, x_dot)
     # exp_x = np.exp(x)
     exp_x_dot = s2s.lead(x_dot, exp_x) * exp_x
-    # x_bar = s2s.unbroadcast(smooth_loss_bar, ()) / (1.0 + exp_x) * exp_x
+    # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
     operand = exp_x_plus_1_0 * exp_x_plus_1_0
     ratio_dot = (
-        s2s.lead(s2s.lead(-exp_x_dot, unbroadcast) * unbroadcast, operand) / operand
+        s2s.lead(
+            s2s.lead(-exp_x_dot, sum_smooth_loss_bar) * sum_smooth_loss_bar, operand
+        )
+        / operand
     )
     batched = s2s.lead(ratio_dot, exp_x) * exp_x
     batched_2 = s2s.lead(exp_x_dot, ratio) * ratio
