@@ -16,7 +16,7 @@ import numpy as np
 
 from . import runtime
 from .again import jvp_again, vjp_again
-from .arguments import MASKED, argument_check, masked_refusal, unit_seed
+from .arguments import MASKED, PLAIN, argument_check, masked_refusal, unit_seed
 from .boundary import api_boundary
 from .errors import GradientError, TransformError, UsageError
 from .compiled import require_numba
@@ -27,8 +27,8 @@ from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, binding_of, readable, tree_entry_of
 from .returned import FORWARD_ATTR, NUMBERS_ATTR, again_with_trees, attach, read_again
-from .specialize import (RECORDED_TYPES, NumberBuilds, array_globals, kind_of, lifted_by_numbers,
-                         numbers_passed, read_value, shape_signature)
+from .specialize import (NumberBuilds, array_globals, lifted_by_numbers, numbers_passed, read_value,
+                         shape_signature)
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call, star_position
 from .trees import LEAF, TreeDef
@@ -65,6 +65,10 @@ _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no ta
 # a tangent line costs nanoseconds: every count runs forward mode, side by side.
 FORWARD_MOST = 1
 _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
+# Calls passing only these (by position): what a call of these types ran, the next one of the
+# same types runs directly (api.Calls).
+_PLAIN_TYPES = PLAIN | {int, bool, np.int64, np.int32}
+_ndarray = np.ndarray
 _RECORDS_MOST = 1024  # Calls keeps what this many kinds of call ran (then starts again)
 
 
@@ -95,9 +99,16 @@ def forward_mode(fun: Callable, wrt: tuple, has_aux: bool = False,
     return ForwardGradient(fun, wrt, compiled=compiled) if 0 < len(wrt) <= most and not has_aux else None
 
 
+def _call_key(args: tuple) -> tuple:
+    """What Calls records a call by: its arguments' types, and the shapes of its arrays."""
+    return tuple([(_ndarray, arg.shape) if type(arg) is _ndarray else type(arg) for arg in args])
+
+
 def _globals_key(reads: tuple) -> tuple:
-    """The kind (specialize.kind_of) of the values ``reads`` (specialize.array_globals) name now."""
-    return kind_of(tuple([read_value(holder, name) for holder, name in reads]))
+    """The types of the values ``reads`` (specialize.array_globals) name now, and the shapes of
+    the arrays among them."""
+    values = [read_value(holder, name) for holder, name in reads]
+    return tuple([(_ndarray, value.shape) if type(value) is _ndarray else type(value) for value in values])
 
 
 class Calls:
@@ -123,7 +134,7 @@ class Calls:
     def key(self, args: tuple) -> tuple:
         """What a call is recorded by: its arguments' types and arrays' shapes, and those of the
         global arrays the sweeps read."""
-        return (kind_of(args), _globals_key(self.globals)) if self.globals else kind_of(args)
+        return (_call_key(args), _globals_key(self.globals)) if self.globals else _call_key(args)
 
     def signature(self, args: tuple) -> tuple:
         """The shape signature of the arrays a call passes by position and the global arrays."""
@@ -169,7 +180,7 @@ class Calls:
         chosen = self.specialized.forward(numbers) if self.forward is not None and numbers else self.forward
         result = _forward_grad(chosen, args, kwargs, self.needed, self.positions, self.single, self.name)
         ran = chosen if result is not None else None
-        recorded = self.recorded and not kwargs and all(type(arg) in RECORDED_TYPES for arg in args)
+        recorded = self.recorded and not kwargs and all(type(arg) in _PLAIN_TYPES for arg in args)
         if recorded and result is None and self.globals is None:
             self.globals = array_globals(self.specialized.sweeps(numbers)[0], self.params)
         signature = self.signature(args) if recorded else ()

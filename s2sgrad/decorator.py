@@ -29,7 +29,7 @@ from .read.live import ENTRY_ATTR, TREE_ENTRY_ATTR, Deferred
 from . import derive
 from .jacobians import (ScalarCheck, TreeRoutes, float_for_float, hessian_code, run_generated, hvp_code,
                         tree_blocks)
-from .specialize import ByShapes, NumberBuilds, lifted_by_numbers, numbers_passed
+from .specialize import NumberBuilds, lifted_by_numbers, numbers_passed
 from .tree_arguments import bound_arguments, split_call, star_position
 
 
@@ -158,7 +158,6 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
                                                single, sweeps))
     product = Deferred(lambda: _second_order_code(derive.hvp_function, hvp_code, fun, wrt, single,
                                                   sweeps))
-    shaped = ByShapes(params, derive.hvp_for_shapes(fun, wrt, single))
 
     def hvp(*args: Any, tangents: Any, **kwargs: Any) -> Any:
         split, route = tree_route(args, kwargs, where(args))
@@ -169,8 +168,7 @@ def _attach_second_order(fun: Callable, wrt: tuple, sweeps: _Loaded, check: Call
         args = bound_arguments(fun, args, kwargs)
         check(args, {})
         scalar(args)
-        made = shaped.choose(product.get(), args)  # from a kind's second call: made for its shapes
-        return run_generated(made, args, tangents=tangents if single else tuple(tangents))
+        return run_generated(product.get(), args, tangents=tangents if single else tuple(tangents))
 
     def hessian(*args: Any, **kwargs: Any) -> Any:
         split, per_leaves = tree_hessian(args, kwargs, where(args))

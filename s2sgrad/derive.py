@@ -407,13 +407,6 @@ def hvp_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
     return _text_and_loaded(fun, made_now)
 
 
-def hvp_for_shapes(fun: Callable, wrt: tuple, single: bool) -> Callable[[tuple], Optional[Callable]]:
-    """``make(signature)``: hvp_function's product made for the shape signature ``signature``
-    (specialize.ByShapes' maker)."""
-    return lambda signature: hvp_function(fun, wrt, single, code=code_for(
-        fun, from_function(fun), wrt, mode="rev2", shapes=signature))[1]
-
-
 def hessian_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
                      code: Optional[dict] = None) -> tuple:
     """``(text, function)``: the generated function computing the Hessian of scalar ``fun`` with

@@ -13,11 +13,10 @@ shapes that are equal for every call of that signature, whatever the lengths.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .arguments import PLAIN
 from .errors import TransformError
 from .forward_code import ForwardGradient
 from .parameters import param_names
@@ -58,12 +57,6 @@ def shape_signature(params: Sequence[str], args: tuple) -> tuple:
     return tuple((param, tuple(1 if n == 1 else written[n] for n in shape)) for param, shape in arrays)
 
 
-def kind_of(values: tuple) -> tuple:
-    """What a call is recorded by: its values' types, and the shapes of the arrays among them."""
-    return tuple([(_ndarray, value.shape) if type(value) is _ndarray else type(value) for value in values])
-
-
-_ndarray = np.ndarray
 GLOBALS_MOST = 16  # the most global arrays a call's record and shape signature take in
 
 
@@ -85,48 +78,6 @@ def read_value(holder: Any, name: str) -> Any:
         return holder.cell_contents
     except ValueError:  # an empty cell
         return None
-
-
-class ByShapes:
-    """Generated functions made for the shape signatures of a function's calls (the arrays
-    passed by position and the global arrays read), chosen per call by the arguments' types and
-    the arrays' shapes: a kind of call seen once runs the code for any shape (``generic``), the
-    second call of a kind makes the code for its signature (``make(signature)``, None where it
-    cannot: the code for any shape then), later calls run it at once."""
-
-    def __init__(self, params: Sequence[str], make: Callable[[tuple], Optional[Callable]]) -> None:
-        self.params, self.make = tuple(params), make
-        self.globals: Optional[tuple] = None  # array_globals of the code for any shape
-        self.by_kind: dict = {}
-
-    def choose(self, generic: Callable, args: tuple) -> Callable:
-        """The function a call passing ``args`` (by position) runs."""
-        if not all(type(a) in RECORDED_TYPES for a in args):
-            return generic
-        if self.globals is None:
-            self.globals = array_globals(generic, self.params)
-        values = tuple(read_value(holder, name) for holder, name in self.globals)
-        key = kind_of(args + values)
-        found = self.by_kind.get(key, _SEEN_NOT)
-        if found is _SEEN_NOT:
-            if len(self.by_kind) >= 1024:
-                self.by_kind.clear()
-            self.by_kind[key] = None  # seen once: the code for any shape
-            return generic
-        if found is None:
-            names = tuple(name for _, name in self.globals)
-            signature = shape_signature(self.params[:len(args)] + names, tuple(args[:len(self.params)]) + values)
-            try:
-                found = self.make(signature) or generic
-            except TransformError:
-                found = generic
-            self.by_kind[key] = found
-        return found
-
-
-_SEEN_NOT = object()
-# what a recorded call passes: arrays and numbers (their types decide everything else)
-RECORDED_TYPES = PLAIN | {int, bool, np.int64, np.int32}
 
 
 def lifted_by_numbers(fun: Callable, wrt: tuple, has_aux: bool) -> bool:

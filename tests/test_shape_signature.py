@@ -565,37 +565,3 @@ def test_a_global_array_named_like_a_local_is_not_taken_for_it():
     expected = numerical_grad(shadowing, (w,), 0)
     for _ in range(3):
         np.testing.assert_allclose(grad(w), expected, rtol=1e-6, atol=1e-8)
-
-
-FEATURES = np.zeros((5, 3))
-
-
-@s2sgrad.differentiable(order=2)
-def layer_loss(w, v):
-    W = w.reshape(3, 2)
-    r = np.tanh(FEATURES @ W) @ v - 1.0
-    return np.sum(r * r) + np.sum(w * w * w)
-
-
-def test_hvp_of_the_decorator_is_made_for_the_call_shapes():
-    """``f.hvp`` from a kind of call's second call runs the product made for its shapes (the
-    weights' literal reshape, the global features): the same values as autograd's, for several
-    signatures and a global rebound to another shape."""
-    global FEATURES
-    saved = FEATURES
-    rng = np.random.default_rng(11)
-    try:
-        for rows, v_shape in [(5, (2,)), (5, (2,)), (7, (2,)), (1, (2,)), (3, (2,)), (7, (2,))]:
-            FEATURES = rng.normal(size=(rows, 3))
-            feats = FEATURES
-            w, v, t = rng.normal(size=6) * 0.5, rng.normal(size=v_shape), rng.normal(size=6)
-
-            def oracle(w):
-                r = anp.tanh(anp.dot(feats, anp.reshape(w, (3, 2)))) @ v - 1.0
-                return anp.sum(r * r) + anp.sum(w * w * w)
-
-            expected = autograd.grad(lambda w: anp.sum(autograd.grad(oracle)(w) * t))(w)
-            for _ in range(3):
-                np.testing.assert_allclose(layer_loss.hvp(w, v, tangents=t), expected, rtol=1e-10, atol=1e-12)
-    finally:
-        FEATURES = saved

@@ -57,10 +57,7 @@ from program_gen import Chooser, generate
 import s2sgrad
 from s2sgrad import cli
 from s2sgrad.forward_code import build_jvp
-from s2sgrad import derive
 from s2sgrad.jacobians import hvp_code, run_generated
-from s2sgrad.parameters import param_names
-from s2sgrad.specialize import ByShapes
 from s2sgrad.read.live import readable
 from s2sgrad.checks import numerical_grad
 
@@ -190,22 +187,6 @@ def check_shape_signature(prog, grad_all, args, got):
             prog, f"argument {i}: the code made for the arrays' shapes vs the code for any shape"))
 
 
-def _check_hvp_for_shapes(prog, f, hvp_made, args, direction, hv):
-    """The decorator's hvp from a kind of call's second call (specialize.ByShapes: the product
-    made for the arrays' shape signature, global arrays included) equals the product for any shape."""
-    shaped = ByShapes(param_names(f), derive.hvp_for_shapes(f, ("x", "v", "s"), False))
-    shaped.choose(hvp_made, args)
-    try:
-        made = shaped.choose(hvp_made, args)
-        again = run_generated(made, args, tangents=tuple(direction))
-    except Exception as exc:  # noqa: BLE001 - the report must carry the program
-        raise AssertionError(_report(prog, f"the hvp made for the arrays' shapes raised "
-                                           f"{type(exc).__name__}: {exc}")) from exc
-    for k in range(len(hv)):
-        np.testing.assert_allclose(again[k], hv[k], rtol=1e-10, atol=1e-12, err_msg=_report(
-            prog, f"hvp {k}: the product made for the arrays' shapes vs the product for any shape"))
-
-
 def check_zero_d(prog, grad_all, args, got):
     """The gradient with the Python float ``s`` passed as a 0-d array (the code made for arrays
     there) equals the one at the float (the code made for calls passing numbers: specialize.py)."""
@@ -322,7 +303,6 @@ def check_modes(prog, directory, k, direction_seed):
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"the hvp code raised {type(exc).__name__}: {exc}")) from exc
     _compare_hv(prog, "hvp", hv, fds)
-    _check_hvp_for_shapes(prog, f, hvp_made, args, direction, hv)
     _check_hessian(prog, f, args, direction, hv)
     return refused
 
