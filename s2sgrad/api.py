@@ -27,8 +27,8 @@ from .partials import curried, primal_call
 from .read.capture import SOURCE_ATTR
 from .read.live import Deferred, binding_of, readable, tree_entry_of
 from .returned import FORWARD_ATTR, NUMBERS_ATTR, again_with_trees, attach, read_again
-from .specialize import (NumberBuilds, array_globals, lifted_by_numbers, numbers_passed, read_value,
-                         shape_signature)
+from .specialize import (NumberBuilds, array_globals, call_signature, lifted_by_numbers, numbers_passed,
+                         read_value)
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call, star_position
 from .trees import LEAF, TreeDef
@@ -53,9 +53,12 @@ def run_sweeps(fwd: Callable, bwd: Callable, args: Sequence[Any], kwargs: dict, 
     value, residuals = fwd(*args, **kwargs)
     if has_aux or type(value) not in _SCALARS:
         _scalar_loss(value, has_aux, name)
+        seed = unit_seed(value, has_aux)
+    else:
+        seed = 1.0  # unit_seed of a real scalar
     handover = [residuals]
     del residuals
-    return value, bwd(handover.pop(), unit_seed(value, has_aux))
+    return value, bwd(handover.pop(), seed)
 
 
 _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no tape
@@ -105,10 +108,8 @@ def _call_key(args: tuple) -> tuple:
 
 
 def _globals_key(reads: tuple) -> tuple:
-    """The types of the values ``reads`` (specialize.array_globals) name now, and the shapes of
-    the arrays among them."""
-    values = [read_value(holder, name) for holder, name in reads]
-    return tuple([(_ndarray, value.shape) if type(value) is _ndarray else type(value) for value in values])
+    """_call_key of the values ``reads`` (specialize.array_globals) names now."""
+    return _call_key(tuple([read_value(holder, name) for holder, name in reads]))
 
 
 class Calls:
@@ -136,14 +137,6 @@ class Calls:
         global arrays the sweeps read."""
         return (_call_key(args), _globals_key(self.globals)) if self.globals else _call_key(args)
 
-    def signature(self, args: tuple) -> tuple:
-        """The shape signature of the arrays a call passes by position and the global arrays."""
-        if not self.globals:
-            return shape_signature(self.params, args)
-        names = tuple(name for _, name in self.globals)
-        values = tuple(read_value(holder, name) for holder, name in self.globals)
-        return shape_signature(tuple(self.params[:len(args)]) + names, tuple(args[:len(self.params)]) + values)
-
     def known(self, args: tuple) -> Optional[tuple]:
         """The value and gradients where a call of these argument types (and arrays' shapes) ran
         before, or None: by the sweeps made for the arrays' shape signature (specialize.py)."""
@@ -152,18 +145,9 @@ class Calls:
         if plan is None:
             return None
         if type(plan) is _Ready:  # the sweeps, made: run at once (the common call)
-            fwd, bwd, binding = plan
-            if binding is not None:
-                binding.ensure()
-            value, residuals = fwd(*args)
-            if self.has_aux or type(value) not in _SCALARS:
-                _scalar_loss(value, self.has_aux, self.name)
-                seed = unit_seed(value, self.has_aux)
-            else:
-                seed = 1.0  # unit_seed of a real scalar
-            handover = [residuals]
-            del residuals
-            grads = bwd(handover.pop(), seed)
+            if plan[2] is not None:
+                plan[2].ensure()  # the binding: the user's values now
+            value, grads = run_sweeps(plan[0], plan[1], args, {}, self.name, self.has_aux)
             return value, (grads[0] if self.single else grads)
         numbers, forward, shapes = plan
         if forward is not None:
@@ -183,7 +167,7 @@ class Calls:
         recorded = self.recorded and not kwargs and all(type(arg) in _PLAIN_TYPES for arg in args)
         if recorded and result is None and self.globals is None:
             self.globals = array_globals(self.specialized.sweeps(numbers)[0], self.params)
-        signature = self.signature(args) if recorded else ()
+        signature = call_signature(self.params, args, self.globals or ()) if recorded else ()
         if result is None:
             # the code made for these shapes where it was made before (arrays of other lengths,
             # the same signature), else the code for any shape
@@ -523,10 +507,7 @@ def _specialized_source(fn: Callable, mode: str, numbers: tuple, like: Optional[
                              "arguments' shapes is reverse mode's (mode='rev')")
         numbers = numbers_passed(params, like, {})
         reads = array_globals(builds.sweeps(numbers)[0], params)
-        names = tuple(name for _, name in reads)
-        values = tuple(read_value(holder, name) for holder, name in reads)
-        return builds.text(numbers, shape_signature(tuple(params[:len(like)]) + names,
-                                                    tuple(like[:len(params)]) + values))
+        return builds.text(numbers, call_signature(params, like, reads))
     unknown = [name for name in numbers if name not in params]
     if unknown or mode not in ("rev", "fwd"):
         raise UsageError(f"source(fn, mode={mode!r}, numbers={numbers!r}): mode is 'rev' or 'fwd', "

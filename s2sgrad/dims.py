@@ -2,13 +2,13 @@
 
 Code specialized for a call's array shapes (specialize.shape_signature) knows each array
 parameter's shape as a tuple of dims: the literal ``1``, or a label (``"n0"``, ``"n1"``, ...)
-standing for one length other than 1, two labels two different lengths. A length that is a small
+standing for one length other than 1 (in a signature, two labels are two lengths). A length that is a small
 multiple of another (at most MULTIPLE_MOST times the least length it is a multiple of) is
 labelled as that multiple (``"4*n0"``): one length, one label, so arithmetic of lengths
 (``a[H:2 * H]`` of an ``a`` of length ``4*n0``, ``H`` of ``n0``) gives labels too. A length the
-code writes as a literal (``np.zeros((3, 4))``, ``w.reshape(10, 10)``) is that int: a length
-other than 1, never compared with a label (it may be the same length: labels and ints are
-compared only for equality, never to conclude that two lengths differ). A trimmed dim
+code writes as a literal (``np.zeros((3, 4))``, ``w.reshape(10, 10)``) is that int. A computed
+multiple or a literal may be the length of another label, so dims are compared only for
+equality, never to conclude that two lengths differ. A trimmed dim
 ``(dim, k)`` is ``dim`` less ``k`` (``x[1:]``'s, ``x[:-1]``'s: ``("n0", 1)``): one length for
 every read, which may be 1. ``None`` is a dim not known. Each function takes the operands'
 shapes (``None`` for an operand whose shape is not known) and returns the result's shape, or
@@ -28,7 +28,7 @@ def times(dim, k: int):
     length for a literal); None where that is not one (beyond MULTIPLE_MOST times a least
     length, or a length not known)."""
     if type(dim) is int and k >= 1:
-        return dim * k if dim * k >= 2 else dim * k or UNKNOWN
+        return dim * k
     found = multiple(dim)
     if found is None or k < 1:
         return UNKNOWN

@@ -70,6 +70,14 @@ def array_globals(fwd: Callable, params: Sequence[str]) -> tuple:
     return tuple(found[:GLOBALS_MOST])
 
 
+def call_signature(params: Sequence[str], args: tuple, reads: tuple) -> tuple:
+    """The shape signature of the arrays a call passes by position (``args`` to ``params``) and
+    of the global arrays ``reads`` (array_globals) names now."""
+    names = tuple(name for _, name in reads)
+    values = tuple(read_value(holder, name) for holder, name in reads)
+    return shape_signature(tuple(params[:len(args)]) + names, tuple(args[:len(params)]) + values)
+
+
 def read_value(holder: Any, name: str) -> Any:
     """The value ``name`` has in ``holder`` (a dict or a closure cell) now; None where it has none."""
     if isinstance(holder, dict):

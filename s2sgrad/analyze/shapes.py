@@ -326,13 +326,10 @@ class _Classes:
         if prim.op != "nondiff" or not prim.callee or not isinstance(call, cst.Call) or \
                 any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
             return None
-        if self.table.makes_shape(prim.callee):
+        if self.table.makes_shape(prim.callee):  # (``np.zeros(x.shape)``: _shape_source)
             if any(a.keyword is not None and a.keyword.value == "shape" for a in call.args):
                 return None
             node = call.args[0].value
-            if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name("shape"))):
-                shape = self.named_shape(node.value.value)
-                return shape if shape is _PENDING or dims.known(shape) else None
             items = [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
         elif self.table.makes_square(prim.callee):
             positional = [a.value for a in call.args if a.keyword is None]
@@ -343,7 +340,12 @@ class _Classes:
             items = [positional[0], positional[0] if second is None or _is_none(second) else second]
         else:
             return None
-        found = tuple(self.length(item) for item in items)
+        return self.lengths(items)
+
+    def lengths(self, nodes: list):
+        """The shape whose lengths are ``nodes`` (libcst nodes: length); None where one is not
+        known, _PENDING where one is not known yet."""
+        found = tuple(self.length(node) for node in nodes)
         if _PENDING in found:
             return _PENDING
         return None if None in found else found
@@ -367,10 +369,7 @@ class _Classes:
             return None
         if any(isinstance(e, cst.StarredElement) for e in nodes):
             return None
-        found = tuple(self.length(node) for node in nodes)
-        if _PENDING in found:
-            return _PENDING
-        return None if None in found else found
+        return self.lengths(nodes)
 
     def elementwise_class(self, prim, own: str) -> Optional[str]:
         """The one class of the operands that are not scalars (a keepdims reduction of one of
@@ -403,7 +402,7 @@ def _local_names(body: tuple) -> set:
     for node in body:
         if isinstance(node, Stmt):
             found.update(node.targets)
-            found.update(operand_vars_of(node.prim))
+            found.update(_operand_reads(node.prim))
         elif isinstance(node, If):
             found |= {node.test} | _local_names(node.body) | _local_names(node.orelse)
         elif isinstance(node, Loop):
@@ -412,7 +411,7 @@ def _local_names(body: tuple) -> set:
     return found
 
 
-def operand_vars_of(prim) -> set:
+def _operand_reads(prim) -> set:
     """The local names ``prim``'s operands read (Vars, in sequences too, and a constant's reads)."""
     return {name for op in prim_operands(prim) for name in operand_reads(op)}
 
