@@ -993,7 +993,6 @@ DISTINCT = {
     "heat_laplacian": "a Laplacian buffer: one slice read per step fewer than heat_slices",
     "gauss_chol_twice": "two triangular systems solved instead of one",
     "nbody_loop": "a loop over bodies instead of all pairs at once",
-    "attention_einsum": "np.einsum instead of matrix products",
     "logreg_sigmoid": "log and exp of the sigmoid instead of np.logaddexp",
     "elementwise_methods": "np.square instead of **2",
     "rosenbrock_named": "np.square instead of **2",

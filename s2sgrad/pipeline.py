@@ -3,6 +3,7 @@
     capture -> parse -> methods -> trees -> lift -> inner transforms -> comprehensions -> local functions
     -> structure -> fence
     -> custom_gradient | normalize -> aliasing -> hoist -> common -> parameter writes -> analyses
+    (code made for shapes: einsum products, then hoist, common and analyses again)
     -> reverse or forward -> fold, release -> codegen
 
 (docs/architecture.md's table, stage by stage: ``_checked``/``_with_trees``, then ``lower``, then
@@ -31,6 +32,7 @@ from .analyze.scalars import known_scalars
 from .analyze.shapes import shape_facts
 from .lower.aliasing import check_inplace, check_parameter_writes
 from .lower.common import merge_common
+from .lower.einsum_products import einsum_products
 from .lower.hoist import hoist_products
 from .differentiate.forward import JvpFunction, forward
 from .differentiate.forward_grad import forward_grad
@@ -194,6 +196,12 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
     _record(pf, session, core.globals_read, core.globals_read)
     outputs = seeded_outputs(core, has_aux)
     classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
+    while shapes:  # ranks known: einsums that are matrix products written as products
+        products = einsum_products(core, {k: v for k, v in classes.items() if isinstance(v, tuple)})
+        if products is core:
+            break  # (else the products' shapes may make more einsums' ranks known)
+        core = merge_common(hoist_products(products, session.table), session.table)
+        classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
     stable = stabilizers(core, session.table, outputs, classes, scalars)
     return core, outputs, (classes, scalars), stable
 

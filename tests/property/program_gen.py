@@ -579,6 +579,11 @@ class Gen:
             ("rule_dot", R, lambda: E(f"np.dot({arg(M)}, {arg(V)})", R, 4.0)),
             ("rule_einsum", R, lambda: E(f'np.einsum("ij,j->i", {arg(M)}, {arg(V)})', R, 4.0)),
             ("rule_einsum", V, lambda: E(f'np.einsum("ij,ij->j", {arg(M)}, {arg(M)})', V, 3.0)),
+            # matrix products spelled as einsums (code made for shapes writes them as products)
+            ("rule_einsum_product", V, lambda: E(f'np.einsum("i,ij->j", {arg(R)}, {arg(M)})', V, 3.0)),
+            ("rule_einsum_product", M, lambda: E(f'np.einsum("ki,kj->ij", {arg((4, 3))}, {arg((4, 4))})',
+                                                 M, 4.0)),
+            ("rule_einsum_product", S, lambda: E(f'np.einsum("j,j", {arg(V)}, {arg(V)})', S, 4.0)),
             ("rule_einsum_ellipsis", R, lambda: E(f'np.einsum("...j,j->...", {arg(M)}, {arg(V)})', R, 4.0)),
             ("rule_einsum_repeated", S, lambda: E(f'np.einsum("ii->", {arg(M)}[:, :3])', S, 3.0)),
             ("rule_tensordot", S, lambda: E(f"np.tensordot({arg(M)}, {arg(M)}, axes=2)", S, 12.0)),

@@ -845,7 +845,7 @@ COVERAGE = {
     "scans": ["rule_cumsum"],
     "shapes, joins and indexing": ["rule_shapes", "rule_joins", "index_read"],
     "`matmul`/`dot`/`tensordot`": ["matmul", "rule_dot", "rule_tensordot", "rule_outer"],
-    "`einsum` (`...` and repeated indices included)": ["rule_einsum", "rule_einsum_ellipsis",
+    "`einsum` (`...` and repeated indices included)": ["rule_einsum", "rule_einsum_product", "rule_einsum_ellipsis",
                                                        "rule_einsum_repeated"],
     "`linalg` (`inv`, `det`, `norm`, `solve`, `cholesky`, ...)": [
         "linalg_inv", "linalg_det", "linalg_norm", "linalg_solve", "linalg_cholesky"],
