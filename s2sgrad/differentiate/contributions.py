@@ -36,6 +36,18 @@ def basic_getitem(prim: Prim) -> bool:
         isinstance(prim.args[1], Const) and prim.args[1].basic
 
 
+def _same_twice(rule, wanted: list, contribution, g: str) -> bool:
+    """Whether an elementwise rule's two contributions go to one name and are the same
+    expression (``a * a``: ``g * a`` twice; ``a + a``): then it is added once, doubled, one
+    array operation fewer (doubling is exact, so the sum is the same number)."""
+    if not getattr(rule, "elementwise", False) or len(wanted) != 2:
+        return False
+    (_, first, a), (_, second, b) = wanted
+    if not (isinstance(a, Var) and a == b):
+        return False
+    return _code(contribution(first, g)) == _code(contribution(second, g))
+
+
 class Contributions:
     """A statement's contributions to its operands' adjoints (mixed into ReverseBuilder)."""
 
@@ -87,6 +99,9 @@ class Contributions:
         g, kinds = (g, {}) if displays is not None else \
             self.upstream_kinds(lines, stmt, wanted, bound, contribution, g)
         wanted = self.together_backward(lines, rule, wanted, kinds, contribution, g)
+        doubled = _same_twice(rule, wanted, contribution, g)
+        if doubled:
+            wanted = wanted[:1]
         for param, template, operand in wanted:
             if prim.op == SUBSCRIPT and isinstance(operand, Var) and (
                     self.collect_row(lines, stmt, operand.name, bound.get("index"), g)
@@ -95,6 +110,8 @@ class Contributions:
             if isinstance(operand, Var) and self.batch(lines, operand.name, rule, param, bound, g):
                 continue
             expr = contribution(template, g)
+            if doubled:  # ``a * a``: the one contribution, twice
+                expr = simplify(cst.BinaryOperation(expr, cst.Add(), expr))
             if isinstance(operand, Var):
                 if rule.elementwise and self.may_broadcast(operand, bound, target):
                     axes = summed_axes(self.classes.get(operand.name), self.classes.get(target))
