@@ -98,9 +98,7 @@ def setitem_value_vjp(adjoint, index, value):
     read = adjoint[index]
     if type(adjoint) is _ndarray:
         if type(read) is _ndarray and type(value) is _ndarray and read.shape == value.shape and \
-                (type(index) is slice or type(index) is int or type(index) is tuple and
-                 all(type(p) is slice or type(p) is int for p in index) or
-                 _write_positions(adjoint.shape, index) is None):
+                (_ints_and_slices(index) or _write_positions(adjoint.shape, index) is None):
             return read.copy()  # each position written once, no broadcasting: the part read
         positions = _write_positions(adjoint.shape, index)
         kept = None if positions is None else _kept_writes(positions)
@@ -111,6 +109,21 @@ def setitem_value_vjp(adjoint, index, value):
             np.may_share_memory(out, adjoint):
         return out.copy()
     return out
+
+
+def _ints_and_slices(index) -> bool:
+    """Whether ``index`` is an int, a slice, or a tuple of them (told without a generator: this
+    is on every step of a loop writing rows)."""
+    kind = type(index)
+    if kind is slice or kind is int:
+        return True
+    if kind is not tuple:
+        return False
+    for part in index:
+        kind = type(part)
+        if kind is not slice and kind is not int:
+            return False
+    return True
 
 
 def _write_positions(shape, index):

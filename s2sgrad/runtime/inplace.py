@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .broadcasting import _ndarray
-from .containers import _kept_writes, _write_positions, setitem
+from .containers import _ints_and_slices, _kept_writes, _write_positions, setitem
 from .indexing import _is_basic, getitem_vjp
 
 __all__ = ["getitem_add", "owned_array", "setitem_into", "template"]
@@ -54,12 +54,7 @@ def owned_array(x):
 def _basic(index) -> bool:
     """Whether ``index`` is one slice or int, or a tuple of them (the common case, told fast),
     or else holds only ints, slices, None and Ellipsis (``_is_basic``)."""
-    if type(index) is tuple:
-        for part in index:
-            if type(part) is not slice and type(part) is not int:
-                return _is_basic(index)
-        return True
-    return type(index) is slice or type(index) is int or _is_basic(index)
+    return _ints_and_slices(index) or _is_basic(index)
 
 
 def setitem_into(x, index, value):
