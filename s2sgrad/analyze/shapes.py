@@ -125,7 +125,7 @@ class _Classes:
         # class is the local's: the two are never confused)
         local = _local_names(fn.body) | self.params
         self.globals = {name: dims_ for name, dims_ in shapes.items() if name not in local}
-        self.integers = _counters(fn.body) - self.defined - self.params
+        self.integers = set(counters(fn))
         self.single = {stmt.targets[0]: stmt for stmt in self.in_loop if len(stmt.targets) == 1
                        and self.counts.get(stmt.targets[0]) == 1 and stmt.targets[0] not in self.params}
 
@@ -414,6 +414,13 @@ def _local_names(body: tuple) -> set:
 def _operand_reads(prim) -> set:
     """The local names ``prim``'s operands read (Vars, in sequences too, and a constant's reads)."""
     return {name for op in prim_operands(prim) for name in operand_reads(op)}
+
+
+def counters(fn: CoreFunction) -> frozenset:
+    """The names holding only the ints loops count with (``range``'s target, ``enumerate``'s
+    index), bound by no statement and no parameter."""
+    bound = {t for stmt in flatten(fn.body) for t in stmt.targets} | {p.name for p in fn.params}
+    return frozenset(_counters(fn.body) - bound)
 
 
 def _counters(body: tuple) -> set:

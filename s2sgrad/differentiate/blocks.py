@@ -113,6 +113,7 @@ class BlockSweeps:
             out.append(f"{loop.saved} = ({', '.join(kept)}{',' if len(kept) == 1 else ''})")
         if record is not None:
             names, tape = record
+            names = [n for n in names if n not in self.rec.unread.get(loop.tape, ())]
             if tape:
                 out.append(f"{loop.tape} = []")
                 # a value the loop carries into a name the tape records whole is recorded anyway

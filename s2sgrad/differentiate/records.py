@@ -32,6 +32,7 @@ class Records:
                 self.statements_defining.setdefault(t, []).append(stmt)
         self.array_values: dict = {}
         self.templates: dict = {}  # tape -> the names its backward loop reads only for their shapes
+        self.unread: dict = {}  # tape -> the names its backward loop does not read (not recorded)
 
     def shape_of(self, var: str) -> str:
         """The name the backward sweep uses for ``var``'s shape; for a name bound more than once

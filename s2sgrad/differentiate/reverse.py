@@ -17,7 +17,7 @@ import libcst as cst
 
 from ..analyze.activity import Activity, refuse_constant_subscripts
 from ..analyze.dtypes import may_hold_complex
-from ..analyze.shapes import SCALAR, shape_facts
+from ..analyze.shapes import SCALAR, counters, shape_facts
 from .reuse import block_places
 from ..errors import TransformError
 from ..lower.ir import CoreFunction, If, Prim, Seq, Stmt, Var, definition_counts, flatten, operand_node, \
@@ -33,7 +33,7 @@ from ..rules.helpers.inplace import SETITEM, SETITEM_INTO, SETITEM_VALUE_VJP
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts
 from .growth import append_in_place, pop_in_place
-from .writes_in_place import shape_only_records, write_in_place
+from .writes_in_place import Plain, drop_unread_records, shape_only_records, write_in_place
 from .records import Records
 from .release import release
 from .unknown import no_rule
@@ -348,12 +348,19 @@ class ReverseBuilder(Contributions, BlockSweeps):
         packed = tuple(self.rec.packed(n) for n in residuals)
         kept = {p.name for p in fn.params} | scalars | set(self.rec.shape_base) | {seed}
         backward = list(pop_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))
-        backward = list(write_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))
+        arrays = self.known_arrays()
+        adjoints = frozenset(name for var, name in self.namer.adjoints().items() if var in arrays) \
+            - self.adj.uniform_names if self.adj.in_place else frozenset()
+        backward = list(write_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns),
+                                       Plain(adjoints, self.index_numbers())))
         self.rec.templates = shape_only_records(tuple(backward), tuple(returns))
+        backward, self.rec.unread = drop_unread_records(tuple(backward))
+        backward = list(backward)
         backward, released = release(backward, residuals, frozenset(kept), returns)
         result_code = _code(operand_node(fn.result))
         forward = fold(lift(self.forward_code(fn.body)), line_read_counts(packed + (result_code,)))
-        forward = write_in_place(forward, frozenset(p.name for p in fn.params), packed + (result_code,))
+        forward = write_in_place(forward, frozenset(p.name for p in fn.params), packed + (result_code,),
+                                 Plain(arrays, self.index_numbers()))
         forward = append_in_place(forward, self.appends(), frozenset(p.name for p in fn.params),
                                   packed + (result_code,))
         return VjpFunction(
@@ -364,6 +371,16 @@ class ReverseBuilder(Contributions, BlockSweeps):
             returns=tuple(returns), wrt=self.wrt, top_level=self.top_level,
             releases_residuals=bool(released & set(residuals)),
         )
+
+    def known_arrays(self) -> frozenset:
+        """The names certainly holding a numpy array: of a known shape with an axis or more
+        (code made for a call's shapes, or arrays made of literal lengths), not lists."""
+        return frozenset(name for name, found in self.classes.items()
+                         if isinstance(found, tuple) and found and name not in self.fn.lists)
+
+    def index_numbers(self) -> frozenset:
+        """The names certainly holding one number (an index's ints): known scalars, loop counters."""
+        return frozenset(self.scalars) | counters(self.fn)
 
     def appends(self) -> dict:
         """Each ``list.append`` statement's target -> the list name it extends."""

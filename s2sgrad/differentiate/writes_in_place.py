@@ -24,9 +24,14 @@ a group works in place only where:
   its type, dtype or shape (``np.shape(x)``, ``template(x)``, the rule table's
   ``SHAPE_READS``) reads nothing a write changes.
 
-Anything else keeps the copying code (never a different program). ``shape_only_records`` names the
-values a backward loop reads only for their shapes, which the forward sweep's tape records as
-templates (O(1) memory a step, and no read of the array a later write changes)."""
+Anything else keeps the copying code (never a different program). Where every name of a group
+certainly holds a numpy array (``Plain``: what the builder knows of the names, from code made
+for a call's shapes) and the index is basic, a step is plain numpy, ``u[1:-1] = v`` and
+``u_bar[:-2] += h``: the same writes as the helpers' fast paths, without their checks.
+``shape_only_records`` names the values a backward loop reads only for their shapes, which the
+forward sweep's tape records as templates (O(1) memory a step, and no read of the array a later
+write changes); ``drop_unread_records`` those it no longer reads at all, which it records no
+more."""
 
 from __future__ import annotations
 
@@ -42,7 +47,7 @@ from ..read.walk import children
 from ..rules.helpers.inplace import FRESH_METHODS, GETITEM_ADD, GETITEM_VJP, OWNED_ARRAY, PASSTHROUGH, \
     SETITEM, SETITEM_INTO, SHAPE_ATTRIBUTES, SHAPE_READS, makes_new_array
 
-__all__ = ["shape_only_records", "write_in_place"]
+__all__ = ["Plain", "drop_unread_records", "shape_only_records", "write_in_place"]
 
 
 def _dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -197,6 +202,56 @@ def shape_only_records(backward: tuple, final_code: tuple) -> dict:
             continue
         out[it.args[0].value.value] = frozenset(n for n in node.binds if not _live_after(node, n))
     return out
+
+
+def _all_reads(items: tuple) -> set:
+    """Every name ``items`` read, for a value, a shape or anything else (nested blocks too)."""
+    out: set = set()
+    for item in items:
+        if isinstance(item, Nest):
+            out |= set(item.header.reads) | _all_reads(item.body)
+        elif isinstance(item, Simple):
+            out |= set(item.reads)
+        elif isinstance(item, Restore):
+            out.add(item.saved)
+        elif isinstance(item, Verbatim):
+            out |= set(item.reads)
+    return out
+
+
+def drop_unread_records(backward: tuple) -> tuple:
+    """``(backward, {tape: names})``: of each backward loop over a tape at the sweep's top level
+    (``for a, b in reversed(loop1_tape):``), the names its header binds that nothing reads, not
+    its body and no line after it (an index write made plain reads no template of the array),
+    dropped from the header, and by tape, for the forward sweep to record no more (one name stays
+    where every name would go)."""
+    out: list = []
+    dropped: dict = {}
+    items = tuple(backward)
+    for at, item in enumerate(items):
+        header = item.header if isinstance(item, Nest) else None
+        it = header.iter if isinstance(header, ForHeader) else None
+        if not (isinstance(it, cst.Call) and _dotted(it.func) == "reversed" and len(it.args) == 1
+                and isinstance(it.args[0].value, cst.Name) and isinstance(header.target, cst.Tuple)):
+            out.append(item)
+            continue
+        names = [e.value.value for e in header.target.elements if isinstance(e.value, cst.Name)]
+        if len(names) != len(header.target.elements):
+            out.append(item)
+            continue
+        read = _all_reads(item.body) | _all_reads(items[at + 1:])
+        unread = [n for n in names if n not in read]
+        if len(unread) == len(names):
+            unread = unread[1:]
+        if not unread:
+            out.append(item)
+            continue
+        kept = [n for n in names if n not in unread]
+        target = cst.Name(kept[0]) if len(kept) == 1 else \
+            cst.Tuple([cst.Element(cst.Name(n)) for n in kept], lpar=[], rpar=[])
+        out.append(Nest(ForHeader(target, it), item.body))
+        dropped[it.args[0].value.value] = frozenset(unread)
+    return tuple(out), dropped
 
 
 # ----- groups -----------------------------------------------------------------------------------
@@ -374,7 +429,8 @@ def _rewrite(items: tuple, at: dict, nodes: iter) -> tuple:
             out.append(Nest(item.header, _rewrite(item.body, at, nodes)))
         elif isinstance(item, (Simple, Restore, Verbatim)):
             node = next(nodes)
-            out.append(at[id(node)](item) if id(node) in at else item)
+            replaced = at[id(node)](item) if id(node) in at else item
+            out.extend(replaced if isinstance(replaced, tuple) else (replaced,))
         else:
             out.append(item)
     return tuple(out)
@@ -527,17 +583,115 @@ def _in_place(item: Simple) -> Simple:
     return item
 
 
-def write_in_place(code: tuple, params: frozenset, final_code: tuple) -> tuple:
+@dataclass(frozen=True)
+class Plain:
+    """What lets a step that works in place be plain numpy (``u[1:-1] = v``, ``g[1:-1] += h``)
+    rather than a helper that checks its operands each time: ``arrays``, the names that, held by
+    an array the sweep owns, certainly hold a numpy array (of a known shape, one axis or more:
+    code made for a call's shapes); ``numbers``, the names certainly holding one number (an
+    index's ints). Given to write_in_place by the builder; empty: no plain step."""
+
+    arrays: frozenset = frozenset()
+    numbers: frozenset = frozenset()
+
+
+_SLICE_PARTS = 3
+
+
+def _index_part(node: cst.BaseExpression, numbers: frozenset):
+    """A ``cst.Index`` or ``cst.Slice`` writing one part of a basic index as a subscript
+    (``slice(1, -1, None)`` -> ``1:-1``, an int literal, a name holding one number), else None."""
+    if isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and
+                                         isinstance(node.operator, cst.Minus) and
+                                         isinstance(node.expression, cst.Integer)):
+        return cst.Index(node)
+    if isinstance(node, cst.Name) and node.value in numbers:
+        return cst.Index(node)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "slice" \
+            and 1 <= len(node.args) <= _SLICE_PARTS and all(a.keyword is None and a.star == "" for a in node.args):
+        parts = [a.value for a in node.args]
+        if len(parts) == 1:
+            parts = [cst.Name("None"), parts[0], cst.Name("None")]
+        parts += [cst.Name("None")] * (_SLICE_PARTS - len(parts))
+        lower, upper, step = (None if isinstance(p, cst.Name) and p.value == "None" else p for p in parts)
+        return cst.Slice(lower=lower, upper=upper, step=step)
+    return None
+
+
+def _subscript(base: cst.Name, index: cst.BaseExpression, numbers: frozenset) -> Optional[cst.Subscript]:
+    """``base[...]`` for a basic index written as helpers take it (``(slice(1, -1, None),)``,
+    ``t``), else None."""
+    items = [e.value for e in index.elements] if isinstance(index, cst.Tuple) else [index]
+    if not items or any(isinstance(e, cst.StarredElement) for e in items):
+        return None
+    parts = [_index_part(item, numbers) for item in items]
+    if None in parts:
+        return None
+    return cst.Subscript(base, [cst.SubscriptElement(p) for p in parts])
+
+
+def _plain_step(item: Simple, numbers: frozenset):
+    """The items writing a step of a group that works in place as plain numpy (the write, then
+    the step's target bound to the array written, where it is another name), or None where its
+    index is not one this writes."""
+    node = item.node
+    if isinstance(node, cst.AugAssign):
+        if not (isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign) and
+                _scatter(node.value)):
+            return None
+        base, (h, _, index) = node.target, (a.value for a in node.value.args)
+        target = None
+        write = "+="
+    else:
+        value = node.value
+        target = item.assigned
+        if _helper_call(value, SETITEM) or _helper_call(value, SETITEM_INTO):
+            if len(value.args) != 3 or any(a.keyword is not None or a.star != "" for a in value.args):
+                return None
+            base, index, h = (a.value for a in value.args)
+            write = "="
+        elif isinstance(value, cst.BinaryOperation):
+            base, (h, _, index) = value.left, (a.value for a in value.right.args)
+            write = "+="
+        else:
+            return None
+    subscript = _subscript(base, index, numbers)
+    if subscript is None:
+        return None
+    written = cst.AugAssign(subscript, cst.AddAssign(), h) if write == "+=" \
+        else cst.Assign([cst.AssignTarget(subscript)], h)
+    lines = (Simple(written),)
+    if target is not None and target != base.value:
+        lines += (Simple(cst.Assign([cst.AssignTarget(cst.Name(target))], base)),)
+    return lines
+
+
+def _in_place_step(plain: Plain, group: frozenset):
+    """How a step of ``group`` (the names that may hold its array) is written: plain numpy where
+    every one of them is in ``plain.arrays`` and its index is basic, else by a helper."""
+    if not group or not group <= plain.arrays:
+        return _in_place
+
+    def write(item: Simple):
+        lines = _plain_step(item, plain.numbers)
+        return _in_place(item) if lines is None else lines
+    return write
+
+
+def write_in_place(code: tuple, params: frozenset, final_code: tuple, plain: Plain = Plain()) -> tuple:
     """``code`` (a sweep's program items, folded) with the index writes into arrays it owns
     made in place, and the adjoints of index reads added into an adjoint it owns (each group's
     new values copied where they are made, unless certainly new). ``params``: the names bound
     before the items (the function's parameters; a backward sweep's residuals and seed);
-    ``final_code``: the code read when it returns."""
+    ``final_code``: the code read when it returns; ``plain``: where a step is plain numpy."""
     facts, in_place, copies = _analysed(tuple(code), _step, params, final_code)
     at: dict = {key: _owned_value for key in copies}
+    groups = _groups(facts)
     for key, safe in in_place.items():
         if safe:
-            at[key] = _in_place
+            _, target, base = facts.steps[key]
+            group = next((g for g in groups if base in g), {target, base})
+            at[key] = _in_place_step(plain, frozenset(group))
     if not at:
         return code
     return _rewrite(tuple(code), at, iter(facts.nodes))

@@ -86,10 +86,14 @@ def call_name(call: ast.Call) -> str:
 # ``setitem_value_vjp``, then zeroed in place, ``setitem_into``).
 SAME_WORK = {"s2s.setitem_into": (".append",),
              "s2s.split_last": ("s2s.setitem_value_vjp", ".append")}
+# An index write made plain numpy (code made for a call's shapes: ``out[t] = acc``, ``g[1:] += h``)
+# is the helper's work (``setitem_into``, ``getitem_add``) without its checks.
+PLAIN_WRITES = {ast.Assign: "s2s.setitem_into", ast.AugAssign: "s2s.getitem_add"}
 
 
 def operations(nodes) -> Counter:
-    """Calls by canonical name, and ``@`` as ``np.matmul``, under ``nodes``."""
+    """Calls by canonical name, ``@`` as ``np.matmul``, and plain index writes as their
+    helpers, under ``nodes``."""
     counts = Counter()
     for top in nodes:
         for node in ast.walk(top):
@@ -98,6 +102,10 @@ def operations(nodes) -> Counter:
                     counts[name] += 1
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
                 counts["np.matmul"] += 1
+            elif type(node) in PLAIN_WRITES and isinstance(
+                    node.targets[0] if isinstance(node, ast.Assign) else node.target, ast.Subscript):
+                for name in SAME_WORK.get(PLAIN_WRITES[type(node)], (PLAIN_WRITES[type(node)],)):
+                    counts[name] += 1
     return counts
 
 
@@ -175,7 +183,7 @@ def test_every_kernel_has_two_spellings_and_the_set_has_24():
 def test_canonical_names_equate_spellings_of_one_operation():
     tree = ast.parse("np.dot(h, W); h.dot(W); h @ W; np.matmul(h, W); math.sin(x); np.sin(x);"
                      "x.sum(); np.sum(x); s2s.dot_vjp_a(g, h, W); s2s.matmul_vjp_a(g, h, W);"
-                     "tape.append(x)")
+                     "tape.append(x); out[t] = x; g[1:] += h; s2s.getitem_add(g, h, x, t)")
     counts = operations(tree.body)
     assert counts == Counter({"np.matmul": 4, "np.sin": 2, "np.sum": 2, "s2s.matmul_vjp_a": 2,
-                              ".append": 1})
+                              ".append": 2, "s2s.getitem_add": 2})
