@@ -142,6 +142,41 @@ def transpose(shapes: tuple) -> Optional[tuple]:
     return shapes[0][::-1] if len(shapes) == 1 and shapes[0] is not None else None
 
 
+def square(shapes: tuple) -> Optional[tuple]:
+    """``np.linalg.inv(a)``, ``np.linalg.cholesky(a)``: a square matrix's (a stack's) shape."""
+    return shapes[0] if len(shapes) == 1 and shapes[0] is not None and len(shapes[0]) >= 2 else None
+
+
+def solve(shapes: tuple) -> Optional[tuple]:
+    """``np.linalg.solve(a, b)`` of one matrix ``a``: ``b``'s shape (a vector or a matrix)."""
+    if len(shapes) != 2 or shapes[0] is None or len(shapes[0]) != 2 or shapes[1] is None:
+        return None
+    return shapes[1] if 1 <= len(shapes[1]) <= 2 else None
+
+
+def determinant(shapes: tuple) -> Optional[tuple]:
+    """``np.linalg.det(a)``: one number a matrix of the stack."""
+    return shapes[0][:-2] if len(shapes) == 1 and shapes[0] is not None and len(shapes[0]) >= 2 else None
+
+
+def diagonal_of(shapes: tuple) -> Optional[tuple]:
+    """``np.diag(v)``: a vector's square matrix, a square matrix's diagonal (other shapes: not
+    known here)."""
+    if len(shapes) != 1 or shapes[0] is None:
+        return None
+    (shape,) = shapes
+    if len(shape) == 1:
+        return (shape[0], shape[0])
+    if len(shape) == 2 and shape[0] == shape[1] and shape[0] is not UNKNOWN:
+        return (shape[0],)
+    return None
+
+
+def trace(shapes: tuple) -> Optional[tuple]:
+    """``np.trace(a)`` of a matrix: one number."""
+    return () if len(shapes) == 1 and shapes[0] is not None and len(shapes[0]) == 2 else None
+
+
 def rows_product(product: Callable, right: bool = False) -> Callable:
     """The shape of a loop's per-step products stacked: ``s2s.rows_matmul(a, n, b)`` is ``a[t] @ b``
     for ``t < n`` (``right``: ``b @ a[t]``, ``s2s.rows_rmatmul``), ``n`` rows (a length not known

@@ -565,3 +565,38 @@ def test_a_global_array_named_like_a_local_is_not_taken_for_it():
     expected = numerical_grad(shadowing, (w,), 0)
     for _ in range(3):
         np.testing.assert_allclose(grad(w), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_linear_algebra_results_have_known_shapes():
+    assert dims.square((("n0", "n0"),)) == ("n0", "n0")
+    assert dims.square((("n0",),)) is None
+    assert dims.solve((("n0", "n0"), ("n0",))) == ("n0",)
+    assert dims.solve((("n0", "n0"), ("n0", "n1"))) == ("n0", "n1")
+    assert dims.solve((("n2", "n0", "n0"), ("n0", "n1"))) is None  # stacks: not known here
+    assert dims.determinant((("n2", "n0", "n0"),)) == ("n2",)
+    assert dims.diagonal_of((("n0",),)) == ("n0", "n0")
+    assert dims.diagonal_of((("n0", "n0"),)) == ("n0",)
+    assert dims.diagonal_of((("n0", "n1"),)) is None
+    assert dims.trace((("n0", "n0"),)) == ()
+
+
+def gaussian(A, mu, X):
+    cov = A @ A.T + np.eye(len(mu))
+    chol = np.linalg.cholesky(cov)
+    diff = X - mu
+    alpha = np.linalg.solve(chol.T, np.linalg.solve(chol, diff.T))
+    inv = np.linalg.inv(cov)
+    return (-0.5 * np.sum(diff.T * alpha) - X.shape[0] * np.sum(np.log(np.diag(chol)))
+            + np.trace(inv) * np.linalg.det(cov) + np.sum(np.diag(mu) * inv))
+
+
+def test_linear_algebra_in_code_made_for_shapes_records_no_shapes():
+    rng = np.random.default_rng(2)
+    args = (rng.normal(size=(3, 3)), rng.normal(size=3), rng.normal(size=(5, 3)))
+    grad = s2sgrad.grad(gaussian, argnums=(0, 1, 2))
+    expected = autograd.grad(_twin(gaussian), (0, 1, 2))(*args)
+    for _ in range(3):
+        for g, e in zip(grad(*args), expected):
+            np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-12)
+    made = s2sgrad.source(grad, like=args)
+    assert "unbroadcast" not in made and "np.shape(" not in made, made

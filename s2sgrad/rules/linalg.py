@@ -95,7 +95,7 @@ _DOT = defvjp(
 _T = "np.swapaxes(ans, -1, -2)"
 # Keywords for axis1/axis2: a positional ``offset=1`` could be taken for the default ``axis2=1``.
 _TRACE = defvjp(
-    "numpy.trace(a, offset=0, axis1=0, axis2=1)", methods=("trace",), linear=("a",),
+    "numpy.trace(a, offset=0, axis1=0, axis2=1)", methods=("trace",), linear=("a",), result_shape=dims.trace,
     a="s2s.trace_vjp(g, a, offset, axis1=axis1, axis2=axis2)",
 )
 
@@ -199,9 +199,10 @@ RULES = (
         each={"operands": "s2s.einsum_vjp(g, subscripts, operands, index)"},
     ),
     # forward mode: plain numpy, so second derivatives go through them
-    defvjp("numpy.linalg.inv(a)", a=f"-{_T} @ g @ {_T}", jvps={"a": "-ans @ t @ ans"}),
+    defvjp("numpy.linalg.inv(a)", a=f"-{_T} @ g @ {_T}", jvps={"a": "-ans @ t @ ans"},
+           result_shape=dims.square),
     defvjp(
-        "numpy.linalg.det(a)",
+        "numpy.linalg.det(a)", result_shape=dims.determinant,
         a="np.linalg.inv(np.swapaxes(a, -1, -2)) * np.expand_dims(g * ans, (-1, -2))",
         jvps={"a": "ans * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"},
     ),
@@ -242,7 +243,7 @@ RULES = (
     *_TRIANGULAR,
     _BANDED,
     defvjp(
-        "numpy.linalg.solve(a, b)",
+        "numpy.linalg.solve(a, b)", result_shape=dims.solve,
         # (b one vector: ans a vector, or a stack of them against a stack of matrices)
         jvps={"a": "-(np.linalg.solve(a, t @ ans[..., None])[..., 0] if np.ndim(b) == 1 else "
                    "np.linalg.solve(a, t @ ans))",
@@ -253,7 +254,7 @@ RULES = (
     ),
     defvjp(
         "numpy.linalg.cholesky(a, upper=False)",
-        reverse_only=_MATRIX_FUNCTION,
+        reverse_only=_MATRIX_FUNCTION, result_shape=dims.square,
         a="s2s.cholesky_vjp(g, ans, upper)",
     ),
     defvjp(

@@ -130,7 +130,7 @@ RULES = (
     alias("numpy.linalg.matrix_transpose", _MATRIX_T),
     defvjp("ndarray.mT(self)", linear=("self",), self="np.swapaxes(g, -1, -2)", view=True),
     # ----- diagonals and triangles ------------------------------------------------------------
-    defvjp("numpy.diag(v, k=0)", linear=("v",), v="s2s.diag_vjp(g, v, k)"),
+    defvjp("numpy.diag(v, k=0)", linear=("v",), v="s2s.diag_vjp(g, v, k)", result_shape=dims.diagonal_of),
     _DIAGONAL,
     defvjp("numpy.tril(m, k=0)", linear=("m",), m="np.tril(g, k)"),
     defvjp("numpy.triu(m, k=0)", linear=("m",), m="np.triu(g, k)"),
