@@ -600,3 +600,28 @@ def test_linear_algebra_in_code_made_for_shapes_records_no_shapes():
             np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-12)
     made = s2sgrad.source(grad, like=args)
     assert "unbroadcast" not in made and "np.shape(" not in made, made
+
+
+def huber(pred, target, delta):
+    r = pred - target
+    a = np.abs(r)
+    inside = a <= delta
+    far = 2.0 < a
+    return np.sum(np.where(inside, 0.5 * r ** 2, delta * (a - 0.5 * delta)) * np.where(far, 2.0, 1.0))
+
+
+def test_a_comparison_of_known_shapes_has_their_broadcast_shape():
+    rng = np.random.default_rng(4)
+    args = (rng.normal(size=(4, 3)) * 2, rng.normal(size=3), 1.0)
+    grad = s2sgrad.grad(huber)
+    expected = autograd.grad(_twin(huber))(*args)
+    for _ in range(3):
+        np.testing.assert_allclose(grad(*args), expected, rtol=1e-10, atol=1e-12)
+    made = s2sgrad.source(grad, like=args)
+    assert "unbroadcast" not in made and "np.shape(" not in made, made
+    core = lower(find_function(from_function(huber)), DEFAULT_TABLE)
+    classes = shape_classes(core, DEFAULT_TABLE, known_scalars(core, DEFAULT_TABLE, frozenset({"delta"})),
+                            {"pred": ("n0", "n1"), "target": ("n1",)})
+    assert classes["inside"] == classes["far"] == ("n0", "n1")
+    generic = shape_classes(core, DEFAULT_TABLE, frozenset(), {})
+    assert "inside" not in generic or not isinstance(generic["inside"], tuple)

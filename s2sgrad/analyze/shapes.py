@@ -38,6 +38,7 @@ SCALAR = "()"  # a scalar: broadcasting it against any shape gives that shape
 _BOTTOM = None  # not known yet (the fixed point starts optimistic)
 
 _KEPT = "/kept"  # suffix: a keepdims reduction of the class before it
+_ORDER = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 _PENDING = "/pending"  # a known shape's operand whose class is not known yet
 _NO_SHAPE = "/no shape"  # no known shape gives the result's
 
@@ -196,6 +197,9 @@ class _Classes:
             if base is _BOTTOM or (isinstance(base, str) and base not in (TOP, SCALAR)):
                 # The same rank with ones where reduced: it broadcasts to the base's shape.
                 return _BOTTOM if base is _BOTTOM else base + _KEPT
+        compared = self.compared_shape(stmt)
+        if compared is not None:
+            return compared
         made = self.made_shape(stmt)
         if made is _PENDING:
             return _BOTTOM
@@ -370,6 +374,30 @@ class _Classes:
         if any(isinstance(e, cst.StarredElement) for e in nodes):
             return None
         return self.lengths(nodes)
+
+    def compared_shape(self, stmt: Stmt):
+        """The class of a comparison without a derivative (``a <= delta``) of names and numbers
+        of known shapes: the shape they broadcast to (a boolean array, or one bool); _BOTTOM
+        where an operand's is not known yet; None for anything else."""
+        node = stmt.expr
+        if stmt.prim.op != "nondiff" or not isinstance(node, cst.Comparison) or len(node.comparisons) != 1 \
+                or not isinstance(node.comparisons[0].operator, _ORDER):
+            return None
+        shapes = []
+        for side in (node.left, node.comparisons[0].comparator):
+            if is_scalar_literal(side):
+                shapes.append(())
+                continue
+            if not isinstance(side, cst.Name) or not (side.value in self.params or side.value in self.defined):
+                return None
+            found = self.operand_class(Var(side.value))
+            if found is _BOTTOM:
+                return _BOTTOM
+            if found != SCALAR and not isinstance(found, tuple):
+                return None
+            shapes.append(() if found == SCALAR else found)
+        found = dims.broadcast(*shapes)
+        return None if found is None else SCALAR if found == () else found
 
     def elementwise_class(self, prim, own: str) -> Optional[str]:
         """The one class of the operands that are not scalars (a keepdims reduction of one of
