@@ -172,6 +172,12 @@ def diagonal_of(shapes: tuple) -> Optional[tuple]:
     return None
 
 
+def number(shapes: tuple) -> Optional[tuple]:
+    """``np.linalg.norm(x)``, ``np.linalg.norm(x, ord)`` (no axis), ``np.vdot(a, b)``: one number,
+    whatever the shapes (the first two positional operands' only)."""
+    return () if 1 <= len(shapes) <= 2 and all(shape is not None for shape in shapes) else None
+
+
 def trace(shapes: tuple) -> Optional[tuple]:
     """``np.trace(a)`` of a matrix: one number."""
     return () if len(shapes) == 1 and shapes[0] is not None and len(shapes[0]) == 2 else None

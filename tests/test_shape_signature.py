@@ -578,6 +578,8 @@ def test_linear_algebra_results_have_known_shapes():
     assert dims.diagonal_of((("n0", "n0"),)) == ("n0",)
     assert dims.diagonal_of((("n0", "n1"),)) is None
     assert dims.trace((("n0", "n0"),)) == ()
+    assert dims.number((("n0", "n1"),)) == () == dims.number((("n0",), ("n0",)))  # norm, vdot
+    assert dims.number((("n0", "n1"), (), ())) is None  # norm(x, ord, axis): not one number
 
 
 def gaussian(A, mu, X):
@@ -587,7 +589,8 @@ def gaussian(A, mu, X):
     alpha = np.linalg.solve(chol.T, np.linalg.solve(chol, diff.T))
     inv = np.linalg.inv(cov)
     return (-0.5 * np.sum(diff.T * alpha) - X.shape[0] * np.sum(np.log(np.diag(chol)))
-            + np.trace(inv) * np.linalg.det(cov) + np.sum(np.diag(mu) * inv))
+            + np.trace(inv) * np.linalg.det(cov) + np.sum(np.diag(mu) * inv)
+            + np.linalg.norm(diff) ** 2)
 
 
 def test_linear_algebra_in_code_made_for_shapes_records_no_shapes():

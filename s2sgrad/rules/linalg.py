@@ -209,7 +209,7 @@ RULES = (
     _TRACE,
     defvjp(
         # sum(conj(a) * b): conjugate-linear in a (tests/rules/test_rules_complex.py)
-        "numpy.vdot(a, b)",
+        "numpy.vdot(a, b)", result_shape=dims.number,
         jvps={"a": "np.vdot(t, b)", "b": "np.vdot(a, t)"},
         a="np.reshape(np.conj(g * np.ravel(b)), np.shape(a))",
         b="np.reshape(g * np.conj(np.ravel(a)), np.shape(b))",

@@ -4,6 +4,7 @@ Optional arguments that could be mistaken for another parameter's default (``axi
 default ``ddof=0``) are passed to the helpers by keyword.
 """
 
+from .. import dims
 from .table import alias, defvjp
 
 # Why forward mode has no tangent for a rule (Rule.reverse_only).
@@ -138,7 +139,7 @@ RULES = (
     ),
     defvjp(
         "numpy.linalg.norm(x, ord=None, axis=None, keepdims=False)",
-        reverse_only=_NONLINEAR,
+        reverse_only=_NONLINEAR, result_shape=dims.number,
         x="s2s.norm_vjp(g, ans, x, ord, axis, keepdims)",
     ),
 )
