@@ -330,7 +330,7 @@ def calls_in(node: cst.CSTNode) -> list:
     return [n for n in walk(node) if type(n) is cst.Call]
 
 
-_PURE_OWNERS = ("np", "s2s")
+_PURE_OWNERS = ("np", "s2s", "math")
 
 
 def _dotted(node: cst.BaseExpression) -> str:
