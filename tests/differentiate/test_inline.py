@@ -92,6 +92,7 @@ def _folded(code, outside=Counter(), scalars=frozenset()):
 
 @pytest.mark.parametrize("code, expected", [
     (["a = x * 2", "b = np.sin(a)"], ["b = np.sin(x * 2)"]),
+    (["a = math.sin(x)", "c = 0.9 * x", "b = c + a"], ["b = 0.9 * x + math.sin(x)"]),  # math is pure
     (["a = x + 1", "b = a * y", "c = -b"], ["b = (x + 1) * y", "c = -b"]),  # b: read outside too
     (["a = x + 1", "e = a * y", "c = -e"], ["c = -((x + 1) * y)"]),
     (["a = x * 2", "g += a"], ["g += x * 2"]),
