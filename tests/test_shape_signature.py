@@ -628,3 +628,21 @@ def test_a_comparison_of_known_shapes_has_their_broadcast_shape():
     assert classes["inside"] == classes["far"] == ("n0", "n1")
     generic = shape_classes(core, DEFAULT_TABLE, frozenset(), {})
     assert "inside" not in generic or not isinstance(generic["inside"], tuple)
+
+
+def affine(w, b, X):
+    return np.mean(np.tanh(X @ w + b) * (X @ w))
+
+
+def test_a_number_added_to_an_array_sums_its_adjoint_over_every_axis():
+    rng = np.random.default_rng(6)
+    args = (rng.normal(size=3), 0.3, rng.normal(size=(5, 3)))
+    grad = s2sgrad.grad(affine, argnums=(0, 1))
+    expected = autograd.grad(_twin(affine), (0, 1))(*args)
+    for _ in range(3):
+        got = grad(*args)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+        assert isinstance(got[1], float)
+    made = s2sgrad.source(grad, like=args)
+    assert "unbroadcast" not in made and "np.shape(b)" not in made, made

@@ -15,7 +15,7 @@ from typing import Optional
 import libcst as cst
 
 from ..analyze.scalars import may_broadcast
-from ..analyze.shapes import summed_axes
+from ..analyze.shapes import SCALAR, summed_axes
 from .reuse import reuse_forward
 from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, operand_vars
 from ..read.names import name_nodes
@@ -114,7 +114,9 @@ class Contributions:
                 expr = simplify(cst.BinaryOperation(expr, cst.Add(), expr))
             if isinstance(operand, Var):
                 if rule.elementwise and self.may_broadcast(operand, bound, target):
-                    axes = summed_axes(self.classes.get(operand.name), self.classes.get(target))
+                    # (a known scalar, a number a call passes among them, is 0-d whatever its class)
+                    own = SCALAR if operand.name in self.scalars else self.classes.get(operand.name)
+                    axes = summed_axes(own, self.classes.get(target))
                     shape = None if axes else cst.parse_expression(self.shape_of(operand.name))
                     expr = unbroadcast_call(expr, shape, operand.name, axes)
                 self.adj.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform",
