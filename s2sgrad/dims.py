@@ -159,6 +159,12 @@ def determinant(shapes: tuple) -> Optional[tuple]:
     return shapes[0][:-2] if len(shapes) == 1 and shapes[0] is not None and len(shapes[0]) >= 2 else None
 
 
+def sign_and_log(shapes: tuple) -> Optional[tuple]:
+    """``np.linalg.slogdet(a)``'s two outputs: one number each a matrix of the stack."""
+    found = determinant(shapes)
+    return None if found is None else (found, found)
+
+
 def diagonal_of(shapes: tuple) -> Optional[tuple]:
     """``np.diag(v)``: a vector's square matrix, a square matrix's diagonal (other shapes: not
     known here)."""

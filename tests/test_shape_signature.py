@@ -646,3 +646,28 @@ def test_a_number_added_to_an_array_sums_its_adjoint_over_every_axis():
         assert isinstance(got[1], float)
     made = s2sgrad.source(grad, like=args)
     assert "unbroadcast" not in made and "np.shape(b)" not in made, made
+
+
+def gauss_logdet(A, mu, X):
+    S = A @ A.T + np.eye(A.shape[0])
+    sign, logdet = np.linalg.slogdet(S)
+    R = X - mu
+    n, d = X.shape
+    return -0.5 * np.sum(R * np.linalg.solve(S, R.T).T) - 0.5 * n * logdet - 0.5 * n * d * np.log(2.0 * np.pi)
+
+
+def test_items_of_a_shape_constants_and_slogdets_outputs_are_numbers():
+    core = lower(find_function(from_function(gauss_logdet)), DEFAULT_TABLE)
+    scalars = known_scalars(core, DEFAULT_TABLE)
+    assert {"n", "d"} <= scalars  # n, d = X.shape
+    classes = shape_classes(core, DEFAULT_TABLE, scalars, {"A": ("n0", "n0"), "mu": ("n0",), "X": ("n1", "n0")})
+    assert classes["sign"] == classes["logdet"] == "()"
+    rng = np.random.default_rng(7)
+    args = (rng.normal(size=(3, 3)), rng.normal(size=3), rng.normal(size=(6, 3)))
+    grad = s2sgrad.grad(gauss_logdet, argnums=(0, 1))
+    expected = autograd.grad(_twin(gauss_logdet), (0, 1))(*args)
+    for _ in range(3):
+        for g, e in zip(grad(*args), expected):
+            np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-12)
+    made = s2sgrad.source(grad, like=args)
+    assert "unbroadcast" not in made and "np.shape(" not in made, made

@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..lower.ir import Const, CoreFunction, Var, definition_counts, flatten
+from ..lower.ir import SUBSCRIPT, Const, CoreFunction, Var, definition_counts, flatten
 from ..rules.nondiff import SCALAR_CONSTANTS
 from ..rules.table import RuleTable
 
@@ -60,12 +60,34 @@ def _is_scalar_operand(op, scalars: set) -> bool:
     if isinstance(op, Var):
         return op.name in scalars
     if isinstance(op, Const):
-        return is_scalar_literal(op.node)
+        return is_scalar_literal(op.node) or (not op.reads and op.code in SCALAR_CONSTANTS)
     return False
 
 
-def _scalar_definition(stmt, scalars: set, table: RuleTable, reductions: bool = True) -> bool:
+_SHAPE_READ = m.Attribute(attr=m.Name("shape"))
+
+
+def _shape_tuples(stmts_of: dict, counts: dict) -> frozenset:
+    """The names bound once, to a ``.shape`` read (``X_shape = X.shape``, the lowering of
+    ``n, d = X.shape``): an item of one at a literal position is one number."""
+    return frozenset(name for name, stmts in stmts_of.items()
+                     if counts.get(name) == 1 and len(stmts) == 1 and stmts[0].prim.op == "nondiff"
+                     and len(stmts[0].targets) == 1 and m.matches(stmts[0].expr, _SHAPE_READ))
+
+
+def _shape_item(prim, shapes: frozenset) -> bool:
+    """``X_shape[0]`` of a name in ``shapes`` (_shape_tuples) at a literal int position."""
+    return prim.op == SUBSCRIPT and len(prim.args) == 2 and not prim.kwargs and \
+        isinstance(prim.args[0], Var) and prim.args[0].name in shapes and \
+        isinstance(prim.args[1], Const) and not prim.args[1].reads and \
+        m.matches(prim.args[1].node, m.Integer() | m.UnaryOperation(operator=m.Minus(), expression=m.Integer()))
+
+
+def _scalar_definition(stmt, scalars: set, table: RuleTable, reductions: bool = True,
+                       shapes: frozenset = frozenset()) -> bool:
     prim = stmt.prim
+    if _shape_item(prim, shapes):
+        return True
     if getattr(table.get(prim.op), "reduction", ""):
         if not reductions:
             return False
@@ -102,11 +124,12 @@ def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = froze
                if all(len(s.targets) == 1 for s in stmts) and counts.get(name) == len(stmts)
                and (name not in params or name in numbers)}
     scalars |= numbers & params
+    shapes = _shape_tuples(stmts_of, counts)
     changed = True
     while changed:
         changed = False
         for name in sorted(scalars):
-            if not all(_scalar_definition(s, scalars, table, reductions)
+            if not all(_scalar_definition(s, scalars, table, reductions, shapes)
                        for s in stmts_of.get(name, ())):
                 scalars.discard(name)
                 changed = True

@@ -150,15 +150,35 @@ class _Classes:
         name = stmt.targets[0]
         once = not self.in_loop[stmt] and self.counts.get(name, 0) == 1 and \
             name not in self.params and len(stmt.targets) == 1
-        found = self.evaluate(stmt, f"<{name}>" if once else TOP) if len(stmt.targets) == 1 else TOP
+        if len(stmt.targets) == 1:
+            found = (self.evaluate(stmt, f"<{name}>" if once else TOP),)
+        else:
+            found = self.outputs_classes(stmt)
         changed = False
-        for target in (stmt.targets if found is not _BOTTOM else ()):
+        for target, each in (zip(stmt.targets, found) if _BOTTOM not in found else ()):
             old = self.env.get(target, _BOTTOM)
-            new = found if old is _BOTTOM or old == found else TOP
+            new = each if old is _BOTTOM or old == each else TOP
             if new != old:
                 self.env[target] = new
                 changed = True
         return changed
+
+    def outputs_classes(self, stmt: Stmt) -> tuple:
+        """The classes of a statement's several targets: unpacked from a rule's several outputs
+        whose shapes its result_shape gives (``sign, logdet = np.linalg.slogdet(S)``), each TOP
+        where not known (_BOTTOM where an operand's is not known yet)."""
+        rule = self.table.get(stmt.prim.op)
+        unknown = (TOP,) * len(stmt.targets)
+        if not stmt.unpack or not getattr(rule, "outputs", ()) or rule.result_shape is None or \
+                stmt.prim.kwargs or any(t in self.scalars for t in stmt.targets):
+            return unknown
+        shapes = tuple(self.shape_of(a) if isinstance(a, (Var, Const)) else None for a in stmt.prim.args)
+        if _PENDING in shapes:
+            return (_BOTTOM,) * len(stmt.targets)
+        found = rule.result_shape(shapes)
+        if found is None or len(found) != len(stmt.targets):
+            return unknown
+        return tuple(SCALAR if shape == () else shape for shape in found)
 
     def operand_class(self, op):
         if isinstance(op, Var):
@@ -263,7 +283,8 @@ class _Classes:
             shapes = (self.shape_of(prim.args[0]),)
         elif _reduces_axis(rule) and prim.args:
             shapes = (self.shape_of(prim.args[0]),)
-        elif getattr(rule, "result_shape", None) is not None and not prim.kwargs:
+        elif getattr(rule, "result_shape", None) is not None and not prim.kwargs and not rule.outputs:
+            # (several outputs held by one name: outputs_classes reads them unpacked only)
             shapes = tuple(self.shape_of(a) if isinstance(a, (Var, Const)) else None for a in prim.args)
         else:
             return _NO_SHAPE
