@@ -21,6 +21,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from .simplify import negated
 from .templates import needs_parens
 
 def _code(node: cst.CSTNode) -> str:
@@ -87,13 +88,15 @@ class Adjoints:
         if var in self.lists:
             lines.append(f"{name} = s2s.add({self.current[var]}, {_code(expr)})")
             return False
+        unsigned = negated(expr)  # ``+ -e``: ``- e``, one pass fewer
+        sign, expr = ("-", unsigned) if unsigned is not None else ("+", expr)
         if self.current[var] == name and name in self.owned:
-            lines.append(f"{name} += {_code(expr)}")  # an array this sweep made and nothing shares
+            lines.append(f"{name} {sign}= {_code(expr)}")  # an array this sweep made and nothing shares
             return True
         rhs = expr
-        if needs_parens(expr, inside="+"):
+        if needs_parens(expr, inside=sign):
             rhs = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        lines.append(f"{name} = {self.current[var]} + {_code(rhs)}")
+        lines.append(f"{name} = {self.current[var]} {sign} {_code(rhs)}")
         return True
 
     def _set_uniform(self, var: str, name: str, uniform: bool) -> None:

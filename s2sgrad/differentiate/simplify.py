@@ -172,6 +172,9 @@ class _Fold(cst.CSTTransformer):
             # name that could be taken to vary
             value = left + right if isinstance(updated.operator, cst.Add) else left - right
             return _literal(value).with_changes(lpar=updated.lpar, rpar=updated.rpar)  # (1 - 2) ** 2
+        flipped = _minus_added(updated)
+        if flipped is not updated:
+            return flipped
         twice = doubled(updated)
         if twice is not updated:
             return twice
@@ -237,6 +240,27 @@ def _without_leading_minus(node: cst.BaseExpression) -> Optional[cst.BaseExpress
         if left is not None:
             return node.with_changes(left=left)
     return None
+
+
+def negated(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``e`` where ``node`` is ``-e`` (a leading negation of a chain of ``*`` and ``/``), in
+    parentheses where it needs them after a ``-``; None otherwise."""
+    unsigned = _without_leading_minus(node) if not node.lpar else None
+    if isinstance(unsigned, cst.BinaryOperation) and isinstance(unsigned.operator, (cst.Add, cst.Subtract)):
+        unsigned = unsigned.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return unsigned
+
+
+def _minus_added(node: cst.BinaryOperation) -> cst.BaseExpression:
+    """``a + -b * c`` -> ``a - b * c`` and ``a - -b`` -> ``a + b``: the negation is the other
+    operation (exact, as negation is), one pass fewer."""
+    if not isinstance(node.operator, (cst.Add, cst.Subtract)):
+        return node
+    unsigned = negated(node.right)
+    if unsigned is None:
+        return node
+    operator = cst.Subtract() if isinstance(node.operator, cst.Add) else cst.Add()
+    return node.with_changes(operator=operator, right=unsigned)
 
 
 _CHAIN = (cst.Multiply, cst.Divide)

@@ -90,7 +90,8 @@ class _Substitute(cst.CSTTransformer):
 
 
 def needs_parens(node: cst.CSTNode, inside: str = "*") -> bool:
-    """Whether ``node`` must be parenthesized as an operand (of ``+`` or of a tighter operator)."""
+    """Whether ``node`` must be parenthesized as an operand (of ``+``, the right one of ``-``, or
+    of a tighter operator)."""
     if node.lpar if hasattr(node, "lpar") else False:
         return False
     if isinstance(node, ATOMS):
@@ -100,6 +101,8 @@ def needs_parens(node: cst.CSTNode, inside: str = "*") -> bool:
     if isinstance(node, cst.BinaryOperation):
         if inside == "+":
             return not isinstance(node.operator, _TIGHT + (cst.Add,))
+        if inside == "-":
+            return not isinstance(node.operator, _TIGHT)
         return True
     return True
 

@@ -157,6 +157,11 @@ def test_fold_keeps_known_scalars_inside_sums():
     ("g * a * -2 * 4 * c", "g * -8 * a * c"),
     ("g * 0.5 * 2", "g"),
     ("g * 0.3 * 2 * c", "g * 2 * 0.3 * c"),
+    # a negation added is a subtraction (exact): one pass fewer
+    ("a + -b * c", "a - b * c"),
+    ("a - -b", "a + b"),
+    ("a + -(b + c) * g", "a - (b + c) * g"),
+    ("a + -2 * b", "a + -2 * b"),  # a negative number stays a factor
 ])
 def test_simplify_products(expr, expected):
     from s2sgrad.differentiate.simplify import simplify

@@ -10,8 +10,7 @@ def rosenbrock_jvp(x, x_dot):
     # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
     x__neg1 = x[:-1]
     x_1_minus_x__neg1_pow_2 = x[1:] - x__neg1**2
-    x_1_minus_x__neg1_pow_2_dot = x_dot[1:] + x_dot[:-1] * -2 * x__neg1
-    power_dot = x_1_minus_x__neg1_pow_2_dot * 2 * x_1_minus_x__neg1_pow_2
+    power_dot = (x_dot[1:] - x_dot[:-1] * 2 * x__neg1) * 2 * x_1_minus_x__neg1_pow_2
     t_1_0_minus_x__neg1_2 = 1.0 - x[:-1]
     total = 100.0 * x_1_minus_x__neg1_pow_2**2 + t_1_0_minus_x__neg1_2**2
     total_dot = power_dot * 100.0 + x_dot[:-1] * -2 * t_1_0_minus_x__neg1_2
