@@ -1835,8 +1835,8 @@ class Gen:
         """A term reading module globals the test rebinds between calls of one gradient (``GB``
         to another array, of another shape too, ``GS`` to another float): drawn last, so the
         rest of each program is what it was before this production."""
-        if not self.ch.bool(30):
-            return ""
+        if not self.ch.bool(30) or self.env.get("x", (M,))[0] != M:
+            return ""  # (x rebound to another shape: GB * np.sin(x) would not broadcast)
         self.prog.imports.add("gbatch")
         self.tag("global_rebound")
         return " + GS * np.sum(GB * np.sin(x))"
