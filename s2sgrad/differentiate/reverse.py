@@ -33,7 +33,8 @@ from ..rules.helpers.inplace import SETITEM, SETITEM_INTO, SETITEM_VALUE_VJP
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts
 from .growth import append_in_place, pop_in_place
-from .writes_in_place import Plain, drop_unread_records, shape_only_records, write_in_place
+from .plain_writes import Plain
+from .writes_in_place import drop_unread_records, shape_only_records, write_in_place
 from .records import Records
 from .release import release
 from .unknown import no_rule

@@ -25,7 +25,7 @@ a group works in place only where:
   ``SHAPE_READS``) reads nothing a write changes.
 
 Anything else keeps the copying code (never a different program). Where every name of a group
-certainly holds a numpy array (``Plain``: what the builder knows of the names, from code made
+certainly holds a numpy array (``Plain``, plain_writes.py: what the builder knows of the names, from code made
 for a call's shapes) and the index is basic, a step is plain numpy, ``u[1:-1] = v`` and
 ``u_bar[:-2] += h``: the same writes as the helpers' fast paths, without their checks.
 ``shape_only_records`` names the values a backward loop reads only for their shapes, which the
@@ -41,13 +41,14 @@ from typing import Callable, Optional
 import libcst as cst
 
 from .groups import joined_groups
+from .plain_writes import Plain, plain_lines
 from ..program import ElseHeader, ForHeader, IfHeader, Nest, Restore, Simple, Verbatim, WhileHeader
 from ..read.names import name_nodes
 from ..read.walk import children
 from ..rules.helpers.inplace import FRESH_METHODS, GETITEM_ADD, GETITEM_VJP, OWNED_ARRAY, PASSTHROUGH, \
     SETITEM, SETITEM_INTO, SHAPE_ATTRIBUTES, SHAPE_READS, makes_new_array
 
-__all__ = ["Plain", "drop_unread_records", "shape_only_records", "write_in_place"]
+__all__ = ["drop_unread_records", "shape_only_records", "write_in_place"]
 
 
 def _dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -583,87 +584,26 @@ def _in_place(item: Simple) -> Simple:
     return item
 
 
-@dataclass(frozen=True)
-class Plain:
-    """What lets a step that works in place be plain numpy (``u[1:-1] = v``, ``g[1:-1] += h``)
-    rather than a helper that checks its operands each time: ``arrays``, the names that, held by
-    an array the sweep owns, certainly hold a numpy array (of a known shape, one axis or more:
-    code made for a call's shapes); ``numbers``, the names certainly holding one number (an
-    index's ints). Given to write_in_place by the builder; empty: no plain step."""
-
-    arrays: frozenset = frozenset()
-    numbers: frozenset = frozenset()
-
-
-_SLICE_PARTS = 3
-
-
-def _index_part(node: cst.BaseExpression, numbers: frozenset):
-    """A ``cst.Index`` or ``cst.Slice`` writing one part of a basic index as a subscript
-    (``slice(1, -1, None)`` -> ``1:-1``, an int literal, a name holding one number), else None."""
-    if isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and
-                                         isinstance(node.operator, cst.Minus) and
-                                         isinstance(node.expression, cst.Integer)):
-        return cst.Index(node)
-    if isinstance(node, cst.Name) and node.value in numbers:
-        return cst.Index(node)
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "slice" \
-            and 1 <= len(node.args) <= _SLICE_PARTS and all(a.keyword is None and a.star == "" for a in node.args):
-        parts = [a.value for a in node.args]
-        if len(parts) == 1:
-            parts = [cst.Name("None"), parts[0], cst.Name("None")]
-        parts += [cst.Name("None")] * (_SLICE_PARTS - len(parts))
-        lower, upper, step = (None if isinstance(p, cst.Name) and p.value == "None" else p for p in parts)
-        return cst.Slice(lower=lower, upper=upper, step=step)
-    return None
-
-
-def _subscript(base: cst.Name, index: cst.BaseExpression, numbers: frozenset) -> Optional[cst.Subscript]:
-    """``base[...]`` for a basic index written as helpers take it (``(slice(1, -1, None),)``,
-    ``t``), else None."""
-    items = [e.value for e in index.elements] if isinstance(index, cst.Tuple) else [index]
-    if not items or any(isinstance(e, cst.StarredElement) for e in items):
-        return None
-    parts = [_index_part(item, numbers) for item in items]
-    if None in parts:
-        return None
-    return cst.Subscript(base, [cst.SubscriptElement(p) for p in parts])
-
-
 def _plain_step(item: Simple, numbers: frozenset):
-    """The items writing a step of a group that works in place as plain numpy (the write, then
-    the step's target bound to the array written, where it is another name), or None where its
-    index is not one this writes."""
+    """A step of a group that works in place as plain numpy (plain_writes.plain_lines), or None
+    where its index is not one that writes."""
     node = item.node
     if isinstance(node, cst.AugAssign):
         if not (isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign) and
                 _scatter(node.value)):
             return None
-        base, (h, _, index) = node.target, (a.value for a in node.value.args)
-        target = None
-        write = "+="
-    else:
-        value = node.value
-        target = item.assigned
-        if _helper_call(value, SETITEM) or _helper_call(value, SETITEM_INTO):
-            if len(value.args) != 3 or any(a.keyword is not None or a.star != "" for a in value.args):
-                return None
-            base, index, h = (a.value for a in value.args)
-            write = "="
-        elif isinstance(value, cst.BinaryOperation):
-            base, (h, _, index) = value.left, (a.value for a in value.right.args)
-            write = "+="
-        else:
+        value, _, index = (a.value for a in node.value.args)
+        return plain_lines(None, node.target, index, value, True, numbers)
+    value = node.value
+    if _helper_call(value, SETITEM) or _helper_call(value, SETITEM_INTO):
+        if len(value.args) != 3 or any(a.keyword is not None or a.star != "" for a in value.args):
             return None
-    subscript = _subscript(base, index, numbers)
-    if subscript is None:
-        return None
-    written = cst.AugAssign(subscript, cst.AddAssign(), h) if write == "+=" \
-        else cst.Assign([cst.AssignTarget(subscript)], h)
-    lines = (Simple(written),)
-    if target is not None and target != base.value:
-        lines += (Simple(cst.Assign([cst.AssignTarget(cst.Name(target))], base)),)
-    return lines
+        base, index, written = (a.value for a in value.args)
+        return plain_lines(item.assigned, base, index, written, False, numbers)
+    if isinstance(value, cst.BinaryOperation):
+        added, _, index = (a.value for a in value.right.args)
+        return plain_lines(item.assigned, value.left, index, added, True, numbers)
+    return None
 
 
 def _in_place_step(plain: Plain, group: frozenset):
