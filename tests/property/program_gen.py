@@ -1949,6 +1949,8 @@ def user_class(gen: "Gen", prog: Program, lines: list) -> str:
     form = ch.choice(["global", "built", "dataclass"])
     gen.tag("user_class", f"user_class_{form}")
     z = ch.choice(["x", "v"])
+    if gen.env.get("x", (M,))[0] != M:
+        z = "v"  # (x rebound to another shape: the methods broadcast it against a vector of v's)
     if "import dataclasses" not in prog.main:
         prog.main += "\n\n\nimport dataclasses"
     prog.main += USER_CLASSES
