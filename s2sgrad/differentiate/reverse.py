@@ -349,11 +349,11 @@ class ReverseBuilder(Contributions, BlockSweeps):
         packed = tuple(self.rec.packed(n) for n in residuals)
         kept = {p.name for p in fn.params} | scalars | set(self.rec.shape_base) | {seed}
         backward = list(pop_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))
-        arrays = self.known_arrays()
+        arrays, numbers = self.known_arrays(), self.index_numbers()
         adjoints = frozenset(name for var, name in self.namer.adjoints().items() if var in arrays) \
             - self.adj.uniform_names if self.adj.in_place else frozenset()
         backward = list(write_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns),
-                                       Plain(adjoints, self.index_numbers())))
+                                       Plain(adjoints, numbers)))
         self.rec.templates = shape_only_records(tuple(backward), tuple(returns))
         backward, self.rec.unread = drop_unread_records(tuple(backward))
         backward = list(backward)
@@ -361,7 +361,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         result_code = _code(operand_node(fn.result))
         forward = fold(lift(self.forward_code(fn.body)), line_read_counts(packed + (result_code,)))
         forward = write_in_place(forward, frozenset(p.name for p in fn.params), packed + (result_code,),
-                                 Plain(arrays, self.index_numbers()))
+                                 Plain(arrays, numbers))
         forward = append_in_place(forward, self.appends(), frozenset(p.name for p in fn.params),
                                   packed + (result_code,))
         return VjpFunction(

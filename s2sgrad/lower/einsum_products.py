@@ -26,7 +26,7 @@ from typing import Mapping, Optional
 
 import libcst as cst
 
-from .ir import MATMUL, Const, CoreFunction, If, Loop, Prim, Stmt, Var, defined_names, definition_counts
+from .ir import MATMUL, Const, CoreFunction, If, Loop, Prim, Stmt, Var, defined_names
 from .naming import Namer
 
 EINSUM = "numpy.einsum"
@@ -79,8 +79,7 @@ def product_plan(subscripts: str, ranks: tuple) -> Optional[tuple]:
 
 class _Rewriter:
     def __init__(self, fn: CoreFunction, shapes: Mapping[str, tuple]) -> None:
-        self.shapes = dict(shapes)
-        self.once = {name for name, count in definition_counts(fn.body).items() if count == 1}
+        self.shapes = shapes
         self.namer = Namer(fn.reserved | defined_names(fn.body) | {p.name for p in fn.params})
         self.added: set = set()
         self.changed = False
@@ -112,14 +111,11 @@ class _Rewriter:
         plan = product_plan(text, ranks) if text is not None and None not in ranks else None
         if plan is None:
             return (stmt,)
-        swap, transpose_left, transpose_right, output = plan
+        swap, transpose_left, transpose_right, _ = plan
         left, right = (b, a) if swap else (a, b)
         made: list = []
         left = self.transposed(left, stmt, made) if transpose_left else left
         right = self.transposed(right, stmt, made) if transpose_right else right
-        target = stmt.targets[0]
-        if target in self.once:  # a later einsum reads its rank
-            self.shapes[target] = (None,) * len(output)
         expr = cst.BinaryOperation(_node(left), cst.MatrixMultiply(), _node(right))
         made.append(replace(stmt, expr=expr, prim=Prim(MATMUL, (left, right), location=prim.location)))
         self.changed = True
@@ -142,7 +138,8 @@ def _node(op) -> cst.BaseExpression:
 def einsum_products(fn: CoreFunction, shapes: Mapping[str, tuple]) -> CoreFunction:
     """``fn`` with each einsum that is a matrix product of operands of known ranks (``shapes``:
     name -> a known shape, a tuple of dims) written as that product (``fn`` itself where there is
-    none)."""
+    none). An einsum of a product's result has its rank known at the next run of the shape
+    analysis: the pipeline runs this again until nothing changes."""
     rewriter = _Rewriter(fn, shapes)
     body = rewriter.block(fn.body)
     if not rewriter.changed:
