@@ -281,6 +281,35 @@ def test_the_caret_points_at_the_occurrence_that_is_refused():
         assert str(info.value).startswith(f"{HERE}:{line}:{col}: "), str(info.value)
 
 
+def window_of_the_step_before(x, w):
+    total = 0.0
+    for k in range(len(w)):
+        if k > 0:
+            total = total + np.sum(x[j:j + 2] * w[k])  # stale-index
+        j = k + 1
+    return total
+
+
+def scale_of_the_step_before(x, w):
+    total = 0.0
+    for k in range(len(w)):
+        if k > 0:
+            total = total + np.sum(x * w[k]) * c  # stale-value
+        c = np.sin(w[k])
+    return total
+
+
+def test_a_value_the_step_before_assigned_is_refused_where_it_is_read():
+    # An index's name read before the step assigns it would be read, in the backward sweep, as
+    # the step assigned it (a gradient at the wrong place): refused as a value's is.
+    for fn, marker, snippet in [(window_of_the_step_before, "stale-index", "j:j + 2"),
+                                (scale_of_the_step_before, "stale-value", "c  #")]:
+        with pytest.raises(s2sgrad.TransformError) as info:
+            s2sgrad.grad(fn, argnums=(0, 1))
+        assert_located(info.value, marker, snippet.split("  ")[0], "is read before it is assigned",
+                       "in a loop, before the loop too")
+
+
 def import_file(path, monkeypatch):
     import importlib.util
 

@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 import libcst as cst
+import libcst.matchers as m
+from libcst.matchers import findall
 
+from ..read.names import name_nodes
 from ..read.parse import ParsedFunction
 from .ir import Origin, Prim, Stmt, Var
 from .naming import Namer
@@ -78,13 +81,26 @@ class Context:
         return Var(name)
 
     def verbatim(self, node: cst.BaseExpression) -> tuple:
-        """``node`` with locals renamed to their SSA names, and the names it reads."""
+        """``node`` with locals renamed to their SSA names, and the names it reads. A local it
+        reads that is not assigned yet (in a loop: what the step before assigned) is refused,
+        as an operand's is: the backward sweep would read the value the step assigned."""
+        bound_inside = {n.value for found in findall(node, m.CompFor() | m.Lambda())
+                        for n in name_nodes(found.target if isinstance(found, cst.CompFor) else found.params)}
+        for name in name_nodes(node, reads_only=True):
+            if name.value in self.locals and name.value not in self.env and name.value not in bound_inside:
+                raise self.unassigned(name)
         renamer = Renamer({k: v for k, v in self.env.items()})
         new = node.visit(renamer)
         for name in read_names(node):
             if name not in self.env and name not in self.locals:
                 self.globals_read.add(name)
         return new, tuple(renamer.reads)
+
+    def unassigned(self, name: cst.Name) -> Exception:
+        """The refusal of a local read before it is assigned (in a loop: before the step assigns it)."""
+        return self.pf.error(name, f"`{name.value}` is read before it is assigned",
+                             "assign it before it is read; in a loop, before the loop too (then "
+                             "the value the step before assigned is carried to the next step)")
 
     def collect(self, lower: Callable[[], Any]) -> tuple:
         """``(statements, value)``: what ``lower()`` emits, as a block of its own, and its value."""

@@ -42,7 +42,7 @@ def operand(ctx: Context, node: cst.BaseExpression, target: Optional[str] = None
     """Lower ``node`` to an operand, emitting statements for its parts."""
     if isinstance(node, cst.Name) and node.value in ctx.locals:
         if node.value not in ctx.env:
-            raise ctx.pf.error(node, f"`{node.value}` is read before it is assigned")
+            raise ctx.unassigned(node)
         return Var(ctx.env[node.value])
     if is_constant(ctx, node):
         new, reads = ctx.verbatim(node)
