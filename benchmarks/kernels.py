@@ -1002,6 +1002,8 @@ DISTINCT = {
     "huber_minimum": "np.minimum instead of np.where",
     "layernorm_methods": "ndarray.var instead of a mean of squares",
     "conv1d_convolve": "np.convolve instead of a loop over the taps",
+    "conv1d_enumerate": "y starts as 0.0 and no array is made from m = len(x) - len(w) + 1: m may "
+                        "be negative there, so the windows x[k:k + m] have no known length",
 }
 
 # Spellings autograd is not run on: ``X.dot(W)`` with X a plain array and W autograd's box makes

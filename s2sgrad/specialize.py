@@ -37,16 +37,16 @@ def numbers_passed(params: Sequence[str], args: tuple, kwargs: dict) -> tuple:
 
 def shape_signature(params: Sequence[str], args: tuple) -> tuple:
     """``((parameter, dims), ...)`` for the positional arguments that are numpy arrays: each
-    length 1 as ``1``, each other length as a label (``"n0"``, ``"n1"``, ... in the order first
+    length 0 or 1 as itself, each other length as a label (``"n0"``, ``"n1"``, ... in the order first
     met), equal lengths by one label, a length that is 2 to dims.MULTIPLE_MOST times a lesser
     one (the least such) as that multiple (``"4*n0"``) (dims.py)."""
     arrays = [(param, value.shape) for param, value in zip(params, args) if type(value) is np.ndarray]
-    met = list(dict.fromkeys(n for _, shape in arrays for n in shape if n != 1))
+    met = list(dict.fromkeys(n for _, shape in arrays for n in shape if n > 1))
     bases: list = []
     base_of: dict = {}
     for n in sorted(met):
-        base_of[n] = next((b for b in bases if n and n % b == 0 and n // b <= dims.MULTIPLE_MOST), n)
-        if base_of[n] == n and n:
+        base_of[n] = next((b for b in bases if n % b == 0 and n // b <= dims.MULTIPLE_MOST), n)
+        if base_of[n] == n:
             bases.append(n)
     labels: dict = {}
     for n in met:
@@ -54,7 +54,7 @@ def shape_signature(params: Sequence[str], args: tuple) -> tuple:
             labels[n] = f"n{len(labels)}"
     written = {n: labels[n] if base_of[n] == n else dims.times(labels[base_of[n]], n // base_of[n])
                for n in met}
-    return tuple((param, tuple(1 if n == 1 else written[n] for n in shape)) for param, shape in arrays)
+    return tuple((param, tuple(n if n <= 1 else written[n] for n in shape)) for param, shape in arrays)
 
 
 GLOBALS_MOST = 16  # the most global arrays a call's record and shape signature take in

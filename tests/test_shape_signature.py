@@ -227,7 +227,9 @@ def reductions_and_views(a, b):
     first = a[0]
     column = a[:, 0]
     head = a[:2]
-    return np.sum(rows * b) + np.sum(kept * a) + full + np.sum(flipped @ b) + np.sum(first * column[0] * head)
+    top = a[:3]
+    return np.sum(rows * b) + np.sum(kept * a) + full + np.sum(flipped @ b) + np.sum(first * column[0] * head) \
+        + np.sum(top)
 
 
 def test_classes_of_reductions_transposes_and_indexes():
@@ -235,7 +237,8 @@ def test_classes_of_reductions_transposes_and_indexes():
     assert found["a"] == ("n0", "n1") and found["b"] == ("n0",)
     assert found["rows"] == ("n0",) and found["kept"] == ("n0", 1) and found["full"] == "()"
     assert found["flipped"] == ("n1", "n0") and found["first"] == ("n1",) and found["column"] == ("n0",)
-    assert "head" not in found  # a[:2]: its first dim is not known
+    assert found["head"] == (2, "n1")  # a label stands for a length of 2 or more: a[:2] is 2 long
+    assert "top" not in found  # a[:3]: 3 long, or n0 long where n0 is 2
 
 
 def test_other_lengths_of_a_signature_made_before_run_its_code_at_once():
@@ -426,7 +429,8 @@ def test_lengths_that_are_small_multiples_of_another_are_labelled_as_such():
     assert shape_signature("ab", (np.zeros(27), np.zeros(3))) == (("a", ("n0",)), ("b", ("n1",)))  # 9x
     assert dims.times("2*n0", 3) == "6*n0" and dims.times("n0", 9) is None and dims.times(1, 2) == 2
     assert dims.sliced("4*n0", "n0", "2*n0") == "n0" and dims.sliced("4*n0", "3*n0", None) == "n0"
-    assert dims.sliced("4*n0", "2*n0", "5*n0") is None  # past the end: numpy clips it
+    assert dims.sliced("4*n0", "2*n0", "5*n0") == "2*n0"  # past the end: numpy clips it to the end
+    assert dims.sliced("4*n0", "2*n0", "n1") is None  # before the end or past it: not known
     assert dims.sliced("4*n1", "n0", "2*n0") is None and dims.sliced("n0", 0, None) == "n0"
 
 
@@ -436,14 +440,14 @@ def gates(a, c):
     f = np.sin(a[H:2 * H])
     o = a[2 * H:3 * H] ** 2
     g = np.cos(a[3 * H:])
-    tail = a[2 * H:5 * H]  # past the end: numpy clips it (2 H long), no length known
+    tail = a[2 * H:5 * H]  # past the end: numpy clips it (2 H long)
     return np.sum(f * c + i * g * o) + np.sum(tail ** 3) * np.sum(a[H:4 * H] * a[:3 * H])
 
 
 def test_slices_by_multiples_of_a_length_have_known_lengths():
     found = classes_for(gates, (np.zeros(12), np.zeros(3)))
     assert found["i"] == found["f"] == found["g"] == found["c"] == ("n0",)
-    assert "tail" not in found
+    assert found["tail"] == ("2*n0",)
     grad = s2sgrad.grad(gates, argnums=(0, 1))
     oracle = autograd.grad(lambda a, c: anp.sum(anp.sin(a[len(c):2 * len(c)]) * c + anp.tanh(a[:len(c)]) * anp.cos(
         a[3 * len(c):]) * a[2 * len(c):3 * len(c)] ** 2) + anp.sum(a[2 * len(c):] ** 3) * anp.sum(

@@ -17,6 +17,7 @@ from ..lower.ir import (
     If,
     Loop,
     RangeHeader,
+    Seq,
     SequenceHeader,
     Stmt,
     SUBSCRIPT,
@@ -41,6 +42,7 @@ _KEPT = "/kept"  # suffix: a keepdims reduction of the class before it
 _ORDER = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 _PENDING = "/pending"  # a known shape's operand whose class is not known yet
 _NO_SHAPE = "/no shape"  # no known shape gives the result's
+COUNTER = "counter"  # the tag of a loop counter's symbol in a Linear: ``(COUNTER, name)``
 
 
 def _is_true(op) -> bool:
@@ -127,6 +129,18 @@ class _Classes:
         local = _local_names(fn.body) | self.params
         self.globals = {name: dims_ for name, dims_ in shapes.items() if name not in local}
         self.integers = set(counters(fn))
+        loops = [loop for loop in _loops(fn.body) if isinstance(loop.kind, (RangeHeader, SequenceHeader))]
+        names = [loop.kind.counter if isinstance(loop.kind, RangeHeader) else loop.kind.index for loop in loops]
+        self.counting = {name: loop for name, loop in zip(names, loops)
+                         if name in self.integers and names.count(name) == 1}
+        # statement -> how many of the body's makers (made_lengths) run before it
+        self.makers: list = []
+        self.position: dict = {}
+        for node in fn.body:
+            for stmt in flatten((node,)):
+                self.position[stmt] = len(self.makers)
+            if isinstance(node, Stmt) and _made_lengths(node, table):
+                self.makers.append(node)
         self.single = {stmt.targets[0]: stmt for stmt in self.in_loop if len(stmt.targets) == 1
                        and self.counts.get(stmt.targets[0]) == 1 and stmt.targets[0] not in self.params}
 
@@ -208,7 +222,7 @@ class _Classes:
             return self.operand_class(prim.args[0])
         if prim.op in self.table.elementwise:
             return self.elementwise_class(prim, own)
-        shaped = self.result_shape(prim)
+        shaped = self.result_shape(stmt)
         if shaped is not _NO_SHAPE:
             return shaped
         if getattr(self.table.get(prim.op), "reduction", "") and prim.args and \
@@ -271,9 +285,10 @@ class _Classes:
             return found
         return () if found == SCALAR else None
 
-    def result_shape(self, prim):
-        """The class a known shape gives ``prim``'s result (its rule's result shape, an index
+    def result_shape(self, stmt: Stmt):
+        """The class a known shape gives ``stmt``'s result (its rule's result shape, an index
         by integers, a reduction), _BOTTOM where an operand's is not known yet, else _NO_SHAPE."""
+        prim = stmt.prim
         rule = self.table.get(prim.op)
         if getattr(rule, "result_lengths", ""):
             found = self.lengths_given(rule, prim)
@@ -285,13 +300,17 @@ class _Classes:
             shapes = (self.shape_of(prim.args[0]),)
         elif getattr(rule, "result_shape", None) is not None and not prim.kwargs and not rule.outputs:
             # (several outputs held by one name: outputs_classes reads them unpacked only)
-            shapes = tuple(self.shape_of(a) if isinstance(a, (Var, Const)) else None for a in prim.args)
+            shapes = tuple(self.shape_of(a) if isinstance(a, (Var, Const)) else
+                           [self.shape_of(i) for i in a.items] if isinstance(a, Seq) and
+                           rule.result_shape in dims.TAKES_ITEMS else None for a in prim.args)
         else:
             return _NO_SHAPE
-        if any(shape is _PENDING for shape in shapes):
+        if any(shape is _PENDING or (isinstance(shape, list) and _PENDING in shape) for shape in shapes):
             return _BOTTOM
         if prim.op == SUBSCRIPT:
-            found = _indexed(shapes[0], prim.args[1], self.integers, self.length)
+            facts = self.facts_before(stmt)
+            found = _PENDING if facts is _PENDING else \
+                _indexed(shapes[0], prim.args[1], self.integers, self.integer, self.counter_bounds, facts)
             if found is _PENDING:
                 return _BOTTOM
         elif _reduces_axis(rule):
@@ -302,25 +321,42 @@ class _Classes:
             return _NO_SHAPE
         return SCALAR if found == () else found
 
-    def length(self, node, seen: frozenset = frozenset()):
-        """The dim (dims.py: 1, a label or a literal length) the integer expression ``node`` (a
-        libcst node) certainly equals: ``x.shape[k]`` or ``len(x)`` of an array of known shape,
-        a positive literal, a literal multiple of one (``2 * H``), a name bound once to one of
-        those; None where not known, _PENDING where not known yet."""
+    def integer(self, node, seen: frozenset = frozenset()):
+        """The Linear (dims.py) the integer expression ``node`` (a libcst node) certainly
+        equals: an int literal, ``x.shape[k]`` or ``len(x)`` of an array of known shape (a
+        length certainly 0 or more), a loop's counter (the symbol ``(COUNTER, name)``:
+        counter_bounds), sums, differences and products by a literal of those, a name bound
+        once to one; None where not known, _PENDING where not known yet."""
         if isinstance(node, cst.Integer):
-            return node.evaluated_value if node.evaluated_value >= 1 else None
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
-            k, other = (node.left, node.right) if isinstance(node.left, cst.Integer) else (node.right, node.left)
-            if not isinstance(k, cst.Integer):
+            return dims.Linear((), node.evaluated_value)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            found = self.integer(node.expression, seen)
+            return found if found is None or found is _PENDING else found.times(-1)
+        if isinstance(node, cst.BinaryOperation) and \
+                isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply)):
+            left, right = self.integer(node.left, seen), self.integer(node.right, seen)
+            if left is None or right is None:
                 return None
-            dim = self.length(other, seen)
-            return dim if dim is _PENDING or dim is None else dims.times(dim, k.evaluated_value)
+            if left is _PENDING or right is _PENDING:
+                return _PENDING
+            if isinstance(node.operator, cst.Add):
+                return left + right
+            if isinstance(node.operator, cst.Subtract):
+                return left - right
+            if not left.terms or not right.terms:  # a literal multiple
+                return right.times(left.constant) if not left.terms else left.times(right.constant)
+            return None
         if isinstance(node, cst.Name):
+            if node.value in self.integers:
+                return dims.Linear.symbol((COUNTER, node.value))
             stmt = self.single.get(node.value)
-            if stmt is None or node.value in seen or stmt.prim.op != "nondiff" or \
-                    stmt.expr is None:
+            if stmt is None or node.value in seen:
                 return None
-            return self.length(stmt.expr, seen | {node.value})
+            found = self.bound_integer(stmt, seen | {node.value})
+            if isinstance(found, dims.Linear) and self.in_loop[stmt] and \
+                    any(not dims.is_label(s) for s in found.symbols()):
+                return None  # a later step may read the value an earlier one bound
+            return found
         if m.matches(node, m.Subscript(value=m.Attribute(value=m.Name(), attr=m.Name("shape")),
                                        slice=[m.SubscriptElement(m.Index())])):
             at = _literal_int(node.slice[0].slice.value)
@@ -334,7 +370,75 @@ class _Classes:
         if shape is None or at is None or not -len(shape) <= at < len(shape):
             return None
         dim = shape[at]
-        return dim if dim == 1 or dims.not_one(dim) else None
+        return dims.linear(dim) if dim is not dims.UNKNOWN and dims.nonnegative(dim) else None
+
+    def bound_integer(self, stmt: Stmt, seen: frozenset):
+        """integer of what ``stmt`` binds its one target to: its code (a call without a
+        derivative: ``len(x)``), or a sum, difference, product or copy of integers (the lowering
+        writes ``m = len(x) - K + 1`` as such steps)."""
+        prim = stmt.prim
+        if prim.op == "nondiff":
+            return None if stmt.expr is None else self.integer(stmt.expr, seen)
+        operator = _INTEGER_OPERATORS.get(prim.op, False)
+        if operator is False or prim.kwargs or len(prim.args) != (1 if prim.op == "copy" else 2) or \
+                not all(isinstance(a, (Var, Const)) for a in prim.args):
+            return None
+        nodes = [cst.Name(a.name) if isinstance(a, Var) else a.node for a in prim.args]
+        if len(nodes) == 1:
+            return self.integer(nodes[0], seen)
+        return self.integer(cst.BinaryOperation(nodes[0], operator(), nodes[1]), seen)
+
+    def length(self, node, nonnegative: bool = False):
+        """The dim (dims.py) of the length the integer expression ``node`` gives an array made
+        with it (a maker raises for a negative one); ``nonnegative``: only a length certainly 0
+        or more (``reshape`` takes -1 for a length to find). None where not known, _PENDING
+        where not known yet."""
+        found = self.integer(node)
+        if found is None or found is _PENDING:
+            return found
+        if nonnegative and not dims.nonnegative(found):
+            return None
+        return dims.length_of(found)
+
+    def facts_before(self, stmt: Stmt):
+        """The lengths known to be 0 or more where ``stmt`` runs: those an array made by a
+        statement of the function's body before the one holding ``stmt`` was made with (a
+        maker raises for a negative length: ``m = n - K + 1; y = np.zeros(m)``); _PENDING
+        where one is not known yet."""
+        found = []
+        for maker in self.makers[:self.position.get(stmt, 0)]:
+            for node in _made_lengths(maker, self.table) or ():
+                length = self.integer(node)
+                if length is _PENDING:
+                    return _PENDING
+                if length is not None and length.terms:
+                    found.append(length)
+        return tuple(found)
+
+    def counter_bounds(self, symbol):
+        """``(low, high)``: the Linears of labels a loop counter (``(COUNTER, name)``) lies
+        between in the loop that counts with it (the one loop binding it: ``range(stop)``,
+        ``range(start, stop[, step > 0])``, the index of a loop over sequences of known
+        lengths); None where not known, _PENDING where not known yet."""
+        loop = self.counting.get(symbol[1]) if isinstance(symbol, tuple) and symbol[0] == COUNTER else None
+        if loop is None:
+            return None
+        if isinstance(loop.kind, SequenceHeader):
+            shapes = [self.shape_of(op) for op in loop.kind.sequences]
+            if _PENDING in shapes:
+                return _PENDING
+            first = next((s[0] for s in shapes if s and s[0] is not dims.UNKNOWN and dims.nonnegative(s[0])), None)
+            return None if first is None else (dims.Linear(), dims.linear(first) - dims.Linear((), 1))
+        args = loop.kind.args
+        if len(args) == 3 and not (isinstance(args[2], cst.Integer) and args[2].evaluated_value > 0):
+            return None
+        ends = [self.integer(a) for a in args[:2]]
+        if _PENDING in ends:
+            return _PENDING
+        if None in ends:
+            return None
+        low, stop = (dims.Linear(), ends[0]) if len(ends) == 1 else ends
+        return low, stop - dims.Linear((), 1)
 
     def named_shape(self, name: str):
         """shape_of the value ``name`` names in the code (a local, else a global array's)."""
@@ -347,30 +451,13 @@ class _Classes:
         """The shape of an array made from lengths known (dims.py's tuple): ``np.zeros(n)``,
         ``np.ones((n, m))``, ``np.empty(x.shape)``, ``np.eye(n)``; None where it is no such
         call or a length is not known, _PENDING where not known yet."""
-        prim, call = stmt.prim, stmt.expr
-        if prim.op != "nondiff" or not prim.callee or not isinstance(call, cst.Call) or \
-                any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
-            return None
-        if self.table.makes_shape(prim.callee):  # (``np.zeros(x.shape)``: _shape_source)
-            if any(a.keyword is not None and a.keyword.value == "shape" for a in call.args):
-                return None
-            node = call.args[0].value
-            items = [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
-        elif self.table.makes_square(prim.callee):
-            positional = [a.value for a in call.args if a.keyword is None]
-            named = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-            if len(positional) > 2 or (len(positional) == 2 and "M" in named):
-                return None
-            second = positional[1] if len(positional) == 2 else named.get("M")
-            items = [positional[0], positional[0] if second is None or _is_none(second) else second]
-        else:
-            return None
-        return self.lengths(items)
+        items = _made_lengths(stmt, self.table)
+        return None if items is None else self.lengths(items)
 
-    def lengths(self, nodes: list):
+    def lengths(self, nodes: list, nonnegative: bool = False):
         """The shape whose lengths are ``nodes`` (libcst nodes: length); None where one is not
         known, _PENDING where one is not known yet."""
-        found = tuple(self.length(node) for node in nodes)
+        found = tuple(self.length(node, nonnegative) for node in nodes)
         if _PENDING in found:
             return _PENDING
         return None if None in found else found
@@ -394,7 +481,7 @@ class _Classes:
             return None
         if any(isinstance(e, cst.StarredElement) for e in nodes):
             return None
-        return self.lengths(nodes)
+        return self.lengths(nodes, nonnegative=True)
 
     def compared_shape(self, stmt: Stmt):
         """The class of a comparison without a derivative (``a <= delta``) of names and numbers
@@ -438,10 +525,49 @@ class _Classes:
         return _BOTTOM if classes else SCALAR
 
 
+# the primitives of integer arithmetic the lowering writes, as the operators integer() reads
+_INTEGER_OPERATORS = {"operator.add": cst.Add, "operator.sub": cst.Subtract, "operator.mul": cst.Multiply,
+                      "copy": None}
+
+
+def _made_lengths(stmt: Stmt, table: RuleTable) -> Optional[list]:
+    """The length expressions (libcst nodes) of an array a maker call makes (``np.zeros(n)``,
+    ``np.ones((n, m))``, ``np.eye(n)``: the table's makes_shape and makes_square), else None."""
+    prim, call = stmt.prim, stmt.expr
+    if prim.op != "nondiff" or not prim.callee or not isinstance(call, cst.Call) or \
+            any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
+        return None
+    if table.makes_shape(prim.callee):  # (``np.zeros(x.shape)``: _shape_source)
+        if any(a.keyword is not None and a.keyword.value == "shape" for a in call.args):
+            return None
+        node = call.args[0].value
+        return [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
+    if table.makes_square(prim.callee):
+        positional = [a.value for a in call.args if a.keyword is None]
+        named = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        if len(positional) > 2 or (len(positional) == 2 and "M" in named):
+            return None
+        second = positional[1] if len(positional) == 2 else named.get("M")
+        return [positional[0], positional[0] if second is None or _is_none(second) else second]
+    return None
+
+
 def _reduces_axis(rule) -> bool:
     """Whether ``rule`` is a reduction ``f(a, axis=None, ..., keepdims=False)``."""
     return bool(getattr(rule, "reduction", "")) and len(rule.params) > 1 and \
         rule.params[1].name == "axis" and any(p.name == "keepdims" for p in rule.params)
+
+
+def _loops(body: tuple) -> list:
+    """Every loop in ``body``, nested ones too, outer first."""
+    found: list = []
+    for node in body:
+        if isinstance(node, Loop):
+            found.append(node)
+            found += _loops(node.body)
+        elif isinstance(node, If):
+            found += _loops(node.body) + _loops(node.orelse)
+    return found
 
 
 def _local_names(body: tuple) -> set:
@@ -501,12 +627,14 @@ def _integer_index(node, integers: set) -> bool:
     return isinstance(node, cst.Integer) or (isinstance(node, cst.Name) and node.value in integers)
 
 
-def _indexed(base: Optional[tuple], index, integers: set, length: Callable) -> Optional[tuple]:
+def _indexed(base: Optional[tuple], index, integers: set, integer: Callable, bounds: Callable,
+             facts: tuple) -> Optional[tuple]:
     """``base[index]``'s shape where ``index`` is integers, slices and ``None`` (``[t]``,
     ``[:, 0]``, ``[:, None]``), one per leading axis but for the new axes ``None`` makes: a
-    whole slice keeps its axis's dim, one whose bounds are lengths (``length`` of a libcst node:
-    the dim it is known to equal) has the length dims.sliced gives (``a[H:2 * H]``), another
-    one's is not known; _PENDING where a length is not known yet."""
+    whole slice keeps its axis's dim, one whose bounds are integers known (``integer`` of a
+    libcst node: its Linear; ``bounds``, ``facts``: dims.sliced's) has the length dims.sliced
+    gives (``a[H:2 * H]``, ``x[k:k + m]``, ``u[-1:]``), another one's is not known; _PENDING
+    where an integer or a counter's bounds are not known yet."""
     if base is None or not (isinstance(index, Const) and index.brackets):
         return None
     node = index.node
@@ -527,15 +655,28 @@ def _indexed(base: Optional[tuple], index, integers: set, length: Callable) -> O
         if not m.matches(item, m.Call(func=m.Name("slice"), args=[m.Arg()] * 3)):
             return None
         lower, upper, step = (arg.value for arg in item.args)
-        start = 0 if _is_none(lower) or _literal_int(lower) == 0 else length(lower)
-        stop = None if _is_none(upper) else length(upper)
-        if start is _PENDING or stop is _PENDING:
-            return _PENDING
-        if not _is_none(step) or start is None or (stop is None and not _is_none(upper)):
+        if not _is_none(step) or dim is dims.UNKNOWN:
             kept.append(dims.UNKNOWN)
             continue
-        kept.append(dims.sliced(dim, start, stop))
+        ends = [None if _is_none(end) else integer(end) for end in (lower, upper)]
+        symbols = {s for end in ends if isinstance(end, dims.Linear) for s in end.symbols()}
+        if _PENDING in ends or any(bounds(s) is _PENDING for s in symbols if not dims.is_label(s)):
+            return _PENDING
+        start, stop = (_from_end(dim, end) for end in ends)
+        if (start is None and not _is_none(lower)) or (stop is None and not _is_none(upper)):
+            kept.append(dims.UNKNOWN)
+            continue
+        kept.append(dims.sliced(dim, dims.Linear() if start is None else start, stop, bounds, facts))
     return tuple(kept) + base[axis:]
+
+
+def _from_end(dim, end):
+    """A slice's bound as a position from the axis's start: a negative literal ``-k`` counts
+    from the end (``dim - k``, where that is certainly 0 or more); None where not known."""
+    if isinstance(end, dims.Linear) and not end.terms and end.constant < 0:
+        found = dims.linear(dim) - dims.Linear((), -end.constant)
+        return found if dims.nonnegative(found) else None
+    return end
 
 
 def _literal_int(node) -> Optional[int]:

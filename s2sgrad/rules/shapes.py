@@ -70,10 +70,11 @@ RULES = (
     ),
     defvjp(
         "numpy.concatenate(arrays, axis=0)",
-        linear=("arrays",),
+        linear=("arrays",), result_shape=dims.joined,
         arrays="s2s.split_concatenate(g, arrays, axis)",
     ),
-    defvjp("numpy.stack(arrays, axis=0)", linear=("arrays",), arrays="s2s.split_stack(g, arrays, axis)"),
+    defvjp("numpy.stack(arrays, axis=0)", linear=("arrays",), result_shape=dims.stacked,
+           arrays="s2s.split_stack(g, arrays, axis)"),
     # a list of pieces (Rule.outputs): their adjoints (zeros for unread ones) joined again
     defvjp("numpy.split(ary, indices_or_sections, axis=0)", linear=("ary",), outputs=("*parts",), view=True,
            constant_in=("indices_or_sections",), ary="np.concatenate(g, axis)"),

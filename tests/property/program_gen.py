@@ -791,14 +791,40 @@ class Gen:
 
     def length_made(self, lines, ind, src):
         """``n = len(x)`` (or ``x.shape[0]``), then ``x[:n]`` and an array made from ``n`` (and
-        ``x.shape[1]``): known shapes where the code is made for a shape signature."""
+        ``x.shape[1]``): known shapes where the code is made for a shape signature. Or lengths
+        computed from lengths: windows ``x[k:k + m]`` of ``m = n - K + 1`` added up in a loop
+        (length_window), ``x``'s ends joined to a function of its inside (length_joined)."""
         shape, bound, _ = self.env[src]
+        form = self.ch.choice(["made", "made", "window", "joined"])
+        if form == "window" and len(shape) <= 2:
+            return self.length_window(lines, ind, src)
+        if form == "joined" and shape[0] >= 2:
+            self.assign(lines, ind, self.new_name("y"), E(
+                f"np.concatenate([{src}[:1], np.sin({src}[1:-1]) * 0.5, {src}[-1:]])", shape, bound))
+            self.tag("length_joined")
+            return
         n, name = self.new_name("n"), self.new_name("y")
         lines.append(f"{ind}{n} = " + self.ch.choice([f"len({src})", f"{src}.shape[0]"]))
         made = n if len(shape) == 1 else f"({n}, {src}.shape[1])" if len(shape) == 2 else f"{src}.shape"
         maker = self.ch.choice([f"np.zeros({made})", f"np.ones({made}) * 0.5"])
         self.assign(lines, ind, name, E(f"({src}[:{n}] + {maker})", shape, bound + 0.5))
         self.tag("length_made")
+
+    def length_window(self, lines, ind, src):
+        """``m = n - K + 1`` windows of ``src`` (``K`` of them, ``x[k:k + m]``) added into an
+        array made from ``m`` (so ``m`` is known to be 0 or more where the windows are read)."""
+        shape, bound, _ = self.env[src]
+        K = self.ch.int(1, shape[0])
+        n, m, k, name = self.new_name("n"), self.new_name("m"), self.new_name("k"), self.new_name("y")
+        lines.append(f"{ind}{n} = " + self.ch.choice([f"len({src})", f"{src}.shape[0]"]))
+        lines.append(f"{ind}{m} = " + self.ch.choice([f"{n} - {K} + 1", f"{n} + 1 - {K}"]))
+        made = m if len(shape) == 1 else f"({m}, {src}.shape[1])"
+        lines.append(f"{ind}{name} = np.zeros({made})")
+        lines.append(f"{ind}for {k} in range({K}):")
+        window = self.ch.choice([f"{src}[{k}:{k} + {m}]", f"{src}[{k}:{m} + {k}]"])
+        lines.append(f"{ind}    {name} = {name} + 0.5 * {window}")
+        self.bind(name, E(name, (shape[0] - K + 1,) + shape[1:], 0.5 * K * bound, fresh=False))
+        self.tag("length_window")
 
     def inplace_candidates(self, arrays_only=False):
         out = []
@@ -1766,7 +1792,18 @@ class Gen:
         y = self.ch.choice(arrays)
         shape, bound, _ = self.env[y]
         z = self.new_name("z")
-        form = self.ch.choice(["alias", "alias_write", "slice", "T", "reshape"])
+        form = self.ch.choice(["alias", "alias_write", "slice", "T", "reshape", "stale_index", "stale_value"])
+        if form.startswith("stale"):
+            # a name a loop's step reads before the step assigns it (the step before's value)
+            k, j = self.new_name("k"), self.new_name("j")
+            read = f"{y}[{j}:{j} + 1]" if form == "stale_index" and shape[0] >= 2 else f"{y} * {j}"
+            lines.append(f"    {z} = {y} * 0.5")
+            lines.append(f"    for {k} in range(2):")
+            lines.append(f"        if {k} > 0:")
+            lines.append(f"            {z} = {z} + {read}  # refused at {j}")
+            lines.append(f"        {j} = " + (f"{k}" if "[" in read else f"np.sin({y}[0])"))
+            self.tag(f"refuse_{form}")
+            return y
         if form in ("alias", "alias_write"):
             lines.append(f"    {z} = {y}")
             zshape = shape

@@ -639,13 +639,17 @@ def check_composed(prog, directory, f, grad_all, args, direction, fds, through_v
 
 
 def check_refused(prog, directory):
-    """``prog`` ends with an in-place update through an alias or a view (marked ``# refused``):
-    s2sgrad must refuse it with a TransformError located at that line and column."""
+    """``prog`` ends with an in-place update through an alias or a view, or a loop reading a
+    name its step assigns later (marked ``# refused``, ``# refused at NAME``): s2sgrad must
+    refuse it with a TransformError located at that line and column (of NAME's first read)."""
     module, _ = _build(prog, directory)
     path = pathlib.Path(module.__file__)
     lines = path.read_text().splitlines()
     line = next(n for n, text in enumerate(lines, 1) if "# refused" in text)
     col = len(lines[line - 1]) - len(lines[line - 1].lstrip()) + 1
+    at = re.search(r"# refused at (\w+)", lines[line - 1])
+    if at:  # the refusal points at the first read of that name on the line
+        col = re.search(rf"\b{at[1]}\b", lines[line - 1]).start() + 1
     try:
         s2sgrad.grad(module.f, argnums=ARGNUMS)(*prog.args())
     except s2sgrad.TransformError as exc:
@@ -843,7 +847,7 @@ COVERAGE = {
     "numpy elementwise": ["elementwise"],
     "reductions with `axis`/`keepdims`": ["reduce", "reduce_axis", "keepdims"],
     "scans": ["rule_cumsum"],
-    "shapes, joins and indexing": ["rule_shapes", "rule_joins", "index_read"],
+    "shapes, joins and indexing": ["rule_shapes", "rule_joins", "index_read", "length_window", "length_joined"],
     "`matmul`/`dot`/`tensordot`": ["matmul", "rule_dot", "rule_tensordot", "rule_outer"],
     "`einsum` (`...` and repeated indices included)": ["rule_einsum", "rule_einsum_product", "rule_einsum_ellipsis",
                                                        "rule_einsum_repeated"],

@@ -1,0 +1,245 @@
+"""Lengths computed from lengths (dims.Linear): sums of labels, literals and loop counters as
+slice bounds and array lengths, in code made for a call's shape signature. What is proved is
+used (no shape recorded or summed back); what may be otherwise (a length that may be negative,
+a bound past the end or not, a length changing with a counter) is not known, and every
+signature's gradient stays right."""
+
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad import dims
+from s2sgrad.analyze.scalars import known_scalars
+from s2sgrad.analyze.shapes import COUNTER, shape_classes
+from s2sgrad.checks import numerical_grad
+from s2sgrad.lower.ir import flatten
+from s2sgrad.pipeline import DEFAULT_TABLE, find_function, from_function, lower
+from s2sgrad.specialize import shape_signature
+
+L = dims.Linear
+
+
+def classes_for(fn, args):
+    core = lower(find_function(from_function(fn)), DEFAULT_TABLE)
+    params = [p.name for p in core.params]
+    numbers = frozenset(p for p, a in zip(params, args) if isinstance(a, (int, float)))
+    return shape_classes(core, DEFAULT_TABLE, known_scalars(core, DEFAULT_TABLE, numbers),
+                         dict(shape_signature(params, args)))
+
+
+# ----- the algebra ---------------------------------------------------------------------------
+
+
+def test_sums_of_lengths_have_one_canonical_dim_each():
+    n0, n1 = L.symbol("n0"), L.symbol("n1")
+    assert dims.length_of(n0) == "n0" and dims.length_of(n0.times(3)) == "3*n0"
+    assert dims.length_of(n0 - L((), 2)) == ("n0", 2) == dims.trimmed("n0", 2)
+    window = n1 - n0 + L((), 1)
+    assert dims.length_of(window) == window and dims.linear(window) == window
+    assert dims.length_of(window) == dims.length_of(L((), 1) + n1 - n0)  # one form, whatever the order
+    assert dims.length_of(L((), -3)) == 0  # an empty slice
+    assert dims.length_of(L.symbol((COUNTER, "k"))) is None  # changes with a counter: no dim
+    assert dims.linear(("n0", 2)) == n0 - L((), 2) and dims.linear(None) is None
+
+
+def test_what_is_certainly_not_negative():
+    n0, n1 = L.symbol("n0"), L.symbol("n1")
+    window = n1 - n0 + L((), 1)
+    assert dims.nonnegative(n0 - L((), 2)) and not dims.nonnegative(n0 - L((), 3))  # labels are 2 or more
+    assert not dims.nonnegative(window)
+    assert dims.nonnegative(window, facts=(window,)) and dims.nonnegative(window + n0, facts=(window,))
+    k = L.symbol((COUNTER, "k"))
+    bounds = {(COUNTER, "k"): (L(), n0 - L((), 1))}.get  # for k in range(n0)
+    assert dims.nonnegative(k, bounds) and dims.nonnegative(n0 - L((), 1) - k, bounds)
+    assert not dims.nonnegative(n0 - L((), 2) - k, bounds) and not dims.nonnegative(k)
+    assert dims.not_one(n0 + n1) and not dims.not_one(window) and dims.not_one(0)
+
+
+def test_slices_by_computed_bounds():
+    n0, n1 = L.symbol("n0"), L.symbol("n1")
+    m = n1 - n0 + L((), 1)
+    k = L.symbol((COUNTER, "k"))
+    bounds = {(COUNTER, "k"): (L(), n0 - L((), 1))}.get
+    assert dims.sliced("n1", k, k + m, bounds, facts=(m,)) == m  # a convolution's window
+    assert dims.sliced("n1", k, k + m, bounds) is None  # m may be negative: it counts from the end
+    assert dims.sliced("n1", k + L((), 1), None, bounds) is None  # x[k + 1:]: changes with k
+    assert dims.sliced("n0", 0, 1) == 1 and dims.sliced("n0", n0 - L((), 1), None) == 1
+    assert dims.sliced("n0", 0, 2) == 2 and dims.sliced("n0", 0, 3) is None  # 3 long, or 2
+    assert dims.sliced(("n0", 3), 0, None) is None  # an axis that may be empty: no slice known
+
+
+def test_joins_of_displays():
+    assert dims.joined(([(1,), (("n0", 2),), (1,)],)) == ("n0",)
+    assert dims.joined(([(1, "n1"), (("n0", 2), "n1")],)) == (("n0", 1), "n1")
+    assert dims.joined(([("n0",), (("n0", 3),)],)) is None  # a part that may be negative as written
+    assert dims.joined(([("n0",), ("n0", "n1")],)) is None  # ranks differ: numpy raises
+    assert dims.joined((("n0",),)) is None  # not a display's items
+    assert dims.stacked(([("n0",), ("n0",), ("n0",)],)) == (3, "n0")
+    assert dims.stacked(([("n0",), ("n1",)],)) is None
+
+
+# ----- classes ---------------------------------------------------------------------------------
+
+
+def conv_windows(w, x):
+    K = w.shape[0]
+    m = x.shape[0] - K + 1
+    y = np.zeros(m)
+    for k in range(K):
+        y = y + w[k] * x[k:k + m]
+    return np.sum(np.tanh(y))
+
+
+def conv_enumerate(w, x):
+    m = len(x) - len(w) + 1  # no array made from m: m may be negative, the windows of other lengths
+    y = 0.0
+    for k, wk in enumerate(w):
+        y = y + wk * x[k:k + m]
+    return np.sum(np.tanh(y))
+
+
+def conv_read_before_made(w, x):
+    m = len(x) - len(w) + 1
+    first = x[0:m] * 2.0  # before the array made from m: m may be negative here
+    y = np.zeros(m)
+    for k in range(len(w)):
+        y = y + w[k] * x[k:k + m]
+    return np.sum(np.tanh(y)) + np.sum(first ** 2)
+
+
+def heat_joined(u0, r, n):
+    u = u0
+    for _ in range(n):
+        interior = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        u = np.concatenate([u[:1], interior, u[-1:]])
+    return np.sum(u ** 2)
+
+
+def tails(x):
+    total = 0.0
+    n = len(x)
+    for i in range(n - 1):
+        d = x[i + 1:] - x[i]  # n - i - 1 long: changes with i
+        total = total + np.sum(d * d)
+    return total
+
+
+def targets(fn):
+    return {t for stmt in flatten(lower(find_function(from_function(fn)), DEFAULT_TABLE).body) for t in stmt.targets}
+
+
+def test_windows_joins_and_what_stays_unknown():
+    rng = np.random.default_rng(0)
+    w, x = rng.normal(size=4), rng.normal(size=21)
+    window = L.of({"n1": 1, "n0": -1}, 1)
+    found = classes_for(conv_windows, (w, x))
+    assert found["y"] == found["x_k_k_m"] == found["y_2"] == (window,)
+    # (a name of no class: its shape is not known; each name below is one the code binds)
+    found = classes_for(conv_enumerate, (w, x))
+    assert "x_k_k_m" in targets(conv_enumerate) and "x_k_k_m" not in found and "y" not in found
+    found = classes_for(conv_read_before_made, (w, x))
+    assert found["y"] == found["x_k_k_m"] == (window,)
+    assert "x_0_m" in targets(conv_read_before_made) and "x_0_m" not in found
+    found = classes_for(heat_joined, (rng.normal(size=12), 0.25, 3))
+    assert found["u"] == found["u_3"] == ("n0",) and found["u__1"] == found["u_neg1"] == (1,)
+    found = classes_for(tails, (rng.normal(size=6),))
+    assert "x_i_1" in targets(tails) and "x_i_1" not in found
+
+
+CASES = [
+    (conv_windows, lambda rng, n, K: (rng.normal(size=K), rng.normal(size=n))),
+    (conv_enumerate, lambda rng, n, K: (rng.normal(size=K), rng.normal(size=n))),
+    (conv_read_before_made, lambda rng, n, K: (rng.normal(size=K), rng.normal(size=n))),
+]
+
+
+@pytest.mark.parametrize("fn,make", CASES, ids=[c[0].__name__ for c in CASES])
+def test_gradients_of_each_signature_in_turn(fn, make):
+    grad = s2sgrad.grad(fn, argnums=(0, 1))
+    rng = np.random.default_rng(1)
+    # windows of every kind: longer than the taps, as long, one longer, of length 1, 2 taps
+    for n, K in [(20, 4), (4, 4), (5, 4), (9, 8), (7, 2), (20, 4), (3, 3)]:
+        args = make(rng, n, K)
+        expected = [numerical_grad(fn, args, i) for i in (0, 1)]
+        for _ in range(3):  # the first call, then the code made for the signature
+            for g, e in zip(grad(*args), expected):
+                np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+
+
+def test_joins_and_windows_record_no_shapes():
+    rng = np.random.default_rng(2)
+    args = (rng.normal(size=16), 0.25, 4)
+    grad = s2sgrad.grad(heat_joined)
+    expected = numerical_grad(heat_joined, args, 0)
+    for n in (16, 2, 3, 16):
+        args = (rng.normal(size=n), 0.25, 4)
+        expected = numerical_grad(heat_joined, args, 0)
+        for _ in range(3):
+            np.testing.assert_allclose(grad(*args), expected, rtol=1e-6, atol=1e-8)
+    made = s2sgrad.source(grad, like=(np.zeros(16), 0.25, 4))
+    assert "unbroadcast" not in made and "np.shape(" not in made, made
+    conv = s2sgrad.grad(conv_windows, argnums=(0, 1))
+    made = s2sgrad.source(conv, like=(np.zeros(4), np.zeros(20)))
+    assert "unbroadcast" not in made and "np.shape(" not in made and "template" not in made, made
+    assert "x_bar[k : k + m] +=" in made, made
+
+
+def test_tails_gradient():
+    grad = s2sgrad.grad(tails)
+    rng = np.random.default_rng(3)
+    for n in (6, 2, 1, 6):
+        args = (rng.normal(size=n),)
+        expected = numerical_grad(tails, args, 0)
+        for _ in range(3):
+            np.testing.assert_allclose(grad(*args), expected, rtol=1e-6, atol=1e-8)
+
+
+# ----- joins split back by their parts -------------------------------------------------------------
+
+
+def ghost_cells(u, w):
+    padded = np.concatenate([u[-1:] * 2.0, u, u[:1]])  # periodic ends around u
+    return np.sum(np.tanh(padded[2:] - padded[:-2]) * w)
+
+
+def two_of_one_length(a, b, w):
+    both = np.concatenate([np.sin(a), b * a])  # 2 n long: each half's bound is no literal
+    return np.sum(both * np.concatenate([w, w]))
+
+
+def rows_stacked(x, w):
+    return np.sum(np.stack([np.sin(x), x * w, np.cos(w)]) * np.tanh(x))
+
+
+def blocks(A, B):
+    return np.sum(np.concatenate([A, B[:2], A * B]) ** 2)
+
+
+SPLITS = [
+    (ghost_cells, lambda rng, n: (rng.normal(size=n), rng.normal(size=n))),
+    (two_of_one_length, lambda rng, n: (rng.normal(size=n), rng.normal(size=n), rng.normal(size=n))),
+    (rows_stacked, lambda rng, n: (rng.normal(size=n), rng.normal(size=n))),
+    (blocks, lambda rng, n: (rng.normal(size=(n, 3)), rng.normal(size=(n, 3)))),
+]
+
+
+@pytest.mark.parametrize("fn,make", SPLITS, ids=[c[0].__name__ for c in SPLITS])
+def test_joins_split_back_by_their_parts(fn, make):
+    grad = s2sgrad.grad(fn, argnums=(0, 1))
+    rng = np.random.default_rng(4)
+    for n in (5, 2, 3, 5):
+        args = make(rng, n)
+        expected = [numerical_grad(fn, args, i) for i in (0, 1)]
+        for _ in range(3):
+            for g, e in zip(grad(*args), expected):
+                np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+
+
+def test_parts_of_known_lengths_are_slices_of_the_adjoint():
+    like = (np.zeros(6), np.zeros(6))
+    made = s2sgrad.source(s2sgrad.grad(ghost_cells, argnums=(0, 1)), like=like)
+    assert "split_concatenate" not in made and "[:1]" in made and "[-1:]" in made, made
+    made = s2sgrad.source(s2sgrad.grad(rows_stacked, argnums=(0, 1)), like=like)
+    assert "split_stack" not in made and "[0]" in made, made
+    made = s2sgrad.source(s2sgrad.grad(two_of_one_length, argnums=(0, 1)), like=like + (np.zeros(6),))
+    assert "split_concatenate" in made, made  # n0 | n0 of 2 n0: no literal bound
