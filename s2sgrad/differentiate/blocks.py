@@ -122,7 +122,8 @@ class BlockSweeps:
                            and c.targets and c.targets[0] in names
                            and c.targets[0] not in self.rec.templates.get(loop.tape, ())}
                 packed = [self.rec.taped(n, loop.tape, whole=n in carried) for n in names]
-                item = packed[0] if len(packed) == 1 else "(" + ", ".join(packed) + ")"
+                # (no name the backward loop reads: one None a step, which it counts)
+                item = "None" if not packed else packed[0] if len(packed) == 1 else "(" + ", ".join(packed) + ")"
                 body.append(f"{loop.tape}.append({item})")
             else:
                 out.append(f"{loop.trips} = 0")

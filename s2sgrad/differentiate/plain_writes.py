@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..program import Simple
 
-__all__ = ["Plain", "plain_lines"]
+__all__ = ["Plain", "basic_index", "plain_lines", "subscript"]
 
 
 @dataclass(frozen=True)
@@ -31,14 +31,25 @@ class Plain:
 _SLICE_PARTS = 3
 
 
-def _index_part(node: cst.BaseExpression, numbers: frozenset):
-    """A ``cst.Index`` or ``cst.Slice`` writing one part of a basic index as a subscript
-    (``slice(1, -1, None)`` -> ``1:-1``, an int literal, a name holding one number), else None."""
+def _one_int(node: cst.BaseExpression, numbers: frozenset) -> bool:
+    """Whether ``node`` certainly is one integer: an int literal, a name holding one number, a
+    sum, difference or product of those (``t + 4``)."""
     if isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and
                                          isinstance(node.operator, cst.Minus) and
                                          isinstance(node.expression, cst.Integer)):
-        return cst.Index(node)
-    if isinstance(node, cst.Name) and node.value in numbers:
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in numbers
+    return isinstance(node, cst.BinaryOperation) and \
+        isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply)) and \
+        _one_int(node.left, numbers) and _one_int(node.right, numbers)
+
+
+def _index_part(node: cst.BaseExpression, numbers: frozenset):
+    """A ``cst.Index`` or ``cst.Slice`` writing one part of a basic index as a subscript
+    (``slice(1, -1, None)`` -> ``1:-1``, an int literal, a name holding one number, ``t + 4``),
+    else None."""
+    if _one_int(node, numbers):
         return cst.Index(node)
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "slice" \
             and 1 <= len(node.args) <= _SLICE_PARTS and all(a.keyword is None and a.star == "" for a in node.args):
@@ -51,7 +62,7 @@ def _index_part(node: cst.BaseExpression, numbers: frozenset):
     return None
 
 
-def _subscript(base: cst.Name, index: cst.BaseExpression, numbers: frozenset) -> Optional[cst.Subscript]:
+def subscript(base: cst.Name, index: cst.BaseExpression, numbers: frozenset) -> Optional[cst.Subscript]:
     """``base[...]`` for a basic index written as helpers take it (``(slice(1, -1, None),)``,
     ``t``), else None."""
     items = [e.value for e in index.elements] if isinstance(index, cst.Tuple) else [index]
@@ -63,15 +74,26 @@ def _subscript(base: cst.Name, index: cst.BaseExpression, numbers: frozenset) ->
     return cst.Subscript(base, [cst.SubscriptElement(p) for p in parts])
 
 
+def basic_index(index: cst.BaseExpression, numbers: frozenset) -> bool:
+    """Whether ``index`` (as helpers take it: ``(slice(1, -1, None),)``, ``t``) is basic: slices,
+    int literals and names in ``numbers``, so no position is written twice."""
+    return subscript(cst.Name("_"), index, numbers) is not None
+
+
 def plain_lines(target: Optional[str], base: cst.BaseExpression, index: cst.BaseExpression,
                 value: cst.BaseExpression, add: bool, numbers: frozenset) -> Optional[tuple]:
-    """``base[index] = value`` (``+=`` where ``add``), then ``target = base`` where the step binds
-    another name; None where ``base`` is no name or ``index`` is not basic as written."""
-    subscript = _subscript(base, index, numbers) if isinstance(base, cst.Name) else None
-    if subscript is None:
+    """``base[index] = value`` (``+=`` where ``add``; ``-= e`` for a ``value`` of ``-e``), then
+    ``target = base`` where the step binds another name; None where ``base`` is no name or
+    ``index`` is not basic as written."""
+    part = subscript(base, index, numbers) if isinstance(base, cst.Name) else None
+    if part is None:
         return None
-    written = cst.AugAssign(subscript, cst.AddAssign(), value) if add \
-        else cst.Assign([cst.AssignTarget(subscript)], value)
+    if add and isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        written = cst.AugAssign(part, cst.SubtractAssign(), value.expression.with_changes(lpar=[], rpar=[]))
+    elif add:
+        written = cst.AugAssign(part, cst.AddAssign(), value)
+    else:
+        written = cst.Assign([cst.AssignTarget(part)], value)
     lines = (Simple(written),)
     if target is not None and target != base.value:
         lines += (Simple(cst.Assign([cst.AssignTarget(cst.Name(target))], base)),)

@@ -33,9 +33,11 @@ from ..rules.helpers.inplace import SETITEM, SETITEM_INTO, SETITEM_VALUE_VJP
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts
 from .growth import append_in_place, pop_in_place
-from .plain_writes import Plain
+from .plain_writes import Plain, subscript
 from .writes_in_place import drop_unread_records, shape_only_records, write_in_place
+from .. import dims
 from .records import Records
+from .updates import index_updates
 from .release import release
 from .unknown import no_rule
 from .vjp_types import Collecting, CalleeCall, CalleeLookup, VjpFunction
@@ -80,6 +82,10 @@ class ReverseBuilder(Contributions, BlockSweeps):
         self._appends: Optional[dict] = None
         for p in fn.params:
             self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
+        # writes adding into what they read (updates.py), and the reads whose share is left in
+        # the adjoint of what they read (``t``: no adjoint of its own once its write is passed)
+        self.updates = index_updates(fn, frozenset(self.scalars) | counters(fn))
+        self.passed: set = set()
 
     def local_to(self, blocks: tuple) -> set:
         """Names every definition of which lies inside ``blocks`` (their adjoints end there)."""
@@ -92,7 +98,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
     # ----- adjoints ----------------------------------------------------------------------------
 
     def active(self, name: str) -> bool:
-        return self.activity.is_active(name)
+        return name not in self.passed and self.activity.is_active(name)
 
     def shape_of(self, var: str) -> str:
         """The name the backward sweep uses for ``var``'s shape; the forward sweep records
@@ -255,6 +261,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         if stmt.targets[0] in self.appends() and self.append_backward(lines, stmt, g):
             return lines
         if stmt.prim.op in _INDEX_WRITES and self.setitem_backward(lines, stmt, g):
+            return lines
+        if stmt.prim.op in _JOINS and self.joined_backward(lines, stmt, g):
             return lines
         if rule.registered:
             return self.registered_backward(stmt, rule, g)
@@ -426,10 +434,49 @@ class ReverseBuilder(Contributions, BlockSweeps):
         if not isinstance(base, Var) or not self.active(base.name) or isinstance(value, Seq):
             return False
         g_node, index_node = cst.Name(g), operand_node(index)
+        read = self.updates.get(stmt)
+        if read is not None and isinstance(value, Var) and self.active(value.name):
+            # x[I] += e: x's adjoint is g itself, the read's share of it left in place; the
+            # value's is g[I], a view where both are arrays of the read's known shape (the
+            # in-place writes into g wait until it is read: writes_in_place)
+            part = subscript(g_node, index_node, self.index_numbers()) \
+                if base.name in self.known_arrays() and self.classes.get(value.name) == self.classes.get(read) \
+                else None
+            self.adj.accumulate(lines, value.name, part if part is not None else
+                                _helper(SETITEM_VALUE_VJP, g_node, index_node, operand_node(value)))
+            self.passed.add(read)
+            self.adj.accumulate(lines, base.name, g_node)
+            return True
         if isinstance(value, Var) and self.active(value.name):
             self.adj.accumulate(lines, value.name, _helper(SETITEM_VALUE_VJP, g_node, index_node,
                                                            operand_node(value)))
         self.adj.accumulate(lines, base.name, _helper(SETITEM, g_node, index_node, cst.Float("0.0")))
+        return True
+
+    def joined_backward(self, lines: list, stmt: Stmt, g: str) -> bool:
+        """``np.concatenate([a, b, c])`` or ``np.stack([a, b])`` (axis 0) of names of known
+        shapes (code made for a call's shapes): each item's adjoint is its part of the result's
+        adjoint ``g``, a slice or a row of it (``g[1:-1]``, ``g[-1:]``, ``g[0]``), where the
+        parts' bounds are literals or literals before the end (dims.split_points); False
+        otherwise (the rule's helper splits by the items' recorded shapes)."""
+        prim = stmt.prim
+        if prim.kwargs or len(prim.args) != 1 or not isinstance(prim.args[0], Seq) or \
+                stmt.targets[0] not in self.known_arrays():
+            return False
+        items = prim.args[0].items
+        shapes = [self.classes.get(item.name) if isinstance(item, Var) else None for item in items]
+        if not all(isinstance(shape, tuple) and shape and dims.known(shape) for shape in shapes):
+            return False
+        if prim.op == _STACK:
+            parts = [f"{g}[{k}]" for k in range(len(items))]
+        else:
+            points = dims.split_points([shape[0] for shape in shapes], self.classes[stmt.targets[0]][0])
+            if points is None:
+                return False
+            parts = [f"{g}[{'' if a is None else a}:{'' if b is None else b}]" for a, b in points]
+        for item, part in zip(items, parts):
+            if self.active(item.name):
+                self.adj.accumulate(lines, item.name, cst.parse_expression(part))
         return True
 
     def returned_adjoints(self) -> list:
@@ -473,6 +520,8 @@ def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tupl
 
 
 # The index writes' primitives: the lowering's, and the runtime helpers' when generated code is read again.
+_STACK = "numpy.stack"
+_JOINS = frozenset({"numpy.concatenate", _STACK})  # joins of a display, split back by joined_backward
 _INDEX_WRITES = frozenset({"s2s." + SETITEM, "s2sgrad.runtime." + SETITEM, "s2sgrad.runtime." + SETITEM_INTO})
 
 

@@ -165,6 +165,13 @@ class _Fold(cst.CSTTransformer):
         value = helper(*numbers)
         return _literal(value) if type(value) in (int, float) else updated
 
+    def leave_AugAssign(self, original: cst.AugAssign, updated: cst.AugAssign) -> cst.AugAssign:
+        """``x += -e`` is ``x -= e``: one array operation fewer (exact)."""
+        unsigned = negated(updated.value) if isinstance(updated.operator, cst.AddAssign) else None
+        if unsigned is None:
+            return updated
+        return updated.with_changes(operator=cst.SubtractAssign(), value=unsigned)
+
     def leave_BinaryOperation(self, original, updated) -> cst.BaseExpression:
         left, right = _number(updated.left), _number(updated.right)
         if left is not None and right is not None and isinstance(updated.operator, (cst.Add, cst.Subtract)):

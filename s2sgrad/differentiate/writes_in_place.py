@@ -224,8 +224,8 @@ def drop_unread_records(backward: tuple) -> tuple:
     """``(backward, {tape: names})``: of each backward loop over a tape at the sweep's top level
     (``for a, b in reversed(loop1_tape):``), the names its header binds that nothing reads, not
     its body and no line after it (an index write made plain reads no template of the array),
-    dropped from the header, and by tape, for the forward sweep to record no more (one name stays
-    where every name would go)."""
+    dropped from the header, and by tape, for the forward sweep to record no more (where every
+    name goes, the header keeps the first, bound to the None the tape then holds a step)."""
     out: list = []
     dropped: dict = {}
     items = tuple(backward)
@@ -233,21 +233,22 @@ def drop_unread_records(backward: tuple) -> tuple:
         header = item.header if isinstance(item, Nest) else None
         it = header.iter if isinstance(header, ForHeader) else None
         if not (isinstance(it, cst.Call) and _dotted(it.func) == "reversed" and len(it.args) == 1
-                and isinstance(it.args[0].value, cst.Name) and isinstance(header.target, cst.Tuple)):
+                and isinstance(it.args[0].value, cst.Name) and
+                isinstance(header.target, (cst.Tuple, cst.Name))):
             out.append(item)
             continue
-        names = [e.value.value for e in header.target.elements if isinstance(e.value, cst.Name)]
-        if len(names) != len(header.target.elements):
+        elements = header.target.elements if isinstance(header.target, cst.Tuple) else \
+            [cst.Element(header.target)]
+        names = [e.value.value for e in elements if isinstance(e.value, cst.Name)]
+        if len(names) != len(elements):
             out.append(item)
             continue
         read = _all_reads(item.body) | _all_reads(items[at + 1:])
         unread = [n for n in names if n not in read]
-        if len(unread) == len(names):
-            unread = unread[1:]
         if not unread:
             out.append(item)
             continue
-        kept = [n for n in names if n not in unread]
+        kept = [n for n in names if n not in unread] or names[:1]
         target = cst.Name(kept[0]) if len(kept) == 1 else \
             cst.Tuple([cst.Element(cst.Name(n)) for n in kept], lpar=[], rpar=[])
         out.append(Nest(ForHeader(target, it), item.body))

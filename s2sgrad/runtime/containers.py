@@ -196,6 +196,8 @@ class Parts(list):
     __iadd__ = __add__  # ``x_bar += ...`` adds too (a list's += would extend it)
 
     def __getitem__(self, index):
+        if type(index) is int:  # an element (generated code reads each so, a step of a loop too)
+            return list.__getitem__(self, index)
         index = _one(index)
         item = list.__getitem__(self, index)
         return Parts(item) if isinstance(index, slice) else item

@@ -44,9 +44,13 @@ def _split(g, sizes, axis):
     """``g`` cut along ``axis`` into pieces of ``sizes``: slices, so that another library's array
     (dask's has no ``np.split``) is cut by its own indexing, not converted."""
     axis = axis % np.ndim(g)
-    ends = np.cumsum(sizes)
-    return [g[(slice(None),) * axis + (slice(int(end - size), int(end)),)]
-            for size, end in zip(sizes, ends)]
+    head = (slice(None),) * axis
+    pieces, start = [], 0
+    for size in sizes:
+        end = start + int(size)
+        pieces.append(g[head + (slice(start, end),)])
+        start = end
+    return pieces
 
 
 def split_stack(g, arrays, axis=0):

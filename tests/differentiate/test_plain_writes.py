@@ -53,7 +53,7 @@ def laplacian(u0, r):
 
 
 CASES = [
-    (stencil, lambda rng: (rng.normal(size=9), 0.2), ("u[1:-1] = ", "u_bar[:-2] +=")),
+    (stencil, lambda rng: (rng.normal(size=9), 0.2), ("u[1:-1] = ", "_bar[:-2] +=")),
     (rows, lambda rng: (rng.uniform(0.5, 1.5, size=(5, 3)),), ("out[t] = acc",)),
     (corners, lambda rng: (rng.normal(size=(3, 5)),), ("a[0, ::2] = total", "[k, -1] = sin_a_2_k_0", "a_2_bar[k, 0] +=")),
     (summed_whole, lambda rng: (rng.normal(size=6),), ()),

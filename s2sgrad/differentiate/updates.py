@@ -1,0 +1,106 @@
+"""Index writes that add into what they read: a CoreFunction -> each ``x_2 = setitem(x, I, s)``
+whose value is ``s = t + e`` (``e + t``, ``t - e``) with ``t = x[I]`` read just before (the same version of
+``x``, the same index, a basic one: no position written twice), ``t`` and ``s`` read nowhere
+else, mapped to ``t``. Such a write is ``x[I] += e`` (the lowering of ``x[I] += e``, ``x[I] -= e``
+and of ``x[I] = x[I] + e``): ``x_2`` is ``x`` plus ``e`` scattered at ``I``, so ``x``'s adjoint is
+``x_2``'s itself (``t``'s share of it left in place, not zeroed and added back) and ``e``'s is its
+part at ``I`` (reverse.setitem_backward).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import libcst as cst
+
+from ..lower.ir import SUBSCRIPT, Const, CoreFunction, If, Loop, RangeHeader, SequenceHeader, Stmt, Var, \
+    operand_reads, prim_operands
+from ..read.names import name_nodes
+from .plain_writes import basic_index
+
+__all__ = ["index_updates"]
+
+_ADDS = {"operator.add": (0, 1), "operator.sub": (0,)}  # the sums, and where the read may be
+_SETITEM = "s2s.setitem"
+
+
+def index_updates(fn: CoreFunction, numbers: frozenset) -> dict:
+    """``{setitem statement: t}`` for each write adding into what it read (module docstring);
+    ``numbers``: the names certainly holding one number (an index's ints)."""
+    reads = _read_counts(fn)
+    found: dict = {}
+    for block in _blocks(fn.body):
+        single = {s.targets[0]: s for s in block if isinstance(s, Stmt) and len(s.targets) == 1}
+        for stmt in block:
+            read = _update(stmt, single, reads, numbers) if isinstance(stmt, Stmt) else None
+            if read is not None:
+                found[stmt] = read
+    return found
+
+
+def _update(stmt: Stmt, single: dict, reads: Counter, numbers: frozenset):
+    prim = stmt.prim
+    if prim.op != _SETITEM or len(prim.args) != 3 or prim.kwargs or len(stmt.targets) != 1:
+        return None
+    base, index, value = prim.args
+    if not (isinstance(base, Var) and isinstance(index, Const) and isinstance(value, Var)):
+        return None
+    if not (index.basic or basic_index(index.node, numbers)):
+        return None
+    added = single.get(value.name)
+    if added is None or added.prim.op not in _ADDS or added.prim.kwargs or len(added.prim.args) != 2 or \
+            reads[value.name] != 1:
+        return None
+    for read in (added.prim.args[k] for k in _ADDS[added.prim.op]):
+        got = single.get(read.name) if isinstance(read, Var) else None
+        if got is not None and got.prim.op == SUBSCRIPT and len(got.prim.args) == 2 and \
+                not got.prim.kwargs and got.prim.args[0] == base and \
+                isinstance(got.prim.args[1], Const) and got.prim.args[1].code == index.code and \
+                reads[read.name] == 1 and sum(1 for a in added.prim.args if a == read) == 1:
+            return read.name
+    return None
+
+
+def _blocks(body: tuple):
+    """Each block of statements (the body, an arm, a loop's body), nested ones too."""
+    yield body
+    for node in body:
+        if isinstance(node, If):
+            yield from _blocks(node.body)
+            yield from _blocks(node.orelse)
+        elif isinstance(node, Loop):
+            yield from _blocks(node.body)
+
+
+def _read_counts(fn: CoreFunction) -> Counter:
+    """How many times each name is read: by statements' operands, a branch's test, a loop's
+    header (its sequences, range's arguments), the result."""
+    counts: Counter = Counter()
+
+    def visit(body: tuple) -> None:
+        for node in body:
+            if isinstance(node, Stmt):
+                for op in prim_operands(node.prim):
+                    counts.update(operand_reads(op))
+                if node.expr is not None and node.prim.op == "nondiff":
+                    counts.update(n.value for n in name_nodes(node.expr, reads_only=True))
+            elif isinstance(node, If):
+                counts[node.test] += 1
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, Loop):
+                if isinstance(node.kind, SequenceHeader):
+                    for op in node.kind.sequences:
+                        counts.update(operand_reads(op))
+                elif isinstance(node.kind, RangeHeader):
+                    for arg in node.kind.args:
+                        counts.update(n.value for n in name_nodes(arg, reads_only=True))
+                header = getattr(node.header, "node", None)
+                if isinstance(header, cst.CSTNode):
+                    counts.update(n.value for n in name_nodes(header, reads_only=True))
+                visit(node.body)
+                visit(node.carries)
+
+    visit(fn.body)
+    counts.update(operand_reads(fn.result))
+    return counts
