@@ -69,7 +69,7 @@ class Contributions:
         if self.classes.get(operand.name) in (None, "()") or operand.name in self.fn.lists:
             return False
         # np.mean(a): the same number over a's size (recorded, not a itself)
-        share = cst.parse_expression(f"{g} / {self.rec.size_of(operand.name)}") if mean else cst.Name(g)
+        share = cst.parse_expression(f"{g} / {self.size_of(operand.name)}") if mean else cst.Name(g)
         self.adj.accumulate(lines, operand.name, share, uniform=True)
         return True
 

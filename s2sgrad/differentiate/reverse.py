@@ -121,6 +121,18 @@ class ReverseBuilder(Contributions, BlockSweeps):
         row = self.row_shape(var)
         return row if row is not None else self.rec.shape_of(var)
 
+    def size_of(self, var: str) -> str:
+        """The name the backward sweep uses for ``var``'s number of elements: of a parameter of
+        the same known shape where there is one (recorded once per call, and ``var`` may then
+        be freed after its last use in the forward sweep), else ``var``'s own record."""
+        known = self.classes.get(var)
+        if isinstance(known, tuple) and dims.known(known):
+            for param in self.fn.params:
+                if param.name != var and self.classes.get(param.name) == known and \
+                        not self.rec.rebound(param.name):
+                    return self.rec.size_of(param.name)
+        return self.rec.size_of(var)
+
     # ----- callees (user functions) --------------------------------------------------------------
 
     def rule_for(self, prim: Prim):

@@ -54,11 +54,14 @@ def _split(g, sizes, axis):
 
 
 def split_stack(g, arrays, axis=0):
-    """Adjoints of each input of ``np.stack(arrays, axis)``: each a copy of its slice of ``g``
-    (made contiguous once: ``np.take`` copies all of a broadcast ``g`` first, O(n) per input)."""
+    """Adjoints of each input of ``np.stack(arrays, axis)``: each its slice of ``g``, an array
+    nothing else holds (for a numpy ``g``: the slices of one copy of it, made at once, disjoint;
+    another library's: ``np.take``'s copies)."""
     g = _operand(g)
     if type(g) is np.ndarray:
-        g = np.ascontiguousarray(g)
+        whole = np.moveaxis(np.array(g), axis, 0)
+        if len(whole) == len(arrays):
+            return Parts(whole)
     return Parts(np.take(g, i, axis=axis) for i in range(len(arrays)))
 
 

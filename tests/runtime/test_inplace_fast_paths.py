@@ -71,3 +71,20 @@ def test_setitem_value_vjp_is_the_part_read_as_an_array_of_its_own(index):
     if isinstance(index, np.ndarray) and index.dtype.kind == "i":
         read = np.where([False, True, True], read, 0.0)  # of two writes to 1, the last stays
     np.testing.assert_array_equal(out, read)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_split_stack_parts_are_arrays_of_their_own(axis):
+    # the slices of one copy of g: each part changes in place without touching g or another part
+    g = np.arange(24.0).reshape(2, 3, 4)
+    n = g.shape[axis]
+    for adjoint in (g, np.broadcast_to(2.5, g.shape)):  # a read-only broadcast one too
+        parts = s2s.split_stack(adjoint, [None] * n, axis)
+        assert len(parts) == n
+        for i, part in enumerate(parts):
+            np.testing.assert_array_equal(part, np.take(adjoint, i, axis=axis))
+        before = np.array(adjoint)
+        parts[0] += 1.0
+        np.testing.assert_array_equal(adjoint, before)
+        np.testing.assert_array_equal(parts[1], np.take(before, 1, axis=axis))
+        assert not np.shares_memory(parts[0], adjoint)
