@@ -84,7 +84,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
             self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
         # writes adding into what they read (updates.py), and the reads whose share is left in
         # the adjoint of what they read (``t``: no adjoint of its own once its write is passed)
-        self.updates = index_updates(fn, frozenset(self.scalars) | counters(fn))
+        self.updates = index_updates(fn, self.index_numbers(), self.known_arrays())
         self.passed: set = set()
 
     def local_to(self, blocks: tuple) -> set:
@@ -451,9 +451,9 @@ class ReverseBuilder(Contributions, BlockSweeps):
             # x[I] += e: x's adjoint is g itself, the read's share of it left in place; the
             # value's is g[I], a view where both are arrays of the read's known shape (the
             # in-place writes into g wait until it is read: writes_in_place)
+            known = self.classes.get(read)
             part = subscript(g_node, index_node, self.index_numbers()) \
-                if base.name in self.known_arrays() and self.classes.get(value.name) == self.classes.get(read) \
-                else None
+                if isinstance(known, tuple) and self.classes.get(value.name) == known else None
             self.adj.accumulate(lines, value.name, part if part is not None else
                                 _helper(SETITEM_VALUE_VJP, g_node, index_node, operand_node(value)))
             self.passed.add(read)

@@ -1,10 +1,10 @@
 """Index writes that add into what they read: a CoreFunction -> each ``x_2 = setitem(x, I, s)``
-whose value is ``s = t + e`` (``e + t``, ``t - e``) with ``t = x[I]`` read just before (the same version of
-``x``, the same index, a basic one: no position written twice), ``t`` and ``s`` read nowhere
-else, mapped to ``t``. Such a write is ``x[I] += e`` (the lowering of ``x[I] += e``, ``x[I] -= e``
-and of ``x[I] = x[I] + e``): ``x_2`` is ``x`` plus ``e`` scattered at ``I``, so ``x``'s adjoint is
-``x_2``'s itself (``t``'s share of it left in place, not zeroed and added back) and ``e``'s is its
-part at ``I`` (reverse.setitem_backward).
+whose value is ``s = t + e`` (``e + t``, ``t - e``) with ``t = x[I]`` read just before (the same
+version of ``x``, the same index, a basic one: no position written twice), ``t`` and ``s`` read
+nowhere else, ``x`` certainly a numpy array, mapped to ``t``. Such a write is ``x[I] += e`` (the
+lowering of ``x[I] += e``, ``x[I] -= e`` and ``x[I] = x[I] + e``): ``x_2`` is ``x`` plus ``e``
+scattered at ``I``, so ``x``'s adjoint is ``x_2``'s itself (``t``'s share of it left in place,
+not zeroed and added back) and ``e``'s is its part at ``I`` (reverse.setitem_backward).
 """
 
 from __future__ import annotations
@@ -24,26 +24,29 @@ _ADDS = {"operator.add": (0, 1), "operator.sub": (0,)}  # the sums, and where th
 _SETITEM = "s2s.setitem"
 
 
-def index_updates(fn: CoreFunction, numbers: frozenset) -> dict:
+def index_updates(fn: CoreFunction, numbers: frozenset, arrays: frozenset) -> dict:
     """``{setitem statement: t}`` for each write adding into what it read (module docstring);
-    ``numbers``: the names certainly holding one number (an index's ints)."""
+    ``numbers``: the names certainly holding one number (an index's ints); ``arrays``: those
+    certainly holding a numpy array, the only ones written into (a list's ``+`` joins lists: a
+    list's slice written so is no update)."""
     reads = _read_counts(fn)
     found: dict = {}
     for block in _blocks(fn.body):
         single = {s.targets[0]: s for s in block if isinstance(s, Stmt) and len(s.targets) == 1}
         for stmt in block:
-            read = _update(stmt, single, reads, numbers) if isinstance(stmt, Stmt) else None
+            read = _update(stmt, single, reads, numbers, arrays) if isinstance(stmt, Stmt) else None
             if read is not None:
                 found[stmt] = read
     return found
 
 
-def _update(stmt: Stmt, single: dict, reads: Counter, numbers: frozenset):
+def _update(stmt: Stmt, single: dict, reads: Counter, numbers: frozenset, arrays: frozenset):
     prim = stmt.prim
     if prim.op != _SETITEM or len(prim.args) != 3 or prim.kwargs or len(stmt.targets) != 1:
         return None
     base, index, value = prim.args
-    if not (isinstance(base, Var) and isinstance(index, Const) and isinstance(value, Var)):
+    if not (isinstance(base, Var) and isinstance(index, Const) and isinstance(value, Var)) or \
+            base.name not in arrays:
         return None
     if not (index.basic or basic_index(index.node, numbers)):
         return None

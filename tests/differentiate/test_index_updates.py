@@ -13,7 +13,8 @@ import s2sgrad
 from s2sgrad.lower.ir import flatten
 from s2sgrad.pipeline import DEFAULT_TABLE, find_function, from_function, lower
 from s2sgrad.differentiate.updates import index_updates
-from s2sgrad.analyze.shapes import counters
+from s2sgrad.analyze.shapes import counters, shape_facts
+from s2sgrad.specialize import shape_signature
 
 W = np.linspace(-1.0, 1.3, 12)
 
@@ -68,20 +69,6 @@ def scaled(u0, r):
     return np.sum(u ** 2 * W)
 
 
-def updates_of(fn, numbers=frozenset()):
-    core = lower(find_function(from_function(fn)), DEFAULT_TABLE)
-    return set(index_updates(core, numbers | counters(core)).values())
-
-
-def test_which_writes_are_updates():
-    assert updates_of(stencil) == updates_of(stencil_written_out) == {"u_1_neg1"}
-    assert len(updates_of(added_first)) == 2
-    assert len(updates_of(broadcast_value)) == 3
-    assert len(updates_of(read_twice)) == 1
-    assert updates_of(repeated_index) == set()
-    assert updates_of(scaled) == set()
-
-
 CASES = [
     (stencil, lambda rng: (rng.normal(size=12), 0.2)),
     (stencil_written_out, lambda rng: (rng.normal(size=12), 0.2)),
@@ -129,3 +116,24 @@ def test_the_adjoint_is_left_in_place():
         assert "[1:-1] = 0.0" not in backward and "u_1_neg1_bar" not in backward, made
         written = [line for line in backward.splitlines() if "[1:-1] +=" in line and "#" not in line]
         assert len(written) == 1, made  # the other read of u[1:-1] only
+
+
+def updates_of(fn, args):
+    core = lower(find_function(from_function(fn)), DEFAULT_TABLE)
+    params = [p.name for p in core.params]
+    numbers = frozenset(p for p, a in zip(params, args) if isinstance(a, float))
+    classes, scalars = shape_facts(core, DEFAULT_TABLE, numbers, dict(shape_signature(params, args)))
+    arrays = frozenset(n for n, c in classes.items() if isinstance(c, tuple) and c)
+    return set(index_updates(core, frozenset(scalars) | counters(core), arrays).values())
+
+
+def test_which_writes_are_updates():
+    rng = np.random.default_rng(0)
+    found = {fn.__name__: updates_of(fn, make(rng)) for fn, make in CASES}
+    assert found["stencil"] == found["stencil_written_out"] == {"u_1_neg1"}
+    assert len(found["added_first"]) == 2
+    assert len(found["broadcast_value"]) == 3
+    assert len(found["read_twice"]) == 1
+    assert found["repeated_index"] == found["scaled"] == set()
+    core = lower(find_function(from_function(stencil)), DEFAULT_TABLE)
+    assert index_updates(core, counters(core), frozenset()) == {}  # u not known to be an array
