@@ -670,6 +670,21 @@ def _indexed(base: Optional[tuple], index, integers: set, integer: Callable, bou
     return tuple(kept) + base[axis:]
 
 
+def part_shape(base, index, integers: frozenset) -> Optional[tuple]:
+    """The shape of ``x[index]`` for an ``x`` of shape ``base`` (a tuple of dims), an index of
+    literals, slices of literals and ``integers`` (names holding one int: loop counters); None
+    where not known."""
+    if not isinstance(base, tuple):
+        return None
+
+    def literal(node):
+        value = _literal_int(node)
+        return None if value is None else dims.Linear((), value)
+
+    found = _indexed(base, index, set(integers), literal, lambda symbol: None, ())
+    return found if isinstance(found, tuple) and dims.known(found) else None
+
+
 def _from_end(dim, end):
     """A slice's bound as a position from the axis's start: a negative literal ``-k`` counts
     from the end (``dim - k``, where that is certainly 0 or more); None where not known."""

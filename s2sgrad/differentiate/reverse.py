@@ -17,7 +17,7 @@ import libcst as cst
 
 from ..analyze.activity import Activity, refuse_constant_subscripts
 from ..analyze.dtypes import may_hold_complex
-from ..analyze.shapes import SCALAR, counters, shape_facts
+from ..analyze.shapes import SCALAR, counters, part_shape, shape_facts
 from .reuse import block_places
 from ..errors import TransformError
 from ..lower.ir import CoreFunction, If, Prim, Seq, Stmt, Var, definition_counts, flatten, operand_node, \
@@ -460,10 +460,23 @@ class ReverseBuilder(Contributions, BlockSweeps):
             self.adj.accumulate(lines, base.name, g_node)
             return True
         if isinstance(value, Var) and self.active(value.name):
-            self.adj.accumulate(lines, value.name, _helper(SETITEM_VALUE_VJP, g_node, index_node,
-                                                           operand_node(value)))
+            self.adj.accumulate(lines, value.name, self.written_part(base.name, index, value.name, g_node))
         self.adj.accumulate(lines, base.name, _helper(SETITEM, g_node, index_node, cst.Float("0.0")))
         return True
+
+    def written_part(self, base: str, index, value: str, g_node: cst.Name) -> cst.BaseExpression:
+        """The adjoint of the value ``x[index] = value`` writes, from the result's ``g``: a copy of
+        ``g[index]`` (``g[1:-1].copy()``) where ``x`` certainly is a numpy array, the index is
+        basic and ``value`` has the written part's known shape (no broadcasting, no position
+        written twice); else ``setitem_value_vjp``, which finds out when the code runs."""
+        written = part_shape(self.classes.get(base), index, self.index_numbers())
+        held = self.classes.get(value)
+        part = subscript(g_node, operand_node(index), self.index_numbers()) \
+            if base in self.known_arrays() and written is not None and \
+            (held == written or (held == SCALAR and written == ())) else None
+        if part is None:
+            return _helper(SETITEM_VALUE_VJP, g_node, operand_node(index), cst.Name(value))
+        return cst.Call(cst.Attribute(part, cst.Name("copy")), [])
 
     def joined_backward(self, lines: list, stmt: Stmt, g: str) -> bool:
         """``np.concatenate([a, b, c])`` or ``np.stack([a, b])`` (axis 0) of names of known

@@ -302,8 +302,9 @@ def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
     factor kept) that are
     arithmetic of ``operand`` alone applied after the sum: they have at most ``operand``'s shape,
     so they are constant along every axis the sum reduces (``unbroadcast(-g * a / (b * b),
-    b_shape)`` -> ``unbroadcast(-g * a, b_shape) / (b * b)``: the quotient's divisor's adjoint
-    costs one pass over the broadcast array, not two)."""
+    b_shape)`` -> ``-unbroadcast(g * a, b_shape) / (b * b)``: the quotient's divisor's adjoint
+    costs one pass over the broadcast array, not two; a leading negation, exact, is applied to
+    the sum)."""
     chain = _chain(expr)
     inside = [chain[0]] + [link for link in chain[1:] if not _of_only(link[1], operand)]
     outside = [link for link in chain[1:] if _of_only(link[1], operand)]
@@ -312,8 +313,13 @@ def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
     node = inside[0][1]
     for operator, factor in inside[1:]:
         node = cst.BinaryOperation(node, operator, factor)
+    unsigned = _without_leading_minus(node) if not node.lpar else None
+    if unsigned is not None:  # -(the sum): negated once summed, a pass over the smaller array
+        node = unsigned
     node = _summed(node, axes) if axes is not None else \
         cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")), [cst.Arg(node), cst.Arg(shape)])
+    if unsigned is not None:
+        node = cst.UnaryOperation(cst.Minus(), node)
     for operator, factor in outside:
         node = cst.BinaryOperation(node, operator, factor)
     return node

@@ -284,19 +284,23 @@ def _copied_from(value: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def _keeps_items(value: cst.BaseExpression, containers: set, holders: set) -> Optional[bool]:
+def _keeps_items(value: cst.BaseExpression, containers: set, holders: set,
+                 arrays: frozenset = frozenset()) -> Optional[bool]:
     """For ``value`` making a new object (arithmetic, a call that makes a new array): whether
     it may hold the items of a name of ``containers`` (``+`` and ``*`` of lists, a copy of a
     list) or of an expression reading ``holders``; it shares no memory with its operands. None
-    where ``value`` may be (a view of) an operand."""
+    where ``value`` may be (a view of) an operand. ``arrays``: names certainly holding numpy
+    arrays, a part of which (``g[1:-1]``) holds no items."""
     if isinstance(value, cst.Comparison):
         return False
     if isinstance(value, cst.UnaryOperation):
-        return _keeps_items(value.expression, containers, holders) or False
+        return _keeps_items(value.expression, containers, holders, arrays) or False
     if isinstance(value, cst.Call) and _fresh(value):  # a new array; a list's items kept
         operands = [a.value for a in value.args]
         if isinstance(value.func, cst.Attribute) and value.func.attr.value in FRESH_METHODS and not value.args:
             operands.append(value.func.value)  # ``xs.copy()``
+        operands = [op for op in operands if not (isinstance(op, cst.Subscript) and
+                                                  isinstance(op.value, cst.Name) and op.value.value in arrays)]
         return any(_value_reads(op) & containers or
                    (not isinstance(op, cst.Name) and _value_reads(op) & holders) for op in operands)
     if not isinstance(value, cst.BinaryOperation):
@@ -307,7 +311,7 @@ def _keeps_items(value: cst.BaseExpression, containers: set, holders: set) -> Op
         if isinstance(side, (cst.List, cst.Tuple, cst.Set, cst.Dict)) and _value_reads(side) & holders:
             return True
         if isinstance(side, (cst.BinaryOperation, cst.UnaryOperation)) and \
-                _keeps_items(side, containers, holders):
+                _keeps_items(side, containers, holders, arrays):
             return True
     return False
 
@@ -319,15 +323,16 @@ class _Facts:
     copies: dict  # target -> {source}
     made: dict  # name -> [node] binding a new value
     other: set  # names bound any other way
+    arrays: frozenset = frozenset()  # names certainly holding numpy arrays (Plain.arrays)
 
 
-def _facts(code: tuple, step_of: StepOf, final_code: tuple) -> _Facts:
+def _facts(code: tuple, step_of: StepOf, final_code: tuple, arrays: frozenset = frozenset()) -> _Facts:
     end = _Node(None, set().union(*(_value_reads(cst.parse_expression(t)) for t in final_code)),
                 frozenset())
     nodes: list = []
     _graph(code, end, nodes)
     nodes.append(end)
-    facts = _Facts(nodes, {}, {}, {}, set())
+    facts = _Facts(nodes, {}, {}, {}, set(), arrays)
     for node in nodes:
         item = node.item
         step = step_of(item) if isinstance(item, Simple) else None
@@ -373,7 +378,7 @@ def _holders(group: set, facts: _Facts, copied: frozenset = frozenset()) -> set:
                 target, value = item.assigned, item.node.value
                 if target in group and _copied_from(value) is not None:
                     continue  # a copy inside the group
-                keeps = _keeps_items(value, containers, held)
+                keeps = _keeps_items(value, containers, held, facts.arrays)
                 if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and \
                         value.value.value not in containers:
                     new_views = {target}  # a part of an array: an array, holding no items
@@ -497,14 +502,15 @@ def _fresh_array_safe(step: tuple, facts: _Facts, preds: dict) -> bool:
         value = item.node.value
         if _copied_from(value) in holders or (isinstance(value, cst.Subscript) and
                                                isinstance(value.value, cst.Name)) or \
-                _keeps_items(value, holders, holders) is not False:
+                _keeps_items(value, holders, holders, facts.arrays) is not False:
             holders |= line.binds
     return not any(_live_after(node, name) for name in holders - node.binds)
 
 
-def _analysed(code: tuple, step_of: StepOf, params: frozenset, final_code: tuple) -> tuple:
+def _analysed(code: tuple, step_of: StepOf, params: frozenset, final_code: tuple,
+              arrays: frozenset = frozenset()) -> tuple:
     """``(facts, {id(node) of a step: whether its group works in place}, made nodes to copy)``."""
-    facts = _facts(code, step_of, final_code)
+    facts = _facts(code, step_of, final_code, arrays)
     in_place: dict = {}
     copies: set = set()
     for group in _groups(facts):
@@ -625,7 +631,7 @@ def write_in_place(code: tuple, params: frozenset, final_code: tuple, plain: Pla
     new values copied where they are made, unless certainly new). ``params``: the names bound
     before the items (the function's parameters; a backward sweep's residuals and seed);
     ``final_code``: the code read when it returns; ``plain``: where a step is plain numpy."""
-    facts, in_place, copies = _analysed(tuple(code), _step, params, final_code)
+    facts, in_place, copies = _analysed(tuple(code), _step, params, final_code, plain.arrays)
     at: dict = {key: _owned_value for key in copies}
     groups = _groups(facts)
     for key, safe in in_place.items():

@@ -54,10 +54,11 @@ def laplacian(u0, r):
 
 CASES = [
     (stencil, lambda rng: (rng.normal(size=9), 0.2), ("u[1:-1] = ", "_bar[:-2] +=")),
-    (rows, lambda rng: (rng.uniform(0.5, 1.5, size=(5, 3)),), ("out[t] = acc",)),
-    (corners, lambda rng: (rng.normal(size=(3, 5)),), ("a[0, ::2] = total", "[k, -1] = sin_a_2_k_0", "a_2_bar[k, 0] +=")),
+    (rows, lambda rng: (rng.uniform(0.5, 1.5, size=(5, 3)),), ("out[t] = acc", "_bar[t].copy()")),
+    (corners, lambda rng: (rng.normal(size=(3, 5)),), ("a[0, ::2] = total", "[k, -1] = np.sin(a_2_k_0)", "a_2_bar[k, 0] +=")),
     (summed_whole, lambda rng: (rng.normal(size=6),), ()),
-    (laplacian, lambda rng: (rng.normal(size=8), 0.1), ("lap[1:-1] = ",)),
+    (laplacian, lambda rng: (rng.normal(size=8), 0.1), ("lap[1:-1] = ", "_bar[1:-1].copy()",
+                                                         "_bar[1:-1] = 0.0")),
 ]
 
 
@@ -77,6 +78,7 @@ def test_plain_writes_give_the_gradient_in_every_call(fn, make, plain):
     for line in plain:
         assert line in made, made
         assert line not in generic, generic
+    assert "setitem_value_vjp" not in made or fn is corners, made  # the written value's part copied
 
 
 def test_code_for_any_shape_keeps_the_helpers_and_code_for_shapes_has_none():

@@ -36,7 +36,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -944,7 +944,9 @@ class Gen:
             lines.append(f"{ind}    return {body}")
             self.tag("local_def")
         lines.append(f"{ind}{name} = {self.made_function(lines, ind, fn)}({arg})")
-        self.bind(name, e)
+        # a call's result (of a factory's lambda, a table's entry) may be an array the callee
+        # shares, as s2sgrad takes it: not written into in place (seed 448)
+        self.bind(name, replace(e, fresh=False))
 
     def made_function(self, lines, ind, fn) -> str:
         """(own stream) How the local function ``fn`` is called: itself, or what a factory made

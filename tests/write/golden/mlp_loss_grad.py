@@ -74,7 +74,7 @@ def mlp_loss_bwd(residuals, mlp_loss_bar=1.0):
     logp_bar = s2s.unbroadcast(logp_times_labels_bar * labels, logp_shape)
     del logp_times_labels_bar
     # logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
-    log_sum_exp_shifted_bar = s2s.unbroadcast(-logp_bar, log_sum_exp_shifted_shape)
+    log_sum_exp_shifted_bar = -s2s.unbroadcast(logp_bar, log_sum_exp_shifted_shape)
     sum_exp_shifted_bar = log_sum_exp_shifted_bar / sum_exp_shifted
     del sum_exp_shifted, log_sum_exp_shifted_bar
     exp_shifted_bar = s2s.sum_vjp(sum_exp_shifted_bar, exp_shifted, 1, True)
