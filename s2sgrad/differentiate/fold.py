@@ -26,7 +26,7 @@ import libcst.matchers as m
 
 from ..program import Nest, Simple, name_reads, pure
 from .inline import substitute
-from .simplify import simplify
+from .simplify import negated, simplify
 
 MAX_LINE = 80  # a folded line longer than this stays two lines: one expression per line reads best
 
@@ -85,6 +85,36 @@ def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset,
     return block
 
 
+def move_signs(code: list, outside: Counter = Counter()) -> list:
+    """``code`` with each temporary bound to a negation (``t = -e``), read once in all by an
+    update of the same block that it leads (``x += t * y``, ``x[1:] -= t * y``), renamed
+    ``minus_t`` and bound to ``e``, the update's sign flipped: one array negation fewer (exact).
+    ``outside``: reads the caller makes."""
+    reads: Counter = Counter(outside)
+    binds: Counter = Counter()
+    _count(code, reads, binds)
+
+    def block_of(items: list) -> list:
+        items = [Nest(item.header, tuple(block_of(list(item.body)))) if isinstance(item, Nest) else item
+                 for item in items]
+        for i, item in enumerate(items):
+            name = item.assigned if isinstance(item, Simple) and item.plain else None
+            if name is None or reads[name] != 1 or binds[name] != 1:
+                continue
+            j = next((k for k in range(i + 1, len(items)) if items[k].reads[name]), None)
+            moved = None if j is None or not isinstance(items[j], Simple) else \
+                _sign_moved(item.node, items[j].node, name)
+            negative = f"minus_{name}"  # what the name holds now: the value's negation
+            if moved is not None and not reads[negative] and not binds[negative]:
+                items[i] = Simple(substitute_statement(moved[0], {}).with_changes(
+                    targets=[cst.AssignTarget(cst.Name(negative))]))
+                items[j] = Simple(substitute_statement(moved[1], {name: cst.Name(negative)}))
+                binds[negative] = reads[negative] = 1
+        return items
+
+    return block_of(list(code))
+
+
 def _foldable(block: list, i: int, reads: Counter, binds: Counter,
               rebind: bool) -> Optional[tuple]:
     item = block[i]
@@ -114,6 +144,29 @@ def _foldable(block: list, i: int, reads: Counter, binds: Counter,
 
 _AUGMENTED = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract,
               cst.MultiplyAssign: cst.Multiply}
+_FLIPPED = {cst.AddAssign: cst.SubtractAssign, cst.SubtractAssign: cst.AddAssign}
+
+
+def _leads(node: cst.BaseExpression, name: str) -> bool:
+    """Whether ``node`` is ``name`` or a chain of ``*`` and ``/`` whose first factor is ``name``
+    (no parentheses on the way): negating ``name`` negates ``node``."""
+    while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Multiply, cst.Divide)) \
+            and not node.lpar:
+        node = node.left
+    return isinstance(node, cst.Name) and node.value == name and not node.lpar
+
+
+def _sign_moved(made: cst.Assign, reader, name: str) -> Optional[tuple]:
+    """``(name = e, reader with its sign flipped)`` for ``name = -e`` read once by ``x += name * y``
+    or ``x -= name * y`` (the update's sign flipped: ``x -= e * y``, one array negation fewer;
+    exact), else None."""
+    unsigned = negated(made.value)
+    if unsigned is None or not isinstance(reader, cst.AugAssign) or type(reader.operator) not in _FLIPPED \
+            or not _leads(reader.value, name):
+        return None
+    return made.with_changes(value=unsigned.with_changes(lpar=[], rpar=[]) if isinstance(
+        unsigned, cst.BinaryOperation) and not isinstance(unsigned.operator, (cst.Add, cst.Subtract))
+        else unsigned), reader.with_changes(operator=_FLIPPED[type(reader.operator)]())
 
 
 def _rebinds(small, name: str) -> bool:

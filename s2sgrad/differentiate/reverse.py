@@ -31,7 +31,7 @@ from ..program import Comment, Simple, code_reads, lift, unpack_target
 from ..rules.helpers.containers import POP_LAST
 from ..rules.helpers.inplace import SETITEM, SETITEM_INTO, SETITEM_VALUE_VJP
 from .contributions import Contributions, basic_getitem
-from .fold import fold, line_read_counts
+from .fold import fold, line_read_counts, move_signs
 from .growth import append_in_place, pop_in_place
 from .plain_writes import Plain, subscript
 from .writes_in_place import drop_unread_records, shape_only_records, write_in_place
@@ -374,6 +374,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
             - self.adj.uniform_names if self.adj.in_place else frozenset()
         backward = list(write_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns),
                                        Plain(adjoints, numbers)))
+        backward = move_signs(backward, line_read_counts(returns))
         self.rec.templates = shape_only_records(tuple(backward), tuple(returns))
         backward, self.rec.unread = drop_unread_records(tuple(backward))
         backward = list(backward)

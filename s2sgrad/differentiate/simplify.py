@@ -170,7 +170,8 @@ class _Fold(cst.CSTTransformer):
         unsigned = negated(updated.value) if isinstance(updated.operator, cst.AddAssign) else None
         if unsigned is None:
             return updated
-        return updated.with_changes(operator=cst.SubtractAssign(), value=unsigned)
+        # (an update's value needs no parentheses of its own)
+        return updated.with_changes(operator=cst.SubtractAssign(), value=unsigned.with_changes(lpar=[], rpar=[]))
 
     def leave_BinaryOperation(self, original, updated) -> cst.BaseExpression:
         left, right = _number(updated.left), _number(updated.right)

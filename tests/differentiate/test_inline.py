@@ -82,7 +82,7 @@ def test_folds_stay_within_one_source_statement():
 from collections import Counter  # noqa: E402
 
 from s2sgrad.differentiate.fold import fold  # noqa: E402
-from s2sgrad.program import Nest, lift, render  # noqa: E402
+from s2sgrad.program import Nest, Simple, lift, render  # noqa: E402
 
 
 def _folded(code, outside=Counter(), scalars=frozenset()):
@@ -204,3 +204,29 @@ def test_gradients_through_broadcast_divisors():
     assert_gradients(normalized, rng.normal(size=(4, 5)), rng.normal(size=(4, 5)))
     text = s2sgrad.source(s2sgrad.grad(normalized, argnums=(0, 1)))
     assert "-s2s.unbroadcast(" in text and ") / (s * s)" in text
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # a negated temporary read once by an update it leads: the update's sign flipped instead
+    (["t = -g / (d * d)", "a_bar[1:3] -= t * e"], ["minus_t = g / (d * d)", "a_bar[1:3] += minus_t * e"]),
+    (["t = -g * a", "x_bar += t"], ["minus_t = g * a", "x_bar -= minus_t"]),
+    # read twice, read by no update, not leading the update, a name taken: as they were
+    (["t = -g", "x_bar += t * e", "y = t"], None),
+    (["t = -g", "y = t * e"], None),
+    (["t = -g", "x_bar += e * t"], None),
+    (["t = -g", "x_bar += t", "minus_t = 1.0", "z = minus_t"], None),
+])
+def test_a_negation_moves_into_the_sign_of_the_update_reading_it(lines, expected):
+    from s2sgrad.differentiate.fold import move_signs
+
+    items = [Simple(cst.parse_statement(line).body[0]) for line in lines]
+    got = [cst.Module([]).code_for_node(item.node) for item in move_signs(items)]
+    assert got == (expected + lines[len(expected):] if expected else lines)
+    env = dict(g=np.array([0.5, -1.5]), d=np.array([2.0, 0.5]), a=np.array([1.0, 3.0]),
+               e=np.array([-0.25, 4.0]), a_bar=np.zeros(4), x_bar=np.ones(2))
+    before, after = dict(env), dict(env)
+    exec("\n".join(lines), {}, before)
+    exec("\n".join(got), {}, after)
+    for name in ("a_bar", "x_bar", "y"):
+        if name in before:
+            np.testing.assert_array_equal(after[name], before[name])

@@ -87,8 +87,10 @@ def call_name(call: ast.Call) -> str:
 SAME_WORK = {"s2s.setitem_into": (".append",),
              "s2s.split_last": ("s2s.setitem_value_vjp", ".append")}
 # An index write made plain numpy (code made for a call's shapes: ``out[t] = acc``, ``g[1:] += h``)
-# is the helper's work (``setitem_into``, ``getitem_add``) without its checks.
+# is the helper's work (``setitem_into``, ``getitem_add``) without its checks; so is the written
+# value's adjoint read as a copy of its part (``g[t].copy()``: ``setitem_value_vjp``).
 PLAIN_WRITES = {ast.Assign: "s2s.setitem_into", ast.AugAssign: "s2s.getitem_add"}
+PART_COPY = "s2s.setitem_value_vjp"
 
 
 def operations(nodes) -> Counter:
@@ -98,7 +100,9 @@ def operations(nodes) -> Counter:
     for top in nodes:
         for node in ast.walk(top):
             if isinstance(node, ast.Call):
-                for name in SAME_WORK.get(call_name(node), (call_name(node),)):
+                called = PART_COPY if isinstance(node.func, ast.Attribute) and node.func.attr == "copy" \
+                    and isinstance(node.func.value, ast.Subscript) and not node.args else call_name(node)
+                for name in SAME_WORK.get(called, (called,)):
                     counts[name] += 1
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
                 counts["np.matmul"] += 1
