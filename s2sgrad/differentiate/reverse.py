@@ -84,7 +84,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
             self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
         # writes adding into what they read (updates.py), and the reads whose share is left in
         # the adjoint of what they read (``t``: no adjoint of its own once its write is passed)
-        self.updates = index_updates(fn, self.index_numbers(), self.known_arrays())
+        self.updates = index_updates(fn, table, self.index_numbers(), self.known_arrays())
         self.passed: set = set()
 
     def local_to(self, blocks: tuple) -> set:
@@ -274,7 +274,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
             return lines
         if stmt.prim.op in _INDEX_WRITES and self.setitem_backward(lines, stmt, g):
             return lines
-        if stmt.prim.op in _JOINS and self.joined_backward(lines, stmt, g):
+        if getattr(rule, "result_shape", None) in dims.TAKES_ITEMS and self.joined_backward(lines, stmt, g):
             return lines
         if rule.registered:
             return self.registered_backward(stmt, rule, g)
@@ -493,7 +493,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         shapes = [self.classes.get(item.name) if isinstance(item, Var) else None for item in items]
         if not all(isinstance(shape, tuple) and shape and dims.known(shape) for shape in shapes):
             return False
-        if prim.op == _STACK:
+        if self.rule_for(prim).result_shape is dims.stacked:
             parts = [f"{g}[{k}]" for k in range(len(items))]
         else:
             points = dims.split_points([shape[0] for shape in shapes], self.classes[stmt.targets[0]][0])
@@ -546,8 +546,6 @@ def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tupl
 
 
 # The index writes' primitives: the lowering's, and the runtime helpers' when generated code is read again.
-_STACK = "numpy.stack"
-_JOINS = frozenset({"numpy.concatenate", _STACK})  # joins of a display, split back by joined_backward
 _INDEX_WRITES = frozenset({"s2s." + SETITEM, "s2sgrad.runtime." + SETITEM, "s2sgrad.runtime." + SETITEM_INTO})
 
 

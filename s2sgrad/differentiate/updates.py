@@ -16,17 +16,17 @@ import libcst as cst
 from ..lower.ir import SUBSCRIPT, Const, CoreFunction, If, Loop, RangeHeader, SequenceHeader, Stmt, Var, \
     operand_reads, prim_operands
 from ..read.names import name_nodes
+from ..rules.table import RuleTable
 from .plain_writes import basic_index
 
 __all__ = ["index_updates"]
 
 _ADDS = {"operator.add": (0, 1), "operator.sub": (0,)}  # the sums, and where the read may be
-_SETITEM = "s2s.setitem"
 
 
-def index_updates(fn: CoreFunction, numbers: frozenset, arrays: frozenset) -> dict:
-    """``{setitem statement: t}`` for each write adding into what it read (module docstring);
-    ``numbers``: the names certainly holding one number (an index's ints); ``arrays``: those
+def index_updates(fn: CoreFunction, table: RuleTable, numbers: frozenset, arrays: frozenset) -> dict:
+    """``{setitem statement: t}`` for each write adding into what it read (module docstring), of
+    the table's index writes; ``numbers``: the names certainly holding one number (an index's ints); ``arrays``: those
     certainly holding a numpy array, the only ones written into (a list's ``+`` joins lists: a
     list's slice written so is no update)."""
     reads = _read_counts(fn)
@@ -34,7 +34,8 @@ def index_updates(fn: CoreFunction, numbers: frozenset, arrays: frozenset) -> di
     for block in _blocks(fn.body):
         single = {s.targets[0]: s for s in block if isinstance(s, Stmt) and len(s.targets) == 1}
         for stmt in block:
-            read = _update(stmt, single, reads, numbers, arrays) if isinstance(stmt, Stmt) else None
+            read = _update(stmt, single, reads, numbers, arrays) \
+                if isinstance(stmt, Stmt) and table.index_write(stmt.prim.op) else None
             if read is not None:
                 found[stmt] = read
     return found
@@ -42,7 +43,7 @@ def index_updates(fn: CoreFunction, numbers: frozenset, arrays: frozenset) -> di
 
 def _update(stmt: Stmt, single: dict, reads: Counter, numbers: frozenset, arrays: frozenset):
     prim = stmt.prim
-    if prim.op != _SETITEM or len(prim.args) != 3 or prim.kwargs or len(stmt.targets) != 1:
+    if len(prim.args) != 3 or prim.kwargs or len(stmt.targets) != 1:
         return None
     base, index, value = prim.args
     if not (isinstance(base, Var) and isinstance(index, Const) and isinstance(value, Var)) or \

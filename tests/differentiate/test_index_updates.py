@@ -124,7 +124,7 @@ def updates_of(fn, args):
     numbers = frozenset(p for p, a in zip(params, args) if isinstance(a, float))
     classes, scalars = shape_facts(core, DEFAULT_TABLE, numbers, dict(shape_signature(params, args)))
     arrays = frozenset(n for n, c in classes.items() if isinstance(c, tuple) and c)
-    return set(index_updates(core, frozenset(scalars) | counters(core), arrays).values())
+    return set(index_updates(core, DEFAULT_TABLE, frozenset(scalars) | counters(core), arrays).values())
 
 
 def test_which_writes_are_updates():
@@ -136,4 +136,4 @@ def test_which_writes_are_updates():
     assert len(found["read_twice"]) == 1
     assert found["repeated_index"] == found["scaled"] == set()
     core = lower(find_function(from_function(stencil)), DEFAULT_TABLE)
-    assert index_updates(core, counters(core), frozenset()) == {}  # u not known to be an array
+    assert index_updates(core, DEFAULT_TABLE, counters(core), frozenset()) == {}  # u not known an array
