@@ -292,3 +292,27 @@ def test_an_output_tuple_nested_in_a_tuple_is_laid_out_output_first(jacobian):
         for j in (0, 1):
             np.testing.assert_allclose(vg[1][i][j], hessian[i][j], rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(vg[0][i], autograd.grad(two_ag, i)(X, Y), rtol=1e-9)
+
+
+def constant_loss(x, v, s):
+    return np.sum(np.sin(np.zeros(3))) + 1.0
+
+
+def constant_pair(x, v):
+    return np.ones(2), 3.0
+
+
+@pytest.mark.parametrize("jacobian", [s2sgrad.jacfwd, s2sgrad.jacrev])
+def test_jacobians_of_a_gradient_that_does_not_vary_are_zero_blocks(jacobian):
+    # the gradient (a tuple) does not depend on the arguments: its tangent is zeros of the
+    # tuple's structure (seed 1363: a list of zeros, taken for one leaf, raised)
+    x, v, s = np.ones((3, 4)), np.ones(4), 0.3
+    blocks = jacobian(s2sgrad.grad(constant_loss, argnums=(0, 1, 2)), argnums=(0, 1, 2))(x, v, s)
+    assert isinstance(blocks, tuple) and len(blocks) == 3
+    for out, row in zip((x, v, s), blocks):
+        assert isinstance(row, tuple) and len(row) == 3
+        for arg, block in zip((x, v, s), row):
+            assert np.shape(block) == np.shape(out) + np.shape(arg) and not np.any(block)
+    value, tangent = s2sgrad.jvp(constant_pair, (x, v), (x, v))
+    assert isinstance(tangent, tuple) and np.shape(tangent[0]) == (2,) and not np.any(tangent[0])
+    assert tangent[1] == 0.0

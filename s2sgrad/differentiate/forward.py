@@ -412,16 +412,18 @@ class ForwardBuilder:
         return self.result_tangent(self.fn.result)
 
     def result_tangent(self, result) -> str:
+        """The returned value's tangent, of the value's structure (a tuple's a tuple: zeros of
+        that structure where the value does not vary, ``s2s.tree_zeros``)."""
         if isinstance(result, Var):
             if result.name in self.varied:
                 return self.tangents[result.name]
-            return self.zero(result.name)
+            return "0.0" if result.name in self.scalars else f"s2s.tree_zeros({result.name})"
         if isinstance(result, Seq):
             items = [self.result_tangent(item) for item in result.items]
             if result.kind == "list":  # the tangent has the value's structure
                 return "[" + ", ".join(items) + "]"
             return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-        return f"s2s.zeros_like({_code(operand_node(result))})"
+        return f"s2s.tree_zeros({_code(operand_node(result))})"
 
 
 def rule_positions(rule, names: set, count: int) -> set:

@@ -27,6 +27,7 @@ __all__ = [
     "Parts",
     "Keyed",
     "list_zeros",
+    "tree_zeros",
     "leaves",
     "list_getitem_vjp",
     "sum_list_vjp",
@@ -368,7 +369,7 @@ def _gradient_at(value, path, read, name):
                                 "it as one); regenerate it after reading its items by key")
         return like(read[path], value)
     if not any(p[:len(path)] == path for p in read):
-        return _zeros_tree(value)
+        return tree_zeros(value)
     if not isinstance(value, dict):
         raise GradientError(f"{name}{_path_text(path)} is a {type(value).__name__}, not a dict: "
                             "the generated gradient reads it by its keys; pass a dict")
@@ -379,14 +380,15 @@ def _gradient_at(value, path, read, name):
     return {key: _gradient_at(item, path + (key,), read, name) for key, item in value.items()}
 
 
-def _zeros_tree(value):
-    """Zeros of ``value``'s structure: containers of the same kinds, zero leaves."""
+def tree_zeros(value):
+    """Zeros of ``value``'s structure: containers of the same kinds, zero leaves (the tangent of
+    a value that does not vary, which has the value's structure)."""
     if isinstance(value, dict):
-        return {key: _zeros_tree(item) for key, item in value.items()}
+        return {key: tree_zeros(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_zeros_tree(item) for item in value]
+        return [tree_zeros(item) for item in value]
     if isinstance(value, tuple):
-        items = [_zeros_tree(item) for item in value]
+        items = [tree_zeros(item) for item in value]
         return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
     return zeros_like(value)
 

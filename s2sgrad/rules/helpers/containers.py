@@ -117,7 +117,8 @@ RULES = (
 )
 
 # Piecewise constant: no derivative.
-NONDIFF = ("s2sgrad.runtime.zeros_like", "s2sgrad.runtime.list_zeros", "s2sgrad.runtime.keys")
+NONDIFF = ("s2sgrad.runtime.zeros_like", "s2sgrad.runtime.list_zeros", "s2sgrad.runtime.tree_zeros",
+           "s2sgrad.runtime.keys")
 
 NO_RULE = {"Parts": "the list class helpers build their results with: generated code does not call it",
            "Keyed": "the dict class helpers build their results with: generated code does not call it",
