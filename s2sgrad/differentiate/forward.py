@@ -30,6 +30,7 @@ from ..analyze.scalars import may_be_array, may_broadcast, tangent_shaping
 from ..errors import TransformError
 from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, prim_operands
 from ..lower.naming import Namer
+from ..rules.helpers.containers import TREE_ZEROS
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params, keeping_consumed
 from ..program import Comment, ElseHeader, IfHeader, Nest, has_statements, lift, unpack_target
@@ -413,17 +414,17 @@ class ForwardBuilder:
 
     def result_tangent(self, result) -> str:
         """The returned value's tangent, of the value's structure (a tuple's a tuple: zeros of
-        that structure where the value does not vary, ``s2s.tree_zeros``)."""
+        that structure where the value does not vary, the runtime's ``tree_zeros``)."""
         if isinstance(result, Var):
             if result.name in self.varied:
                 return self.tangents[result.name]
-            return "0.0" if result.name in self.scalars else f"s2s.tree_zeros({result.name})"
+            return "0.0" if result.name in self.scalars else f"s2s.{TREE_ZEROS}({result.name})"
         if isinstance(result, Seq):
             items = [self.result_tangent(item) for item in result.items]
             if result.kind == "list":  # the tangent has the value's structure
                 return "[" + ", ".join(items) + "]"
             return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-        return f"s2s.tree_zeros({_code(operand_node(result))})"
+        return f"s2s.{TREE_ZEROS}({_code(operand_node(result))})"
 
 
 def rule_positions(rule, names: set, count: int) -> set:

@@ -10,6 +10,7 @@ from ..table import alias, defvjp
 # the reverse builder write and recognize them by these names.
 POP_LAST = "split_last"
 OWNED = "owned"
+TREE_ZEROS = "tree_zeros"  # zeros of a value's structure: the tangent of a value that does not vary
 
 RULES = (
     # tuple(x) / list(x)'s adjoint of an array's rows stacked, and its transpose (one per row)
