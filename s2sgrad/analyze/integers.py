@@ -185,7 +185,7 @@ def made_lengths(stmt: Stmt, table: RuleTable) -> Optional[list]:
     if prim.op != "nondiff" or not prim.callee or not isinstance(call, cst.Call) or \
             any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
         return None
-    if table.makes_shape(prim.callee):  # (``np.zeros(x.shape)``: _shape_source)
+    if table.makes_shape(prim.callee):  # (``np.zeros(x.shape)``: shapes._shape_source)
         if any(a.keyword is not None and a.keyword.value == "shape" for a in call.args):
             return None
         node = call.args[0].value
@@ -221,4 +221,5 @@ def literal_int(node) -> Optional[int]:
 
 
 def is_none(node) -> bool:
+    """Whether ``node`` is the name ``None``."""
     return isinstance(node, cst.Name) and node.value == "None"
