@@ -106,8 +106,7 @@ def move_signs(code: list, outside: Counter = Counter()) -> list:
                 _sign_moved(item.node, items[j].node, name)
             negative = f"minus_{name}"  # what the name holds now: the value's negation
             if moved is not None and not reads[negative] and not binds[negative]:
-                items[i] = Simple(substitute_statement(moved[0], {}).with_changes(
-                    targets=[cst.AssignTarget(cst.Name(negative))]))
+                items[i] = Simple(moved[0].with_changes(targets=[cst.AssignTarget(cst.Name(negative))]))
                 items[j] = Simple(substitute_statement(moved[1], {name: cst.Name(negative)}))
                 binds[negative] = reads[negative] = 1
         return items
@@ -164,9 +163,9 @@ def _sign_moved(made: cst.Assign, reader, name: str) -> Optional[tuple]:
     if unsigned is None or not isinstance(reader, cst.AugAssign) or type(reader.operator) not in _FLIPPED \
             or not _leads(reader.value, name):
         return None
-    return made.with_changes(value=unsigned.with_changes(lpar=[], rpar=[]) if isinstance(
-        unsigned, cst.BinaryOperation) and not isinstance(unsigned.operator, (cst.Add, cst.Subtract))
-        else unsigned), reader.with_changes(operator=_FLIPPED[type(reader.operator)]())
+    # (an assignment's value needs no parentheses of its own)
+    return made.with_changes(value=unsigned.with_changes(lpar=[], rpar=[])), \
+        reader.with_changes(operator=_FLIPPED[type(reader.operator)]())
 
 
 def _rebinds(small, name: str) -> bool:

@@ -25,10 +25,10 @@ _ADDS = {"operator.add": (0, 1), "operator.sub": (0,)}  # the sums, and where th
 
 
 def index_updates(fn: CoreFunction, table: RuleTable, numbers: frozenset, arrays: frozenset) -> dict:
-    """``{setitem statement: t}`` for each write adding into what it read (module docstring), of
-    the table's index writes; ``numbers``: the names certainly holding one number (an index's ints); ``arrays``: those
-    certainly holding a numpy array, the only ones written into (a list's ``+`` joins lists: a
-    list's slice written so is no update)."""
+    """``{setitem statement: t}`` for each of the table's index writes adding into what it read
+    (module docstring); ``numbers``: the names certainly holding one number (an index's ints);
+    ``arrays``: those certainly holding a numpy array, the only ones written into (a list's ``+``
+    joins lists: a list's slice written so is no update)."""
     reads = _read_counts(fn)
     found: dict = {}
     for block in _blocks(fn.body):
@@ -78,7 +78,7 @@ def _blocks(body: tuple):
 
 def _read_counts(fn: CoreFunction) -> Counter:
     """How many times each name is read: by statements' operands, a branch's test, a loop's
-    header (its sequences, range's arguments), the result."""
+    header (its sequences, range's arguments, the iterable or test as written), the result."""
     counts: Counter = Counter()
 
     def visit(body: tuple) -> None:
@@ -99,9 +99,9 @@ def _read_counts(fn: CoreFunction) -> Counter:
                 elif isinstance(node.kind, RangeHeader):
                     for arg in node.kind.args:
                         counts.update(n.value for n in name_nodes(arg, reads_only=True))
-                header = getattr(node.header, "node", None)
-                if isinstance(header, cst.CSTNode):
-                    counts.update(n.value for n in name_nodes(header, reads_only=True))
+                for part in (getattr(node.header, "iter", None), getattr(node.header, "test", None)):
+                    if isinstance(part, cst.CSTNode):  # a for header's iterable, a while's test
+                        counts.update(n.value for n in name_nodes(part, reads_only=True))
                 visit(node.body)
                 visit(node.carries)
 
