@@ -2,7 +2,8 @@
 
 Code specialized for a call's array shapes (specialize.shape_signature) knows each array
 parameter's shape as a tuple of dims: a literal length (``0``, ``1``), or a label (``"n0"``,
-``"n1"``, ...) standing for one length of 2 or more (in a signature, two labels are two lengths).
+``"n1"``, ...) standing for one length of 2 or more (in a signature, two labels are two lengths,
+numbered in increasing order: ``n0 < n1 < ...``, so ``n1 - n0 + 1`` is 2 or more).
 A length that is a small multiple of another (at most MULTIPLE_MOST times the least length it is
 a multiple of) is labelled as that multiple (``"4*n0"``): one length, one label, so arithmetic of
 lengths (``a[H:2 * H]`` of an ``a`` of length ``4*n0``, ``H`` of ``n0``) gives labels too. A
@@ -79,11 +80,14 @@ def linear(dim) -> Optional[Linear]:
 
 
 def length_of(form: Optional[Linear]):
-    """The dim of the length ``max(0, form)`` (a form of labels only): a literal, a label, a
-    trimmed dim or the Linear itself (one canonical dim per length written); UNKNOWN where
-    ``form`` holds another symbol."""
-    if form is None or any(not is_label(s) for s in form.symbols()):
+    """The dim of the length ``max(0, form)``: a literal, a label, a trimmed dim or the Linear
+    itself (one canonical dim per length written). A form of other symbols (a loop counter's:
+    a length that changes from step to step) is its Linear: the shape analysis keeps it only for
+    names read in the step that bound them (integers.step_names)."""
+    if form is None:
         return UNKNOWN
+    if any(not is_label(s) for s in form.symbols()):
+        return form
     if not form.terms:
         return max(0, form.constant)
     if len(form.terms) == 1 and 1 <= form.terms[0][1] <= MULTIPLE_MOST and form.constant <= 0:
@@ -94,10 +98,12 @@ def length_of(form: Optional[Linear]):
 
 
 def least(form: Optional[Linear], bounds: Optional[Callable] = None) -> Optional[int]:
-    """The least value ``form`` takes, every label being LEAST_LABEL or more; a symbol that is
+    """The least value ``form`` takes, the labels ``n0 < n1 < ...`` being LEAST_LABEL or more
+    (``n<i>`` is LEAST_LABEL + i or more, and each one more than the one before); a symbol that is
     no label is replaced by its lower or upper bound (``bounds(symbol)``: ``(low, high)``, Linears
     of labels, or None) as its coefficient's sign asks; None where ``form`` has no least value
-    known (a label with a negative coefficient, a symbol without bounds)."""
+    known (labels whose coefficients, summed from the longest down, fall below 0: ``n0 - n1``;
+    a symbol without bounds)."""
     if form is None:
         return None
     for symbol, c in form.terms:
@@ -110,9 +116,22 @@ def least(form: Optional[Linear], bounds: Optional[Callable] = None) -> Optional
         if bound is None or any(not is_label(s) for s in bound.symbols()):
             return None
         form = form - Linear(((symbol, c),), 0) + bound.times(c)
-    if any(c < 0 for _, c in form.terms):
+    # n<i> = LEAST_LABEL + i + e_i with 0 <= e_0 <= e_1 <= ...: the sum of c_i e_i is 0 or more
+    # for every such e exactly when each sum of the coefficients from a label up is
+    # (a label not so numbered: LEAST_LABEL or more, in no known order with the others)
+    if any(c < 0 and _rank(s) is None for s, c in form.terms):
         return None
-    return form.constant + LEAST_LABEL * sum(c for _, c in form.terms)
+    above = 0
+    for _, c in sorted(((_rank(s), c) for s, c in form.terms if _rank(s) is not None), reverse=True):
+        above += c
+        if above < 0:
+            return None
+    return form.constant + sum(c * (LEAST_LABEL + (_rank(s) or 0)) for s, c in form.terms)
+
+
+def _rank(label):
+    """``i`` of a label ``"n<i>"`` (its place in the signature's increasing order), else None."""
+    return int(label[1:]) if label[:1] == "n" and label[1:].isdigit() else None
 
 
 def nonnegative(dim, bounds: Optional[Callable] = None, facts: tuple = ()) -> bool:
@@ -153,11 +172,11 @@ def sliced(dim, lower, upper, bounds: Optional[Callable] = None, facts: tuple = 
     ``lower`` a dim or Linear certainly 0 or more, ``upper`` one certainly 0 or more or None (the
     end); ``bounds`` and ``facts``: least's and nonnegative's, for symbols other than labels
     (loop counters) and what is known where the slice is read. UNKNOWN where not known: a bound
-    that may be negative (it counts from the end), an end that may be past the axis's or not, a
-    length that changes with a counter."""
+    that may be negative (it counts from the end), an end that may be past the axis's or not.
+    A length that changes with a loop's counter is a Linear of it (length_of)."""
     whole, start = linear(dim), linear(lower)
     stop = whole if upper is None else linear(upper)
-    if whole is None or start is None or stop is None or not nonnegative(whole, facts=facts) or \
+    if whole is None or start is None or stop is None or not nonnegative(whole, bounds, facts) or \
             not nonnegative(start, bounds, facts) or not nonnegative(stop, bounds, facts):
         return UNKNOWN
     if nonnegative(whole - stop, bounds, facts):
@@ -372,6 +391,16 @@ def rows_product(product: Callable, right: bool = False) -> Callable:
         return None if row is None else (UNKNOWN,) + row
 
     return shape
+
+
+def symbols(shape) -> set:
+    """The symbols of a shape's dims: labels, and those of sums (loop counters)."""
+    found: set = set()
+    for dim in shape:
+        form = linear(dim) if dim is not UNKNOWN else None
+        if form is not None:
+            found |= form.symbols()
+    return found
 
 
 def known(shape) -> bool:

@@ -37,9 +37,10 @@ def numbers_passed(params: Sequence[str], args: tuple, kwargs: dict) -> tuple:
 
 def shape_signature(params: Sequence[str], args: tuple) -> tuple:
     """``((parameter, dims), ...)`` for the positional arguments that are numpy arrays: each
-    length 0 or 1 as itself, each other length as a label (``"n0"``, ``"n1"``, ... in the order first
-    met), equal lengths by one label, a length that is 2 to dims.MULTIPLE_MOST times a lesser
-    one (the least such) as that multiple (``"4*n0"``) (dims.py)."""
+    length 0 or 1 as itself, each other length as a label (``"n0"``, ``"n1"``, ... numbered in
+    increasing order of the lengths, so ``n0 < n1``), equal lengths by one label, a length that is
+    2 to dims.MULTIPLE_MOST times a lesser one (the least such) as that multiple (``"4*n0"``)
+    (dims.py)."""
     arrays = [(param, value.shape) for param, value in zip(params, args) if type(value) is np.ndarray]
     met = list(dict.fromkeys(n for _, shape in arrays for n in shape if n > 1))
     bases: list = []
@@ -49,7 +50,7 @@ def shape_signature(params: Sequence[str], args: tuple) -> tuple:
         if base_of[n] == n:
             bases.append(n)
     labels: dict = {}
-    for n in met:
+    for n in sorted(met):  # numbered by length: n0 < n1 < ... (dims.least reads the order)
         if base_of[n] == n:
             labels[n] = f"n{len(labels)}"
     written = {n: labels[n] if base_of[n] == n else dims.times(labels[base_of[n]], n // base_of[n])

@@ -26,9 +26,11 @@ def test_signature_labels_lengths_by_equality_and_keeps_ones():
     args = (np.zeros((3, 4)), np.zeros(4), 2.0, np.zeros((3, 1)), [1.0], np.zeros(()))
     assert shape_signature(("a", "b", "s", "c", "d", "e"), args) == (
         ("a", ("n0", "n1")), ("b", ("n1",)), ("c", ("n0", 1)), ("e", ()))
-    # the lengths themselves are not in it: other lengths of the same pattern, the same signature
-    assert shape_signature(("a", "b"), (np.zeros((7, 2)), np.zeros(2))) == \
+    # the lengths themselves are not in it: other lengths of the same pattern (and order), the
+    # same signature; labels are numbered by length (n0 < n1), so another order is another one
+    assert shape_signature(("a", "b"), (np.zeros((7, 9)), np.zeros(9))) == \
         shape_signature(("a", "b"), (np.zeros((3, 4)), np.zeros(4)))
+    assert shape_signature(("a", "b"), (np.zeros((7, 2)), np.zeros(2))) == (("a", ("n1", "n0")), ("b", ("n0",)))
     # a subclass is not a plain array: its arithmetic may be another's
     assert shape_signature(("m",), (np.zeros((2, 2)).view(_Sub),)) == ()
 
@@ -423,15 +425,17 @@ def test_lengths_of_other_axes_and_computed_bounds_are_not_taken_for_others():
 def test_lengths_that_are_small_multiples_of_another_are_labelled_as_such():
     args = (np.zeros((16, 128)), np.zeros((32, 128)), np.zeros(32), np.zeros((50, 16)), np.zeros(7))
     signature = dict(shape_signature("abcde", args))
-    assert signature["a"] == ("n0", "8*n0") and signature["b"] == ("2*n0", "8*n0")
-    assert signature["c"] == ("2*n0",) and signature["d"] == ("n1", "n0") and signature["e"] == ("n2",)
+    # (numbered by length: 7 is n0, 16 is n1, 50 is n2)
+    assert signature["a"] == ("n1", "8*n1") and signature["b"] == ("2*n1", "8*n1")
+    assert signature["c"] == ("2*n1",) and signature["d"] == ("n2", "n1") and signature["e"] == ("n0",)
     assert shape_signature("ab", (np.zeros(9), np.zeros(3))) == (("a", ("3*n0",)), ("b", ("n0",)))
-    assert shape_signature("ab", (np.zeros(27), np.zeros(3))) == (("a", ("n0",)), ("b", ("n1",)))  # 9x
+    assert shape_signature("ab", (np.zeros(27), np.zeros(3))) == (("a", ("n1",)), ("b", ("n0",)))  # 9x
     assert dims.times("2*n0", 3) == "6*n0" and dims.times("n0", 9) is None and dims.times(1, 2) == 2
     assert dims.sliced("4*n0", "n0", "2*n0") == "n0" and dims.sliced("4*n0", "3*n0", None) == "n0"
     assert dims.sliced("4*n0", "2*n0", "5*n0") == "2*n0"  # past the end: numpy clips it to the end
     assert dims.sliced("4*n0", "2*n0", "n1") is None  # before the end or past it: not known
-    assert dims.sliced("4*n1", "n0", "2*n0") is None and dims.sliced("n0", 0, None) == "n0"
+    assert dims.sliced("4*n1", "n0", "2*n0") == "n0"  # n0 < n1: the stop is before the end
+    assert dims.sliced("4*n0", "n1", "2*n1") is None and dims.sliced("n0", 0, None) == "n0"
 
 
 def gates(a, c):

@@ -9,12 +9,14 @@ bounds and arrays' lengths, and give them the shapes of names.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable, Optional
 
 import libcst as cst
 import libcst.matchers as m
 
-from ..lower.ir import Const, CoreFunction, If, Loop, RangeHeader, SequenceHeader, Stmt, Var, flatten
+from ..lower.ir import Const, CoreFunction, If, Loop, RangeHeader, SequenceHeader, Stmt, Var, \
+    definition_counts, flatten, operand_reads, own_reads
 from .. import dims
 from ..rules.table import RuleTable
 
@@ -36,6 +38,7 @@ class Integers:
         names = [loop.kind.counter if isinstance(loop.kind, RangeHeader) else loop.kind.index for loop in loops]
         self.counting = {name: loop for name, loop in zip(names, loops)
                          if name in counters and names.count(name) == 1}
+        self.steps = step_names(fn)
         # statement -> how many of the body's makers (made_lengths) run before it
         self.makers: list = []
         self.position: dict = {}
@@ -78,7 +81,7 @@ class Integers:
                 return None
             found = self.bound_integer(stmt, seen | {node.value})
             if isinstance(found, dims.Linear) and self.in_loop[stmt] and \
-                    any(not dims.is_label(s) for s in found.symbols()):
+                    not self.of_its_step(node.value, found.symbols()):
                 return None  # a later step may read the value an earlier one bound
             return found
         if m.matches(node, m.Subscript(value=m.Attribute(value=m.Name(), attr=m.Name("shape")),
@@ -164,6 +167,22 @@ class Integers:
         low, stop = (dims.Linear(), ends[0]) if len(ends) == 1 else ends
         return low, stop - dims.Linear((), 1)
 
+    def of_its_step(self, name: str, symbols) -> bool:
+        """Whether ``name``, bound in a loop to a value (an integer, an array's length) of
+        ``symbols``, holds it for the counters' values wherever it is read: every symbol is a
+        label or the counter of a loop holding the one statement binding ``name``, which every
+        read of it follows in the same step (step_names)."""
+        loops = self.steps.get(name)
+        for symbol in symbols:
+            if dims.is_label(symbol):
+                continue
+            if loops is None or not (isinstance(symbol, tuple) and symbol[0] == COUNTER):
+                return False
+            counting = self.counting.get(symbol[1])
+            if counting is None or not any(loop is counting for loop in loops):
+                return False
+        return True
+
     def lengths(self, nodes: list, nonnegative: bool = False):
         """The shape whose lengths are ``nodes`` (libcst nodes: length); None where one is not
         known, PENDING where one is not known yet."""
@@ -198,6 +217,54 @@ def made_lengths(stmt: Stmt, table: RuleTable) -> Optional[list]:
         second = positional[1] if len(positional) == 2 else named.get("M")
         return [positional[0], positional[0] if second is None or is_none(second) else second]
     return None
+
+
+def step_names(fn: CoreFunction) -> dict:
+    """Name -> the loops (outermost first) holding the one statement binding it, for each name
+    bound by one statement of a loop's body (not in a branch of it) and read only after that
+    statement in the same body (its later statements, nested blocks too, and the loop's
+    carries): every read sees the value bound in the same step of that loop, while every counter
+    of those loops holds the value it held then."""
+    reads: Counter = Counter(operand_reads(fn.result))
+    blocks: list = []
+
+    def visit(body: tuple, loops: tuple) -> Counter:
+        """Count the reads of ``body`` into ``reads``; the reads of ``body`` alone."""
+        found: Counter = Counter()
+        for node in body:
+            found.update(own_reads(node))
+            if isinstance(node, If):
+                found += visit(node.body, loops) + visit(node.orelse, loops)
+            elif isinstance(node, Loop):
+                inner = loops + (node,)
+                found += visit(node.body, inner) + visit(node.carries, inner)
+                blocks.append((node, inner))
+        return found
+
+    reads += visit(fn.body, ())
+    counts = definition_counts(fn.body)
+    found: dict = {}
+    for loop, loops in blocks:
+        after: Counter = Counter()
+        for node in loop.carries:
+            after.update(_all_reads(node))
+        for node in reversed(loop.body):
+            if isinstance(node, Stmt):
+                for target in node.targets:
+                    if counts.get(target) == 1 and after[target] == reads[target]:
+                        found[target] = loops
+            after.update(_all_reads(node))
+    return found
+
+
+def _all_reads(node) -> Counter:
+    """The names ``node`` reads, its nested blocks' too."""
+    found = Counter(own_reads(node))
+    for block in ((node.body, node.orelse) if isinstance(node, If) else
+                  (node.body, node.carries) if isinstance(node, Loop) else ()):
+        for inner in block:
+            found += _all_reads(inner)
+    return found
 
 
 def _loops(body: tuple) -> list:

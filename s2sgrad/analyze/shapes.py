@@ -155,6 +155,8 @@ class _Classes:
             found = self.outputs_classes(stmt)
         changed = False
         for target, each in (zip(stmt.targets, found) if _BOTTOM not in found else ()):
+            if isinstance(each, tuple) and not self.ints.of_its_step(target, dims.symbols(each)):
+                each = TOP  # a length of a counter, read where the counter may have moved on
             old = self.env.get(target, _BOTTOM)
             new = each if old is _BOTTOM or old == each else TOP
             if new != old:

@@ -11,11 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-import libcst as cst
-
-from ..lower.ir import SUBSCRIPT, Const, CoreFunction, If, Loop, RangeHeader, SequenceHeader, Stmt, Var, \
-    operand_reads, prim_operands
-from ..read.names import name_nodes
+from ..lower.ir import SUBSCRIPT, Const, CoreFunction, If, Loop, Stmt, Var, operand_reads, own_reads
 from ..rules.table import RuleTable
 from .plain_writes import basic_index
 
@@ -83,25 +79,11 @@ def _read_counts(fn: CoreFunction) -> Counter:
 
     def visit(body: tuple) -> None:
         for node in body:
-            if isinstance(node, Stmt):
-                for op in prim_operands(node.prim):
-                    counts.update(operand_reads(op))
-                if node.expr is not None and node.prim.op == "nondiff":
-                    counts.update(n.value for n in name_nodes(node.expr, reads_only=True))
-            elif isinstance(node, If):
-                counts[node.test] += 1
+            counts.update(own_reads(node))
+            if isinstance(node, If):
                 visit(node.body)
                 visit(node.orelse)
             elif isinstance(node, Loop):
-                if isinstance(node.kind, SequenceHeader):
-                    for op in node.kind.sequences:
-                        counts.update(operand_reads(op))
-                elif isinstance(node.kind, RangeHeader):
-                    for arg in node.kind.args:
-                        counts.update(n.value for n in name_nodes(arg, reads_only=True))
-                for part in (getattr(node.header, "iter", None), getattr(node.header, "test", None)):
-                    if isinstance(part, cst.CSTNode):  # a for header's iterable, a while's test
-                        counts.update(n.value for n in name_nodes(part, reads_only=True))
                 visit(node.body)
                 visit(node.carries)
 

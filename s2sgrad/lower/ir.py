@@ -13,6 +13,7 @@ from typing import Any, Mapping, Optional, Union
 import libcst as cst
 
 from ..errors import Location
+from ..read.names import name_nodes
 
 
 @dataclass(frozen=True)
@@ -280,3 +281,28 @@ def definition_counts(body: tuple) -> dict:
                 for k, v in definition_counts(block).items():
                     counts[k] = counts.get(k, 0) + v
     return counts
+
+
+def own_reads(node) -> list:
+    """The names ``node`` itself reads (not its nested blocks'): a statement's operands (and a
+    call without a derivative's code), a branch's test, a loop header's sequences, range's
+    arguments and its iterable or test as written."""
+    found: list = []
+    if isinstance(node, Stmt):
+        for op in prim_operands(node.prim):
+            found.extend(operand_reads(op))
+        if node.expr is not None and node.prim.op == "nondiff":
+            found.extend(n.value for n in name_nodes(node.expr, reads_only=True))
+    elif isinstance(node, If):
+        found.append(node.test)
+    elif isinstance(node, Loop):
+        if isinstance(node.kind, SequenceHeader):
+            for op in node.kind.sequences:
+                found.extend(operand_reads(op))
+        elif isinstance(node.kind, RangeHeader):
+            for arg in node.kind.args:
+                found.extend(n.value for n in name_nodes(arg, reads_only=True))
+        for part in (getattr(node.header, "iter", None), getattr(node.header, "test", None)):
+            if isinstance(part, cst.CSTNode):  # a for header's iterable, a while's test
+                found.extend(n.value for n in name_nodes(part, reads_only=True))
+    return found

@@ -1,8 +1,8 @@
 """Lengths computed from lengths (dims.Linear): sums of labels, literals and loop counters as
 slice bounds and array lengths, in code made for a call's shape signature. What is proved is
 used (no shape recorded or summed back); what may be otherwise (a length that may be negative,
-a bound past the end or not, a length changing with a counter) is not known, and every
-signature's gradient stays right."""
+a bound past the end or not, a length changing with a counter read in another step) is not
+known, and every signature's gradient stays right."""
 
 import numpy as np
 import pytest
@@ -39,7 +39,8 @@ def test_sums_of_lengths_have_one_canonical_dim_each():
     assert dims.length_of(window) == window and dims.linear(window) == window
     assert dims.length_of(window) == dims.length_of(L((), 1) + n1 - n0)  # one form, whatever the order
     assert dims.length_of(L((), -3)) == 0  # an empty slice
-    assert dims.length_of(L.symbol((COUNTER, "k"))) is None  # changes with a counter: no dim
+    k = L.symbol((COUNTER, "k"))
+    assert dims.length_of(k) == k  # changes with a counter: the shape classes keep it in its step
     assert dims.linear(("n0", 2)) == n0 - L((), 2) and dims.linear(None) is None
 
 
@@ -47,13 +48,15 @@ def test_what_is_certainly_not_negative():
     n0, n1 = L.symbol("n0"), L.symbol("n1")
     window = n1 - n0 + L((), 1)
     assert dims.nonnegative(n0 - L((), 2)) and not dims.nonnegative(n0 - L((), 3))  # labels are 2 or more
-    assert not dims.nonnegative(window)
-    assert dims.nonnegative(window, facts=(window,)) and dims.nonnegative(window + n0, facts=(window,))
+    assert dims.nonnegative(window) and dims.least(window) == 2  # labels in order: n0 < n1
+    shorter = n0 - n1 + L((), 1)  # the taps longer than the signal: may be negative
+    assert not dims.nonnegative(shorter) and dims.least(n1 - n0.times(2)) is None
+    assert dims.nonnegative(shorter, facts=(shorter,)) and dims.nonnegative(shorter + n1, facts=(shorter,))
     k = L.symbol((COUNTER, "k"))
     bounds = {(COUNTER, "k"): (L(), n0 - L((), 1))}.get  # for k in range(n0)
     assert dims.nonnegative(k, bounds) and dims.nonnegative(n0 - L((), 1) - k, bounds)
     assert not dims.nonnegative(n0 - L((), 2) - k, bounds) and not dims.nonnegative(k)
-    assert dims.not_one(n0 + n1) and not dims.not_one(window) and dims.not_one(0)
+    assert dims.not_one(n0 + n1) and dims.not_one(window) and not dims.not_one(shorter) and dims.not_one(0)
 
 
 def test_slices_by_computed_bounds():
@@ -62,8 +65,11 @@ def test_slices_by_computed_bounds():
     k = L.symbol((COUNTER, "k"))
     bounds = {(COUNTER, "k"): (L(), n0 - L((), 1))}.get
     assert dims.sliced("n1", k, k + m, bounds, facts=(m,)) == m  # a convolution's window
-    assert dims.sliced("n1", k, k + m, bounds) is None  # m may be negative: it counts from the end
-    assert dims.sliced("n1", k + L((), 1), None, bounds) is None  # x[k + 1:]: changes with k
+    assert dims.sliced("n1", k, k + m, bounds) == m  # n0 < n1: m is 2 or more
+    short = n0 - n1 + L((), 1)  # a signal shorter than its taps
+    taps = {(COUNTER, "k"): (L(), n1 - L((), 1))}.get
+    assert dims.sliced("n0", k, k + short, taps) is None  # may be negative: it counts from the end
+    assert dims.sliced("n1", k + L((), 1), None, bounds) == n1 - k - L((), 1)  # x[k + 1:]: with k
     assert dims.sliced("n0", 0, 1) == 1 and dims.sliced("n0", n0 - L((), 1), None) == 1
     assert dims.sliced("n0", 0, 2) == 2 and dims.sliced("n0", 0, 3) is None  # 3 long, or 2
     assert dims.sliced(("n0", 3), 0, None) is None  # an axis that may be empty: no slice known
@@ -125,6 +131,33 @@ def tails(x):
     return total
 
 
+def tails_named(x):
+    total = 0.0
+    for i in range(len(x) - 1):
+        j = i + 1
+        d = x[j:] - x[i]
+        total = total + np.sum(d * d)
+    return total
+
+
+def stale_tail(x):
+    total = 0.0
+    prev = x[1:]
+    for i in range(len(x) - 1):
+        if i > 0:
+            total = total + np.sum(prev * x[i:])  # prev: the last step's tail, n - i long
+        prev = x[i + 1:]
+    return total
+
+
+def tail_after_the_loop(x):
+    total = 0.0
+    for i in range(len(x) - 1):
+        d = x[i + 1:] * x[i]
+        total = total + np.sum(d)
+    return total + np.sum(d * d)  # the last step's: i holds its counter still, but no class is kept
+
+
 def targets(fn):
     return {t for stmt in flatten(lower(find_function(from_function(fn)), DEFAULT_TABLE).body) for t in stmt.targets}
 
@@ -136,15 +169,29 @@ def test_windows_joins_and_what_stays_unknown():
     found = classes_for(conv_windows, (w, x))
     assert found["y"] == found["x_k_k_m"] == found["y_2"] == (window,)
     # (a name of no class: its shape is not known; each name below is one the code binds)
-    found = classes_for(conv_enumerate, (w, x))
-    assert "x_k_k_m" in targets(conv_enumerate) and "x_k_k_m" not in found and "y" not in found
+    found = classes_for(conv_enumerate, (w, x))  # the signal longer than the taps: m >= 2
+    assert found["x_k_k_m"] == (window,) and "y" not in found  # (y starts as 0.0)
+    found = classes_for(conv_enumerate, (w, x[:3]))  # shorter (n0) than the taps (n1)
+    assert "x_k_k_m" in targets(conv_enumerate) and "x_k_k_m" not in found
     found = classes_for(conv_read_before_made, (w, x))
-    assert found["y"] == found["x_k_k_m"] == (window,)
+    assert found["y"] == found["x_k_k_m"] == found["x_0_m"] == (window,)  # n0 < n1: m >= 2
+    # a signal (n0) no longer than the taps (n1): m = n0 - n1 + 1 is known to be 0 or more only
+    # after the array made from it
+    shorter = L.of({"n0": 1, "n1": -1}, 1)
+    found = classes_for(conv_read_before_made, (rng.normal(size=4), rng.normal(size=3)))
+    assert found["y"] == found["x_k_k_m"] == (shorter,)
     assert "x_0_m" in targets(conv_read_before_made) and "x_0_m" not in found
     found = classes_for(heat_joined, (rng.normal(size=12), 0.25, 3))
     assert found["u"] == found["u_3"] == ("n0",) and found["u__1"] == found["u_neg1"] == (1,)
     found = classes_for(tails, (rng.normal(size=6),))
-    assert "x_i_1" in targets(tails) and "x_i_1" not in found
+    tail = (L.of({"n0": 1, (COUNTER, "i"): -1}, -1),)  # n - i - 1, read in the step that bound it
+    assert found["x_i_1"] == found["d"] == tail
+    assert classes_for(tails_named, (rng.normal(size=6),))["d"] == tail  # j = i + 1, read in its step
+    # (lowered: ``prev_2 = x[i + 1:]`` in the step, carried as ``prev``; ``d`` read after the loop)
+    for fn, name, kept in [(stale_tail, "prev", "prev_2"), (tail_after_the_loop, "d", "x_i_1")]:
+        found = classes_for(fn, (rng.normal(size=6),))
+        assert name in targets(fn) and name not in found, fn.__name__
+        assert found[kept] == tail, fn.__name__
 
 
 CASES = [
@@ -185,14 +232,18 @@ def test_joins_and_windows_record_no_shapes():
     assert "x_bar[k : k + m] +=" in made, made
 
 
-def test_tails_gradient():
-    grad = s2sgrad.grad(tails)
+@pytest.mark.parametrize("fn", [tails, tails_named, stale_tail, tail_after_the_loop])
+def test_tails_gradient(fn):
+    grad = s2sgrad.grad(fn)
     rng = np.random.default_rng(3)
-    for n in (6, 2, 1, 6):
+    for n in (6, 2, 3, 6):
         args = (rng.normal(size=n),)
-        expected = numerical_grad(tails, args, 0)
+        expected = numerical_grad(fn, args, 0)
         for _ in range(3):
             np.testing.assert_allclose(grad(*args), expected, rtol=1e-6, atol=1e-8)
+    if fn in (tails, tails_named):  # the tails' lengths change with i: known in each step, nothing recorded
+        made = s2sgrad.source(grad, like=(np.zeros(6),))
+        assert "unbroadcast" not in made and "np.shape(" not in made and ".shape" not in made, made
 
 
 # ----- joins split back by their parts -------------------------------------------------------------
@@ -265,3 +316,31 @@ def test_third_order_through_windows():
     eps = 1e-4
     expected = (second(w, x + eps * d) - second(w, x - eps * d)) / (2 * eps)
     np.testing.assert_allclose(third, expected, rtol=1e-4, atol=1e-6)
+
+
+def triangle_products(W, X):
+    s = 0.0
+    for i in range(X.shape[0] - 1):
+        H = X[i + 1:] @ W  # n - i - 1 rows: the weights' products are summed after the loop
+        s = s + np.sum(np.tanh(H) * X[i, 0])
+    return s
+
+
+def triangle_dots(W, X):
+    s = 0.0
+    for i in range(X.shape[0] - 1):
+        H = np.dot(W, X[:i + 1].T)  # i + 1 columns
+        s = s + np.sum(np.tanh(H))
+    return s
+
+
+@pytest.mark.parametrize("fn,transposed", [(triangle_products, False), (triangle_dots, True)])
+def test_products_of_lengths_that_change_each_step(fn, transposed):
+    rng = np.random.default_rng(4)
+    grad = s2sgrad.grad(fn, argnums=(0, 1))
+    for n in (5, 2, 5):
+        W, X = rng.normal(size=(2, 3) if transposed else (3, 2)), rng.normal(size=(n, 3))
+        for _ in range(3):
+            for k, got in enumerate(grad(W, X)):
+                np.testing.assert_allclose(got, numerical_grad(fn, (W, X), k), rtol=1e-6, atol=1e-8)
+    assert "unbroadcast" not in s2sgrad.source(grad, like=(W, X))

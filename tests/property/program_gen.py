@@ -797,6 +797,8 @@ class Gen:
         shape, bound, _ = self.env[src]
         form = self.ch.choice(["made", "made", "window", "joined"])
         if form == "window" and len(shape) <= 2:
+            if shape[0] >= 2 and self.ch.bool(40):
+                return self.length_tail(lines, ind, src)
             return self.length_window(lines, ind, src)
         if form == "joined" and shape[0] >= 2:
             self.assign(lines, ind, self.new_name("y"), E(
@@ -825,6 +827,24 @@ class Gen:
         lines.append(f"{ind}    {name} = {name} + 0.5 * {window}")
         self.bind(name, E(name, (shape[0] - K + 1,) + shape[1:], 0.5 * K * bound, fresh=False))
         self.tag("length_window")
+
+    def length_tail(self, lines, ind, src):
+        """``src``'s rows after (or up to) the loop's counter against its row there, summed:
+        ``src[k + 1:]`` is ``n - k - 1`` long, a length that changes with ``k`` (known in the
+        step that reads it, where the code is made for a shape signature)."""
+        shape, bound, _ = self.env[src]
+        n, k, d, name = self.new_name("n"), self.new_name("k"), self.new_name("d"), self.new_name("y")
+        lines.append(f"{ind}{n} = " + self.ch.choice([f"len({src})", f"{src}.shape[0]"]))
+        lines.append(f"{ind}{name} = 0.0")
+        lines.append(f"{ind}for {k} in range({n} - 1):")
+        part = self.ch.choice([f"{src}[{k} + 1:]", f"{src}[:{k} + 1]", f"{src}[{k}:{n}]"])
+        lines.append(f"{ind}    {d} = np.sin({part} - {src}[{k}])")
+        lines.append(f"{ind}    {name} = {name} + 0.5 * np.sum({d} * {part})")
+        size = 1
+        for dim in shape:
+            size *= dim
+        self.bind(name, E(name, (), 0.5 * bound * size * shape[0], fresh=False))
+        self.tag("length_tail")
 
     def inplace_candidates(self, arrays_only=False):
         out = []
