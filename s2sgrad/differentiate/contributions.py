@@ -48,6 +48,31 @@ def _same_twice(rule, wanted: list, contribution, g: str) -> bool:
     return _code(contribution(first, g)) == _code(contribution(second, g))
 
 
+def _without_new_axes(index) -> Optional[str]:
+    """For a basic index of new axes (``None``), whole slices and ``...``, with one new axis
+    or more: the index taking the new axes away again (``[:, None, :]`` -> ``":, 0"``); else None."""
+    if not (isinstance(index, Const) and index.basic):
+        return None
+    node = index.node
+    items = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
+    kept, new = [], False
+    for item in items:
+        if isinstance(item, cst.Name) and item.value == "None":
+            kept.append("0")
+            new = True
+        elif isinstance(item, cst.Ellipsis):
+            kept.append("...")
+        elif isinstance(item, cst.Call) and isinstance(item.func, cst.Name) and item.func.value == "slice" \
+                and len(item.args) == 3 and all(isinstance(a.value, cst.Name) and a.value.value == "None"
+                                                 for a in item.args):
+            kept.append(":")
+        else:
+            return None
+    while kept and kept[-1] == ":" and "..." not in kept:  # (after ``...``, the axes count from the end)
+        kept.pop()
+    return ", ".join(kept) if new else None
+
+
 class Contributions:
     """A statement's contributions to its operands' adjoints (mixed into ReverseBuilder)."""
 
@@ -104,7 +129,8 @@ class Contributions:
             wanted = wanted[:1]
         for param, template, operand in wanted:
             if prim.op == SUBSCRIPT and isinstance(operand, Var) and (
-                    self.collect_row(lines, stmt, operand.name, bound.get("index"), g)
+                    self.new_axes(lines, stmt, operand.name, bound.get("index"), g)
+                    or self.collect_row(lines, stmt, operand.name, bound.get("index"), g)
                     or self.scatter(lines, operand.name, bound.get("index"), g)):
                 continue
             if isinstance(operand, Var) and self.batch(lines, operand.name, rule, param, bound, g):
@@ -278,6 +304,20 @@ class Contributions:
         for var, tmp in pending:
             self.adj.accumulate(lines, var, cst.Name(tmp))
         return lines
+
+    def new_axes(self, lines: list, stmt: Stmt, var: str, index, g: str) -> bool:
+        """``x[:, None]``, ``x[None]``, ``x[..., None, :]``: an index of new axes, whole slices
+        and ``...`` only holds ``x``'s elements as they are, so ``x``'s adjoint is the view of
+        ``g`` without the new axes (``g[:, 0]``; ``g`` itself where ``g`` is one number
+        standing for an array)."""
+        inverse = _without_new_axes(index)
+        if inverse is None or var in self.fn.lists:
+            return False
+        if stmt.targets[0] in self.adj.uniform:
+            self.adj.accumulate(lines, var, cst.Name(g), uniform=True)
+        else:
+            self.adj.accumulate(lines, var, cst.parse_expression(f"{g}[{inverse}]"))
+        return True
 
     def scatter(self, lines: list, var: str, index, g: str) -> bool:
         """``x_bar[i] += g`` for a basic index into an adjoint array this sweep owns."""

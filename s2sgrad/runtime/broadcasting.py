@@ -89,6 +89,13 @@ def _to_numpy(v, helper: str):
     return np.asarray(v)
 
 
+def _widened_axes(g_shape: tuple, shape: tuple) -> tuple:
+    """The axes of ``g`` (of rank ``len(shape)`` or less: a smaller one broadcasts up, aligned on
+    the right) where ``shape`` has length 1 and ``g`` another."""
+    lead = len(shape) - len(g_shape)
+    return tuple(i - lead for i, n in enumerate(shape) if i >= lead and n == 1 and g_shape[i - lead] != 1)
+
+
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``, or to ``x`` itself when it is a shape (a tuple):
     this undoes numpy broadcasting. ``g`` keeps its array type (a subclass, another library's)."""
@@ -101,13 +108,12 @@ def unbroadcast(g, x):
             extra = np.ndim(g) - len(shape)
             if extra > 0:
                 g = np.sum(g, axis=tuple(range(extra)))
-            g_shape = np.shape(g)
-            axes = tuple(i for i, n in enumerate(shape) if n == 1 and g_shape[i] != 1)
+            axes = _widened_axes(np.shape(g), shape)
             return np.sum(g, axis=axes, keepdims=True) if axes else g
     extra = g.ndim - len(shape)
     if extra > 0:
         g = _add_reduce(g, tuple(range(extra)))  # what g.sum(axis=...) calls
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    axes = _widened_axes(g.shape, shape)
     if axes:
         g = _add_reduce(g, axes, None, None, True)
     return g

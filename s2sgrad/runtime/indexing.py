@@ -233,6 +233,11 @@ def diagonal_vjp(g, a, offset=0, axis1=0, axis2=1):
     ndim = len(a_shape)
     axis1, axis2 = axis1 % ndim, axis2 % ndim
     out = np.zeros(a_shape, dtype=np.result_type(g, np.float64))
+    if ndim == 2 and (axis1, axis2) == (0, 1) and np.ndim(g) == 1:  # a matrix: one strided write
+        cols = a_shape[1]
+        start = offset if offset >= 0 else -offset * cols
+        out.reshape(-1)[start::cols + 1][:np.shape(g)[0]] = g
+        return out
     moved = np.moveaxis(out, (axis1, axis2), (-2, -1))  # a view: writing it fills ``out``
     n = np.shape(g)[-1]
     rows = np.arange(n) + max(-offset, 0)

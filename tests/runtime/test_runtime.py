@@ -133,3 +133,14 @@ def test_grad_through_value_and_grad_of_a_sum_read_twice():
     got = s2sgrad.grad(h_of_value_and_grad, argnums=(0, 1, 2))(*args)
     for i, g in enumerate(got):
         np.testing.assert_allclose(g, numerical_grad(h_of_value_and_grad, args, i), rtol=1e-5, atol=1e-7)
+
+
+def test_unbroadcast_of_a_smaller_array_over_length_one_axes():
+    # a full sum's adjoint (one number) given back for a parameter of shape (1,) or (1, 1)
+    from s2sgrad.runtime import like, unbroadcast
+    assert np.shape(unbroadcast(np.float64(3.0), (1,))) == ()
+    np.testing.assert_array_equal(like(np.float64(3.0), np.ones(1)), [3.0])
+    np.testing.assert_array_equal(like(np.float64(2.0), np.ones((1, 1))), [[2.0]])
+    # (3,) over (1, 1): summed where the shape has length 1, left to broadcast up
+    np.testing.assert_array_equal(np.broadcast_to(unbroadcast(np.ones(3), (1, 1)), (1, 1)), [[3.0]])
+    np.testing.assert_array_equal(unbroadcast(np.ones((2, 3)), (1, 3)), [[2.0, 2.0, 2.0]])

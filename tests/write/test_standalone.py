@@ -179,7 +179,8 @@ def test_copies_are_the_minimal_set_in_a_deterministic_order():
     defined = [line.split("(")[0][4:] for line in out.splitlines() if line.startswith("def ")]
     # unbroadcast and the private helpers and constants it reads, in their module's order;
     # nothing else from broadcasting.py (not like, broadcast, GradientError, _F64)
-    assert defined == ["_shape", "_foreign", "_own_type", "_operand", "unbroadcast", "f_bwd"]
+    assert defined == ["_shape", "_foreign", "_own_type", "_operand", "_widened_axes", "unbroadcast",
+                       "f_bwd"]
     constants = [line.split(" =")[0] for line in out.splitlines() if line[:1] == "_" and " = " in line]
     assert constants == ["_ndarray", "_float64", "_add_reduce", "_CONVERTED"]
     assert "import types" in out and "GradientError" not in out
