@@ -372,6 +372,7 @@ MULTIPLE = (
         # faster than solving against the identity, 15 us against 18 us at 20 x 20)
         a=_real("np.linalg.inv(np.swapaxes(a, -1, -2)) * np.expand_dims(g[1], (-1, -2))",
                 "np.linalg.slogdet"),
+        ranked=(("a", (2,), _real("np.linalg.inv(a.T) * g[1]", "np.linalg.slogdet")),),  # one matrix
         jvps={"a": "(s2s.zeros_like(ans[0]), np.trace(np.linalg.solve(a, "
                    f"{_real('t', 'np.linalg.slogdet')}), axis1=-2, axis2=-1))"},
     ),

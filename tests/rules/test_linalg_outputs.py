@@ -114,6 +114,18 @@ def kept_split(x):
     return np.sum(parts[0] * parts[2])
 
 
+def test_slogdet_of_one_matrix_and_of_a_stack():
+    grad = s2sgrad.grad(logdet_scaled)
+    for shape in [(3, 3), (3, 3), (2, 3, 3), (2, 3, 3), (4, 4)]:  # each twice: then made for it
+        a = RNG.normal(size=shape) + 4 * np.eye(shape[-1])
+        np.testing.assert_allclose(grad(a), numerical_grad(logdet_scaled, (a,), 0), rtol=1e-6, atol=1e-8)
+
+
+def logdet_scaled(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return np.sum(logdet * 1.5)
+
+
 def test_an_unread_output_has_a_zero_adjoint_and_a_kept_result_is_indexed():
     a = _arg((3, 3)) + 3 * np.eye(3)
     np.testing.assert_array_equal(s2sgrad.grad(unread_output)(a), np.zeros((3, 3)))
@@ -289,8 +301,10 @@ def test_eigh_of_a_hermitian_matrix_in_reverse_mode_and_its_phases_refused():
                          ids=lambda f: f.__name__)
 def test_complex_matrices_are_refused_when_the_derivative_runs(fn):
     a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3)) + 3 * np.eye(3)
-    with pytest.raises(s2sgrad.GradientError, match="real matrices only"):
-        s2sgrad.grad(fn)(a + np.conj(a.T))
+    grad = s2sgrad.grad(fn)
+    for _ in range(2):  # the code for any shape, then the code made for one matrix (Rule.ranked)
+        with pytest.raises(s2sgrad.GradientError, match="real matrices only"):
+            grad(a + np.conj(a.T))
 
 
 def svd_factors(a):  # reads u and vt only through functions that leave the phases alone
