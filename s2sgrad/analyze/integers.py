@@ -221,12 +221,12 @@ def made_lengths(stmt: Stmt, table: RuleTable) -> Optional[list]:
 
 def step_names(fn: CoreFunction) -> dict:
     """Name -> the loops (outermost first) holding the one statement binding it, for each name
-    bound by one statement of a loop's body (not in a branch of it) and read only after that
-    statement in the same body (its later statements, nested blocks too, and the loop's
-    carries): every read sees the value bound in the same step of that loop, while every counter
-    of those loops holds the value it held then."""
+    bound by one statement of a block in a loop (its body, or an arm of a branch in it) and read
+    only after that statement in the same block (its later statements, nested blocks too, and a
+    loop body's carries): every read sees the value bound in the same step of those loops, while
+    every counter of them holds the value it held then."""
     reads: Counter = Counter(operand_reads(fn.result))
-    blocks: list = []
+    blocks: list = []  # (statements, carries, enclosing loops)
 
     def visit(body: tuple, loops: tuple) -> Counter:
         """Count the reads of ``body`` into ``reads``; the reads of ``body`` alone."""
@@ -235,20 +235,22 @@ def step_names(fn: CoreFunction) -> dict:
             found.update(own_reads(node))
             if isinstance(node, If):
                 found += visit(node.body, loops) + visit(node.orelse, loops)
+                if loops:
+                    blocks.extend([(node.body, (), loops), (node.orelse, (), loops)])
             elif isinstance(node, Loop):
                 inner = loops + (node,)
                 found += visit(node.body, inner) + visit(node.carries, inner)
-                blocks.append((node, inner))
+                blocks.append((node.body, node.carries, inner))
         return found
 
     reads += visit(fn.body, ())
     counts = definition_counts(fn.body)
     found: dict = {}
-    for loop, loops in blocks:
+    for body, carries, loops in blocks:
         after: Counter = Counter()
-        for node in loop.carries:
+        for node in carries:
             after.update(_all_reads(node))
-        for node in reversed(loop.body):
+        for node in reversed(body):
             if isinstance(node, Stmt):
                 for target in node.targets:
                     if counts.get(target) == 1 and after[target] == reads[target]:

@@ -140,6 +140,15 @@ def tails_named(x):
     return total
 
 
+def tails_in_a_branch(x):
+    total = 0.0
+    for i in range(len(x) - 1):
+        if i % 2 == 0:
+            d = x[i + 1:] - x[i]  # bound and read in the branch's arm, in one step
+            total = total + np.sum(d * d)
+    return total
+
+
 def stale_tail(x):
     total = 0.0
     prev = x[1:]
@@ -187,6 +196,7 @@ def test_windows_joins_and_what_stays_unknown():
     tail = (L.of({"n0": 1, (COUNTER, "i"): -1}, -1),)  # n - i - 1, read in the step that bound it
     assert found["x_i_1"] == found["d"] == tail
     assert classes_for(tails_named, (rng.normal(size=6),))["d"] == tail  # j = i + 1, read in its step
+    assert classes_for(tails_in_a_branch, (rng.normal(size=6),))["d_2"] == tail  # (d, in the arm)
     # (lowered: ``prev_2 = x[i + 1:]`` in the step, carried as ``prev``; ``d`` read after the loop)
     for fn, name, kept in [(stale_tail, "prev", "prev_2"), (tail_after_the_loop, "d", "x_i_1")]:
         found = classes_for(fn, (rng.normal(size=6),))
@@ -232,7 +242,8 @@ def test_joins_and_windows_record_no_shapes():
     assert "x_bar[k : k + m] +=" in made, made
 
 
-@pytest.mark.parametrize("fn", [tails, tails_named, stale_tail, tail_after_the_loop])
+@pytest.mark.parametrize("fn", [tails, tails_named, tails_in_a_branch, stale_tail,
+                                tail_after_the_loop])
 def test_tails_gradient(fn):
     grad = s2sgrad.grad(fn)
     rng = np.random.default_rng(3)
@@ -241,7 +252,7 @@ def test_tails_gradient(fn):
         expected = numerical_grad(fn, args, 0)
         for _ in range(3):
             np.testing.assert_allclose(grad(*args), expected, rtol=1e-6, atol=1e-8)
-    if fn in (tails, tails_named):  # the tails' lengths change with i: known in each step, nothing recorded
+    if fn in (tails, tails_named, tails_in_a_branch):  # the tails' lengths change with i: known in each step, nothing recorded
         made = s2sgrad.source(grad, like=(np.zeros(6),))
         assert "unbroadcast" not in made and "np.shape(" not in made and ".shape" not in made, made
 

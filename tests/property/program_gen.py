@@ -838,8 +838,12 @@ class Gen:
         lines.append(f"{ind}{name} = 0.0")
         lines.append(f"{ind}for {k} in range({n} - 1):")
         part = self.ch.choice([f"{src}[{k} + 1:]", f"{src}[:{k} + 1]", f"{src}[{k}:{n}]"])
-        lines.append(f"{ind}    {d} = np.sin({part} - {src}[{k}])")
-        lines.append(f"{ind}    {name} = {name} + 0.5 * np.sum({d} * {part})")
+        inner = f"{ind}    "
+        if self.ch.bool(30):  # in a branch's arm: bound and read there, in one step
+            lines.append(f"{ind}    if {k} % 2 == 0:")
+            inner += "    "
+        lines.append(f"{inner}{d} = np.sin({part} - {src}[{k}])")
+        lines.append(f"{inner}{name} = {name} + 0.5 * np.sum({d} * {part})")
         size = 1
         for dim in shape:
             size *= dim
