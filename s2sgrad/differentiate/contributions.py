@@ -135,7 +135,7 @@ class Contributions:
                 continue
             if isinstance(operand, Var) and self.batch(lines, operand.name, rule, param, bound, g):
                 continue
-            expr = contribution(template, g)
+            expr = self.kept_sum_share(rule, prim, operand, g) or contribution(template, g)
             if doubled:  # ``a * a``: the one contribution, twice
                 expr = simplify(cst.BinaryOperation(expr, cst.Add(), expr))
             if isinstance(operand, Var):
@@ -304,6 +304,19 @@ class Contributions:
         for var, tmp in pending:
             self.adj.accumulate(lines, var, cst.Name(tmp))
         return lines
+
+    def kept_sum_share(self, rule, prim, operand, g: str) -> Optional[cst.BaseExpression]:
+        """``s = np.sum(a, axis=k, keepdims=True)`` where ``a`` (an array of a known shape class)
+        already has an adjoint that is a whole array: ``g`` itself, added to it as it is (numpy broadcasts it over the reduced
+        axes: no helper spreading it first); else None."""
+        if getattr(rule, "reduction", "") != "sum" or not isinstance(operand, Var) or \
+                operand.name in self.fn.lists or self.classes.get(operand.name) in (None, SCALAR) or \
+                not self.adj.has(operand.name) or operand.name in self.adj.uniform:
+            return None  # (an array of a class: its adjoint so far is one of its shape)
+        keep = dict(prim.kwargs).get("keepdims")
+        if not (isinstance(keep, Const) and isinstance(keep.node, cst.Name) and keep.node.value == "True"):
+            return None
+        return cst.Name(g)
 
     def new_axes(self, lines: list, stmt: Stmt, var: str, index, g: str) -> bool:
         """``x[:, None]``, ``x[None]``, ``x[..., None, :]``: an index of new axes, whole slices

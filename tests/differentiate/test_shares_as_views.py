@@ -1,6 +1,8 @@
-"""Indexes that only add axes (``x[:, None]``, ``x[None]``, ``x[..., None, :]``): the adjoint of
-``x`` is the upstream viewed without the new axes, no zeros array and no scatter; gradients
-against central differences and autograd, the upstream a full array or one number."""
+"""Adjoint shares that need no array of their own: indexes that only add axes (``x[:, None]``,
+``x[None]``, ``x[..., None, :]``) give ``x`` the upstream viewed without the new axes (no zeros
+array, no scatter); a keepdims sum's upstream is added as it is to an adjoint its operand already
+has (numpy broadcasts it). Gradients against central differences and autograd, the upstream a
+full array or one number, each shape twice (the code for any shape, then the code made for it)."""
 
 import autograd
 import autograd.numpy as anp
@@ -62,3 +64,34 @@ def test_a_full_sums_adjoint_for_parameters_with_length_one_axes(shape):
     for fn in (scaled_sum, whole if len(shape) == 1 else scaled_sum):
         for _ in range(2):  # code for any shape, then code made for the shape
             np.testing.assert_allclose(s2sgrad.grad(fn)(x), np.full(shape, 3.0))
+
+
+def softmax_loss(x, t):
+    e = np.exp(x - np.max(x, axis=1, keepdims=True))
+    p = e / np.sum(e, axis=1, keepdims=True)  # e's adjoint so far is p's share: the sum's adds to it
+    return np.sum(p * t) + np.sum(np.sum(x * x, axis=0, keepdims=True) * t[:1])
+
+
+def softmax_loss_autograd(x, t):
+    e = anp.exp(x - anp.max(x, axis=1, keepdims=True))
+    p = e / anp.sum(e, axis=1, keepdims=True)
+    return anp.sum(p * t) + anp.sum(anp.sum(x * x, axis=0, keepdims=True) * t[:1])
+
+
+def kept_first(x):
+    s = np.sum(x, axis=0, keepdims=True)  # the first share of x's adjoint (read last): spread
+    return np.sum(np.tanh(s)) + np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (1, 3), (4, 1), (4, 3)])
+def test_kept_sums_add_their_upstream_as_it_is(shape):
+    rng = np.random.default_rng(3)
+    x, t = rng.normal(size=shape), rng.normal(size=shape)
+    grad = s2sgrad.grad(softmax_loss)
+    for _ in range(2):
+        np.testing.assert_allclose(grad(x, t), autograd.grad(softmax_loss_autograd)(x, t), rtol=1e-10)
+        np.testing.assert_allclose(s2sgrad.grad(kept_first)(x), numerical_grad(kept_first, (x,), 0),
+                                   rtol=1e-6, atol=1e-8)
+    if shape[1] > 1:  # (over an axis of length 1 the sum is the array itself: other code)
+        made = s2sgrad.source(grad, like=(x, t))
+        assert "e_bar -= np.sum(p_bar * e, axis=1, keepdims=True)" in made, made
