@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import s2sgrad
+from s2sgrad.checks import numerical_grad
 
 RNG = np.random.default_rng(2026)
 W3 = RNG.uniform(-1.0, 1.0, 3)
@@ -460,3 +461,27 @@ def test_a_method_of_an_object_a_library_exports_is_named_by_that_object():
     (got,) = s2sgrad.hvp(_dirichlet_of_normalized, (x,), (t,))
     twin = types.FunctionType(_dirichlet_of_normalized.__code__, dict(globals(), np=anp, _stats=astats))
     np.testing.assert_allclose(got, autograd.hessian_vector_product(twin)(x, t), rtol=1e-10)
+
+
+def rows_and_sum(x, v):
+    rows = [np.cos(x[-1]), np.sin(v) + np.zeros(4)]
+    rows.append(v[0] / 3.0 + np.zeros(4))
+    # the list's adjoint is np.array(rows)'s (an array) plus sum(rows)'s (one per row)
+    t = np.sin(v[0] / (1.5 + np.tanh(sum(rows))))
+    return np.sum(np.exp(np.array(rows))) + np.sum(t)
+
+
+def calls_grad_of_rows_and_sum(x, v):
+    gx, gv = s2sgrad.grad(rows_and_sum, argnums=(0, 1))(x, v)
+    return np.sum(gx * gx) + np.sum(gv)
+
+
+def test_grad_of_a_gradient_adding_an_arrays_adjoint_to_a_lists():
+    # the adjoint of s2s.add(array, list) is each operand's in its own form (generator seed 1425:
+    # the array's was a list, multiplied by a number)
+    x, v = M34.copy(), RNG.uniform(-1.0, 1.0, 4)
+    grad = s2sgrad.grad(calls_grad_of_rows_and_sum, argnums=(0, 1))
+    for _ in range(2):
+        for k, got in enumerate(grad(x, v)):
+            np.testing.assert_allclose(got, numerical_grad(calls_grad_of_rows_and_sum, (x, v), k),
+                                       rtol=1e-5, atol=1e-7)

@@ -24,6 +24,7 @@ __all__ = [
     "setitem",
     "setitem_value_vjp",
     "add",
+    "add_vjp",
     "Parts",
     "Keyed",
     "list_zeros",
@@ -173,6 +174,19 @@ def add(a, b):
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         return Parts(add(p, q) for p, q in zip(a, b))
     return a + b
+
+
+def add_vjp(value, operand):
+    """The adjoint of ``add(a, b)`` (``value``, the sum's) as the adjoint of ``operand``, one of
+    them, in its form: an array where ``operand`` is one and ``value`` holds its rows (an array's
+    adjoint was added to a list's, ``np.array(xs)``'s to ``sum(xs)``'s), one adjoint per row where
+    ``operand`` is a list or tuple and ``value`` an array; else ``value`` itself."""
+    if isinstance(value, (list, tuple)) and not isinstance(operand, (list, tuple, dict)) and \
+            np.ndim(operand) > 0:
+        return np.array(value, dtype=np.result_type(operand, np.float64))
+    if isinstance(operand, (list, tuple)) and isinstance(value, _ndarray) and value.ndim > 0:
+        return Parts(value[i] for i in range(len(operand)))
+    return value
 
 
 def _is_zero(x):

@@ -55,13 +55,20 @@ RULES = (
         batched={"adjoint": "s2s.batch_setitem_value_vjp(t, index, value)"},
         adjoint="s2s.setitem(s2s.zeros_like(adjoint), index, g)",
     ),
-    # a + b for adjoints (lists and dicts element by element): each gets the whole adjoint; the
-    # tangent adds the tangents the same way (dicts have no `+`)
+    # a + b for adjoints (lists and dicts element by element): each gets the whole adjoint, in
+    # its own form (an array's adjoint added to a list's is an array: add_vjp); the tangent adds
+    # the tangents the same way (dicts have no `+`)
     defvjp(
         "s2sgrad.runtime.add(a, b)",
         joint_jvp="s2s.add(a, b)",
-        a="g",
-        b="g",
+        a="s2s.add_vjp(g, a)",
+        b="s2s.add_vjp(g, b)",
+    ),
+    # add_vjp is linear in the adjoint; its transpose takes the sum's form back
+    defvjp(
+        "s2sgrad.runtime.add_vjp(value, operand)",
+        linear=("value",), constant_in=("operand",),
+        value="s2s.add_vjp(g, value)",
     ),
     # the leaves of a custom gradient's output adjoint: its transpose puts them back in the tree
     defvjp(

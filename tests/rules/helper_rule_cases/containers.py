@@ -39,6 +39,10 @@ def h_setitem_value_vjp_mask(g, v):
     return np.sum(np.cos(s2s.setitem_value_vjp(g, MASK, v)) * np.arange(1.0, 1.0 + MASK.sum()))
 def h_add(a, b): return np.sum(np.sin(s2s.add(a, b)) * W)
 def h_add_float(a, b): return np.sin(s2s.add(a, b))
+def h_add_rows(a, b):  # an array's adjoint added to its rows' (a list's): each adjoint in its form
+    both = s2s.add(a, [b[0], b[1] * 2.0, b[2]])
+    return sum(np.sum(np.sin(row) * V4) for row in both)
+def h_add_vjp(a): return sum(np.sum(np.sin(row) * V4) for row in s2s.add_vjp(a, [X4, X4, X4]))
 def h_leaves(a, b): return _two(s2s.leaves((a, b)), V4, V3)
 def h_unleaves(a, b): return _two(s2s.unleaves((a, b), (X4, X3)), V4, V3)
 
@@ -92,6 +96,8 @@ CASES = [
      (uniform((3, 4)), uniform((int(MASK.sum()),))), (0,), 1e-5),
     ("s2sgrad.runtime.add", h_add, (uniform((3, 4)), uniform((3, 4))), None, 1e-5),
     ("s2sgrad.runtime.add", h_add_float, (uniform(None), uniform(None)), None, 1e-5),
+    ("s2sgrad.runtime.add", h_add_rows, (uniform((3, 4)), uniform((3, 4))), None, 1e-5),
+    ("s2sgrad.runtime.add_vjp", h_add_vjp, (uniform((3, 4)),), None, 1e-5),
     ("s2sgrad.runtime.leaves", h_leaves, (uniform((4,)), uniform((3,))), None, 1e-5),
     ("s2sgrad.runtime.unleaves", h_unleaves, (uniform((4,)), uniform((3,))), None, 1e-5),
     ("s2sgrad.runtime.list_getitem_vjp", h_list_getitem, (uniform((4,)),), None, 1e-5),
