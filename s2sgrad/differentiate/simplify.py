@@ -137,15 +137,61 @@ def doubled(node: cst.BinaryOperation) -> cst.BaseExpression:
 
 
 @functools.lru_cache(maxsize=1)
-def _foldable() -> dict:
-    """Runtime helper name -> the helper, for the rules that declare ``folds``."""
+def _helpers() -> tuple:
+    """``(foldable, linear_first)``: runtime helper name -> the helper, for the rules that
+    declare ``folds``; the names of the helpers linear in their first parameter."""
     from .. import runtime
     from ..rules import DEFAULT_TABLE
 
     prefix = "s2sgrad.runtime."
-    return {name[len(prefix):]: getattr(runtime, name[len(prefix):])
-            for name, rule in sorted(DEFAULT_TABLE.rules.items())
-            if rule.folds and name.startswith(prefix)}
+    rules = {name[len(prefix):]: rule for name, rule in sorted(DEFAULT_TABLE.rules.items())
+             if name.startswith(prefix)}
+    foldable = {name: getattr(runtime, name) for name, rule in rules.items() if rule.folds}
+    linear_first = frozenset(name for name, rule in rules.items()
+                             if rule.params and rule.params[0].name in rule.linear)
+    return foldable, linear_first
+
+
+def _lifted_scales(call: cst.Call):
+    """``(call, scales)``: a call of a helper linear in its first argument (``s2s.sum_vjp(g *
+    0.5 / r, x, 1)``), that argument without the exact (power-of-two) factors of its chain of
+    ``*`` and ``/``, and those factors (1/k for a divisor k); None where there are none."""
+    if not (m.matches(call.func, m.Attribute(value=m.Name("s2s"))) and
+            call.func.attr.value in _helpers()[1] and call.args and call.args[0].keyword is None
+            and not call.args[0].star):
+        return None
+    scales: list = []
+
+    def strip(node):
+        if not (isinstance(node, cst.BinaryOperation) and not node.lpar and
+                isinstance(node.operator, (cst.Multiply, cst.Divide))):
+            return node
+        value = _number(node.right)
+        if _power_of_two(value) and _number(node.left) is None:
+            scales.append(value if isinstance(node.operator, cst.Multiply) else 1.0 / value)
+            return strip(node.left)
+        return node.with_changes(left=strip(node.left))
+
+    first = strip(call.args[0].value)
+    if not scales:
+        return None
+    return call.with_changes(args=[call.args[0].with_changes(value=first), *call.args[1:]]), scales
+
+
+def _merge_lifted(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``s2s.sum_vjp(g * 0.5 / r, x, 1) * 2 * d`` -> ``s2s.sum_vjp(g / r, x, 1) * d``: the exact
+    factors inside a linear helper's first argument join the exact factors of the product it
+    leads (one pass fewer, none where they make 1); left as it is where the product has no such
+    factor (the scaling would move to the larger array)."""
+    factors = _factors(node)
+    if len(factors) < 2 or not isinstance(factors[0], cst.Call) or \
+            not any(_power_of_two(_number(f)) for f in factors[1:]):
+        return node
+    lifted = _lifted_scales(factors[0])
+    if lifted is None:
+        return node
+    call, scales = lifted
+    return _gather_scales(_product([call, *[_literal(v) for v in scales], *factors[1:]]))
 
 
 class _Fold(cst.CSTTransformer):
@@ -158,7 +204,7 @@ class _Fold(cst.CSTTransformer):
         value, computed now."""
         if not m.matches(updated.func, m.Attribute(value=m.Name("s2s"))):
             return updated
-        helper = _foldable().get(updated.func.attr.value)
+        helper = _helpers()[0].get(updated.func.attr.value)
         numbers = [_number(a.value) for a in updated.args if a.keyword is None]
         if helper is None or not numbers or None in numbers or len(numbers) != len(updated.args):
             return updated
@@ -198,7 +244,7 @@ class _Fold(cst.CSTTransformer):
         if isinstance(updated.operator, cst.Multiply) and left == 1 and not updated.lpar:
             return updated.right
         if isinstance(updated.operator, cst.Multiply) and not updated.lpar:
-            reordered = _compound_first(_gather_scales(updated))
+            reordered = _compound_first(_gather_scales(_merge_lifted(updated)))
             if reordered is not updated:
                 return reordered
         inner = updated.left
