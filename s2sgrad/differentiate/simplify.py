@@ -153,9 +153,10 @@ def _helpers() -> tuple:
 
 
 def _lifted_scales(call: cst.Call):
-    """``(call, scales)``: a call of a helper linear in its first argument (``s2s.sum_vjp(g *
-    0.5 / r, x, 1)``), that argument without the exact (power-of-two) factors of its chain of
-    ``*`` and ``/``, and those factors (1/k for a divisor k); None where there are none."""
+    """``(call, scales)``: a call of a runtime helper linear in its first argument (the sum's
+    spread ``sum_vjp(g * 0.5 / r, x, 1)``), that argument without the exact (power-of-two)
+    factors of its chain of ``*`` and ``/``, and those factors (1/k for a divisor k); None where
+    there are none."""
     if not (m.matches(call.func, m.Attribute(value=m.Name("s2s"))) and
             call.func.attr.value in _helpers()[1] and call.args and call.args[0].keyword is None
             and not call.args[0].star):
@@ -179,8 +180,8 @@ def _lifted_scales(call: cst.Call):
 
 
 def _merge_lifted(node: cst.BaseExpression) -> cst.BaseExpression:
-    """``s2s.sum_vjp(g * 0.5 / r, x, 1) * 2 * d`` -> ``s2s.sum_vjp(g / r, x, 1) * d``: the exact
-    factors inside a linear helper's first argument join the exact factors of the product it
+    """``sum_vjp(g * 0.5 / r, x, 1) * 2 * d`` -> ``sum_vjp(g / r, x, 1) * d``: the exact
+    factors inside a linear runtime helper's first argument join the exact factors of the product it
     leads (one pass fewer, none where they make 1); left as it is where the product has no such
     factor (the scaling would move to the larger array)."""
     factors = _factors(node)
