@@ -181,9 +181,9 @@ def _lifted_scales(call: cst.Call):
 
 def _merge_lifted(node: cst.BaseExpression) -> cst.BaseExpression:
     """``sum_vjp(g * 0.5 / r, x, 1) * 2 * d`` -> ``sum_vjp(g / r, x, 1) * d``: the exact
-    factors inside a linear runtime helper's first argument join the exact factors of the product it
-    leads (one pass fewer, none where they make 1); left as it is where the product has no such
-    factor (the scaling would move to the larger array)."""
+    factors inside a linear runtime helper's first argument join the exact factors of the
+    product it leads (one pass fewer, none where they make 1); left as it is where the product
+    has no such factor (the scaling would move to the larger array)."""
     factors = _factors(node)
     if len(factors) < 2 or not isinstance(factors[0], cst.Call) or \
             not any(_power_of_two(_number(f)) for f in factors[1:]):
