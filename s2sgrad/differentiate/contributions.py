@@ -307,8 +307,8 @@ class Contributions:
 
     def kept_sum_share(self, rule, prim, operand, g: str) -> Optional[cst.BaseExpression]:
         """``s = np.sum(a, axis=k, keepdims=True)`` where ``a`` (an array of a known shape class)
-        already has an adjoint that is a whole array: ``g`` itself, added to it as it is (numpy broadcasts it over the reduced
-        axes: no helper spreading it first); else None."""
+        already has an adjoint that is a whole array: ``g`` itself, added to it as it is (numpy
+        broadcasts it over the reduced axes: no helper spreading it first); else None."""
         if getattr(rule, "reduction", "") != "sum" or not isinstance(operand, Var) or \
                 operand.name in self.fn.lists or self.classes.get(operand.name) in (None, SCALAR) or \
                 not self.adj.has(operand.name) or operand.name in self.adj.uniform:
