@@ -15,6 +15,7 @@ from typing import Optional
 import libcst as cst
 
 from ..analyze.scalars import may_broadcast
+from ..analyze.integers import literal_int
 from ..analyze.shapes import SCALAR, summed_axes
 from .reuse import reuse_forward
 from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, operand_vars
@@ -135,7 +136,7 @@ class Contributions:
                 continue
             if isinstance(operand, Var) and self.batch(lines, operand.name, rule, param, bound, g):
                 continue
-            expr = self.kept_sum_share(rule, prim, operand, g) or contribution(template, g)
+            expr = self.kept_share(rule, prim, operand, g) or contribution(template, g)
             if doubled:  # ``a * a``: the one contribution, twice
                 expr = simplify(cst.BinaryOperation(expr, cst.Add(), expr))
             if isinstance(operand, Var):
@@ -305,18 +306,27 @@ class Contributions:
             self.adj.accumulate(lines, var, cst.Name(tmp))
         return lines
 
-    def kept_sum_share(self, rule, prim, operand, g: str) -> Optional[cst.BaseExpression]:
-        """``s = np.sum(a, axis=k, keepdims=True)`` where ``a`` (an array of a known shape class)
-        already has an adjoint that is a whole array: ``g`` itself, added to it as it is (numpy
-        broadcasts it over the reduced axes: no helper spreading it first); else None."""
-        if getattr(rule, "reduction", "") != "sum" or not isinstance(operand, Var) or \
+    def kept_share(self, rule, prim, operand, g: str) -> Optional[cst.BaseExpression]:
+        """``s = np.sum(a, axis=k, keepdims=True)`` (``np.mean`` over one axis ``k`` written as a
+        literal) where ``a`` (an array of a known shape class) already has an adjoint that is a
+        whole array: ``g`` itself (``g / a.shape[k]``), added to it as it is (numpy broadcasts
+        it over the reduced axes: no helper spreading it first); else None."""
+        reduction = getattr(rule, "reduction", "")
+        if reduction not in ("sum", "mean") or not isinstance(operand, Var) or \
                 operand.name in self.fn.lists or self.classes.get(operand.name) in (None, SCALAR) or \
                 not self.adj.has(operand.name) or operand.name in self.adj.uniform:
             return None  # (an array of a class: its adjoint so far is one of its shape)
-        keep = dict(prim.kwargs).get("keepdims")
+        kwargs = dict(prim.kwargs)
+        keep = kwargs.get("keepdims")
         if not (isinstance(keep, Const) and isinstance(keep.node, cst.Name) and keep.node.value == "True"):
             return None
-        return cst.Name(g)
+        if reduction == "sum":
+            return cst.Name(g)
+        axis = kwargs.get("axis", prim.args[1] if len(prim.args) > 1 else None)
+        at = literal_int(axis.node) if isinstance(axis, Const) else None
+        if at is None or len(prim.args) > 2 or set(kwargs) - {"axis", "keepdims"}:
+            return None  # (a dtype or out given: the helper's way)
+        return cst.parse_expression(f"{g} / {operand.name}.shape[{at}]")
 
     def new_axes(self, lines: list, stmt: Stmt, var: str, index, g: str) -> bool:
         """``x[:, None]``, ``x[None]``, ``x[..., None, :]``: an index of new axes, whole slices

@@ -1,7 +1,7 @@
 """Adjoint shares that need no array of their own: indexes that only add axes (``x[:, None]``,
 ``x[None]``, ``x[..., None, :]``) give ``x`` the upstream viewed without the new axes (no zeros
 array, no scatter); a keepdims sum's upstream is added as it is to an adjoint its operand already
-has (numpy broadcasts it). Gradients against central differences and autograd, the upstream a
+has (numpy broadcasts it), a keepdims mean's over one axis divided by its length. Gradients against central differences and autograd, the upstream a
 full array or one number, each shape twice (the code for any shape, then the code made for it)."""
 
 import autograd
@@ -95,3 +95,29 @@ def test_kept_sums_add_their_upstream_as_it_is(shape):
     if shape[1] > 1:  # (over an axis of length 1 the sum is the array itself: other code)
         made = s2sgrad.source(grad, like=(x, t))
         assert "e_bar -= np.sum(p_bar * e, axis=1, keepdims=True)" in made, made
+
+
+def standardized(x, gamma):
+    xc = x - x.mean(axis=-1, keepdims=True)  # x's adjoint so far is xc's: the mean's adds to it
+    var = np.mean(xc ** 2, axis=1, keepdims=True)
+    return np.sum(np.tanh(gamma * xc / np.sqrt(var + 1e-3)))
+
+
+def standardized_autograd(x, gamma):
+    xc = x - anp.mean(x, axis=-1, keepdims=True)
+    var = anp.mean(xc ** 2, axis=1, keepdims=True)
+    return anp.sum(anp.tanh(gamma * xc / anp.sqrt(var + 1e-3)))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (1, 3), (4, 1), (4, 3)])
+def test_kept_means_add_their_upstream_over_the_length(shape):
+    rng = np.random.default_rng(5)
+    x, gamma = rng.normal(size=shape), rng.normal(size=shape[-1:])
+    grad = s2sgrad.grad(standardized, argnums=(0, 1))
+    want = autograd.grad(standardized_autograd, (0, 1))(x, gamma)
+    for _ in range(2):
+        for got, expected in zip(grad(x, gamma), want):
+            np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    if shape[1] > 1:
+        made = s2sgrad.source(grad, like=(x, gamma))
+        assert "/ x.shape[-1]" in made and "mean_vjp(" in made, made  # (var's mean: the first share)
