@@ -145,7 +145,8 @@ class Contributions:
                     own = SCALAR if operand.name in self.scalars else self.classes.get(operand.name)
                     axes = summed_axes(own, self.classes.get(target))
                     shape = None if axes else cst.parse_expression(self.shape_of(operand.name))
-                    expr = unbroadcast_call(expr, shape, operand.name, axes)
+                    expr = self.dotted(expr, axes, target, g) or \
+                        unbroadcast_call(expr, shape, operand.name, axes)
                 self.adj.accumulate(lines, operand.name, expr, uniform=kinds.get(param) == "uniform",
                                     fresh=getattr(rule, "fresh_adjoints", False) or None)
             elif isinstance(operand, Seq) and self.each_item(lines, stmt, rule, param, operand,
@@ -305,6 +306,24 @@ class Contributions:
         for var, tmp in pending:
             self.adj.accumulate(lines, var, cst.Name(tmp))
         return lines
+
+    def dotted(self, expr: cst.BaseExpression, axes: Optional[tuple], target: str,
+               g: str) -> Optional[cst.BaseExpression]:
+        """A number's contribution ``g * v`` to an elementwise product with a vector (``w[k] *
+        x[k:k + m]``), summed over the vector's one axis: ``np.dot(g, v)`` where both factors
+        certainly have the vector's known shape (the upstream ``g`` a whole array, ``v`` of its
+        class): one product and sum in one call, no array of the products; else None."""
+        shape = self.classes.get(target)
+        if axes != ((0,), ()) or not (isinstance(shape, tuple) and len(shape) == 1) or \
+                target in self.adj.uniform or not isinstance(expr, cst.BinaryOperation) or \
+                not isinstance(expr.operator, cst.Multiply) or expr.lpar:
+            return None
+        factors = (expr.left, expr.right)
+        if not all(isinstance(f, cst.Name) and not f.lpar and
+                   (f.value == g or (f.value not in self.scalars and self.classes.get(f.value) == shape))
+                   for f in factors):
+            return None
+        return cst.Call(cst.Attribute(cst.Name("np"), cst.Name("dot")), [cst.Arg(f) for f in factors])
 
     def kept_share(self, rule, prim, operand, g: str) -> Optional[cst.BaseExpression]:
         """``s = np.sum(a, axis=k, keepdims=True)`` (``np.mean`` over one axis ``k`` written as a

@@ -1,7 +1,8 @@
 """Adjoint shares that need no array of their own: indexes that only add axes (``x[:, None]``,
 ``x[None]``, ``x[..., None, :]``) give ``x`` the upstream viewed without the new axes (no zeros
 array, no scatter); a keepdims sum's upstream is added as it is to an adjoint its operand already
-has (numpy broadcasts it), a keepdims mean's over one axis divided by its length. Gradients against central differences and autograd, the upstream a
+has (numpy broadcasts it), a keepdims mean's over one axis divided by its length; a number's
+share of its product with a vector is one dot product. Gradients against central differences and autograd, the upstream a
 full array or one number, each shape twice (the code for any shape, then the code made for it)."""
 
 import autograd
@@ -121,3 +122,32 @@ def test_kept_means_add_their_upstream_over_the_length(shape):
     if shape[1] > 1:
         made = s2sgrad.source(grad, like=(x, gamma))
         assert "/ x.shape[-1]" in made and "mean_vjp(" in made, made  # (var's mean: the first share)
+
+
+def taps(w, x):
+    m = len(x) - len(w) + 1
+    y = np.zeros(m)
+    for k in range(len(w)):
+        y = y + w[k] * x[k:k + m]  # w[k]'s share: np.dot(upstream, window)
+    return np.sum(np.tanh(y)) + np.sum(w[0] * x) + np.sum(np.sin(w[1] * np.outer(x, x)))
+
+
+def taps_autograd(w, x):
+    m = len(x) - len(w) + 1
+    y = anp.zeros(m)
+    for k in range(len(w)):
+        y = y + w[k] * x[k:k + m]
+    return anp.sum(anp.tanh(y)) + anp.sum(w[0] * x) + anp.sum(anp.sin(w[1] * anp.outer(x, x)))
+
+
+@pytest.mark.parametrize("n", [9, 4, 9])
+def test_a_numbers_share_of_a_product_with_a_vector_is_a_dot_product(n):
+    rng = np.random.default_rng(6)
+    w, x = rng.normal(size=3), rng.normal(size=n)
+    grad = s2sgrad.grad(taps, argnums=(0, 1))
+    want = autograd.grad(taps_autograd, (0, 1))(w, x)
+    for _ in range(2):
+        for got, expected in zip(grad(w, x), want):
+            np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    made = s2sgrad.source(grad, like=(w, x))
+    assert "np.dot(y_2_bar, x_k_k_m)" in made and "w_1_bar = np.sum(" in made, made  # not a matrix's
