@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..lower.ir import Const, CoreFunction, If, Loop, RangeHeader, SequenceHeader, Stmt, Var, \
-    definition_counts, flatten, operand_reads, own_reads
+    all_reads, definition_counts, flatten, read_counts
 from .. import dims
 from ..rules.table import RuleTable
 
@@ -225,47 +225,32 @@ def step_names(fn: CoreFunction) -> dict:
     only after that statement in the same block (its later statements, nested blocks too, and a
     loop body's carries): every read sees the value bound in the same step of those loops, while
     every counter of them holds the value it held then."""
-    reads: Counter = Counter(operand_reads(fn.result))
     blocks: list = []  # (statements, carries, enclosing loops)
 
-    def visit(body: tuple, loops: tuple) -> Counter:
-        """Count the reads of ``body`` into ``reads``; the reads of ``body`` alone."""
-        found: Counter = Counter()
+    def visit(body: tuple, loops: tuple) -> None:
         for node in body:
-            found.update(own_reads(node))
             if isinstance(node, If):
-                found += visit(node.body, loops) + visit(node.orelse, loops)
                 if loops:
                     blocks.extend([(node.body, (), loops), (node.orelse, (), loops)])
+                visit(node.body, loops)
+                visit(node.orelse, loops)
             elif isinstance(node, Loop):
-                inner = loops + (node,)
-                found += visit(node.body, inner) + visit(node.carries, inner)
-                blocks.append((node.body, node.carries, inner))
-        return found
+                blocks.append((node.body, node.carries, loops + (node,)))
+                visit(node.body, loops + (node,))
 
-    reads += visit(fn.body, ())
-    counts = definition_counts(fn.body)
+    visit(fn.body, ())
+    reads, counts = read_counts(fn), definition_counts(fn.body)
     found: dict = {}
     for body, carries, loops in blocks:
         after: Counter = Counter()
         for node in carries:
-            after.update(_all_reads(node))
+            after.update(all_reads(node))
         for node in reversed(body):
             if isinstance(node, Stmt):
                 for target in node.targets:
                     if counts.get(target) == 1 and after[target] == reads[target]:
                         found[target] = loops
-            after.update(_all_reads(node))
-    return found
-
-
-def _all_reads(node) -> Counter:
-    """The names ``node`` reads, its nested blocks' too."""
-    found = Counter(own_reads(node))
-    for block in ((node.body, node.orelse) if isinstance(node, If) else
-                  (node.body, node.carries) if isinstance(node, Loop) else ()):
-        for inner in block:
-            found += _all_reads(inner)
+            after.update(all_reads(node))
     return found
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..lower.ir import SUBSCRIPT, Const, CoreFunction, If, Loop, Stmt, Var, operand_reads, own_reads
+from ..lower.ir import SUBSCRIPT, Const, CoreFunction, If, Loop, Stmt, Var, read_counts
 from ..rules.table import RuleTable
 from .plain_writes import basic_index
 
@@ -25,7 +25,7 @@ def index_updates(fn: CoreFunction, table: RuleTable, numbers: frozenset, arrays
     (module docstring); ``numbers``: the names certainly holding one number (an index's ints);
     ``arrays``: those certainly holding a numpy array, the only ones written into (a list's ``+``
     joins lists: a list's slice written so is no update)."""
-    reads = _read_counts(fn)
+    reads = read_counts(fn)
     found: dict = {}
     for block in _blocks(fn.body):
         single = {s.targets[0]: s for s in block if isinstance(s, Stmt) and len(s.targets) == 1}
@@ -70,23 +70,3 @@ def _blocks(body: tuple):
             yield from _blocks(node.orelse)
         elif isinstance(node, Loop):
             yield from _blocks(node.body)
-
-
-def _read_counts(fn: CoreFunction) -> Counter:
-    """How many times each name is read: by statements' operands, a branch's test, a loop's
-    header (its sequences, range's arguments, the iterable or test as written), the result."""
-    counts: Counter = Counter()
-
-    def visit(body: tuple) -> None:
-        for node in body:
-            counts.update(own_reads(node))
-            if isinstance(node, If):
-                visit(node.body)
-                visit(node.orelse)
-            elif isinstance(node, Loop):
-                visit(node.body)
-                visit(node.carries)
-
-    visit(fn.body)
-    counts.update(operand_reads(fn.result))
-    return counts

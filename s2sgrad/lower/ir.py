@@ -7,6 +7,7 @@ display of operands, e.g. the argument of ``np.stack``).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Union
 
@@ -306,3 +307,23 @@ def own_reads(node) -> list:
             if isinstance(part, cst.CSTNode):  # a for header's iterable, a while's test
                 found.extend(n.value for n in name_nodes(part, reads_only=True))
     return found
+
+
+def all_reads(node) -> Counter:
+    """How many times ``node`` reads each name, its nested blocks (a branch's arms, a loop's
+    body and carries) too."""
+    found = Counter(own_reads(node))
+    for block in ((node.body, node.orelse) if isinstance(node, If) else
+                  (node.body, node.carries) if isinstance(node, Loop) else ()):
+        for inner in block:
+            found.update(all_reads(inner))
+    return found
+
+
+def read_counts(fn: CoreFunction) -> Counter:
+    """How many times each name is read in ``fn``: by its statements, branch tests, loop
+    headers (all_reads) and its result."""
+    counts = Counter(operand_reads(fn.result))
+    for node in fn.body:
+        counts.update(all_reads(node))
+    return counts
