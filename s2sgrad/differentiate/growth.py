@@ -19,6 +19,8 @@ where:
 - every name of the group is bound in the code (never a parameter, a residual or a global), by
   a step of the group, a copy of another name of the group, or where the list is made (forward:
   a list display; backward: any other value, copied there);
+- no read of the list a step extends can follow that step before the name is bound again (it
+  would see the longer list);
 - every read of a name of the group is the step's own list, a copy inside the group, an element
   or length read (``lst[-1]``, ``len(lst)``; backward: also the value where the list is made
   again) before the step that replaces that name in the same block, or any read (a tape record,
@@ -36,7 +38,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from .groups import joined_groups
-from ..program import ForHeader, Nest, Simple, WhileHeader, name_reads
+from ..program import ElseHeader, ForHeader, IfHeader, Nest, Simple, WhileHeader, name_reads
 from ..rules.helpers.containers import OWNED, POP_LAST
 from .fold import substitute_statement
 from .inline import substitute
@@ -64,6 +66,8 @@ class _Facts:
     reads: dict = field(default_factory=dict)  # name -> [line]
     bodies: dict = field(default_factory=dict)  # loop position -> the serial of its body
     blocks: int = 0
+    code: tuple = ()  # the items walked
+    final: set = field(default_factory=set)  # the names the sweep's return reads
 
 
 # A step: (the step's target, the list it reads, the other nodes it reads), or None.
@@ -151,6 +155,8 @@ def _safe(group: set, facts: _Facts, params: frozenset, remade: bool) -> bool:
         return False  # read but never bound here
     made = [line for n in group for line in facts.made.get(n, ())]
     last = max(step[0].position for step in steps)
+    if any(_stale(facts.code, step[0].item, step[2], facts.final) for step in steps):
+        return False
     for name in group:
         for line in facts.reads.get(name, ()):
             item = line.item
@@ -170,6 +176,53 @@ def _safe(group: set, facts: _Facts, params: frozenset, remade: bool) -> bool:
             if not _final(line, [s[0] for s in steps], made, last, facts.bodies):
                 return False
     return True
+
+
+def _stale(code: tuple, step: object, base: str, final: set) -> bool:
+    """Whether a read of ``base`` (the list the step ``step`` extends) can follow the step on
+    some path before ``base`` is bound again (``final``: the names the sweep's return reads): in
+    place, it would see the longer list where the code reads the list as it was
+    (``s2s.zeros_like(lst)`` after ``lst_2 = lst + [v]``), or extend it twice. Walks ``code``
+    with one fact, whether the step ran since ``base`` was last bound: the arms of a branch
+    join, a loop's body runs again with what its end leaves."""
+    found = []
+
+    def block(items: tuple, live: bool) -> bool:
+        at = 0
+        while at < len(items):
+            item = items[at]
+            if isinstance(item, Nest) and isinstance(item.header, IfHeader):
+                arms = [item]
+                while at + 1 < len(items) and isinstance(items[at + 1], Nest) and \
+                        isinstance(items[at + 1].header, ElseHeader):
+                    at += 1
+                    arms.append(items[at])
+                if live and base in item.header.reads:
+                    found.append(item)
+                outs = [block(arm.body, live) for arm in arms]
+                live = any(outs) or (len(arms) == 1 and live)
+            elif isinstance(item, Nest):
+                if live and base in item.header.reads:
+                    found.append(item)
+                looped = isinstance(item.header, (ForHeader, WhileHeader))
+                start = live and base not in item.header.binds
+                out = block(item.body, start)
+                if looped and out and not start:  # the next step of the loop starts after its end
+                    out = block(item.body, True)
+                live = (live or out) if looped else out
+            else:
+                if live and base in item.reads:
+                    found.append(item)
+                if item is step:
+                    live = True
+                if base in item.binds:
+                    live = False
+            at += 1
+        return live
+
+    if block(code, False) and base in final:
+        return True
+    return bool(found)
 
 
 def _before(line: _Line, steps: list) -> bool:
@@ -198,12 +251,13 @@ def _final(line: _Line, steps: list, made: list, last: int, bodies: dict) -> boo
 def _analysed(code: tuple, step_of: StepOf, made: Callable, params: frozenset, final_code,
               remade: bool) -> tuple:
     """``(facts, the step targets of the groups that may work in place, of the others)``."""
-    facts = _Facts()
+    facts = _Facts(code=code)
     _walk(code, facts, step_of, made, ())
     end = _Line(None, len(facts.lines), (), 0)
     for text in final_code:
         for name in name_reads(cst.parse_expression(text)):
             facts.reads.setdefault(name, []).append(end)
+            facts.final.add(name)
     safe = set()
     for group in _groups(facts):
         if _safe(group, facts, params, remade):

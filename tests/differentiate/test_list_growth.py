@@ -16,6 +16,7 @@ import growth_inputs as gi
 from conftest import _rebind, assert_gradients
 
 import s2sgrad
+from s2sgrad import jacobians
 
 X = np.array([0.7, -1.1, 0.4, 1.3])
 
@@ -125,3 +126,18 @@ def test_split_stack_of_a_broadcast_adjoint_copies_one_slice_per_input():
     np.testing.assert_array_equal(parts[1], np.arange(3.0))
     columns = s2s.split_stack(np.broadcast_to(2.0, (4, 6)), [None] * 6, axis=-1)
     assert len(columns) == 6 and all(np.array_equal(c, np.full(4, 2.0)) for c in columns)
+
+
+@pytest.mark.parametrize("way", range(len(jacobians._HVP_WAYS)))
+def test_the_old_list_read_after_an_append_in_generated_code_keeps_its_copy(way):
+    # reverse mode over forward mode (the second way) reads the forward-mode code again, which
+    # reads the list an append extended after the append: ``got_2 = got + [x]`` then
+    # ``s2s.zeros_like(got)``; in place, that read saw the longer list and the product's part
+    # through the list was zero (property seed 195 of the tree loops)
+    fn = gi.unpacked_then_called_twice
+    x, along = np.array([-0.45, 0.163, -0.064, 0.405]), np.array([1.0, 0.5, -0.3, 0.2])
+    made = jacobians._HVP_WAYS[way](fn, ("x",), True, ())
+    if made is None:
+        pytest.skip("this way is not written for this function")
+    got = made[1](x, tangents=along)
+    np.testing.assert_allclose(got, autograd.hessian(_rebind(fn))(x) @ along, rtol=1e-10, atol=1e-12)

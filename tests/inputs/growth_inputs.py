@@ -150,3 +150,14 @@ def empty_alias_read_after(x, n):
     for i in range(n):
         out.append(x[i % x.shape[0]] * 3.0)
     return np.sum(np.stack(prev) ** 2)
+
+
+def _squares(a):
+    return np.sin(a) ** 2
+
+
+def unpacked_then_called_twice(x):
+    got = []
+    got.append(x)
+    w, = got
+    return np.sum(_squares(w)) + np.sum(_squares(w[w > 0.0]))
