@@ -143,7 +143,8 @@ def _walked(ctx: Context, seq_node: cst.BaseExpression, elem, body: cst.BaseSuit
             and seq_node.func.value.value in ctx.locals:
         view, seq_node = seq_node.func.attr.value, seq_node.func.value
     elif not (isinstance(seq_node, cst.Name) and seq_node.value in ctx.env and (
-            ctx.env[seq_node.value] in ctx.dicts or _indexed_by_target(body, seq_node, elem))):
+            ctx.env[seq_node.value] in ctx.dicts or _indexed_by_target(body, seq_node, elem))) and \
+            not (isinstance(seq_node, cst.Subscript) and _indexed_by_target(body, seq_node, elem)):
         return operand(ctx, seq_node), elem, None
     held = operand(ctx, seq_node)
     if not isinstance(held, Var):
@@ -165,13 +166,14 @@ def _walked(ctx: Context, seq_node: cst.BaseExpression, elem, body: cst.BaseSuit
     return Var(keys), None, (elem, held)
 
 
-def _indexed_by_target(body: cst.BaseSuite, seq: cst.Name, elem) -> bool:
-    """Whether ``body`` reads ``seq[elem]`` (``elem`` a name): the loop walks ``seq``'s keys."""
+def _indexed_by_target(body: cst.BaseSuite, seq: cst.BaseExpression, elem) -> bool:
+    """Whether ``body`` reads ``seq[elem]`` (``elem`` a name; ``seq`` a name, or a chain such as
+    ``p[0]["w"]`` the body reads the same way): the loop walks ``seq``'s keys."""
     if not isinstance(elem, cst.Name):
         return False
-    read = m.Subscript(value=m.Name(seq.value),
-                       slice=[m.SubscriptElement(slice=m.Index(value=m.Name(elem.value)))])
-    return bool(findall(body, read))
+    read = m.Subscript(slice=[m.SubscriptElement(slice=m.Index(value=m.Name(elem.value)))])
+    walked = code(seq)
+    return any(code(found.value) == walked for found in findall(body, read))
 
 
 def lower_sequence_loop(ctx: Context, node: cst.For, n: int, parts: tuple,
