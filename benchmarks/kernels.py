@@ -1,4 +1,4 @@
-"""Issue 28's benchmark set: 24 kernels, each spelled at least two ways, with one hand-written
+"""Issue 28's benchmark set: 25 kernels, each spelled at least two ways, with one hand-written
 numpy value+gradient per kernel.
 
 The spellings are written as different people write the same computation (``h @ W`` /
@@ -418,6 +418,59 @@ def mlp_methods(W1, b1, W2, b2, X, Y):
     z = logits - logits.max(axis=1, keepdims=True)
     lse = np.log(np.exp(z).sum(axis=1, keepdims=True))
     return -(Y * (z - lse)).sum() / X.shape[0]
+
+
+# ----- 25. an MLP whose parameters are a list of (W, b) layers: a pytree argument ------------------
+
+
+def mlp_layers_loop(params, X, y):
+    h = X
+    for W, b in params[:-1]:
+        h = np.tanh(h @ W + b)
+    W, b = params[-1]
+    logits = h @ W + b
+    logits = logits - np.max(logits, axis=1, keepdims=True)
+    logp = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(X.shape[0]), y])
+
+
+def mlp_layers_range(params, X, y):
+    h = X
+    for i in range(len(params) - 1):
+        h = np.tanh(np.dot(h, params[i][0]) + params[i][1])
+    logits = np.dot(h, params[-1][0]) + params[-1][1]
+    z = logits - logits.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return -logp[np.arange(X.shape[0]), y].mean()
+
+
+def mlp_layers_hand(params, X, y):
+    n = X.shape[0]
+    hs = [X]
+    h = X
+    for W, b in params[:-1]:
+        h = np.tanh(h @ W + b)
+        hs.append(h)
+    W, b = params[-1]
+    logits = h @ W + b
+    logits -= logits.max(axis=1, keepdims=True)
+    e = np.exp(logits)
+    s = e.sum(axis=1, keepdims=True)
+    rows = np.arange(n)
+    value = -np.mean(logits[rows, y] - np.log(s[:, 0]))
+    g = e / s
+    g[rows, y] -= 1.0
+    g /= n
+    grads = [None] * len(params)
+    grads[-1] = (h.T @ g, g.sum(axis=0))
+    d = g @ W.T
+    for k in range(len(params) - 2, -1, -1):
+        W, b = params[k]
+        d *= 1.0 - hs[k + 1] ** 2
+        grads[k] = (hs[k].T @ d, d.sum(axis=0))
+        if k:
+            d = d @ W.T
+    return value, (grads,)
 
 
 # ----- 11-14. today's elementwise, scalar loop, logsumexp, rosenbrock, spelled otherwise --------------
@@ -841,6 +894,13 @@ def _mlp(rng, steps):
     return cases._mlp(rng)
 
 
+def _mlp_layers(rng, steps):
+    sizes, n = (64, 128, 128, 10), 64
+    params = [(rng.normal(size=(a, b)) / np.sqrt(a), 0.1 * rng.normal(size=b))
+              for a, b in zip(sizes[:-1], sizes[1:])]
+    return params, rng.normal(size=(n, sizes[0])), rng.integers(0, sizes[-1], size=n)
+
+
 def _elementwise(rng, steps):
     return (rng.uniform(-2.0, 2.0, size=1_000_000),)
 
@@ -981,6 +1041,9 @@ KERNELS = (
     Kernel("conv1d", "1-D convolution, 16 taps, 10^4 points, tanh, sum; grads w, x",
            _s(conv1d_slices, conv1d_enumerate, conv1d_convolve), conv1d_hand, (0, 1), _conv1d,
            loop=True),
+    Kernel("mlp_layers", "MLP 64-128-128-10 as a list of (W, b) layers (a pytree), batch 64, "
+           "softmax xent by index; grads of the list",
+           _s(mlp_layers_loop, mlp_layers_range), mlp_layers_hand, (0,), _mlp_layers),
 )
 
 BY_NAME = {kernel.name: kernel for kernel in KERNELS}

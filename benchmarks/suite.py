@@ -37,6 +37,7 @@ spelling. Exit status 1 when a gradient disagrees with the hand-written one.
 from __future__ import annotations
 
 import argparse
+import copy
 import gc
 import importlib.util
 import json
@@ -137,7 +138,9 @@ def as_tuple(grads):
 def check(kernel, primal, variants, skipped, args, names=("s2sgrad", "autograd", "jax", "compiled")):
     """Verify values and gradients against the hand-written ones; drop what disagrees or fails.
     Returns {variant: message} of wrong gradients (a refusal or a crash is not one)."""
-    snapshot = [np.array(a, copy=True) for a in args]
+    import s2sgrad
+
+    snapshot = [copy.deepcopy(a) for a in args]  # (pytrees too)
     hand_value, hand_grads = variants["hand"](args)
     np.testing.assert_allclose(hand_value, primal(*args), rtol=1e-10,
                                err_msg=f"{kernel.name}: hand-written value differs from "
@@ -152,8 +155,6 @@ def check(kernel, primal, variants, skipped, args, names=("s2sgrad", "autograd",
             del variants[name]
             reason = f"{type(exc).__name__}: {harness.first_line(exc)}"
             if name == "s2sgrad":
-                import s2sgrad
-
                 label = "REFUSED" if isinstance(exc, s2sgrad.TransformError) else "FAILED"
                 skipped[name] = f"{label} at its first call: {reason}"
             else:
@@ -163,17 +164,22 @@ def check(kernel, primal, variants, skipped, args, names=("s2sgrad", "autograd",
             grads = as_tuple(grads)
             np.testing.assert_allclose(value, hand_value, rtol=1e-10, err_msg=f"{name} value")
             assert len(grads) == len(hand_grads), f"{name}: {len(grads)} gradients"
-            for i, (got, want) in enumerate(zip(grads, hand_grads)):
-                assert np.shape(got) == np.shape(want), f"{name} grad {i}: shape {np.shape(got)}"
-                scale = max(1.0, float(np.max(np.abs(want))))
-                np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10 * scale,
-                                           err_msg=f"{name} gradient {i}")
+            for i, (got_tree, want_tree) in enumerate(zip(grads, hand_grads)):
+                got_leaves, got_def = s2sgrad.tree_flatten(got_tree)
+                want_leaves, want_def = s2sgrad.tree_flatten(want_tree)
+                assert got_def == want_def, f"{name} grad {i}: structure {got_def.describe()}"
+                for got, want in zip(got_leaves, want_leaves):
+                    assert np.shape(got) == np.shape(want), f"{name} grad {i}: shape {np.shape(got)}"
+                    scale = max(1.0, float(np.max(np.abs(want))))
+                    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10 * scale,
+                                               err_msg=f"{name} gradient {i}")
         except AssertionError as exc:
             del variants[name]
             wrong[name] = str(exc).strip().replace("\n", " | ")[:300]
             skipped[name] = "WRONG GRADIENT: " + wrong[name]
     for before, after in zip(snapshot, args):
-        if not np.array_equal(before, np.asarray(after)):
+        before_leaves, after_leaves = s2sgrad.tree_flatten(before)[0], s2sgrad.tree_flatten(after)[0]
+        if not all(np.array_equal(a, np.asarray(b)) for a, b in zip(before_leaves, after_leaves)):
             raise AssertionError(f"{kernel.name}/{primal.__name__}: a variant modified its inputs")
     return wrong
 

@@ -31,7 +31,7 @@ from .specialize import (NumberBuilds, array_globals, call_signature, lifted_by_
                          read_value)
 from .transformations import TRANSFORMATIONS, Transformation
 from .tree_arguments import Split, split_call, star_position
-from .trees import LEAF, TreeDef
+from .trees import LEAF, TreeDef, from_structure_key, structure_key
 from . import derive
 
 
@@ -238,16 +238,17 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
     check_arguments = argument_check(name, params, positions, wrt)
     trees, specialized = TreeBuilds(fun, wrt, has_aux), NumberBuilds(fun, wrt, has_aux, lambda: _made(text, fwd, bwd), compiled)
     calls = Calls(forward, specialized, positions, (single, has_aux, star_position(fun) is None), name)
+    specialized.trees = (trees, positions)
 
     def run(*args: Any, **kwargs: Any) -> tuple:
-        result = None if kwargs else calls.known(args)
+        result = None if kwargs else calls.known(args) or trees.known(args, positions, single, name)
         if result is not None:
             return result
         split = split_call(fun, name, params, positions, args, kwargs)
         if split is not None:  # pytrees: code generated for their structures
             if made_by_s2sgrad:
                 raise again_with_trees(name)
-            return _tree_sweep(trees, split, has_aux, single, name)
+            return trees.call(split, args, positions, single, name)
         check_arguments(args, kwargs)
         numbers = numbers_passed(params, args, kwargs)  # code made knowing they are 0-d
         if fwd is None and not numbers:  # the code for arrays there was refused
@@ -288,24 +289,78 @@ def tree_entries(fun: Callable, name: str, positions: tuple, wrt: tuple, flags: 
     return tree_entry
 
 
-def _tree_sweep(trees: "TreeBuilds", split: Split, has_aux: bool, single: bool, name: str) -> tuple:
-    """``(value, gradients)`` of a call with pytree arguments (``split``), by the sweeps generated
-    for their structures, the gradients rebuilt in the arguments' structures."""
-    tree_fwd, tree_bwd, _ = trees.get(split)
-    value, grads = run_sweeps(tree_fwd, tree_bwd, split.args, dict(split.keywords), name, has_aux)
-    grads = split.regroup(grads)
-    return value, (grads[0] if single else grads)
-
-
 class TreeBuilds:
     """The generated sweeps of ``fun`` for each structure of its pytree arguments, made on first
-    use of that structure (pipeline.Options.trees; the disk cache keys on it too)."""
+    use of that structure (pipeline.Options.trees; the disk cache keys on it too). In reverse
+    mode, a structure's second call whose leaves' shape signature (and numbers) a call had before
+    runs the sweeps made for them too (specialize.py, as Calls does for arrays): each layer of a
+    list of layers then runs code made for its shapes. Such a call of lists, tuples and dicts of
+    arrays and numbers is recorded by its structure and its leaves' shapes (trees.structure_key):
+    the next call of those runs the sweeps at once (``known``)."""
 
     def __init__(self, fun: Callable, wrt: tuple, has_aux: bool = False) -> None:
         self.fun = fun
         self.wrt = wrt
         self.has_aux = has_aux
         self.made: dict = {}
+        self.seen: set = set()  # (structures, numbers, shapes) of calls run before
+        self.flat: dict = {}  # structures -> (their sweeps' parameters, the global arrays read)
+        self.records: dict = {}  # call_key -> (fwd, bwd, binding, global reads, their key)
+        self.last_specialized: Optional[tuple] = None  # the sweeps _specialized gave last
+
+    def call_key(self, args: tuple, positions: tuple) -> Optional[tuple]:
+        """``(key, flat arguments)`` of a call differentiated at ``positions``: per argument,
+        its structure_key where differentiated, else its shape or type; None where a
+        differentiated argument holds what structure_key does not take."""
+        flat: list = []
+        keys: list = []
+        count = len(args)
+        at = [p % count if -count <= p < count else None for p in positions]
+        if None in at:
+            return None
+        for index, value in enumerate(args):
+            if index in at:
+                key = structure_key(value, flat)
+                if key is None:
+                    return None
+            else:
+                flat.append(value)
+                key = value.shape if type(value) is _ndarray else type(value)
+            keys.append(key)
+        return (tuple(keys), tuple(at)), flat
+
+    def known(self, args: tuple, positions: tuple, single: bool, name: str) -> Optional[tuple]:
+        """The value and gradients where a call of this key ran the specialized sweeps before,
+        or None."""
+        if not self.records:
+            return None
+        found = self.call_key(args, positions)
+        record = self.records.get(found[0]) if found is not None else None
+        if record is None or (record[3] and _globals_key(record[3]) != record[4]):
+            return None
+        if record[2] is not None:
+            record[2].ensure()  # the binding: the user's values now
+        value, grads = run_sweeps(record[0], record[1], found[1], {}, name, self.has_aux)
+        keys, at = found[0]
+        items = iter(grads)
+        grads = tuple(from_structure_key(keys[p], items) for p in at)
+        return value, (grads[0] if single else grads)
+
+    def call(self, split: Split, args: tuple, positions: tuple, single: bool, name: str) -> tuple:
+        """``(value, gradients)`` of a call with pytree arguments (``split``), by the sweeps
+        generated for their structures, the gradients rebuilt in the arguments' structures."""
+        fwd, bwd, _ = made = self.get(split)
+        value, grads = run_sweeps(fwd, bwd, split.args, dict(split.keywords), name, self.has_aux)
+        if made is self.last_specialized and not split.keywords and \
+                not any(treedef.kind == "object" for _, treedef in split.trees):
+            found = self.call_key(args, positions)
+            if found is not None:
+                if len(self.records) >= _RECORDS_MOST:
+                    self.records.clear()
+                reads = self.flat[split.trees][1]
+                self.records[found[0]] = (fwd, bwd, binding_of(fwd), reads, _globals_key(reads))
+        grads = split.regroup(grads)
+        return value, (grads[0] if single else grads)
 
     def get(self, split: Split, mode: str = "rev") -> tuple:
         """The callables of ``mode`` for ``split``'s structures, current (service.fresh)."""
@@ -313,8 +368,52 @@ class TreeBuilds:
         if key not in self.made:
             self.made[key] = derive.build(self.fun, self.wrt, self.has_aux, mode, split.trees)
         callables = self.made[key][1]
+        if mode == "rev" and not split.select:
+            callables = self._specialized(split, callables)
         derive.fresh(callables[0])
         return callables
+
+    def _signature(self, split: Split, generic: tuple) -> tuple:
+        """``(structures, numbers, shapes)``: what the sweeps for ``split``'s flat arguments are
+        made for (``generic``: the sweeps made for its structures alone)."""
+        found = self.flat.get(split.trees)
+        if found is None:  # the leaves' parameters and the others; the global arrays read
+            names = param_names(generic[0])
+            found = self.flat[split.trees] = (names, array_globals(generic[0], names))
+        names, reads = found
+        return split.trees, numbers_passed(names, split.args, {}), call_signature(names, split.args, reads)
+
+    def _specialized(self, split: Split, generic: tuple) -> tuple:
+        """The sweeps made for the numbers and the shape signature of ``split``'s flat arguments
+        where a call had them before, else ``generic``."""
+        key = self._signature(split, generic)
+        if key not in self.seen:
+            if len(self.seen) >= _RECORDS_MOST:
+                self.seen.clear()
+            self.seen.add(key)
+            return generic
+        made = self.made.get(key)
+        if made is None:
+            try:
+                made = derive.build(self.fun, self.wrt, self.has_aux, "rev", split.trees,
+                                    numbers=key[1], shapes=key[2])
+            except TransformError:
+                made = (None, generic)
+            self.made[key] = made
+        self.last_specialized = made[1]
+        return made[1]
+
+    def specialized_text(self, split: Split) -> str:
+        """The text of the sweeps calls like ``split`` run from their second call on."""
+        key = (split.trees, "rev")
+        if key not in self.made:
+            self.made[key] = derive.build(self.fun, self.wrt, self.has_aux, "rev", split.trees)
+        trees, numbers, shapes = self._signature(split, self.made[key][1])
+        try:
+            return derive.build(self.fun, self.wrt, self.has_aux, "rev", trees, numbers=numbers,
+                                shapes=shapes)[0]
+        except TransformError:
+            return self.made[key][0]
 
     def text(self, split: Split, mode: str = "rev") -> str:
         self.get(split, mode)
@@ -505,6 +604,11 @@ def _specialized_source(fn: Callable, mode: str, numbers: tuple, like: Optional[
         if mode != "rev":
             raise UsageError(f"source(fn, mode={mode!r}, like=...): the code specialized for "
                              "arguments' shapes is reverse mode's (mode='rev')")
+        if builds.trees is not None:  # pytrees there: the code made for their structures
+            trees, positions = builds.trees
+            split = split_call(builds.fun, display_name(fn), params, positions, like, {})
+            if split is not None:
+                return trees.specialized_text(split)
         numbers = numbers_passed(params, like, {})
         reads = array_globals(builds.sweeps(numbers)[0], params)
         return builds.text(numbers, call_signature(params, like, reads))

@@ -17,7 +17,7 @@ import inspect
 import linecache
 from typing import Any, Callable, Optional
 
-from .api import Calls, TreeBuilds, forward_mode, run_sweeps, tree_entries
+from .api import Calls, TreeBuilds, forward_mode, tree_entries
 from .forward_code import flat_tangents
 from .parameters import made_per_call
 from .arguments import argument_check
@@ -104,15 +104,13 @@ def _attach(fun: Callable, wrt: tuple, text: str, sweeps: _Loaded, compiled: boo
     calls = Calls(forward, specialized, positions, (single, False, not star), name)  # as grad's
 
     def value_and_grad(*args: Any, **kwargs: Any) -> tuple:
-        result = None if kwargs else calls.known(args)
+        result = None if kwargs else calls.known(args) or (
+            None if star else trees.known(args, where(args), single, name))
         if result is not None:
             return result
         split = split_call(fun, name, params, where(args), args, kwargs)
         if split is not None:  # pytrees: code generated for their structures
-            fwd, bwd, _ = trees.get(split)
-            value, grads = run_sweeps(fwd, bwd, split.args, dict(split.keywords), name)
-            grads = split.regroup(grads)
-            return value, (grads[0] if single else grads)
+            return trees.call(split, args, where(args), single, name)
         check(args, kwargs)
         numbers = () if star else numbers_passed(params, args, kwargs)
         return calls.run(numbers, args, kwargs)  # code made knowing numbers are 0-d (specialize.py)

@@ -113,6 +113,9 @@ class NumberBuilds:
         self.compiled = compiled  # forward mode compiled by numba (compiled.py)
         self.made: dict = {}
         self.forwards: dict = {}
+        # the code made for calls passing pytrees (api.TreeBuilds, with the positions
+        # differentiated), where the same call builds both: source(like=...) reads it
+        self.trees: Any = None
 
     def sweeps(self, numbers: tuple, shapes: tuple = ()) -> tuple:
         """``(fwd, bwd)`` for calls passing numbers to the parameters ``numbers`` and arrays of

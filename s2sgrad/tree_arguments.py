@@ -164,10 +164,10 @@ def split_call(fun: Callable, name: str, params: Sequence[str], positions: tuple
             continue
         leaves, treedef = flattened[index]
         param = params[index] if index < len(params) else f"argument {index}"
-        texts = treedef.path_texts(param)
         spots = []
-        for leaf, text in zip(leaves, texts):
-            _check_leaf(name, text, leaf, complex_numbers)
+        for k, leaf in enumerate(leaves):
+            if type(leaf) not in PLAIN:  # the leaf's path is spelled out only to be quoted
+                _check_leaf(name, treedef.path_texts(param)[k], leaf, complex_numbers)
             spots.append(len(flat))
             flat.append(leaf)
         leaf_positions[index] = spots

@@ -59,6 +59,9 @@ class TreeDef:
     keys: Any = ()
     children: tuple = ()
     attrs: tuple = ()
+    # for a dict whose keys were inserted in another order than sorted: its keys in the order
+    # they were inserted (the order it runs through them: code reading it whole rebuilds it so)
+    order: tuple = ()
 
     @property
     def num_leaves(self) -> int:
@@ -106,7 +109,7 @@ class TreeDef:
         if self.kind == "leaf":
             return sub
         return TreeDef(self.kind, self.node_type, self.keys,
-                       tuple(child.graft(sub) for child in self.children), self.attrs)
+                       tuple(child.graft(sub) for child in self.children), self.attrs, self.order)
 
     def describe(self) -> str:
         """The structure as text, equal in every process for equal structures (cache keys)."""
@@ -116,7 +119,8 @@ class TreeDef:
         if self.kind == "custom":
             return f"custom:{_type_name(self.node_type)}{self.keys!r}{self.attrs!r}({inner})"
         if self.kind in ("dict", "keys", "namedtuple", "dataclass", "object"):
-            return f"{self.kind}:{_type_name(self.node_type)}{self.keys!r}({inner})"
+            order = f"<{self.order!r}" if self.order else ""
+            return f"{self.kind}:{_type_name(self.node_type)}{self.keys!r}{order}({inner})"
         return f"{self.kind}({inner})"
 
 
@@ -124,7 +128,8 @@ LEAF = TreeDef("leaf")
 
 
 def _node(value: Any) -> Optional[tuple]:
-    """``(kind, node_type, keys, children[, attrs])`` for a pytree node, None for a leaf."""
+    """``(kind, node_type, keys, children[, attrs[, order]])`` for a pytree node, None for a
+    leaf."""
     kind_of = type(value)
     if kind_of in _LEAF_TYPES:
         return None
@@ -142,7 +147,9 @@ def _node(value: Any) -> Optional[tuple]:
         return ("list", None, (), tuple(value))
     if isinstance(value, dict):
         keys = _sorted_keys(value)
-        return ("dict", None if kind_of is dict else kind_of, keys, tuple(value[k] for k in keys))
+        inserted = tuple(value)
+        return ("dict", None if kind_of is dict else kind_of, keys, tuple(value[k] for k in keys),
+                (), inserted if inserted != keys else ())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = tuple(f.name for f in dataclasses.fields(value))
         return ("dataclass", kind_of, names, tuple(getattr(value, n) for n in names))
@@ -172,7 +179,7 @@ def _flatten(value: Any, leaves: list) -> TreeDef:
         return LEAF
     kind, node_type, keys, children = node[:4]
     return TreeDef(kind, node_type, keys, tuple(_flatten(c, leaves) for c in children),
-                   node[4] if len(node) > 4 else ())
+                   node[4] if len(node) > 4 else (), node[5] if len(node) > 5 else ())
 
 
 def _attributes(value: Any, children: tuple) -> tuple:
@@ -220,6 +227,8 @@ def _build(treedef: TreeDef, items: Any) -> Any:
         return children
     if kind == "dict":
         made = dict(zip(treedef.keys, children))
+        if treedef.order:  # in the order its keys were inserted
+            made = {key: made[key] for key in treedef.order}
         return made if treedef.node_type is None else treedef.node_type(made)
     if kind == "namedtuple":
         return treedef.node_type(*children)
@@ -228,10 +237,59 @@ def _build(treedef: TreeDef, items: Any) -> Any:
     return _REGISTERED[treedef.node_type][1](treedef.keys, children)
 
 
+_KEYED_LEAVES = frozenset({float, int, np.float64, np.float32})
+
+
+def structure_key(value: Any, leaves: list) -> Any:
+    """A key of ``value``'s structure and of what its leaves are (an array's shape, a number's
+    type), appending its leaves to ``leaves`` in flattening order; None (``leaves`` then partly
+    filled) for a value holding anything but lists, tuples, dicts of string keys, arrays and
+    numbers. One pass and no TreeDef: what a call with pytree arguments is recorded by."""
+    kind = type(value)
+    if kind is _ndarray:
+        leaves.append(value)
+        return value.shape
+    if kind in _KEYED_LEAVES:
+        leaves.append(value)
+        return kind
+    if kind is list or kind is tuple:
+        keys = []
+        for child in value:
+            key = structure_key(child, leaves)
+            if key is None:
+                return None
+            keys.append(key)
+        return kind, tuple(keys)
+    if kind is dict and all(type(k) is str for k in value):
+        names = sorted(value)
+        keys = []
+        for name in names:
+            key = structure_key(value[name], leaves)
+            if key is None:
+                return None
+            keys.append(key)
+        return dict, tuple(keys), tuple(names), tuple(value)  # (the order of insertion last)
+    return None
+
+
+def from_structure_key(key: Any, items: Any) -> Any:
+    """The value of the structure ``key`` (structure_key's) with the leaves ``items`` (an
+    iterator, in flattening order)."""
+    if type(key) is tuple and key and (key[0] is list or key[0] is tuple or key[0] is dict):
+        children = [from_structure_key(child, items) for child in key[1]]
+        if key[0] is list:
+            return children
+        if key[0] is tuple:
+            return tuple(children)
+        made = dict(zip(key[2], children))
+        return {name: made[name] for name in key[3]}
+    return next(items)
+
+
 def is_leaf_value(value: Any) -> bool:
     """Whether ``value`` is a leaf (no container s2sgrad flattens)."""
     return _node(value) is None
 
 
-__all__ = ["LEAF", "TreeDef", "is_leaf_value", "register_pytree", "tree_flatten",
-           "tree_unflatten"]
+__all__ = ["LEAF", "TreeDef", "from_structure_key", "is_leaf_value", "register_pytree",
+           "structure_key", "tree_flatten", "tree_unflatten"]

@@ -410,13 +410,41 @@ def loop_over_records(layers, x):
     return np.sum(h)
 
 
+def walk_records_by_counter(layers, x):
+    h, k = x, 0
+    while k < len(layers):
+        W, b = layers[k]  # records-walk
+        h = np.tanh(h @ W + b)
+        k += 1
+    return np.sum(h)
+
+
 def test_a_list_of_namedtuples_walked_whole_is_refused_at_the_walk():
     records = [Layer(*LAYERS[0]), Layer(*LAYERS[1])]
     with pytest.raises(s2sgrad.TransformError, match=r"`layers_0` is a Layer \(a pytree node\) used whole") as info:
-        s2sgrad.grad(loop_over_records)(records, X)
-    assert "for W, b in layers:  # records-loop" in str(info.value)
+        s2sgrad.grad(walk_records_by_counter)(records, X)
+    assert "while k < len(layers):" in str(info.value)  # its first use
     got = s2sgrad.grad(lambda ls, x: np.sum(np.tanh(x @ ls[0].W + ls[0].b) @ ls[1].W))(records, X)
     assert type(got) is list and type(got[0]) is Layer and np.all(got[1].b == 0.0)
+
+
+def test_a_loop_over_a_list_of_namedtuples_reads_their_fields_in_order():
+    records = [Layer(*LAYERS[0]), Layer(*LAYERS[1])]
+    got = s2sgrad.grad(loop_over_records)(records, X)
+    want = s2sgrad.grad(loop_over_records)([tuple(layer) for layer in LAYERS], X)
+    assert type(got) is list and type(got[0]) is Layer
+    for layer, expected in zip(got, want):
+        np.testing.assert_allclose(layer.W, expected[0], rtol=1e-12)
+        np.testing.assert_allclose(layer.b, expected[1], rtol=1e-12)
+    expected = autograd.grad(_records_autograd)(LAYERS, X)
+    assert_trees_close([list(w) for w in want], [list(e) for e in expected], rtol=1e-10)
+
+
+def _records_autograd(layers, x):
+    h = x
+    for W, b in layers:
+        h = anp.tanh(anp.dot(h, W) + b)
+    return anp.sum(h)
 
 
 def test_dict_keys_of_several_types_flatten_in_a_fixed_order():

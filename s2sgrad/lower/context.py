@@ -118,7 +118,10 @@ class Context:
         written = self.pf.parsed.written_as.get(stmt)  # the user's statement a pass rewrote
         if written is not None and id(written) in self.origins:
             return self.origins[id(written)]  # one statement rewritten into several: one comment
-        text = one_line_text(code(one_line(written or stmt)).strip())  # comments in brackets left out
+        if isinstance(written, cst.For):  # a loop written out: its header (lower/tree_loops.py)
+            text = one_line_text(f"for {code(one_line(written.target))} in {code(one_line(written.iter))}:")
+        else:
+            text = one_line_text(code(one_line(written or stmt)).strip())  # comments in brackets left out
         origin = Origin(text, self.pf.location(stmt))
         if written is not None:
             self.origins[id(written)] = origin

@@ -2,7 +2,9 @@
 parameters -> the same function taking each such parameter's leaves as parameters of their own,
 named after their paths (``params_W1``, ``layers_0_0``, ``model_W``), in flattening order.
 
-A read the structure decides (``params["W1"]``, ``layers[0][1]``, ``model.W``: literal keys,
+A loop over a list or tuple node is written out, one copy of its body per item, where the
+structure decides its items (lower/tree_loops.py): each layer of ``for W, b in layers`` then reads
+its own leaves. A read the structure decides (``params["W1"]``, ``layers[0][1]``, ``model.W``: literal keys,
 indices and field names, from a parameter the body never rebinds or changes) becomes the leaf's
 name, or the name of the subtree it reaches. Any other use of a tree (``for W, b in layers``,
 ``params.items()``, a call passing it on) reads a display of its leaves built at the top of the
@@ -24,6 +26,7 @@ from ..read.names import name_nodes
 from ..read.parse import KeepingTransformer, ParsedFunction
 from ..trees import TreeDef
 from .naming import Namer
+from .tree_loops import Unroller
 from ..read.walk import findall
 
 _READ_ONLY_METHODS = frozenset({"items", "values", "keys", "get", "index", "count"})
@@ -135,8 +138,9 @@ class _Tree:
             return cst.List([cst.Element(n) for n in names])
         if treedef.kind == "tuple":
             return cst.Tuple([cst.Element(n) for n in names])
-        return cst.Dict([cst.DictElement(cst.parse_expression(repr(k)), n)
-                         for k, n in zip(treedef.keys, names)])
+        by_key = dict(zip(treedef.keys, names))
+        return cst.Dict([cst.DictElement(cst.parse_expression(repr(k)), by_key[k])
+                         for k in treedef.order or treedef.keys])  # in the order it was built
 
     def displays(self, read: set) -> list:
         """``(name, display)`` for every inner node whose name ``read`` holds and the inner nodes
@@ -232,7 +236,10 @@ def with_tree_parameters(pf: ParsedFunction, trees: tuple) -> tuple:
         built[param] = tree  # rebound or changed in place: every read goes through its display
     forwarding = {p: t for p, t in built.items() if p not in changed}
     reads = _Reads(pf, forwarding)
-    body = node.body.visit(reads)
+    body = node.body
+    if isinstance(body, cst.IndentedBlock):  # loops over nodes of known length written out
+        body = body.with_changes(body=Unroller(pf, reads.resolve, _changed_names).block(body.body))
+    body = body.visit(reads)
     read = _names_in(body, reads_only=True)
     prelude = []
     for param, tree in built.items():

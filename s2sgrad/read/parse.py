@@ -214,10 +214,13 @@ class ParsedModule:
 
     def adopt(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
         """Give ``new``, a rebuilt copy of ``old`` made by a pass, ``old``'s position and
-        qualified names (both are keyed by node), so locations and resolution still work."""
+        qualified names (both are keyed by node), so locations and resolution still work, and
+        the user's statement ``old`` quotes where a pass wrote it (``written_as``)."""
         pos = self.positions.get(old)
         if pos is None or new is old:
             return
+        if self.written_as and old in self.written_as:
+            self.written_as[new] = self.written_as[old]
         index = self.positions.statement[old]
         self.positions.found[new] = pos
         self.positions.statement[new] = index

@@ -2114,6 +2114,9 @@ def _tree_node(ch: Chooser, leaves: list, gen: "Gen") -> tuple:
         groups.append(rest[:take])
         rest = rest[take:]
     children = [_tree_node(ch, g, gen) for g in groups]
+    if kind == "dict" and len(children) > 1 and ch.bool(50):  # keys not inserted in sorted order
+        gen.tag("tree_dict_unsorted")
+        return kind, list(zip([f"k{len(children) - 1 - i}" for i in range(len(children))], children))
     keys = [f"k{i}" for i in range(len(children))] if kind == "dict" else \
         [f"f{i}" for i in range(len(children))] if kind in ("namedtuple", "dataclass") else \
         list(range(len(children)))
@@ -2144,11 +2147,71 @@ def _tree_reads(node, text: str, lines: list, gen: "Gen", ch: Chooser) -> dict:
         lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = {text}")
         gen.tag("tree_unpack")
         return {c: n for (_, c), n in zip(items, names)}
+    walked = _tree_walk(node, text, lines, gen, ch)
+    if walked is not None:
+        return walked
     out = {}
     for key, child in items:
         read = f"{text}.{key}" if kind in ("namedtuple", "dataclass") else f"{text}[{key!r}]"
         out.update(_tree_reads(child, read, lines, gen, ch))
     return out
+
+
+def _tree_walk(node, text: str, lines: list, gen: "Gen", ch: Chooser):
+    """leaf name -> a name it is read into by a loop over the list, tuple or namedtuple
+    ``text`` (``for item in p``, ``enumerate``, ``range(len(p))`` with ``p[i]``, ``reversed``,
+    ``zip``, two slices; or ``for a, b in p`` over one of pairs) or the dict ``text`` (its
+    ``values()``, ``items()`` or keys, in the order they were inserted), collected into a list
+    and unpacked; None where none is drawn (or the node holds other than leaves, or pairs of
+    them)."""
+    kind, items = node
+    if kind not in ("list", "tuple", "namedtuple", "dict") or not ch.bool(35):
+        return None
+    got = gen.new_name("got")
+    if kind == "dict":  # walked in the order its keys were inserted
+        if not all(isinstance(c, str) for _, c in items):
+            return None
+        leaves = [c for _, c in items]
+        form = ch.choice(["values", "items", "keys"])
+        gen.tag(f"tree_dict_{form}")
+        loop = {"values": f"for item in {text}.values():", "items": f"for key, item in {text}.items():",
+                "keys": f"for key in {text}:"}[form]
+        read = f"{text}[key]" if form == "keys" else "item"
+        lines += [f"    {got} = []", f"    {loop}", f"        {got}.append({read})"]
+    elif all(isinstance(c, str) for _, c in items):
+        leaves = [c for _, c in items]
+        form = ch.choice(["iter", "enumerate", "range", "reversed", "zip", "slices"])
+        gen.tag(f"tree_loop_{form}")
+        lines.append(f"    {got} = []")
+        if form == "iter":
+            lines += [f"    for item in {text}:", f"        {got}.append(item)"]
+        elif form == "enumerate":
+            lines += [f"    for i, item in enumerate({text}):", f"        {got}.append({text}[i])"]
+        elif form == "range":
+            lines += [f"    for i in range(len({text})):", f"        {got}.append({text}[i])"]
+        elif form == "reversed":
+            lines += [f"    for item in reversed({text}):", f"        {got}.append(item)",
+                      f"    {got} = {got}[::-1]"]
+        elif form == "zip":
+            lines += [f"    for item, again in zip({text}, {text}):",
+                      f"        {got}.append(0.5 * (item + again))"]
+        else:
+            lines += [f"    for item in {text}[:1]:", f"        {got}.append(item)",
+                      f"    for item in {text}[1:]:", f"        {got}.append(item)"]
+    else:
+        arity = {len(c[1]) if isinstance(c, tuple) and c[0] in ("list", "tuple") and
+                 all(isinstance(d, str) for _, d in c[1]) else 0 for _, c in items}
+        if len(arity) != 1 or 0 in arity:
+            return None
+        width = arity.pop()
+        parts = [f"part{k}" for k in range(width)]
+        leaves = [d for _, c in items for _, d in c[1]]
+        gen.tag("tree_loop_nested")
+        lines += [f"    {got} = []", f"    for {', '.join(parts)}{',' if width == 1 else ''} in {text}:"]
+        lines += [f"        {got}.append({part})" for part in parts]
+    names = [f"{leaf}_read" for leaf in leaves]
+    lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = {got}")
+    return dict(zip(leaves, names))
 
 
 def tree_arguments(gen: "Gen", prog: Program) -> None:

@@ -52,7 +52,8 @@ def main():
                     rec["status"] = "ok"
                 else:
                     rng = np.random.default_rng(seed)
-                    refused = tp.check_modes(prog, pathlib.Path(d), int(rng.integers(3)), int(rng.integers(2**16)))
+                    refused = tp.check_modes(prog, pathlib.Path(d), int(rng.integers(3)), int(rng.integers(2**16)),
+                                             every_way=True)
                     rec["status"] = "ok"
                     rec["refused"] = refused
             except BaseException as exc:  # noqa: BLE001

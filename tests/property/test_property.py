@@ -57,7 +57,7 @@ from program_gen import Chooser, generate
 import s2sgrad
 from s2sgrad import cli
 from s2sgrad.forward_code import build_jvp
-from s2sgrad.jacobians import hvp_code, run_generated
+from s2sgrad.jacobians import _HVP_WAYS, hvp_code, run_generated
 from s2sgrad.read.live import readable
 from s2sgrad.checks import numerical_grad
 
@@ -240,12 +240,15 @@ def check_rebound(prog, module, grad_all, args):
         module.GB, module.GS = saved
 
 
-def check_modes(prog, directory, k, direction_seed):
+def check_modes(prog, directory, k, direction_seed, every_way=False):
     """Everything for one program: reverse mode (check), one argnum alone against the tuple,
     forward mode along a random direction against ``<gradient, direction>``, and the
     Hessian-vector product (s2sgrad.hvp's route, forward mode over the gradient, reverse mode
     over a function calling the gradient) against differences of gradients. Returns the modes
-    that refused (a TransformError there is allowed), each with the first line of its message."""
+    that refused (a TransformError there is allowed), each with the first line of its message.
+    ``every_way``: the Hessian-vector product by each of its ways that can be written
+    (jacobians._HVP_WAYS: forward over reverse, reverse over forward, reverse over the gradient),
+    not only the first (the long runs: each way reads generated code again differently)."""
     module, got, grad_all = check(prog, directory)
     f, args = module.f, prog.args()
     refused = {}
@@ -310,6 +313,14 @@ def check_modes(prog, directory, k, direction_seed):
         raise AssertionError(_report(prog, f"the hvp code raised {type(exc).__name__}: {exc}")) from exc
     _compare_hv(prog, "hvp", hv, fds)
     _check_hessian(prog, f, args, direction, hv)
+    for number, way in enumerate(_HVP_WAYS if every_way else ()):
+        try:
+            made = way(f, ("x", "v", "s"), False, ())
+        except s2sgrad.TransformError:
+            continue
+        if made is not None:
+            _compare_hv(prog, f"hvp by its way {number}", run_generated(
+                made[1], args, tangents=tuple(direction)), fds)
     return refused
 
 
@@ -693,7 +704,8 @@ def test_generated_programs_of_fixed_seeds(seed, tmp_path):
 @pytest.mark.parametrize("seed", range(1000, 1040))
 def test_random_program_gradients(seed, tmp_path):
     rng = np.random.default_rng(seed)
-    check_modes(generate(Chooser(seed=seed)), tmp_path, int(rng.integers(3)), int(rng.integers(2**16)))
+    check_modes(generate(Chooser(seed=seed)), tmp_path, int(rng.integers(3)), int(rng.integers(2**16)),
+                every_way=True)
 
 
 # s2sgrad is being changed to refuse these (an in-place update on a name that may share memory
@@ -872,7 +884,7 @@ COVERAGE = {
 }
 # constructs the brief asks for that the README's list does not name
 EXTRA = ["scipy_terms", "scipy_dirichlet", "scipy_mvn", "scipy_convolve", "linalg_eig", "scipy_banded", "index_tricks",
-         "custom_gradient", "star_args", "star_unpack", "keyword_only", "tree_args", "tree_dict", "tree_list", "tree_tuple", "tree_namedtuple", "tree_dataclass", "tree_unpack", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
+         "custom_gradient", "star_args", "star_unpack", "keyword_only", "tree_args", "tree_dict", "tree_list", "tree_tuple", "tree_namedtuple", "tree_dataclass", "tree_unpack", "tree_loop_iter", "tree_loop_enumerate", "tree_loop_range", "tree_loop_reversed", "tree_loop_zip", "tree_loop_slices", "tree_loop_nested", "tree_dict_unsorted", "tree_dict_values", "tree_dict_items", "tree_dict_keys", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
          "global_rebound", "object_arg_bound", "object_arg_v_round_trip", "object_arg_v_unit",
          "object_arg_v_plain"]
 EXPLANATIONS = [
