@@ -182,7 +182,7 @@ def _stale(code: tuple, step: object, base: str, final: set) -> bool:
     """Whether a read of ``base`` (the list the step ``step`` extends) can follow the step on
     some path before ``base`` is bound again (``final``: the names the sweep's return reads): in
     place, it would see the longer list where the code reads the list as it was
-    (``s2s.zeros_like(lst)`` after ``lst_2 = lst + [v]``), or extend it twice. Walks ``code``
+    (forward-mode code's ``zeros_like(lst)`` after ``lst_2 = lst + [v]``), or extend it twice. Walks ``code``
     with one fact, whether the step ran since ``base`` was last bound: the arms of a branch
     join, a loop's body runs again with what its end leaves."""
     found = []
