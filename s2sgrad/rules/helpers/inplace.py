@@ -81,7 +81,7 @@ RULES = (
         constant_in=("x", "index"),
         consumes=("adjoint",),
         jvps={"adjoint": "t", "value": "s2s.getitem_vjp(t, x, index)"},
-        adjoint="g",
+        adjoint="s2s.unbroadcast(g, adjoint)",  # a number standing for an array: summed back
         value="s2s.unbroadcast(g[index], value)",
     ),
     # a copy: its adjoint passes through
