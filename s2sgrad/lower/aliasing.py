@@ -38,7 +38,8 @@ class _Walk:
     sharing: dict = field(default_factory=dict)  # in-place target -> names sharing its array then
     holding: dict = field(default_factory=dict)  # in-place target -> lists or tuples holding it then
     updated: dict = field(default_factory=dict)  # in-place target -> the update's position
-    ever: list = field(default_factory=list)  # per open loop: name -> every object bound in it
+    # per open loop: name -> (every object it was bound to in it, every object it held then)
+    ever: list = field(default_factory=list)
 
     def objects(self, op, table: str = "points") -> frozenset:
         """What the names inside ``op`` are (``points``) or hold (``elements``)."""
@@ -50,7 +51,8 @@ class _Walk:
     def bind(self, name: str, objects: tuple) -> None:
         self.points[name], self.elements[name] = objects
         for ever in self.ever:
-            ever[name] = ever.get(name, frozenset()) | objects[0] | objects[1]
+            was, held = ever.get(name, (frozenset(), frozenset()))
+            ever[name] = (was | objects[0], held | objects[1])
         self.defined.setdefault(name, self.position)
         self.where.setdefault(name, tuple(self.stack))
 
@@ -65,9 +67,8 @@ class _Walk:
                 if site in objects:
                     table[name] = (objects - {site}) | {old}
         for ever in self.ever:  # what a loop bound keeps both names (it is a union over time)
-            for name, objects in ever.items():
-                if site in objects:
-                    ever[name] = objects | {old}
+            for name, (was, held) in ever.items():
+                ever[name] = (was | {old} if site in was else was, held | {old} if site in held else held)
 
     def statement(self, stmt: Stmt, inplace: dict) -> None:
         self.position += 1
@@ -159,10 +160,10 @@ class _Walk:
             self.block(loop.body, inplace)
             self.block(loop.carries, inplace)
         ever = self.ever.pop()
-        for table, earlier in ((self.points, before[0]), (self.elements, before[1])):
+        for side, (table, earlier) in enumerate(((self.points, before[0]), (self.elements, before[1]))):
             for name in set(earlier) | set(ever):  # each path's own naming: as at an if's join
-                table[name] = table.get(name, frozenset()) | earlier.get(name, frozenset()) | \
-                    ever.get(name, frozenset())
+                bound = ever.get(name, (frozenset(), frozenset()))[side]
+                table[name] = table.get(name, frozenset()) | earlier.get(name, frozenset()) | bound
         self.stack.pop()
         carried = frozenset(t for c in loop.carries for t in c.targets)
         self.loops[index] = (start, self.position, carried)

@@ -257,9 +257,12 @@ def _item_shape(item):
 
 def list_zeros(xs):
     """The zero adjoint of a list (or tuple, or dict): one zero per element. None (a list a loop
-    makes in its body, not bound yet when the loop starts) has none: None."""
+    makes in its body, not bound yet when the loop starts) has none: None; a number (forward
+    mode's tangent of such a list, read again by reverse mode) has its zero."""
     if xs is None:
         return None
+    if isinstance(xs, (float, int, np.generic)):
+        return zeros_like(xs)
     if isinstance(xs, dict):
         return Keyed((k, zeros_like(v)) for k, v in xs.items())
     return Parts(zeros_like(x) for x in xs)

@@ -22,7 +22,8 @@ X = np.array([0.7, -1.1, 0.4, 1.3])
 
 GRADIENTS = ["cumprod_loss", "last_item_read", "length_read", "stacked_inside", "stacked_before_append",
              "passed_to_function", "alias_before_loop", "alias_read_inside", "lists_of_lists",
-             "appended_in_branches", "while_loop", "nested_loops", "comprehension", "summed_list"]
+             "appended_in_branches", "while_loop", "nested_loops", "comprehension", "summed_list",
+             "two_loops_into_one_list"]
 
 
 @pytest.mark.parametrize("name", GRADIENTS)
@@ -135,6 +136,17 @@ def test_the_old_list_read_after_an_append_in_generated_code_keeps_its_copy(way)
     # ``s2s.zeros_like(got)``; in place, that read saw the longer list and the product's part
     # through the list was zero (property seed 195 of the tree loops)
     fn = gi.unpacked_then_called_twice
+    x, along = np.array([-0.45, 0.163, -0.064, 0.405]), np.array([1.0, 0.5, -0.3, 0.2])
+    made = jacobians._HVP_WAYS[way](fn, ("x",), True, ())
+    if made is None:
+        pytest.skip("this way is not written for this function")
+    got = made[1](x, tangents=along)
+    np.testing.assert_allclose(got, autograd.hessian(_rebind(fn))(x) @ along, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("way", range(len(jacobians._HVP_WAYS)))
+def test_a_list_made_in_a_loops_body_differentiated_twice(way):
+    fn = gi.list_made_in_a_loop
     x, along = np.array([-0.45, 0.163, -0.064, 0.405]), np.array([1.0, 0.5, -0.3, 0.2])
     made = jacobians._HVP_WAYS[way](fn, ("x",), True, ())
     if made is None:

@@ -161,3 +161,25 @@ def unpacked_then_called_twice(x):
     got.append(x)
     w, = got
     return np.sum(_squares(w)) + np.sum(_squares(w[w > 0.0]))
+
+
+def two_loops_into_one_list(x, n):
+    # the second loop's appends were refused: after a loop, what the list held was taken for
+    # what it is (lower/aliasing.py), so the list seemed to share its array with the items
+    parts = [x[:2], x[1:3] * 2.0, x[2:]]
+    got = []
+    for item in parts[:1]:
+        got.append(item)
+    for item in parts[1:]:
+        got.append(np.sin(item) * n)
+    return np.sum(np.stack(got) ** 2)
+
+
+def list_made_in_a_loop(x):
+    # the list is bound first in the loop's body: before it, its forward-mode tangent is a
+    # number, whose adjoint reverse mode over the forward mode asked a list's zeros of
+    for i in range(2):
+        made = [np.cos(x[i]) * x]
+        if i == 0:
+            break
+    return np.sum(made[0] * x)
