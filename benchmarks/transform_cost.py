@@ -16,6 +16,9 @@ used), prints per function, in milliseconds (wall clock, and the process's CPU t
   to generated code are cached too), and whether libcst or black were imported there (they should
   not be: a warm start never parses).
 
+Then each functional form people call in a loop (``grad(f)(x)``, ``jvp``, ``vjp``, ``hvp``,
+``hessian(f)(x)``, ``jacfwd``), made anew at every call, beside the same built once.
+
 Run on demand (not a test). Warm: the median of ``--rounds`` (default 3).
 """
 
@@ -93,6 +96,39 @@ def api_calls() -> None:
     s2sgrad.hvp(fn, (x,), (x,))
 
 
+def per_call_forms(rounds: int = 5) -> list:
+    """``(form, us made at each call, us built once)``: the functional forms people call in a
+    loop (``grad(f)(x)``, ``jvp(f, ...)``, ``vjp``, ``hvp(f, ...)``, ``hessian(f)(x)``,
+    ``jacfwd(f)(x)``) on a small case, each made anew at every call (a transformation made again
+    reuses the module loaded before: derive._bound) against the same built once where it can be,
+    and the primal."""
+    import timeit
+
+    import s2sgrad
+
+    x = np.linspace(0.1, 1.0, 10)
+    fn = cases.rosenbrock
+    grad, hessian, jacfwd = s2sgrad.grad(fn), s2sgrad.hessian(fn), s2sgrad.jacfwd(s2sgrad.grad(fn))
+    forms = [("grad(f)(x)", lambda: s2sgrad.grad(fn)(x), lambda: grad(x)),
+             ("jvp(f, (x,), (t,))", lambda: s2sgrad.jvp(fn, (x,), (x,)), None),
+             ("vjp(f, x)[1](1.0)", lambda: s2sgrad.vjp(fn, x)[1](1.0), None),
+             ("hvp(f, (x,), (t,))", lambda: s2sgrad.hvp(fn, (x,), (x,)), None),
+             ("hessian(f)(x)", lambda: s2sgrad.hessian(fn)(x), lambda: hessian(x)),
+             ("jacfwd(grad(f))(x)", lambda: s2sgrad.jacfwd(s2sgrad.grad(fn))(x), lambda: jacfwd(x)),
+             ("f(x) (the primal)", lambda: fn(x), None)]
+    out = []
+    for name, each, once in forms:
+        times = []
+        for call in (each, once):
+            if call is None:
+                times.append(None)
+                continue
+            call()
+            times.append(min(timeit.repeat(call, number=50, repeat=rounds)) / 50 * 1e6)
+        out.append((name, *times))
+    return out
+
+
 def _timed(name: str) -> tuple:
     wall, cpu = time.perf_counter(), time.process_time()
     _transform(name)
@@ -150,6 +186,9 @@ def main() -> None:
           f"jacfwd and jacrev of its gradient, hessian, hvp) from the disk cache took "
           f"{fresh['api']:.0f} ms")
     print(f"new process imported: {', '.join(fresh['imported']) or 'neither libcst nor black'}")
+    print(f"\n{'a call of (rosenbrock, n=10)':<30} {'made each call us':>18} {'built once us':>14}")
+    for name, each, once in per_call_forms():
+        print(f"{name:<30} {each:18.1f} {'-' if once is None else f'{once:.1f}':>14}")
 
 
 def _median(pairs: list) -> tuple:

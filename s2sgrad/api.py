@@ -546,6 +546,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
         return fn(*split.args, **dict(zip(names_dot, tangents)))
     tangents, wrt = directional(fun, args, positions, tangents, "jvp")
     _, fn, names_dot = jvp_or_transpose(fun, wrt)
+    derive.fresh(fn)  # (the module may be one made before: the user's values now)
     return fn(*args, **dict(zip(names_dot, tangents)))
 
 

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .api import grad
+from .derive import fresh
 from .forward_code import build_jvp
 from .parameters import wrt_names
 from .arguments import argument_check
@@ -161,6 +162,7 @@ def _forward_report(point: _Point, rtol: float, atol: float, eps: float) -> list
     central differences along it; a pytree output leaf by leaf."""
     directions, tangents = point.directions(0)
     _, fn, tangent_names = build_jvp(point.fun, point.wrt, point.trees)  # forward mode itself
+    fresh(fn)  # (the module may be one made before: the user's values now)
     report = []
     for k, i in enumerate(point.argnums):
         only = point.leaves_at(k)

@@ -27,7 +27,8 @@ from .version import __version__
 from .arguments import MASKED, masked_refusal
 from .errors import Location, TransformError
 from .read.capture import SourceUnit, caller_location, from_function, is_source_function
-from .read.live import binding_of, fingerprint, names_read, reachable, resolve, specialized_on
+from .read.live import (BINDING_KEY, binding_of, fingerprint, names_read, reachable, resolve,
+                        specialized_on)
 from .registry import registered
 from .transformations import TRANSFORMATIONS
 from .write import cache
@@ -232,12 +233,18 @@ def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
     return code
 
 
+@functools.lru_cache(maxsize=256)
+def _names_wanted(text: str) -> tuple:
+    """The global names generated module ``text`` reads (compiled once per text)."""
+    return tuple(names_read(compile(text, "<s2sgrad>", "exec")))
+
+
 def namespace_for(fun: Callable, text: str, deps: list) -> tuple:
     """``(values, reads)`` for the names ``text`` reads: ``fun``'s globals and closure now, then
     the globals of the other modules whose functions were inlined (for the constants those
     read), then the registered gradient functions; ``reads``: ``(holder, name)``, the dict or
     cell each of the first two kinds lives in (read again before each run: binding.py)."""
-    wanted = names_read(compile(text, "<s2sgrad>", "exec"))
+    wanted = _names_wanted(text)
     scopes = [resolve(fun, wanted)]
     for d in deps:
         if d[0] in sys.modules:
@@ -268,14 +275,36 @@ def contents(fun: Callable, text: str, deps: list) -> Contents:
     return Contents(text, values, reads, tuple(guards), bindings)
 
 
-def _bound(fun: Callable, make: Callable[[], tuple]) -> dict:
+# (id of fun, the text, what else it was made for) -> the namespace its Binding keeps current:
+# a transformation made again (``s2sgrad.grad(f)(x)`` in a loop, ``hvp(f, ...)`` per call)
+# reuses the loaded module instead of executing and checking it anew (a Binding reads the user's
+# values again before each run: derive.fresh). The namespace holds ``fun`` (its Binding remakes
+# from it), so an id is not reused while its entry lives; at most BOUND_MOST are kept.
+_BOUND: OrderedDict = OrderedDict()
+BOUND_MOST = 256
+
+
+def _bound(fun: Callable, make: Callable[[], tuple], made_for: Any = ()) -> dict:
     """The namespace of the text ``make()`` gives (with its deps), kept current by a Binding
-    that calls ``make`` again to rebuild."""
-    return Binding(fun.__qualname__, lambda: contents(fun, *make())).namespace
+    that calls ``make`` again to rebuild; the one made before for ``fun``, this text and
+    ``made_for`` where it is kept."""
+    first = [make()]
+    key = (id(fun), first[0][0], made_for)
+    namespace = _BOUND.get(key)
+    if namespace is not None:
+        _BOUND.move_to_end(key)
+        namespace[BINDING_KEY].ensure()  # the user's values now, as a new Binding reads them
+        return namespace
+    namespace = Binding(fun.__qualname__,
+                        lambda: contents(fun, *(first.pop() if first else make()))).namespace
+    _BOUND[key] = namespace
+    if len(_BOUND) > BOUND_MOST:
+        _BOUND.popitem(last=False)
+    return namespace
 
 
 def functions(fun: Callable, code: dict, mode: str = "rev",
-              remake: Optional[Callable[[], dict]] = None) -> tuple:
+              remake: Optional[Callable[[], dict]] = None, made_for: Any = ()) -> tuple:
     """Execute a code record's text with ``fun``'s names: its callables, in ``CALLS[mode]`` order;
     ``remake()`` gives the code again when the names' values no longer fit it."""
     pending = [code]
@@ -286,7 +315,7 @@ def functions(fun: Callable, code: dict, mode: str = "rev",
             raise _refit(sorted(made["call"].values()))
         return made["text"], made["deps"]
 
-    namespace = _bound(fun, make)
+    namespace = _bound(fun, make, (mode, made_for))
     return tuple(namespace[code["call"][k]] if code["call"][k] else None for k in CALLS[mode])
 
 
@@ -305,7 +334,8 @@ def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev",
     given numbers; ``shapes``: array parameters' shapes (pipeline.Options)."""
     code = code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes)
     return code["text"], functions(fun, code, mode, lambda: code_for(
-        fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes))
+        fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes),
+        (wrt, has_aux, trees, numbers, shapes))
 
 
 def _entries() -> Any:
@@ -495,7 +525,7 @@ def _loaded(fun: Callable, made_now: Callable[[], tuple],
             raise _refit([made[1]])
         return made_again[0], code_now["deps"]
 
-    return _bound(fun, make)[made[1]]
+    return _bound(fun, make, made[1])[made[1]]
 
 
 __all__ = ["CALLS", "api_function", "build", "contents", "fresh", "gradient_hvp", "hessian_function", "tangent_gradient_hessian", "tangent_gradient_hvp", "hvp_function", "jacobian", "jacobian_function", "cache_key", "code_for", "functions", "installation_fingerprint",

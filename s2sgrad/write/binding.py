@@ -16,6 +16,7 @@ reads and ``is`` tests per call.
 
 from __future__ import annotations
 
+import functools
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -108,8 +109,14 @@ def _checker(namespace: dict, entries: list) -> Callable[[], bool]:
             + "\n        except (KeyError, ValueError):\n            return False\n"
             "        return True\n    return check\n")
     scope: dict = {}
-    exec(compile(text, "<s2sgrad-binding>", "exec"), scope)
+    exec(_check_code(text), scope)
     return scope["make"](*args)
+
+
+@functools.lru_cache(maxsize=256)
+def _check_code(text: str) -> types.CodeType:
+    """The compiled text of a ``check()`` maker (the same for every load of one module)."""
+    return compile(text, "<s2sgrad-binding>", "exec")
 
 
 __all__ = ["Binding", "Contents", "fresh"]

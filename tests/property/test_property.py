@@ -58,6 +58,7 @@ import s2sgrad
 from s2sgrad import cli
 from s2sgrad.forward_code import build_jvp
 from s2sgrad.jacobians import _HVP_WAYS, hvp_code, run_generated
+from s2sgrad.transpose import jvp_by_reverse
 from s2sgrad.read.live import readable
 from s2sgrad.checks import numerical_grad
 
@@ -284,9 +285,11 @@ def check_modes(prog, directory, k, direction_seed, every_way=False):
         refused.update(check_star_arguments(prog, module, got, args, direction, fds))
     if prog.obj:
         refused.update(check_object_arguments(prog, directory, module, got, args, direction, fds))
+    expected = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(got, direction))
     try:
         _, jvp_fn, names = build_jvp(f, ("x", "v", "s"))
     except s2sgrad.TransformError as exc:
+        _check_jvp_by_reverse(prog, f, args, direction, expected)  # what s2sgrad.jvp runs then
         return {**refused, "jvp": str(exc).splitlines()[0], "hvp": "(jvp refused)"}
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"jvp raised {type(exc).__name__}: {exc}")) from exc
@@ -294,7 +297,6 @@ def check_modes(prog, directory, k, direction_seed, every_way=False):
         value, tangent = jvp_fn(*args, **dict(zip(names, direction)))
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(_report(prog, f"the jvp code raised {type(exc).__name__}: {exc}")) from exc
-    expected = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(got, direction))
     np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg=_report(prog, "jvp value"))
     np.testing.assert_allclose(tangent, expected, rtol=1e-7, atol=1e-9 * max(1.0, abs(expected)),
                                err_msg=_report(prog, "jvp vs <gradient, direction>"))
@@ -322,6 +324,24 @@ def check_modes(prog, directory, k, direction_seed, every_way=False):
             _compare_hv(prog, f"hvp by its way {number}", run_generated(
                 made[1], args, tangents=tuple(direction)), fds)
     return refused
+
+
+def _check_jvp_by_reverse(prog, f, args, direction, expected):
+    """Where forward mode refuses ``f``, s2sgrad.jvp's route: reverse mode over the generated
+    gradient (transpose.py), its tangent against <gradient, direction>."""
+    try:
+        made = jvp_by_reverse(f, ("x", "v", "s"), (), 3)
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"jvp by reverse raised {type(exc).__name__}: {exc}")) from exc
+    if made is None:
+        return
+    try:
+        value, tangent = made[1](*args, **dict(zip(made[2], direction)))
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"the jvp-by-reverse code raised {type(exc).__name__}: "
+                                           f"{exc}")) from exc
+    np.testing.assert_allclose(tangent, expected, rtol=1e-7, atol=1e-9 * max(1.0, abs(expected)),
+                               err_msg=_report(prog, "jvp by reverse vs <gradient, direction>"))
 
 
 def _check_forward_grad(prog, f, args, got, direction):

@@ -169,3 +169,22 @@ def test_checking_the_globals_costs_microseconds_per_call():
     service.fresh(generated)
     per_call = min(timeit.repeat(lambda: service.fresh(generated), number=2000, repeat=5)) / 2000
     assert per_call < 20e-6, per_call  # about 0.5 us here; a rebuild per call would take ms
+
+
+def test_transformations_made_per_call_reuse_the_module_and_read_the_values_now():
+    # s2sgrad.grad(f)(w), hvp(f, ...), jvp and vjp made again at each call: the second one
+    # reuses the module the first loaded (derive._bound), made current for the values now
+    from s2sgrad import derive
+
+    first = derive.build(lg.batch_loss, ("w",))[1][0]
+    assert derive.build(lg.batch_loss, ("w",))[1][0] is first
+    t = RNG.normal(size=3)
+    for rows in (4, 4, 6):
+        _rebind_batch(rows)
+        hessian = 2 * lg.X.T @ lg.X + 2 * lg.LAM * np.eye(3)
+        np.testing.assert_allclose(s2sgrad.grad(lg.batch_loss)(W), _closed_form(W), rtol=1e-10)
+        np.testing.assert_allclose(s2sgrad.hvp(lg.batch_loss, (W,), (t,))[0], hessian @ t, rtol=1e-10)
+        np.testing.assert_allclose(s2sgrad.jvp(lg.batch_loss, (W,), (t,))[1], _closed_form(W) @ t,
+                                   rtol=1e-10)
+        np.testing.assert_allclose(s2sgrad.vjp(lg.batch_loss, W)[1](1.0)[0], _closed_form(W), rtol=1e-10)
+        np.testing.assert_allclose(s2sgrad.hessian(lg.batch_loss)(W), hessian, rtol=1e-10)
