@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import types
+from collections import OrderedDict
 from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
@@ -207,8 +208,54 @@ def _made(text: Any, fwd: Optional[Callable], bwd: Optional[Callable]) -> tuple:
     return fwd, bwd
 
 
+# (id of fun, argnums, has_aux, compiled) -> (fun, its code object, _sweep's result): grad or
+# value_and_grad made again for a function (``s2sgrad.grad(f)(x)`` in a loop) takes what was
+# made for it before, its records of kinds of call and code made for shapes included (each run
+# reads the user's values then: derive.fresh). An entry holds ``fun``, so its id is not reused
+# while the entry lives; at most SWEEPS_MOST are kept.
+_SWEEPS: OrderedDict = OrderedDict()
+SWEEPS_MOST = 256
+
+
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
            compiled: bool = False) -> tuple:
+    """_made_sweep's result, the one made before for ``fun`` (and its code object) and these
+    options where it is kept."""
+    if inspect.ismethod(fun):  # a new object at each attribute read: made each time
+        return _made_sweep(fun, argnums, has_aux, compiled)
+    try:
+        key = (id(fun), argnums if isinstance(argnums, int) else tuple(argnums), has_aux, compiled)
+        hash(key)
+    except TypeError:
+        return _made_sweep(fun, argnums, has_aux, compiled)
+    if compiled:
+        require_numba(display_name(fun))
+    code = getattr(fun, "__code__", None)
+    found = _SWEEPS.get(key)
+    if found is not None and found[0] is fun and found[1] is code and \
+            found[2][0] == _generic_text(fun, argnums, has_aux):  # (a refusal raised as before)
+        _SWEEPS.move_to_end(key)
+        return found[2]
+    made = _made_sweep(fun, argnums, has_aux, compiled)
+    if isinstance(made[0], str) and _generic_text(fun, argnums, has_aux) == made[0]:
+        _SWEEPS[key] = (fun, code, made)
+        if len(_SWEEPS) > SWEEPS_MOST:
+            _SWEEPS.popitem(last=False)
+    return made
+
+
+def _generic_text(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool) -> Optional[str]:
+    """The text of ``fun``'s sweeps for arrays as the code records give it now (the disk cache's
+    key: its source and the values its names hold), or None for code made per call."""
+    fun = read_again(fun)[0]
+    wrt = wrt_names(fun, argnums)
+    if made_per_call(fun, wrt) is not None:
+        return None
+    return derive.code_for(fun, derive.from_function(fun), wrt, has_aux)["text"]
+
+
+def _made_sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
+                compiled: bool = False) -> tuple:
     """``(text, run, forward, entry, tree_entry, specialized)``: ``run(*args, **kwargs)`` -> the value and the
     gradients (one, or a tuple, as argnums says), by forward mode (``forward``) for one float
     argument; ``entry(value)``: the generated function computing what grad (value False) or

@@ -188,3 +188,18 @@ def test_transformations_made_per_call_reuse_the_module_and_read_the_values_now(
                                    rtol=1e-10)
         np.testing.assert_allclose(s2sgrad.vjp(lg.batch_loss, W)[1](1.0)[0], _closed_form(W), rtol=1e-10)
         np.testing.assert_allclose(s2sgrad.hessian(lg.batch_loss)(W), hessian, rtol=1e-10)
+
+
+def test_grad_made_per_call_follows_a_rebound_helper():
+    # grad(f) made again takes what was made for f before (api._SWEEPS) only where f's code
+    # records give the same text now: a helper rebound between the two is read again
+    from s2sgrad import api
+
+    lg.helper = lg.helper_a
+    first = s2sgrad.grad(lg.calls_helper)(W)
+    np.testing.assert_allclose(first, 2 * (np.sin(W) + W * np.cos(W)) + 1.0, rtol=1e-10)
+    assert sum(1 for entry in api._SWEEPS.values() if entry[0] is lg.calls_helper) == 1
+    np.testing.assert_allclose(s2sgrad.grad(lg.calls_helper)(W), first, rtol=0)
+    lg.helper = lg.helper_b
+    np.testing.assert_allclose(s2sgrad.grad(lg.calls_helper)(W), 2 * np.exp(W) * lg.Y[:3] + 1.0,
+                               rtol=1e-10)
