@@ -98,7 +98,11 @@ def _widened_axes(g_shape: tuple, shape: tuple) -> tuple:
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``, or to ``x`` itself when it is a shape (a tuple):
-    this undoes numpy broadcasting. ``g`` keeps its array type (a subclass, another library's)."""
+    this undoes numpy broadcasting. ``g`` keeps its array type (a subclass, another library's).
+    A list or dict ``x`` (an adjoint of a container: getitem_add's into a list's) broadcasts
+    nothing: ``g`` as it is."""
+    if isinstance(x, (list, dict)):
+        return g
     shape = x if type(x) is tuple else _shape(x)
     if _shape(g) == shape:
         return g
