@@ -3,9 +3,9 @@ chains -> the body with each ``for`` loop whose items the structure decides writ
 copy of its body per item.
 
 A loop's items are decided where it runs over a list, tuple or namedtuple node of a tree
-parameter the body never rebinds (``for W, b in layers``), a literal slice of one (``layers[:-1]``), ``reversed``,
-``enumerate`` and ``zip`` of such, or ``range`` of literal integers and their lengths
-(``range(len(layers) - 1)``). Each copy starts with the target bound to its item, destructured
+parameter the body never rebinds (``for W, b in layers``), a literal slice of one
+(``layers[:-1]``), ``reversed``, ``enumerate`` and ``zip`` of such, or ``range`` of literal
+integers and their lengths (``range(len(layers) - 1)``). Each copy starts with the target bound to its item, destructured
 where the item's structure is known (``W = layers[0][0]`` and ``b = layers[0][1]``, which the
 tree pass then reads as the leaves ``layers_0_0`` and ``layers_0_1``), and the body reads the
 item itself where the loop's names are read: ``layers[i]`` with ``i`` an ``enumerate`` counter

@@ -3,11 +3,12 @@ parameters -> the same function taking each such parameter's leaves as parameter
 named after their paths (``params_W1``, ``layers_0_0``, ``model_W``), in flattening order.
 
 A loop over a list or tuple node is written out, one copy of its body per item, where the
-structure decides its items (lower/tree_loops.py): each layer of ``for W, b in layers`` then reads
-its own leaves. A read the structure decides (``params["W1"]``, ``layers[0][1]``, ``model.W``: literal keys,
-indices and field names, from a parameter the body never rebinds or changes) becomes the leaf's
-name, or the name of the subtree it reaches. Any other use of a tree (``for W, b in layers``,
-``params.items()``, a call passing it on) reads a display of its leaves built at the top of the
+structure decides its items (lower/tree_loops.py): each layer of ``for W, b in layers`` then
+reads its own leaves. A read the structure decides (``params["W1"]``, ``layers[0][1]``,
+``model.W``: literal keys, indices and field names, from a parameter the body never rebinds or
+changes) becomes the leaf's name, or the name of the subtree it reaches. Any other use of a tree
+(a loop kept as a loop, ``params.items()``, a call passing it on) reads a display of its leaves
+built at the top of the
 body (``params = {"W1": params_W1, ...}``), one flat display per node, so the core sees only
 displays of names. A namedtuple, dataclass or registered node used whole has no display the core
 reads: refused where it is used, with what to write instead.
