@@ -98,3 +98,14 @@ def assert_gradients(fn, *args, argnums=None, autograd_oracle=True, rtol=1e-5, a
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+def assert_trees_close(got, expected, rtol=1e-6, atol=1e-8):
+    """``got`` and ``expected`` have one structure and leaves close within ``rtol``/``atol``."""
+    from s2sgrad.trees import tree_flatten
+
+    got_leaves, got_structure = tree_flatten(got)
+    expected_leaves, expected_structure = tree_flatten(expected)
+    assert got_structure == expected_structure, (got_structure.describe(), expected_structure.describe())
+    for a, b in zip(got_leaves, expected_leaves):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)

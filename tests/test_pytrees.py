@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import s2sgrad
+from conftest import assert_trees_close
 from s2sgrad.checks import numerical_grad
 from s2sgrad.trees import register_pytree, tree_flatten, tree_unflatten
 
@@ -46,14 +47,6 @@ def layers_loss_autograd(layers, x):
     for W, b in layers:
         h = anp.tanh(anp.dot(h, W) + b)
     return anp.sum(h ** 2)
-
-
-def assert_trees_close(got, expected, rtol=1e-6, atol=1e-8):
-    got_leaves, got_structure = tree_flatten(got)
-    expected_leaves, expected_structure = tree_flatten(expected)
-    assert got_structure == expected_structure, (got_structure.describe(), expected_structure.describe())
-    for a, b in zip(got_leaves, expected_leaves):
-        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
 
 
 def test_an_mlp_with_a_params_dict_matches_autograd():
@@ -342,11 +335,7 @@ def test_a_dict_output_with_a_tuple_argnums_is_laid_out_outputs_first(jacobian):
 
 
 def _tree_allclose(got, want):
-    got_leaves, got_def = s2sgrad.tree_flatten(got)
-    want_leaves, want_def = s2sgrad.tree_flatten(want)
-    assert got_def == want_def
-    for a, b in zip(got_leaves, want_leaves):
-        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    assert_trees_close(got, want, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("jacobian", [s2sgrad.jacfwd, s2sgrad.jacrev])

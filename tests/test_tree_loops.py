@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import s2sgrad
+from conftest import assert_trees_close as trees_close
 from s2sgrad.lower.tree_loops import ITEMS_MOST
 from s2sgrad.trees import tree_flatten, tree_unflatten
 
@@ -32,11 +33,7 @@ def twin(fn):
 
 
 def assert_trees_close(got, want, rtol=1e-10):
-    got_leaves, got_def = tree_flatten(got)
-    want_leaves, want_def = tree_flatten(want)
-    assert got_def == want_def, (got_def.describe(), want_def.describe())
-    for a, b in zip(got_leaves, want_leaves):
-        np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-12)
+    trees_close(got, want, rtol=rtol, atol=1e-12)
 
 
 def plain(layers, x):
