@@ -8,6 +8,7 @@ import pytest
 
 import bad_inputs
 import s2sgrad
+from s2sgrad.checks import numerical_grad
 
 REFUSED = [
     ("uses_try", "try/except"),
@@ -101,6 +102,28 @@ def test_constant_indexed_by_counter_is_fine():
     np.testing.assert_allclose(s2sgrad.grad(global_rows)(x), [2.0, 4.0, 0.0])
     np.testing.assert_allclose(s2sgrad.jvp(global_rows, (x,), (np.ones(3),))[1], 6.0)
 
+
+
+def scales_of(x, n):
+    acc = x
+    for scale in [0.5, -1.0, 2.0][:n]:  # a display's index is an int or a slice
+        acc = np.sin(acc * scale)
+    return np.sum(acc)
+
+
+def calls_scales_of(x, n):
+    return scales_of(x, n) * 2.0  # a callee is differentiated in all its parameters
+
+
+def test_a_display_indexed_by_a_parameter_of_a_callee_is_fine():
+    # refused as "indexing the constant `[0.5, -1.0]`" where the function was a callee (all its
+    # parameters varied) and in reverse mode over its gradient (session 25)
+    x = np.array([0.3, -0.5, 0.8])
+    for n in (0, 2):
+        want = 2.0 * numerical_grad(scales_of, (x, n), 0)
+        np.testing.assert_allclose(s2sgrad.grad(calls_scales_of)(x, n), want, rtol=1e-6)
+        np.testing.assert_allclose(s2sgrad.jacrev(s2sgrad.grad(scales_of))(x, n),
+                                   s2sgrad.hessian(scales_of)(x, n), rtol=1e-10, atol=1e-12)
 
 def test_inactive_unknown_function_is_fine():
     import scipy.special

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import libcst as cst
 import libcst.matchers as m
 
 from ..errors import TransformError
@@ -93,6 +94,8 @@ def refuse_constant_subscripts(fn: CoreFunction, varied: set) -> None:
         if len(args) != 2 or not isinstance(args[0], Const) or not isinstance(args[1], Const) \
                 or not args[1].brackets:
             continue
+        if isinstance(args[0].node, (cst.List, cst.Tuple, cst.SimpleString)):
+            continue  # a display's index is an int or a slice: nothing to differentiate
         names = set(operand_reads(args[1])) | {n.value for n in findall(args[1].node, m.Name())}
         if names & varied:  # (the reads of a Const list user locals, not temporaries)
             raise TransformError(

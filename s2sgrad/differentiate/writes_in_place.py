@@ -103,6 +103,7 @@ class _Node:
     reads: set  # names read for their values
     binds: frozenset
     succ: list = field(default_factory=list)
+    loop_head: bool = False  # binds only on the edge into its body: a loop may run zero times
 
 
 def _item_reads(item) -> set:
@@ -144,7 +145,7 @@ def _graph(items: tuple, after: _Node, nodes: list) -> _Node:
     staged: list = []
     for item, orelse in reversed(built):
         if isinstance(item, Nest) and isinstance(item.header, (ForHeader, WhileHeader)):
-            head = _Node(item, _item_reads(item), item.header.binds)
+            head = _Node(item, _item_reads(item), item.header.binds, loop_head=True)
             body_nodes: list = []
             head.succ = [_graph(item.body, head, body_nodes), entry]
             staged.append([head] + body_nodes)
@@ -179,6 +180,8 @@ def _live_after(node: _Node, name: str) -> bool:
         if name in current.reads:
             return True
         if name in current.binds:
+            if current.loop_head:  # the way out of the loop binds nothing (zero trips)
+                stack.append(current.succ[-1])
             continue
         stack.extend(current.succ)
     return False

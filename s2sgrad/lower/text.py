@@ -44,22 +44,27 @@ def one_line(node: cst.CSTNode) -> cst.CSTNode:
 
 class Renamer(OneLine):
     """Renames local Names (not attribute fields, not keyword names) through ``mapping``; ``reads``
-    lists the new names it wrote, in order, once each."""
+    lists the new names it wrote, in order, once each (an attribute field or keyword spelled like
+    a local, ``np.cos`` beside a local ``cos``, reads nothing)."""
 
     def __init__(self, mapping: dict) -> None:
         self.mapping = mapping
         self.reads: list = []
+        self.fields: set = set()  # ids of the Names that are attribute fields or keywords
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.fields.add(id(node.attr))
+        return True
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.keyword is not None:
+            self.fields.add(id(node.keyword))
+        return True
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
         new = self.mapping.get(original.value)
-        if new is None:
+        if new is None or id(original) in self.fields:
             return updated
         if new not in self.reads:
             self.reads.append(new)
         return updated.with_changes(value=new)
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        return updated.with_changes(attr=original.attr)
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)

@@ -1308,10 +1308,10 @@ class Gen:
         forms = ["range", "range", "array", "zip", "zip", "enumerate", "enumerate_zip"]
         form = self.ch.choice([f for f in forms if "zip" not in f or "zip" not in self.avoid])
         if form == "range":
-            k = self.ch.int(1, 3)
+            k = self.ch.choice([0, 1, 1, 2, 2, 3, 3])  # none: the loop runs zero times
             idx = self.index_name()
-            self.tag("for_range")
-            return f"{idx} in range({k})", [], (idx, k - 1), k
+            self.tag("for_range", *(["for_zero_trips"] if k == 0 else []))
+            return f"{idx} in range({k})", [], (idx, max(k - 1, 0)), k
         if form == "array":
             src, es, eb, n = self.sequence(avoid)
             if len(es) == 1 and es[0] >= 2 and self.ch.bool(60):  # rows unpacked: `for a, b in pairs`

@@ -779,7 +779,7 @@ COVERAGE = {
     "`a if c else b`": ["ifexp"],
     "`for` over `range(...)`, arrays, lists, `reversed(...)` of them, `enumerate` (with a start) "
     "and `zip` (of any number of sequences)": [
-        "for_range", "for_array", "for_list", "for_list_literal", "for_reversed", "for_enumerate",
+        "for_range", "for_zero_trips", "for_array", "for_list", "for_list_literal", "for_reversed", "for_enumerate",
         "for_enumerate_start", "for_zip", "for_zip3", "for_zip_shift", "for_enumerate_zip"],
     "tuple loop targets (`for a, b in pairs`)": ["tuple_target", "for_pairs"],
     "`while` on computed conditions": ["while"],
