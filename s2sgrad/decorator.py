@@ -17,7 +17,7 @@ import inspect
 import linecache
 from typing import Any, Callable, Optional
 
-from .api import Calls, TreeBuilds, forward_mode, tree_entries
+from .calls import Calls, TreeBuilds, forward_mode, tree_entries
 from .forward_code import flat_tangents
 from .parameters import made_per_call
 from .arguments import argument_check

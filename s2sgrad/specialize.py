@@ -113,7 +113,7 @@ class NumberBuilds:
         self.compiled = compiled  # forward mode compiled by numba (compiled.py)
         self.made: dict = {}
         self.forwards: dict = {}
-        # the code made for calls passing pytrees (api.TreeBuilds, with the positions
+        # the code made for calls passing pytrees (calls.TreeBuilds, with the positions
         # differentiated), where the same call builds both: source(like=...) reads it
         self.trees: Any = None
 

@@ -1,5 +1,5 @@
 """Loops over pytree arguments' lists and tuples, written out per item (lower/tree_loops.py), and
-the code made for the leaves' shapes (api.TreeBuilds): every spelling of a loop over layers gives
+the code made for the leaves' shapes (calls.TreeBuilds): every spelling of a loop over layers gives
 autograd's gradient, reads each layer's own leaves (no list adjoint, no loop), and calls of other
 shapes, structures or leaf types than the ones recorded get their own code."""
 

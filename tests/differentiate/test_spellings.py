@@ -32,7 +32,7 @@ import kernels  # noqa: E402
 
 from s2sgrad import TransformError  # noqa: E402
 from s2sgrad.pipeline import Options, generate_for_function  # noqa: E402
-from s2sgrad.api import TreeBuilds  # noqa: E402
+from s2sgrad.calls import TreeBuilds  # noqa: E402
 from s2sgrad.specialize import numbers_passed, shape_signature  # noqa: E402
 from s2sgrad.tree_arguments import split_call  # noqa: E402
 
