@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 import types
-from collections import OrderedDict
 from typing import Any, Callable, Optional, Sequence, Union
 
 from .again import jvp_again, vjp_again
@@ -41,39 +40,27 @@ def _made(text: Any, fwd: Optional[Callable], bwd: Optional[Callable]) -> tuple:
     return fwd, bwd
 
 
-# (id of fun, argnums, has_aux, compiled) -> (fun, its code object, _sweep's result): grad or
-# value_and_grad made again for a function (``s2sgrad.grad(f)(x)`` in a loop) takes what was
-# made for it before, its records of kinds of call and code made for shapes included (each run
-# reads the user's values then: derive.fresh). An entry holds ``fun``, so its id is not reused
-# while the entry lives; at most SWEEPS_MOST are kept.
-_SWEEPS: OrderedDict = OrderedDict()
-SWEEPS_MOST = 256
+# grad or value_and_grad made again for a function (``s2sgrad.grad(f)(x)`` in a loop) takes
+# what was made for it before (by argnums, has_aux, compiled), its records of kinds of call and
+# code made for shapes included (each run reads the user's values then: derive.fresh), while
+# it still fits (derive.Kept: the binding of its generated module for arrays).
+_SWEEPS = derive.Kept()
 
 
 def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
            compiled: bool = False) -> tuple:
-    """_made_sweep's result, the one made before for ``fun`` (and its code object) and these
-    options where it is kept."""
+    """_made_sweep's result, the one made before for ``fun`` and these options where it is kept."""
     if inspect.ismethod(fun):  # a new object at each attribute read: made each time
-        return _made_sweep(fun, argnums, has_aux, compiled)
-    try:
-        key = (id(fun), argnums if isinstance(argnums, int) else tuple(argnums), has_aux, compiled)
-        hash(key)
-    except TypeError:
         return _made_sweep(fun, argnums, has_aux, compiled)
     if compiled:
         require_numba(display_name(fun))
-    code = getattr(fun, "__code__", None)
-    found = _SWEEPS.get(key)
-    if found is not None and found[0] is fun and found[1] is code and \
-            found[2][0] == _generic_text(fun, argnums, has_aux):  # (a refusal raised as before)
-        _SWEEPS.move_to_end(key)
-        return found[2]
+    key = ("sweep", argnums if isinstance(argnums, int) else tuple(argnums), has_aux, compiled)
+    found = _SWEEPS.get(fun, key)
+    if found is not None:
+        return found
     made = _made_sweep(fun, argnums, has_aux, compiled)
     if isinstance(made[0], str) and _generic_text(fun, argnums, has_aux) == made[0]:
-        _SWEEPS[key] = (fun, code, made)
-        if len(_SWEEPS) > SWEEPS_MOST:
-            _SWEEPS.popitem(last=False)
+        _SWEEPS.keep(fun, key, made, made[5].generic()[0])
     return made
 
 

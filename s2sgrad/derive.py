@@ -327,15 +327,80 @@ def _refit(names: list) -> TransformError:
         caller_location(), "transform the function again (call s2sgrad.grad etc. once more)")
 
 
+class Kept:
+    """What was made for a function (its generated callables, loaded) and the key of how it was
+    made, kept while it still fits: the function object and its code are the same, the binding
+    of the generated module still fits the user's values (write/binding.py: the functions,
+    callables and modules its text was specialized on, the types of the other values; ensured,
+    a refusal raised there as at the first make) and was not rebuilt, and the function's file is
+    as it was (an edit is refused until the module is reloaded: read/live.check_current). A
+    transformation made again (``s2sgrad.jvp(f, ...)`` or ``grad(f)(x)`` in a loop) then costs a
+    dict lookup and that check, not the code records' key. The last ``most`` are kept; an entry
+    holds the function, so its id is not reused while it lives."""
+
+    def __init__(self, most: int = 256) -> None:
+        self.most = most
+        self.entries: OrderedDict = OrderedDict()
+
+    def get(self, fun: Callable, key: tuple) -> Any:
+        """What was kept for ``fun`` under ``key`` where it still fits, else None."""
+        try:
+            found = self.entries.get((id(fun),) + key)
+        except TypeError:  # a key of unhashable parts: nothing is kept for it
+            return None
+        if found is None or found[0] is not fun or found[1] is not getattr(fun, "__code__", None):
+            return None
+        binding, version, state, made = found[2:]
+        binding.ensure()
+        if binding.version != version or file_state(fun) != state:
+            return None
+        self.entries.move_to_end((id(fun),) + key)
+        return made
+
+    def keep(self, fun: Callable, key: tuple, made: Any, loaded: Any) -> Any:
+        """Keep ``made`` for ``fun`` under ``key`` (``loaded``: a generated function of it,
+        whose binding decides whether it still fits); returns ``made``."""
+        binding = binding_of(loaded)
+        if binding is None:
+            return made
+        try:
+            full = (id(fun),) + key
+            hash(full)
+        except TypeError:
+            return made
+        self.entries[full] = (fun, getattr(fun, "__code__", None), binding, binding.version,
+                              file_state(fun), made)
+        if len(self.entries) > self.most:
+            self.entries.popitem(last=False)
+        return made
+
+
+def file_state(fun: Callable) -> Optional[tuple]:
+    """The size and time of change of the file ``fun``'s code was compiled from, or None."""
+    try:
+        found = os.stat(fun.__code__.co_filename)
+    except (AttributeError, OSError, TypeError):
+        return None
+    return found.st_size, found.st_mtime_ns
+
+
+_BUILT = Kept()  # build's results
+
+
 def build(fun: Callable, wrt: tuple, has_aux: bool = False, mode: str = "rev",
           trees: tuple = (), numbers: tuple = (), shapes: tuple = ()) -> tuple:
     """``(text, callables)`` for the live function ``fun``: code_for, then functions.
     ``trees``: ``(parameter, TreeDef)`` for parameters given pytrees; ``numbers``: parameters
     given numbers; ``shapes``: array parameters' shapes (pipeline.Options)."""
+    key = ("build", wrt, has_aux, mode, trees, numbers, shapes)
+    found = _BUILT.get(fun, key)
+    if found is not None:
+        return found
     code = code_for(fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes)
-    return code["text"], functions(fun, code, mode, lambda: code_for(
+    callables = functions(fun, code, mode, lambda: code_for(
         fun, from_function(fun), wrt, has_aux, mode, trees, numbers, shapes),
         (wrt, has_aux, trees, numbers, shapes))
+    return _BUILT.keep(fun, key, (code["text"], callables), next((c for c in callables if c), None))
 
 
 def _entries() -> Any:
@@ -385,7 +450,7 @@ def api_function(fun: Callable, wrt: tuple, has_aux: bool, value: bool, single: 
         return code, _entry("api_entry", code["text"], code["call"]["grad"], fun.__name__, leaves,
                             returns=(value, has_aux, single and len(leaves) == 1))
 
-    return _loaded(fun, made_now)
+    return _text_and_loaded(fun, made_now, ("api", wrt, has_aux, value, single, mode, trees))[1]
 
 
 def jacobian_function(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
@@ -413,7 +478,7 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
         return code, _entry("jacobian_entry", code["text"], code["call"]["jvp"], fun.__name__,
                             leaves, params[len(params) - len(leaves):], single, outputs)
 
-    return _text_and_loaded(fun, made_now)
+    return _text_and_loaded(fun, made_now, ("jacobian", wrt, single, mode, outputs, trees))
 
 
 def hvp_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
@@ -434,7 +499,7 @@ def hvp_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
         return code, _entry("hvp_entry", code["text"], hvp_name, fun.__name__,
                             tuple(code.get("wrt", wrt)), single and not trees)
 
-    return _text_and_loaded(fun, made_now)
+    return _text_and_loaded(fun, made_now, ("hvp", wrt, single, trees) if code is None else ())
 
 
 def hessian_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
@@ -453,7 +518,7 @@ def hessian_function(fun: Callable, wrt: tuple, single: bool, trees: tuple = (),
         return code, _entry("hessian_entry", code["text"], code["call"], fun.__name__,
                             leaves, single and not trees)
 
-    return _text_and_loaded(fun, made_now)
+    return _text_and_loaded(fun, made_now, ("hessian", wrt, single, trees) if code is None else ())
 
 
 def tangent_gradient_hessian(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: bool,
@@ -467,7 +532,8 @@ def tangent_gradient_hessian(jvp_fn: Callable, wrt: tuple, tangents: tuple, sing
         return code, _entry("tangent_gradient_hessian_entry", code["text"], code["call"]["grad"],
                             source_name, wrt, tangents, single)
 
-    return _text_and_loaded(jvp_fn, made_now)
+    return _text_and_loaded(jvp_fn, made_now,
+                            ("tangent hessian", wrt, tangents, single, source_name))
 
 
 def tangent_gradient_hvp(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: bool,
@@ -481,7 +547,8 @@ def tangent_gradient_hvp(jvp_fn: Callable, wrt: tuple, tangents: tuple, single: 
         return code, _entry("tangent_gradient_hvp_entry", code["text"], code["call"]["grad"],
                             source_name, wrt, tangents, single)
 
-    return _text_and_loaded(jvp_fn, made_now)
+    return _text_and_loaded(jvp_fn, made_now, ("tangent hvp", wrt, tangents, single,
+                                               source_name))
 
 
 def gradient_hvp(gradient: Callable, wrt: tuple, single: bool, source_name: str) -> tuple:
@@ -495,14 +562,18 @@ def gradient_hvp(gradient: Callable, wrt: tuple, single: bool, source_name: str)
         return code, _entry("gradient_hvp_entry", code["text"], code["call"]["grad"],
                             source_name, wrt, single)
 
-    return _text_and_loaded(gradient, made_now)
+    return _text_and_loaded(gradient, made_now, ("gradient hvp", wrt, single, source_name))
 
 
-def _text_and_loaded(fun: Callable, made_now: Callable[[], tuple]) -> tuple:
-    """``(text, function)``: _loaded's function and the text it comes from."""
+def _text_and_loaded(fun: Callable, made_now: Callable[[], tuple], key: tuple = ()) -> tuple:
+    """``(text, function)``: _loaded's function and the text it comes from (kept under ``key``
+    where one is given: Kept)."""
+    found = _BUILT.get(fun, key) if key else None
+    if found is not None:
+        return found
     shown: list = []
     loaded = _loaded(fun, made_now, shown)
-    return shown[0], loaded
+    return _BUILT.keep(fun, key, (shown[0], loaded), loaded) if key else (shown[0], loaded)
 
 
 def _loaded(fun: Callable, made_now: Callable[[], tuple],
@@ -528,7 +599,7 @@ def _loaded(fun: Callable, made_now: Callable[[], tuple],
     return _bound(fun, make, made[1])[made[1]]
 
 
-__all__ = ["CALLS", "api_function", "build", "contents", "fresh", "gradient_hvp", "hessian_function", "tangent_gradient_hessian", "tangent_gradient_hvp", "hvp_function", "jacobian", "jacobian_function", "cache_key", "code_for", "functions", "installation_fingerprint",
+__all__ = ["CALLS", "Kept", "api_function", "build", "contents", "fresh", "gradient_hvp", "hessian_function", "tangent_gradient_hessian", "tangent_gradient_hvp", "hvp_function", "jacobian", "jacobian_function", "cache_key", "code_for", "functions", "installation_fingerprint",
            "namespace_for", "registry_fingerprint"]
 
 

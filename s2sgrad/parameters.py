@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import types
 from typing import Callable, Optional, Sequence, Union
 
 from .errors import Location, TransformError
@@ -18,12 +19,29 @@ def display_name(fun: Callable) -> str:
     return getattr(fun, MADE_ATTR, None) or getattr(fun, "__name__", "the function")
 
 
+_NAMES: dict = {}  # code object -> its function's parameter names (a plain function's)
+_NAMES_MOST = 1024
+
+
 def param_names(fun: Callable) -> tuple:
+    """``fun``'s parameters' names, in inspect.signature's order; () where it has none to read.
+    A plain function's (not wrapped, no ``__signature__``) are kept by its code object, which
+    alone decides them."""
+    plain = type(fun) is types.FunctionType and "__wrapped__" not in fun.__dict__ and \
+        "__signature__" not in fun.__dict__
+    if plain:
+        found = _NAMES.get(fun.__code__)
+        if found is not None:
+            return found
     try:
-        sig = inspect.signature(fun)
+        names = tuple(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
         return ()
-    return tuple(sig.parameters)
+    if plain:
+        if len(_NAMES) >= _NAMES_MOST:
+            _NAMES.clear()
+        _NAMES[fun.__code__] = names
+    return names
 
 
 def wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:

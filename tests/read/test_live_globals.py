@@ -191,15 +191,30 @@ def test_transformations_made_per_call_reuse_the_module_and_read_the_values_now(
 
 
 def test_grad_made_per_call_follows_a_rebound_helper():
-    # grad(f) made again takes what was made for f before (api._SWEEPS) only where f's code
-    # records give the same text now: a helper rebound between the two is read again
+    # grad(f) made again takes what was made for f before (api._SWEEPS) only while the binding
+    # of its generated module fits the values now: a helper rebound between the two is read again
     from s2sgrad import api
 
     lg.helper = lg.helper_a
     first = s2sgrad.grad(lg.calls_helper)(W)
     np.testing.assert_allclose(first, 2 * (np.sin(W) + W * np.cos(W)) + 1.0, rtol=1e-10)
-    assert sum(1 for entry in api._SWEEPS.values() if entry[0] is lg.calls_helper) == 1
+    assert sum(1 for entry in api._SWEEPS.entries.values() if entry[0] is lg.calls_helper) == 1
     np.testing.assert_allclose(s2sgrad.grad(lg.calls_helper)(W), first, rtol=0)
     lg.helper = lg.helper_b
     np.testing.assert_allclose(s2sgrad.grad(lg.calls_helper)(W), 2 * np.exp(W) * lg.Y[:3] + 1.0,
                                rtol=1e-10)
+
+
+def test_grad_made_per_call_follows_what_its_kept_sweeps_were_made_on():
+    # a kept sweep (api._SWEEPS) is taken while its generated module's binding still fits the
+    # user's values: a helper rebound to one s2sgrad refuses raises at once, as the first make
+    # does, and is read again once it is rebound back
+    lg.helper = lg.helper_a
+    want = 2 * (np.cos(W) * W + np.sin(W)) + 1
+    np.testing.assert_allclose(s2sgrad.grad(lg.calls_helper)(W), want, rtol=1e-10)
+    lg.helper = lg.helper_refused
+    for _ in range(2):
+        with pytest.raises(s2sgrad.TransformError, match="try"):
+            s2sgrad.grad(lg.calls_helper)(W)
+    lg.helper = lg.helper_a
+    np.testing.assert_allclose(s2sgrad.grad(lg.calls_helper)(W), want, rtol=1e-10)
