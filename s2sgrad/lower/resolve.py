@@ -4,6 +4,7 @@ default as code."""
 
 from __future__ import annotations
 
+import ast
 import cmath
 import sys
 import types
@@ -33,18 +34,54 @@ def callee_name(pf: ParsedFunction, func: cst.BaseExpression) -> Optional[str]:
 
 
 def default_of(pf: ParsedFunction, param: cst.Param) -> Optional[cst.BaseExpression]:
-    """A parameter's default as code: as written, or, when it reads a name the function
-    cannot see when it runs (``num=num`` in a closure factory), the value it had."""
+    """A parameter's default as code. Python evaluated it once, when the function was defined;
+    generated code evaluates its text when loaded, so the text must give that value: as
+    written where it is a literal or reads only what still holds the value the function was
+    given; a number's or a string's value where the expression now gives another (a name
+    rebound since the def, ``num=num`` in a closure factory, ``__defaults__`` changed); refused,
+    located, for any other value a name now read differently held."""
     live = pf.unit.live
-    if param.default is None or live is None or all(n in live for n in read_names(param.default)):
+    if param.default is None or live is None:
         return param.default
-    value = pf.unit.defaults.get(param.name.value)
-    if isinstance(value, (bool, int, float, complex, str, type(None))) and \
-            not (isinstance(value, (float, complex)) and not cmath.isfinite(value)):
+    name = param.name.value
+    value = pf.unit.defaults.get(name)
+    written = param.default
+    if _literal_value(written) is not _NOT_LITERAL and _same(_literal_value(written), value):
+        return written
+    reads = read_names(written)
+    if all(n in live for n in reads) and not _literal(value) and \
+            (not isinstance(written, cst.Name) or live[written.value] is value):
+        return written  # (an expression of modules and callables: evaluated again, the same)
+    if _literal(value):
         return cst.parse_expression(repr(value))
-    raise pf.error(param.default, f"the default of `{param.name.value}` reads names from "
-                   "the enclosing function, and its value is not a number or string",
-                   "pass the value as an argument, or read it from the closure in the body")
+    raise pf.error(written, f"the default of `{name}` is not the value `{code(written)}` gives "
+                   "now (Python evaluated it when the function was defined), and it is not a "
+                   "number or string that code could spell",
+                   "define the function again, so that its default is what the name holds now, "
+                   "or give the default a name that is not rebound")
+
+
+_NOT_LITERAL = object()
+
+
+def _literal_value(node: cst.BaseExpression) -> Any:
+    """The value of a literal number, string, True, False or None (a sign in front too), else
+    _NOT_LITERAL."""
+    try:
+        found = ast.literal_eval(code(node))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NOT_LITERAL
+    return found if _literal(found) else _NOT_LITERAL
+
+
+def _literal(value: Any) -> bool:
+    """A value code can spell exactly by its repr: a finite number, a string, a bool, None."""
+    return isinstance(value, (bool, int, float, complex, str, type(None))) and \
+        not (isinstance(value, (float, complex)) and not cmath.isfinite(value))
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
 
 
 def is_live_array(pf: ParsedFunction, node: cst.BaseExpression) -> bool:

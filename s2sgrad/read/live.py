@@ -266,8 +266,18 @@ def fingerprint(fn: types.FunctionType) -> str:
             if name in names:
                 parts.append(f"  {name}: {_describe(names[name])}")
         for value in (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).values()):
-            parts.append(f"  default: {_describe(value)}")
+            parts.append(f"  default: {_describe(value)}{_held_by(function, value)}")
     return "\n".join(parts)
+
+
+def _held_by(function: types.FunctionType, value: Any) -> str:
+    """For a default the generated text may spell by a name (not a literal): the globals of
+    ``function`` holding that very object now (a name rebound since the def makes another key,
+    and lower/resolve.default_of refuses the text that would read the new value)."""
+    if isinstance(value, _LITERALS):
+        return ""
+    names = sorted(name for name, held in function.__globals__.items() if held is value)
+    return f" (held by {', '.join(names)})" if names else " (held by no global)"
 
 
 def holder_of(fn: types.FunctionType, name: str) -> Any:
@@ -293,10 +303,14 @@ def guard_of(value: Any) -> tuple:
     return "type", type(value)
 
 
+DEFAULTS = ("__defaults__", "__kwdefaults__")  # a function's fields holding its defaults
+
+
 def specialized_on(fn: types.FunctionType) -> tuple:
     """``(guards, generated)``: for ``fn`` and each user function it reaches, each name it reads
-    and can see (seen_names) as ``(holder, name, kind, expected)`` (guard_of); and the generated functions
-    it reaches (their own bindings keep them current; they are not walked)."""
+    and can see (seen_names) as ``(holder, name, kind, expected)`` (guard_of), and its defaults
+    (``(function, "__defaults__", "is", the tuple)``: the function is the holder); and the
+    generated functions it reaches (their own bindings keep them current; they are not walked)."""
     guards: list = []
     generated: list = []
     seen: set = set()
@@ -309,6 +323,8 @@ def specialized_on(fn: types.FunctionType) -> tuple:
         if binding_of(current) is not None:
             generated.append(current)
             continue
+        for field in DEFAULTS:  # the generated text spells them (lower/resolve.default_of)
+            guards.append((current, field, "is", getattr(current, field)))
         for holder, name, value in seen_names(current):
             guards.append((holder, name, *guard_of(value)))
             callee = python_function(member_code(value) if isinstance(value, property) else value)

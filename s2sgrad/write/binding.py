@@ -87,7 +87,7 @@ def fresh(fn: Any) -> None:
 
 def _checker(namespace: dict, entries: list) -> Callable[[], bool]:
     """A compiled ``check()``: for each ``(holder, name, kind, expected, store)`` reads the
-    value from its dict or cell, returns False when it is not ``expected`` (kind "is") or not of
+    value from its dict or cell (or the field ``name`` of a function: its defaults), returns False when it is not ``expected`` (kind "is") or not of
     type ``expected`` (kind "type"), stores it in ``namespace`` when ``store``; True at the end
     (False for a name gone or a cell emptied)."""
     params, body, seen = ["_ns"], [], set()
@@ -99,7 +99,8 @@ def _checker(namespace: dict, entries: list) -> Callable[[], bool]:
         i = len(args)
         params += [f"_h{i}", f"_e{i}"]
         args += [holder, expected]
-        read = f"_h{i}.cell_contents" if isinstance(holder, types.CellType) else f"_h{i}[{name!r}]"
+        read = f"_h{i}.cell_contents" if isinstance(holder, types.CellType) else \
+            f"_h{i}.{name}" if isinstance(holder, types.FunctionType) else f"_h{i}[{name!r}]"
         test = f"v is not _e{i}" if kind == "is" else f"type(v) is not _e{i}"
         body += [f"        v = {read}", f"        if {test}:", "            return False"]
         if store:

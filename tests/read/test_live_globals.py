@@ -218,3 +218,42 @@ def test_grad_made_per_call_follows_what_its_kept_sweeps_were_made_on():
             s2sgrad.grad(lg.calls_helper)(W)
     lg.helper = lg.helper_a
     np.testing.assert_allclose(s2sgrad.grad(lg.calls_helper)(W), want, rtol=1e-10)
+
+
+SCALE_ARRAY = np.array([1.0, 2.0, 3.0])
+
+
+def scaled_by_default(w, scale=2.0, *, weights=SCALE_ARRAY):
+    return np.sum(np.sin(w) * scale * weights)
+
+
+def test_defaults_are_the_values_the_function_was_defined_with():
+    # generated code copied a default's text and evaluated it when loaded: a changed
+    # __defaults__ was not seen, and a global the default names rebound after the def gave the
+    # generated code the new value where Python keeps the old one (a wrong value and gradient,
+    # in silence; session 25)
+    global SCALE_ARRAY
+    g = s2sgrad.grad(scaled_by_default)
+    np.testing.assert_allclose(g(W), 2.0 * np.cos(W) * [1.0, 2.0, 3.0], rtol=1e-12)
+    scaled_by_default.__defaults__ = (-3.0,)
+    try:
+        for grad in (g, s2sgrad.grad(scaled_by_default)):  # built before, and made again
+            np.testing.assert_allclose(grad(W), -3.0 * np.cos(W) * [1.0, 2.0, 3.0], rtol=1e-12)
+    finally:
+        scaled_by_default.__defaults__ = (2.0,)
+    g = s2sgrad.grad(scaled_by_default)
+    np.testing.assert_allclose(g(W), 2.0 * np.cos(W) * [1.0, 2.0, 3.0], rtol=1e-12)
+    kept = SCALE_ARRAY
+    SCALE_ARRAY = np.array([5.0, 7.0, 9.0])  # the def keeps [1, 2, 3]
+    try:  # code loaded before holds the default it was given; code made now is refused
+        np.testing.assert_allclose(g(W), 2.0 * np.cos(W) * [1.0, 2.0, 3.0], rtol=1e-12)
+        np.testing.assert_allclose(s2sgrad.value_and_grad(scaled_by_default)(W)[1],  # (kept)
+                                   2.0 * np.cos(W) * [1.0, 2.0, 3.0], rtol=1e-12)
+        with pytest.raises(s2sgrad.TransformError, match=r"the default of `weights` is not the value "
+                           r"`SCALE_ARRAY` gives now") as info:
+            s2sgrad.hessian(scaled_by_default)(W)
+        assert "test_live_globals.py" in str(info.value) and "weights=SCALE_ARRAY" in str(info.value)
+    finally:
+        SCALE_ARRAY = kept
+    np.testing.assert_allclose(s2sgrad.value_and_grad(scaled_by_default)(W)[1],
+                               2.0 * np.cos(W) * [1.0, 2.0, 3.0], rtol=1e-12)
