@@ -784,6 +784,7 @@ COVERAGE = {
     "tuple loop targets (`for a, b in pairs`)": ["tuple_target", "for_pairs"],
     "`while` on computed conditions": ["while"],
     "nested loops": ["nested_loop"],
+    "loops that run zero times": ["for_zero_trips"],
     "`break`": ["break"],
     "`continue`": ["continue"],
     "loop `else`": ["loop_else"],
