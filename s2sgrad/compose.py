@@ -21,7 +21,7 @@ from .differentiate.linearize import linearize
 from .errors import TransformError
 from .flatten import flat_gradient
 from .lower.naming import Namer
-from .pipeline import DEFAULT_TABLE, jvp_program
+from .pipeline import DEFAULT_TABLE, jvp_generated, jvp_program
 from .read.capture import from_file
 from .read.parse import parse_module
 from .write.codegen import (BLACK_MODE, batched_lines, body_text, linearized_lines,
@@ -125,4 +125,28 @@ def _forward_program(text: str, path: str, module: str, name: str, wrt: tuple, a
     return jvp_program(from_file(path, name, line, module, text, arrays), wrt)[2]
 
 
-__all__ = ["second_order_text"]
+def forward_parts(unit, wrt: tuple, trees: tuple = (), numbers: tuple = ()) -> tuple:
+    """``(Generated, (values name, tangents name))``: the forward-mode module of the function
+    ``unit`` names (pipeline.generate_jvp) with its ``<f>_jvp`` split in two appended, the values
+    once (``<f>_jvp_values``) and the tangent part for many tangents at once
+    (``<f>_jvp_tangents``: a Jacobian's columns, a chunk at a time); both "" where the forward
+    mode does not split or its tangent part has no batched form (then nothing is appended)."""
+    generated, top = jvp_generated(unit, wrt, DEFAULT_TABLE, trees=trees, numbers=numbers)
+    split = _split(top)
+    if split is None:
+        return generated, ("", "")
+    lin, parts = split
+    taken = Namer(_defined(generated.text))
+    many = _batched(top, lin, parts[2], taken)
+    if many is None:
+        return generated, ("", "")
+    values = taken.fresh(parts[0])
+    bodies = "\n".join(linearized_lines(top, lin, (values, taken.fresh(parts[1]), parts[2])))
+    intro = (f"# {top.name} in two parts, for Jacobians: its value and what its tangent reads, "
+             "once;\n# then its tangent for a chunk of unit tangents at a time.\n")
+    appended = black.format_str(intro + bodies + "\n\n\n" + "\n".join(many[1]) + "\n",
+                                mode=BLACK_MODE)
+    return replace(generated, text=generated.text + "\n\n" + appended), (values, many[0])
+
+
+__all__ = ["forward_parts", "second_order_text"]

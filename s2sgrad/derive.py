@@ -39,7 +39,10 @@ from .write.binding import Binding, Contents, fresh
 # Hessian-vector product, the same in two parts ("" where it does not split: values once, a
 # tangent per column), the product alone, and the tangent part for every column at once ("" where
 # it has no batched form: differentiate/batching.py).
+# "fwd_parts": forward mode, and its jvp in two parts for Jacobians (compose.forward_parts): the
+# values once, the tangent part for many tangents at once ("" where it has no batched form).
 CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",), "fwd_grad": ("jvp",),
+         "fwd_parts": ("jvp", "jvp_values", "jvp_tangents"),
          "rev2": ("fwd", "bwd", "grad", "jvp", "hvp_values", "hvp_tangent", "hvp",
                   "hvp_tangents")}
 
@@ -216,13 +219,17 @@ def _keep(key: str, code: dict) -> None:
 def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
           trees: tuple, numbers: tuple = (), shapes: tuple = ()) -> dict:
     """code_for's record made by the pipeline (a TransformError where it refuses)."""
-    from .pipeline import Options, generate  # libcst and black: only on a cache miss
+    from .compose import forward_parts, second_order_text  # libcst and black: only on a cache miss
+    from .pipeline import Options, generate
 
-    generated = generate(unit, Options(wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode,
-                                       trees=trees, numbers=numbers, shapes=shapes))
-    text, callables = generated.text, generated.callables
+    if mode == "fwd_parts":
+        generated, parts = forward_parts(unit, wrt, trees, numbers)
+    else:
+        generated, parts = generate(unit, Options(
+            wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode, trees=trees,
+            numbers=numbers, shapes=shapes)), ()
+    text, callables = generated.text, (*generated.callables, *parts)
     if mode == "rev2":
-        from .compose import second_order_text
         from .lower.resolve import live_arrays
 
         text, hvp = second_order_text(text, f"<s2sgrad-generated {unit.name}>", unit.module,
@@ -469,14 +476,16 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
     appended (the code's text and None where it cannot be written)."""
 
     def made_now() -> tuple:
-        code = code_for(fun, from_function(fun), wrt, mode=mode, trees=trees)
+        code = code_for(fun, from_function(fun), wrt, mode="fwd_parts" if mode == "fwd" else mode,
+                        trees=trees)
         leaves = tuple(code.get("wrt", wrt))  # the differentiated parameters, leaves of trees
         if mode == "rev":
             return code, _entry("reverse_jacobian_entry", code["text"], code["call"]["grad"],
                                 fun.__name__, leaves, single, outputs)
-        params = tuple(inspect.signature(functions(fun, code, "fwd")[0]).parameters)
+        params = tuple(inspect.signature(functions(fun, code, "fwd_parts")[0]).parameters)
         return code, _entry("jacobian_entry", code["text"], code["call"]["jvp"], fun.__name__,
-                            leaves, params[len(params) - len(leaves):], single, outputs)
+                            leaves, params[len(params) - len(leaves):], single, outputs,
+                            (code["call"]["jvp_values"], code["call"]["jvp_tangents"]))
 
     return _text_and_loaded(fun, made_now, ("jacobian", wrt, single, mode, outputs, trees))
 

@@ -541,11 +541,20 @@ def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
     ``<name>_jvp(<params>, <wrt>_dot...)`` (named in ``names.fwd``; ``each``:
     ``<name>_forward_grad``, one tangent per parameter of ``wrt``), and those of the user
     functions it calls."""
+    return jvp_generated(unit, wrt, table, command=command, trees=trees, numbers=numbers,
+                         each=each)[0]
+
+
+def jvp_generated(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE, *,
+                  command: str = "", trees: tuple = (), numbers: tuple = (),
+                  each: bool = False) -> tuple:
+    """``(Generated, its JvpFunction)``: generate_jvp's module, and the forward-mode function of
+    the function ``unit`` names, for what is made from it (compose.py: its parts)."""
     pf, session, program = jvp_program(unit, wrt, table, trees, numbers, each)
     text = _module_text(session, unit.path, (pf.name,),
                         command or _jvp_command(pf, wrt, numbers, each), program)
-    return Generated(text, SweepNames(program.functions[0].name, "", ""), dict(session.live),
-                     program.functions[0].wrt)
+    top = program.functions[0]
+    return Generated(text, SweepNames(top.name, "", ""), dict(session.live), top.wrt), top
 
 
 def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
@@ -592,4 +601,4 @@ def generate_for_function(fn: Any, options: Options, table: RuleTable = DEFAULT_
 
 
 __all__ = ["Options", "SweepNames", "Generated", "GeneratedModule", "generate", "generate_module",
-           "generate_for_function", "jvp_program", "__version__"]
+           "generate_for_function", "jvp_generated", "jvp_program", "__version__"]

@@ -125,7 +125,10 @@ def columns(fn, t, *args, **kwargs):
 
 
 def batch_constant(value, rows):
-    """``value`` for every row of the stack ``rows``: a tangent that does not vary with them."""
+    """``value`` for every row of the stack ``rows``: a tangent that does not vary with them (of
+    a tuple or list, each item's)."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(batch_constant(item, rows) for item in value)
     value = _numpy(value)
     return np.broadcast_to(value, (len(rows),) + value.shape)
 

@@ -86,11 +86,17 @@ def unit_chunks(x):
 
 
 def chunks_block(chunks, x):
-    """A Hessian block from the products of the unit tangents of input ``x``, chunk by chunk
-    (each stacked on a leading axis, shaped ``(rows,) + output shape``): shaped ``output shape +
-    x's shape``; a float for a float ``x`` of a scalar output."""
+    """A Jacobian or Hessian block from the products of the unit tangents of input ``x``, chunk
+    by chunk (each stacked on a leading axis, shaped ``(rows,) + output shape``): shaped ``output
+    shape + x's shape``; a float for a float ``x`` of a scalar output; for a pytree output, a
+    tree of such blocks."""
     if not chunks:
-        raise GradientError("a Hessian with respect to an input with no elements")
+        raise GradientError("a Jacobian or Hessian with respect to an input with no elements")
+    if not is_leaf_value(chunks[0]):  # a tuple (a pytree) output: a block per leaf
+        flat = [tree_flatten(c)[0] for c in chunks]
+        treedef = tree_flatten(chunks[0])[1]
+        return tree_unflatten(treedef, [chunks_block([c[i] for c in flat], x)
+                                        for i in range(treedef.num_leaves)])
     full = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
     full = _to_numpy(full, "Hessian (hessian)")
     out_shape, size = full.shape[1:], full.shape[0]

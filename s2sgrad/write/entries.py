@@ -141,11 +141,15 @@ def _tuple(items: list) -> str:
 
 
 def jacobian_entry(text: str, jvp_name: str, source_name: str, wrt: tuple, tangents: tuple,
-                   single: bool, outputs: Optional[int] = None) -> Optional[tuple]:
+                   single: bool, outputs: Optional[int] = None,
+                   parts: tuple = ("", "")) -> Optional[tuple]:
     """``(text with <f>_jacfwd appended, its name)`` for the jvp function ``jvp_name`` of
     ``text`` whose tangent parameters are ``tangents`` (of the parameters ``wrt``; one block
     each, a tuple of blocks unless ``single``), or None for parameters of another form. Its
-    value is one array, or a tuple of ``outputs`` items (read from the jvp's returns if None)."""
+    value is one array, or a tuple of ``outputs`` items (read from the jvp's returns if None).
+    ``parts``: the jvp's values function and its tangent part for many tangents at once
+    (compose.forward_parts), which a single-array value runs on chunks of unit tangents (one
+    sweep per chunk, not per element); ("", "") where there are none."""
     module = cst.parse_module(text)
     functions = functions_of(module)
     jvp = functions.get(jvp_name)
@@ -163,16 +167,29 @@ def jacobian_entry(text: str, jvp_name: str, source_name: str, wrt: tuple, tange
     namer = Namer(set(names) | set(functions) | set(tangents))
     name = namer.fresh(f"{source_name}_jacfwd")
     lines, blocks = [], []
-    for j, param in enumerate(wrt):
-        unit = namer.fresh(f"{param}_unit")
-        along = ", ".join(f"{t}={unit if i == j else f's2s.zeros_like({w})'}"
-                          for i, (w, t) in enumerate(zip(wrt, tangents)))
-        loop, columns = _column_loop(namer, param, unit, f"{jvp_name}({', '.join(names)}, {along})[1]",
-                                     outputs)
-        lines += loop
-        blocks.append([f"s2s.columns_block({c}, np.shape({param}))" for c in columns])
-    doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one forward sweep '
-           'per element."""')
+    values_name, tangents_name = parts
+    if values_name and tangents_name and outputs is None:
+        values = namer.fresh("values")
+        lines.append(f"{values} = {values_name}({', '.join(names)})[1]")
+        for j, param in enumerate(wrt):
+            units, chunks = namer.fresh(f"{param}_units"), namer.fresh(f"{param}_chunks")
+            along = ", ".join(units if i == j else f"s2s.batch_constant(s2s.zeros_like({w}), {units})"
+                              for i, w in enumerate(wrt))
+            lines += [f"{chunks} = []", f"for {units} in s2s.unit_chunks({param}):",
+                      f"    {chunks}.append({tangents_name}({values}, {along}))"]
+            blocks.append([f"s2s.chunks_block({chunks}, {param})"])
+        how = "the values once, then the tangent part per chunk of unit tangents"
+    else:
+        for j, param in enumerate(wrt):
+            unit = namer.fresh(f"{param}_unit")
+            along = ", ".join(f"{t}={unit if i == j else f's2s.zeros_like({w})'}"
+                              for i, (w, t) in enumerate(zip(wrt, tangents)))
+            loop, columns = _column_loop(namer, param, unit,
+                                         f"{jvp_name}({', '.join(names)}, {along})[1]", outputs)
+            lines += loop
+            blocks.append([f"s2s.columns_block({c}, np.shape({param}))" for c in columns])
+        how = "one forward sweep per element"
+    doc = f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: {how}."""'
     return _appended(text, name, _signature(jvp, primal, keywords), doc, lines,
                      _layout(blocks, single, outputs)), name
 
