@@ -10,7 +10,7 @@ import libcst as cst
 
 from .context import Context
 from .ir import Const, Origin, Prim, Stmt, Var
-from .scope import statements_of, targets_in
+from .scope import statements_of, targets_in, targets_outside
 
 
 def join(ctx: Context, before: dict, branches: list) -> list:
@@ -70,6 +70,19 @@ def bind_conditional_locals(ctx: Context, body: cst.BaseSuite) -> None:
         if isinstance(stmt, (cst.If, cst.For, cst.While)):
             names |= targets_in(stmt)
     for name in sorted(names - set(ctx.env)):
+        none = cst.Name("None")
+        ctx.emit((ctx.bind(name),), none, Prim("copy", (Const(none, "None"),)))
+
+
+def bind_loop_locals_bound_again(ctx: Context, loop: cst.CSTNode) -> None:
+    """Bind to None, before ``loop``, each new name it assigns (its targets, its body) that the
+    function assigns elsewhere too (``for i in ...`` twice): a loop that runs zero times binds
+    none of them, and a later loop that rebinds one carries it (generated code records its
+    value before that loop, which must then be bound)."""
+    names = targets_in(loop) - set(ctx.env)
+    if not names:
+        return
+    for name in sorted(names & targets_outside(ctx.pf.node.body, loop)):
         none = cst.Name("None")
         ctx.emit((ctx.bind(name),), none, Prim("copy", (Const(none, "None"),)))
 

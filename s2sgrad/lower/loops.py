@@ -20,7 +20,7 @@ from .expressions import operand
 from ..program import ForHeader, WhileHeader
 from .ir import (Const, Loop, Origin, OtherHeader, Prim, RangeHeader, Seq, SequenceHeader, Stmt, Var,
                  operand_node)
-from .joins import bind_conditional_locals, loop_carries
+from .joins import bind_conditional_locals, bind_loop_locals_bound_again, loop_carries
 from .kinds import is_verbatim
 from .scope import statements_of
 from .text import Renamer, code
@@ -38,6 +38,7 @@ def lower_while(ctx: Context, node: cst.While, lower_block: BlockLowerer) -> Non
     test, _ = ctx.verbatim(node.test)
     tape = ctx.namer.fresh(f"loop{n}_tape")
     bind_conditional_locals(ctx, node.body)
+    bind_loop_locals_bound_again(ctx, node)
     before = dict(ctx.env)
     ctx.loop_depth += 1
     body = lower_block(ctx, statements_of(node.body))
@@ -52,6 +53,7 @@ def lower_for(ctx: Context, node: cst.For, lower_block: BlockLowerer) -> None:
     ctx.origin = origin
     tape = ctx.namer.fresh(f"loop{n}_tape")
     bind_conditional_locals(ctx, node.body)
+    bind_loop_locals_bound_again(ctx, node)
     parts = loop_parts(ctx, node)
     before = dict(ctx.env)
     ctx.loop_depth += 1

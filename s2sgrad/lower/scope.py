@@ -7,7 +7,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..read.names import name_nodes
-from ..read.walk import findall
+from ..read.walk import children, findall
 
 
 def read_names(node: cst.CSTNode) -> list:
@@ -35,6 +35,21 @@ def targets_in(node: cst.CSTNode) -> set:
         target = found.target
         if isinstance(target, (cst.Name, cst.Tuple, cst.List)):
             names |= {n.value for n in findall(target, m.Name())}
+    return names
+
+
+def targets_outside(root: cst.CSTNode, skipped: cst.CSTNode) -> set:
+    """Names assigned anywhere in ``root`` but inside ``skipped`` (as targets_in reads them)."""
+    names: set = set()
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current is skipped:
+            continue
+        if isinstance(current, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)) and \
+                isinstance(current.target, (cst.Name, cst.Tuple, cst.List)):
+            names |= {n.value for n in findall(current.target, m.Name())}
+        stack.extend(children(current))
     return names
 
 

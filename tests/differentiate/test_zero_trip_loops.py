@@ -119,3 +119,31 @@ def test_an_attribute_spelled_like_a_local_is_not_a_read():
         steps = [np.eye(4)[k].reshape(2, 2) * 1e-5 for k in range(4)]
         ways = [np.sum((gradient(x + e, n) - gradient(x - e, n)) * x) / 2e-5 for e in steps]
         np.testing.assert_allclose(hvp - gradient(x, n), np.reshape(ways, (2, 2)), rtol=1e-5, atol=1e-7)
+
+
+def reuses_names_of_a_loop(x, n):
+    acc = 0.0
+    for i in range(n):
+        t = np.sin(x * (i + 1.0))
+        acc = acc + np.sum(t)
+    for i, xi in enumerate(x, 1):  # `i` and `t` again: this loop carries them
+        t = xi * i
+        acc = acc + np.sin(t) * acc
+    return acc
+
+
+def test_names_a_zero_trip_loop_binds_and_a_later_loop_binds_again():
+    # the later loop carried `i` and `t`, bound only by a loop that ran zero times: the
+    # generated code recorded their values before it (UnboundLocalError at first order, and at
+    # second order through a gradient called inside: generator seed 2974); each is now bound
+    # to None before the first loop
+    x = np.array([0.3, -0.2, 0.5])
+    for n in (0, 2):
+        assert_gradients(reuses_names_of_a_loop, x, n, argnums=(0,))
+        gradient = s2sgrad.grad(reuses_names_of_a_loop)
+        hessian = s2sgrad.hessian(reuses_names_of_a_loop)(x, n)
+        steps = np.eye(3) * 1e-5
+        differences = np.stack([(gradient(x + e, n) - gradient(x - e, n)) / 2e-5 for e in steps],
+                               axis=1)
+        np.testing.assert_allclose(hessian, differences, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(s2sgrad.jacrev(gradient)(x, n), hessian, rtol=1e-10, atol=1e-12)
