@@ -21,6 +21,7 @@ from .differentiate.linearize import linearize
 from .errors import TransformError
 from .flatten import flat_gradient
 from .lower.naming import Namer
+from .lower.resolve import live_arrays
 from .pipeline import DEFAULT_TABLE, jvp_generated, jvp_program
 from .read.capture import from_file
 from .read.parse import parse_module
@@ -131,7 +132,7 @@ def forward_parts(unit, wrt: tuple, trees: tuple = (), numbers: tuple = ()) -> t
     once (``<f>_jvp_values``) and the tangent part for many tangents at once
     (``<f>_jvp_tangents``: a Jacobian's columns, a chunk at a time); both "" where the forward
     mode does not split or its tangent part has no batched form (then nothing is appended)."""
-    generated, top = jvp_generated(unit, wrt, DEFAULT_TABLE, trees=trees, numbers=numbers)
+    generated, top = _jvp_of_flat(unit, wrt, trees, numbers)
     split = _split(top)
     if split is None:
         return generated, ("", "")
@@ -147,6 +148,23 @@ def forward_parts(unit, wrt: tuple, trees: tuple = (), numbers: tuple = ()) -> t
     appended = black.format_str(intro + bodies + "\n\n\n" + "\n".join(many[1]) + "\n",
                                 mode=BLACK_MODE)
     return replace(generated, text=generated.text + "\n\n" + appended), (values, many[0])
+
+
+def _jvp_of_flat(unit, wrt: tuple, trees: tuple, numbers: tuple) -> tuple:
+    """jvp_generated of ``unit``'s function, of its sweeps inlined into one function where it is
+    a generated ``<f>_grad`` whose sweeps join (flatten.py: forward mode then splits and batches
+    as it does for a Hessian), else as written."""
+    flat = flat_gradient(unit.text, unit.name) if not trees else None
+    if flat is not None:
+        parsed = parse_module(flat, unit.path)
+        node = parsed.functions[unit.name][-1]
+        flat_unit = from_file(unit.path, unit.name, parsed.positions[node].start.line, unit.module,
+                              flat, live_arrays(unit.live))
+        try:
+            return jvp_generated(flat_unit, wrt, DEFAULT_TABLE, numbers=numbers)
+        except TransformError:
+            pass
+    return jvp_generated(unit, wrt, DEFAULT_TABLE, trees=trees, numbers=numbers)
 
 
 __all__ = ["forward_parts", "second_order_text"]

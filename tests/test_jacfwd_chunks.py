@@ -92,3 +92,30 @@ def test_a_tuple_output_gets_a_block_per_item():
     sin_block, cube_block = s2sgrad.jacfwd(pair_out)(X5)
     np.testing.assert_allclose(sin_block, np.diag(2.0 * np.cos(X5)), rtol=1e-12)
     np.testing.assert_allclose(cube_block, 3.0 * X5 ** 2, rtol=1e-12)
+
+
+def scalar_loss(x, w):
+    return np.sum(np.tanh(A @ x) ** 2) * np.exp(w[0]) + np.sum(np.sin(x) * w[1])
+
+
+@pytest.mark.parametrize("at_once", [256, 3])
+def test_jacfwd_of_a_generated_gradient_runs_its_inlined_sweeps_by_chunks(at_once, monkeypatch):
+    # JAX's spelling of a Hessian, jacfwd(grad(f)): the gradient's sweeps inlined into one
+    # function (flatten.py), split and batched as s2sgrad.hessian's code is
+    monkeypatch.setattr(s2s.jacobians, "_AT_ONCE", at_once)
+    gradient = s2sgrad.grad(scalar_loss, argnums=(0, 1))
+    blocks = s2sgrad.jacfwd(gradient, argnums=(0, 1))(X5, W3)
+    hessian = s2sgrad.hessian(scalar_loss, argnums=(0, 1))(X5, W3)
+    for i in (0, 1):
+        for j in (0, 1):
+            np.testing.assert_allclose(blocks[i][j], hessian[i][j], rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(
+                blocks[i][j], autograd.jacobian(autograd.grad(scalar_loss_ag, i), j)(X5, W3),
+                rtol=1e-9, atol=1e-12)
+    # (a tuple of gradients is a tuple display: its Jacobian runs by columns, a block per item)
+    text = s2sgrad.source(s2sgrad.jacfwd(s2sgrad.grad(scalar_loss)))
+    assert "for x_units in s2s.unit_chunks(x):" in text
+
+
+def scalar_loss_ag(x, w):
+    return anp.sum(anp.tanh(anp.dot(A, x)) ** 2) * anp.exp(w[0]) + anp.sum(anp.sin(x) * w[1])
