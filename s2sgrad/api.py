@@ -54,7 +54,10 @@ def _sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool,
         return _made_sweep(fun, argnums, has_aux, compiled)
     if compiled:
         require_numba(display_name(fun))
-    key = ("sweep", argnums if isinstance(argnums, int) else tuple(argnums), has_aux, compiled)
+    try:
+        key = ("sweep", argnums if isinstance(argnums, int) else tuple(argnums), has_aux, compiled)
+    except TypeError:  # argnums of another form: refused by _made_sweep, located
+        return _made_sweep(fun, argnums, has_aux, compiled)
     found = _SWEEPS.get(fun, key)
     if found is not None:
         return found

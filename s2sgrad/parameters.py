@@ -9,7 +9,7 @@ import linecache
 import types
 from typing import Callable, Optional, Sequence, Union
 
-from .errors import Location, TransformError
+from .errors import Location, TransformError, UsageError
 from .read.capture import MADE_ATTR, caller_location, check_function, display_path
 from .tree_arguments import star_position
 
@@ -53,7 +53,11 @@ def wrt_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
 
 def argnum_names(fun: Callable, argnums: Union[int, Sequence[int]]) -> tuple:
     names = param_names(fun)
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    try:
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    except TypeError:
+        raise UsageError(f"argnums {argnums!r}: pass a parameter position (0 is the first) or a "
+                         "tuple of them") from None
     out = []
     at = star_position(fun)
     star = None if at is None else names[at]

@@ -169,3 +169,10 @@ def test_hvp_of_a_numpy_function_given_directly_is_refused_before_it_runs():
     x = np.ones((2, 3, 4))
     with pytest.raises(s2sgrad.TransformError):
         s2sgrad.hvp(functools.partial(np.moveaxis, source=0, destination=1), (x,), (x,))
+
+
+@pytest.mark.parametrize("argnums", [None, 1.5])
+def test_argnums_of_another_form_is_a_usage_error(argnums):
+    # was Python's "'NoneType' object is not iterable" from inside s2sgrad
+    with pytest.raises(TypeError, match=r"argnums .*: pass a parameter position"):  # UsageError
+        s2sgrad.grad(scales_of, argnums=argnums)(np.ones(3), 1)
