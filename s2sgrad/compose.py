@@ -9,6 +9,7 @@ as s2sgrad reads any file (parsed, never run), so the CLI (``s2sgrad emit`` of a
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from typing import Optional
 
@@ -21,7 +22,6 @@ from .differentiate.linearize import linearize
 from .errors import TransformError
 from .flatten import flat_gradient
 from .lower.naming import Namer
-from .lower.resolve import live_arrays
 from .pipeline import DEFAULT_TABLE, jvp_generated, jvp_program
 from .read.capture import from_file
 from .read.parse import parse_module
@@ -158,8 +158,9 @@ def _jvp_of_flat(unit, wrt: tuple, trees: tuple, numbers: tuple) -> tuple:
     if flat is not None:
         parsed = parse_module(flat, unit.path)
         node = parsed.functions[unit.name][-1]
-        flat_unit = from_file(unit.path, unit.name, parsed.positions[node].start.line, unit.module,
-                              flat, live_arrays(unit.live))
+        # the same unit (its live names: the generated functions it calls), the text inlined
+        flat_unit = replace(unit, text=flat, def_line=parsed.positions[node].start.line,
+                            sha256=hashlib.sha256(flat.encode()).hexdigest())
         try:
             return jvp_generated(flat_unit, wrt, DEFAULT_TABLE, numbers=numbers)
         except TransformError:
