@@ -44,7 +44,9 @@ def default_of(pf: ParsedFunction, param: cst.Param) -> Optional[cst.BaseExpress
     if param.default is None or live is None:
         return param.default
     name = param.name.value
-    value = pf.unit.defaults.get(name)
+    if name not in pf.unit.defaults:  # (not this unit's function: nothing to compare with)
+        return param.default
+    value = pf.unit.defaults[name]
     written = param.default
     if _literal_value(written) is not _NOT_LITERAL and _same(_literal_value(written), value):
         return written
