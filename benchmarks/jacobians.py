@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import s2sgrad  # noqa: E402
+from run import calibrate  # noqa: E402  (benchmarks/run.py: the inner repeat count)
 
 RNG = np.random.default_rng(0)
 A = RNG.normal(size=(40, 50)) / 7.0
@@ -95,16 +96,11 @@ def _cases(x50, x64):
     ]
 
 
-def _time(fn, x, target: float) -> float:
-    number = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(number):
-            fn(x)
-        took = time.perf_counter() - start
-        if took >= target or number >= 1 << 16:
-            return took / number
-        number *= 2
+def _time(fn, x, repeat: int) -> float:
+    start = time.perf_counter()
+    for _ in range(repeat):
+        fn(x)
+    return (time.perf_counter() - start) / repeat
 
 
 def main() -> None:
@@ -120,10 +116,11 @@ def main() -> None:
         want = variants["hand"](x)
         for label, fn in variants.items():
             np.testing.assert_allclose(fn(x), want, rtol=1e-9, atol=1e-12, err_msg=f"{name}: {label}")
+        repeats = {label: calibrate(fn, x, args.target_ms / 1e3) for label, fn in variants.items()}
         times: dict = {label: [] for label in variants}
         for _ in range(rounds):
             for label, fn in variants.items():  # paired: every variant in each round
-                times[label].append(_time(fn, x, args.target_ms / 1e3))
+                times[label].append(_time(fn, x, repeats[label]))
         for label in variants:
             ratio = statistics.median(t / h for t, h in zip(times[label], times["hand"]))
             print(f"{name:32s} {label:9s} {statistics.median(times[label]) * 1e6:8.1f}us "

@@ -120,10 +120,14 @@ def _forward_over(first: str, path: str, module: str, name: str, wrt: tuple, arr
 
 
 def _forward_program(text: str, path: str, module: str, name: str, wrt: tuple, arrays: frozenset):
+    unit = from_file(path, name, _def_line(text, path, name), module, text, arrays)
+    return jvp_program(unit, wrt)[2]
+
+
+def _def_line(text: str, path: str, name: str) -> int:
+    """The line of the (last) def of ``name`` in module ``text``."""
     parsed = parse_module(text, path)
-    node = parsed.functions[name][-1]
-    line = parsed.positions[node].start.line
-    return jvp_program(from_file(path, name, line, module, text, arrays), wrt)[2]
+    return parsed.positions[parsed.functions[name][-1]].start.line
 
 
 def forward_parts(unit, wrt: tuple, trees: tuple = (), numbers: tuple = ()) -> tuple:
@@ -156,10 +160,8 @@ def _jvp_of_flat(unit, wrt: tuple, trees: tuple, numbers: tuple) -> tuple:
     as it does for a Hessian), else as written."""
     flat = flat_gradient(unit.text, unit.name) if not trees else None
     if flat is not None:
-        parsed = parse_module(flat, unit.path)
-        node = parsed.functions[unit.name][-1]
         # the same unit (its live names: the generated functions it calls), the text inlined
-        flat_unit = replace(unit, text=flat, def_line=parsed.positions[node].start.line,
+        flat_unit = replace(unit, text=flat, def_line=_def_line(flat, unit.path, unit.name),
                             sha256=hashlib.sha256(flat.encode()).hexdigest())
         try:
             return jvp_generated(flat_unit, wrt, DEFAULT_TABLE, numbers=numbers)

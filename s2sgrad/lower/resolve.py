@@ -48,7 +48,8 @@ def default_of(pf: ParsedFunction, param: cst.Param) -> Optional[cst.BaseExpress
         return param.default
     value = pf.unit.defaults[name]
     written = param.default
-    if _literal_value(written) is not _NOT_LITERAL and _same(_literal_value(written), value):
+    as_written = _literal_value(written)
+    if as_written is not _NOT_LITERAL and _same(as_written, value):
         return written
     reads = read_names(written)
     if all(n in live for n in reads) and not _literal(value) and \

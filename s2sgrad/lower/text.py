@@ -42,15 +42,11 @@ def one_line(node: cst.CSTNode) -> cst.CSTNode:
     return node.visit(OneLine())
 
 
-class Renamer(OneLine):
-    """Renames local Names (not attribute fields, not keyword names) through ``mapping``; ``reads``
-    lists the new names it wrote, in order, once each (an attribute field or keyword spelled like
-    a local, ``np.cos`` beside a local ``cos``, reads nothing)."""
+class FieldNames:
+    """Mixin for a transformer that rewrites Names: it notes the Names that are attribute fields
+    (``np.cos``'s ``cos``) or keywords, which ``is_field`` then tells apart from names read."""
 
-    def __init__(self, mapping: dict) -> None:
-        self.mapping = mapping
-        self.reads: list = []
-        self.fields: set = set()  # ids of the Names that are attribute fields or keywords
+    fields: set
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         self.fields.add(id(node.attr))
@@ -61,9 +57,23 @@ class Renamer(OneLine):
             self.fields.add(id(node.keyword))
         return True
 
+    def is_field(self, name: cst.Name) -> bool:
+        return id(name) in self.fields
+
+
+class Renamer(FieldNames, OneLine):
+    """Renames local Names (not attribute fields, not keyword names) through ``mapping``; ``reads``
+    lists the new names it wrote, in order, once each (an attribute field or keyword spelled like
+    a local, ``np.cos`` beside a local ``cos``, reads nothing)."""
+
+    def __init__(self, mapping: dict) -> None:
+        self.mapping = mapping
+        self.reads: list = []
+        self.fields: set = set()
+
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
         new = self.mapping.get(original.value)
-        if new is None or id(original) in self.fields:
+        if new is None or self.is_field(original):
             return updated
         if new not in self.reads:
             self.reads.append(new)

@@ -27,6 +27,7 @@ import libcst as cst
 
 from ..read.parse import KeepingTransformer, ParsedFunction
 from ..read.walk import walk
+from .text import FieldNames
 
 ITEMS_MOST = 32  # the most items a loop is written out for
 STATEMENTS_MOST = 1024  # the most statements all copies of one loop's body hold
@@ -351,7 +352,7 @@ def _literal_int(expr: cst.BaseExpression) -> Optional[int]:
     return None
 
 
-class _Copy(KeepingTransformer):
+class _Copy(FieldNames, KeepingTransformer):
     """A fresh copy of a statement of a loop's body (every node new, located as its original),
     each read of a name in ``standing`` replaced by the item it stands for; each statement quotes
     the user's (provenance comments)."""
@@ -359,20 +360,11 @@ class _Copy(KeepingTransformer):
     def __init__(self, pf: ParsedFunction, standing: dict) -> None:
         super().__init__(pf.parsed)
         self.standing = standing
-        self.fields: set = set()  # ids of Name nodes that are attribute fields or keywords
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        self.fields.add(id(node.attr))
-        return True
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        if node.keyword is not None:
-            self.fields.add(id(node.keyword))
-        return True
+        self.fields: set = set()
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         item = self.standing.get(original.value)
-        if item is None or id(original) in self.fields:
+        if item is None or self.is_field(original):
             return updated
         made = item.expr()
         for node in walk(made):  # located at the name it stands in for
