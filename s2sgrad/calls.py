@@ -90,8 +90,12 @@ def forward_mode(fun: Callable, wrt: tuple, has_aux: bool = False,
 
 
 def _call_key(args: tuple) -> tuple:
-    """What Calls records a call by: its arguments' types, and the shapes of its arrays."""
-    return tuple([(_ndarray, arg.shape) if type(arg) is _ndarray else type(arg) for arg in args])
+    """What Calls records a call by: its arguments' types, and the shapes of its arrays (an
+    array's key is its shape, a tuple; any other argument's its type)."""
+    if len(args) == 1:  # the common call, without a comprehension's frame
+        arg = args[0]
+        return (arg.shape,) if type(arg) is _ndarray else (type(arg),)
+    return tuple([arg.shape if type(arg) is _ndarray else type(arg) for arg in args])
 
 
 def _globals_key(reads: tuple) -> tuple:
@@ -127,14 +131,23 @@ class Calls:
     def known(self, args: tuple) -> Optional[tuple]:
         """The value and gradients where a call of these argument types (and arrays' shapes) ran
         before, or None: by the sweeps made for the arrays' shape signature (specialize.py)."""
-        key = self.key(args)
+        key = (_call_key(args), _globals_key(self.globals)) if self.globals else _call_key(args)
         plan = self.by_types.get(key)
         if plan is None:
             return None
         if type(plan) is _Ready:  # the sweeps, made: run at once (the common call)
-            if plan[2] is not None:
-                plan[2].ensure()  # the binding: the user's values now
-            value, grads = run_sweeps(plan[0], plan[1], args, {}, self.name, self.has_aux)
+            fwd, bwd, binding = plan
+            if binding is not None:
+                binding.ensure()  # the binding: the user's values now
+            value, residuals = fwd(*args)
+            if self.has_aux or type(value) not in _SCALARS:
+                scalar_loss(value, self.has_aux, self.name)
+                seed = unit_seed(value, self.has_aux)
+            else:
+                seed = 1.0  # unit_seed of a real scalar
+            handover = [residuals]  # the backward sweep holds the only reference (run_sweeps)
+            del residuals
+            grads = bwd(handover.pop(), seed)
             return value, (grads[0] if self.single else grads)
         numbers, forward, shapes = plan
         if forward is not None:

@@ -174,6 +174,10 @@ def test_the_jacobian_function_a_transformation_reads_is_generated_code():
         "x_units))" in " ".join(text.split()).replace("( ", "(").replace(" )", ")")
     text = inspect.getsource(entry_of(s2sgrad.jacrev(vector_valued)))
     assert text.startswith("def vector_valued_jacrev(x, w):")
+    # one array's value: a backward sweep per chunk of unit cotangents (batching.batch_backward);
+    # a pytree's: one per element
+    assert "for seed in s2s.unit_chunks(value):" in text
+    assert "= vector_valued_bwd_rows(vector_valued_fwd(x, w)[1], seed)" in text
     assert "for seed in s2s.basis(value):" in text
     assert "grads = vector_valued_bwd(vector_valued_fwd(x, w)[1], seed)" in text
 

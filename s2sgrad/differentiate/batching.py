@@ -1,5 +1,6 @@
 """Batched tangents: the tangent part of a linearized forward-mode function (linearize.py) ->
-the same statements carrying many tangents at once, or None where a statement has no batched form.
+the same statements carrying many tangents at once, or None where a statement has no batched form;
+a backward sweep -> the same sweep carrying many seeds at once.
 
 A Hessian needs the tangent part once per column. Batched, it runs once: each tangent parameter
 holds every direction stacked on a new leading axis, and so does every value computed from one;
@@ -10,6 +11,10 @@ operator, by aligning each batched operand to broadcast as one column does (``s2
 operand read twice that way is bound to a name first. Anything else (a call the table has no
 batched form of, a batched value in a list, a comparison) refuses the whole part: the Hessian
 then runs the tangent part per column, as before.
+
+A backward sweep is linear in its seed: ``batch_backward`` rewrites it the same way for seeds
+stacked on a leading axis (a reverse-mode Jacobian's rows, a chunk at a time), in-place updates
+of stacked adjoints included.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ _OPERATORS = {cst.Add: "operator.add", cst.Subtract: "operator.sub", cst.Multipl
               cst.Divide: "operator.truediv", cst.MatrixMultiply: "operator.matmul",
               cst.Power: "operator.pow", cst.Modulo: "operator.mod"}
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary)
+_IN_PLACE = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 _OWNERS = {"np": "numpy", "s2s": "s2sgrad.runtime"}
 
 
@@ -48,6 +54,57 @@ def batch_statements(items: tuple, tangent: str, batched: tuple, table: RuleTabl
     except NotBatched:
         return None
     return tuple(out), cst.Module([]).code_for_node(returned)
+
+
+def batch_backward(bwd: cst.FunctionDef, name: str, table: RuleTable) -> Optional[cst.FunctionDef]:
+    """The backward sweep ``bwd`` (``def bwd(residuals, seed):``, simple statements ending in
+    ``return (adjoints,)``) for many seeds at once: ``def name(residuals, seeds):`` whose
+    ``seeds`` hold cotangents stacked on a new leading axis, as does every adjoint computed from
+    them (a reverse-mode Jacobian's rows, a chunk at a time). The sweep is linear in its seed:
+    each statement reading a stacked value is rewritten as ``batch_statements`` does, an
+    in-place update of a stacked adjoint (``a += v``, ``a[i] += v``, ``a[i] = v``) updates every
+    row. None where one has no batched form (a loop, a branch, an update of an adjoint that
+    holds no stack by a stacked value, ...): the Jacobian then runs one sweep per row."""
+    params = bwd.params
+    if len(params.params) != 2 or params.kwonly_params or params.posonly_params or \
+            isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
+        return None
+    seed = params.params[1].name.value
+    lines = list(bwd.body.body)
+    if lines and _docstring(lines[0]):
+        lines = lines[1:]
+    if not lines or not all(isinstance(line, cst.SimpleStatementLine) for line in lines):
+        return None
+    taken = frozenset().union(*(name_reads(line) for line in lines), *(
+        Simple(small).binds for line in lines for small in line.body if
+        not isinstance(small, cst.Return)))
+    batcher = _Batcher(table, {seed}, Namer(taken | {p.name.value for p in params.params}))
+    body: list = []
+    try:
+        for line in lines[:-1]:
+            out = [cst.SimpleStatementLine([new.node]) for small in line.body
+                   for new in batcher.update(small)]
+            body += [line.with_changes(body=out[0].body)] if len(out) == 1 else \
+                [out[0].with_changes(leading_lines=line.leading_lines), *out[1:]]
+        returned = lines[-1].body
+        if len(returned) != 1 or not isinstance(returned[0], cst.Return) or \
+                not isinstance(returned[0].value, cst.Tuple):
+            return None
+        value = batcher.returned(returned[0].value, seed)
+        body += [cst.SimpleStatementLine([cst.Return(value)])]
+    except NotBatched:
+        return None
+    doc = cst.SimpleStatementLine([cst.Expr(cst.SimpleString(
+        f'"""{bwd.name.value} for seeds stacked on a leading axis, as is each adjoint."""'))])
+    stacked = params.params[1].with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT)
+    return bwd.with_changes(name=cst.Name(name), body=bwd.body.with_changes(body=[doc, *body]),
+                            params=params.with_changes(params=[params.params[0], stacked]),
+                            leading_lines=())
+
+
+def _docstring(line: cst.BaseStatement) -> bool:
+    return isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and \
+        isinstance(line.body[0], cst.Expr) and isinstance(line.body[0].value, cst.SimpleString)
 
 
 def _all_names(items: tuple) -> frozenset:
@@ -93,6 +150,60 @@ class _Batcher:
             self.batched.add(node.targets[0].target.value)
         out, self.before = self.before + [Simple(node.with_changes(value=value))], []
         return out
+
+    def update(self, node: cst.BaseSmallStatement) -> list:
+        """One statement of a backward sweep (batch_backward): as ``statement`` for an
+        assignment of a stacked value to a name; an in-place update of a stacked adjoint for every
+        row; anything reading no stacked value as it is (the names it binds hold no stack)."""
+        if isinstance(node, cst.Del):
+            return [Simple(node)]
+        item = Simple(node)
+        if isinstance(node, cst.AugAssign) or (isinstance(node, cst.Assign) and
+                                                isinstance(node.targets[0].target, cst.Subscript)):
+            return self.in_place(node)
+        if not self.reads_batched(node):
+            if isinstance(node, (cst.Assign, cst.Expr)):
+                self.batched -= set(item.binds)
+                return [item]
+            raise NotBatched
+        return self.statement(item)
+
+    def in_place(self, node) -> list:
+        """``a op= v``, ``a[i] op= v`` or ``a[i] = v`` where ``a`` holds a stack: every row
+        updated (``v`` aligned to broadcast as it does against one row); where neither ``a`` nor
+        ``v`` does, as it is. Refused where only ``v`` does (``a`` would need to become a stack)
+        and for an operator other than an elementwise one."""
+        assign = isinstance(node, cst.Assign)
+        if assign and len(node.targets) != 1:
+            raise NotBatched
+        target = node.targets[0].target if assign else node.target
+        if not assign and not isinstance(node.operator, _IN_PLACE):
+            raise NotBatched
+        base = target.value if isinstance(target, cst.Subscript) else target
+        if not isinstance(base, cst.Name):
+            raise NotBatched
+        stacked, reads = base.value in self.batched, self.reads_batched(node.value)
+        if isinstance(target, cst.Subscript) and any(self.reads_batched(e) for e in target.slice):
+            raise NotBatched
+        if not stacked:
+            if reads:
+                raise NotBatched
+            return [Simple(node)]
+        row = cst.Subscript(base, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+        if isinstance(target, cst.Subscript):
+            elements = _written_out(target.slice)
+            if elements is None:
+                raise NotBatched
+            row = target.with_changes(value=row)
+            everything = cst.SubscriptElement(cst.Slice(None, None))
+            target = target.with_changes(slice=[everything, *(cst.SubscriptElement(e) for e in elements)])
+        value = node.value
+        if reads:
+            value = _call("s2s.lead", [self.expr(value)[0], row])
+        out, self.before = self.before, []
+        changed = node.with_changes(targets=[node.targets[0].with_changes(target=target)]) if assign \
+            else node.with_changes(target=target)
+        return out + [Simple(changed.with_changes(value=value))]
 
     def returned(self, node: cst.BaseExpression, rows: str) -> cst.BaseExpression:
         """The returned tangent (one, or a tuple of them); a part that reads no stacked value is

@@ -172,17 +172,19 @@ def fit(g, x):
 
 def like(g, x):
     """``g`` as the gradient of ``x``: same shape, ``x``'s float dtype; a Python float for a float."""
-    if isinstance(x, (list, tuple, dict)):  # a pytree passed whole to code made for arrays
+    if type(g) is _ndarray and type(x) is _ndarray:  # checked first: the common call
+        x_dtype = x.dtype
+        if g.dtype is x_dtype and g.shape == x.shape and x_dtype.kind in "fc" and g.flags.writeable:
+            return g  # already the gradient of x: what the general path returns too
+    elif type(x) is float and type(g) is float:  # a float's, computed with floats
+        return g
+    elif isinstance(x, (list, tuple, dict)):  # a pytree passed whole to code made for arrays
         raise GradientError(
             f"a {type(x).__name__} (a pytree) reached generated code made for an array there: "
             "transform the original function with s2sgrad.grad (or jacfwd, jacrev, hessian), "
             "which makes code for the pytree's structure at the call; an emitted gradient file "
             "takes dicts read by literal keys (params[\"W\"]), other pytrees as their arrays "
             "passed separately.")
-    if type(g) is _ndarray and type(x) is _ndarray:
-        x_dtype = x.dtype
-        if g.dtype is x_dtype and g.shape == x.shape and x_dtype.kind in "fc" and g.flags.writeable:
-            return g  # already the gradient of x: what the general path returns too
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         if isinstance(g, float):  # a Python float or a numpy float64 scalar
             return float(g)

@@ -4,7 +4,8 @@ or one row per output element (``rows_block``), with their transposes (``block_c
 ``block_rows``), and the layout JAX gives (``outputs_outermost``). A Hessian's generated function
 takes an input's unit tangents a chunk at a time (``unit_chunks``: stacked rows for the batched
 tangent part) and joins the products of its chunks into a block (``chunks_block``, whose transpose
-is ``block_chunks``). An output may be a pytree
+is ``block_chunks``); a reverse-mode Jacobian joins the gradients of chunks of unit cotangents
+(``row_chunks_block``, whose transpose is ``block_row_chunks``). An output may be a pytree
 (a dict, a tuple the code does not show): a block is then a tree of the output's structure, one
 block per leaf; ``output_shapes`` says what ``rows_block`` needs of such an output. Transforming a
 Jacobian function again takes array outputs only (the transposes refuse trees).
@@ -23,7 +24,9 @@ from .broadcasting import _to_numpy
 from .containers import Parts
 
 __all__ = ["basis", "block_chunks", "block_columns", "block_rows", "chunks_block", "columns_block",
-           "inputs_outermost", "output_shapes", "outputs_outermost", "rows_block", "unit_chunks"]
+           "inputs_outermost", "output_shapes", "outputs_outermost", "block_row_chunks", "row_chunks_block",
+           "tree_output",
+           "rows_block", "unit_chunks"]
 
 
 class _Basis(Sequence):
@@ -111,6 +114,33 @@ def block_chunks(value, chunks, x):
     out_shape = np.shape(chunks[0])[1:]
     size = int(np.size(x))
     rows = np.moveaxis(np.reshape(value, (-1, size)), -1, 0).reshape((size,) + out_shape)
+    starts = np.cumsum([0] + [np.shape(c)[0] for c in chunks])
+    return Parts(rows[a:b] for a, b in zip(starts[:-1], starts[1:]))
+
+
+def tree_output(value):
+    """Whether a function's value is a pytree (a tuple, a dict, ...), not one array or number."""
+    return not is_leaf_value(value)
+
+
+def row_chunks_block(chunks, output_shape, x):
+    """A Jacobian block from the gradients of chunks of unit cotangents (each stacked on a
+    leading axis, shaped ``(rows,) + x's shape``: a reverse-mode Jacobian's rows, a chunk at a
+    time): shaped ``output_shape + x's shape``; a float for a float ``x`` of a scalar output."""
+    if not chunks:
+        raise GradientError("a Jacobian by reverse mode of an output with no elements: use "
+                            "s2sgrad.jacfwd")
+    full = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+    block = _to_numpy(full, "Jacobian (jacrev)").reshape(tuple(output_shape) + np.shape(x))
+    if block.ndim == 0 and type(x) is float:
+        return float(block)
+    return block
+
+
+def block_row_chunks(value, chunks, output_shape):
+    """The adjoint of ``row_chunks_block(chunks, output_shape, x)``: ``value`` split into the
+    chunks' rows."""
+    rows = np.reshape(value, (-1,) + np.shape(chunks[0])[1:])
     starts = np.cumsum([0] + [np.shape(c)[0] for c in chunks])
     return Parts(rows[a:b] for a, b in zip(starts[:-1], starts[1:]))
 

@@ -28,7 +28,9 @@ from typing import Optional
 
 import libcst as cst
 
+from ..differentiate.batching import batch_backward
 from ..flatten import functions_of, read_gradient
+from ..rules import DEFAULT_TABLE
 from ..lower.naming import Namer
 
 
@@ -237,6 +239,8 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
     value, seed, grads = namer.fresh("value"), namer.fresh("seed"), namer.fresh("grads")
     call = cst.Module([]).code_for_node(cst.Call(fwd.name, args))
     values = [value] if outputs is None else [f"{value}[{i}]" for i in range(outputs)]
+    rows_bwd = batch_backward(bwd, namer.fresh(f"{bwd.name.value}_rows"), DEFAULT_TABLE) \
+        if outputs is None else None
     rows = [[namer.fresh(n) for n in _items(f"{w}_rows", outputs)] for w in wrt]
     lines = [f"{value} = {call}[0]", *(f"{r} = []" for per_input in rows for r in per_input)]
     for i, item in enumerate(values):
@@ -249,8 +253,38 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
               for per_input in rows]
     doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one backward '
            'sweep per element of its value."""')
+    if rows_bwd is not None:
+        # the value's shape is known when it runs: a pytree value takes one sweep per element,
+        # one array (or number) a sweep per chunk of its elements
+        lines = [lines[0], f"if s2s.tree_output({value}):",
+                 *(f"    {line}" for line in lines[1:]), f"    return {_layout(blocks, single, outputs)}"]
+        return _row_chunks(text, grad, (primal, keywords), rows_bwd, (lines, value, seed),
+                           namer, name, source_name, wrt, single), name
     return _appended(text, name, _signature(grad, primal, keywords), doc, lines,
                      _layout(blocks, single, outputs)), name
+
+
+def _row_chunks(text: str, grad: cst.FunctionDef, params: tuple, rows_bwd: cst.FunctionDef,
+                names: tuple, namer: Namer, name: str, source_name: str, wrt: tuple,
+                single: bool) -> str:
+    """``text`` with the backward sweep for many seeds ``rows_bwd`` and ``<f>_jacrev`` using it
+    appended: after ``names[0]`` (the value's line, then what a pytree value runs), a forward
+    sweep and a backward sweep per chunk of unit cotangents of a one-array output (the sweep
+    consumes its residuals, so each chunk runs its own forward sweep)."""
+    lines, value, seeds = names
+    call = lines[0].split(" = ", 1)[1][:-len("[0]")]
+    grads = namer.fresh("grads")
+    chunks = [namer.fresh(f"{w}_chunks") for w in wrt]
+    lines = [*lines, *(f"{c} = []" for c in chunks),
+             f"for {seeds} in s2s.unit_chunks({value}):",
+             f"    {grads} = {rows_bwd.name.value}({call}[1], {seeds})",
+             *(f"    {c}.append({grads}[{k}])" for k, c in enumerate(chunks))]
+    blocks = [[f"s2s.row_chunks_block({c}, np.shape({value}), {w})"] for c, w in zip(chunks, wrt)]
+    doc = (f'"""Jacobian of {source_name} with respect to {", ".join(wrt)}: one backward '
+           'sweep per chunk of its elements (per element for a pytree value)."""')
+    with_rows = _formatted(text, cst.Module([rows_bwd]).code)
+    return _appended(with_rows, name, _signature(grad, *params), doc, lines,
+                     _layout(blocks, single, None))
 
 
 def hessian_entry(text: str, calls: dict, source_name: str, wrt: tuple,

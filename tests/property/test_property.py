@@ -259,6 +259,7 @@ def check_modes(prog, directory, k, direction_seed, every_way=False):
     rtol, atol = (1e-9, 1e-12 * max(1.0, abs(got[k]))) if k == 2 else (1e-12, 0)
     np.testing.assert_allclose(single, got[k], rtol=rtol, atol=atol,
                                err_msg=_report(prog, f"argnums={ARGNUMS[k]} vs the tuple"))
+    refused.update(_check_jacrev(prog, f, args, got))
     # forward mode along a random direction: the tangent is <gradient, direction>
     rng = np.random.default_rng(direction_seed)
     direction = [rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()) for a in args[:3]]
@@ -324,6 +325,24 @@ def check_modes(prog, directory, k, direction_seed, every_way=False):
             _compare_hv(prog, f"hvp by its way {number}", run_generated(
                 made[1], args, tangents=tuple(direction)), fds)
     return refused
+
+
+def _check_jacrev(prog, f, args, got):
+    """jacrev of the scalar ``f``: its generated ``<f>_jacrev`` runs the backward sweep batched
+    for a chunk of one seed (differentiate/batching.batch_backward, every statement of the
+    program's sweep rewritten for a leading axis) where it has a batched form, else the sweep
+    itself; either way the gradients ``got``."""
+    try:
+        blocks = s2sgrad.jacrev(f, argnums=(0, 1, 2))(*args)
+    except s2sgrad.TransformError as exc:
+        return {"jacrev": str(exc).splitlines()[0]}
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"jacrev raised {type(exc).__name__}: {exc}")) from exc
+    for i in range(3):
+        scale = max(1.0, float(np.max(np.abs(got[i]), initial=0.0)))
+        np.testing.assert_allclose(blocks[i], got[i], rtol=1e-10, atol=1e-12 * scale,
+                                   err_msg=_report(prog, f"jacrev block {i} vs the gradient"))
+    return {}
 
 
 def _check_jvp_by_reverse(prog, f, args, direction, expected):

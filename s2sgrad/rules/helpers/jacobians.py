@@ -48,6 +48,21 @@ RULES = (
         constant_in=("chunks", "x"),
         value="s2s.chunks_block(g, x)",
     ),
+    # a reverse-mode Jacobian block from the gradients of chunks of unit cotangents: its
+    # transpose splits it
+    defvjp(
+        "s2sgrad.runtime.row_chunks_block(chunks, output_shape, x)",
+        linear=("chunks",),
+        constant_in=("output_shape", "x"),
+        chunks="s2s.block_row_chunks(g, chunks, output_shape)",
+    ),
+    # row_chunks_block's transpose: the chunks of a block, which row_chunks_block joins again
+    defvjp(
+        "s2sgrad.runtime.block_row_chunks(value, chunks, output_shape)",
+        linear=("value",),
+        constant_in=("chunks", "output_shape"),
+        value="s2s.row_chunks_block(g, output_shape, chunks[0][0])",
+    ),
     # JAX's layout of blocks per input: the same tuple for array outputs; its transpose too
     defvjp(
         "s2sgrad.runtime.outputs_outermost(per_input)",
@@ -62,6 +77,7 @@ RULES = (
     ),
 )
 
-# The unit tangents of a Jacobian function (one at a time or in chunks), and an output's shapes:
-# constants.
-NONDIFF = ("s2sgrad.runtime.basis", "s2sgrad.runtime.unit_chunks", "s2sgrad.runtime.output_shapes")
+# The unit tangents of a Jacobian function (one at a time or in chunks), an output's shapes, and
+# whether it is a pytree: constants.
+NONDIFF = ("s2sgrad.runtime.basis", "s2sgrad.runtime.unit_chunks", "s2sgrad.runtime.output_shapes",
+           "s2sgrad.runtime.tree_output")

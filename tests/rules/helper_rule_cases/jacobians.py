@@ -1,5 +1,6 @@
 """Cases for the rules of the helpers of s2sgrad/runtime/jacobians.py (see __init__.py): Jacobian
-blocks joined from columns or rows, their transposes, and JAX's layout of blocks per input."""
+blocks joined from columns, rows or chunks of rows, their transposes, and JAX's layout of blocks
+per input."""
 
 import numpy as np
 
@@ -26,6 +27,9 @@ def h_block_rows(g): return _two(s2s.block_rows(g, [V4, V4, V4], (3,)), V4, V4)
 def h_chunks_block(c0, c1): return np.sum(np.sin(s2s.chunks_block([c0, c1], X3)) * W.T)
 def h_chunks_block_2d(c0): return np.sum(np.sin(s2s.chunks_block([c0], W32)) * W32[:, :, None, None])
 def h_block_chunks(g): return _two(s2s.block_chunks(g, [W32[:2], W32[2:]], X3), W32[:2], W32[2:])
+def h_row_chunks_block(c0, c1): return np.sum(np.sin(s2s.row_chunks_block([c0, c1], (3,), X4)) * W)
+def h_row_chunks_block_2d(c0): return np.sum(np.sin(s2s.row_chunks_block([c0], (2, 1), X3)) * W32.T[:, None])
+def h_block_row_chunks(g): return _two(s2s.block_row_chunks(g, [W32[:2], W32[2:]], (3,)), W32[:2], W32[2:])
 def h_outputs_outermost(a, b): return _two(s2s.outputs_outermost((a * 2.0, b)), V4, X3)
 def h_inputs_outermost(a, b): return _two(s2s.inputs_outermost((a, b * b), (V4, X3)), V4, X3)
 
@@ -42,6 +46,10 @@ CASES = [
     ("s2sgrad.runtime.chunks_block", h_chunks_block, (uniform((2, 4)), uniform((1, 4))), None, 1e-5),
     ("s2sgrad.runtime.chunks_block", h_chunks_block_2d, (uniform((6, 3, 2)),), None, 1e-5),
     ("s2sgrad.runtime.block_chunks", h_block_chunks, (uniform((2, 3)),), None, 1e-5),
+    ("s2sgrad.runtime.row_chunks_block", h_row_chunks_block, (uniform((2, 4)), uniform((1, 4))), None,
+     1e-5),
+    ("s2sgrad.runtime.row_chunks_block", h_row_chunks_block_2d, (uniform((2, 3)),), None, 1e-5),
+    ("s2sgrad.runtime.block_row_chunks", h_block_row_chunks, (uniform((3, 2)),), None, 1e-5),
     ("s2sgrad.runtime.outputs_outermost", h_outputs_outermost, (uniform((4,)), uniform((3,))),
      None, 1e-5),
     ("s2sgrad.runtime.inputs_outermost", h_inputs_outermost, (uniform((4,)), uniform((3,))),
