@@ -18,7 +18,9 @@ forward-mode module and its ``<f>_jvp`` -> a function with a loop per differenti
 ``<f>_jvp`` sweep per element along the unit tangents, joined into a block by ``s2s.columns_block``
 (a runtime helper with rules in both modes, so the Jacobian function is differentiated again);
 ``reverse_jacobian_entry`` for jacrev: a backward sweep per element of the output, its gradients
-the rows of the blocks (``s2s.rows_block``).
+the rows of the blocks (``s2s.rows_block``), or, where the sweep has a batched form
+(differentiate/batching.batch_backward) and the value is one array, a sweep per chunk of unit
+cotangents (``s2s.unit_chunks``, joined by ``s2s.row_chunks_block``).
 """
 
 from __future__ import annotations
@@ -222,7 +224,9 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
     """``(text with <f>_jacrev appended, its name)``: per element of the output (of each item
     of a tuple output, read from the forward sweep's returns), a forward and a backward sweep
     (which consumes its residuals) seeded with that element's unit, the gradients kept as rows
-    of the blocks; None where ``grad_name`` is not of codegen's shape."""
+    of the blocks; where the backward sweep has a batched form and the value is one array when
+    it runs, a sweep per chunk of those units instead (_row_chunks). None where ``grad_name`` is
+    not of codegen's shape."""
     found = read_gradient(text, grad_name)
     if found is None or not (found[2].params.params or found[2].params.kwonly_params):
         return None
@@ -258,7 +262,7 @@ def reverse_jacobian_entry(text: str, grad_name: str, source_name: str, wrt: tup
         # one array (or number) a sweep per chunk of its elements
         lines = [lines[0], f"if s2s.tree_output({value}):",
                  *(f"    {line}" for line in lines[1:]), f"    return {_layout(blocks, single, outputs)}"]
-        return _row_chunks(text, grad, (primal, keywords), rows_bwd, (lines, value, seed),
+        return _row_chunks(text, grad, (primal, keywords), rows_bwd, (lines, call, value, seed),
                            namer, name, source_name, wrt, single), name
     return _appended(text, name, _signature(grad, primal, keywords), doc, lines,
                      _layout(blocks, single, outputs)), name
@@ -271,8 +275,7 @@ def _row_chunks(text: str, grad: cst.FunctionDef, params: tuple, rows_bwd: cst.F
     appended: after ``names[0]`` (the value's line, then what a pytree value runs), a forward
     sweep and a backward sweep per chunk of unit cotangents of a one-array output (the sweep
     consumes its residuals, so each chunk runs its own forward sweep)."""
-    lines, value, seeds = names
-    call = lines[0].split(" = ", 1)[1][:-len("[0]")]
+    lines, call, value, seeds = names
     grads = namer.fresh("grads")
     chunks = [namer.fresh(f"{w}_chunks") for w in wrt]
     lines = [*lines, *(f"{c} = []" for c in chunks),
