@@ -129,6 +129,12 @@ def _first_column(node: cst.BaseExpression) -> cst.Subscript:
     return cst.Subscript(node, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
 
 
+def _lead(node: cst.BaseExpression, others: list) -> cst.Call:
+    """Stacked ``node`` aligned (the runtime's ``lead``) to broadcast against ``others`` (one
+    row's values) as one of its rows does."""
+    return _call("s2s.lead", [node, *others])
+
+
 def _call(func: str, args: list) -> cst.Call:
     return cst.Call(cst.parse_expression(func), [cst.Arg(a) for a in args])
 
@@ -199,7 +205,7 @@ class _Batcher:
             target = target.with_changes(slice=[everything, *(cst.SubscriptElement(e) for e in elements)])
         value = node.value
         if reads:
-            value = _call("s2s.lead", [self.expr(value)[0], row])
+            value = _lead(self.expr(value)[0], [row])
         out, self.before = self.before, []
         changed = node.with_changes(targets=[node.targets[0].with_changes(target=target)]) if assign \
             else node.with_changes(target=target)
@@ -299,7 +305,7 @@ class _Batcher:
                 continue
             others = [_first_column(o) if b else o for j, (o, b) in enumerate(plain)
                       if j != i and not _is_number(o)]
-            out.append(_call("s2s.lead", [node, *others]) if others else node)
+            out.append(_lead(node, others) if others else node)
         return out
 
     def plain(self, node: cst.BaseExpression, is_batched: bool) -> tuple:
