@@ -22,7 +22,7 @@ from .differentiate.linearize import linearize
 from .errors import TransformError
 from .flatten import flat_gradient
 from .lower.naming import Namer
-from .pipeline import DEFAULT_TABLE, jvp_generated, jvp_program
+from .pipeline import DEFAULT_TABLE, Options, generate, jvp_generated, jvp_program
 from .read.capture import from_file
 from .read.parse import parse_module
 from .write.codegen import (BLACK_MODE, batched_lines, body_text, linearized_lines,
@@ -154,15 +154,23 @@ def forward_parts(unit, wrt: tuple, trees: tuple = (), numbers: tuple = ()) -> t
     return replace(generated, text=generated.text + "\n\n" + appended), (values, many[0])
 
 
+def _flat_unit(unit, trees: tuple):
+    """``unit`` with its function's sweeps inlined into one function (flatten.py) where it is a
+    generated ``<f>_grad`` whose sweeps join: the same unit (its live names: the generated
+    functions it calls), the text inlined; None otherwise."""
+    flat = flat_gradient(unit.text, unit.name) if not trees else None
+    if flat is None:
+        return None
+    return replace(unit, text=flat, def_line=_def_line(flat, unit.path, unit.name),
+                   sha256=hashlib.sha256(flat.encode()).hexdigest())
+
+
 def _jvp_of_flat(unit, wrt: tuple, trees: tuple, numbers: tuple) -> tuple:
     """jvp_generated of ``unit``'s function, of its sweeps inlined into one function where it is
     a generated ``<f>_grad`` whose sweeps join (flatten.py: forward mode then splits and batches
     as it does for a Hessian), else as written."""
-    flat = flat_gradient(unit.text, unit.name) if not trees else None
-    if flat is not None:
-        # the same unit (its live names: the generated functions it calls), the text inlined
-        flat_unit = replace(unit, text=flat, def_line=_def_line(flat, unit.path, unit.name),
-                            sha256=hashlib.sha256(flat.encode()).hexdigest())
+    flat_unit = _flat_unit(unit, trees)
+    if flat_unit is not None:
         try:
             return jvp_generated(flat_unit, wrt, DEFAULT_TABLE, numbers=numbers)
         except TransformError:
@@ -170,4 +178,18 @@ def _jvp_of_flat(unit, wrt: tuple, trees: tuple, numbers: tuple) -> tuple:
     return jvp_generated(unit, wrt, DEFAULT_TABLE, trees=trees, numbers=numbers)
 
 
-__all__ = ["forward_parts", "second_order_text"]
+def reverse_of_flat(unit, wrt: tuple, trees: tuple, numbers: tuple):
+    """The reverse-mode module (pipeline.generate) of ``unit``'s function, of its sweeps inlined
+    into one function where it is a generated ``<f>_grad`` whose sweeps join, else as written:
+    what jacrev differentiates, whose backward sweep then calls no inner sweep and has the
+    batched form of its straight lines (differentiate/batching.batch_backward)."""
+    flat_unit = _flat_unit(unit, trees)
+    if flat_unit is not None:
+        try:
+            return generate(flat_unit, Options(wrt=wrt, mode="rev", numbers=numbers))
+        except TransformError:
+            pass
+    return generate(unit, Options(wrt=wrt, mode="rev", trees=trees, numbers=numbers))
+
+
+__all__ = ["forward_parts", "reverse_of_flat", "second_order_text"]

@@ -41,7 +41,10 @@ from .write.binding import Binding, Contents, fresh
 # it has no batched form: differentiate/batching.py).
 # "fwd_parts": forward mode, and its jvp in two parts for Jacobians (compose.forward_parts): the
 # values once, the tangent part for many tangents at once ("" where it has no batched form).
-CALLS = {"rev": ("fwd", "bwd", "grad"), "fwd": ("jvp",), "fwd_grad": ("jvp",),
+# "rev_flat": reverse mode of a generated gradient's sweeps inlined into one function where they
+# join, else of the function as written (compose.reverse_of_flat): what jacrev differentiates.
+CALLS = {"rev": ("fwd", "bwd", "grad"), "rev_flat": ("fwd", "bwd", "grad"), "fwd": ("jvp",),
+         "fwd_grad": ("jvp",),
          "fwd_parts": ("jvp", "jvp_values", "jvp_tangents"),
          "rev2": ("fwd", "bwd", "grad", "jvp", "hvp_values", "hvp_tangent", "hvp",
                   "hvp_tangents")}
@@ -219,11 +222,13 @@ def _keep(key: str, code: dict) -> None:
 def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
           trees: tuple, numbers: tuple = (), shapes: tuple = ()) -> dict:
     """code_for's record made by the pipeline (a TransformError where it refuses)."""
-    from .compose import forward_parts, second_order_text  # libcst and black: only on a cache miss
-    from .pipeline import Options, generate
+    from .compose import forward_parts, reverse_of_flat, second_order_text  # libcst and black:
+    from .pipeline import Options, generate  # only on a cache miss
 
     if mode == "fwd_parts":
         generated, parts = forward_parts(unit, wrt, trees, numbers)
+    elif mode == "rev_flat":
+        generated, parts = reverse_of_flat(unit, wrt, trees, numbers), ()
     else:
         generated, parts = generate(unit, Options(
             wrt=wrt, has_aux=has_aux, mode="rev" if mode == "rev2" else mode, trees=trees,
@@ -476,7 +481,7 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
     appended (the code's text and None where it cannot be written)."""
 
     def made_now() -> tuple:
-        code = code_for(fun, from_function(fun), wrt, mode="fwd_parts" if mode == "fwd" else mode,
+        code = code_for(fun, from_function(fun), wrt, mode="fwd_parts" if mode == "fwd" else "rev_flat",
                         trees=trees)
         leaves = tuple(code.get("wrt", wrt))  # the differentiated parameters, leaves of trees
         if mode == "rev":

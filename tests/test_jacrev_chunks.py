@@ -132,6 +132,9 @@ def test_second_order_through_the_rows_sweep(at_once, monkeypatch):
     want = autograd.hessian(loss_ag)(X5)
     gradient = s2sgrad.grad(loss)
     np.testing.assert_allclose(s2sgrad.jacrev(gradient)(X5), want, rtol=1e-10, atol=1e-12)
+    # jacrev of a generated gradient differentiates its sweeps inlined into one function
+    # (compose.reverse_of_flat): its backward sweep calls no inner sweep and batches
+    assert "loss_grad_bwd_rows(" in s2sgrad.source(s2sgrad.jacrev(gradient))
     np.testing.assert_allclose(s2sgrad.jacfwd(s2sgrad.jacrev(loss))(X5), want, rtol=1e-10,
                                atol=1e-12)
     np.testing.assert_allclose(s2sgrad.jacrev(s2sgrad.jacrev(loss))(X5), want, rtol=1e-10,

@@ -32,6 +32,7 @@ RULES = (
         "s2sgrad.runtime.fit(value, x)",
         linear=("value",),
         constant_in=("x",),
+        batched={"value": "s2s.batch_fit(t, x)"},
         value="s2s.fit(g, value)",
     ),
 )
