@@ -161,3 +161,54 @@ def test_a_pytree_value_takes_one_sweep_per_element():
             np.testing.assert_allclose(
                 blocks[i][j], autograd.jacobian(autograd.grad(loss_ag, i), j)(X5, W6),
                 rtol=1e-10, atol=1e-12)
+
+
+SWEEPS = '''
+def rebound(residuals, f_bar=1.0):
+    x, y = residuals
+    a_bar = f_bar * x
+    a_bar = x * 2.0  # bound again to a value no seed reaches: not a stack any more
+    b_bar = a_bar * y + f_bar
+    return (b_bar, a_bar)
+
+
+def updated(residuals, f_bar=1.0):
+    x, y = residuals
+    x_bar = s2s.unbroadcast(f_bar * y, x)
+    x_bar[1:] += f_bar[:-1] * 3.0
+    x_bar[0] = y[0]
+    x_bar *= 2.0
+    return (x_bar,)
+
+
+def unstacked_target(residuals, f_bar=1.0):
+    x, y = residuals
+    x_bar = s2s.zeros_like(x)
+    x_bar += f_bar * y  # the zeros would have to become a stack: one sweep per row
+    return (x_bar,)
+'''
+
+
+def test_a_batched_sweep_is_its_sweep_per_row():
+    # batch_backward's rewriting, run on stacked seeds, against the sweep run per row
+    import libcst as cst
+
+    from s2sgrad.differentiate.batching import batch_backward
+    from s2sgrad.rules import DEFAULT_TABLE
+
+    module = cst.parse_module(SWEEPS)
+    namespace = {"np": np, "s2s": s2s}
+    exec(SWEEPS, namespace)
+    x, y = RNG.normal(size=4), RNG.normal(size=4)
+    seeds = RNG.normal(size=(3, 4))
+    for fn in module.body:
+        rows = batch_backward(fn, fn.name.value + "_rows", DEFAULT_TABLE)
+        if fn.name.value == "unstacked_target":
+            assert rows is None
+            continue
+        exec(cst.Module([rows]).code, namespace)
+        got = namespace[fn.name.value + "_rows"]((x, y), seeds.copy())
+        for k in range(3):
+            want = namespace[fn.name.value]((x, y), seeds[k].copy())
+            for item, expected in zip(got, want):
+                np.testing.assert_allclose(item[k], expected, rtol=1e-14)

@@ -167,12 +167,15 @@ class _Batcher:
         if isinstance(node, cst.AugAssign) or (isinstance(node, cst.Assign) and
                                                 isinstance(node.targets[0].target, cst.Subscript)):
             return self.in_place(node)
-        if not self.reads_batched(node):
-            if isinstance(node, (cst.Assign, cst.Expr)):
-                self.batched -= set(item.binds)
-                return [item]
-            raise NotBatched
-        return self.statement(item)
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0].target, cst.Name):
+            if self.reads_batched(node.value):
+                return self.statement(item)
+            self.batched.discard(node.targets[0].target.value)  # a name bound again, unstacked
+            return [item]
+        if isinstance(node, (cst.Assign, cst.Expr)) and not self.reads_batched(node):
+            return [item]  # (an unpacking's names: none holds a stack, before or after)
+        raise NotBatched
 
     def in_place(self, node) -> list:
         """``a op= v``, ``a[i] op= v`` or ``a[i] = v`` where ``a`` holds a stack: every row
