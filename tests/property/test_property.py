@@ -643,6 +643,17 @@ def _check_hessian(prog, f, args, direction, hv):
         got = sum(np.tensordot(blocks[i][j], d, axes=np.ndim(d)) for j, d in enumerate(direction))
         np.testing.assert_allclose(got, hv[i], rtol=1e-9, atol=1e-11 * max(1.0, float(np.max(np.abs(hv[i])))),
                                    err_msg=_report(prog, f"Hessian blocks times the direction, argument {i}"))
+    # jacrev of the generated gradient: reverse mode over its sweeps inlined into one function
+    # (compose.reverse_of_flat), the backward sweep batched over chunks of rows where it can be
+    try:
+        by_rows = s2sgrad.jacrev(s2sgrad.grad(f))(*args)
+    except s2sgrad.TransformError:
+        return
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(_report(prog, f"jacrev(grad) raised {type(exc).__name__}: {exc}")) from exc
+    np.testing.assert_allclose(by_rows, blocks[0][0], rtol=1e-9,
+                               atol=1e-11 * max(1.0, float(np.max(np.abs(blocks[0][0]), initial=0.0))),
+                               err_msg=_report(prog, "jacrev(grad(f)) vs the Hessian's block [0][0]"))
 
 
 def _compare_hv(prog, what, hv, fds):
