@@ -60,6 +60,7 @@ _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a
 _PLAIN_TYPES = PLAIN | {int, bool, np.int64, np.int32}
 _ndarray = np.ndarray
 _RECORDS_MOST = 1024  # Calls keeps what this many kinds of call ran (then starts again)
+_NO_KEYWORDS: dict = {}  # a recorded call passes none (read, never written)
 
 
 def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, positions: tuple, single: bool,
@@ -139,15 +140,7 @@ class Calls:
             fwd, bwd, binding = plan
             if binding is not None:
                 binding.ensure()  # the binding: the user's values now
-            value, residuals = fwd(*args)
-            if self.has_aux or type(value) not in _SCALARS:
-                scalar_loss(value, self.has_aux, self.name)
-                seed = unit_seed(value, self.has_aux)
-            else:
-                seed = 1.0  # unit_seed of a real scalar
-            handover = [residuals]  # the backward sweep holds the only reference (run_sweeps)
-            del residuals
-            grads = bwd(handover.pop(), seed)
+            value, grads = run_sweeps(fwd, bwd, args, _NO_KEYWORDS, self.name, self.has_aux)
             return value, (grads[0] if self.single else grads)
         numbers, forward, shapes = plan
         if forward is not None:

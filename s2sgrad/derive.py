@@ -222,8 +222,9 @@ def _keep(key: str, code: dict) -> None:
 def _made(fun: Callable, unit: SourceUnit, wrt: tuple, has_aux: bool, mode: str,
           trees: tuple, numbers: tuple = (), shapes: tuple = ()) -> dict:
     """code_for's record made by the pipeline (a TransformError where it refuses)."""
-    from .compose import forward_parts, reverse_of_flat, second_order_text  # libcst and black:
-    from .pipeline import Options, generate  # only on a cache miss
+    # libcst and black: only on a cache miss
+    from .compose import forward_parts, reverse_of_flat, second_order_text
+    from .pipeline import Options, generate
 
     if mode == "fwd_parts":
         generated, parts = forward_parts(unit, wrt, trees, numbers)
@@ -481,8 +482,8 @@ def jacobian(fun: Callable, wrt: tuple, single: bool, mode: str = "fwd",
     appended (the code's text and None where it cannot be written)."""
 
     def made_now() -> tuple:
-        code = code_for(fun, from_function(fun), wrt, mode="fwd_parts" if mode == "fwd" else "rev_flat",
-                        trees=trees)
+        code = code_for(fun, from_function(fun), wrt,
+                        mode="fwd_parts" if mode == "fwd" else "rev_flat", trees=trees)
         leaves = tuple(code.get("wrt", wrt))  # the differentiated parameters, leaves of trees
         if mode == "rev":
             return code, _entry("reverse_jacobian_entry", code["text"], code["call"]["grad"],
