@@ -23,10 +23,9 @@ from .batching import unit_rows
 from .broadcasting import _to_numpy
 from .containers import Parts
 
-__all__ = ["basis", "block_chunks", "block_columns", "block_rows", "chunks_block", "columns_block",
-           "inputs_outermost", "output_shapes", "outputs_outermost", "block_row_chunks", "row_chunks_block",
-           "tree_output",
-           "rows_block", "unit_chunks"]
+__all__ = ["basis", "block_chunks", "block_columns", "block_row_chunks", "block_rows", "chunks_block",
+           "columns_block", "inputs_outermost", "output_shapes", "outputs_outermost",
+           "row_chunks_block", "rows_block", "tree_output", "unit_chunks"]
 
 
 class _Basis(Sequence):
@@ -100,13 +99,10 @@ def chunks_block(chunks, x):
         treedef = tree_flatten(chunks[0])[1]
         return tree_unflatten(treedef, [chunks_block([c[i] for c in flat], x)
                                         for i in range(treedef.num_leaves)])
-    full = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-    full = _to_numpy(full, "Hessian (hessian)")
+    full = _joined_chunks(chunks, "Hessian (hessian)")
     out_shape, size = full.shape[1:], full.shape[0]
     block = np.moveaxis(full.reshape((size, -1)), 0, -1).reshape(out_shape + np.shape(x))
-    if block.ndim == 0 and type(x) is float:
-        return float(block)
-    return block
+    return _float_for_float(block, x)
 
 
 def block_chunks(value, chunks, x):
@@ -114,8 +110,24 @@ def block_chunks(value, chunks, x):
     out_shape = np.shape(chunks[0])[1:]
     size = int(np.size(x))
     rows = np.moveaxis(np.reshape(value, (-1, size)), -1, 0).reshape((size,) + out_shape)
+    return _split_as(rows, chunks)
+
+
+def _joined_chunks(chunks, what):
+    """Chunks stacked on a leading axis, joined into one numpy array (``what`` names the
+    result where one is another library's array)."""
+    return _to_numpy(chunks[0] if len(chunks) == 1 else np.concatenate(chunks), what)
+
+
+def _split_as(rows, chunks):
+    """``rows`` split into parts as long as the chunks (their leading axes): a joining's adjoint."""
     starts = np.cumsum([0] + [np.shape(c)[0] for c in chunks])
     return Parts(rows[a:b] for a, b in zip(starts[:-1], starts[1:]))
+
+
+def _float_for_float(block, x):
+    """``block`` as a Python float where it is one number of a float ``x``'s Jacobian."""
+    return float(block) if block.ndim == 0 and type(x) is float else block
 
 
 def tree_output(value):
@@ -130,19 +142,14 @@ def row_chunks_block(chunks, output_shape, x):
     if not chunks:
         raise GradientError("a Jacobian by reverse mode of an output with no elements: use "
                             "s2sgrad.jacfwd")
-    full = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-    block = _to_numpy(full, "Jacobian (jacrev)").reshape(tuple(output_shape) + np.shape(x))
-    if block.ndim == 0 and type(x) is float:
-        return float(block)
-    return block
+    block = _joined_chunks(chunks, "Jacobian (jacrev)").reshape(tuple(output_shape) + np.shape(x))
+    return _float_for_float(block, x)
 
 
 def block_row_chunks(value, chunks, output_shape):
     """The adjoint of ``row_chunks_block(chunks, output_shape, x)``: ``value`` split into the
     chunks' rows."""
-    rows = np.reshape(value, (-1,) + np.shape(chunks[0])[1:])
-    starts = np.cumsum([0] + [np.shape(c)[0] for c in chunks])
-    return Parts(rows[a:b] for a, b in zip(starts[:-1], starts[1:]))
+    return _split_as(np.reshape(value, (-1,) + np.shape(chunks[0])[1:]), chunks)
 
 
 def _joined(parts, shape, stack_axis, scalars):

@@ -32,8 +32,8 @@ import libcst as cst
 
 from ..differentiate.batching import batch_backward
 from ..flatten import functions_of, read_gradient
-from ..rules import DEFAULT_TABLE
 from ..lower.naming import Namer
+from ..rules import DEFAULT_TABLE
 
 
 @dataclass(frozen=True)
