@@ -34,6 +34,7 @@ from .lower.aliasing import check_inplace, check_parameter_writes
 from .lower.common import merge_common
 from .lower.einsum_products import einsum_products
 from .lower.hoist import hoist_products
+from .lower.splices import spliced_joins
 from .differentiate.forward import JvpFunction, forward
 from .differentiate.forward_grad import forward_grad
 from .differentiate.reverse import CalleeCall, VjpFunction, reverse
@@ -196,11 +197,12 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
     _record(pf, session, core.globals_read, core.globals_read)
     outputs = seeded_outputs(core, has_aux)
     classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
-    while shapes:  # ranks known: einsums that are matrix products written as products
-        products = einsum_products(core, {k: v for k, v in classes.items() if isinstance(v, tuple)})
-        if products is core:
+    while shapes:  # shapes known: einsums that are matrix products written as products, joins
+        known = {k: v for k, v in classes.items() if isinstance(v, tuple)}  # that rebuild an array
+        rewritten = spliced_joins(einsum_products(core, known), known, session.table)   # as index writes
+        if rewritten is core:
             break  # (else the products' shapes may make more einsums' ranks known)
-        core = merge_common(hoist_products(products, session.table), session.table)
+        core = merge_common(hoist_products(rewritten, session.table), session.table)
         classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
     stable = stabilizers(core, session.table, outputs, classes, scalars)
     return core, outputs, (classes, scalars), stable

@@ -68,7 +68,7 @@ import libcst as cst
 import numpy as np
 import libcst.matchers as m
 
-from .. import runtime
+from .. import dims, runtime
 from .writes import UFUNC_AT, Write, is_ufunc_method, out_position
 from .nondiff import (BROADCASTING, INDEX_WRITES, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES, SCALAR_NAMESPACES,
                       SCALAR_VALUED, SHAPE_KEEPING, SHAPE_MAKING, SQUARE_MAKING)
@@ -423,6 +423,12 @@ class RuleTable:
         products), or a numpy ufunc (``np.real`` is not one: a float stays a float)."""
         rule = self.rules.get(op)
         return rule is not None and (getattr(rule, "array_result", False) or _is_ufunc(op))
+
+    def joins(self, op: str) -> bool:
+        """Whether ``op`` joins a display's items along their first axis (``np.concatenate``
+        given no axis): its result's shape is dims.joined's."""
+        rule = self.rules.get(op)
+        return rule is not None and rule.result_shape is dims.joined
 
     def keeps_shape(self, op: str) -> bool:
         """Whether ``op``'s result has its first argument's shape (when given no shape)."""

@@ -23,6 +23,7 @@ __all__ = [
     "zeros_like",
     "setitem",
     "setitem_value_vjp",
+    "promoted",
     "add",
     "add_vjp",
     "Parts",
@@ -89,6 +90,16 @@ def setitem(x, index, value):
     else:  # repeated positions: only the last write to each, in C order
         np.put(out, positions[kept], np.broadcast_to(value, positions.shape)[kept])
     return out
+
+
+def promoted(x, value):
+    """``x`` itself where its dtype holds ``value``'s (``np.result_type(x, value)`` is ``x``'s
+    dtype), else ``x`` cast to that type: the array a join (``np.concatenate``) that rebuilds
+    ``x`` with a part replaced by ``value`` writes into, so the write keeps the join's type."""
+    if type(x) is _ndarray and type(value) is _ndarray and x.dtype is value.dtype:
+        return x
+    kind = np.result_type(x, value)
+    return x if kind == np.result_type(x) else np.asarray(x).astype(kind)
 
 
 def setitem_value_vjp(adjoint, index, value):

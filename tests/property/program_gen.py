@@ -801,16 +801,39 @@ class Gen:
                 return self.length_tail(lines, ind, src)
             return self.length_window(lines, ind, src)
         if form == "joined" and shape[0] >= 2:
-            self.assign(lines, ind, self.new_name("y"), E(
-                f"np.concatenate([{src}[:1], np.sin({src}[1:-1]) * 0.5, {src}[-1:]])", shape, bound))
-            self.tag("length_joined")
-            return
+            return self.length_joined(lines, ind, src)
         n, name = self.new_name("n"), self.new_name("y")
         lines.append(f"{ind}{n} = " + self.ch.choice([f"len({src})", f"{src}.shape[0]"]))
         made = n if len(shape) == 1 else f"({n}, {src}.shape[1])" if len(shape) == 2 else f"{src}.shape"
         maker = self.ch.choice([f"np.zeros({made})", f"np.ones({made}) * 0.5"])
         self.assign(lines, ind, name, E(f"({src}[:{n}] + {maker})", shape, bound + 0.5))
         self.tag("length_made")
+
+    def length_joined(self, lines, ind, src):
+        """``src``'s parts joined with functions of its other parts (a functional update, which
+        code made for a shape signature writes as an index write: lower/splices.py): its inside
+        replaced, its head or its tail, in a loop of a few steps too; or its parts joined in
+        another order (a join as written)."""
+        shape, bound, _ = self.env[src]
+        name = self.new_name("y")
+        bound = max(bound, 1.0)
+        form = self.ch.choice(["inside", "head", "tail", "steps", "rolled"])
+        if form == "steps":
+            lines.append(f"{ind}{name} = {src}")
+            lines.append(f"{ind}for _ in range({self.ch.int(1, 3)}):")
+            lines.append(f"{ind}    {name} = np.concatenate([{name}[:1], 0.5 * ({name}[1:-1] + "
+                         f"np.sin({name}[2:])), {name}[-1:]])")
+            self.bind(name, E(name, shape, bound, fresh=False))
+            self.tag("length_joined")
+            return
+        joined = {
+            "inside": f"np.concatenate([{src}[:1], np.sin({src}[1:-1]) * 0.5, {src}[-1:]])",
+            "head": f"np.concatenate(({src}[:2] * 0.5, {src}[2:]))",
+            "tail": f"np.concatenate([{src}[:-1], np.cos({src}[-1:])])",
+            "rolled": f"np.concatenate([{src}[1:], {src}[:1]])",
+        }[form]
+        self.assign(lines, ind, name, E(joined, shape, bound))
+        self.tag("length_joined")
 
     def length_window(self, lines, ind, src):
         """``m = n - K + 1`` windows of ``src`` (``K`` of them, ``x[k:k + m]``) added into an

@@ -11,6 +11,7 @@ from ..table import alias, defvjp
 POP_LAST = "split_last"
 OWNED = "owned"
 TREE_ZEROS = "tree_zeros"  # zeros of a value's structure: the tangent of a value that does not vary
+PROMOTED = "promoted"  # x cast to the type of a join of its parts and a value (lower/splices.py)
 
 RULES = (
     # tuple(x) / list(x)'s adjoint of an array's rows stacked, and its transpose (one per row)
@@ -45,6 +46,16 @@ RULES = (
                  "value": "s2s.batch_setitem_value(x, index, t)"},
         x="s2s.setitem(g, index, 0.0)",
         value="s2s.setitem_value_vjp(g, index, value)",
+    ),
+    # x cast to the type a join of x's parts and value takes (x itself where that is x's): linear
+    # in x, the adjoint given back as it is (astype's rule)
+    defvjp(
+        "s2sgrad.runtime.promoted(x, value)",
+        linear=("x",),
+        constant_in=("value",),
+        view=True,
+        batched={"x": "s2s.promoted(t, value)"},
+        x="g",
     ),
     # the written value's adjoint (G[index] where the write stays, summed to value's shape): its
     # transpose writes g back there, the last write to a position being the one that stays

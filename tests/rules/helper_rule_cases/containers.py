@@ -23,6 +23,9 @@ def h_setitem(x, v): return np.sum(np.sin(s2s.setitem(x, 1, v)) * V4)
 def h_setitem_slice(x, v): return np.sum(np.sin(s2s.setitem(x, slice(1, 3), v)) * V4)
 def h_setitem_broadcast(x, v): return np.sum(np.sin(s2s.setitem(x, (slice(None), 2), v)) * W)
 def h_setitem_mask(x, v): return np.sum(np.sin(s2s.setitem(x, MASK, v)) * W)
+def h_promoted(x, v): return np.sum(np.sin(s2s.setitem(s2s.promoted(x, v), slice(1, 3), v)) * V4)
+def h_promoted_rows(x, v):  # x written into as the type it takes with v (x itself here)
+    return np.sum(np.cos(s2s.promoted(x, v)) * W) + np.sum(v ** 2)
 def h_setitem_value(v): return np.sum(np.sin(s2s.setitem(X34, 1, v)) * W)
 REPEATS = np.array([0, 2, 2, -4])  # -4 aliases 0 in a length-4 axis: positions 0 and 2 twice
 
@@ -88,6 +91,8 @@ CASES = [
      1e-5),
     ("s2sgrad.runtime.setitem", h_setitem_repeats_pairs, (uniform((3, 4)), uniform((3,))), None,
      1e-5),
+    ("s2sgrad.runtime.promoted", h_promoted, (uniform((4,)), uniform((2,))), None, 1e-5),
+    ("s2sgrad.runtime.promoted", h_promoted_rows, (uniform((3, 4)), uniform((2, 4))), None, 1e-5),
     ("s2sgrad.runtime.setitem_value_vjp", h_setitem_value_vjp, (uniform((4,)), uniform((4,))),
      (0,), 1e-5),
     ("s2sgrad.runtime.setitem_value_vjp", h_setitem_value_vjp_rows, (uniform((3, 4)),
