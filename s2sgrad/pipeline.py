@@ -34,6 +34,7 @@ from .lower.aliasing import check_inplace, check_parameter_writes
 from .lower.common import merge_common
 from .lower.einsum_products import einsum_products
 from .lower.hoist import hoist_products
+from .lower.scans import running_scans
 from .lower.splices import spliced_joins
 from .differentiate.forward import JvpFunction, forward
 from .differentiate.forward_grad import forward_grad
@@ -198,8 +199,11 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
     outputs = seeded_outputs(core, has_aux)
     classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
     while shapes:  # shapes known: einsums that are matrix products written as products, joins
-        known = {k: v for k, v in classes.items() if isinstance(v, tuple)}  # that rebuild an array
-        rewritten = spliced_joins(einsum_products(core, known), known, session.table)   # as index writes
+        # that rebuild an array as index writes, running products of rows as scans
+        known = {k: v for k, v in classes.items() if isinstance(v, tuple)}
+        rewritten = einsum_products(core, known)
+        rewritten = spliced_joins(rewritten, known, session.table)
+        rewritten = running_scans(rewritten, known, session.table, frozenset(scalars))
         if rewritten is core:
             break  # (else the products' shapes may make more einsums' ranks known)
         core = merge_common(hoist_products(rewritten, session.table), session.table)

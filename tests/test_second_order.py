@@ -342,3 +342,31 @@ def test_a_hessian_whose_gradient_forward_mode_cannot_read_is_reverse_over_forwa
         np.testing.assert_allclose(got[i][j], want, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(s2sgrad.hessian(axis_comprehension)(x, s),
                                autograd.hessian(axis_comprehension_ag)(x, s), rtol=1e-10, atol=1e-12)
+
+
+def running_numbers(v):
+    rows = []
+    acc = 0.5 + 0.25 * np.cos(v[0])
+    for t in range(v.shape[0]):
+        acc = v[t] + acc
+        rows.append(acc)
+    y = np.array(rows)  # a list of numbers stacked, then indexed
+    return np.sum(np.cos(y[None, :]))
+
+
+def test_a_list_adjoint_given_an_array_turns_back_into_one_at_second_order():
+    """The backward sweep hands an array's adjoint to the list the loop appended to (s2s.owned);
+    differentiating that sweep gives the array its rows' adjoints stacked, not a list."""
+    v = np.linspace(0.1, 0.9, 4)
+
+    def outer(u):
+        return np.sum(s2sgrad.grad(running_numbers)(u) ** 2)
+
+    twin = type(running_numbers)(running_numbers.__code__, dict(running_numbers.__globals__, np=anp))
+
+    def outer_twin(u):
+        return anp.sum(autograd.grad(twin)(u) ** 2)
+
+    expected = autograd.grad(outer_twin)(v)
+    for _ in range(3):
+        np.testing.assert_allclose(s2sgrad.grad(outer)(v), expected, rtol=1e-10)

@@ -561,10 +561,23 @@ def _shape_source(stmt: Stmt, table: RuleTable):
                 any(a.keyword is not None and a.keyword.value == "shape" for a in call.args):
             return None
         return Var(positional[0].value.value)
+    if table.is_scan(prim.op) and prim.args and _int_literal(
+            dict(prim.kwargs).get("axis", prim.args[1] if len(prim.args) > 1 else None)):
+        return prim.args[0]  # np.cumsum(x, axis=0): x's shape (with no axis: flattened)
     if not table.keeps_shape(prim.op) or not prim.args or len(prim.args) > 4 or \
             any(k == "shape" for k, _ in prim.kwargs):
         return None
     return prim.args[0]
+
+
+def _int_literal(op) -> bool:
+    """Whether ``op`` is an int literal (``0``, ``-1``)."""
+    if not isinstance(op, Const) or op.reads:
+        return False
+    node = op.node
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
 
 
 def summed_axes(operand, output) -> Optional[tuple]:

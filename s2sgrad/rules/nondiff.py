@@ -3,6 +3,8 @@
 Calling one of these on a differentiated value gives no gradient through it and no error.
 """
 
+from types import MappingProxyType
+
 NONDIFF = frozenset(
     {
         "s2sgrad.stop_gradient",
@@ -158,6 +160,11 @@ SQUARE_MAKING = frozenset({"numpy.eye", "numpy.identity"})
 # the index writes ``(x, index, value)``, whose result has ``x``'s shape where ``x`` is an array
 # (a list's slice given a sequence of another length changes its length),
 INDEX_WRITES = frozenset({"s2s.setitem", "s2s.setitem_into"})
+# the cumulative function of a binary operation's algebra (Rule.algebra): a loop carrying
+# ``acc = acc * row`` over the rows of an array computes the rows of np.cumprod (lower/scans.py),
+SCANS = MappingProxyType({"mul": "numpy.cumprod", "add": "numpy.cumsum"})
+# the functions that stack a list's items on a new first axis, given the list alone,
+STACKING = frozenset({"numpy.stack", "numpy.array"})
 # and the module constants that are numbers.
 SCALAR_CONSTANTS = frozenset(f"{module}.{name}" for module in ("math", "np", "numpy")
                              for name in ("pi", "e", "tau", "inf", "nan")) - {"np.tau", "numpy.tau"}

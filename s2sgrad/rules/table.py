@@ -70,7 +70,7 @@ import libcst.matchers as m
 
 from .. import dims, runtime
 from .writes import UFUNC_AT, Write, is_ufunc_method, out_position
-from .nondiff import (BROADCASTING, INDEX_WRITES, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES, SCALAR_NAMESPACES,
+from .nondiff import (BROADCASTING, INDEX_WRITES, SCANS, STACKING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES, SCALAR_NAMESPACES,
                       SCALAR_VALUED, SHAPE_KEEPING, SHAPE_MAKING, SQUARE_MAKING)
 
 POSITIONAL = "positional"
@@ -429,6 +429,21 @@ class RuleTable:
         given no axis): its result's shape is dims.joined's."""
         rule = self.rules.get(op)
         return rule is not None and rule.result_shape is dims.joined
+
+    def scan(self, op: str) -> str:
+        """The cumulative function of elementwise binary ``op`` (``operator.mul``:
+        ``numpy.cumprod``), by its algebra; "" for any other."""
+        rule = self.rules.get(op)
+        return SCANS.get(rule.algebra, "") if rule is not None and rule.elementwise else ""
+
+    def is_scan(self, op: str) -> bool:
+        """Whether ``op`` is a cumulative function (``numpy.cumsum``): along a given axis, its
+        result has its first argument's shape."""
+        return op in SCANS.values()
+
+    def stacks(self, op: str) -> bool:
+        """Whether ``op``, given a list alone, stacks its items on a new first axis."""
+        return op in STACKING
 
     def keeps_shape(self, op: str) -> bool:
         """Whether ``op``'s result has its first argument's shape (when given no shape)."""

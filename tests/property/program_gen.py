@@ -795,7 +795,9 @@ class Gen:
         computed from lengths: windows ``x[k:k + m]`` of ``m = n - K + 1`` added up in a loop
         (length_window), ``x``'s ends joined to a function of its inside (length_joined)."""
         shape, bound, _ = self.env[src]
-        form = self.ch.choice(["made", "made", "window", "joined"])
+        form = self.ch.choice(["made", "made", "window", "joined", "running"])
+        if form == "running":
+            return self.length_running(lines, ind, src)
         if form == "window" and len(shape) <= 2:
             if shape[0] >= 2 and self.ch.bool(40):
                 return self.length_tail(lines, ind, src)
@@ -808,6 +810,41 @@ class Gen:
         maker = self.ch.choice([f"np.zeros({made})", f"np.ones({made}) * 0.5"])
         self.assign(lines, ind, name, E(f"({src}[:{n}] + {maker})", shape, bound + 0.5))
         self.tag("length_made")
+
+    def length_running(self, lines, ind, src):
+        """A running product or sum of the rows of a function of ``src`` (each row's new value
+        appended to a list then stacked, or written into its row of an array; over
+        ``range(len(z))``, ``range(z.shape[0])`` or the rows themselves), which code made for a
+        shape signature computes as one scan (lower/scans.py); the acc read after the loop
+        sometimes (a loop kept as written)."""
+        shape, _, _ = self.env[src]
+        z, acc, name = self.new_name("z"), self.new_name("acc"), self.new_name("y")
+        op = self.ch.choice(["*", "+"])
+        lines.append(f"{ind}{z} = np.tanh({src}) * 0.9")
+        start = self.ch.choice([f"np.ones({z}.shape[1:])" if op == "*" else f"np.zeros({z}.shape[1:])",
+                                f"0.5 + 0.25 * np.cos({z}[0])"])
+        lines.append(f"{ind}{acc} = {start}")
+        t = self.new_name("t")
+        header = self.ch.choice([f"for {t} in range(len({z})):", f"for {t} in range({z}.shape[0]):", "rows"])
+        row = f"{z}[{t}]"
+        if header == "rows":
+            header, row = f"for {t} in {z}:", t
+        step = self.ch.choice([f"{acc} {op} {row}", f"{row} {op} {acc}"])
+        if self.ch.bool() and row != t:
+            lines.append(f"{ind}{name} = np.zeros_like({z})")
+            lines += [f"{ind}{header}", f"{ind}    {acc} = {step}", f"{ind}    {name}[{t}] = {acc}"]
+            self.prog.autograd = False  # (autograd writes no traced value into an array)
+        else:
+            rows = self.new_name("rows")
+            lines += [f"{ind}{rows} = []", f"{ind}{header}", f"{ind}    {acc} = {step}",
+                      f"{ind}    {rows}.append({acc})"]
+            lines.append(f"{ind}{name} = " + self.ch.choice([f"np.stack({rows})", f"np.array({rows})"]))
+        bound = 1.0 if op == "*" else 1.0 + 0.9 * shape[0]
+        if self.ch.bool(25):
+            lines.append(f"{ind}{name} = {name} + 0.5 * {acc}")  # acc read after: kept
+            bound += 1.0 if op == "*" else 1.0 + 0.9 * shape[0]
+        self.bind(name, E(name, shape, bound, fresh=False))
+        self.tag("running_scan")
 
     def length_joined(self, lines, ind, src):
         """``src``'s parts joined with functions of its other parts (a functional update, which

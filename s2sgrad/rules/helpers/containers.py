@@ -107,8 +107,10 @@ RULES = (
         linear=("xs",),
         xs="g",
     ),
-    # a list's copy the caller may change in place: its adjoint passes through
-    defvjp("s2sgrad.runtime.owned(xs)", linear=("xs",), xs="g"),
+    # a list's copy the caller may change in place: its adjoint passes through, in the form of
+    # what it was given (an array given where a list's adjoint stands, one adjoint per row of
+    # it, takes those rows stacked)
+    defvjp("s2sgrad.runtime.owned(xs)", linear=("xs",), xs="s2s.sequence_vjp(g, xs)"),
     # (xs[:-1], xs[-1]), popped from the list itself (it empties what it reads, so derivative
     # code passes a copy): the adjoint of an append in a backward sweep; its transpose appends
     defvjp(
