@@ -24,7 +24,7 @@ order of the products (``acc0 * (x0 * x1)`` for ``(acc0 * x0) * x1``; exact wher
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
 import libcst as cst
@@ -59,12 +59,40 @@ def _length_of(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def _reads_name(op, name: str) -> bool:
-    if isinstance(op, Var):
-        return op.name == name
-    if isinstance(op, Seq):
-        return any(_reads_name(i, name) for i in op.items)
-    return isinstance(op, Const) and name in op.reads
+def _rows(loop: Loop, counter: str) -> Optional[tuple]:
+    """``(x, row)`` where the loop's first statement binds ``row = x[counter]`` of an ``x`` it
+    does not bind, and the loop runs over all of ``x`` (``range(len(x))``, ``range(x.shape[0])``,
+    ``for row in x``); else None."""
+    read_row = loop.body[0]
+    if read_row.prim.op != SUBSCRIPT or len(read_row.targets) != 1 or read_row.prim.kwargs or \
+            len(read_row.prim.args) != 2:
+        return None
+    x, index = read_row.prim.args
+    if not isinstance(x, Var) or not isinstance(index, Const) or _name_of(index.node) != counter \
+            or x.name in defined_names(loop.body):
+        return None
+    if isinstance(loop.kind, RangeHeader):
+        return (x, read_row.targets[0]) if _length_of(loop.kind.stop_only()) == x.name else None
+    if isinstance(loop.kind, SequenceHeader) and loop.kind.sequences == (x,):
+        return x, read_row.targets[0]
+    return None
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """A loop found to compute a running product or sum: ``acc_first``: acc is the step's left
+    operand; ``kept``: the list or array collecting each new acc (``appended``: a list), which
+    the statement ``reader`` at ``reader_at`` of the block reads after the loop."""
+
+    x: Var
+    acc: Var
+    acc_first: bool
+    step: Stmt
+    scan: str
+    kept: str
+    appended: bool
+    reader_at: int
+    reader: Stmt
 
 
 class _Renamed(cst.CSTTransformer):
@@ -117,47 +145,34 @@ class _Rewriter:
     def scan(self, block: list, at: int) -> Optional[tuple]:
         """``(the block rewritten, where to go on)`` where the loop at ``at`` is a running product
         or sum of an array's rows (module docstring); else None."""
+        found = self.match(block, at)
+        return None if found is None else self.rewrite(block, at, found)
+
+    def match(self, block: list, at: int) -> Optional[_Scan]:
+        """The scan the loop at ``at`` computes, or None (module docstring)."""
         loop = block[at]
         counter = loop.counter()
         if not counter or len(loop.body) != 3 or len(loop.carries) != 2 or \
                 not all(isinstance(s, Stmt) and not s.unpack for s in loop.body):
             return None
-        read_row, step, collect = loop.body
-        # the row: r = x[t]
-        if read_row.prim.op != SUBSCRIPT or len(read_row.targets) != 1 or read_row.prim.kwargs:
-            return None
-        x, index = read_row.prim.args
-        if not isinstance(x, Var) or not isinstance(index, Const) or _name_of(index.node) != counter \
-                or x.name in defined_names(loop.body):
-            return None
-        if isinstance(loop.kind, RangeHeader):
-            if _length_of(loop.kind.stop_only()) != x.name:
-                return None
-        elif not isinstance(loop.kind, SequenceHeader) or loop.kind.sequences != (x,):
-            return None
-        row = read_row.targets[0]
-        # the step: acc_2 = acc * r (or r * acc)
-        scan = self.table.scan(step.prim.op)
-        if not scan or not isinstance(step.expr, (cst.BinaryOperation, cst.Call)) or len(step.targets) != 1 or step.prim.kwargs or len(step.prim.args) != 2 or \
-                Var(row) not in step.prim.args:
-            return None
         carried = {c.targets[0]: c.prim.args[0] for c in loop.carries
                    if len(c.targets) == 1 and c.prim.op == "copy" and len(c.prim.args) == 1}
-        acc_at = 1 - step.prim.args.index(Var(row))
-        acc = step.prim.args[acc_at]
-        new_acc = step.targets[0]
-        if not isinstance(acc, Var) or carried.get(acc.name) != Var(new_acc) or len(carried) != 2:
+        rows = _rows(loop, counter)
+        stepped = None if rows is None else self._step(loop.body[1], rows[1], carried)
+        collected = None if stepped is None else \
+            self._collection(loop.body[2], counter, loop.body[1].targets[0], carried)
+        if collected is None or len(carried) != 2:
             return None
-        # the collection: rows_2 = rows.append(acc_2), or out_2 = setitem(out, t, acc_2)
-        collected = self._collection(collect, counter, new_acc, carried)
-        if collected is None:
-            return None
-        kept, kept_new, appended = collected
-        # shapes: x's rows, acc broadcast to them
-        x_shape, row_shape, acc_shape = self.shape(x.name), self.shape(row), self.shape(acc.name)
-        if x_shape is None or row_shape is None or acc_shape is None or not x_shape or \
-                x_shape[0] == 0 or self.shape(new_acc) != row_shape or \
-                dims.broadcast(acc_shape, row_shape) != row_shape or x_shape[1:] != row_shape:
+        (x, row), (scan, acc, acc_first), (kept, kept_new, appended) = rows, stepped, collected
+        # shapes: x's rows (numbers for a 1-D x), acc broadcast to them
+        x_shape = self.shape(x.name)
+        acc_shape = self.shape(acc.name)
+        if acc_shape is None:
+            acc_shape = self._number(block[:at], acc.name)
+        new_acc = loop.body[1].targets[0]
+        if x_shape is None or not x_shape or x_shape[0] == 0 or acc_shape is None or \
+                dims.broadcast(acc_shape, x_shape[1:]) != x_shape[1:] or \
+                self.shape(new_acc) not in (None, x_shape[1:]):
             return None
         # names the loop binds are read nowhere after it; acc neither
         inside = all_reads(loop)
@@ -166,30 +181,58 @@ class _Rewriter:
         after = self._reader(block, at, kept)
         if after is None:
             return None
-        reader_at, reader = after
-        # the scan: xs = promoted(x, acc); scanned = cumprod(xs, axis=0); prefix = acc * scanned
-        origin, location = loop.origin, step.prim.location
-        cast, scanned = Var(self.fresh(f"{x.name}_as")), Var(self.fresh(f"{x.name}_{scan.rsplit('.', 1)[-1]}"))
+        return _Scan(x, acc, acc_first, loop.body[1], scan, kept, appended, *after)
+
+    def _step(self, step: Stmt, row: str, carried: dict) -> Optional[tuple]:
+        """``(the scan, acc, whether acc is the left operand)`` of ``acc_2 = acc * row`` (or
+        ``row * acc``, or another operation with a scan), acc carried to acc_2; else None."""
+        scan = self.table.scan(step.prim.op)
+        if not scan or not isinstance(step.expr, (cst.BinaryOperation, cst.Call)) or \
+                len(step.targets) != 1 or step.prim.kwargs or len(step.prim.args) != 2 or \
+                Var(row) not in step.prim.args:
+            return None
+        acc_at = 1 - step.prim.args.index(Var(row))
+        acc = step.prim.args[acc_at]
+        if not isinstance(acc, Var) or carried.get(acc.name) != Var(step.targets[0]):
+            return None
+        return scan, acc, acc_at == 0
+
+    @staticmethod
+    def _number(before: list, name: str) -> Optional[tuple]:
+        """``()`` where the last statement of ``before`` binding ``name`` binds a number literal
+        (``acc = 1.0``), else None."""
+        for node in reversed(before):
+            if isinstance(node, Stmt) and name in node.targets:
+                value = node.prim.args[0] if node.prim.op == "copy" and len(node.prim.args) == 1 else None
+                return () if isinstance(value, Const) and not value.reads and \
+                    isinstance(value.node, (cst.Integer, cst.Float)) else None
+        return None
+
+    def rewrite(self, block: list, at: int, found: _Scan) -> tuple:
+        """``(the block with the loop at ``at`` written as the scan, where to go on)``."""
+        x, acc, step = found.x, found.acc, found.step
+        origin, location = block[at].origin, step.prim.location
+        cast = Var(self.fresh(f"{x.name}_as"))
+        scanned = Var(self.fresh(f"{x.name}_{found.scan.rsplit('.', 1)[-1]}"))
         axis = Const(cst.Integer("0"), "0", (), "", False)
         made = [
             Stmt((cast.name,), _call(cst.Attribute(cst.Name("s2s"), cst.Name(PROMOTED)), (x, acc)),
                  Prim(_PROMOTED_OP, (x, acc), location=location), origin),
-            Stmt((scanned.name,), _call(_dotted(scan), (cast,), (("axis", axis),)),
-                 Prim(scan, (cast,), (("axis", axis),), location=location), origin),
+            Stmt((scanned.name,), _call(_dotted(found.scan), (cast,), (("axis", axis),)),
+                 Prim(found.scan, (cast,), (("axis", axis),), location=location), origin),
         ]
-        operands = (acc, scanned) if acc_at == 0 else (scanned, acc)
-        replaced_block = list(block)
-        if appended:
+        operands = (acc, scanned) if found.acc_first else (scanned, acc)
+        out = list(block)
+        kept = found.kept
+        if found.appended:
             # the stacking statement's target is the prefix itself; the empty list goes
-            prefix = reader.targets[0]
-            made.append(Stmt((prefix,), _binary(step.expr, operands), replace(step.prim, args=operands),
-                             origin))
-            del replaced_block[reader_at]
-            replaced_block[at:at + 1] = made
-            start = next(i for i, n in enumerate(replaced_block[:at])
-                         if isinstance(n, Stmt) and n.targets == (kept,))
-            del replaced_block[start]
-            return replaced_block, at - 1 + len(made)
+            made.append(Stmt(found.reader.targets, _binary(step.expr, operands),
+                             replace(step.prim, args=operands), origin))
+            del out[found.reader_at]
+            out[at:at + 1] = made
+            start = next(i for i, n in enumerate(out[:at]) if isinstance(n, Stmt) and n.targets == (kept,))
+            del out[start]
+            return out, at - 1 + len(made)
         prefix = self.fresh(f"{acc.name}_prefix")
         written = self.fresh(f"{kept}_rows")
         whole = Const(cst.parse_expression("(slice(None, None, None),)"), "(slice(None, None, None),)",
@@ -198,9 +241,9 @@ class _Rewriter:
         made.append(Stmt((written,), _call(cst.Attribute(cst.Name("s2s"), cst.Name(SETITEM)),
                                            (Var(kept), whole, Var(prefix))),
                          Prim(_SETITEM_OP, (Var(kept), whole, Var(prefix)), location=location), origin))
-        replaced_block[reader_at] = _reading(reader, kept, written)
-        replaced_block[at:at + 1] = made
-        return replaced_block, at + len(made)
+        out[found.reader_at] = _reading(found.reader, kept, written)
+        out[at:at + 1] = made
+        return out, at + len(made)
 
     def _collection(self, stmt: Stmt, counter: str, new_acc: str, carried: dict) -> Optional[tuple]:
         """``(the collecting name, its new version, whether it is a list appended to)`` of the
