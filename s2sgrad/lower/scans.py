@@ -5,16 +5,17 @@ A loop over the rows of ``x`` (``for t in range(len(x))`` reading ``x[t]``, or `
 whose body is only ``acc = acc * x[t]`` (or ``+``: the rule table's ``scan`` of the operation's
 algebra) and the collection of each new ``acc``, appended to a list made empty before the loop and
 then stacked (``np.stack(rows)``, ``np.array(rows)``), or written into the row ``out[t]`` of an
-array of the rows' shape, computes ``acc0 * np.cumprod(x, axis=0)``: written so, it is one numpy
+array of ``x``'s shape, computes ``acc0 * np.cumprod(x, axis=0)``: written so, it is one numpy
 call instead of a step of Python per row, forward and backward (the scan's rule), and no tape.
 
 The rewrite holds where the code is made for a call's shapes (``Options.shapes``) and:
 - ``x``'s length is known and not 0 (a loop of no steps stacks an empty list, which raises), the
   loop runs over all of it (``range(len(x))``, ``range(x.shape[0])``, ``for row in x``), ``acc``'s
-  shape and the rows' are known and ``acc * row`` has the rows' shape;
+  shape is known (or ``acc`` starts as a number literal, ``acc = 1.0``, over the numbers of a
+  1-D ``x``) and ``acc * row`` has the rows' shape (``x``'s less its first length);
 - nothing after the loop reads ``acc``, the row, the counter or the new ``acc``; the list is read
-  by the one statement stacking it, after the loop in its block; the array ``out`` has the
-  rows stacked's shape and one statement after the loop in its block reads it (which then reads
+  by the one statement stacking it, after the loop in its block; the array ``out`` has ``x``'s
+  shape and one statement after the loop in its block reads it (which then reads
   ``out`` with every row written: ``s2s.setitem(out, (slice(None),), prefix)``, out's type kept).
 
 ``x`` is first cast to the type the steps compute in (``s2s.promoted(x, acc)``: an int array with
