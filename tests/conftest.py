@@ -53,6 +53,18 @@ def _rebind(fn, namespace=None):
     return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
+def autograd_hvp(fn, args, tangents):
+    """autograd's Hessian-vector products of scalar ``fn`` (rebound to autograd.numpy) at
+    ``args`` along ``tangents``: one per argument."""
+    twin = _rebind(fn)
+    every = tuple(range(len(args)))
+
+    def along(*a):
+        return sum(anp.sum(g * t) for g, t in zip(autograd.grad(twin, every)(*a), tangents))
+
+    return autograd.grad(along, every)(*args)
+
+
 def autograd_grad(fn, args, argnums):
     return autograd.grad(_rebind(fn), argnums)(*args)
 

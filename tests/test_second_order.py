@@ -362,7 +362,7 @@ def test_a_list_adjoint_given_an_array_turns_back_into_one_at_second_order():
     def outer(u):
         return np.sum(s2sgrad.grad(running_numbers)(u) ** 2)
 
-    twin = type(running_numbers)(running_numbers.__code__, dict(running_numbers.__globals__, np=anp))
+    twin = _rebind(running_numbers)
 
     def outer_twin(u):
         return anp.sum(autograd.grad(twin)(u) ** 2)

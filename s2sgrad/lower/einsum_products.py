@@ -26,7 +26,7 @@ from typing import Mapping, Optional
 
 import libcst as cst
 
-from .ir import MATMUL, Const, CoreFunction, If, Loop, Prim, Stmt, Var, defined_names
+from .ir import MATMUL, Const, CoreFunction, Prim, Stmt, Var, defined_names, rewrite_statements
 from .naming import Namer
 
 EINSUM = "numpy.einsum"
@@ -89,18 +89,7 @@ class _Rewriter:
         shape = self.shapes.get(name) if name is not None else None
         return len(shape) if isinstance(shape, tuple) else None
 
-    def block(self, body: tuple) -> tuple:
-        out: list = []
-        for node in body:
-            if isinstance(node, If):
-                out.append(replace(node, body=self.block(node.body), orelse=self.block(node.orelse)))
-            elif isinstance(node, Loop):
-                out.append(replace(node, body=self.block(node.body)))
-            else:
-                out.extend(self.statement(node))
-        return tuple(out)
-
-    def statement(self, stmt: Stmt) -> tuple:
+    def statement(self, stmt: Stmt, block: tuple = ()) -> tuple:
         prim = stmt.prim
         if prim.op != EINSUM or len(stmt.targets) != 1 or len(prim.args) != 3 or prim.kwargs or \
                 stmt.unpack:
@@ -141,7 +130,7 @@ def einsum_products(fn: CoreFunction, shapes: Mapping[str, tuple]) -> CoreFuncti
     none). An einsum of a product's result has its rank known at the next run of the shape
     analysis: the pipeline runs this again until nothing changes."""
     rewriter = _Rewriter(fn, shapes)
-    body = rewriter.block(fn.body)
+    body = rewrite_statements(fn.body, rewriter.statement)
     if not rewriter.changed:
         return fn
     return replace(fn, body=body, reserved=fn.reserved | frozenset(rewriter.added))

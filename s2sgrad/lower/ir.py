@@ -8,8 +8,8 @@ display of operands, e.g. the argument of ``np.stack``).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Union
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Optional, Union
 
 import libcst as cst
 
@@ -242,6 +242,22 @@ def flatten(body: tuple) -> list:
             out.extend(flatten(stmt.body))
             out.extend(flatten(stmt.carries))
     return out
+
+
+def rewrite_statements(body: tuple, rewrite: Callable[[Stmt, tuple], tuple]) -> tuple:
+    """``body`` with each simple statement replaced by the nodes ``rewrite(statement, its
+    block)`` gives (``(statement,)`` keeps it), in branches' arms and loops' bodies too (not in
+    loops' carries)."""
+    out: list = []
+    for node in body:
+        if isinstance(node, If):
+            out.append(replace(node, body=rewrite_statements(node.body, rewrite),
+                               orelse=rewrite_statements(node.orelse, rewrite)))
+        elif isinstance(node, Loop):
+            out.append(replace(node, body=rewrite_statements(node.body, rewrite)))
+        else:
+            out.extend(rewrite(node, body))
+    return tuple(out)
 
 
 def defined_names(body: tuple) -> set:

@@ -30,8 +30,8 @@ from .. import dims
 from ..rules.helpers.containers import PROMOTED
 from ..rules.helpers.inplace import SETITEM
 from ..rules.table import RuleTable
-from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, Seq, Stmt, Var, defined_names,
-                 read_counts)
+from .ir import (SUBSCRIPT, Const, CoreFunction, Prim, Seq, Stmt, Var, defined_names, read_counts,
+                 rewrite_statements)
 from .naming import Namer
 
 _PROMOTED_OP = "s2sgrad.runtime." + PROMOTED  # the rule table's name of the helper
@@ -91,17 +91,6 @@ class _Rewriter:
         self.added: set = set()
         self.changed = False
         self.parts: list = []  # the reads of an array's parts a rewritten join read in place
-
-    def block(self, body: tuple) -> tuple:
-        out: list = []
-        for node in body:
-            if isinstance(node, If):
-                out.append(replace(node, body=self.block(node.body), orelse=self.block(node.orelse)))
-            elif isinstance(node, Loop):
-                out.append(replace(node, body=self.block(node.body)))
-            else:
-                out.extend(self.statement(node, body))
-        return tuple(out)
 
     def shape(self, op) -> Optional[tuple]:
         found = self.shapes.get(op.name) if isinstance(op, Var) else None
@@ -213,7 +202,7 @@ def spliced_joins(fn: CoreFunction, shapes: Mapping[str, tuple], table: RuleTabl
     """``fn`` with each join that rebuilds an array with parts replaced written as index writes
     (module docstring); ``fn`` itself where there is none."""
     rewriter = _Rewriter(fn, shapes, table)
-    body = rewriter.block(fn.body)
+    body = rewrite_statements(fn.body, rewriter.statement)
     if not rewriter.changed:
         return fn
     out = replace(fn, body=body, reserved=fn.reserved | frozenset(rewriter.added))
@@ -225,13 +214,4 @@ def spliced_joins(fn: CoreFunction, shapes: Mapping[str, tuple], table: RuleTabl
 def _without(body: tuple, dropped: set) -> tuple:
     """``body`` without the statements whose ids are in ``dropped`` (reads of parts a join read
     and nothing else reads: a basic slice has no effect)."""
-    out = []
-    for node in body:
-        if isinstance(node, If):
-            out.append(replace(node, body=_without(node.body, dropped),
-                               orelse=_without(node.orelse, dropped)))
-        elif isinstance(node, Loop):
-            out.append(replace(node, body=_without(node.body, dropped)))
-        elif id(node) not in dropped:
-            out.append(node)
-    return tuple(out)
+    return rewrite_statements(body, lambda stmt, _: () if id(stmt) in dropped else (stmt,))

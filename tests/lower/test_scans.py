@@ -4,9 +4,9 @@ autograd's (of the loop as written), second order, and loops of other structures
 written."""
 
 import autograd
-import autograd.numpy as anp
 import numpy as np
 import pytest
+from conftest import _rebind, autograd_hvp
 
 import s2sgrad
 
@@ -98,17 +98,13 @@ KEPT = [(acc_read_after, ((5, 3),)), (rows_read_twice, ((5, 3),)), (part_of_the_
 ALL = SCANNED + KEPT
 
 
-def _twin(fn):
-    namespace = dict(fn.__globals__, np=anp)
-    return type(fn)(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
-
 
 def _expected(fn, args):
     """autograd's gradient, or central differences where autograd cannot run the function (an
     index write): ``(gradients, rtol)``."""
     argnums = tuple(range(len(args)))
     try:
-        return autograd.grad(_twin(fn), argnums)(*args), 1e-10
+        return autograd.grad(_rebind(fn), argnums)(*args), 1e-10
     except ValueError:
         grads = []
         for i, a in enumerate(args):
@@ -161,14 +157,14 @@ def test_the_loop_is_one_scan_where_the_shapes_are_known(fn, shapes):
 def test_zeros_in_the_rows_and_other_types():
     x = np.array([[1.5, 0.0, 2.0], [0.5, 3.0, 0.0], [2.0, 1.0, 1.0], [0.0, 2.0, 0.5]])
     grad = s2sgrad.value_and_grad(appended)
-    expected = autograd.grad(_twin(appended))(x)
+    expected = autograd.grad(_rebind(appended))(x)
     for _ in range(3):
         value, g = grad(x)
         np.testing.assert_allclose(value, appended(x))
         np.testing.assert_allclose(g, expected, rtol=1e-12, atol=1e-12)
     counts = np.array([[2, 3], [4, 5], [6, 7], [1, 2]])  # an int array: float steps, as the loop's
     w = np.array([0.5, -0.25])
-    expected = autograd.grad(_twin(int_rows))(w, counts)
+    expected = autograd.grad(_rebind(int_rows))(w, counts)
     vg = s2sgrad.value_and_grad(int_rows)
     for _ in range(3):
         value, g = vg(w, counts)
@@ -190,13 +186,7 @@ SECOND = [SCANNED[0], SCANNED[2], SCANNED[3]]  # (autograd runs no index write)
 def test_second_order(fn, shapes):
     args = _args(shapes, seed=1)
     tangents = _args(shapes, seed=2)
-    twin = _twin(fn)
-    every = tuple(range(len(args)))
-
-    def along(*a):
-        return sum(anp.sum(g * t) for g, t in zip(autograd.grad(twin, every)(*a), tangents))
-
-    expected = autograd.grad(along, every)(*args)
+    expected = autograd_hvp(fn, args, tangents)
     for _ in range(2):
         for got, want in zip(s2sgrad.hvp(fn, args, tangents), expected):
             np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
