@@ -140,6 +140,7 @@ def test_jacobians_of_jacobians_of_several_arguments(inner):
         np.testing.assert_allclose(got[i], want, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow  # 12-18 s: the slow tier, which CI runs too
 def test_jacobians_of_reverse_mode_jacobians():
     x, w = RNG.uniform(-1, 1, 3), RNG.uniform(-1, 1, 3)
     # a Jacobian of a pytree output (here nested tuples the code does not show): blocks of its

@@ -79,6 +79,7 @@ def uses_tuple_jacobians_ag(x):
     return anp.sum(forward[0] * anp.dot(forward[1], V3)) + anp.sum(backward ** 2)
 
 
+@pytest.mark.slow  # 12-18 s: the slow tier, which CI runs too
 def test_grad_and_hessian_of_a_function_that_calls_jacobians_of_tuple_outputs():
     want = autograd.grad(uses_tuple_jacobians_ag)(X)
     np.testing.assert_allclose(s2sgrad.grad(uses_tuple_jacobians)(X), want, rtol=1e-9)

@@ -25,6 +25,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..program import Nest, Simple, name_reads, pure
+from ..rules.helpers.inplace import SETITEM
 from .inline import substitute
 from .simplify import negated, simplify
 
@@ -70,6 +71,9 @@ def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset,
             continue
         name, value, j = target
         reader = block[j].node
+        if _written_array(reader) == name:  # the array a write writes into stays a name
+            i += 1
+            continue
         if isinstance(reader, cst.AugAssign) and _rebinds(reader, name):
             reader = _as_assignment(reader)  # v = e1; v += e2  ->  v = e1 + e2
         folded = Simple(simplify(substitute_statement(reader, {name: value}), scalars))
@@ -83,6 +87,18 @@ def _fold_block(block: list, reads: Counter, binds: Counter, scalars: frozenset,
         # The reader may fold further now; look again from the line before the one removed.
         i = max(i - 1, 0)
     return block
+
+
+def _written_array(small) -> Optional[str]:
+    """The name of the array ``x`` an index write ``y = setitem(x, index, value)`` writes into
+    (writes_in_place.py tells by that name which array it is, and whether it may write in
+    place), else None."""
+    value = getattr(small, "value", None)
+    if isinstance(small, cst.Assign) and isinstance(value, cst.Call) and value.args and \
+            m.matches(value.func, m.Attribute(m.Name("s2s"), m.Name(SETITEM))) and \
+            isinstance(value.args[0].value, cst.Name):
+        return value.args[0].value.value
+    return None
 
 
 def move_signs(code: list, outside: Counter = Counter()) -> list:

@@ -12,6 +12,7 @@ nothing. A backward loop replays the forward loop's records in reverse.
 from __future__ import annotations
 
 from typing import Optional
+from dataclasses import replace
 
 import libcst as cst
 
@@ -37,6 +38,7 @@ from .plain_writes import Plain, subscript
 from .writes_in_place import drop_unread_records, shape_only_records, write_in_place
 from .. import dims
 from .records import Records
+from .log_compositions import log_compositions
 from .updates import index_updates
 from .release import release
 from .unknown import no_rule
@@ -85,6 +87,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         # writes adding into what they read (updates.py), and the reads whose share is left in
         # the adjoint of what they read (``t``: no adjoint of its own once its write is passed)
         self.updates = index_updates(fn, table, self.index_numbers(), self.known_arrays())
+        self.logs = log_compositions(fn, table)  # np.log(f(x)) as one function of x
         self.passed: set = set()
 
     def local_to(self, blocks: tuple) -> set:
@@ -278,6 +281,10 @@ class ReverseBuilder(Contributions, BlockSweeps):
             return lines
         if rule.registered:
             return self.registered_backward(stmt, rule, g)
+        inner = self.logs.get(stmt)
+        if inner is not None:  # the log's adjoint given to f's operand at once
+            whole = replace(stmt, prim=replace(stmt.prim, args=inner.prim.args))
+            return lines + self.rule_backward(whole, self.table.log_of(stmt.prim.op, inner.prim.op), g)
         if not self.uniform_sum(lines, stmt, rule, g):
             lines += self.rule_backward(stmt, rule, g)
         return lines

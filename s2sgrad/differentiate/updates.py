@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..lower.ir import SUBSCRIPT, Const, CoreFunction, If, Loop, Stmt, Var, read_counts
+from ..lower.ir import SUBSCRIPT, Const, CoreFunction, Stmt, Var, blocks, read_counts
 from ..rules.table import RuleTable
 from .plain_writes import basic_index
 
@@ -27,7 +27,7 @@ def index_updates(fn: CoreFunction, table: RuleTable, numbers: frozenset, arrays
     joins lists: a list's slice written so is no update)."""
     reads = read_counts(fn)
     found: dict = {}
-    for block in _blocks(fn.body):
+    for block in blocks(fn.body):
         single = {s.targets[0]: s for s in block if isinstance(s, Stmt) and len(s.targets) == 1}
         for stmt in block:
             read = _update(stmt, single, reads, numbers, arrays) \
@@ -59,14 +59,3 @@ def _update(stmt: Stmt, single: dict, reads: Counter, numbers: frozenset, arrays
                 reads[read.name] == 1 and sum(1 for a in added.prim.args if a == read) == 1:
             return read.name
     return None
-
-
-def _blocks(body: tuple):
-    """Each block of statements (the body, an arm, a loop's body), nested ones too."""
-    yield body
-    for node in body:
-        if isinstance(node, If):
-            yield from _blocks(node.body)
-            yield from _blocks(node.orelse)
-        elif isinstance(node, Loop):
-            yield from _blocks(node.body)

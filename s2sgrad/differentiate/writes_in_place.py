@@ -329,7 +329,11 @@ class _Facts:
     arrays: frozenset = frozenset()  # names certainly holding numpy arrays (Plain.arrays)
 
 
-def _facts(code: tuple, step_of: StepOf, final_code: tuple, arrays: frozenset = frozenset()) -> _Facts:
+def _facts(code: tuple, step_of: StepOf, final_code: tuple, arrays: frozenset = frozenset(),
+           params: frozenset = frozenset()) -> _Facts:
+    """What each line of ``code`` does to the names it binds: a step, a copy of a name bound here
+    (a group's versions joined), a new value (a copy of one of ``params``, bound before the
+    items, is one: copied where it is bound when its group works in place), or anything else."""
     end = _Node(None, set().union(*(_value_reads(cst.parse_expression(t)) for t in final_code)),
                 frozenset())
     nodes: list = []
@@ -346,7 +350,7 @@ def _facts(code: tuple, step_of: StepOf, final_code: tuple, arrays: frozenset = 
         target = item.assigned if isinstance(item, Simple) else None
         if target is None:
             facts.other.update(node.binds)
-        elif _copied_from(item.node.value) is not None:
+        elif _copied_from(item.node.value) not in (None, *params):
             facts.copies.setdefault(target, set()).add(_copied_from(item.node.value))
         else:
             facts.made.setdefault(target, []).append(node)
@@ -513,7 +517,7 @@ def _fresh_array_safe(step: tuple, facts: _Facts, preds: dict) -> bool:
 def _analysed(code: tuple, step_of: StepOf, params: frozenset, final_code: tuple,
               arrays: frozenset = frozenset()) -> tuple:
     """``(facts, {id(node) of a step: whether its group works in place}, made nodes to copy)``."""
-    facts = _facts(code, step_of, final_code, arrays)
+    facts = _facts(code, step_of, final_code, arrays, params)
     in_place: dict = {}
     copies: set = set()
     for group in _groups(facts):

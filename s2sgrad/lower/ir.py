@@ -244,6 +244,18 @@ def flatten(body: tuple) -> list:
     return out
 
 
+def blocks(body: tuple):
+    """Each block of statements: ``body``, each branch's arms and each loop's body, nested ones
+    too (not loops' carries)."""
+    yield body
+    for node in body:
+        if isinstance(node, If):
+            yield from blocks(node.body)
+            yield from blocks(node.orelse)
+        elif isinstance(node, Loop):
+            yield from blocks(node.body)
+
+
 def rewrite_statements(body: tuple, rewrite: Callable[[Stmt, tuple], tuple]) -> tuple:
     """``body`` with each simple statement replaced by the nodes ``rewrite(statement, its
     block)`` gives (``(statement,)`` keeps it), in branches' arms and loops' bodies too (not in

@@ -61,7 +61,21 @@ _COMPLEX = (
 )
 
 _ALGEBRA = {"exp": "exp", "log": "log"}  # the identities analyze/invariance.py's proof reads
-_NUMPY_UNARY = tuple(defvjp(f"numpy.{name}(x)", elementwise=True, algebra=_ALGEBRA.get(name, ""), x=t)
+# The adjoint of np.log(f(x)) in x, f'(x) / f(x) as one function where that is shorter than the
+# chain's quotient (Rule.log_adjoint): log(cosh(x)) -> tanh(x), log(exp(x)) -> 1. Holomorphic,
+# so complex x takes the same templates.
+_LOG_ADJOINTS = {
+    "exp": "g",
+    "cosh": "g * np.tanh(x)",
+    "sinh": "g / np.tanh(x)",
+    "sin": "g / np.tan(x)",
+    "cos": "-g * np.tan(x)",
+    "sqrt": "g * 0.5 / x",
+    "square": "g * 2.0 / x",
+    "reciprocal": "-g / x",
+}
+_NUMPY_UNARY = tuple(defvjp(f"numpy.{name}(x)", elementwise=True, algebra=_ALGEBRA.get(name, ""),
+                            log_adjoint=_LOG_ADJOINTS.get(name, ""), x=t)
                      for name, t in _UNARY) + _COMPLEX
 _BY_NAME = {r.name: r for r in _NUMPY_UNARY}
 

@@ -150,6 +150,10 @@ class Rule:
     # ((param, ranks, template), ...): the adjoint of ``param`` where the positional operands'
     # ranks are known to be ``ranks`` (code made for a shape signature): plain numpy, no dispatch
     ranked: tuple = ()
+    # the adjoint of ``np.log(f(x))`` in ``x`` (``g * np.tanh(x)`` for cosh: f'(x) / f(x), one
+    # function), where f's value is read by nothing but the log: the backward sweep then neither
+    # divides by f(x) nor keeps it (differentiate/log_compositions.py)
+    log_adjoint: str = ""
 
     @property
     def registered(self) -> bool:
@@ -223,7 +227,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            indexed: str = "", each: Optional[dict] = None,
            respell: Optional[Callable[[tuple], Optional[tuple]]] = None, together: tuple = (),
            result_shape: Optional[Callable[..., Optional[tuple]]] = None, ranked: tuple = (),
-           result_lengths: str = "", **templates: str) -> Rule:
+           result_lengths: str = "", log_adjoint: str = "", **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -237,7 +241,7 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs),
                 indexed=indexed, each=tuple((each or {}).items()), respell=respell,
                 result_shape=result_shape, ranked=tuple(ranked), result_lengths=result_lengths,
-                together=(tuple(together[0]), together[1]) if together else ())
+                log_adjoint=log_adjoint, together=(tuple(together[0]), together[1]) if together else ())
     grouped = set(rule.together[0]) if rule.together else set()
     unknown = (set(rule.linear) | set(rule.constant_in) | grouped) - {p.name for p in params}
     if unknown:
@@ -317,7 +321,8 @@ def validate(rule: Rule) -> None:
     for param, code, seeds in [(p, c, {"g", "ans"}) for p, c in rule.vjps] + together + \
             [(p, c, {"t", "ans"}) for p, c in rule.jvps] + joint + \
             [(p, c, {"gs", "others"}) for p, c in rule.step_sums] + \
-            [(p, c, {"t"}) for p, c in rule.batched]:
+            [(p, c, {"t"}) for p, c in rule.batched] + \
+            ([(rule.params[0].name, rule.log_adjoint, {"g"})] if rule.log_adjoint else []):
         allowed = seeds | names | TEMPLATE_GLOBALS
         if param not in names:
             raise AssertionError(f"rule {rule.name}: template for unknown parameter {param!r}")
@@ -435,6 +440,19 @@ class RuleTable:
         ``numpy.cumprod``), by its algebra; "" for any other."""
         rule = self.rules.get(op)
         return SCANS.get(rule.algebra, "") if rule is not None and rule.elementwise else ""
+
+    def log_of(self, outer: str, inner: str) -> Optional[Rule]:
+        """The rule of ``outer(inner(x))`` as one function of ``x``, where ``outer`` is the
+        natural log (its algebra) and ``inner``'s rule states the log's adjoint
+        (Rule.log_adjoint), else None."""
+        log, rule = self.rules.get(outer), self.rules.get(inner)
+        if log is None or log.algebra != "log" or len(log.params) != 1 or rule is None or \
+                not rule.log_adjoint or len(rule.params) != 1:
+            return None
+        vjps = ((rule.params[0].name, rule.log_adjoint),)
+        if rule.params[0].name != log.params[0].name:
+            vjps = _renamed(vjps, {rule.params[0].name: log.params[0].name})
+        return replace(log, vjps=vjps, jvps=(), algebra="")
 
     def is_scan(self, op: str) -> bool:
         """Whether ``op`` is a cumulative function (``numpy.cumsum``): along a given axis, its

@@ -96,6 +96,19 @@ def test_the_join_is_an_index_write_where_the_shapes_are_known(fn, shapes, argnu
         assert "s2s.promoted(" in made
 
 
+def test_a_loop_of_joins_copies_its_argument_once():
+    """The loop's array starts as the caller's argument: copied once where the loop's first
+    value is bound (s2s.owned_array), then each step writes into it, where a step copying the
+    array each time was the code before."""
+    args = _args(((9,), ()))
+    value_and_grad = s2sgrad.value_and_grad(heat)
+    value_and_grad(*args)
+    made = _code(s2sgrad.source(value_and_grad, like=args))
+    forward = made[:made.index("_bwd(")]
+    assert "u = s2s.owned_array(u0)" in forward
+    assert "s2s.setitem(" not in forward and "u_as[1:-1] = interior" in forward
+
+
 @pytest.mark.parametrize("fn, shapes, argnums", CASES[:4], ids=[c[0].__name__ for c in CASES[:4]])
 def test_forward_mode_and_second_order(fn, shapes, argnums):
     args = _args(shapes, seed=1)

@@ -307,6 +307,23 @@ class Gen:
             lp["pinned"].add(name)
 
     # ---------------------------------------------------------------- expressions
+    def log_of(self, a: E) -> E:
+        """``np.log(f(a))`` for a function whose rule states the log's adjoint, its value positive."""
+        self.tag("log_of")
+        b = self.squash(a, 3.0)
+        form = self.ch.choice(["cosh", "exp", "sqrt", "square", "reciprocal", "sin"])
+        if form == "cosh":
+            return E(f"np.log(np.cosh({b.src}))", a.shape, float(np.log(np.cosh(b.bound))))
+        if form == "exp":
+            return E(f"np.log(np.exp({b.src}))", a.shape, b.bound)
+        if form == "sqrt":
+            return E(f"np.log(np.sqrt(1.0 + {b.src} * {b.src}))", a.shape, float(np.log1p(b.bound**2)))
+        if form == "square":
+            return E(f"np.log(np.square(2.0 + np.sin({b.src})))", a.shape, 2.2)
+        if form == "reciprocal":
+            return E(f"np.log(np.reciprocal(1.0 + {b.src} * {b.src}))", a.shape, float(np.log1p(b.bound**2)))
+        return E(f"np.log(np.sin(1.0 + 0.2 * np.tanh({b.src})))", a.shape, 0.4)
+
     def squash(self, e: E, limit=BIG) -> E:
         if e.bound <= limit:
             return e
@@ -502,8 +519,10 @@ class Gen:
             return E(f"(-{a.src})", a.shape, a.bound)
         if kind == "unary":
             a = self.expr(maxshape, d)
-            fn = self.ch.choice(["sin", "cos", "tanh", "exp", "log", "sqrt", "abs"])
+            fn = self.ch.choice(["sin", "cos", "tanh", "exp", "log", "sqrt", "abs", "log_of"])
             self.tag("elementwise")
+            if fn == "log_of":  # the log of one function's value (differentiate/log_compositions.py)
+                return self.log_of(a)
             if fn in ("sin", "cos", "tanh"):
                 return E(f"np.{fn}({a.src})", a.shape, 1.0)
             if fn == "exp":

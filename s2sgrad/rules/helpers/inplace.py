@@ -61,7 +61,7 @@ def makes_new_array(dotted: str) -> bool:
 
 # Helpers that return their first argument or a new array (``unbroadcast``: the argument itself
 # where no axis is summed): what they bind is, for ownership, a copy of that name.
-PASSTHROUGH = ("s2s.unbroadcast",)
+PASSTHROUGH = ("s2s.unbroadcast", "s2s.promoted")
 
 _SETITEM = next(r for r in _CONTAINER_RULES if r.name == "s2sgrad.runtime.setitem")
 

@@ -1,0 +1,143 @@
+"""The log of one function's value (``np.log(np.cosh(r))``) differentiated as one function of its
+operand (differentiate/log_compositions.py): gradients equal autograd's in every spelling, the
+backward sweep reads the rule's log adjoint (``np.tanh``) and keeps no value of the inner
+function, and the pairs whose inner value is read elsewhere, or whose operand is rebound between,
+keep the chain."""
+
+import autograd
+import numpy as np
+import pytest
+from conftest import _rebind, autograd_hvp
+
+import s2sgrad
+
+
+def logcosh_mean(pred, target):
+    r = pred - target
+    return np.mean(np.log(np.cosh(r)))
+
+
+def every_function(x):  # each inner function with a log adjoint, one term each
+    return (np.sum(np.log(np.exp(x))) + np.sum(np.log(np.cosh(x))) + np.sum(np.log(np.sinh(x)))
+            + np.sum(np.log(np.sin(x))) + np.sum(np.log(np.cos(x))) + np.sum(np.log(np.sqrt(x)))
+            + np.sum(np.log(np.square(x))) + np.sum(np.log(np.reciprocal(x))))
+
+
+def named_steps(x, w):  # the inner value bound to a name, in a loop's body
+    total = 0.0
+    for k in range(3):
+        c = np.cosh(x * w[k])
+        total = total + np.sum(np.log(c)) * w[k]
+    return total
+
+
+def in_a_branch(x):
+    if np.sum(x) > 0:
+        s = np.sqrt(x + 1.0)
+        out = np.log(s)
+    else:
+        out = x
+    return np.sum(out * x)
+
+
+def inner_read_again(x):  # cosh(x) read by the log and by the sum: the chain stays
+    c = np.cosh(x)
+    return np.sum(np.log(c)) + np.sum(c)
+
+
+def rebound_in_a_loop(x):  # c rebound each step, its operand too
+    total = 0.0
+    for k in range(3):
+        c = np.cosh(x)
+        x = x * 0.5
+        total = total + np.sum(np.log(c) * x)
+    return total
+
+
+COMPOSED = [(logcosh_mean, ((50,), (50,))), (every_function, ((40,),)),
+            (named_steps, ((6,), (3,))), (in_a_branch, ((5,),)), (rebound_in_a_loop, ((5,),))]
+KEPT = [(inner_read_again, ((5,),))]
+ALL = COMPOSED + KEPT
+
+
+def _args(shapes, seed=0):
+    rng = np.random.default_rng(seed)
+    return tuple(rng.uniform(0.2, 1.3, size=s) for s in shapes)  # sin, cos, sinh positive
+
+
+def _code(text):
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _backward(text):
+    return text[text.index("_bwd("):]
+
+
+@pytest.mark.parametrize("fn, shapes", ALL, ids=[c[0].__name__ for c in ALL])
+def test_gradients_equal_autograds(fn, shapes):
+    args = _args(shapes)
+    argnums = tuple(range(len(args)))
+    expected = autograd.grad(_rebind(fn), argnums)(*args)
+    value_and_grad = s2sgrad.value_and_grad(fn, argnums=argnums)
+    for _ in range(3):  # the code for any shape, then the code made for these shapes, twice
+        value, grads = value_and_grad(*args)
+        np.testing.assert_allclose(value, fn(*args), rtol=1e-12)
+        for g, e in zip(grads, expected):
+            np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+    for g, e in zip(s2sgrad.vjp(fn, *args)[1](1.0), expected):
+        np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+
+
+CHAINS = {"np.cosh(": "np.sinh(", "np.sqrt(": "0.5 / s"}  # the inner call, the chain's tell
+
+
+@pytest.mark.parametrize("fn, shapes", ALL, ids=[c[0].__name__ for c in ALL])
+def test_the_backward_sweep_reads_the_log_adjoint(fn, shapes):
+    backward = _backward(_code(s2sgrad.source(s2sgrad.grad(fn))))
+    composed = (fn, shapes) in COMPOSED
+    if fn is in_a_branch:
+        assert ("0.5 / s" in backward) != composed  # the chain's quotient by sqrt's value
+        assert ("0.5 / x" in backward) == composed
+    else:
+        assert ("np.tanh(" in backward) == composed
+        assert ("np.sinh(" in backward) != composed
+
+
+def test_every_function_gives_its_own_adjoint():
+    backward = _backward(_code(s2sgrad.source(s2sgrad.grad(every_function))))
+    for call in ("np.tanh(", "np.tan("):
+        assert call in backward
+    for call in ("np.cos(", "np.sin(", "np.sinh(", "np.cosh(", "np.exp(", "np.sqrt("):
+        assert call not in backward  # no derivative of an inner function: the log's adjoint
+
+
+def test_forward_mode_and_second_order():
+    args = _args(((40,),))
+    tangents = _args(((40,),), seed=2)
+    expected = autograd.grad(_rebind(every_function))(*args)
+    value, tangent = s2sgrad.jvp(every_function, args, tangents)
+    np.testing.assert_allclose(tangent, np.dot(expected, tangents[0]), rtol=1e-10)
+    want = autograd_hvp(every_function, args, tangents)
+    for _ in range(2):
+        for got, w in zip(s2sgrad.hvp(every_function, args, tangents), want):
+            np.testing.assert_allclose(got, w, rtol=1e-8, atol=1e-10)
+
+
+def test_complex_operands():
+    z = np.array([0.5 + 0.3j, 1.2 - 0.4j, 0.8 + 0.1j])
+
+    def f(z):
+        return np.real(np.sum(np.log(np.cosh(z)) * np.conj(z)))
+
+    expected = autograd.grad(_rebind(f))(z)
+    np.testing.assert_allclose(s2sgrad.grad(f)(z), expected, rtol=1e-10)
+
+
+def test_where_the_inner_value_overflows():
+    """cosh(800) overflows: the value is inf, as the user's code makes it, and the gradient is
+    the log's adjoint, tanh, where the chain's quotient inf / inf gave nan."""
+    x = np.array([800.0, 0.5])
+    with np.errstate(over="ignore"):
+        value, g = s2sgrad.value_and_grad(lambda x: np.sum(np.log(np.cosh(x))))(x)
+    assert np.isinf(value)
+    np.testing.assert_allclose(g, np.tanh(x))
