@@ -99,7 +99,8 @@ def test_the_join_is_an_index_write_where_the_shapes_are_known(fn, shapes, argnu
 def test_a_loop_of_joins_copies_its_argument_once():
     """The loop's array starts as the caller's argument: copied once where the loop's first
     value is bound (s2s.owned_array), then each step writes into it, where a step copying the
-    array each time was the code before."""
+    array each time was the code before; and the join, an update of the part it replaces,
+    passes its adjoint through."""
     args = _args(((9,), ()))
     value_and_grad = s2sgrad.value_and_grad(heat)
     value_and_grad(*args)
@@ -107,6 +108,10 @@ def test_a_loop_of_joins_copies_its_argument_once():
     forward = made[:made.index("_bwd(")]
     assert "u = s2s.owned_array(u0)" in forward
     assert "s2s.setitem(" not in forward and "u_as[1:-1] = interior" in forward
+    # interior = u[1:-1] + e is the update u[1:-1] += e (differentiate/updates.py): the backward
+    # step passes the adjoint through, no copy of its part and no zeroing
+    backward = made[made.index("_bwd("):]
+    assert ".copy()" not in backward and "= 0.0" not in backward
 
 
 @pytest.mark.parametrize("fn, shapes, argnums", CASES[:4], ids=[c[0].__name__ for c in CASES[:4]])
