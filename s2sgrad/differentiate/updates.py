@@ -5,7 +5,7 @@ nowhere else, ``x`` certainly a numpy array, mapped to ``t``. Such a write is ``
 lowering of ``x[I] += e``, ``x[I] -= e`` and ``x[I] = x[I] + e``): ``x_2`` is ``x`` plus ``e``
 scattered at ``I``, so ``x``'s adjoint is ``x_2``'s itself (``t``'s share of it left in place,
 not zeroed and added back) and ``e``'s is its part at ``I`` (reverse.setitem_backward). The array
-written into may be ``s2s.promoted(x, s)`` (a join written as an index write, lower/splices.py:
+written into may be ``promoted(x, s)`` (a join written as an index write, lower/splices.py:
 ``x``'s numbers, cast to the join's type, reading ``s`` for its type only) with ``t = x[I]``.
 """
 
@@ -67,9 +67,10 @@ def _update(stmt: Stmt, single: dict, reads: Counter, numbers: frozenset, arrays
 
 
 def _promoted(made, value: Var) -> tuple:
-    """``(x, 1)`` where the array written into is ``s2s.promoted(x, value)`` (lower/splices.py: ``x``
-    cast to the type of a join with ``value``, exactly its numbers, reading ``value`` for its
-    type only), so a read of ``x[I]`` is a read of the written array; else ``(None, 0)``."""
+    """``(x, 1)`` where the array written into is the runtime helper's ``promoted(x, value)``
+    (lower/splices.py: ``x`` cast to the type of a join with ``value``, exactly its numbers,
+    reading ``value`` for its type only), so a read of ``x[I]`` is a read of the written array;
+    else ``(None, 0)``."""
     if made is not None and made.prim.op == _PROMOTED and len(made.prim.args) == 2 and \
             not made.prim.kwargs and made.prim.args[1] == value and isinstance(made.prim.args[0], Var):
         return made.prim.args[0], 1
