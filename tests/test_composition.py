@@ -310,6 +310,7 @@ def pullback_of_a_gradient(x):
     return np.sum(pullback(W3)[0] * x) + np.sum(g)
 
 
+@pytest.mark.slow  # 6-10 s: the slow tier, which CI runs too
 def test_grad_jvp_and_hessian_of_a_function_that_calls_vjp():
     # The pullback's calls become calls of the generated gradient of sine_cubed seeded with the
     # cotangent (lower/inner.py): second derivatives of sine_cubed flow through them.
@@ -365,6 +366,7 @@ def uses_a_jvp_ag(x, y):
         directional(x, y, y, x)
 
 
+@pytest.mark.slow  # 6-10 s: the slow tier, which CI runs too
 def test_grad_jvp_and_hessian_of_a_function_that_calls_jvp():
     # Each jvp call becomes a call of sine_cubed's generated forward mode (lower/inner.py).
     x, y, tx, ty = (RNG.uniform(-1, 1, 3) for _ in range(4))

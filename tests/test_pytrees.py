@@ -455,8 +455,13 @@ def test_the_decorators_gradient_given_pytrees_is_transformed_again():
     _tree_allclose(blocks, hessian)
 
 
-@pytest.mark.parametrize("outer", [s2sgrad.jacfwd, s2sgrad.jacrev])
-@pytest.mark.parametrize("inner", [s2sgrad.jacfwd, s2sgrad.jacrev])
+# jacfwd of jacfwd in the default tier; the other three pairs (6-7 s each) in the slow one
+@pytest.mark.parametrize("outer, inner", [
+    (s2sgrad.jacfwd, s2sgrad.jacfwd),
+    pytest.param(s2sgrad.jacfwd, s2sgrad.jacrev, marks=pytest.mark.slow),
+    pytest.param(s2sgrad.jacrev, s2sgrad.jacfwd, marks=pytest.mark.slow),
+    pytest.param(s2sgrad.jacrev, s2sgrad.jacrev, marks=pytest.mark.slow)],
+    ids=["jacfwd-jacfwd", "jacfwd-jacrev", "jacrev-jacfwd", "jacrev-jacrev"])  # outer-inner
 def test_a_jacobian_of_a_jacobian_given_pytrees_is_the_hessian(outer, inner):
     """JAX's jacfwd(jacrev(f)) habit with a params dict and a list of layers: the function jacfwd
     or jacrev returned is transformed again per structure (its value's structure read from f)."""

@@ -158,6 +158,7 @@ def test_second_order_usage_errors():
         s2sgrad.hvp(vector, (np.ones(2),), (np.ones(2),))
 
 
+@pytest.mark.slow  # 6-10 s: the slow tier, which CI runs too
 def test_returned_names_assigned_in_nested_branches_are_recorded():
     # Found by the program generator (seed 134): the reverse sweep over a forward-mode function
     # zeroed the adjoint of a returned name (`result_dot`) that only nested branches assign, with

@@ -257,6 +257,7 @@ def uses_listed_blocks_ag(x):
     return anp.sum(full[:3, 3:] * full[3:, 3:])
 
 
+@pytest.mark.slow  # 6-10 s: the slow tier, which CI runs too
 def test_a_hessian_forward_mode_cannot_read_is_transformed_again_by_reverse_mode():
     # its generated function is jacrev of the gradient (one backward sweep per element)
     np.testing.assert_allclose(s2sgrad.grad(uses_listed_blocks)(X), autograd.grad(uses_listed_blocks_ag)(X),

@@ -736,11 +736,12 @@ def check_refused(prog, directory):
 
 # Programs of fixed seeds that make each class the issue 24 generator work added (calls writing
 # into arguments, repeated-index writes, globals rebound between calls, custom gradients stated
-# unlike their value's derivative), in every mode check_modes runs. Seeds 0, 6, 23 and 38 (pytree
-# arguments, user classes, scipy terms: 15-50 s each) run in the slow tier, which CI runs too.
+# unlike their value's derivative), in every mode check_modes runs. Seeds 0, 6, 23, 30 and 38 (pytree
+# arguments, user classes, scipy terms: 9-50 s each) run in the slow tier, which CI runs too.
 @pytest.mark.parametrize("seed", [pytest.param(0, marks=pytest.mark.slow),
                                   pytest.param(6, marks=pytest.mark.slow), 16,
-                                  pytest.param(23, marks=pytest.mark.slow), 30,
+                                  pytest.param(23, marks=pytest.mark.slow),
+                                  pytest.param(30, marks=pytest.mark.slow),
                                   pytest.param(38, marks=pytest.mark.slow)])
 def test_generated_programs_of_fixed_seeds(seed, tmp_path):
     rng = np.random.default_rng(seed)

@@ -22,9 +22,10 @@ def _no_disk_cache(monkeypatch):
     monkeypatch.setenv("S2SGRAD_CACHE_DIR", "")
 
 
-# seed 1 in the default tier; the rest (10-40 s each) in the slow one, which CI runs too
-@pytest.mark.parametrize("seed", [1] + [pytest.param(s, marks=pytest.mark.slow)
-                                        for s in (0, 13, 16, 19, 26, 30, 31, 95, 121, 173)])
+# every seed (10-40 s each) in the slow tier, which CI runs too (third order in the default
+# tier: tests/test_third_order.py)
+@pytest.mark.parametrize("seed", [pytest.param(s, marks=pytest.mark.slow)
+                                  for s in (0, 1, 13, 16, 19, 26, 30, 31, 95, 121, 173)])
 def test_third_order_of_a_generated_program(seed, tmp_path):
     prog = generate(Chooser(seed=seed))
     assert check_third(prog, tmp_path, seed) is None  # checked against differences, not refused

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
@@ -23,6 +25,7 @@ def _emit(seed: str) -> bytes:
                           capture_output=True).stdout
 
 
+@pytest.mark.slow  # 7 s of new processes: the slow tier, which CI runs too
 def test_same_bytes_across_hash_seeds():
     first = _emit("0")
     assert first and first == _emit("4242")
