@@ -7,9 +7,11 @@ Conditions: the log's operand ``c`` is bound last, before it, by a statement of 
 (one loop body, one branch, or the function's top level) with one positional operand and no
 keyword, so the log reads that value; ``c`` is read by nothing but the log (no other statement,
 test, loop header or the result); and no item of the block from ``c``'s statement to the log
-binds a name ``x`` reads (so the ``x`` the log's adjoint reads is the one ``f`` was given). The backward sweep then gives ``x`` the log's adjoint
-at once (``x_bar = y_bar * np.tanh(x)``): ``c`` gets no adjoint, and the sweep neither divides by
-``c`` nor keeps it; the forward sweep's ``np.log(np.cosh(x))`` stays as written.
+binds a name ``x`` reads (so the ``x`` the log's adjoint reads is the one ``f`` was given) and
+no branch or loop between binds ``c`` (so the log reads ``f``'s value on every path). The
+backward sweep then gives ``x`` the log's adjoint at once (``x_bar = y_bar * np.tanh(x)``): ``c``
+gets no adjoint, and the sweep neither divides by ``c`` nor keeps it; the forward sweep's
+``np.log(np.cosh(x))`` stays as written.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ def _inner(log: Stmt, before: tuple, table: RuleTable, reads) -> Optional[Stmt]:
         inner = before[start]
         if isinstance(inner, Stmt) and name in inner.targets:
             break
+        if not isinstance(inner, Stmt) and name in defined_names((inner,)):
+            return None  # a branch or loop between may bind it: the log may read that value
     else:
         return None
     if inner.targets != (name,) or inner.unpack or len(inner.prim.args) != 1 or \

@@ -54,9 +54,16 @@ def rebound_in_a_loop(x):  # c rebound each step, its operand too
     return total
 
 
+def rebound_in_a_branch(x):  # a branch between binds c (its join name): the log reads that value
+    c = np.cosh(x)
+    if np.sum(x) > 0.0:
+        c = x * 0.0 + 2.0
+    return np.sum(np.log(c)) + np.sum(x * x)
+
+
 COMPOSED = [(logcosh_mean, ((50,), (50,))), (every_function, ((40,),)),
             (named_steps, ((6,), (3,))), (in_a_branch, ((5,),)), (rebound_in_a_loop, ((5,),))]
-KEPT = [(inner_read_again, ((5,),))]
+KEPT = [(inner_read_again, ((5,),)), (rebound_in_a_branch, ((5,),))]
 ALL = COMPOSED + KEPT
 
 
