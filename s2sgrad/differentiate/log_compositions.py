@@ -1,7 +1,7 @@
 """Logarithms of one function's value: a CoreFunction + the rule table -> each ``y = np.log(c)``
 (the table's natural log, RuleTable.log_of) whose operand ``c = f(x)`` is a function whose rule
-states the log's adjoint (``Rule.log_adjoint``: ``cosh`` -> ``g * np.tanh(x)``), mapped to the
-statement binding ``c``.
+states the log's adjoint (``Rule.log_adjoint``: ``cosh`` -> ``g * np.tanh(x)``), mapped to
+``(y = log(f)(x), the rule of that one function)``.
 
 Conditions: the log's operand ``c`` is bound last, before it, by a statement of the log's block
 (one loop body, one branch, or the function's top level) with one positional operand and no
@@ -16,6 +16,7 @@ gets no adjoint, and the sweep neither divides by ``c`` nor keeps it; the forwar
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from ..lower.ir import CoreFunction, Stmt, Var, blocks, defined_names, operand_reads, read_counts
@@ -25,26 +26,26 @@ __all__ = ["log_compositions"]
 
 
 def log_compositions(fn: CoreFunction, table: RuleTable) -> dict:
-    """``{log statement: the statement binding its operand}`` (module docstring)."""
+    """``{log statement: (the log read as a function of f's operand, its rule)}`` (module
+    docstring)."""
     reads = read_counts(fn)
     found: dict = {}
     for block in blocks(fn.body):
         for index, node in enumerate(block):
             if isinstance(node, Stmt):
-                inner = _inner(node, block[:index], table, reads)
-                if inner is not None:
-                    found[node] = inner
+                composed = _composed(node, block[:index], table, reads)
+                if composed is not None:
+                    found[node] = composed
     return found
 
 
-def _inner(log: Stmt, before: tuple, table: RuleTable, reads) -> Optional[Stmt]:
-    """The statement binding the operand of ``log`` where the pair is one function (module
-    docstring), else None; ``before``: the items of the log's block before it."""
+def _composed(log: Stmt, before: tuple, table: RuleTable, reads) -> Optional[tuple]:
+    """``(log read as a function of f's operand, its rule)`` where the log and the statement
+    binding its operand are one function (module docstring), else None; ``before``: the items of
+    the log's block before it."""
     prim = log.prim
     if len(log.targets) != 1 or log.unpack or len(prim.args) != 1 or prim.kwargs or \
-            not table.differentiable(prim.op):
-        return None
-    if not isinstance(prim.args[0], Var):
+            not isinstance(prim.args[0], Var):
         return None
     name = prim.args[0].name
     if reads[name] != 1:
@@ -57,10 +58,10 @@ def _inner(log: Stmt, before: tuple, table: RuleTable, reads) -> Optional[Stmt]:
             return None  # a branch or loop between may bind it: the log may read that value
     else:
         return None
-    if inner.targets != (name,) or inner.unpack or len(inner.prim.args) != 1 or \
-            inner.prim.kwargs or table.log_of(prim.op, inner.prim.op) is None:
+    rule = table.log_of(prim.op, inner.prim.op)
+    if rule is None or inner.targets != (name,) or inner.unpack or len(inner.prim.args) != 1 or \
+            inner.prim.kwargs:
         return None
-    read = set(operand_reads(inner.prim.args[0]))
-    if read & defined_names(before[start + 1:]):
+    if set(operand_reads(inner.prim.args[0])) & defined_names(before[start + 1:]):
         return None
-    return inner
+    return replace(log, prim=replace(prim, args=inner.prim.args)), rule

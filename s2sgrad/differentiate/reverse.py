@@ -12,7 +12,6 @@ nothing. A backward loop replays the forward loop's records in reverse.
 from __future__ import annotations
 
 from typing import Optional
-from dataclasses import replace
 
 import libcst as cst
 
@@ -281,10 +280,9 @@ class ReverseBuilder(Contributions, BlockSweeps):
             return lines
         if rule.registered:
             return self.registered_backward(stmt, rule, g)
-        inner = self.logs.get(stmt)
-        if inner is not None:  # the log's adjoint given to f's operand at once
-            whole = replace(stmt, prim=replace(stmt.prim, args=inner.prim.args))
-            return lines + self.rule_backward(whole, self.table.log_of(stmt.prim.op, inner.prim.op), g)
+        if stmt in self.logs:  # the log's adjoint given to f's operand at once
+            whole, composed = self.logs[stmt]
+            return lines + self.rule_backward(whole, composed, g)
         if not self.uniform_sum(lines, stmt, rule, g):
             lines += self.rule_backward(stmt, rule, g)
         return lines
