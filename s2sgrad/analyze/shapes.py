@@ -29,7 +29,7 @@ from ..lower.ir import (
 )
 from .. import dims
 from ..rules.table import VARARGS, RuleTable
-from .integers import PENDING as _PENDING, Integers, is_none as _is_none, literal_int, made_lengths
+from .integers import COUNTER, PENDING as _PENDING, Integers, is_none as _is_none, literal_int, made_lengths
 from .scalars import is_scalar_literal, known_scalars
 
 
@@ -304,9 +304,31 @@ class _Classes:
             found = _reduced(shapes[0], prim)
         else:
             found = rule.result_shape(shapes)
+            if found and found[0] is dims.UNKNOWN and getattr(rule, "rows_counted", ""):
+                found = self.counted_rows(rule, prim, shapes, found)
+                if found is _PENDING:
+                    return _BOTTOM
         if found is None:
             return _NO_SHAPE
         return SCALAR if found == () else found
+
+    def counted_rows(self, rule, prim, shapes: tuple, found: tuple):
+        """``found`` with its first length the integer of the rule's ``rows_counted`` parameter
+        (a loop's per-step products, ``s2s.rows_matmul(a, n, b)``: ``n`` rows where ``n`` is
+        certainly no more than ``a``'s length, else as many as ``a`` has), else ``found``;
+        _PENDING where the integer is not known yet."""
+        at = next((i for i, p in enumerate(rule.params) if p.name == rule.rows_counted), None)
+        count = prim.args[at] if at is not None and at < len(prim.args) else None
+        if not isinstance(count, (Var, Const)) or not shapes[0] or shapes[0][0] is dims.UNKNOWN:
+            return found
+        length = self.ints.length(cst.Name(count.name) if isinstance(count, Var) else count.node,
+                                  nonnegative=True)
+        if length is _PENDING:
+            return _PENDING
+        rows = dims.linear(shapes[0][0])
+        if length is None or rows is None or not dims.nonnegative(rows - dims.linear(length)):
+            return found
+        return (length,) + found[1:]
 
     def named_shape(self, name: str):
         """shape_of the value ``name`` names in the code (a local, else a global array's)."""
@@ -608,3 +630,17 @@ def shape_facts(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozens
     ``shapes``: the array parameters' shapes it is made for (shape_classes)."""
     scalars = known_scalars(fn, table, numbers)
     return shape_classes(fn, table, scalars, shapes), scalars
+
+
+def counter_bounds(fn: CoreFunction, table: RuleTable, scalars: frozenset,
+                   shapes: Optional[dict] = None) -> dict:
+    """Loop counter -> ``(low, high)``, the Linears (dims.py) of labels it lies between in the one
+    loop counting with it (Integers.counter_bounds), for the counters whose bounds are known."""
+    classes = _Classes(fn, table, scalars, shapes or {})
+    classes.solve()
+    found = {}
+    for name in classes.ints.counting:
+        bounds = classes.ints.counter_bounds((COUNTER, name))
+        if bounds is not None and bounds is not _PENDING:
+            found[name] = bounds
+    return found

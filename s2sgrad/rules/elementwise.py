@@ -169,6 +169,7 @@ BINARY = (
     defvjp(
         "numpy.where(condition, x=None, y=None)",
         elementwise=True,
+        algebra="select",
         constant_in=("condition",),  # a choice: piecewise constant, whatever it is computed from
         x="s2s.select(condition, g)",
         y="s2s.select(condition, g, False)",

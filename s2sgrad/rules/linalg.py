@@ -103,7 +103,7 @@ _TRACE = defvjp(
 # writes them where a product's rule names one in ``row_products``): ``rows_matmul(a, n, b)``
 # stacks ``a[t] @ b``, ``rows_rmatmul`` stacks ``b @ a[t]``, ``rows_dot``/``rows_rdot`` with np.dot.
 ROW_PRODUCTS = tuple(
-    defvjp(f"s2s.{name}(a, n, b)", linear=("a", "b"), array_result=True, result_shape=shape,
+    defvjp(f"s2s.{name}(a, n, b)", linear=("a", "b"), array_result=True, result_shape=shape, rows_counted="n",
            a=f"s2s.{name}_vjp_a(g, a, n, b)", b=f"s2s.{name}_vjp_b(g, a, n, b)")
     for name, shape in (("rows_matmul", dims.rows_product(dims.matmul)),
                         ("rows_rmatmul", dims.rows_product(dims.matmul, right=True)),

@@ -122,6 +122,7 @@ NONDIFF = frozenset(
         "numpy.sign",
         "numpy.signbit",
         "numpy.size",
+        "numpy.tri",
         "numpy.tril_indices",
         "numpy.triu_indices",
         "numpy.trunc",
@@ -156,7 +157,9 @@ SHAPE_KEEPING = frozenset({"ndarray.copy", "numpy.copy", "numpy.zeros_like", "nu
 # the functions making an array of the shape their first argument gives (``np.zeros(x.shape)``),
 SHAPE_MAKING = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 # the functions making an ``(N, M)`` array from ``(N, M=None)``, M left out: ``(N, N)``,
-SQUARE_MAKING = frozenset({"numpy.eye", "numpy.identity"})
+SQUARE_MAKING = frozenset({"numpy.eye", "numpy.identity", "numpy.tri"})
+# the function making an ``(N, M)`` array of ones at and below a diagonal (``np.tri(N, M, k)``),
+LOWER_TRIANGLE = "numpy.tri"
 # the index writes ``(x, index, value)``, whose result has ``x``'s shape where ``x`` is an array
 # (a list's slice given a sequence of another length changes its length),
 INDEX_WRITES = frozenset({"s2s.setitem", "s2s.setitem_into"})

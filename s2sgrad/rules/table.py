@@ -18,7 +18,8 @@ parameter's tangent. Without them, forward mode derives the tangent from the rul
 A rule with neither says why in ``reverse_only``. The other facts the analyses ask: ``reduction``
 (``"sum"``, ``"mean"``, ``"extremum"`` for max/min, ``"other"``: a call on the whole array gives
 one number), ``algebra`` (the identity the shift-invariance proof of analyze/invariance.py reads:
-``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"neg"``, ``"exp"``, ``"log"``) and ``view``.
+``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"neg"``, ``"exp"``, ``"log"``; ``"select"``: a choice of
+two values by a condition, ``np.where``) and ``view``.
 ``joint_jvp``: a join (``lst + [item]``, ``np.append``) is linear in its parameters together, not
 each with the others fixed: its tangent is this template, where each parameter stands for its
 tangent (zeros when it does not vary; itself when the rule is constant in it).
@@ -70,8 +71,8 @@ import libcst.matchers as m
 
 from .. import dims, runtime
 from .writes import UFUNC_AT, Write, is_ufunc_method, out_position
-from .nondiff import (BROADCASTING, INDEX_WRITES, SCANS, STACKING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES, SCALAR_NAMESPACES,
-                      SCALAR_VALUED, SHAPE_KEEPING, SHAPE_MAKING, SQUARE_MAKING)
+from .nondiff import (BROADCASTING, INDEX_WRITES, LOWER_TRIANGLE, SCANS, STACKING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES,
+                      SCALAR_NAMESPACES, SCALAR_VALUED, SHAPE_KEEPING, SHAPE_MAKING, SQUARE_MAKING)
 
 POSITIONAL = "positional"
 VARARGS = "varargs"
@@ -154,6 +155,10 @@ class Rule:
     # function), where f's value is read by nothing but the log: the backward sweep then neither
     # divides by f(x) nor keeps it (differentiate/log_compositions.py)
     log_adjoint: str = ""
+    # the parameter whose integer value is the result's first length where it is certainly no
+    # more than the first argument's (a loop's per-step products, ``s2s.rows_matmul(a, n, b)``:
+    # ``a[t] @ b`` for ``t < n``): the shape analysis reads it (analyze/shapes.py)
+    rows_counted: str = ""
 
     @property
     def registered(self) -> bool:
@@ -227,7 +232,8 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
            indexed: str = "", each: Optional[dict] = None,
            respell: Optional[Callable[[tuple], Optional[tuple]]] = None, together: tuple = (),
            result_shape: Optional[Callable[..., Optional[tuple]]] = None, ranked: tuple = (),
-           result_lengths: str = "", log_adjoint: str = "", **templates: str) -> Rule:
+           result_lengths: str = "", log_adjoint: str = "", rows_counted: str = "",
+           **templates: str) -> Rule:
     """A Rule from a signature text (``"numpy.tanh(x)"``) and one template per parameter;
     ``jvps``: forward mode's own templates, per parameter (``t``: its tangent); the other
     keywords are the Rule's fields of the same names."""
@@ -241,9 +247,11 @@ def defvjp(signature: str, *, elementwise: bool = False, jvps: Optional[dict] = 
                 folds=folds, batched=tuple((batched or {}).items()), outputs=tuple(outputs),
                 indexed=indexed, each=tuple((each or {}).items()), respell=respell,
                 result_shape=result_shape, ranked=tuple(ranked), result_lengths=result_lengths,
-                log_adjoint=log_adjoint, together=(tuple(together[0]), together[1]) if together else ())
+                log_adjoint=log_adjoint, rows_counted=rows_counted,
+                together=(tuple(together[0]), together[1]) if together else ())
     grouped = set(rule.together[0]) if rule.together else set()
-    unknown = (set(rule.linear) | set(rule.constant_in) | grouped) - {p.name for p in params}
+    unknown = (set(rule.linear) | set(rule.constant_in) | grouped | ({rule.rows_counted} - {""})) - \
+        {p.name for p in params}
     if unknown:
         raise AssertionError(f"rule {name}: linear or constant in unknown parameters {sorted(unknown)}")
     both = set(rule.constant_in) & (set(rule.linear) | set(templates))
@@ -453,6 +461,22 @@ class RuleTable:
         if rule.params[0].name != log.params[0].name:
             vjps = _renamed(vjps, {rule.params[0].name: log.params[0].name})
         return replace(log, vjps=vjps, jvps=(), algebra="")
+
+    def function(self, algebra: str = "", reduction: str = "") -> str:
+        """The numpy function (not a method, not an operator) whose rule has this ``algebra``
+        (``"select"``: ``numpy.where``) or this ``reduction`` (``"sum"``: ``numpy.sum``); "" where
+        none has."""
+        for name in sorted(self.rules):
+            rule = self.rules[name]
+            if name.startswith("numpy.") and ((algebra and rule.algebra == algebra) or
+                                              (reduction and rule.reduction == reduction)):
+                return name
+        return ""
+
+    @staticmethod
+    def lower_triangle() -> str:
+        """The function making an ``(N, M)`` array of ones at and below a diagonal (``np.tri``)."""
+        return LOWER_TRIANGLE
 
     def is_scan(self, op: str) -> bool:
         """Whether ``op`` is a cumulative function (``numpy.cumsum``): along a given axis, its

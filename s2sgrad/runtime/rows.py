@@ -1,9 +1,14 @@
-"""A loop's per-step products with one loop-invariant factor, computed before the loop (numpy
-only; lower/hoist.py writes the calls): ``s2s.rows_matmul(a, n, b)`` stacks ``a[t] @ b`` for
-``t < n``, ``rows_rmatmul`` stacks ``b @ a[t]``, ``rows_dot`` and ``rows_rdot`` the same with
-``np.dot``; each has the adjoints of ``a`` and ``b``. One product where it gives the same rows
-(stacked vectors or matrices and one vector or matrix), else the products one by one, so values
-stay those of the loop as written."""
+"""A loop's per-step values computed before the loop, all steps at once (numpy only).
+
+The products with one loop-invariant factor (lower/hoist.py writes the calls):
+``s2s.rows_matmul(a, n, b)`` stacks ``a[t] @ b`` for ``t < n``, ``rows_rmatmul`` stacks ``b @
+a[t]``, ``rows_dot`` and ``rows_rdot`` the same with ``np.dot``; each has the adjoints of ``a``
+and ``b``. One product where it gives the same rows (stacked vectors or matrices and one vector
+or matrix), else the products one by one, so values stay those of the loop as written.
+
+The tails (lower/batched_loops.py writes the calls): ``s2s.tails(x, start, padded)`` holds each
+step's ``x[start + t:]`` in row ``t``, laid where it lies in ``x[start:]``, the entries before it
+(``padded``) holding ``x[-1]``; ``tails_vjp`` is its adjoint."""
 
 from __future__ import annotations
 
@@ -26,6 +31,8 @@ __all__ = [
     "rows_rdot",
     "rows_rdot_vjp_a",
     "rows_rdot_vjp_b",
+    "tails",
+    "tails_vjp",
 ]
 
 
@@ -125,3 +132,27 @@ def rows_rdot_vjp_a(g, a, n, b):
 
 def rows_rdot_vjp_b(g, a, n, b):
     return _rows_vjp_b(g, a, n, b, lambda gt, at, b_: dot_vjp_a(gt, b_, at), False)
+
+
+def _padding(padded, x):
+    """``padded`` (steps x entries) with an axis of length 1 for each further axis of ``x``."""
+    return padded.reshape(padded.shape + (1,) * (np.ndim(x) - 1))
+
+
+def tails(x, start, padded, fill=True):
+    """Every step's tail of ``x`` at once: row ``t`` is ``x[start:]`` with the entries before the
+    step's tail ``x[start + t:]`` (``padded[t]``, ``np.tri(steps, len(x) - start, k=-1)``)
+    replaced by ``x[-1]`` (``fill``), which every tail of one entry or more holds, so a padded
+    entry computes what its step's last entry computes; or by 0 (``fill`` False: the tangent and
+    the adjoint's transpose). The fill carries no derivative: the batched loop sums a tail's axis
+    over its step's entries only, so a padded entry never reaches its value."""
+    x = np.asarray(x)
+    return np.where(_padding(padded, x), x[-1] if fill else 0, x[start:])
+
+
+def tails_vjp(value, x, start, padded):
+    """The adjoint of ``x`` in ``tails(x, start, padded)`` given the result's adjoint ``value``:
+    each step's entries (not the padded ones) added back where the step read them."""
+    out = zeros_like(x)
+    out[start:] = np.sum(np.where(_padding(padded, x), 0, value), axis=0)
+    return out

@@ -1,4 +1,4 @@
-"""Rules of the helpers of s2sgrad/runtime/rows.py: a loop's per-step products, at once.
+"""Rules of the helpers of s2sgrad/runtime/rows.py: a loop's per-step products and tails, at once.
 
 ``rows_matmul(a, n, b)`` (``a[t] @ b`` for ``t < n``) and its kin already have rules (the ones
 lower/hoist.py's calls use, rules/linalg.py's ROW_PRODUCTS). Their adjoints are bilinear like
@@ -26,9 +26,32 @@ def _adjoints(name: str) -> tuple:
     )
 
 
+TAILS = "tails"  # a loop's tails at once (lower/batched_loops.py)
+
+
+def _tails_shape(shapes: tuple):
+    """``tails(x, start, padded)``'s shape: ``padded``'s, then ``x``'s less its first length."""
+    x, padded = shapes[0], shapes[2] if len(shapes) > 2 else None
+    if not x or padded is None or len(padded) != 2:
+        return None
+    return tuple(padded) + tuple(x[1:])
+
+
+# a loop's tails at once (lower/batched_loops.py): linear in x where the fill (x[-1]) is held
+# constant, which the batched loop never reads a derivative through (runtime/rows.py)
+_TAILS = (
+    defvjp("s2sgrad.runtime.tails(x, start, padded, fill=True)", array_result=True,
+           constant_in=("padded",), result_shape=_tails_shape,
+           jvps={"x": "s2s.tails(t, start, padded, False)"},
+           x="s2s.tails_vjp(g, x, start, padded)"),
+    defvjp("s2sgrad.runtime.tails_vjp(value, x, start, padded)", linear=("value",), array_result=True,
+           constant_in=("x", "padded"), value="s2s.tails(g, start, padded, False)"),
+)
+
 RULES = (
     # the products themselves, under the names generated code calls them by
     *(alias(f"s2sgrad.runtime.{rule.name[len('s2s.'):]}", rule) for rule in _ROW_PRODUCTS),
     *(rule for name in ("rows_matmul", "rows_rmatmul", "rows_dot", "rows_rdot")
       for rule in _adjoints(name)),
+    *_TAILS,
 )
