@@ -3,7 +3,8 @@
     capture -> parse -> methods -> trees -> lift -> inner transforms -> comprehensions -> local functions
     -> structure -> fence
     -> custom_gradient | normalize -> aliasing -> hoist -> common -> parameter writes -> analyses
-    (code made for shapes: einsum products, then hoist, common and analyses again)
+    (code made for shapes: einsum products, splices, scans, batched loops, then hoist, common
+    and analyses again)
     -> reverse or forward -> fold, release -> codegen
 
 (docs/architecture.md's table, stage by stage: ``_checked``/``_with_trees``, then ``lower``, then
@@ -29,9 +30,10 @@ from .version import __version__
 from .analyze.activity import analyze, seeded_outputs
 from .analyze.invariance import stabilizers
 from .analyze.scalars import known_scalars
-from .analyze.shapes import shape_facts
+from .analyze.shapes import SCALAR, counter_bounds, shape_facts
 from .lower.aliasing import check_inplace, check_parameter_writes
 from .lower.common import merge_common
+from .lower.batched_loops import batched_loops
 from .lower.einsum_products import einsum_products
 from .lower.hoist import hoist_products
 from .lower.scans import running_scans
@@ -196,18 +198,22 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
     core = core if core is not None else lower(pf, session.table, session.lifted)
     _check_callees(pf, core, session)
     _record(pf, session, core.globals_read, core.globals_read)
-    outputs = seeded_outputs(core, has_aux)
     classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
     while shapes:  # shapes known: einsums that are matrix products written as products, joins
-        # that rebuild an array as index writes, running products of rows as scans
+        # that rebuild an array as index writes, running products of rows as scans, loops of
+        # independent sums batched
         known = {k: v for k, v in classes.items() if isinstance(v, tuple)}
         rewritten = einsum_products(core, known)
         rewritten = spliced_joins(rewritten, known, session.table)
         rewritten = running_scans(rewritten, known, session.table, frozenset(scalars))
+        numbers_known = {k: () for k, v in classes.items() if v == SCALAR}
+        rewritten = batched_loops(rewritten, {**known, **numbers_known}, session.table, frozenset(scalars),
+                                  partial(counter_bounds, rewritten, session.table, frozenset(scalars), dict(shapes)))
         if rewritten is core:
             break  # (else the products' shapes may make more einsums' ranks known)
         core = merge_common(hoist_products(rewritten, session.table), session.table)
         classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
+    outputs = seeded_outputs(core, has_aux)  # (of the rewritten body: its result may be renamed)
     stable = stabilizers(core, session.table, outputs, classes, scalars)
     return core, outputs, (classes, scalars), stable
 

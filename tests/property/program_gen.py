@@ -814,9 +814,11 @@ class Gen:
         computed from lengths: windows ``x[k:k + m]`` of ``m = n - K + 1`` added up in a loop
         (length_window), ``x``'s ends joined to a function of its inside (length_joined)."""
         shape, bound, _ = self.env[src]
-        form = self.ch.choice(["made", "made", "window", "joined", "running"])
+        form = self.ch.choice(["made", "made", "window", "joined", "running", "sums"])
         if form == "running":
             return self.length_running(lines, ind, src)
+        if form == "sums" and len(shape) <= 2 and ind == "    ":  # (in the function's body)
+            return self.length_sums(lines, ind, src)
         if form == "window" and len(shape) <= 2:
             if shape[0] >= 2 and self.ch.bool(40):
                 return self.length_tail(lines, ind, src)
@@ -906,6 +908,61 @@ class Gen:
         lines.append(f"{ind}    {name} = {name} + 0.5 * {window}")
         self.bind(name, E(name, (shape[0] - K + 1,) + shape[1:], 0.5 * K * bound, fresh=False))
         self.tag("length_window")
+
+    def length_sums(self, lines, ind, src):
+        """Sums over a loop's steps of functions of ``src``'s row at the counter and its tail
+        after it (``src[k + j:]``, over ``range(n - j)``: no tail empty), a sum of one or two
+        accumulators, a value made from neither computed in the step too; which code made for
+        a shape signature computes batched where the loop is in the function's own body
+        (lower/batched_loops.py)."""
+        shape, bound, _ = self.env[src]
+        j = self.ch.int(0, min(2, shape[0] - 1))
+        n, k, d, acc = self.new_name("n"), self.new_name("k"), self.new_name("d"), self.new_name("acc")
+        lines.append(f"{ind}{n} = " + self.ch.choice([f"len({src})", f"{src}.shape[0]"]))
+        lines.append(f"{ind}{acc} = " + self.ch.choice(["0.0", f"0.5 * np.sum({src}[0])"]))
+        second = self.new_name("acc") if self.ch.bool(40) else None
+        if second:
+            lines.append(f"{ind}{second} = 0.0")
+        count = f"{n} - {j}" if j else self.ch.choice([n, f"{n} - 0"])
+        row, tail = f"{src}[{k}]", f"{src}[{k} + {j}:]" if j else f"{src}[{k}:]"
+        weights = None
+        if len(shape) == 2 and self.ch.bool(40):  # a product of the row and a matrix made before
+            weights = self.new_name("m")
+            lines.append(f"{ind}{weights} = np.linspace(-0.5, 0.5, {shape[1] * 2}).reshape({shape[1]}, 2)")
+        if not j and self.ch.bool(40):  # over the rows themselves, the counter from enumerate
+            row = self.new_name("row")
+            lines.append(f"{ind}for {k}, {row} in enumerate({src}):")
+            self.tag("length_sums_rows")
+        else:
+            lines.append(f"{ind}for {k} in range({count}):")
+        inner = f"{ind}    "
+        if self.ch.bool(30):
+            fixed = self.new_name("c")
+            lines.append(f"{inner}{fixed} = 0.5 * np.cos({src}[0])")
+            row_term = f"({row} + {fixed})"
+        else:
+            row_term = row
+        lines.append(f"{inner}{d} = " + self.ch.choice([f"np.sin({tail} - {row_term})", f"{tail} * {row_term}",
+                                                         f"np.cos({tail}) + 0.5 * {row_term}"]))
+        if len(shape) == 2 and self.ch.bool():
+            total = self.ch.choice([f"np.sum(np.sum({d} * {d}, axis=1) * 0.5)",
+                                    f"np.sum(np.sum({d}, axis=0) * {row})"])
+        else:
+            total = self.ch.choice([f"np.sum({d} * {tail})", f"np.sum({d})", f"{d}.sum() * 0.5"])
+        lines.append(f"{inner}{acc} = " + self.ch.choice([f"{acc} + 0.5 * {total}", f"{acc} - {total} * 0.25",
+                                                           f"0.3 * {total} + {acc}"]))
+        if second:
+            lines.append(f"{inner}{second} = {second} + np.sum(np.tanh({row}) * {row})")
+        if weights:
+            lines.append(f"{inner}{acc} = {acc} + np.sum(np.tanh({row} @ {weights})) * 0.5")
+            self.tag("length_sums_product")
+        name = self.new_name("y")
+        lines.append(f"{ind}{name} = {acc} + 0.5 * {second}" if second else f"{ind}{name} = {acc}")
+        size = 1
+        for dim in shape:
+            size *= dim
+        self.bind(name, E(name, (), 2.0 * (bound + 1.0) ** 2 * size * shape[0], fresh=False))
+        self.tag("length_sums")
 
     def length_tail(self, lines, ind, src):
         """``src``'s rows after (or up to) the loop's counter against its row there, summed:
