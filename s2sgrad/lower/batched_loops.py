@@ -3,8 +3,8 @@ shapes its values are known to have + the rule table -> CoreFunction.
 
 A loop ``for t in range(N)`` (or over the rows of arrays of one length, ``for x in X``, ``zip``,
 ``enumerate``) whose steps read rows ``x[t]`` and tails ``x[t + k:]`` of arrays made before it,
-compute from them with elementwise operations, matrix products with a value made before it and
-sums, and carry nothing but
+compute from them with elementwise operations, matrix products with a value made before it,
+sums and means, and carry nothing but
 sums (``acc = acc + e``, ``acc - e``, ``e + acc``, or a chain of them, ``acc + e1 - e2``)
 computes ``acc0 + (e_0 + ... + e_{N-1})``. Written batched, each step-local value holds every
 step's value on a new first axis, and the loop is one pass of numpy calls, forward and backward,
@@ -24,7 +24,8 @@ instead of N steps of Python:
 - a matrix product of a batched operand on the left (its steps vectors or matrices) and a vector
   or matrix is the same product (``x[:N] @ w``), and so is ``@`` of a matrix and a batched
   operand whose steps are matrices;
-- a sum over axes of a step's value sums those axes, one further on; ``acc = acc + e`` is
+- a sum (a mean, not over a tail's axis) over axes of a step's value is over those axes, one
+  further on; ``acc = acc + e`` is
   ``acc + np.sum(e, axis=0)`` after the steps.
 
 The rewrite holds where the code is made for a call's shapes (``Options.shapes``) and: the loop
@@ -209,8 +210,8 @@ class _Loop:
             self.batched[target] = self.batched[prim.args[0].name]
         elif prim.op in self.rw.table.elementwise and not prim.kwargs and prim.called_value is None:
             self.elementwise(stmt)
-        elif rule is not None and rule.reduction == "sum":  # (the function written: a method's too)
-            self.summed(stmt)
+        elif rule is not None and rule.reduction in ("sum", "mean"):  # (the function: a method's too)
+            self.summed(stmt, rule.reduction)
         else:
             raise _Refused(prim.op)
 
@@ -349,7 +350,7 @@ class _Loop:
         self.batched[target] = _Batched(len(shape), tails[0] if tails else None,
                                         shape[tails[0]] if tails else None)
 
-    def summed(self, stmt: Stmt) -> None:
+    def summed(self, stmt: Stmt, reduction: str) -> None:
         prim = stmt.prim
         kwargs = dict(prim.kwargs)
         if len(prim.args) > 2 or set(kwargs) - {"axis"} or (len(prim.args) == 2 and kwargs):
@@ -379,6 +380,8 @@ class _Loop:
         if len(shape) != have.rank - len(axes):
             raise _Refused("a sum's rank")
         operand = a.name
+        if have.tail_axis in axes and reduction != "sum":
+            raise _Refused("a mean over a tail")  # (each step's count differs)
         if have.tail_axis in axes:  # the padded entries add nothing
             pad = self.padding(have.tail, have.tail_axis, have.rank, stmt.origin)
             operand = self.emit((self.rw.fresh(f"{a.name}_steps"),),
@@ -387,8 +390,9 @@ class _Loop:
         batched_axes = tuple(x + 1 for x in axes)
         code = str(batched_axes[0]) if len(batched_axes) == 1 else repr(batched_axes)
         axis_op = Const(cst.parse_expression(code), code, ())
-        self.emit((target,), cst.parse_expression(f"{_spelled(self.rw.sum)}({operand}, axis={code})"),
-                  Prim(self.rw.sum, (Var(operand),), (("axis", axis_op),), location=prim.location), stmt.origin)
+        function = self.rw.table.function(reduction=reduction)
+        self.emit((target,), cst.parse_expression(f"{_spelled(function)}({operand}, axis={code})"),
+                  Prim(function, (Var(operand),), (("axis", axis_op),), location=prim.location), stmt.origin)
         tail_axis = None
         if have.tail_axis is not None and have.tail_axis not in axes:
             tail_axis = have.tail_axis - sum(1 for x in axes if x < have.tail_axis)

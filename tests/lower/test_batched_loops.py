@@ -55,6 +55,14 @@ def rows_enumerated(W, X):  # enumerate, np.dot of a row and a matrix, @ of a pa
     return acc
 
 
+def mean_squares(W, X, Y):  # +=, a mean over a step's own axis
+    loss = 0.0
+    for x, y in zip(X, Y):
+        r = np.tanh(x @ W) - y
+        loss += np.mean(r ** 2)
+    return loss
+
+
 def tails_two_on(x):  # a 1-D array, tails two on, .sum(); a loop of no steps where len(x) is 2
     n = len(x)
     acc = 0.5 * np.sum(x)
@@ -110,6 +118,13 @@ def two_tail_lengths(x, y):  # tails of two lengths, each summed by its own mask
     return acc
 
 
+def mean_over_tail(x):  # a mean over a tail (each step's count its own): kept
+    acc = 0.0
+    for i in range(len(x) - 1):
+        acc = acc + np.mean(np.sin(x[i + 1:] - x[i]))
+    return acc
+
+
 def maybe_empty_tail(x):  # the last step's tail is empty: the loop stays
     acc = 0.0
     for i in range(len(x)):
@@ -149,9 +164,9 @@ def step_value_after(x):  # a value of the last step read after the loop: the lo
 BATCHED = [(pairs, ((6, 3), (6,))), (rows_two_sums, ((7, 4), (4,))), (tails_two_on, ((7,),)),
            (rows_product_chain, ((3,), (), (8, 3), (8,))), (rows_zipped, ((3,), (7, 3), (7,))),
            (rows_enumerated, ((3, 2), (5, 3))), (matrix_times_row, ((2, 3), (5, 3))),
-           (two_tail_lengths, ((5,), (7,))),
+           (two_tail_lengths, ((5,), (7,))), (mean_squares, ((3, 2), (6, 3), (6, 2))),
            (tail_on_axis_one, ((6,), (3,))), (vector_sum, ((5, 3),))]
-KEPT = [(made_once_no_step, ((7,),)), (zipped_unequal, ((6, 2), (6,))), (maybe_empty_tail, ((6,),)), (counter_read_after, ((6,),)), (sum_read_in_step, ((5,),)),
+KEPT = [(made_once_no_step, ((7,),)), (mean_over_tail, ((6,),)), (zipped_unequal, ((6, 2), (6,))), (maybe_empty_tail, ((6,),)), (counter_read_after, ((6,),)), (sum_read_in_step, ((5,),)),
         (alternating, ((5,),)), (step_value_after, ((6,),))]
 ALL = BATCHED + KEPT
 

@@ -946,7 +946,8 @@ class Gen:
                                                          f"np.cos({tail}) + 0.5 * {row_term}"]))
         if len(shape) == 2 and self.ch.bool():
             total = self.ch.choice([f"np.sum(np.sum({d} * {d}, axis=1) * 0.5)",
-                                    f"np.sum(np.sum({d}, axis=0) * {row})"])
+                                    f"np.sum(np.sum({d}, axis=0) * {row})",
+                                    f"np.sum(np.mean({d} * {d}, axis=-1))"])
         else:
             total = self.ch.choice([f"np.sum({d} * {tail})", f"np.sum({d})", f"{d}.sum() * 0.5"])
         lines.append(f"{inner}{acc} = " + self.ch.choice([f"{acc} + 0.5 * {total}", f"{acc} - {total} * 0.25",
