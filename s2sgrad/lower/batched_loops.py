@@ -19,8 +19,9 @@ instead of N steps of Python:
   so the fill carries no derivative;
 - an elementwise operation reads its batched operands with axes inserted after the first where
   their steps' ranks are less than the result's (``v[:, None]``), so they broadcast as one step's
-  do; values made before the loop broadcast as they are; a value computed in a step from neither
-  rows nor tails is computed once, before;
+  do; values made before the loop broadcast as they are, where a batched operand has the
+  result's shape (else a value made before would be held once per step: the loop stays); a value
+  computed in a step from neither rows nor tails is computed once, before;
 - a matrix product of a batched operand on the left (its steps vectors or matrices) and a vector
   or matrix is the same product (``x[:N] @ w``), and so is ``@`` of a matrix and a batched
   operand whose steps are matrices;
@@ -346,6 +347,11 @@ class _Loop:
         if tails and not any(isinstance(op, Var) and self.batched.get(op.name, _Batched(0)).tail_axis
                              is not None for op in prim.args):
             raise _Refused("a tail")
+        if not any(isinstance(op, Var) and op.name in self.batched and self.rw.shape(op.name) == shape
+                   for op in prim.args):
+            # the result larger than every batched operand: values made before the loop would be
+            # held once per step (``W * x[t]`` of a large W), where the loop holds them once
+            raise _Refused("a value made before the loop broadcast to each step")
         self.made.append(_reading(stmt, {k: v for k, v in names.items() if k != v}))
         self.batched[target] = _Batched(len(shape), tails[0] if tails else None,
                                         shape[tails[0]] if tails else None)
