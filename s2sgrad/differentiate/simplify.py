@@ -212,6 +212,35 @@ class _Fold(cst.CSTTransformer):
         value = helper(*numbers)
         return _literal(value) if type(value) in (int, float) else updated
 
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        """``np.sum(x, axis=k, keepdims=True)[:, 0]`` (each kept axis read at 0, every other whole;
+        a negation of the sum kept) is ``np.sum(x, axis=k)``: the sum a broadcast operand's
+        adjoint is, read without the new axes it was given (``P[:, None]``)."""
+        total = updated.value
+        inner = total.expression if isinstance(total, cst.UnaryOperation) and \
+            isinstance(total.operator, cst.Minus) else total
+        if not m.matches(inner, m.Call(func=m.Attribute(value=m.Name("np"), attr=m.Name("sum")))) or \
+                len(inner.args) != 3 or inner.args[0].keyword is not None or \
+                [a.keyword.value for a in inner.args[1:] if a.keyword] != ["axis", "keepdims"] or \
+                not m.matches(inner.args[2].value, m.Name("True")):
+            return updated
+        axis = inner.args[1].value
+        axes = [e.value for e in axis.elements] if isinstance(axis, cst.Tuple) else [axis]
+        if not all(isinstance(a, cst.Integer) for a in axes):
+            return updated
+        zeros = []
+        for at, element in enumerate(updated.slice):
+            item = element.slice
+            if isinstance(item, cst.Index) and isinstance(item.value, cst.Integer) and item.value.value == "0":
+                zeros.append(at)
+            elif not (isinstance(item, cst.Slice) and item.lower is None and item.upper is None and
+                      item.step is None):
+                return updated
+        if sorted(zeros) != sorted(int(a.value) for a in axes):
+            return updated
+        summed = inner.with_changes(args=[inner.args[0], inner.args[1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+        return summed if inner is total else total.with_changes(expression=summed)
+
     def leave_AugAssign(self, original: cst.AugAssign, updated: cst.AugAssign) -> cst.AugAssign:
         """``x += -e`` is ``x -= e``: one array operation fewer (exact)."""
         unsigned = negated(updated.value) if isinstance(updated.operator, cst.AddAssign) else None

@@ -189,6 +189,25 @@ def test_simplify_products(expr, expected):
 
 
 @pytest.mark.parametrize("expr, expected", [
+    # a keepdims sum read at 0 on its kept axes, whole elsewhere: the sum without them
+    ("np.sum(d, axis=1, keepdims=True)[:, 0]", "np.sum(d, axis=1)"),
+    ("(-np.sum(d, axis=0, keepdims=True))[0]", "(-np.sum(d, axis=0))"),
+    ("np.sum(e, axis=(0, 2), keepdims=True)[0, :, 0]", "np.sum(e, axis=(0, 2))"),
+    ("np.sum(d, axis=1, keepdims=True)[:, :]", "np.sum(d, axis=1, keepdims=True)[:, :]"),  # kept
+    ("np.sum(d, axis=1, keepdims=True)[0]", "np.sum(d, axis=1, keepdims=True)[0]"),  # another axis
+    ("np.sum(d, axis=1)[:, 0]", "np.sum(d, axis=1)[:, 0]"),  # no keepdims
+])
+def test_keepdims_read_at_zero_is_the_plain_sum(expr, expected):
+    from s2sgrad.differentiate.simplify import simplify
+
+    node = simplify(cst.parse_expression(expr))
+    assert cst.Module([]).code_for_node(node) == expected
+    rng = np.random.default_rng(0)
+    env = dict(np=np, d=rng.normal(size=(3, 4, 2)), e=rng.normal(size=(2, 3, 4)))
+    np.testing.assert_array_equal(eval(cst.Module([]).code_for_node(node), env), eval(expr, env))
+
+
+@pytest.mark.parametrize("expr, expected", [
     # the divisor's adjoint of a / b, b broadcast: b's own factors divide after the sum
     ("-g * a / (b * b)", "-s2s.unbroadcast(g * a, shape) / (b * b)"),  # the negation after the sum too
     ("g * a * b * 2", "s2s.unbroadcast(g * a, shape) * b * 2"),
