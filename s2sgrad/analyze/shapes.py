@@ -314,8 +314,8 @@ class _Classes:
 
     def counted_rows(self, rule, prim, shapes: tuple, found: tuple):
         """``found`` with its first length the integer of the rule's ``rows_counted`` parameter
-        (a loop's per-step products, ``s2s.rows_matmul(a, n, b)``: ``n`` rows where ``n`` is
-        certainly no more than ``a``'s length, else as many as ``a`` has), else ``found``;
+        (a loop's per-step products, ``rows_matmul(a, n, b)`` of runtime/rows.py: ``n`` rows where
+        ``n`` is certainly no more than ``a``'s length, else as many as ``a`` has), else ``found``;
         _PENDING where the integer is not known yet."""
         at = next((i for i, p in enumerate(rule.params) if p.name == rule.rows_counted), None)
         count = prim.args[at] if at is not None and at < len(prim.args) else None

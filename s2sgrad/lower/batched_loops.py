@@ -11,8 +11,8 @@ step's value on a new first axis, and the loop is one pass of numpy calls, forwa
 instead of N steps of Python:
 
 - a row ``x[t]`` is ``x[:N]`` (``x`` itself where its length is N);
-- a tail ``x[t + k:]`` is ``s2s.tails(x, k, padded)``: row ``t`` is ``x[k:]`` with the entries
-  before the step's tail (``padded = np.tri(N, len(x) - k, k=-1, dtype=bool)``) replaced by the
+- a tail ``x[t + k:]`` is ``tails(x, k, padded)`` (runtime/rows.py): row ``t`` is ``x[k:]`` with
+  the entries before the step's tail (``padded = np.tri(N, len(x) - k, k=-1, dtype=bool)``) replaced by the
   last row ``x[-1]``, which every step's tail holds: a padded entry computes what the step's last
   entry computes, so none raises or overflows where the loop's values do not; none reaches the
   result (a sum over the tail's axis sums the step's entries only, ``np.where(padded, 0, v)``),
@@ -32,12 +32,12 @@ instead of N steps of Python:
 The rewrite holds where the code is made for a call's shapes (``Options.shapes``) and: the loop
 counts with ``range(N)``, its body only statements of those kinds, every step value's shape known
 (a tail's length of the form ``L - t``, one tail axis a value), each row read there and every
-step's tail 1 long or more (the counter's bounds), the loop running once or more (or not at all,
-where no sum's first step changes its shape and no value is computed once before), nothing after the loop reading a name it binds but
-the sums, which plain statements of its block read (renamed to the sums' new names; the
-function's result too) and nothing binds again, and each sum's running value read in a step by
-its next step only. Anything else keeps the loop. The values are the loop's up to the order of
-the sums' additions.
+step's tail 1 long or more (the counter's bounds), the loop running once or more (or not at
+all, where no sum's first step changes its shape and no value is computed once before), nothing
+after the loop reading a name it binds but the sums, which plain statements of its block read
+(renamed to the sums' new names; the function's result too) and nothing binds again, and each
+sum's running value read in a step by its next step only. Anything else keeps the loop. The
+values are the loop's up to the order of the sums' additions.
 """
 
 from __future__ import annotations
