@@ -52,8 +52,8 @@ from .. import dims
 from ..rules.helpers.rows import TAILS
 from ..rules.table import RuleTable
 from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, RangeHeader, Seq, Stmt, Var, all_reads,
-                 defined_names, operand_reads, read_counts, reads_counter)
-from .naming import Namer
+                 defined_names, operand_reads, reads_counter)
+from .known_shapes import KnownShapes
 
 _COPY = "copy"
 _TAILS_OP = "s2sgrad.runtime." + TAILS  # the rule table's name of the helper
@@ -466,27 +466,13 @@ def _literal(code: str) -> Const:
     return Const(cst.parse_expression(code), code, ())
 
 
-class _Rewriter:
+class _Rewriter(KnownShapes):
     def __init__(self, fn: CoreFunction, shapes: Mapping[str, tuple], table: RuleTable,
                  scalars: frozenset, bounds: Callable[[], Mapping]) -> None:
-        self.fn, self.shapes, self.table, self.scalars = fn, shapes, table, scalars
+        super().__init__(fn, shapes, table, scalars)
         self.bounds_of = bounds
         self.where, self.sum = table.function(algebra="select"), table.function(reduction="sum")
         self._bounds: Optional[Mapping] = None
-        self.reads = read_counts(fn)
-        self.namer = Namer(fn.reserved | defined_names(fn.body) | {p.name for p in fn.params})
-        self.added: set = set()
-
-    def fresh(self, hint: str) -> str:
-        name = self.namer.fresh(hint)
-        self.added.add(name)
-        return name
-
-    def shape(self, name: str) -> Optional[tuple]:
-        if name in self.scalars:
-            return ()
-        found = self.shapes.get(name)
-        return found if isinstance(found, tuple) and dims.known(found) else None
 
     @staticmethod
     def names_in(node: cst.BaseExpression) -> tuple:

@@ -35,8 +35,8 @@ from ..rules.helpers.containers import PROMOTED
 from ..rules.helpers.inplace import SETITEM
 from ..rules.table import RuleTable
 from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, RangeHeader, Seq, SequenceHeader, Stmt,
-                 Var, all_reads, defined_names, read_counts)
-from .naming import Namer
+                 Var, all_reads, defined_names)
+from .known_shapes import KnownShapes
 
 _PROMOTED_OP = "s2sgrad.runtime." + PROMOTED  # the rule table's name of the helper
 _SETITEM_OP = "s2s." + SETITEM  # the lowering's index write (RuleTable.index_write)
@@ -104,27 +104,11 @@ class _Renamed(cst.CSTTransformer):
         return updated.with_changes(value=self.new) if updated.value == self.old else updated
 
 
-class _Rewriter:
+class _Rewriter(KnownShapes):
     def __init__(self, fn: CoreFunction, shapes: Mapping[str, tuple], table: RuleTable,
                  scalars: frozenset) -> None:
-        self.shapes = shapes
-        self.scalars = scalars
-        self.table = table
-        self.reads = read_counts(fn)
-        self.namer = Namer(fn.reserved | defined_names(fn.body) | {p.name for p in fn.params})
-        self.added: set = set()
+        super().__init__(fn, shapes, table, scalars)
         self.changed = False
-
-    def fresh(self, hint: str) -> str:
-        name = self.namer.fresh(hint)
-        self.added.add(name)
-        return name
-
-    def shape(self, name: str) -> Optional[tuple]:
-        if name in self.scalars:
-            return ()
-        found = self.shapes.get(name)
-        return found if isinstance(found, tuple) and dims.known(found) else None
 
     def block(self, body: tuple) -> tuple:
         out = list(body)

@@ -11,14 +11,13 @@ from conftest import _rebind
 import s2sgrad
 
 
-def pairs(P, m):  # an n-body potential: each body's tail after it, 1 long or more
-    n = len(m)
-    pot = 0.0
-    for i in range(n - 1):
-        d = P[i + 1:] - P[i]
-        r = np.sqrt(np.sum(d * d, axis=1))
-        pot = pot - m[i] * np.sum(m[i + 1:] / r)
-    return pot
+def pairs(P, m):  # a softened n-body potential: each body's tail after it, 1 long or more
+    energy = 0.0
+    for i in range(len(m) - 1):
+        diff = P[i + 1:] - P[i]
+        dist = np.sqrt(np.sum(diff * diff, axis=1) + 0.01)
+        energy = energy - m[i] * np.sum(m[i + 1:] / dist)
+    return energy
 
 
 def rows_two_sums(X, w):  # a loss per row: two sums, one written ``e + acc``
@@ -32,12 +31,11 @@ def rows_two_sums(X, w):  # a loss per row: two sums, one written ``e + acc``
 
 
 def rows_product_chain(w, b, X, y):  # a sum of two terms a step, a row product (hoisted first)
-    n = X.shape[0]
-    loss = 0.0
-    for i in range(n):
-        z = X[i] @ w + b
-        loss = loss + np.logaddexp(0.0, z) - y[i] * z
-    return loss / n
+    total = 0.0
+    for t in range(X.shape[0]):
+        margin = y[t] * (X[t] @ w) + b
+        total = total + np.log1p(np.exp(-margin)) - 0.1 * margin
+    return total
 
 
 def rows_zipped(w, X, y):  # for x_i, y_i in zip(X, y): the rows of two arrays, a product of one
@@ -215,9 +213,10 @@ def test_the_batched_code_reads_the_steps_at_once():
     value_and_grad = s2sgrad.value_and_grad(pairs, argnums=(0, 1))
     value_and_grad(*args)
     made = _code(s2sgrad.source(value_and_grad, like=args))
-    assert "padded = np.tri(n - 1, len(P) - 1, k=-1, dtype=bool)" in made
-    assert "s2s.tails(P, 1, padded) - P[: n - 1][:, None]" in made  # the rows, an axis inserted
-    assert "np.sum(d_times_d, axis=2)" in made  # the step's axis 1, one further on
+    assert "padded = np.tri(len(m) - 1, len(P) - 1, k=-1, dtype=bool)" in made
+    assert "s2s.tails(P, 1, padded)" in made and "P[: len(m) - 1]" in made  # tails, rows
+    assert "P_i[:, None]" in made  # the rows read with an axis inserted: the step's rank is 2
+    assert "np.sum(diff_times_diff, axis=2)" in made  # the step's axis 1, one further on
     assert "np.where(padded, 0, " in made  # the sum over the tails' axis: each step's entries
     assert "np.sum(product, axis=0)" in made  # the steps' sum
     assert "s2s.tails_vjp(" in made and "tape" not in made
