@@ -49,11 +49,12 @@ from typing import Callable, Mapping, Optional
 import libcst as cst
 
 from .. import dims
+from ..read.names import name_nodes
 from ..rules.helpers.rows import TAILS
 from ..rules.table import RuleTable
-from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, RangeHeader, Seq, Stmt, Var, all_reads,
+from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, RangeHeader, Stmt, Var, all_reads,
                  defined_names, operand_reads, reads_counter)
-from .known_shapes import KnownShapes
+from .known_shapes import KnownShapes, reading, renamed, spelled
 
 _COPY = "copy"
 _TAILS_OP = "s2sgrad.runtime." + TAILS  # the rule table's name of the helper
@@ -110,28 +111,6 @@ def _tail_start(index: Const, counter: str) -> Optional[int]:
             if _name(left) == counter and isinstance(right, cst.Integer) and right.evaluated_value >= 0:
                 return right.evaluated_value
     return None
-
-
-class _Renamed(cst.CSTTransformer):
-    def __init__(self, names: Mapping[str, str]) -> None:
-        self.names = names
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        return updated.with_changes(value=self.names[updated.value]) if updated.value in self.names else updated
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        return updated.with_changes(attr=original.attr)  # ``a.name``: no read of ``name``
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)
-
-
-def _reading(stmt: Stmt, names: Mapping[str, str]) -> Stmt:
-    """``stmt`` reading ``names[n]`` where it read the Var ``n`` (its operands are Vars or Consts
-    that read none of them)."""
-    prim = replace(stmt.prim, args=tuple(_renamed(a, names) for a in stmt.prim.args),
-                   kwargs=tuple((k, _renamed(v, names)) for k, v in stmt.prim.kwargs))
-    return replace(stmt, expr=stmt.expr.visit(_Renamed(names)), prim=prim)
 
 
 class _Loop:
@@ -229,7 +208,8 @@ class _Loop:
         right = self.batched.get(b.name) if isinstance(b, Var) else None
         if (left is None) == (right is None) or (left or right).tail_axis is not None:
             raise _Refused("a product")
-        other = self.rw.shape(b.name if left is not None else a.name) if isinstance(b if left else a, Var) else None
+        fixed = b if left is not None else a  # the operand made before the loop
+        other = self.rw.shape(fixed.name) if isinstance(fixed, Var) else None
         if other is None or not 1 <= len(other) <= 2:
             raise _Refused("a product")
         if left is not None and left.rank not in (1, 2) or right is not None and (right.rank != 2 or not matmul):
@@ -295,7 +275,7 @@ class _Loop:
             count = cst.Module([]).code_for_node(self.count)
             length = f"len({x}) - {start}" if start else f"len({x})"
             maker = self.rw.table.lower_triangle()
-            self.emit((pad,), cst.parse_expression(f"{_spelled(maker)}({count}, {length}, k=-1, dtype=bool)"),
+            self.emit((pad,), cst.parse_expression(f"{spelled(maker)}({count}, {length}, k=-1, dtype=bool)"),
                       Prim("nondiff", (), location=None, callee=maker), origin)
         pad = self.pads[tail]
         if axis == 0 and rank == 1:
@@ -352,7 +332,7 @@ class _Loop:
             # the result larger than every batched operand: values made before the loop would be
             # held once per step (``W * x[t]`` of a large W), where the loop holds them once
             raise _Refused("a value made before the loop broadcast to each step")
-        self.made.append(_reading(stmt, {k: v for k, v in names.items() if k != v}))
+        self.made.append(reading(stmt, {k: v for k, v in names.items() if k != v}))
         self.batched[target] = _Batched(len(shape), tails[0] if tails else None,
                                         shape[tails[0]] if tails else None)
 
@@ -391,13 +371,13 @@ class _Loop:
         if have.tail_axis in axes:  # the padded entries add nothing
             pad = self.padding(have.tail, have.tail_axis, have.rank, stmt.origin)
             operand = self.emit((self.rw.fresh(f"{a.name}_steps"),),
-                                cst.parse_expression(f"{_spelled(self.rw.where)}({pad}, 0, {a.name})"),
+                                cst.parse_expression(f"{spelled(self.rw.where)}({pad}, 0, {a.name})"),
                                 Prim(self.rw.where, (Var(pad), _literal("0"), a), location=prim.location), stmt.origin)
         batched_axes = tuple(x + 1 for x in axes)
         code = str(batched_axes[0]) if len(batched_axes) == 1 else repr(batched_axes)
         axis_op = Const(cst.parse_expression(code), code, ())
         function = self.rw.table.function(reduction=reduction)
-        self.emit((target,), cst.parse_expression(f"{_spelled(function)}({operand}, axis={code})"),
+        self.emit((target,), cst.parse_expression(f"{spelled(function)}({operand}, axis={code})"),
                   Prim(function, (Var(operand),), (("axis", axis_op),), location=prim.location), stmt.origin)
         tail_axis = None
         if have.tail_axis is not None and have.tail_axis not in axes:
@@ -425,9 +405,9 @@ class _Loop:
             self.needs_a_step = True  # the first step changes acc's shape: a loop of no steps differs
         self.sums[stmt.targets[0]] = after
         total = self.emit((self.rw.fresh(f"{e.name}_total"),),
-                          cst.parse_expression(f"{_spelled(self.rw.sum)}({e.name}, axis=0)"),
+                          cst.parse_expression(f"{spelled(self.rw.sum)}({e.name}, axis=0)"),
                           Prim(self.rw.sum, (e,), (("axis", _literal("0")),), location=prim.location), stmt.origin)
-        self.made.append(_reading(stmt, {e.name: total}))
+        self.made.append(reading(stmt, {e.name: total}))
 
 
 def _step_count(loop: Loop, rewriter: "_Rewriter") -> Optional[cst.BaseExpression]:
@@ -447,21 +427,6 @@ def _step_count(loop: Loop, rewriter: "_Rewriter") -> Optional[cst.BaseExpressio
     return cst.parse_expression(f"len({sequences[0].name})")
 
 
-def _renamed(op, names: Mapping[str, str]):
-    """The operand ``op`` reading ``names[n]`` where it read the Var ``n``."""
-    if isinstance(op, Var):
-        return Var(names.get(op.name, op.name))
-    if isinstance(op, Seq):
-        return replace(op, items=tuple(_renamed(i, names) for i in op.items))
-    return op
-
-
-def _spelled(op: str) -> str:
-    """A numpy function's name as generated code calls it (``numpy.sum``: ``np.sum``)."""
-    module, _, attr = op.rpartition(".")
-    return f"np.{attr}" if module == "numpy" else op
-
-
 def _literal(code: str) -> Const:
     return Const(cst.parse_expression(code), code, ())
 
@@ -476,14 +441,8 @@ class _Rewriter(KnownShapes):
 
     @staticmethod
     def names_in(node: cst.BaseExpression) -> tuple:
-        found: list = []
-
-        class _Names(cst.CSTVisitor):
-            def visit_Name(self, n: cst.Name) -> None:
-                found.append(n.value)
-
-        node.visit(_Names())
-        return tuple(n for n in dict.fromkeys(found) if n not in ("len", "None", "slice"))
+        """The names an integer expression (a loop's count) reads, builtins aside."""
+        return tuple(dict.fromkeys(n.value for n in name_nodes(node, reads_only=True) if n.value != "len"))
 
     def bounds(self, symbol):
         if self._bounds is None:
@@ -586,9 +545,9 @@ class _Rewriter(KnownShapes):
                 at += 1
                 continue
             names = {c.targets[0]: c.prim.args[0].name for c in node.carries}  # acc -> acc_2
-            rest = [_reading(s, names) if isinstance(s, Stmt) else s for s in block[at + 1:]]
+            rest = [reading(s, names) if isinstance(s, Stmt) else s for s in block[at + 1:]]
             if top:
-                self.result = _renamed(self.result, names)
+                self.result = renamed(self.result, names)
             block[at:] = made + rest
             at += len(made)
             self.changed = True

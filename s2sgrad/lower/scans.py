@@ -34,9 +34,9 @@ from .. import dims
 from ..rules.helpers.containers import PROMOTED
 from ..rules.helpers.inplace import SETITEM
 from ..rules.table import RuleTable
-from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, RangeHeader, Seq, SequenceHeader, Stmt,
+from .ir import (SUBSCRIPT, Const, CoreFunction, If, Loop, Prim, RangeHeader, SequenceHeader, Stmt,
                  Var, all_reads, defined_names)
-from .known_shapes import KnownShapes
+from .known_shapes import KnownShapes, reading, spelled
 
 _PROMOTED_OP = "s2sgrad.runtime." + PROMOTED  # the rule table's name of the helper
 _SETITEM_OP = "s2s." + SETITEM  # the lowering's index write (RuleTable.index_write)
@@ -94,14 +94,6 @@ class _Scan:
     appended: bool
     reader_at: int
     reader: Stmt
-
-
-class _Renamed(cst.CSTTransformer):
-    def __init__(self, old: str, new: str) -> None:
-        self.old, self.new = old, new
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        return updated.with_changes(value=self.new) if updated.value == self.old else updated
 
 
 class _Rewriter(KnownShapes):
@@ -203,7 +195,7 @@ class _Rewriter(KnownShapes):
         made = [
             Stmt((cast.name,), _call(cst.Attribute(cst.Name("s2s"), cst.Name(PROMOTED)), (x, acc)),
                  Prim(_PROMOTED_OP, (x, acc), location=location), origin),
-            Stmt((scanned.name,), _call(_dotted(found.scan), (cast,), (("axis", axis),)),
+            Stmt((scanned.name,), _call(cst.parse_expression(spelled(found.scan)), (cast,), (("axis", axis),)),
                  Prim(found.scan, (cast,), (("axis", axis),), location=location), origin),
         ]
         operands = (acc, scanned) if found.acc_first else (scanned, acc)
@@ -226,7 +218,7 @@ class _Rewriter(KnownShapes):
         made.append(Stmt((written,), _call(cst.Attribute(cst.Name("s2s"), cst.Name(SETITEM)),
                                            (Var(kept), whole, Var(prefix))),
                          Prim(_SETITEM_OP, (Var(kept), whole, Var(prefix)), location=location), origin))
-        out[found.reader_at] = _reading(found.reader, kept, written)
+        out[found.reader_at] = reading(found.reader, {kept: written})
         out[at:at + 1] = made
         return out, at + len(made)
 
@@ -278,12 +270,6 @@ class _Rewriter(KnownShapes):
         return i, reader
 
 
-def _dotted(name: str) -> cst.BaseExpression:
-    """``numpy.cumprod`` as ``np.cumprod`` (generated code imports numpy as np)."""
-    module, _, attr = name.rpartition(".")
-    return cst.Attribute(cst.Name("np" if module == "numpy" else module), cst.Name(attr))
-
-
 def _operand_node(op) -> cst.BaseExpression:
     return cst.Name(op.name) if isinstance(op, Var) else op.node
 
@@ -299,20 +285,6 @@ def _binary(expr: cst.BaseExpression, operands: tuple) -> cst.BaseExpression:
     if isinstance(expr, cst.BinaryOperation):
         return expr.with_changes(left=left, right=right, lpar=[], rpar=[])
     return expr.with_changes(args=[cst.Arg(left), cst.Arg(right)], lpar=[], rpar=[])
-
-
-def _reading(stmt: Stmt, old: str, new: str) -> Stmt:
-    """``stmt`` reading ``new`` where it read ``old``."""
-    def renamed(op):
-        if isinstance(op, Var):
-            return Var(new) if op.name == old else op
-        if isinstance(op, Seq):
-            return replace(op, items=tuple(renamed(i) for i in op.items))
-        return op
-
-    prim = replace(stmt.prim, args=tuple(renamed(a) for a in stmt.prim.args),
-                   kwargs=tuple((k, renamed(v)) for k, v in stmt.prim.kwargs))
-    return replace(stmt, expr=stmt.expr.visit(_Renamed(old, new)), prim=prim)
 
 
 def running_scans(fn: CoreFunction, shapes: Mapping[str, tuple], table: RuleTable,

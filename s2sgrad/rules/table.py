@@ -466,12 +466,19 @@ class RuleTable:
         """The numpy function (not a method, not an operator) whose rule has this ``algebra``
         (``"select"``: ``numpy.where``) or this ``reduction`` (``"sum"``: ``numpy.sum``); "" where
         none has."""
+        return self._functions.get(("algebra", algebra) if algebra else ("reduction", reduction), "")
+
+    @functools.cached_property
+    def _functions(self) -> Mapping[tuple, str]:
+        """``("algebra", a)`` / ``("reduction", r)`` -> the first numpy function (by name) with it."""
+        found: dict = {}
         for name in sorted(self.rules):
             rule = self.rules[name]
-            if name.startswith("numpy.") and ((algebra and rule.algebra == algebra) or
-                                              (reduction and rule.reduction == reduction)):
-                return name
-        return ""
+            if name.startswith("numpy."):
+                for fact in (("algebra", rule.algebra), ("reduction", rule.reduction)):
+                    if fact[1]:
+                        found.setdefault(fact, name)
+        return MappingProxyType(found)
 
     @staticmethod
     def lower_triangle() -> str:
