@@ -14,6 +14,8 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
+from ..runtime.sums import axis_sum
+
 from ..program import pure
 
 _NUMBER = m.Integer() | m.Float()
@@ -213,13 +215,15 @@ class _Fold(cst.CSTTransformer):
         return _literal(value) if type(value) in (int, float) else updated
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
-        """``np.sum(x, axis=k, keepdims=True)[:, 0]`` (each kept axis read at 0, every other whole;
-        a negation of the sum kept) is ``np.sum(x, axis=k)``: the sum a broadcast operand's
-        adjoint is, read without the new axes it was given (``P[:, None]``)."""
+        """A sum over axes kept, ``axis_sum(x, axis=k, keepdims=True)[:, 0]`` (the runtime's, or
+        ``np.sum``: each kept axis read at 0, every other whole; a negation of the sum kept), is
+        the sum without them, ``axis_sum(x, axis=k)``: the sum a broadcast operand's adjoint is,
+        read without the new axes it was given (``P[:, None]``)."""
         total = updated.value
         inner = total.expression if isinstance(total, cst.UnaryOperation) and \
             isinstance(total.operator, cst.Minus) else total
-        if not m.matches(inner, m.Call(func=m.Attribute(value=m.Name("np"), attr=m.Name("sum")))) or \
+        if not m.matches(inner, m.Call(func=m.Attribute(value=m.Name("np"), attr=m.Name("sum")) |
+                                       m.Attribute(value=m.Name("s2s"), attr=m.Name(axis_sum.__name__)))) or \
                 len(inner.args) != 3 or inner.args[0].keyword is not None or \
                 [a.keyword.value for a in inner.args[1:] if a.keyword] != ["axis", "keepdims"] or \
                 not m.matches(inner.args[2].value, m.Name("True")):
@@ -403,15 +407,18 @@ def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
 
 
 def _summed(node: cst.BaseExpression, axes: tuple) -> cst.BaseExpression:
-    """``np.sum(node, ...)`` over ``axes`` = ``(leading, ones)``: the leading axes dropped (all of
-    them for a 0-d operand: ``leading`` None where their count is not known), the others kept."""
+    """The sum of ``node`` over ``axes`` = ``(leading, ones)``: the leading axes dropped (all of
+    them for a 0-d operand: ``leading`` None where their count is not known: ``np.sum(node)``),
+    the others kept (the runtime's ``axis_sum(node, axis=...)``: numpy's sum, or a product with
+    ones where that is the faster, runtime/sums.py)."""
     leading, ones = axes
 
     def total(inner: cst.BaseExpression, over: tuple, keep: bool) -> cst.BaseExpression:
         axis = str(over[0]) if len(over) == 1 else f"({', '.join(map(str, over))})"
-        call = f"np.sum(__inner__, axis={axis}{', keepdims=True' if keep else ''})"
-        return cst.parse_expression(call).with_changes(args=[
-            cst.Arg(inner), *cst.parse_expression(call).args[1:]])
+        args = [cst.Arg(inner), cst.Arg(cst.parse_expression(axis), keyword=cst.Name("axis"))]
+        if keep:
+            args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("keepdims")))
+        return cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(axis_sum.__name__)), args)
 
     if leading is None:  # every axis
         return cst.Call(cst.Attribute(cst.Name("np"), cst.Name("sum")), [cst.Arg(node)])

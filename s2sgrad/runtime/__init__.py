@@ -6,6 +6,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - broadcasting: unbroadcast, broadcast, like, check_scalar
 - containers: zeros_like and the adjoints of lists and dicts (add, Parts, list_zeros, ...), setitem
   and the adjoint of the value it writes (setitem_value_vjp)
+- sums: axis_sum (numpy's sum over axes, as a product with ones where that is the faster)
 - reductions: sums, means, variances, extrema, products, averages, nan-reductions, logsumexp
 - scans: cumsum, cumprod, nancumsum, diff
 - indexing: x[index], stack_rows (rows_shape, size), take, take_along_axis, sort, diag, diagonal, pad
@@ -37,7 +38,8 @@ it ``s2sgrad.runtime.<name>``, which is how the lowering resolves it (lower/norm
 from __future__ import annotations
 
 from . import (batching, broadcasting, containers, contexts, contract, custom, elementwise, fft, indexing,
-               inplace, jacobians, linalg, products, reductions, rows, scans, scipy_calls, shapes, sorting, special, stats)
+               inplace, jacobians, linalg, products, reductions, rows, scans, scipy_calls, shapes, sorting, special, stats,
+               sums)
 from .batching import *  # noqa: F401,F403
 from .broadcasting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
@@ -60,6 +62,7 @@ from .shapes import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .stats import *  # noqa: F401,F403
+from .sums import *  # noqa: F401,F403
 
 # The helpers that runtime.py itself defined before the split, and the einsum helpers; the
 # complex helpers (then runtime_complex.py, re-exported by name) are not listed.
@@ -67,4 +70,4 @@ __all__ = sorted(batching.__all__ + broadcasting.__all__ + containers.__all__ + 
                  + custom.__all__ + elementwise.__all__ + fft.__all__ + indexing.__all__ + inplace.__all__ + jacobians.__all__
                  + linalg.__all__
                  + products.__all__ + reductions.__all__ + rows.__all__ + scans.__all__ + shapes.__all__
-                 + scipy_calls.__all__ + sorting.__all__ + special.__all__ + stats.__all__)
+                 + scipy_calls.__all__ + sorting.__all__ + special.__all__ + stats.__all__ + sums.__all__)

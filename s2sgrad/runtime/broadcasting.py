@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ..errors import ComputeWarning, GradientError
+from .sums import axis_sum
 
 __all__ = [
     "unbroadcast",
@@ -23,7 +24,6 @@ __all__ = [
 _ndarray = np.ndarray
 _float64 = np.float64
 _F64 = np.dtype(np.float64)
-_add_reduce = np.add.reduce
 
 
 def _shape(v):
@@ -116,10 +116,10 @@ def unbroadcast(g, x):
             return np.sum(g, axis=axes, keepdims=True) if axes else g
     extra = g.ndim - len(shape)
     if extra > 0:
-        g = _add_reduce(g, tuple(range(extra)))  # what g.sum(axis=...) calls
+        g = axis_sum(g, tuple(range(extra)))
     axes = _widened_axes(g.shape, shape)
     if axes:
-        g = _add_reduce(g, axes, None, None, True)
+        g = axis_sum(g, axes, True)
     return g
 
 

@@ -9,6 +9,7 @@ import pytest
 from conftest import assert_gradients
 
 import s2sgrad
+from s2sgrad import runtime as s2s
 from s2sgrad.differentiate.inline import substitute
 
 VALUES = {"x": 1.7, "y": -0.6, "z": 2.3}
@@ -196,6 +197,8 @@ def test_simplify_products(expr, expected):
     ("np.sum(d, axis=1, keepdims=True)[:, :]", "np.sum(d, axis=1, keepdims=True)[:, :]"),  # kept
     ("np.sum(d, axis=1, keepdims=True)[0]", "np.sum(d, axis=1, keepdims=True)[0]"),  # another axis
     ("np.sum(d, axis=1)[:, 0]", "np.sum(d, axis=1)[:, 0]"),  # no keepdims
+    ("s2s.axis_sum(d, axis=1, keepdims=True)[:, 0]", "s2s.axis_sum(d, axis=1)"),  # the runtime's sum
+    ("-s2s.axis_sum(e, axis=(0, 2), keepdims=True)[0, :, 0]", "-s2s.axis_sum(e, axis=(0, 2))"),
 ])
 def test_keepdims_read_at_zero_is_the_plain_sum(expr, expected):
     from s2sgrad.differentiate.simplify import simplify
@@ -203,7 +206,7 @@ def test_keepdims_read_at_zero_is_the_plain_sum(expr, expected):
     node = simplify(cst.parse_expression(expr))
     assert cst.Module([]).code_for_node(node) == expected
     rng = np.random.default_rng(0)
-    env = dict(np=np, d=rng.normal(size=(3, 4, 2)), e=rng.normal(size=(2, 3, 4)))
+    env = dict(np=np, s2s=s2s, d=rng.normal(size=(3, 4, 2)), e=rng.normal(size=(2, 3, 4)))
     np.testing.assert_array_equal(eval(cst.Module([]).code_for_node(node), env), eval(expr, env))
 
 

@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 HELPER = re.compile(r"\bs2s\.([A-Za-z_][A-Za-z0-9_]*)")
 LISTED = ("batching", "broadcasting", "containers", "contexts", "contract", "custom", "elementwise", "fft", "inplace",
           "indexing", "jacobians", "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting",
-          "special", "scipy_calls", "stats")  # runtime.py's own, batching, contract
+          "special", "scipy_calls", "stats", "sums")  # runtime.py's own, batching, contract
 UNLISTED = ("complex",)  # re-exported by name, not in __all__ (as before the split)
 
 

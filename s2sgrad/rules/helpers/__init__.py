@@ -12,10 +12,11 @@ values only for their shapes or for a piecewise choice (``constant_in=``).
 
 from . import (batching, broadcasting, complex, containers, contexts, contract, custom, elementwise, fft,
                indexing, inplace, jacobians, linalg, products, reductions, rows, scans, scipy_calls, shapes, sorting,
-               special, stats)
+               special, stats, sums)
 
 MODULES = (batching, broadcasting, complex, containers, contexts, contract, custom, elementwise, fft, indexing,
-           inplace, jacobians, linalg, products, reductions, rows, scans, scipy_calls, shapes, sorting, special, stats)
+           inplace, jacobians, linalg, products, reductions, rows, scans, scipy_calls, shapes, sorting, special, stats,
+           sums)
 
 RULES = tuple(rule for module in MODULES for rule in module.RULES)
 

@@ -9,7 +9,7 @@ import numpy as np
 
 BANNERS = ("batching", "broadcasting", "complex", "containers", "contract", "custom", "elementwise", "indexing", "inplace",
            "jacobians", "linalg", "products", "reductions", "rows", "scans", "shapes", "sorting", "fft",
-           "special", "scipy_calls", "stats")
+           "special", "scipy_calls", "stats", "sums")
 
 RNG = np.random.default_rng(4321)
 

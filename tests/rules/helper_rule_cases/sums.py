@@ -1,0 +1,30 @@
+"""Cases for the rule of the helper of s2sgrad/runtime/sums.py (see __init__.py): ``axis_sum``
+over one axis and adjacent axes, kept or dropped, on the path of a product with ones and on
+numpy's own (a last axis longer than PAIRWISE_MOST)."""
+
+import numpy as np
+
+from s2sgrad import runtime as s2s
+
+from . import uniform
+
+R = "s2sgrad.runtime."
+
+
+def _out(y):
+    """A scalar of a helper's output that sees its second-order terms."""
+    return np.sum(np.sin(y) * np.cos(np.arange(np.size(y)).reshape(np.shape(y)) + 0.5))
+
+
+def h_axis_sum_0(x): return _out(s2s.axis_sum(x, 0))
+def h_axis_sum_1(x): return _out(s2s.axis_sum(x, axis=1))
+def h_axis_sum_last_kept(x): return _out(s2s.axis_sum(x, axis=-1, keepdims=True))
+def h_axis_sum_leading(x): return _out(s2s.axis_sum(x, axis=(0, 1)))
+
+
+CASES = [
+    *((R + "axis_sum", h_axis_sum_0, (uniform(s),), None, 1e-5) for s in ((5, 3), (4, 3, 2))),
+    *((R + "axis_sum", h_axis_sum_1, (uniform(s),), None, 1e-5) for s in ((5, 3), (4, 3, 2))),
+    *((R + "axis_sum", h_axis_sum_last_kept, (uniform(s),), None, 1e-5) for s in ((5, 3), (2, 130))),
+    (R + "axis_sum", h_axis_sum_leading, (uniform((4, 3, 2)),), None, 1e-5),
+]
