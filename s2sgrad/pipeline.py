@@ -32,6 +32,7 @@ from .analyze.invariance import stabilizers
 from .analyze.scalars import known_scalars
 from .analyze.shapes import SCALAR, counter_bounds, shape_facts
 from .lower.aliasing import check_inplace, check_parameter_writes
+from .lower.axis_sums import axis_sums
 from .lower.common import merge_common
 from .lower.batched_loops import batched_loops
 from .lower.einsum_products import einsum_products
@@ -213,6 +214,11 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
             break  # (else the products' shapes may make more einsums' ranks known)
         core = merge_common(hoist_products(rewritten, session.table), session.table)
         classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
+    if shapes:  # the sums over axes as the runtime's (after the rewrites above, which spell numpy's)
+        summed = axis_sums(core, session.table)
+        if summed is not core:
+            core = summed
+            classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
     outputs = seeded_outputs(core, has_aux)  # (of the rewritten body: its result may be renamed)
     stable = stabilizers(core, session.table, outputs, classes, scalars)
     return core, outputs, (classes, scalars), stable

@@ -1,0 +1,87 @@
+"""The function's own sums over axes, taken as the runtime's: CoreFunction + the rule table ->
+CoreFunction.
+
+Each call of a sum (the table's rule of reduction ``"sum"``: ``np.sum(x, axis=k)``,
+``x.sum(axis=k)``) given an axis (an integer literal or a tuple of them) and nothing but
+``keepdims`` (a literal) besides is written as the runtime's ``axis_sum(x, axis=k)``
+(runtime/sums.py): numpy's sum, computed as a product with ones where that is the faster (numpy
+reduces one inner run of the kept axes at a time: the 3 coordinates of ``(n, n, 3)`` differences
+summed cost about ten times the product). Its rule is a sum's, so every analysis and rule sees the
+same sum. Code made for a call's shapes takes it (pipeline, after the rewrites that read sums: the
+batched loops spell their sums as numpy's); code for any shape, the one ``emit`` writes for
+review, keeps the sums as written. The values are numpy's up to the order of the sums' terms (as a
+product's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ..rules.helpers.sums import AXIS_SUM
+from ..rules.table import RuleTable
+from .index_parts import literal_int
+from .ir import Const, CoreFunction, Prim, Stmt, Var, rewrite_statements
+
+_AXIS_SUM_OP = "s2sgrad.runtime." + AXIS_SUM  # the rule table's name of the helper
+
+
+def _literal_axis(op) -> bool:
+    """An axis written as an integer literal or a tuple display of them."""
+    if not isinstance(op, Const) or op.reads:
+        return False
+    node = op.node
+    if isinstance(node, cst.Tuple):
+        return bool(node.elements) and all(literal_int(e.value) for e in node.elements)
+    return literal_int(node)
+
+
+def _literal_bool(op) -> bool:
+    return isinstance(op, Const) and isinstance(op.node, cst.Name) and op.node.value in ("True", "False")
+
+
+def _bound(rule, prim: Prim):
+    """``{parameter: operand}`` of ``prim``'s call by ``rule``'s parameters, or None where a
+    keyword names none of them."""
+    names = [p.name for p in rule.params]
+    if len(prim.args) > len(names):
+        return None
+    bound = dict(zip(names, prim.args))
+    for key, op in prim.kwargs:
+        if key not in names or key in bound:
+            return None
+        bound[key] = op
+    return bound
+
+
+def _statement(table: RuleTable, stmt: Stmt, changed: list) -> tuple:
+    prim = stmt.prim
+    rule = table.rules.get(prim.op)
+    if rule is None or getattr(rule, "reduction", "") != "sum" or prim.op == _AXIS_SUM_OP or \
+            len(stmt.targets) != 1 or stmt.unpack or not rule.params:
+        return (stmt,)
+    bound = _bound(rule, prim)
+    first = rule.params[0].name
+    if bound is None or set(bound) - {first, "axis", "keepdims"} or \
+            not isinstance(bound.get(first), (Var, Const)) or not _literal_axis(bound.get("axis")) or \
+            ("keepdims" in bound and not _literal_bool(bound["keepdims"])):
+        return (stmt,)  # (no axis, a dtype or an out, an operand of another form: as written)
+    operand, axis = bound[first], bound["axis"]
+    args = [cst.Arg(cst.Name(operand.name) if isinstance(operand, Var) else operand.node),
+            cst.Arg(axis.node, keyword=cst.Name("axis"))]
+    kwargs: tuple = ()
+    if "keepdims" in bound:
+        args.append(cst.Arg(bound["keepdims"].node, keyword=cst.Name("keepdims")))
+        kwargs = (("keepdims", bound["keepdims"]),)
+    expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(AXIS_SUM)), args)
+    changed.append(stmt)
+    return (replace(stmt, expr=expr, prim=Prim(_AXIS_SUM_OP, (operand, axis), kwargs, location=prim.location)),)
+
+
+def axis_sums(fn: CoreFunction, table: RuleTable) -> CoreFunction:
+    """``fn`` with its sums over literal axes written as the runtime's ``axis_sum`` (``fn`` itself
+    where it has none)."""
+    changed: list = []
+    body = rewrite_statements(fn.body, lambda stmt, block: _statement(table, stmt, changed))
+    return replace(fn, body=body) if changed else fn

@@ -1,0 +1,80 @@
+"""Code made for a call's shapes takes the function's own sums over literal axes as
+``s2s.axis_sum`` (lower/axis_sums.py): the same values and gradients as numpy's sums (autograd's,
+to rounding), in every spelling of a sum over axes, and the sums it does not take kept as written."""
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import s2sgrad
+
+RNG = np.random.default_rng(5)
+
+
+def pairs(P):
+    D = P[:, None, :] - P[None, :, :]
+    return np.sum(np.sqrt(np.sum(D ** 2, axis=-1) + 1.0))
+
+
+def pairs_ag(P):
+    D = P[:, None, :] - P[None, :, :]
+    return anp.sum(anp.sqrt(anp.sum(D ** 2, axis=-1) + 1.0))
+
+
+def spellings(X, w):
+    a = X.sum(axis=0) @ w
+    b = np.sum(X * X, 1, keepdims=True)
+    c = np.sum(np.tanh(X), axis=(0, 1))
+    d = (X ** 2).sum(axis=-1, keepdims=False)
+    return a + np.sum(b * d[:, None]) + c
+
+
+def spellings_ag(X, w):
+    a = anp.sum(X, axis=0) @ w
+    b = anp.sum(X * X, 1, keepdims=True)
+    c = anp.sum(anp.tanh(X), axis=(0, 1))
+    d = anp.sum(X ** 2, axis=-1)
+    return a + anp.sum(b * d[:, None]) + c
+
+
+def kept(X):
+    total = np.sum(X)  # a whole sum: numpy's pairwise one
+    wide = np.sum(X, axis=0, dtype=np.float64)  # a dtype given
+    return total * np.sum(wide)
+
+
+def kept_ag(X):
+    return anp.sum(X) * anp.sum(anp.sum(X, axis=0))
+
+
+CASES = [(pairs, pairs_ag, lambda: (RNG.normal(size=(7, 3)),), 1),
+         (spellings, spellings_ag, lambda: (RNG.normal(size=(6, 4)), RNG.normal(size=4)), 4),
+         (kept, kept_ag, lambda: (RNG.normal(size=(5, 3)),), 0)]
+
+
+@pytest.mark.parametrize("fn, oracle, make, taken", CASES, ids=[c[0].__name__ for c in CASES])
+def test_values_gradients_and_which_sums_are_taken(fn, oracle, make, taken):
+    args = make()
+    argnums = tuple(range(len(args)))
+    vg = s2sgrad.value_and_grad(fn, argnums=argnums)
+    want_value = oracle(*args)
+    want = autograd.grad(oracle, argnums)(*args)
+    for _ in range(3):  # the first call runs the code for any shape, the next ones the code for the shapes
+        value, grads = vg(*args)
+        np.testing.assert_allclose(value, want_value, rtol=1e-12)
+        for got, expected in zip(grads, want):
+            np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    made = s2sgrad.source(vg, like=args)
+    forward = made[made.index("_fwd("):made.index("_bwd(")]
+    assert forward.count("s2s.axis_sum(") == taken, forward
+    assert "s2s.axis_sum(" not in s2sgrad.source(vg).split("_bwd(")[0]  # code for any shape: as written
+
+
+def test_a_float32_sum_stays_float32():
+    X = RNG.normal(size=(6, 3)).astype(np.float32)
+    vg = s2sgrad.value_and_grad(lambda X: np.sum(np.sum(X * X, axis=1) ** 2))
+    for _ in range(2):
+        value, grad = vg(X)
+        assert grad.dtype == np.float32
+        np.testing.assert_allclose(grad, 4.0 * np.sum(X * X, axis=1)[:, None] * X, rtol=1e-5)
