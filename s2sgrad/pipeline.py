@@ -234,7 +234,7 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
     activity = analyze(core, wrt, outputs, session.table, stable)
     vjp = reverse(core, activity, session.table, wrt=wrt, has_aux=has_aux, top_level=top_level,
                   callee_lookup=partial(_callee, session, pf), fwd_name=names[0], bwd_name=names[1],
-                  kwonly=_kwonly(pf), shapes=facts)
+                  kwonly=_kwonly(pf), shapes=facts, final=bool(shapes))
     return core, vjp
 
 

@@ -95,7 +95,7 @@ class Records:
         its type, dtype and shape (a write into the array then changes nothing it reads);
         ``whole``: the tape keeps the value anyway (the next step records it under another name)."""
         if not whole and name not in self.shape_base and name in self.templates.get(tape, ()):
-            return f"s2s.{TEMPLATE}({name})"
+            return template_record(name)
         return self.packed(name)
 
     def numpy_valued(self, name: str) -> bool:
@@ -123,6 +123,12 @@ def _size_record(name: str) -> str:
     numpy's: the runtime's size of it (from its shape: ``np.size`` would make a dask array
     compute)."""
     return f"s2s.size({name})"
+
+
+def template_record(name: str) -> str:
+    """The record of a value read only for its type, dtype and shape: its shape template (the
+    runtime's ``template``, one element's memory)."""
+    return f"s2s.{TEMPLATE}({name})"
 
 
 def _rows_record(name: str) -> str:

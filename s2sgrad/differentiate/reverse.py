@@ -34,9 +34,9 @@ from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts, move_signs
 from .growth import append_in_place, pop_in_place
 from .plain_writes import Plain, subscript
-from .writes_in_place import drop_unread_records, shape_only_records, write_in_place
+from .writes_in_place import drop_unread_records, shape_only_reads, shape_only_records, write_in_place
 from .. import dims
-from .records import Records
+from .records import Records, template_record
 from .log_compositions import log_compositions
 from .updates import index_updates
 from .release import release
@@ -56,9 +56,10 @@ class ReverseBuilder(Contributions, BlockSweeps):
     def __init__(self, fn: CoreFunction, activity: Activity, table: RuleTable, wrt: tuple,
                  has_aux: bool, top_level: bool, callee_lookup: CalleeLookup,
                  fwd_name: str, bwd_name: str, kwonly: tuple = (),
-                 shapes: Optional[tuple] = None) -> None:
+                 shapes: Optional[tuple] = None, final: bool = False) -> None:
         refuse_constant_subscripts(fn, activity.varied)
         self.fn = fn
+        self.final = final  # code no transformation reads again (made for a call's shapes)
         self.activity = activity
         self.table = table
         self.wrt = wrt
@@ -384,6 +385,13 @@ class ReverseBuilder(Contributions, BlockSweeps):
         backward, self.rec.unread = drop_unread_records(tuple(backward))
         backward = list(backward)
         backward, released = release(backward, residuals, frozenset(kept), returns)
+        # in code no transformation reads again, a value the sweep reads only for its type, dtype
+        # and shape is handed over as a template (one element's memory): the forward sweep's array
+        # is freed when it returns (read again, the template would carry a zero tangent)
+        params = {p.name for p in fn.params}
+        templated = shape_only_reads(tuple(backward), tuple(returns), [
+            n for n in residuals if n not in params and self.rec.packed(n) == n]) if self.final else ()
+        packed = tuple(template_record(n) if n in templated else self.rec.packed(n) for n in residuals)
         result_code = _code(operand_node(fn.result))
         forward = fold(lift(self.forward_code(fn.body)), line_read_counts(packed + (result_code,)))
         forward = write_in_place(forward, frozenset(p.name for p in fn.params), packed + (result_code,),
@@ -543,11 +551,12 @@ class ReverseBuilder(Contributions, BlockSweeps):
 
 def reverse(fn: CoreFunction, activity: Activity, table: RuleTable, *, wrt: tuple, has_aux: bool,
             top_level: bool, callee_lookup: CalleeLookup, fwd_name: str, bwd_name: str,
-            kwonly: tuple = (), shapes: Optional[tuple] = None) -> VjpFunction:
+            kwonly: tuple = (), shapes: Optional[tuple] = None, final: bool = False) -> VjpFunction:
     """Build the forward and backward sweeps of ``fn``. ``shapes``: its (shape classes, known
-    scalars) when the caller has them (analyze.shapes.shape_facts)."""
+    scalars) when the caller has them (analyze.shapes.shape_facts); ``final``: code no
+    transformation reads again (made for a call's shapes)."""
     return ReverseBuilder(fn, activity, table, wrt, has_aux, top_level, callee_lookup,
-                          fwd_name, bwd_name, kwonly, shapes).build()
+                          fwd_name, bwd_name, kwonly, shapes, final).build()
 
 
 # The index writes' primitives: the lowering's, and the runtime helpers' when generated code is read again.

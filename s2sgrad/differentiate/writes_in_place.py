@@ -48,7 +48,7 @@ from ..read.walk import children
 from ..rules.helpers.inplace import FRESH_METHODS, GETITEM_ADD, GETITEM_VJP, OWNED_ARRAY, PASSTHROUGH, \
     SETITEM, SETITEM_INTO, SHAPE_ATTRIBUTES, SHAPE_READS, makes_new_array
 
-__all__ = ["drop_unread_records", "shape_only_records", "write_in_place"]
+__all__ = ["drop_unread_records", "shape_only_reads", "shape_only_records", "write_in_place"]
 
 
 def _dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -206,6 +206,17 @@ def shape_only_records(backward: tuple, final_code: tuple) -> dict:
             continue
         out[it.args[0].value.value] = frozenset(n for n in node.binds if not _live_after(node, n))
     return out
+
+
+def shape_only_reads(backward: tuple, final_code: tuple, names) -> frozenset:
+    """Of ``names`` (values the sweep is handed), those no path of ``backward`` reads the value of
+    before binding them again (only their type, dtype or shape): the forward sweep records a
+    template of each."""
+    end = _Node(None, set().union(*(_value_reads(cst.parse_expression(t)) for t in final_code)),
+                frozenset())
+    nodes: list = []
+    start = _Node(None, set(), frozenset(), succ=[_graph(backward, end, nodes)])
+    return frozenset(name for name in names if not _live_after(start, name))
 
 
 def _all_reads(items: tuple) -> set:

@@ -1,13 +1,13 @@
-"""The function's own sums over axes, taken as the runtime's: CoreFunction + the rule table ->
-CoreFunction.
+"""The function's own sums and means over axes, taken as the runtime's: CoreFunction + the rule
+table -> CoreFunction.
 
-Each call of a sum (the table's rule of reduction ``"sum"``: ``np.sum(x, axis=k)``,
-``x.sum(axis=k)``) given an axis (an integer literal or a tuple of them) and nothing but
-``keepdims`` (a literal) besides is written as the runtime's ``axis_sum(x, axis=k)``
-(runtime/sums.py): numpy's sum, computed as a product with ones where that is the faster (numpy
-reduces one inner run of the kept axes at a time: the 3 coordinates of ``(n, n, 3)`` differences
-summed cost about ten times the product). Its rule is a sum's, so every analysis and rule sees the
-same sum. Code made for a call's shapes takes it (pipeline, after the rewrites that read sums: the
+Each call of a sum or a mean (the table's rules of reduction ``"sum"`` and ``"mean"``:
+``np.sum(x, axis=k)``, ``x.mean(axis=k)``) given an axis (an integer literal or a tuple of them)
+and nothing but ``keepdims`` (a literal) besides is written as the runtime's ``axis_sum(x,
+axis=k)`` or ``axis_mean`` (runtime/sums.py): numpy's, computed as a product with ones where that
+is the faster (numpy reduces one inner run of the kept axes at a time: the 3 coordinates of
+``(n, n, 3)`` differences summed cost about ten times the product). Its rule is a sum's (a
+mean's), so every analysis and rule sees the same reduction. Code made for a call's shapes takes it (pipeline, after the rewrites that read sums: the
 batched loops spell their sums as numpy's); code for any shape, the one ``emit`` writes for
 review, keeps the sums as written. The values are numpy's up to the order of the sums' terms (as a
 product's).
@@ -19,12 +19,14 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..rules.helpers.sums import AXIS_SUM
+from ..rules.helpers.sums import AXIS_MEAN, AXIS_SUM
 from ..rules.table import RuleTable
 from .index_parts import literal_int
 from .ir import Const, CoreFunction, Prim, Stmt, Var, rewrite_statements
 
-_AXIS_SUM_OP = "s2sgrad.runtime." + AXIS_SUM  # the rule table's name of the helper
+# a reduction -> the helper taking it, and the rule table's name of the helper
+_HELPERS = {"sum": (AXIS_SUM, "s2sgrad.runtime." + AXIS_SUM), "mean": (AXIS_MEAN, "s2sgrad.runtime." + AXIS_MEAN)}
+_TAKEN = frozenset(op for _, op in _HELPERS.values())
 
 
 def _literal_axis(op) -> bool:
@@ -55,18 +57,22 @@ def _bound(rule, prim: Prim):
     return bound
 
 
-def _statement(table: RuleTable, stmt: Stmt, changed: list) -> tuple:
+def _statement(table: RuleTable, lists: frozenset, stmt: Stmt, changed: list) -> tuple:
+    """``(stmt,)``, or the statement calling the runtime's reduction in its place (``lists``: the
+    names holding Python lists, whose sums stay numpy's)."""
     prim = stmt.prim
     rule = table.rules.get(prim.op)
-    if rule is None or getattr(rule, "reduction", "") != "sum" or prim.op == _AXIS_SUM_OP or \
+    if rule is None or getattr(rule, "reduction", "") not in _HELPERS or prim.op in _TAKEN or \
             len(stmt.targets) != 1 or stmt.unpack or not rule.params:
         return (stmt,)
+    helper, op = _HELPERS[rule.reduction]
     bound = _bound(rule, prim)
     first = rule.params[0].name
     if bound is None or set(bound) - {first, "axis", "keepdims"} or \
             not isinstance(bound.get(first), (Var, Const)) or not _literal_axis(bound.get("axis")) or \
-            ("keepdims" in bound and not _literal_bool(bound["keepdims"])):
-        return (stmt,)  # (no axis, a dtype or an out, an operand of another form: as written)
+            ("keepdims" in bound and not _literal_bool(bound["keepdims"])) or \
+            (isinstance(bound[first], Var) and bound[first].name in lists):
+        return (stmt,)  # (no axis, a dtype or an out, a list or an operand of another form: as written)
     operand, axis = bound[first], bound["axis"]
     args = [cst.Arg(cst.Name(operand.name) if isinstance(operand, Var) else operand.node),
             cst.Arg(axis.node, keyword=cst.Name("axis"))]
@@ -74,14 +80,15 @@ def _statement(table: RuleTable, stmt: Stmt, changed: list) -> tuple:
     if "keepdims" in bound:
         args.append(cst.Arg(bound["keepdims"].node, keyword=cst.Name("keepdims")))
         kwargs = (("keepdims", bound["keepdims"]),)
-    expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(AXIS_SUM)), args)
+    expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(helper)), args)
     changed.append(stmt)
-    return (replace(stmt, expr=expr, prim=Prim(_AXIS_SUM_OP, (operand, axis), kwargs, location=prim.location)),)
+    return (replace(stmt, expr=expr, prim=Prim(op, (operand, axis), kwargs, location=prim.location)),)
 
 
 def axis_sums(fn: CoreFunction, table: RuleTable) -> CoreFunction:
-    """``fn`` with its sums over literal axes written as the runtime's ``axis_sum`` (``fn`` itself
-    where it has none)."""
+    """``fn`` with its sums and means over literal axes written as the runtime's ``axis_sum`` and
+    ``axis_mean`` (``fn`` itself where it has none)."""
     changed: list = []
-    body = rewrite_statements(fn.body, lambda stmt, block: _statement(table, stmt, changed))
+    lists = frozenset(fn.lists)
+    body = rewrite_statements(fn.body, lambda stmt, block: _statement(table, lists, stmt, changed))
     return replace(fn, body=body) if changed else fn

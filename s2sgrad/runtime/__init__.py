@@ -6,7 +6,7 @@ plain function of arrays, defined in the module for its kind and re-exported her
 - broadcasting: unbroadcast, broadcast, like, check_scalar
 - containers: zeros_like and the adjoints of lists and dicts (add, Parts, list_zeros, ...), setitem
   and the adjoint of the value it writes (setitem_value_vjp)
-- sums: axis_sum (numpy's sum over axes, as a product with ones where that is the faster)
+- sums: axis_sum, axis_mean (numpy's sum and mean over axes, as a product with ones where that is the faster)
 - reductions: sums, means, variances, extrema, products, averages, nan-reductions, logsumexp
 - scans: cumsum, cumprod, nancumsum, diff
 - indexing: x[index], stack_rows (rows_shape, size), take, take_along_axis, sort, diag, diagonal, pad

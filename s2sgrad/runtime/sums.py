@@ -1,6 +1,7 @@
-"""A sum over axes (numpy only), as generated gradients take it: ``s2s.axis_sum(x, axis,
-keepdims)`` is ``np.sum(x, axis=axis, keepdims=keepdims)``, computed as a product with a vector of
-ones where ``x`` is a C-contiguous float64 or float32 ndarray and its summed axes are adjacent.
+"""Sums and means over axes (numpy only), as generated gradients take them: ``s2s.axis_sum(x,
+axis, keepdims)`` is ``np.sum(x, axis=axis, keepdims=keepdims)``, computed as a product with a
+vector of ones where ``x`` is a C-contiguous float64 or float32 ndarray and its summed axes are
+adjacent; ``s2s.axis_mean`` is ``np.mean``, that sum divided by the count there.
 
 numpy reduces one inner run of the kept axes at a time, so a sum whose kept axes are short
 (the 3 coordinates of ``(n, n, 3)`` pairwise differences, the bias of a ``(1000, 20)`` batch, a
@@ -19,7 +20,7 @@ import math
 
 import numpy as np
 
-__all__ = ["axis_sum"]
+__all__ = ["axis_sum", "axis_mean"]
 
 PAIRWISE_MOST = 128  # numpy's pairwise sum adds blocks of up to 128 terms in eight running sums
 _BLAS = (np.dtype(np.float64), np.dtype(np.float32))
@@ -57,22 +58,41 @@ def _plan(shape: tuple, axis, keepdims: bool):
     return lead, n, trail, kept
 
 
+def _by_product(x, axis, keepdims):
+    """``x`` summed over ``axis`` as a product with ones, and the count of terms summed; None
+    where numpy's own sum is the one to take."""
+    if type(x) is not _ndarray or x.dtype not in _BLAS or axis is None or not x.flags.c_contiguous:
+        return None
+    try:
+        plan = _plan(x.shape, axis, keepdims)
+    except TypeError:  # an unhashable axis (a list): numpy's sum, and its checks
+        return None
+    if plan is None:
+        return None
+    lead, n, trail, kept = plan
+    ones = _ones(n, x.dtype)
+    if trail == 1:
+        return (x.reshape(lead, n) @ ones).reshape(kept), n
+    return (ones @ (x.reshape(n, trail) if lead == 1 else x.reshape(lead, n, trail))).reshape(kept), n
+
+
 def axis_sum(x, axis=None, keepdims=False):
     """``np.sum(x, axis=axis, keepdims=keepdims)`` (module docstring: a product with ones where
     that is the faster)."""
-    if type(x) is not _ndarray:  # a number, a list, another library's array: numpy's sum
-        return np.sum(x, axis=axis, keepdims=keepdims)
-    if x.dtype in _BLAS and axis is not None and x.flags.c_contiguous:
-        try:
-            plan = _plan(x.shape, axis, keepdims)
-        except TypeError:  # an unhashable axis (a list): numpy's sum, and its checks
-            plan = None
-        if plan is not None:
-            lead, n, trail, kept = plan
-            ones = _ones(n, x.dtype)
-            if trail == 1:
-                return (x.reshape(lead, n) @ ones).reshape(kept)
-            return (ones @ (x.reshape(n, trail) if lead == 1 else x.reshape(lead, n, trail))).reshape(kept)
-    if axis is None or type(axis) in (int, tuple):
+    found = _by_product(x, axis, keepdims)
+    if found is not None:
+        return found[0]
+    if type(x) is _ndarray and (axis is None or type(axis) in (int, tuple)):
         return _add_reduce(x, axis, None, None, keepdims)  # (what np.sum calls, less its wrapping)
-    return np.sum(x, axis=axis, keepdims=keepdims)
+    return np.sum(x, axis=axis, keepdims=keepdims)  # a number, a list, another library's array
+
+
+def axis_mean(x, axis=None, keepdims=False):
+    """``np.mean(x, axis=axis, keepdims=keepdims)``: where ``axis_sum`` takes the product, that
+    sum divided by the count (as numpy's mean divides its sum, in ``x``'s dtype)."""
+    found = _by_product(x, axis, keepdims)
+    if found is None:
+        return np.mean(x, axis=axis, keepdims=keepdims)
+    total, n = found
+    total /= n
+    return total

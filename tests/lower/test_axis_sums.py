@@ -1,6 +1,7 @@
-"""Code made for a call's shapes takes the function's own sums over literal axes as
-``s2s.axis_sum`` (lower/axis_sums.py): the same values and gradients as numpy's sums (autograd's,
-to rounding), in every spelling of a sum over axes, and the sums it does not take kept as written."""
+"""Code made for a call's shapes takes the function's own sums and means over literal axes as
+``s2s.axis_sum`` and ``s2s.axis_mean`` (lower/axis_sums.py): the same values and gradients as
+numpy's (autograd's, to rounding), in every spelling of a sum or mean over axes, and those it does
+not take kept as written."""
 
 import autograd
 import autograd.numpy as anp
@@ -27,7 +28,9 @@ def spellings(X, w):
     b = np.sum(X * X, 1, keepdims=True)
     c = np.sum(np.tanh(X), axis=(0, 1))
     d = (X ** 2).sum(axis=-1, keepdims=False)
-    return a + np.sum(b * d[:, None]) + c
+    e = X - np.mean(X, axis=1, keepdims=True)
+    f = np.sin(X).mean(axis=0) @ w
+    return a + np.sum(b * d[:, None]) + c + np.sum(e ** 3) + f
 
 
 def spellings_ag(X, w):
@@ -35,21 +38,26 @@ def spellings_ag(X, w):
     b = anp.sum(X * X, 1, keepdims=True)
     c = anp.sum(anp.tanh(X), axis=(0, 1))
     d = anp.sum(X ** 2, axis=-1)
-    return a + anp.sum(b * d[:, None]) + c
+    e = X - anp.mean(X, axis=1, keepdims=True)
+    f = anp.mean(anp.sin(X), axis=0) @ w
+    return a + anp.sum(b * d[:, None]) + c + anp.sum(e ** 3) + f
 
 
 def kept(X):
     total = np.sum(X)  # a whole sum: numpy's pairwise one
     wide = np.sum(X, axis=0, dtype=np.float64)  # a dtype given
-    return total * np.sum(wide)
+    parts = [X, np.sin(X)]
+    stacked = np.sum(parts, axis=0)  # a list's sum
+    return total * np.sum(wide) + np.sum(stacked ** 2) + np.sum(np.sum([X, X * X], axis=0))
 
 
 def kept_ag(X):
-    return anp.sum(X) * anp.sum(anp.sum(X, axis=0))
+    stacked = X + anp.sin(X)
+    return anp.sum(X) * anp.sum(anp.sum(X, axis=0)) + anp.sum(stacked ** 2) + anp.sum(X + X * X)
 
 
 CASES = [(pairs, pairs_ag, lambda: (RNG.normal(size=(7, 3)),), 1),
-         (spellings, spellings_ag, lambda: (RNG.normal(size=(6, 4)), RNG.normal(size=4)), 4),
+         (spellings, spellings_ag, lambda: (RNG.normal(size=(6, 4)), RNG.normal(size=4)), 6),
          (kept, kept_ag, lambda: (RNG.normal(size=(5, 3)),), 0)]
 
 
@@ -67,8 +75,8 @@ def test_values_gradients_and_which_sums_are_taken(fn, oracle, make, taken):
             np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
     made = s2sgrad.source(vg, like=args)
     forward = made[made.index("_fwd("):made.index("_bwd(")]
-    assert forward.count("s2s.axis_sum(") == taken, forward
-    assert "s2s.axis_sum(" not in s2sgrad.source(vg).split("_bwd(")[0]  # code for any shape: as written
+    assert forward.count("s2s.axis_sum(") + forward.count("s2s.axis_mean(") == taken, forward
+    assert "s2s.axis_" not in s2sgrad.source(vg).split("_bwd(")[0]  # code for any shape: as written
 
 
 def test_a_float32_sum_stays_float32():

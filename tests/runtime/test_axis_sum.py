@@ -1,6 +1,7 @@
-"""``s2s.axis_sum`` (runtime/sums.py) is numpy's sum over axes whichever way it computes it: a
-product with ones (a C-contiguous float array, adjacent axes, a last axis up to PAIRWISE_MOST long)
-or numpy's own (every other case), with numpy's shape, dtype and errors."""
+"""``s2s.axis_sum`` and ``s2s.axis_mean`` (runtime/sums.py) are numpy's sum and mean over axes
+whichever way they compute them: a product with ones (a C-contiguous float array, adjacent axes, a
+last axis up to PAIRWISE_MOST long) or numpy's own (every other case), with numpy's shape, dtype
+and errors."""
 
 import numpy as np
 import pytest
@@ -27,6 +28,18 @@ def test_the_sum_numpy_takes(shape, axis, keepdims, dtype):
     np.testing.assert_allclose(got, want, rtol=1e-5 if dtype is np.float32 else 1e-12, atol=1e-5)
 
 
+@pytest.mark.parametrize("shape,axis", SHAPES_AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_mean_numpy_takes(shape, axis, keepdims, dtype):
+    x = RNG.normal(size=shape).astype(dtype)
+    with np.errstate(all="ignore"):  # (the mean over no entries: nan, as numpy's)
+        want = np.mean(x, axis=axis, keepdims=keepdims)
+        got = s2s.axis_mean(x, axis, keepdims)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype is np.float32 else 1e-12, atol=1e-6)
+
+
 def test_which_sums_are_products():
     assert _plan((63, 63, 3), 1, False) == (63, 63, 3, (63, 3))
     assert _plan((63, 63, 3), -1, True) == (3969, 3, 1, (63, 63, 1))
@@ -46,6 +59,15 @@ def test_numpy_s_own_sum_elsewhere(x):
     for axis in (0, -1, None):
         want = np.sum(x, axis=axis)
         got = s2s.axis_sum(x, axis)
+        assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        try:
+            want = np.mean(x, axis=axis)
+        except np.exceptions.AxisError:  # (a number's axis 0: numpy's mean raises, as does the runtime's)
+            with pytest.raises(np.exceptions.AxisError):
+                s2s.axis_mean(x, axis)
+            continue
+        got = s2s.axis_mean(x, axis)
         assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == np.asarray(want).dtype
         np.testing.assert_allclose(got, want, rtol=1e-12)
 

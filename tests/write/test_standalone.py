@@ -180,8 +180,8 @@ def test_copies_are_the_minimal_set_in_a_deterministic_order():
     # unbroadcast and the private helpers and constants it reads, in their module's order, after
     # the sum it calls (sums.py's); nothing else from broadcasting.py (not like, broadcast,
     # GradientError, _F64); the two modules' ``_ndarray`` each under its module's name
-    assert defined == ["_ones", "_plan", "axis_sum", "_shape", "_foreign", "_own_type", "_operand",
-                       "_widened_axes", "unbroadcast", "f_bwd"]
+    assert defined == ["_ones", "_plan", "_by_product", "axis_sum", "_shape", "_foreign", "_own_type",
+                       "_operand", "_widened_axes", "unbroadcast", "f_bwd"]
     constants = [line.split(" =")[0] for line in out.splitlines() if line[:1] == "_" and " = " in line]
     assert constants == ["_BLAS", "_sums_ndarray", "_add_reduce", "_broadcasting_ndarray", "_float64",
                          "_CONVERTED"]

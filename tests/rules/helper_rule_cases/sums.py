@@ -1,6 +1,6 @@
-"""Cases for the rule of the helper of s2sgrad/runtime/sums.py (see __init__.py): ``axis_sum``
-over one axis and adjacent axes, kept or dropped, on the path of a product with ones and on
-numpy's own (a last axis longer than PAIRWISE_MOST)."""
+"""Cases for the rules of the helpers of s2sgrad/runtime/sums.py (see __init__.py): ``axis_sum``
+and ``axis_mean`` over one axis and adjacent axes, kept or dropped, on the path of a product with
+ones and on numpy's own (a last axis longer than PAIRWISE_MOST)."""
 
 import numpy as np
 
@@ -20,6 +20,8 @@ def h_axis_sum_0(x): return _out(s2s.axis_sum(x, 0))
 def h_axis_sum_1(x): return _out(s2s.axis_sum(x, axis=1))
 def h_axis_sum_last_kept(x): return _out(s2s.axis_sum(x, axis=-1, keepdims=True))
 def h_axis_sum_leading(x): return _out(s2s.axis_sum(x, axis=(0, 1)))
+def h_axis_mean_1(x): return _out(s2s.axis_mean(x, axis=1))
+def h_axis_mean_last_kept(x): return _out(s2s.axis_mean(x, -1, True))
 
 
 CASES = [
@@ -27,4 +29,6 @@ CASES = [
     *((R + "axis_sum", h_axis_sum_1, (uniform(s),), None, 1e-5) for s in ((5, 3), (4, 3, 2))),
     *((R + "axis_sum", h_axis_sum_last_kept, (uniform(s),), None, 1e-5) for s in ((5, 3), (2, 130))),
     (R + "axis_sum", h_axis_sum_leading, (uniform((4, 3, 2)),), None, 1e-5),
+    *((R + "axis_mean", h_axis_mean_1, (uniform(s),), None, 1e-5) for s in ((5, 3), (4, 3, 2))),
+    *((R + "axis_mean", h_axis_mean_last_kept, (uniform(s),), None, 1e-5) for s in ((5, 3), (2, 130))),
 ]
