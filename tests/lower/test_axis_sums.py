@@ -86,3 +86,26 @@ def test_a_float32_sum_stays_float32():
         value, grad = vg(X)
         assert grad.dtype == np.float32
         np.testing.assert_allclose(grad, 4.0 * np.sum(X * X, axis=1)[:, None] * X, rtol=1e-5)
+
+
+def softmax_loss(S, T):
+    S = S - np.max(S, axis=1, keepdims=True)
+    P = np.exp(S)
+    P = P / np.sum(P, axis=1, keepdims=True)
+    return np.sum(P * T)
+
+
+def test_a_stabilizing_maximum_stays_proven_with_the_runtimes_sum():
+    """The maximum a softmax subtracts changes nothing (analyze/invariance.py): proven of the
+    runtime's sum as of numpy's, so neither kind of code computes its adjoint."""
+    S, T = RNG.normal(size=(5, 4)), RNG.normal(size=(5, 4))
+    g = s2sgrad.grad(softmax_loss)
+    first, second = g(S, T), g(S, T)
+    P = np.exp(S - S.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    want = P * (T - np.sum(P * T, axis=1, keepdims=True))
+    np.testing.assert_allclose(first, want, rtol=1e-12)
+    np.testing.assert_allclose(second, want, rtol=1e-12)
+    for made in (s2sgrad.source(g), s2sgrad.source(g, like=(S, T))):
+        assert "extremum_vjp" not in made and "max_S_bar" not in made, made
+    assert "s2s.axis_sum(P, axis=1, keepdims=True)" in s2sgrad.source(g, like=(S, T))
