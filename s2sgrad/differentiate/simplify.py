@@ -14,9 +14,8 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from ..runtime.sums import axis_sum
-
 from ..program import pure
+from ..runtime.sums import axis_sum
 
 _NUMBER = m.Integer() | m.Float()
 

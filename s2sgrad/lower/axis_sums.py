@@ -7,10 +7,10 @@ and nothing but ``keepdims`` (a literal) besides is written as the runtime's ``a
 axis=k)`` or ``axis_mean`` (runtime/sums.py): numpy's, computed as a product with ones where that
 is the faster (numpy reduces one inner run of the kept axes at a time: the 3 coordinates of
 ``(n, n, 3)`` differences summed cost about ten times the product). Its rule is a sum's (a
-mean's), so every analysis and rule sees the same reduction. Code made for a call's shapes takes it (pipeline, after the rewrites that read sums: the
-batched loops spell their sums as numpy's); code for any shape, the one ``emit`` writes for
-review, keeps the sums as written. The values are numpy's up to the order of the sums' terms (as a
-product's).
+mean's), so every analysis and rule sees the same reduction. Code made for a call's shapes takes
+it (pipeline, after the rewrites that read sums: the batched loops spell their sums as numpy's);
+code for any shape, the one ``emit`` writes for review, keeps the sums as written. The values are
+numpy's up to the order of the sums' terms (as a product's).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from .index_parts import literal_int
 from .ir import Const, CoreFunction, Prim, Stmt, Var, rewrite_statements
 
 # a reduction -> the helper taking it, and the rule table's name of the helper
-_HELPERS = {"sum": (AXIS_SUM, "s2sgrad.runtime." + AXIS_SUM), "mean": (AXIS_MEAN, "s2sgrad.runtime." + AXIS_MEAN)}
+_HELPERS = {"sum": (AXIS_SUM, "s2sgrad.runtime." + AXIS_SUM),
+            "mean": (AXIS_MEAN, "s2sgrad.runtime." + AXIS_MEAN)}
 _TAKEN = frozenset(op for _, op in _HELPERS.values())
 
 
