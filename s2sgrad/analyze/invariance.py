@@ -17,7 +17,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..differentiate.binding import bind_arguments
+from ..lower.binding import bind_arguments
 from ..errors import TransformError
 from ..lower.ir import Const, CoreFunction, If, Loop, Stmt, Var, flatten, operand_vars, prim_operands
 from ..rules.table import RuleTable

@@ -20,7 +20,7 @@ from ..analyze.shapes import SCALAR, summed_axes
 from .reuse import reuse_forward
 from ..lower.ir import SUBSCRIPT, Const, Prim, Seq, Stmt, Var, operand_node, operand_vars
 from ..read.names import name_nodes
-from .binding import bind_arguments, defaulted_params
+from ..lower.binding import bind_arguments, defaulted_params
 from ..program import unpack_target
 from .simplify import simplify, unbroadcast_call
 from .templates import instantiate

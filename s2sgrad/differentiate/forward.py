@@ -32,7 +32,8 @@ from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, pri
 from ..lower.naming import Namer
 from ..rules.helpers.containers import TREE_ZEROS
 from ..rules.table import RuleTable
-from .binding import bind_arguments, defaulted_params, keeping_consumed
+from ..lower.binding import bind_arguments, defaulted_params
+from .binding import keeping_consumed
 from ..program import Comment, ElseHeader, IfHeader, Nest, has_statements, lift, unpack_target
 from .dead import without_dead_code
 from .repeats import without_repeats

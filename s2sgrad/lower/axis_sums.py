@@ -19,8 +19,10 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ..errors import TransformError
 from ..rules.helpers.sums import AXIS_MEAN, AXIS_SUM
 from ..rules.table import RuleTable
+from .binding import bind_arguments, defaulted_params
 from .index_parts import literal_int
 from .ir import Const, CoreFunction, Prim, Stmt, Var, rewrite_statements
 
@@ -44,20 +46,6 @@ def _literal_bool(op) -> bool:
     return isinstance(op, Const) and isinstance(op.node, cst.Name) and op.node.value in ("True", "False")
 
 
-def _bound(rule, prim: Prim):
-    """``{parameter: operand}`` of ``prim``'s call by ``rule``'s parameters, or None where a
-    keyword names none of them."""
-    names = [p.name for p in rule.params]
-    if len(prim.args) > len(names):
-        return None
-    bound = dict(zip(names, prim.args))
-    for key, op in prim.kwargs:
-        if key not in names or key in bound:
-            return None
-        bound[key] = op
-    return bound
-
-
 def _statement(table: RuleTable, lists: frozenset, stmt: Stmt, changed: list) -> tuple:
     """``(stmt,)``, or the statement calling the runtime's reduction in its place (``lists``: the
     names holding Python lists, whose sums stay numpy's)."""
@@ -67,9 +55,13 @@ def _statement(table: RuleTable, lists: frozenset, stmt: Stmt, changed: list) ->
             len(stmt.targets) != 1 or stmt.unpack or not rule.params:
         return (stmt,)
     helper, op = _HELPERS[rule.reduction]
-    bound = _bound(rule, prim)
+    try:
+        bound = bind_arguments(rule, prim)
+    except TransformError:  # (a keyword the rule does not model: as written, refused later)
+        return (stmt,)
+    bound = {name: operand for name, operand in bound.items() if name not in defaulted_params(rule, prim)}
     first = rule.params[0].name
-    if bound is None or set(bound) - {first, "axis", "keepdims"} or \
+    if set(bound) - {first, "axis", "keepdims"} or \
             not isinstance(bound.get(first), (Var, Const)) or not _literal_axis(bound.get("axis")) or \
             ("keepdims" in bound and not _literal_bool(bound["keepdims"])) or \
             (isinstance(bound[first], Var) and bound[first].name in lists):
