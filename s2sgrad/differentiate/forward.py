@@ -35,6 +35,7 @@ from ..rules.table import RuleTable
 from ..lower.binding import bind_arguments, defaulted_params
 from .binding import keeping_consumed
 from ..program import Comment, ElseHeader, IfHeader, Nest, has_statements, lift, unpack_target
+from .compositions import compositions
 from .dead import without_dead_code
 from .repeats import without_repeats
 from .fold import fold, line_read_counts
@@ -82,6 +83,9 @@ class ForwardBuilder:
         # the tangent of each varied name (``suffix`` empty: none, a builder of builders)
         self.tangents = {n: self.namer.fresh(f"{n}{suffix}") for n in sorted(self.varied)} \
             if suffix else {}
+        # np.log(f(x)), 1 / (1 + np.exp(-x)): chains whose last value's tangent is one function's
+        # of x (the values inside keep their tangents only where something else reads them)
+        self.compositions = compositions(fn, table)
 
     # ----- code ------------------------------------------------------------------------------
 
@@ -169,6 +173,9 @@ class ForwardBuilder:
             return cst.Name(self.tangents[prim.args[0].name])
         if prim.op == "copy" and isinstance(prim.args[0], Seq):  # ``parts = [a, b]``
             return self.sequence_tangent(stmt, prim.args[0])
+        if stmt in self.compositions and self.is_active(self.compositions[stmt][0].prim.args[0]):
+            whole, composed = self.compositions[stmt]  # one function's tangent of the chain's operand
+            return self.elementwise(whole, composed, target)
         rule = self.rule_for(prim)
         constant = set(getattr(rule, "constant_in", ()))
         active = {i for i, op in enumerate(prim.args) if self.is_active(op)} - \

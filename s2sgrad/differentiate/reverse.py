@@ -37,7 +37,7 @@ from .plain_writes import Plain, subscript
 from .writes_in_place import drop_unread_records, shape_only_reads, shape_only_records, write_in_place
 from .. import dims
 from .records import Records, template_record
-from .log_compositions import log_compositions
+from .compositions import compositions
 from .updates import index_updates
 from .release import release
 from .unknown import no_rule
@@ -87,7 +87,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         # writes adding into what they read (updates.py), and the reads whose share is left in
         # the adjoint of what they read (``t``: no adjoint of its own once its write is passed)
         self.updates = index_updates(fn, table, self.index_numbers(), self.known_arrays())
-        self.logs = log_compositions(fn, table)  # np.log(f(x)) as one function of x
+        # np.log(f(x)), 1 / (1 + np.exp(-x)): chains read as one function of x
+        self.compositions = compositions(fn, table)
         self.passed: set = set()
 
     def local_to(self, blocks: tuple) -> set:
@@ -281,8 +282,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
             return lines
         if rule.registered:
             return self.registered_backward(stmt, rule, g)
-        if stmt in self.logs:  # the log's adjoint given to f's operand at once
-            whole, composed = self.logs[stmt]
+        if stmt in self.compositions:  # the chain's adjoint given to its operand at once
+            whole, composed = self.compositions[stmt]
             return lines + self.rule_backward(whole, composed, g)
         if not self.uniform_sum(lines, stmt, rule, g):
             lines += self.rule_backward(stmt, rule, g)

@@ -60,7 +60,9 @@ _COMPLEX = (
            jvps={"z": "np.real(t * s2s.angle_slope(z, deg))"}),
 )
 
-_ALGEBRA = {"exp": "exp", "log": "log"}  # the identities analyze/invariance.py's proof reads
+# the identities analyze/invariance.py's proof reads (exp, log) and the steps of the logistic
+# function spelled out that differentiate/compositions.py reads (exp, reciprocal)
+_ALGEBRA = {"exp": "exp", "log": "log", "reciprocal": "reciprocal"}
 # The adjoint of np.log(f(x)) in x, f'(x) / f(x) as one function where that is shorter than the
 # chain's quotient (Rule.log_adjoint): log(cosh(x)) -> tanh(x), log(exp(x)) -> 1. Holomorphic,
 # so complex x takes the same templates.

@@ -10,7 +10,9 @@ from .table import alias, defvjp
 _SQRT_PI = "np.sqrt(np.pi)"
 
 RULES = (
-    defvjp("scipy.special.expit(x)", elementwise=True, x="g * ans * (1.0 - ans)"),
+    # the logistic function: also what ``1 / (1 + np.exp(-x))`` spelled out is read as
+    # (differentiate/compositions.py), its adjoint reading only its value
+    defvjp("scipy.special.expit(x)", elementwise=True, algebra="logistic", x="g * ans * (1.0 - ans)"),
     defvjp("scipy.special.logit(x)", elementwise=True, x="g / (x * (1.0 - x))"),
     defvjp("scipy.special.erf(x)", elementwise=True, x=f"g * 2.0 / {_SQRT_PI} * np.exp(-x * x)"),
     defvjp("scipy.special.erfc(x)", elementwise=True, x=f"-g * 2.0 / {_SQRT_PI} * np.exp(-x * x)"),

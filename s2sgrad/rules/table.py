@@ -153,7 +153,7 @@ class Rule:
     ranked: tuple = ()
     # the adjoint of ``np.log(f(x))`` in ``x`` (``g * np.tanh(x)`` for cosh: f'(x) / f(x), one
     # function), where f's value is read by nothing but the log: the backward sweep then neither
-    # divides by f(x) nor keeps it (differentiate/log_compositions.py)
+    # divides by f(x) nor keeps it (differentiate/compositions.py)
     log_adjoint: str = ""
     # the parameter whose integer value is the result's first length where it is certainly no
     # more than the first argument's (a loop's per-step products, ``s2s.rows_matmul(a, n, b)``:
@@ -461,6 +461,18 @@ class RuleTable:
         if rule.params[0].name != log.params[0].name:
             vjps = _renamed(vjps, {rule.params[0].name: log.params[0].name})
         return replace(log, vjps=vjps, jvps=(), algebra="")
+
+    def logistic(self) -> Optional[Rule]:
+        """The rule of the logistic function ``1 / (1 + exp(-x))`` (the one rule of algebra
+        ``"logistic"``: ``scipy.special.expit``), which its spelled-out chain is read as
+        (differentiate/compositions.py); None where the table has none."""
+        return self._logistic
+
+    @functools.cached_property
+    def _logistic(self) -> Optional[Rule]:
+        found = [rule for _, rule in sorted(self.rules.items()) if rule.algebra == "logistic"
+                 and rule.elementwise and len(rule.params) == 1]
+        return found[0] if found else None
 
     def function(self, algebra: str = "", reduction: str = "") -> str:
         """The numpy function (not a method, not an operator) whose rule has this ``algebra``

@@ -324,6 +324,13 @@ class Gen:
             return E(f"np.log(np.reciprocal(1.0 + {b.src} * {b.src}))", a.shape, float(np.log1p(b.bound**2)))
         return E(f"np.log(np.sin(1.0 + 0.2 * np.tanh({b.src})))", a.shape, 0.4)
 
+    def logistic(self, a: E) -> E:
+        """``1 / (1 + exp(-a))`` in one of the ways people write it, its value in (0, 1)."""
+        self.tag("logistic")
+        form = self.ch.choice(["1.0 / (1.0 + np.exp(-{a}))", "1 / (np.exp(-{a}) + 1)",
+                               "np.reciprocal(1.0 + np.exp(-{a}))", "np.divide(1.0, 1 + np.exp(-{a}))"])
+        return E(form.format(a=f"({a.src})"), a.shape, 1.0)
+
     def squash(self, e: E, limit=BIG) -> E:
         if e.bound <= limit:
             return e
@@ -519,10 +526,12 @@ class Gen:
             return E(f"(-{a.src})", a.shape, a.bound)
         if kind == "unary":
             a = self.expr(maxshape, d)
-            fn = self.ch.choice(["sin", "cos", "tanh", "exp", "log", "sqrt", "abs", "log_of"])
+            fn = self.ch.choice(["sin", "cos", "tanh", "exp", "log", "sqrt", "abs", "log_of", "logistic"])
             self.tag("elementwise")
-            if fn == "log_of":  # the log of one function's value (differentiate/log_compositions.py)
+            if fn == "log_of":  # the log of one function's value (differentiate/compositions.py)
                 return self.log_of(a)
+            if fn == "logistic":  # the logistic function spelled out (differentiate/compositions.py)
+                return self.logistic(a)
             if fn in ("sin", "cos", "tanh"):
                 return E(f"np.{fn}({a.src})", a.shape, 1.0)
             if fn == "exp":
