@@ -22,11 +22,18 @@ __all__ = [
 ]
 
 _NUMBERS = (float, np.float64)
+_BOOLS = (bool, np.bool_)
 
 
 def balanced_eq(x, z, y):
-    """1 where x wins a max/min, 0.5 on ties (autograd's convention)."""
-    return (x == z) / (1.0 + (x == y))
+    """1 where x wins a max/min (``z`` the result, ``y`` the other operand), 0.5 on ties
+    (autograd's convention), 0 elsewhere: where nothing ties, the mask ``x == z`` itself (a
+    product with it is the product with 1s and 0s; numpy's quotient of a mask by floats, the
+    general form, costs twenty times the comparisons)."""
+    won, tied = x == z, x == y
+    if type(tied) is _ndarray and not tied.any() or type(tied) in _BOOLS and not tied:
+        return won
+    return won / (1.0 + tied)  # (another library's arrays too: no value read here)
 
 
 def safe_power_base(x2):
@@ -77,6 +84,9 @@ def sinc_slope(x):
 def _power_or_zero(norm, power):
     """``norm ** power``, 0 where the norm is 0: at x = 0 a norm has no derivative, and its
     adjoint is taken as 0 there (a subgradient, and what central differences give)."""
+    if type(norm) in _NUMBERS:  # one float64 norm (a vector's): no 0-d array made
+        norm = np.float64(norm)  # (numpy's power: inf where it overflows, as below)
+        return norm ** power if power >= 0 or norm != 0 else np.float64(0.0)
     if _foreign(norm):  # another library's array: no out= into it, no branch on its values
         norm = norm.astype(np.result_type(norm.dtype, np.float64))
         if power >= 0:

@@ -32,6 +32,7 @@ __all__ = [
 
 
 _BOOL = np.dtype(bool)
+_ARRAY_OR_NUMBER = frozenset({_ndarray, float, int, np.float64, np.float32})  # rows stacked as they are
 
 
 def _is_basic(index):
@@ -113,9 +114,10 @@ def stack_rows(rows, shape):
     of containers (a list of tuples or dicts, read where its kind was not known), or rows that do
     not stack (``rows_shape``'s None), give one adjoint per row (a Parts, 0.0 for a row never
     read)."""
-    if shape[1:2] == (None,) or any(isinstance(row, (list, tuple, dict)) for row in rows):
+    plain = shape[1:2] != (None,) and set(map(type, rows)) <= _ARRAY_OR_NUMBER  # (the common rows)
+    if not plain and (shape[1:2] == (None,) or any(isinstance(row, (list, tuple, dict)) for row in rows)):
         return Parts(rows[::-1] + [0.0] * (shape[0] - len(rows)))
-    if any(_foreign(row) for row in rows):  # another library's rows: stacked by it, not converted
+    if not plain and any(_foreign(row) for row in rows):  # another library's rows: stacked by it
         stacked = np.stack(rows[::-1])
         if len(rows) == shape[0]:
             return stacked

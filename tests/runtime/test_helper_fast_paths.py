@@ -1,0 +1,94 @@
+"""Fast paths of small runtime helpers: the same values as their general forms, and the general
+form where the fast one does not apply.
+
+- ``balanced_eq`` (the adjoint mask of max/min): where nothing ties, the comparison mask itself;
+  0.5 on ties; another library's arrays keep their type and stay lazy (dask: no compute);
+- ``_power_or_zero`` of one float64 norm (a vector norm's adjoint): numpy's power, 0 at a zero
+  norm, inf where it overflows (no Python OverflowError);
+- ``stack_rows`` of plain rows (arrays or numbers): the rows stacked in the order of the array
+  (a backward loop visits them last to first), zeros for the rows after those visited.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sgrad
+from s2sgrad import runtime as s2s
+from s2sgrad.runtime.elementwise import _power_or_zero
+
+
+def _general(x, z, y):
+    return (x == z) / (1.0 + (x == y))
+
+
+CASES = [
+    (np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 1.0])),  # a tie in the middle
+    (np.array([1.0, 3.0, 5.0]), np.array([2.0, 2.0, 1.0])),  # none
+    (np.linspace(-1, 1, 12).reshape(3, 4), 0.25),  # a number on one side
+    (np.linspace(-1, 1, 12).reshape(3, 4), np.array([0.0, 0.5, -2.0, 1.0])),  # broadcast
+    (2.0, 2.0), (3.0, 1.0), (1.0, 3.0), (np.float64(2.0), 1.0),
+]
+
+
+@pytest.mark.parametrize("x, y", CASES)
+@pytest.mark.parametrize("fn", [np.maximum, np.minimum])
+def test_balanced_eq_equals_its_general_form(x, y, fn):
+    z = fn(x, y)
+    for a, b in ((x, y), (y, x)):
+        got = s2s.balanced_eq(a, z, b)
+        np.testing.assert_array_equal(np.asarray(got, dtype=float), np.asarray(_general(a, z, b)))
+        g = np.full(np.shape(z), 3.0)
+        np.testing.assert_array_equal(g * got, g * _general(a, z, b))
+
+
+def test_balanced_eq_is_the_mask_without_ties_and_halves_ties():
+    x, y = np.array([1.0, 3.0, 5.0]), np.array([2.0, 2.0, 1.0])
+    mask = s2s.balanced_eq(x, np.maximum(x, y), y)
+    assert mask.dtype == bool and mask.tolist() == [False, True, True]
+    tied = s2s.balanced_eq(np.array([2.0, 3.0]), np.array([2.0, 3.0]), np.array([2.0, 1.0]))
+    assert tied.tolist() == [0.5, 1.0]
+
+
+def test_gradients_of_max_and_min_split_ties_in_float32_too():
+    def f(x, y):
+        return np.sum(np.maximum(x, y) * 2.0 + np.minimum(x, 0.5))
+
+    x = np.array([0.5, 1.0, -1.0, 2.0], dtype=np.float32)
+    y = np.array([0.5, 0.0, 3.0, 2.0], dtype=np.float32)
+    gx, gy = s2sgrad.grad(f, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, [1.0 + 0.5, 2.0, 1.0, 1.0])
+    np.testing.assert_allclose(gy, [1.0, 0.0, 2.0, 1.0])
+    assert gx.dtype == np.float32 and gy.dtype == np.float32
+
+
+def test_balanced_eq_of_dask_arrays_stays_lazy():
+    da = pytest.importorskip("dask.array")
+    x = da.from_array(np.array([1.0, 2.0, 3.0]), chunks=2)
+    y = np.array([2.0, 2.0, 1.0])
+    z = da.maximum(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = s2s.balanced_eq(x, z, y)
+    assert isinstance(got, da.Array)
+    np.testing.assert_array_equal(got.compute(), [0.0, 0.5, 1.0])
+
+
+@pytest.mark.parametrize("norm", [np.float64(3.0), 3.0, 0.0, np.float64(0.0), 1e300, 1e-300])
+@pytest.mark.parametrize("power", [-1.0, -2.0, 1.0, 2.0, 0.0])
+def test_power_or_zero_of_one_norm_equals_the_array_form(norm, power):
+    with np.errstate(over="ignore", divide="ignore"):
+        got = _power_or_zero(norm, power)
+        expected = _power_or_zero(np.array([norm]), power)[0]
+    assert type(got) is np.float64
+    assert got == expected or (np.isinf(got) and np.isinf(expected))
+
+
+def test_stack_rows_of_plain_rows():
+    rows = [np.full(2, 1.0), np.full(2, 2.0)]  # visited last to first
+    np.testing.assert_array_equal(s2s.stack_rows(rows, (2, 2)), [[2.0, 2.0], [1.0, 1.0]])
+    np.testing.assert_array_equal(s2s.stack_rows(rows, (3, 2)), [[2.0, 2.0], [1.0, 1.0], [0.0, 0.0]])
+    np.testing.assert_array_equal(s2s.stack_rows([1.0, np.float64(2.0)], (3,)), [2.0, 1.0, 0.0])
+    parts = s2s.stack_rows([(np.ones(2), 1.0)], (2, None))  # rows that do not stack: one each
+    assert len(parts) == 2
