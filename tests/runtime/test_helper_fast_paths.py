@@ -92,3 +92,22 @@ def test_stack_rows_of_plain_rows():
     np.testing.assert_array_equal(s2s.stack_rows([1.0, np.float64(2.0)], (3,)), [2.0, 1.0, 0.0])
     parts = s2s.stack_rows([(np.ones(2), 1.0)], (2, None))  # rows that do not stack: one each
     assert len(parts) == 2
+
+
+@pytest.mark.parametrize("shape, axis", [((6, 4), 0), ((6, 4), 1), ((6, 4), -1), ((3, 4, 5), 1), ((7,), 0)])
+def test_cumprod_vjp_without_zeros_equals_the_exact_form(shape, axis):
+    """Without a zero in x the adjoint is the backwards running sum of g * ans over x; the exact
+    form (one product per position, taken where x has a zero) gives the same."""
+    rng = np.random.default_rng(1)
+    x, g = rng.uniform(0.5, 1.5, size=shape), rng.normal(size=shape)
+    ans = np.cumprod(x, axis=axis)
+    fast = s2s.cumprod_vjp(g, ans, x, axis)
+    with_zero = x.copy()
+    with_zero.flat[0] = 0.0
+    exact = s2s.cumprod_vjp(g, np.cumprod(with_zero, axis=axis), with_zero, axis)
+    assert fast.shape == shape and fast.flags.c_contiguous
+    np.testing.assert_allclose(fast, np.flip(np.cumsum(np.flip(g * ans, axis), axis), axis) / x, rtol=1e-14)
+    moved = np.moveaxis(x, axis, -1)  # the exact form's entries away from the zero's line agree
+    away = np.ones(moved.shape, dtype=bool)
+    away[(0,) * (moved.ndim - 1)] = False
+    np.testing.assert_allclose(np.moveaxis(exact, axis, -1)[away], np.moveaxis(fast, axis, -1)[away], rtol=1e-12)
