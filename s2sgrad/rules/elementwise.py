@@ -108,7 +108,7 @@ _SUB = defvjp("numpy.subtract(x1, x2)", elementwise=True, algebra="sub", x1="g",
 _MUL = defvjp("numpy.multiply(x1, x2)", elementwise=True, algebra="mul", x1="g * x2",
                x2="g * x1")
 _DIV = defvjp("numpy.divide(x1, x2)", elementwise=True, algebra="div", x1="g / x2",
-               x2="-g * x1 / (x2 * x2)")
+               x2="-g / x2 * ans")
 _POW = defvjp(
     "numpy.power(x1, x2)",
     elementwise=True,
