@@ -76,12 +76,10 @@ def smooth_loss_grad_jvp(x, smooth_loss_bar=1.0, *, x_dot):
     # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
     # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
-    sum_smooth_loss_bar = np.sum(smooth_loss_bar)
     exp_x_plus_1_0 = 1.0 + exp_x
-    ratio = sum_smooth_loss_bar / exp_x_plus_1_0
-    ratio_dot = -exp_x_dot * sum_smooth_loss_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
+    ratio = np.sum(smooth_loss_bar) / exp_x_plus_1_0
     x_bar = ratio * exp_x
-    x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
+    x_bar_dot = -exp_x_dot / exp_x_plus_1_0 * ratio * exp_x + exp_x_dot * ratio
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     # B_matmul_x_bar = -s2s.unbroadcast(smooth_loss_bar, B_matmul_x_shape)
@@ -126,11 +124,9 @@ def smooth_loss_grad_hvp(x, smooth_loss_bar=1.0, *, x_dot):
     # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
     # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
-    sum_smooth_loss_bar = np.sum(smooth_loss_bar)
     exp_x_plus_1_0 = 1.0 + exp_x
-    ratio = sum_smooth_loss_bar / exp_x_plus_1_0
-    ratio_dot = -exp_x_dot * sum_smooth_loss_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
-    x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
+    ratio = np.sum(smooth_loss_bar) / exp_x_plus_1_0
+    x_bar_dot = -exp_x_dot / exp_x_plus_1_0 * ratio * exp_x + exp_x_dot * ratio
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     # B_matmul_x_bar = -s2s.unbroadcast(smooth_loss_bar, B_matmul_x_shape)
@@ -167,9 +163,8 @@ def smooth_loss_grad_jvp_values(x, smooth_loss_bar=1.0):
     # matmul_shape = matmul.shape
     matmul_shape = matmul.shape
     # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
-    sum_smooth_loss_bar = np.sum(smooth_loss_bar)
     exp_x_plus_1_0 = 1.0 + exp_x
-    ratio = sum_smooth_loss_bar / exp_x_plus_1_0
+    ratio = np.sum(smooth_loss_bar) / exp_x_plus_1_0
     x_bar = ratio * exp_x
     # matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
     matmul_bar = s2s.unbroadcast(smooth_loss_bar, matmul_shape)
@@ -193,7 +188,6 @@ def smooth_loss_grad_jvp_values(x, smooth_loss_bar=1.0):
         matmul_bar,
         matmul_vjp_b,
         ratio,
-        sum_smooth_loss_bar,
         x,
         x_times_0_5,
     )
@@ -208,7 +202,6 @@ def smooth_loss_grad_jvp_tangent(values, x_dot):
         matmul_bar,
         matmul_vjp_b,
         ratio,
-        sum_smooth_loss_bar,
         x,
         x_times_0_5,
     ) = values
@@ -219,8 +212,7 @@ def smooth_loss_grad_jvp_tangent(values, x_dot):
     # exp_x = np.exp(x)
     exp_x_dot = x_dot * exp_x
     # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
-    ratio_dot = -exp_x_dot * sum_smooth_loss_bar / (exp_x_plus_1_0 * exp_x_plus_1_0)
-    x_bar_dot = ratio_dot * exp_x + exp_x_dot * ratio
+    x_bar_dot = -exp_x_dot / exp_x_plus_1_0 * ratio * exp_x + exp_x_dot * ratio
     # x_bar += s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
     x_bar_2_dot = x_bar_dot + s2s.zeros_like(matmul_vjp_b)
     # A_matmul_x_bar = s2s.matmul_vjp_b(matmul_bar, x_times_0_5, A_matmul_x)
@@ -246,7 +238,6 @@ def smooth_loss_grad_jvp_tangents(values, x_dot):
         matmul_bar,
         matmul_vjp_b,
         ratio,
-        sum_smooth_loss_bar,
         x,
         x_times_0_5,
     ) = values
@@ -257,19 +248,19 @@ def smooth_loss_grad_jvp_tangents(values, x_dot):
     # exp_x = np.exp(x)
     exp_x_dot = s2s.lead(x_dot, exp_x) * exp_x
     # x_bar = np.sum(smooth_loss_bar) / (1.0 + exp_x) * exp_x
-    operand = exp_x_plus_1_0 * exp_x_plus_1_0
-    ratio_dot = (
+    batched = (
         s2s.lead(
-            s2s.lead(-exp_x_dot, sum_smooth_loss_bar) * sum_smooth_loss_bar, operand
+            s2s.lead(s2s.lead(-exp_x_dot, exp_x_plus_1_0) / exp_x_plus_1_0, ratio)
+            * ratio,
+            exp_x,
         )
-        / operand
+        * exp_x
     )
-    batched = s2s.lead(ratio_dot, exp_x) * exp_x
     batched_2 = s2s.lead(exp_x_dot, ratio) * ratio
     x_bar_dot = s2s.lead(batched, batched_2[0]) + s2s.lead(batched_2, batched[0])
     # x_bar += s2s.matmul_vjp_b(B_matmul_x_bar, B, x)
-    operand_2 = s2s.zeros_like(matmul_vjp_b)
-    x_bar_2_dot = s2s.lead(x_bar_dot, operand_2) + operand_2
+    operand = s2s.zeros_like(matmul_vjp_b)
+    x_bar_2_dot = s2s.lead(x_bar_dot, operand) + operand
     # A_matmul_x_bar = s2s.matmul_vjp_b(matmul_bar, x_times_0_5, A_matmul_x)
     A_matmul_x_bar_dot = s2s.batch_matmul_vjp_b_a(
         matmul_bar, x_times_0_5_dot, A_matmul_x

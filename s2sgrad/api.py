@@ -125,6 +125,8 @@ def _made_sweep(fun: Callable, argnums: Union[int, Sequence[int]], has_aux: bool
             raise text
         return calls.run(numbers, args, kwargs)
 
+    # the calls known at a glance, which the API's boundary runs in its own frame (boundary.py)
+    run.known, run.known_gradients = calls.known, calls.known_gradients  # type: ignore[attr-defined]
     tree_entry = tree_entries(fun, name, positions, wrt, (has_aux, single, made_by_s2sgrad), trees)
     return text, run, forward, entry, tree_entry, specialized
 
@@ -158,6 +160,7 @@ def _method_sweep(method: Any, argnums: Union[int, Sequence[int]], has_aux: bool
     def run_method(*args: Any, **kwargs: Any) -> tuple:
         return run(owner, *args, **kwargs)
 
+    run_method.known = run_method.known_gradients = None  # type: ignore[attr-defined]
     return text, run_method, forward, lambda value: None, lambda value: None, specialized
 
 
@@ -169,7 +172,7 @@ def value_and_grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *,
     ``compiled``: where the differentiated arguments are floats, the forward-mode code compiled
     by numba (the extra ``s2sgrad[numba]``: compiled.py)."""
     text, run, forward, entry, tree_entry, specialized = _sweep(fun, argnums, has_aux, compiled)
-    return attach(api_boundary(run), fun, text, forward, "s2sgrad.value_and_grad", entry(True),
+    return attach(api_boundary(run, run.known), fun, text, forward, "s2sgrad.value_and_grad", entry(True),
                    tree_entry(True), specialized)
 
 
@@ -185,7 +188,7 @@ def grad(fun: Callable, argnums: Union[int, Sequence[int]] = 0, *, has_aux: bool
         value, result = run(*args, **kwargs)
         return (result, value[1]) if has_aux else result
 
-    return attach(api_boundary(grad_fun), fun, text, forward, "s2sgrad.grad", entry(False),
+    return attach(api_boundary(grad_fun, run.known_gradients), fun, text, forward, "s2sgrad.grad", entry(False),
                    tree_entry(False), specialized)
 
 

@@ -42,21 +42,46 @@ def user_frames(tb: Optional[types.TracebackType]) -> Optional[types.TracebackTy
     return out
 
 
-def api_boundary(fun: Callable) -> Callable:
-    """Wrap a public function so that its refusals show the user's frames only."""
+def api_boundary(fun: Callable, ready: Optional[Callable] = None) -> Callable:
+    """Wrap a public function so that its refusals show the user's frames only. ``ready(args)``,
+    where given: what a call passing only ``args`` by position returns when that is known at a
+    glance (a differentiated function's code made for these arguments' types and shapes), else
+    None and ``fun`` runs; in the same frame, so the common call pays for one frame here."""
 
-    @functools.wraps(fun)
-    def entry(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fun(*args, **kwargs)
-        except (TransformError, UsageError) as err:
-            if not full_tracebacks():
-                err.with_traceback(user_frames(err.__traceback__))
-                if err.__cause__ is not None or err.__context__ is not None:
-                    err.__cause__ = None  # an internal exception: its text is in the message
-                    err.__suppress_context__ = True
-                if sys.version_info < (3, 11):  # a bare raise would restore the caught traceback
+    if ready is None:
+        @functools.wraps(fun)
+        def entry(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fun(*args, **kwargs)
+            except (TransformError, UsageError) as err:
+                if _user_facing(err):
                     raise err.with_traceback(err.__traceback__)  # (shows this one frame)
-            raise  # a bare raise (3.11+) adds no entry for this frame
+                raise  # a bare raise (3.11+) adds no entry for this frame
+    else:
+        @functools.wraps(fun)
+        def entry(*args: Any, **kwargs: Any) -> Any:
+            try:
+                if not kwargs:
+                    result = ready(args)
+                    if result is not None:
+                        return result
+                return fun(*args, **kwargs)
+            except (TransformError, UsageError) as err:
+                if _user_facing(err):
+                    raise err.with_traceback(err.__traceback__)  # (shows this one frame)
+                raise  # a bare raise (3.11+) adds no entry for this frame
 
     return entry
+
+
+def _user_facing(err: BaseException) -> bool:
+    """``err`` without s2sgrad's frames and its internal cause (unless full_tracebacks); True
+    where the caller must raise it with that traceback (before Python 3.11 a bare raise would
+    restore the caught one)."""
+    if full_tracebacks():
+        return False
+    err.with_traceback(user_frames(err.__traceback__))
+    if err.__cause__ is not None or err.__context__ is not None:
+        err.__cause__ = None  # an internal exception: its text is in the message
+        err.__suppress_context__ = True
+    return sys.version_info < (3, 11)

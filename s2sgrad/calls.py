@@ -129,6 +129,14 @@ class Calls:
         global arrays the sweeps read."""
         return (_call_key(args), _globals_key(self.globals)) if self.globals else _call_key(args)
 
+    def known_gradients(self, args: tuple) -> Any:
+        """What grad returns where ``known`` has the call (the gradients, and the aux with
+        has_aux), else None."""
+        result = self.known(args)
+        if result is None:
+            return None
+        return (result[1], result[0][1]) if self.has_aux else result[1]
+
     def known(self, args: tuple) -> Optional[tuple]:
         """The value and gradients where a call of these argument types (and arrays' shapes) ran
         before, or None: by the sweeps made for the arrays' shape signature (specialize.py)."""
@@ -138,9 +146,17 @@ class Calls:
             return None
         if type(plan) is _Ready:  # the sweeps, made: run at once (the common call)
             fwd, bwd, binding = plan
-            if binding is not None:
-                binding.ensure()  # the binding: the user's values now
-            value, grads = run_sweeps(fwd, bwd, args, _NO_KEYWORDS, self.name, self.has_aux)
+            if binding is not None and (binding.deps or not binding.check()):
+                binding.ensure()  # the binding: the user's values now (read by check() itself)
+            if self.has_aux:
+                value, grads = run_sweeps(fwd, bwd, args, _NO_KEYWORDS, self.name, True)
+            else:  # run_sweeps' steps, written out: no frame more on the path of every call
+                value, residuals = fwd(*args)
+                seed = 1.0 if type(value) in _SCALARS else \
+                    unit_seed(scalar_loss(value, False, self.name), False)
+                handover = [residuals]
+                del residuals
+                grads = bwd(handover.pop(), seed)
             return value, (grads[0] if self.single else grads)
         numbers, forward, shapes = plan
         if forward is not None:
