@@ -108,6 +108,9 @@ def select(condition, value, taken=True):
     costs a branch per element, several times the product on a random mask), kept where its sum
     is finite (every element then is, and equals np.where's, a dropped one 0.0 or -0.0); else
     np.where's value (an infinity or nan that the mask drops)."""
+    if type(condition) is _ndarray and condition.dtype == np.bool_ and type(value) in _NUMBERS and \
+            value - value == 0:  # a finite number (an upstream standing for an array): no check
+        return value * (condition if taken else ~condition)
     if type(condition) is _ndarray and condition.dtype == np.bool_ and (
             type(value) in _NUMBERS or (type(value) is _ndarray and value.dtype.kind in "fc")):
         with np.errstate(invalid="ignore", over="ignore"):  # inf * 0, a sum that overflows

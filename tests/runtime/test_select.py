@@ -44,6 +44,15 @@ def test_a_dropped_infinity_or_nan_is_dropped(bad):
         np.testing.assert_array_equal(got, np.where(MASK, value, 0.0))
 
 
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan, float("inf")])
+def test_a_number_that_is_not_finite_is_np_wheres(bad):
+    """A finite number is multiplied by the mask at once; an infinite or nan one takes np.where's
+    value (0 where the mask drops it, not inf * 0)."""
+    for taken in (True, False):
+        want = np.where(MASK, bad, 0.0) if taken else np.where(MASK, 0.0, bad)
+        np.testing.assert_array_equal(s2s.select(MASK, bad, taken), want)
+
+
 def test_a_kept_nan_is_kept_and_a_condition_of_numbers_is_truthiness():
     value = RNG.normal(size=(5, 6))
     value[MASK] = np.nan
