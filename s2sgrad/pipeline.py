@@ -3,8 +3,8 @@
     capture -> parse -> methods -> trees -> lift -> inner transforms -> comprehensions -> local functions
     -> structure -> fence
     -> custom_gradient | normalize -> aliasing -> hoist -> common -> parameter writes -> analyses
-    (code made for shapes: einsum products, splices, scans, batched loops, then hoist, common
-    and analyses again)
+    (code made for shapes: variances written out, einsum products, splices, scans, batched loops,
+    then hoist, common and analyses again; then the sums over axes)
     -> reverse or forward -> fold, release -> codegen
 
 (docs/architecture.md's table, stage by stage: ``_checked``/``_with_trees``, then ``lower``, then
@@ -28,6 +28,7 @@ import libcst as cst
 
 from .version import __version__
 from .analyze.activity import analyze, seeded_outputs
+from .analyze.dtypes import may_hold_complex
 from .analyze.invariance import stabilizers
 from .analyze.scalars import known_scalars
 from .analyze.shapes import SCALAR, counter_bounds, shape_facts
@@ -38,6 +39,7 @@ from .lower.batched_loops import batched_loops
 from .lower.einsum_products import einsum_products
 from .lower.hoist import hoist_products
 from .lower.scans import running_scans
+from .lower.variances import variances
 from .lower.splices import spliced_joins
 from .differentiate.forward import JvpFunction, forward
 from .differentiate.forward_grad import forward_grad
@@ -200,11 +202,12 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
     _check_callees(pf, core, session)
     _record(pf, session, core.globals_read, core.globals_read)
     classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
-    while shapes:  # shapes known: einsums that are matrix products written as products, joins
+    while shapes:  # shapes known: variances written out, einsums that are matrix products written as products, joins
         # that rebuild an array as index writes, running products of rows as scans, loops of
         # independent sums batched
         known = {k: v for k, v in classes.items() if isinstance(v, tuple)}
-        rewritten = einsum_products(core, known)
+        rewritten = core if may_hold_complex(core, session.table) else variances(core, known, session.table)
+        rewritten = einsum_products(rewritten, known)
         rewritten = spliced_joins(rewritten, known, session.table)
         rewritten = running_scans(rewritten, known, session.table, frozenset(scalars))
         numbers_known = {k: () for k, v in classes.items() if v == SCALAR}

@@ -5,8 +5,10 @@ operands) written as a copy of that statement's target.
 ``x_minus_mu_2 = x - mu`` after ``x_minus_mu = x - mu`` becomes ``x_minus_mu_2 = x_minus_mu``:
 the forward sweep computes the value once, and the backward sweep adds both readers' adjoints into
 one name before the primitive's own contributions (one ``unbroadcast`` of ``mu``'s, not two).
-Matched in the IR, never by text: the primitive's ``op``, its positional operands and its keyword
-operands compare equal (a ``Const`` by its code and the names its index reads), a name bound once
+Matched in the IR, never by text: the primitive's ``op`` (a method spelling read as the numpy
+function it is: ``x.mean(axis=1)`` is ``np.mean(x, axis=1)``, RuleTable.function_of), its
+positional operands and its keyword operands in any order compare equal (a ``Const`` by its code
+and the names its index reads), a name bound once
 to a copy of a name bound at most once read as that name (so ``(x - mu) ** 2`` twice is merged
 whole: its second ``x - mu`` first, then the power of the copy).
 
@@ -96,8 +98,8 @@ def _key(stmt: Stmt, table, roots: dict) -> Optional[tuple]:
     if rule is None or not prim.op.startswith(_NAMESPACES) or not table.differentiable(prim.op) \
             or rule.registered or rule.consumes or prim.op in table.views:
         return None
-    return (prim.op, tuple(_operand(a, roots) for a in prim.args),
-            tuple((k, _operand(v, roots)) for k, v in prim.kwargs))
+    return (table.function_of(prim.op), tuple(_operand(a, roots) for a in prim.args),
+            tuple(sorted((k, _operand(v, roots)) for k, v in prim.kwargs)))
 
 
 def _binds(item) -> set:

@@ -32,6 +32,7 @@ _VAR = defvjp(
     "numpy.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)", methods=("var",),
     reverse_only=_NONLINEAR,
     reduction="other",
+    algebra="var",  # code made for a call's shapes writes it out as numpy computes it (lower/variances.py)
     a="s2s.var_vjp(g, a, axis, ddof=ddof, keepdims=keepdims)",
     fresh_adjoints=True,  # its helper's result is a new array (a product with the centered values)
 )
@@ -39,6 +40,7 @@ _STD = defvjp(
     "numpy.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)", methods=("std",),
     reverse_only=_NONLINEAR,
     reduction="other",
+    algebra="std",  # (lower/variances.py, as var)
     a="s2s.std_vjp(g, ans, a, axis, ddof=ddof, keepdims=keepdims)",
     fresh_adjoints=True,  # its helper's result is a new array (a product with the centered values)
 )

@@ -462,6 +462,21 @@ class RuleTable:
             vjps = _renamed(vjps, {rule.params[0].name: log.params[0].name})
         return replace(log, vjps=vjps, jvps=(), algebra="")
 
+    def function_of(self, op: str) -> str:
+        """The numpy function whose method spelling ``op`` is (``ndarray.mean`` -> ``numpy.mean``:
+        one rule, the array its first operand, the other operands at the same places), else
+        ``op`` itself."""
+        return self._functions_of_methods.get(op, op)
+
+    @functools.cached_property
+    def _functions_of_methods(self) -> Mapping[str, str]:
+        found: dict = {}
+        for name in sorted(self.rules):
+            if not name.startswith("ndarray."):
+                for member in self.rules[name].methods:
+                    found.setdefault(f"ndarray.{member}", name)
+        return MappingProxyType(found)
+
     def logistic(self) -> Optional[Rule]:
         """The rule of the logistic function ``1 / (1 + exp(-x))`` (the one rule of algebra
         ``"logistic"``: ``scipy.special.expit``), which its spelled-out chain is read as

@@ -29,6 +29,7 @@ SHAPE_READS = {
     "s2s.unbroadcast": (1,),
     "s2s.zeros_like": (0,),
     "s2s.sum_vjp": (1,),
+    "s2s.mean_vjp": (1,),
     "s2s.split_concatenate": (1,),
     "s2s.split_stack": (1,),
     "s2s.template": (0,),
