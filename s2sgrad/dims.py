@@ -301,8 +301,9 @@ def diagonal_of(shapes: tuple) -> Optional[tuple]:
 
 
 def number(shapes: tuple) -> Optional[tuple]:
-    """``np.linalg.norm(x)``, ``np.linalg.norm(x, ord)`` (no axis), ``np.vdot(a, b)``: one number,
-    whatever the shapes (the first two positional operands' only)."""
+    """``np.linalg.norm(x)``, ``np.linalg.norm(x, ord)`` (no axis), ``np.vdot(a, b)``,
+    ``s2s.sum_of_products(a, b)``: one number, whatever the shapes (the first two positional
+    operands' only)."""
     return () if 1 <= len(shapes) <= 2 and all(shape is not None for shape in shapes) else None
 
 

@@ -4,7 +4,7 @@
     -> structure -> fence
     -> custom_gradient | normalize -> aliasing -> hoist -> common -> parameter writes -> analyses
     (code made for shapes: variances written out, einsum products, splices, scans, batched loops,
-    then hoist, common and analyses again; then the sums over axes)
+    then hoist, common and analyses again; then sums of products and the sums over axes)
     -> reverse or forward -> fold, release -> codegen
 
 (docs/architecture.md's table, stage by stage: ``_checked``/``_with_trees``, then ``lower``, then
@@ -39,6 +39,7 @@ from .lower.batched_loops import batched_loops
 from .lower.einsum_products import einsum_products
 from .lower.hoist import hoist_products
 from .lower.scans import running_scans
+from .lower.sums_of_products import sums_of_products
 from .lower.variances import variances
 from .lower.splices import spliced_joins
 from .differentiate.forward import JvpFunction, forward
@@ -217,8 +218,10 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
             break  # (else the products' shapes may make more einsums' ranks known)
         core = merge_common(hoist_products(rewritten, session.table), session.table)
         classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))
-    if shapes:  # the sums over axes as the runtime's (after the rewrites above, which spell numpy's)
-        summed = axis_sums(core, session.table)
+    if shapes:  # the whole sums of products and the sums over axes as the runtime's (after the
+        # rewrites above, which spell numpy's)
+        known = {k: v for k, v in classes.items() if isinstance(v, tuple)}
+        summed = axis_sums(sums_of_products(core, known, session.table), session.table)
         if summed is not core:
             core = summed
             classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))

