@@ -6,11 +6,11 @@ CoreFunction.
 ``np.sum(t)``, ``t.sum()``, no other argument) whose operand ``t`` is an elementwise product of
 two arrays of one known shape (``t = a * b``, the rules of algebra ``"mul"``; ``a ** 2``,
 ``np.power(a, 2)``, ``np.square(a)``: ``a`` times itself), read by nothing but the sum, becomes
-``s = s2s.sum_of_products(a, b)`` (runtime/sums.py: one dot product of the flat arrays where they
-are C-contiguous float64 arrays of at most ``DOT_MOST`` elements, numpy's own sum of the product
-elsewhere), and ``t`` is not computed: a loss's ``np.sum(r ** 2)`` is ``r @ r``, one pass
-without a product array, as a careful person writes it; the adjoints are the product's (``g * b``,
-``2 * g * a`` for a square).
+``s = sum_of_products(a, b)``, the runtime's (runtime/sums.py: one dot product of the flat
+arrays where they are C-contiguous float64 arrays of at most ``DOT_MOST`` elements, numpy's own
+sum of the product elsewhere), and ``t`` is not computed: a loss's ``np.sum(r ** 2)`` is
+``r @ r``, one pass without a product array, as a careful person writes it; the adjoints are the
+product's (``g * b``, ``2 * g * a`` for a square).
 
 Conditions: ``t`` bound last before the sum by a statement of the same block with one target
 and no keyword, read by nothing else (no other statement, test, loop header or the result); no

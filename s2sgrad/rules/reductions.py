@@ -71,6 +71,10 @@ _NANMAX = defvjp(
     a="s2s.extremum_vjp(g, ans, a, axis, keepdims)",
 )
 
+# what code made for a call's shapes writes a variance out with (lower/variances.py): the mean of
+# its two passes, and a deviation's square root
+VARIANCE_PARTS = {"mean": _MEAN.name, "sqrt": "numpy.sqrt"}
+
 RULES = (
     _SUM,
     _MEAN,
