@@ -48,28 +48,18 @@ def api_boundary(fun: Callable, ready: Optional[Callable] = None) -> Callable:
     glance (a differentiated function's code made for these arguments' types and shapes), else
     None and ``fun`` runs; in the same frame, so the common call pays for one frame here."""
 
-    if ready is None:
-        @functools.wraps(fun)
-        def entry(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return fun(*args, **kwargs)
-            except (TransformError, UsageError) as err:
-                if _user_facing(err):
-                    raise err.with_traceback(err.__traceback__)  # (shows this one frame)
-                raise  # a bare raise (3.11+) adds no entry for this frame
-    else:
-        @functools.wraps(fun)
-        def entry(*args: Any, **kwargs: Any) -> Any:
-            try:
-                if not kwargs:
-                    result = ready(args)
-                    if result is not None:
-                        return result
-                return fun(*args, **kwargs)
-            except (TransformError, UsageError) as err:
-                if _user_facing(err):
-                    raise err.with_traceback(err.__traceback__)  # (shows this one frame)
-                raise  # a bare raise (3.11+) adds no entry for this frame
+    @functools.wraps(fun)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        try:
+            if ready is not None and not kwargs:
+                result = ready(args)
+                if result is not None:
+                    return result
+            return fun(*args, **kwargs)
+        except (TransformError, UsageError) as err:
+            if _user_facing(err):
+                raise err.with_traceback(err.__traceback__)  # (shows this one frame)
+            raise  # a bare raise (3.11+) adds no entry for this frame
 
     return entry
 

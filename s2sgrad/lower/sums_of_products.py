@@ -6,11 +6,11 @@ CoreFunction.
 ``np.sum(t)``, ``t.sum()``, no other argument) whose operand ``t`` is an elementwise product of
 two arrays of one known shape (``t = a * b``, the rules of algebra ``"mul"``; ``a ** 2``,
 ``np.power(a, 2)``, ``np.square(a)``: ``a`` times itself), read by nothing but the sum, becomes
-``s = sum_of_products(a, b)``, the runtime's (runtime/sums.py: one dot product of the flat
-arrays where they are C-contiguous float64 arrays of at most ``DOT_MOST`` elements, numpy's own
-sum of the product elsewhere), and ``t`` is not computed: a loss's ``np.sum(r ** 2)`` is
-``r @ r``, one pass without a product array, as a careful person writes it; the adjoints are the
-product's (``g * b``, ``2 * g * a`` for a square).
+the runtime's ``s = sum_of_products(a, b)`` (``sum_of_squares(a)`` for a square; runtime/sums.py:
+one dot product of the flat arrays where they are C-contiguous float64 arrays of at most
+``DOT_MOST`` elements, numpy's own sum of the product elsewhere), and ``t`` is not computed: a
+loss's ``np.sum(r ** 2)`` is ``r @ r``, one pass without a product array, as a careful person
+writes it; the adjoints are the product's (``g * b``; ``g * 2.0 * a`` at once for a square).
 
 Conditions: ``t`` bound last before the sum by a statement of the same block with one target
 and no keyword, read by nothing else (no other statement, test, loop header or the result); no
@@ -27,12 +27,12 @@ from typing import Mapping, Optional
 import libcst as cst
 
 from ..errors import TransformError
-from ..rules.helpers.sums import SUM_OF_PRODUCTS
+from ..rules.helpers.sums import SUM_OF_PRODUCTS, SUM_OF_SQUARES
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params
 from .ir import Const, CoreFunction, Prim, Stmt, Var, defined_names, operand_reads, read_counts
 
-_OP = "s2sgrad.runtime." + SUM_OF_PRODUCTS
+_RUNTIME = "s2sgrad.runtime."
 
 
 class _Rewriter:
@@ -114,11 +114,11 @@ class _Rewriter:
         return self.shapes.get(name) if name is not None else None
 
     def written(self, stmt: Stmt, operands: tuple) -> Stmt:
-        a, b = operands
-        node = {id(a): _node(a), id(b): _node(b)}
-        expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(SUM_OF_PRODUCTS)),
-                        [cst.Arg(node[id(a)]), cst.Arg(node[id(b)])])
-        return replace(stmt, expr=expr, prim=Prim(_OP, (a, b), location=stmt.prim.location))
+        """The sum as the runtime's sum of products (of squares, where both factors are one)."""
+        helper, operands = (SUM_OF_SQUARES, operands[:1]) if operands[0] == operands[1] else \
+            (SUM_OF_PRODUCTS, operands)
+        expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(helper)), [cst.Arg(_node(op)) for op in operands])
+        return replace(stmt, expr=expr, prim=Prim(_RUNTIME + helper, operands, location=stmt.prim.location))
 
 
 def _two(op) -> bool:

@@ -21,18 +21,21 @@ where the written-out steps with the centering shared take 20 us and 15 us.
 
 Only where the steps compute numpy's value: ``x`` an array of a known shape (a name), the axis an
 integer literal or a tuple of them, ``keepdims`` a literal if given, ``ddof`` absent or a literal
-0, no ``dtype`` or ``out``; the pipeline calls this only for a function that computes with real
+0, no ``dtype`` or ``out``, and for a deviation a count of values known not to be 1 (the
+deviation of one value is 0, its adjoint 0 by the rule's convention, where ``sqrt`` has none); the pipeline calls this only for a function that computes with real
 numbers (a complex variance is of ``|c|**2``). The values are numpy's up to the order of the
 sums' terms, as the products with ones are.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from typing import Mapping
 
 import libcst as cst
 
+from .. import dims
 from ..errors import TransformError
 from ..rules.reductions import VARIANCE_PARTS
 from ..rules.table import RuleTable
@@ -81,7 +84,18 @@ class _Rewriter:
                 ("keepdims" in given and not _literal(given["keepdims"], ("True", "False"))) or \
                 ("ddof" in given and not _literal(given["ddof"], ("0",))):
             return (stmt,)
+        if kind == "std" and not self.more_than_one(self.shapes[x.name], given["axis"]):
+            return (stmt,)  # (one value: its deviation's adjoint is 0 by convention, not 0 / 0)
         return self.written_out(stmt, kind, x, given["axis"], given.get("keepdims"))
+
+    @staticmethod
+    def more_than_one(shape: tuple, axis: Const) -> bool:
+        """Whether the count of values reduced over ``axis`` (a literal) is known not to be 1."""
+        given = ast.literal_eval(axis.code)
+        axes = given if isinstance(given, tuple) else (given,)
+        if not all(-len(shape) <= a < len(shape) for a in axes):
+            return False
+        return any(dims.not_one(shape[a]) for a in axes)
 
     def written_out(self, stmt: Stmt, kind: str, x: Var, axis: Const, keepdims) -> tuple:
         method = stmt.prim.op.startswith("ndarray.")

@@ -4,7 +4,7 @@ vector of ones where ``x`` is a C-contiguous float64 or float32 ndarray and its 
 adjacent; ``s2s.axis_mean`` is ``np.mean``, that sum divided by the count there;
 ``s2s.sum_of_products(a, b)`` is ``np.sum(a * b)``, one dot product of the flat arrays where they
 are C-contiguous float64 arrays of one shape and at most ``DOT_MOST`` terms (no product array, one
-pass: a sum of squares ``np.sum(r ** 2)`` is ``sum_of_products(r, r)``).
+pass); ``s2s.sum_of_squares(r)`` is ``np.sum(r * r)``, ``sum_of_products(r, r)``.
 
 numpy reduces one inner run of the kept axes at a time, so a sum whose kept axes are short
 (the 3 coordinates of ``(n, n, 3)`` pairwise differences, the bias of a ``(1000, 20)`` batch, a
@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-__all__ = ["axis_sum", "axis_mean", "sum_of_products"]
+__all__ = ["axis_sum", "axis_mean", "sum_of_products", "sum_of_squares"]
 
 PAIRWISE_MOST = 128  # numpy's pairwise sum adds blocks of up to 128 terms in eight running sums
 # The most terms a sum of products is taken as one dot product for: up to here its error against
@@ -114,3 +114,8 @@ def sum_of_products(a, b):
         flat = a.reshape(-1)
         return flat @ (flat if b is a else b.reshape(-1))
     return np.sum(a * b)
+
+
+def sum_of_squares(x):
+    """``np.sum(x * x)``: ``sum_of_products(x, x)``."""
+    return sum_of_products(x, x)

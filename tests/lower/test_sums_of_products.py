@@ -1,5 +1,5 @@
 """Code made for a call's shapes writes whole sums of elementwise products of arrays of one shape
-as ``s2s.sum_of_products`` (lower/sums_of_products.py, runtime/sums.py): the same values and
+as ``s2s.sum_of_products`` (``s2s.sum_of_squares``: lower/sums_of_products.py, runtime/sums.py): the same values and
 gradients as numpy's and autograd's (to rounding) in every spelling of a product and a whole sum,
 the product not computed, and the sums it does not take kept as written."""
 
@@ -75,10 +75,10 @@ def test_values_gradients_and_which_sums_are_taken(fn, oracle, make, taken):
             np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
     made = _code(s2sgrad.source(vg, like=args))
     forward = made[made.index("_fwd("):made.index("_bwd(")]
-    assert forward.count("s2s.sum_of_products(") == taken, forward
+    assert forward.count("s2s.sum_of_products(") + forward.count("s2s.sum_of_squares(") == taken, forward
     if taken:
         assert "** 2" not in forward and "np.square(" not in forward, forward  # no product computed
-    assert "sum_of_products" not in s2sgrad.source(vg)  # code for any shape: as written
+    assert "s2s.sum_of" not in s2sgrad.source(vg)  # code for any shape: as written
 
 
 def test_second_order_reads_the_code_for_any_shape():
@@ -113,8 +113,8 @@ def _exact(a, b):
     (np.arange(12).reshape(3, 4), None),  # integers: numpy's own
 ])
 def test_sum_of_products_is_numpys_sum_of_the_product(a, b):
+    got = s2s.sum_of_squares(a) if b is None else s2s.sum_of_products(a, b)
     b = a if b is None else b
-    got = s2s.sum_of_products(a, b)
     want = np.sum(a * b)
     assert np.result_type(got) == np.result_type(want) and np.shape(got) == ()
     if np.iscomplexobj(want) or want.dtype.kind == "i":

@@ -129,3 +129,19 @@ def test_second_order_through_a_written_out_variance():
     hvp_ag = autograd.grad(lambda x: anp.sum(autograd.grad(f_ag)(x) * v))(x)
     for _ in range(2):
         np.testing.assert_allclose(s2sgrad.hvp(f, (x,), (v,))[0], hvp_ag, rtol=1e-8, atol=1e-10)
+
+
+def test_a_deviation_of_one_value_keeps_the_rules_zero():
+    """Over an axis of length 1 a deviation is 0 and its adjoint 0 by the rule's convention (the
+    written-out square root would divide 0 by 0): kept as written; a variance is written out."""
+    x = RNG.normal(size=(4, 1))
+
+    def f(x):
+        return np.sum(np.std(x, axis=1) * 3.0) + np.sum(np.var(x, axis=1))
+
+    g = s2sgrad.grad(f)
+    for _ in range(3):
+        np.testing.assert_array_equal(g(x), np.zeros_like(x))
+    made = _code(s2sgrad.source(g, like=(x,)))
+    forward = made[made.index("_fwd("):made.index("_bwd(")]
+    assert "np.std(" in forward and len(re.findall(r"_squares(_\d+)? = ", forward)) == 1, forward

@@ -610,7 +610,7 @@ def u_real_summed(x): return np.sum(np.real(x @ x.T)) + np.sum(np.imag(x @ x.T))
 # Functions of complex numbers on real values (tests/rules/test_rules_complex.py has complex ones): the
 # imaginary part and the angle of a real number are constant, their gradient is zero.
 def u_imag(x): return np.sum((np.imag(x) + np.angle(x) + np.angle(x, deg=True) + x) * W)
-def u_methods(x): return np.sum((x.real + x.imag + x.conj() * 2.0 + x.conjugate()) * W)
+def u_methods(x): return np.sum((x.real + x.imag + x.conj() * 2.0 + (x * 0.5).conjugate()) * W)
 def b_atan2(x, y): return np.sum(np.atan2(x, y) * W)
 def b_float_power(x, y): return np.sum(np.float_power(x, y) * W)
 def b_fmod(x, y): return np.sum(np.fmod(x, y) * W)

@@ -1,7 +1,7 @@
 """Rules of the helpers of s2sgrad/runtime/sums.py: ``axis_sum`` and ``axis_mean``, numpy's sum
 and mean over axes (``Rule.reduction`` "sum" and "mean"; their adjoints spread back over the axes
 as ``np.sum``'s and ``np.mean``'s do), and ``sum_of_products``, ``np.sum(a * b)`` (each operand's
-adjoint the other times the upstream number)."""
+adjoint the other times the upstream number), and ``sum_of_squares``, ``np.sum(a * a)``."""
 
 from ... import dims
 from ..table import defvjp
@@ -18,8 +18,12 @@ RULES = (
     defvjp("s2sgrad.runtime.sum_of_products(a, b)", result_shape=dims.number,
            jvps={"a": "s2s.sum_of_products(t, b)", "b": "s2s.sum_of_products(a, t)"},
            a="g * b", b="g * a"),
+    defvjp("s2sgrad.runtime.sum_of_squares(a)", result_shape=dims.number,
+           jvps={"a": "2.0 * s2s.sum_of_products(a, t)"},
+           a="g * 2.0 * a"),
 )
 
 # numpy's sum and mean over axes as code made for shapes calls them (lower/axis_sums.py); the
 # whole sum of an elementwise product (lower/sums_of_products.py)
-AXIS_SUM, AXIS_MEAN, SUM_OF_PRODUCTS = "axis_sum", "axis_mean", "sum_of_products"
+AXIS_SUM, AXIS_MEAN = "axis_sum", "axis_mean"
+SUM_OF_PRODUCTS, SUM_OF_SQUARES = "sum_of_products", "sum_of_squares"
