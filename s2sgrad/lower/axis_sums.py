@@ -23,23 +23,13 @@ from ..errors import TransformError
 from ..rules.helpers.sums import AXIS_MEAN, AXIS_SUM
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params
-from .index_parts import literal_int
+from .index_parts import literal_axis
 from .ir import Const, CoreFunction, Prim, Stmt, Var, rewrite_statements
 
 # a reduction -> the helper taking it, and the rule table's name of the helper
 _HELPERS = {"sum": (AXIS_SUM, "s2sgrad.runtime." + AXIS_SUM),
             "mean": (AXIS_MEAN, "s2sgrad.runtime." + AXIS_MEAN)}
 _TAKEN = frozenset(op for _, op in _HELPERS.values())
-
-
-def _literal_axis(op) -> bool:
-    """An axis written as an integer literal or a tuple display of them."""
-    if not isinstance(op, Const) or op.reads:
-        return False
-    node = op.node
-    if isinstance(node, cst.Tuple):
-        return bool(node.elements) and all(literal_int(e.value) for e in node.elements)
-    return literal_int(node)
 
 
 def _literal_bool(op) -> bool:
@@ -62,7 +52,7 @@ def _statement(table: RuleTable, lists: frozenset, stmt: Stmt, changed: list) ->
     bound = {name: operand for name, operand in bound.items() if name not in defaulted_params(rule, prim)}
     first = rule.params[0].name
     if set(bound) - {first, "axis", "keepdims"} or \
-            not isinstance(bound.get(first), (Var, Const)) or not _literal_axis(bound.get("axis")) or \
+            not isinstance(bound.get(first), (Var, Const)) or not literal_axis(bound.get("axis")) or \
             ("keepdims" in bound and not _literal_bool(bound["keepdims"])) or \
             (isinstance(bound[first], Var) and bound[first].name in lists):
         return (stmt,)  # (no axis, a dtype or an out, a list or an operand of another form: as written)

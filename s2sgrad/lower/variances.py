@@ -40,20 +40,11 @@ from ..errors import TransformError
 from ..rules.reductions import VARIANCE_PARTS
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params
-from .index_parts import literal_int
+from .index_parts import literal_axis
 from .ir import Const, CoreFunction, Prim, Stmt, Var, defined_names, rewrite_statements
 from .naming import Namer
 
 _TRUE = Const(cst.Name("True"), "True")
-
-
-def _literal_axis(op) -> bool:
-    if not isinstance(op, Const) or op.reads:
-        return False
-    node = op.node
-    if isinstance(node, cst.Tuple):
-        return bool(node.elements) and all(literal_int(e.value) for e in node.elements)
-    return literal_int(node)
 
 
 def _literal(op, values: tuple) -> bool:
@@ -80,7 +71,7 @@ class _Rewriter:
         x = given.get(rule.params[0].name)
         if not isinstance(x, Var) or not isinstance(self.shapes.get(x.name), tuple) or \
                 set(given) - {rule.params[0].name, "axis", "keepdims", "ddof"} or \
-                not _literal_axis(given.get("axis")) or \
+                not literal_axis(given.get("axis")) or \
                 ("keepdims" in given and not _literal(given["keepdims"], ("True", "False"))) or \
                 ("ddof" in given and not _literal(given["ddof"], ("0",))):
             return (stmt,)

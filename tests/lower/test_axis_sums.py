@@ -3,12 +3,12 @@
 numpy's (autograd's, to rounding), in every spelling of a sum or mean over axes, and those it does
 not take kept as written."""
 
-import autograd
 import autograd.numpy as anp
 import numpy as np
 import pytest
 
 import s2sgrad
+from conftest import assert_agrees_with_oracle
 
 RNG = np.random.default_rng(5)
 
@@ -64,15 +64,7 @@ CASES = [(pairs, pairs_ag, lambda: (RNG.normal(size=(7, 3)),), 1),
 @pytest.mark.parametrize("fn, oracle, make, taken", CASES, ids=[c[0].__name__ for c in CASES])
 def test_values_gradients_and_which_sums_are_taken(fn, oracle, make, taken):
     args = make()
-    argnums = tuple(range(len(args)))
-    vg = s2sgrad.value_and_grad(fn, argnums=argnums)
-    want_value = oracle(*args)
-    want = autograd.grad(oracle, argnums)(*args)
-    for _ in range(3):  # the first call runs the code for any shape, the next ones the code for the shapes
-        value, grads = vg(*args)
-        np.testing.assert_allclose(value, want_value, rtol=1e-12)
-        for got, expected in zip(grads, want):
-            np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    vg = assert_agrees_with_oracle(fn, oracle, args)  # code for any shape, then for the shapes
     made = s2sgrad.source(vg, like=args)
     forward = made[made.index("_fwd("):made.index("_bwd(")]
     assert forward.count("s2s.axis_sum(") + forward.count("s2s.axis_mean(") == taken, forward

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import s2sgrad
+from conftest import assert_agrees_with_oracle
 from s2sgrad import runtime as s2s
 from s2sgrad.runtime.sums import DOT_MOST
 
@@ -64,15 +65,7 @@ def _code(text):
 @pytest.mark.parametrize("fn, oracle, make, taken", CASES, ids=[c[0].__name__ for c in CASES])
 def test_values_gradients_and_which_sums_are_taken(fn, oracle, make, taken):
     args = make()
-    argnums = tuple(range(len(args)))
-    vg = s2sgrad.value_and_grad(fn, argnums=argnums)
-    want_value = oracle(*args)
-    want = autograd.grad(oracle, argnums)(*args)
-    for _ in range(3):  # the first call runs the code for any shape, the next ones the code for the shapes
-        value, grads = vg(*args)
-        np.testing.assert_allclose(value, want_value, rtol=1e-12)
-        for got, expected in zip(grads, want):
-            np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    vg = assert_agrees_with_oracle(fn, oracle, args)  # code for any shape, then for the shapes
     made = _code(s2sgrad.source(vg, like=args))
     forward = made[made.index("_fwd("):made.index("_bwd(")]
     assert forward.count("s2s.sum_of_products(") + forward.count("s2s.sum_of_squares(") == taken, forward
