@@ -221,7 +221,7 @@ def _analysed(pf: ParsedFunction, session: _Session, core: Optional[CoreFunction
     if shapes:  # the whole sums of products and the sums over axes as the runtime's (after the
         # rewrites above, which spell numpy's)
         known = {k: v for k, v in classes.items() if isinstance(v, tuple)}
-        summed = axis_sums(sums_of_products(core, known, session.table), session.table)
+        summed = axis_sums(sums_of_products(core, known, session.table), session.table, known)
         if summed is not core:
             core = summed
             classes, scalars = shape_facts(core, session.table, frozenset(numbers), dict(shapes))

@@ -87,6 +87,8 @@ def _by_product(x, axis, keepdims):
 def axis_sum(x, axis=None, keepdims=False):
     """``np.sum(x, axis=axis, keepdims=keepdims)`` (module docstring: a product with ones where
     that is the faster)."""
+    if axis is None and type(x) is _ndarray:  # a whole sum: numpy's, less its wrapping
+        return _add_reduce(x, None, None, None, keepdims)
     found = _by_product(x, axis, keepdims)
     if found is not None:
         return found[0]
@@ -98,6 +100,8 @@ def axis_sum(x, axis=None, keepdims=False):
 def axis_mean(x, axis=None, keepdims=False):
     """``np.mean(x, axis=axis, keepdims=keepdims)``: where ``axis_sum`` takes the product, that
     sum divided by the count (as numpy's mean divides its sum, in ``x``'s dtype)."""
+    if axis is None and type(x) is _ndarray and x.dtype in _BLAS and x.size:
+        return _add_reduce(x, None, None, None, keepdims) / x.size  # a whole mean, as numpy's
     found = _by_product(x, axis, keepdims)
     if found is None:
         return np.mean(x, axis=axis, keepdims=keepdims)

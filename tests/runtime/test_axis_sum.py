@@ -40,6 +40,19 @@ def test_the_mean_numpy_takes(shape, axis, keepdims, dtype):
     np.testing.assert_allclose(got, want, rtol=1e-5 if dtype is np.float32 else 1e-12, atol=1e-6)
 
 
+@pytest.mark.parametrize("shape", [(7, 3), (4,), (0, 3), (2, 3, 4), ()])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, bool])
+def test_a_whole_sum_and_mean_are_numpys_exactly(shape, keepdims, dtype):
+    """No axis: numpy's own reduction (its pairwise sum), the mean that sum over the count."""
+    x = (RNG.normal(size=shape) * 3).astype(dtype)
+    for ours, numpys in ((s2s.axis_sum, np.sum), (s2s.axis_mean, np.mean)):
+        with np.errstate(all="ignore"):  # (the mean of no entries: nan, as numpy's)
+            want, got = numpys(x, keepdims=keepdims), ours(x, None, keepdims)
+        assert np.shape(got) == np.shape(want) and np.result_type(got) == np.result_type(want)
+        np.testing.assert_array_equal(got, want)
+
+
 def test_which_sums_are_products():
     assert _plan((63, 63, 3), 1, False) == (63, 63, 3, (63, 3))
     assert _plan((63, 63, 3), -1, True) == (3969, 3, 1, (63, 63, 1))
