@@ -137,6 +137,6 @@ def _logistic(y: Stmt, before: tuple, table: RuleTable, rule) -> Optional[tuple]
         return None
     start, negation = fed
     x = negation.prim.args[0]
-    if set(operand_reads(x)) & defined_names(before[start + 1:]):
-        return None
+    if not isinstance(x, Var) or set(operand_reads(x)) & defined_names(before[start + 1:]):
+        return None  # (an index kept verbatim, ``-(x[1, 2])``: the chain as written)
     return replace(y, prim=Prim(rule.name, (x,), location=y.prim.location)), rule

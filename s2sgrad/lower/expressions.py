@@ -269,7 +269,8 @@ def index(ctx: Context, node: cst.Subscript) -> tuple:
         index_node = renamed.slice[0].slice.value
     else:
         index_node = cst.Tuple([cst.Element(slice_to_expr(e.slice)) for e in renamed.slice])
-    brackets = code(renamed)[len(code(renamed.value)):]
+    bare = renamed.with_changes(lpar=[], rpar=[])  # (``-(x[1, 2])``: the parentheses are not the index's)
+    brackets = code(bare)[len(code(bare.value)):]
     basic = all(basic_element(e.slice) for e in renamed.slice)
     return renamed, Const(index_node, code(index_node), reads, brackets, basic)
 
