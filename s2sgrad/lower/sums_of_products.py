@@ -48,7 +48,8 @@ class _Rewriter:
             if not isinstance(item, Stmt):
                 nested = {field: self.block(getattr(item, field)) for field in ("body", "orelse")
                           if hasattr(item, field)}
-                out[index] = replace(item, **nested)
+                if any(block is not getattr(item, field) for field, block in nested.items()):
+                    out[index] = replace(item, **nested)
         dropped: set = set()
         for index, item in enumerate(out):
             if isinstance(item, Stmt):
