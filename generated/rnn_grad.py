@@ -96,10 +96,9 @@ def loss_bwd(residuals, loss_bar=1.0):
         x_t_times_w_x_shape,
     ) in reversed(loop1_tape):
         # for t in range(xs.shape[0]):
-        total_3_bar = total_bar
         h_2_bar = h_bar
         # total = total + np.sum((readout(h, w_o, b_o) - ys[t]) ** 2)
-        difference_bar = s2s.sum_vjp(total_3_bar, difference_pow_2) * 2 * difference
+        difference_bar = s2s.sum_vjp(total_bar, difference_pow_2) * 2 * difference
         readout_result_bar = s2s.unbroadcast(difference_bar, readout_result_shape)
         # return h @ w_o + b_o
         h_2_matmul_w_o_bar = s2s.unbroadcast(readout_result_bar, h_2_matmul_w_o_shape)
@@ -117,7 +116,6 @@ def loss_bwd(residuals, loss_bar=1.0):
         h_bar = s2s.matmul_vjp_a(h_matmul_w_h_bar, h, w_h)
         w_h_bar_upstreams.append(h_matmul_w_h_bar)
         w_h_bar_lefts.append(h)
-        total_bar = total_3_bar
     del h, loop1_tape, h_bar
     w_h_bar = s2s.matmul_vjp_b_sum(w_h_bar_upstreams, w_h_bar_lefts, w_h)
     del w_h_bar_upstreams, w_h_bar_lefts

@@ -24,7 +24,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from ..program import Nest, Simple, name_reads, pure
+from ..program import Comment, Nest, Simple, name_reads, pure
 from ..rules.helpers.inplace import SETITEM
 from .inline import substitute
 from .simplify import negated, simplify
@@ -102,10 +102,13 @@ def _written_array(small) -> Optional[str]:
 
 
 def move_signs(code: list, outside: Counter = Counter()) -> list:
-    """``code`` with each temporary bound to a negation (``t = -e``), read once in all by an
-    update of the same block that it leads (``x += t * y``, ``x[1:] -= t * y``), renamed
-    ``minus_t`` and bound to ``e``, the update's sign flipped: one array negation fewer (exact).
-    ``outside``: reads the caller makes."""
+    """``code`` with the signs of negations moved where they cost nothing (exact, as a negation
+    is): a temporary bound to the negation or the copy of a name (``t = -u``, ``t = u``) gone
+    where every line reading it can read ``-u`` (``u``) with fewer negations in all
+    (``a + t * b`` is ``a - u * b``, ``x += t`` is ``x -= u``: _negation_readers); then each
+    temporary bound to a negation (``t = -e``), read once in all by an update of the same block
+    that it leads (``x += t * y``, ``x[1:] -= t * y``), renamed ``minus_t`` and bound to ``e``,
+    the update's sign flipped: one array negation fewer. ``outside``: reads the caller makes."""
     reads: Counter = Counter(outside)
     binds: Counter = Counter()
     _count(code, reads, binds)
@@ -113,6 +116,28 @@ def move_signs(code: list, outside: Counter = Counter()) -> list:
     def block_of(items: list) -> list:
         items = [Nest(item.header, tuple(block_of(list(item.body)))) if isinstance(item, Nest) else item
                  for item in items]
+        i = 0
+        while i < len(items):
+            readers = _negation_readers(items, i, reads, binds)
+            if readers is not None:  # ``t = -u`` read as ``-u``: its sign folded into each reader
+                name, source = items[i].assigned, next(iter(items[i].reads))
+                reads[source] += reads[name] - 1  # each read of t is one of u now
+                for j, node in sorted(readers.items(), reverse=True):
+                    if m.matches(node, m.Assign(targets=[m.AssignTarget(m.Name())], value=m.Name())) \
+                            and node.targets[0].target.value == node.value.value:
+                        del items[j]  # ``u = u``: nothing to do
+                        reads[source] -= 1
+                        binds[source] -= 1
+                    else:
+                        items[j] = Simple(node)
+                reads[name] = binds[name] = 0
+                del items[i]
+                if i and isinstance(items[i - 1], Comment) and \
+                        (i == len(items) or isinstance(items[i], Comment)):
+                    del items[i - 1]  # the source line's comment, its lines all gone
+                    i -= 1
+                continue
+            i += 1
         for i, item in enumerate(items):
             name = item.assigned if isinstance(item, Simple) and item.plain else None
             if name is None or reads[name] != 1 or binds[name] != 1:
@@ -128,6 +153,55 @@ def move_signs(code: list, outside: Counter = Counter()) -> list:
         return items
 
     return block_of(list(code))
+
+
+def _minus_count(node: cst.CSTNode) -> int:
+    """How many negations ``node`` computes (``-e`` and ``x -= e`` alike are one pass each
+    for arrays: a negation costs what the sign of an update costs nothing for)."""
+    return len(m.findall(node, m.UnaryOperation(operator=m.Minus())))
+
+
+def _negation_readers(items: list, i: int, reads: Counter, binds: Counter) -> Optional[dict]:
+    """``{index: reader with -u (u) in place of t}`` where ``items[i]`` is ``t = -u`` (or a copy
+    ``t = u``; ``u`` a name), every read of ``t`` is in a later line of the block before anything rebinds ``u``
+    (the last reader may: it reads first), and the readers so written compute fewer
+    negations than the line and they did (a copy's: none more) (``a + t * b`` is ``a - u * b``, ``x += t`` is
+    ``x -= u``); else None. Exact: a negation is."""
+    item = items[i]
+    if not isinstance(item, Simple) or not item.plain:
+        return None
+    name, value = item.assigned, item.node.value
+    unsigned = value if isinstance(value, cst.Name) and not value.lpar else negated(value)
+    if binds[name] != 1 or not reads[name] or not isinstance(unsigned, cst.Name):
+        return None
+    source, left, out = unsigned.value, reads[name], {}
+    copy = unsigned is value
+    before = 0 if copy else 1
+    for j in range(i + 1, len(items)):
+        later = items[j]
+        if isinstance(later, Comment):
+            continue
+        if not isinstance(later, Simple) or isinstance(later.node, cst.Del) and name in later.text:
+            return None
+        count = later.reads[name]
+        if count:
+            node = simplify(substitute_statement(later.node, {name: value}))
+            if isinstance(node, cst.AugAssign) and type(node.operator) in _FLIPPED and \
+                    negated(node.value) is not None:
+                node = node.with_changes(operator=_FLIPPED[type(node.operator)](),
+                                         value=negated(node.value).with_changes(lpar=[], rpar=[]))
+            if Simple(node).reads[name]:
+                return None  # read where substitution does not reach (an index of a target)
+            before += _minus_count(later.node)
+            out[j] = node
+            left -= count
+            if not left:
+                after = sum(_minus_count(node) for node in out.values())
+                # a negation only moved (``y = t * e`` to ``y = -u * e``) stays where it was
+                return out if after < before or after == before and copy else None
+        if source in later.binds or source in later.update_base:
+            return None
+    return None
 
 
 def _foldable(block: list, i: int, reads: Counter, binds: Counter,

@@ -28,7 +28,8 @@ import libcst as cst
 from ..analyze.activity import refuse_constant_subscripts, varied_names
 from ..analyze.scalars import may_be_array, may_broadcast, tangent_shaping
 from ..errors import TransformError
-from ..lower.ir import If, Loop, Seq, Stmt, Var, operand_node, operand_vars, prim_operands
+from ..lower.ir import If, Loop, Seq, Stmt, Var, definition_counts, operand_node, operand_vars, \
+    prim_operands
 from ..lower.naming import Namer
 from ..rules.helpers.containers import TREE_ZEROS
 from ..rules.table import RuleTable
@@ -38,8 +39,9 @@ from ..program import Comment, ElseHeader, IfHeader, Nest, has_statements, lift,
 from .compositions import compositions
 from .dead import without_dead_code
 from .repeats import without_repeats
+from .reuse import block_places, reuse_beside
 from .fold import fold, line_read_counts
-from .simplify import doubled, simplify
+from .simplify import divided_once, doubled, negated, simplify
 from .templates import instantiate, needs_parens
 from .unknown import called_value, no_rule, object_member
 
@@ -68,7 +70,8 @@ class ForwardBuilder:
 
     def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
                  constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple,
-                 namer: Optional[Namer] = None, suffix: str = "_dot") -> None:
+                 namer: Optional[Namer] = None, suffix: str = "_dot",
+                 early: Optional[set] = None) -> None:
         self.fn = fn
         self.classes, self.scalars = shapes
         self.callee_lookup = callee_lookup
@@ -86,6 +89,14 @@ class ForwardBuilder:
         # np.log(f(x)), 1 / (1 + np.exp(-x)): chains whose last value's tangent is one function's
         # of x (the values inside keep their tangents only where something else reads them)
         self.compositions = compositions(fn, table)
+        # a tangent reads the values statements of its block compute (``np.cos(x)``: ``cos_x``);
+        # a later one's primal line then goes before the tangent line (``early``: their ids,
+        # shared by builders writing one function's lines)
+        self.early = set() if early is None else early
+        self.places = block_places(fn.body)
+        self.definitions = definition_counts(fn.body)
+        for p in fn.params:
+            self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
 
     # ----- code ------------------------------------------------------------------------------
 
@@ -117,8 +128,11 @@ class ForwardBuilder:
         before, joint, after = self.tangent_part(stmt)
         return [*before, *([joint] if joint else self.primal_lines(stmt)), *after]
 
-    def primal_lines(self, stmt: Stmt) -> list:
-        """The statement as written (none for one the lowering implied)."""
+    def primal_lines(self, stmt: Stmt, early: bool = False) -> list:
+        """The statement as written (none for one the lowering implied, or written ``early``,
+        before a tangent line of an earlier statement that reads it)."""
+        if id(stmt) in self.early and not early:
+            return []
         written = unpack_target(stmt.targets) if stmt.unpack else ", ".join(stmt.targets)
         expr = keeping_consumed(stmt.expr, self.rule_for(stmt.prim))
         return [] if stmt.implicit else [f"{written} = {_code(expr)}" if stmt.targets else _code(expr)]
@@ -141,15 +155,20 @@ class ForwardBuilder:
         if len(stmt.targets) > 1 or stmt.unpack:
             return [], "", [self.unpacked_tangents(stmt)]
         target = targets[0]
-        tangent = self.tangent_of(stmt, target)
-        line = f"{self.tangents[target]} = {_code(tangent)}"
+        tangent, later = reuse_beside(self.tangent_of(stmt, target), stmt, self.places,
+                                      self.definitions)
+        lines = [f"{self.tangents[target]} = {_code(tangent)}"]
+        for item in reversed(later):  # their primal lines, before the tangent line reading them
+            if id(item) not in self.early:
+                self.early.add(id(item))
+                lines[:0] = self.primal_lines(item, early=True)
         operands = {n for op in prim_operands(stmt.prim) for n in operand_vars(op)}
         if target in operands:  # ``x = f(x)``: the tangent reads the old x, so it goes first
             rule = self.rule_for(stmt.prim)
             if rule is not None and any("ans" in t for _, t in getattr(rule, "vjps", ())):
                 raise self.refuse(stmt, "rebinding an operand's own name here")
-            return [line], "", []
-        return [], "", [line]
+            return lines, "", []
+        return [], "", lines
 
     def unpacked_tangents(self, stmt: Stmt) -> str:
         """``a_dot, b_dot = <tangent>`` for ``a, b = f(...)`` where ``f`` is linear in its varied
@@ -338,7 +357,10 @@ class ForwardBuilder:
             parts.append(simplify(instantiate(templates[param], mapping, defaulted)))
             full = full or not self.may_broadcast(operand, bound, target)
             shaping |= tangent_shaping(self.table.broadcast_reads(templates[param]), param, bound)
-        tangent = _sum(parts)
+        shared = divided_once(parts)  # a quotient's two tangents divided once
+        tangent = _sum(parts) if shared is None else cst.BinaryOperation(
+            _sum(shared[0]).with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]),
+            cst.Divide(), shared[1])
         if full or all(self.is_active(op) or name in shaping or not may_be_array(op, self.scalars)
                        for name, op in bound.items()):
             return tangent  # it has the output's shape: it includes the shape of every operand
@@ -453,8 +475,10 @@ def _sum(parts: list) -> cst.BaseExpression:
     parts = [p.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
              if len(parts) > 1 and needs_parens(p, "+") else p for p in parts]
     out = parts[0]
-    for part in parts[1:]:
-        out = cst.BinaryOperation(out, cst.Add(), part)
+    for part in parts[1:]:  # ``a - b`` for ``a + -b``: the same number, one negation fewer
+        unsigned = negated(part)
+        out = cst.BinaryOperation(out, cst.Add(), part) if unsigned is None else \
+            cst.BinaryOperation(out, cst.Subtract(), unsigned)
     return doubled(out) if len(parts) == 2 else out  # t * t: t_dot * t + t_dot * t
 
 

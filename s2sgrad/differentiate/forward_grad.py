@@ -27,11 +27,12 @@ class ForwardGradBuilder(ForwardBuilder):
 
     def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
                  constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple) -> None:
-        namer = Namer(fn.reserved | {name})
+        namer, early = Namer(fn.reserved | {name}), set()  # one function's names and early lines
         super().__init__(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes,
-                         namer=namer, suffix="")
+                         namer=namer, suffix="", early=early)
         self.each = [ForwardBuilder(fn, table, (param,), name, kwonly, constant, callee_lookup,
-                                    shapes, namer=namer, suffix=f"_d{param}") for param in wrt]
+                                    shapes, namer=namer, suffix=f"_d{param}", early=early)
+                     for param in wrt]
 
     def statement(self, stmt: Stmt) -> list:
         """The statement, with every parameter's tangent lines: those reading the old values

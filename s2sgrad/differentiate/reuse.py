@@ -1,4 +1,4 @@
-"""Reuse of forward values in the backward sweep: a contribution (libcst expression) of a statement
+"""Reuse of forward values in the backward sweep (and in forward mode's tangent lines): a contribution (libcst expression) of a statement
 -> the same expression where a call of a library function on the function's own names that another
 statement of the same block computed (``cos_E = math.cos(E)``) reads that statement's target
 instead of calling again (``g * math.cos(E)`` becomes ``g * cos_E``; the tape then records
@@ -55,21 +55,23 @@ def _call_key(node: cst.Call) -> Optional[tuple]:
 class _Reuse(cst.CSTTransformer):
     def __init__(self, found: dict) -> None:
         self.found = found
+        self.used: set = set()  # the keys of the calls replaced
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         key = _call_key(updated)
         name = self.found.get(key) if key is not None else None
-        return cst.Name(name) if name is not None else updated
+        if name is None:
+            return updated
+        self.used.add(key)
+        return cst.Name(name)
 
 
-def reuse_forward(expr: cst.BaseExpression, stmt: Stmt, places: dict,
-                  definitions: dict) -> cst.BaseExpression:
-    """``expr`` (a contribution of ``stmt``) reading, for each call it makes that a statement of
-    ``stmt``'s block computed from the same values, that statement's target (module docstring).
-    ``places``: block_places of the function; ``definitions``: how often each name is bound."""
+def _computed(stmt: Stmt, places: dict, definitions: dict) -> dict:
+    """``(op, operand names) -> statement`` for the calls statements of ``stmt``'s block compute
+    that ``stmt`` may read (the module docstring's conditions)."""
     place = places.get(id(stmt))
     if place is None:
-        return expr
+        return {}
     block, here = place
     found: dict = {}
     for index, item in enumerate(block):
@@ -84,8 +86,34 @@ def reuse_forward(expr: cst.BaseExpression, stmt: Stmt, places: dict,
         low, high = min(index, here), max(index, here)
         if any(_binds(block[k]) & operands for k in range(low, high + 1)):
             continue
-        found.setdefault((item.prim.op, tuple(a.name for a in args)), target)
-    return expr.visit(_Reuse(found)) if found else expr
+        found.setdefault((item.prim.op, tuple(a.name for a in args)), item)
+    return found
 
 
-__all__ = ["block_places", "reuse_forward"]
+def reuse_forward(expr: cst.BaseExpression, stmt: Stmt, places: dict,
+                  definitions: dict) -> cst.BaseExpression:
+    """``expr`` (a contribution of ``stmt``) reading, for each call it makes that a statement of
+    ``stmt``'s block computed from the same values, that statement's target (module docstring).
+    ``places``: block_places of the function; ``definitions``: how often each name is bound."""
+    found = _computed(stmt, places, definitions)
+    return expr.visit(_Reuse({k: item.targets[0] for k, item in found.items()})) if found else expr
+
+
+def reuse_beside(expr: cst.BaseExpression, stmt: Stmt, places: dict,
+                 definitions: dict) -> tuple:
+    """``(expr', later)`` for forward mode, whose tangent lines run beside the primal lines:
+    ``expr`` (a tangent of ``stmt``) reading the targets of the statements of its block that
+    compute its calls, and ``later``, those of them that come after ``stmt`` in the block, in
+    block order (their operands hold the same values at ``stmt``, so they may run before its
+    tangent line: the caller writes them there, and not at their own place)."""
+    found = _computed(stmt, places, definitions)
+    if not found:
+        return expr, ()
+    reading = _Reuse({k: item.targets[0] for k, item in found.items()})
+    expr = expr.visit(reading)
+    block, here = places[id(stmt)]
+    used = {id(item) for k, item in found.items() if k in reading.used}
+    return expr, tuple(item for item in block[here + 1:] if id(item) in used)
+
+
+__all__ = ["block_places", "reuse_beside", "reuse_forward"]

@@ -361,6 +361,32 @@ def _chain(node: cst.BaseExpression) -> list:
     return [(None, node)]
 
 
+def divided_once(parts: list) -> Optional[tuple]:
+    """``(quotients, divisor)`` where every one of several ``parts`` (chains of ``*`` and ``/``)
+    divides by one name ``divisor``: the parts without that division (the sum of ``a / d`` and
+    ``-b / d * c`` is then ``(a - b * c) / d``, one division where there were two); else None."""
+    if len(parts) < 2:
+        return None
+    chains = [_chain(part) for part in parts]
+    divisors = [link[1].value for link in chains[0][1:]
+                if isinstance(link[0], cst.Divide) and isinstance(link[1], cst.Name)]
+    for name in divisors:
+        kept = []
+        for chain in chains:
+            place = next((k for k, (op, node) in enumerate(chain) if k and isinstance(op, cst.Divide)
+                          and isinstance(node, cst.Name) and node.value == name), None)
+            if place is None:
+                break
+            rest = chain[:place] + chain[place + 1:]
+            node = rest[0][1]
+            for operator, factor in rest[1:]:
+                node = cst.BinaryOperation(node, operator, factor)
+            kept.append(node)
+        else:
+            return kept, cst.Name(name)
+    return None
+
+
 def _of_only(node: cst.BaseExpression, name: str) -> bool:
     """Whether ``node`` is arithmetic (operators, parentheses) of numbers and ``name`` alone:
     elementwise, so its shape is at most ``name``'s."""

@@ -137,3 +137,35 @@ def test_the_decorator_runs_the_same_forward_mode_for_floats():
     arrays = decorated.grad(np.array(0.8), np.array(1.3), 7)  # 0-d arrays: the reverse sweeps
     np.testing.assert_allclose(arrays, grads, rtol=1e-12)
     assert decorated.grad(0.8, 1.3, 7) == grads  # again, by the arguments' types
+
+
+def newton_in_steps(M, e, n):
+    E = M
+    for _ in range(n):
+        f = E - e * math.sin(E) - M  # cos(E) is computed after sin(E)'s tangent needs it
+        fprime = 1.0 - e * math.cos(E)
+        E -= f / fprime
+    return E
+
+
+@pytest.mark.parametrize("fun", [kepler, newton_in_steps])
+def test_tangents_read_the_values_the_function_computes(fun):
+    """Each step calls sin and cos once: the tangent lines read ``sin_E``/``cos_E`` (cos's
+    statement goes before the first tangent line reading it), and a quotient's tangent divides
+    once; the tangents still agree with differences and with reverse mode."""
+    args = (0.7, 0.3, 20)
+    text, fn, names = build_jvp(fun, ("M", "e"), numbers=("M", "e", "n"), mode="fwd_grad")
+    value, tangents = fn(*args, 1.0, 1.0)
+    step = "\n".join(line for line in text.split("for _ in range(n):", 1)[1].splitlines()
+                     if not line.strip().startswith("#"))
+    assert step.count("math.sin(") == 1 and step.count("math.cos(") == 1, text
+    assert step.count("/") == 3, text  # the value's quotient and one per tangent
+    assert "+ -" not in text
+    assert value == pytest.approx(fun(*args), rel=1e-14)
+    for i, tangent in enumerate(tangents):
+        assert tangent == pytest.approx(numerical_grad(fun, args, i), rel=1e-6, abs=1e-9)
+    np.testing.assert_allclose(s2sgrad.value_and_grad(fun, argnums=(0, 1))(*args)[1], tangents,
+                               rtol=1e-12)
+    text1, fn1, _ = build_jvp(fun, ("M",), numbers=("M", "e", "n"))  # one tangent: the same reads
+    assert text1.split("for _ in range(n):", 1)[1].count("math.cos(") == 2  # the comment's too
+    assert fn1(*args, 1.0)[1] == pytest.approx(tangents[0], rel=1e-13)

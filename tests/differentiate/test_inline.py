@@ -1,9 +1,11 @@
 """Folding single-use forward temporaries (s2sgrad.differentiate.inline): substitution keeps the
 meaning of every expression, and the forward sweep reads like the user's statement."""
 
+import copy
 import types
 
 import libcst as cst
+
 import numpy as np
 import pytest
 from conftest import assert_gradients
@@ -252,7 +254,7 @@ def test_gradients_through_broadcast_divisors():
     (["t = -g", "x_bar += t * e", "y = t"], None),
     (["t = -g", "y = t * e"], None),
     (["t = -g", "x_bar += e * t"], None),
-    (["t = -g", "x_bar += t", "minus_t = 1.0", "z = minus_t"], None),
+    (["t = -g * a", "x_bar += t", "minus_t = 1.0", "z = minus_t"], None),
 ])
 def test_a_negation_moves_into_the_sign_of_the_update_reading_it(lines, expected):
     from s2sgrad.differentiate.fold import move_signs
@@ -268,3 +270,31 @@ def test_a_negation_moves_into_the_sign_of_the_update_reading_it(lines, expected
     for name in ("a_bar", "x_bar", "y"):
         if name in before:
             np.testing.assert_array_equal(after[name], before[name])
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # a negation or a copy of a name, read where its sign costs nothing: gone
+    (["t = -g", "x_bar += t * e", "y = a + t"], ["x_bar -= g * e", "y = a - g"]),
+    (["t = -g", "x_bar += t * e", "y = -t / d"], ["x_bar -= g * e", "y = g / d"]),
+    (["t = u", "y = t * e", "u = t + 1.0"], ["y = u * e", "u = u + 1.0"]),
+    (["t = u", "y = t * 2.0", "u = t"], ["y = u * 2.0"]),
+    # u rebound before a read, a negation only moved, a read in an index: as they were
+    (["t = -u", "u = 2.0", "y = a + t"], None),
+    (["t = u", "u += 2.0", "y = a + t"], None),
+    (["t = -g", "y = t * e"], None),
+    (["t = -u", "y = a + t", "a_bar[t > 0] += 1.0"], None),
+])
+def test_a_negated_or_copied_name_is_read_in_place(lines, expected):
+    from s2sgrad.differentiate.fold import move_signs
+
+    items = [Simple(cst.parse_statement(line).body[0]) for line in lines]
+    got = [cst.Module([]).code_for_node(item.node) for item in move_signs(items)]
+    assert got == (expected or lines)
+    env = dict(g=np.array([0.5, -1.5]), d=np.array([2.0, 0.5]), a=np.array([1.0, 3.0]),
+               u=np.array([-2.0, 0.75]), e=np.array([-0.25, 4.0]), a_bar=np.zeros(2),
+               x_bar=np.ones(2))
+    before, after = copy.deepcopy(env), copy.deepcopy(env)  # u may be updated in place
+    exec("\n".join(lines), {}, before)
+    exec("\n".join(got), {}, after)
+    for name in ("a_bar", "x_bar", "y", "u"):
+        np.testing.assert_array_equal(after[name], before[name])

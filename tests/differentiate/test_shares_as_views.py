@@ -151,4 +151,4 @@ def test_a_numbers_share_of_a_product_with_a_vector_is_a_dot_product(n):
         for got, expected in zip(grad(w, x), want):
             np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
     made = s2sgrad.source(grad, like=(w, x))
-    assert "np.dot(y_2_bar, x_k_k_m)" in made and "w_1_bar = s2s.axis_sum(" in made, made  # not a matrix's
+    assert "np.dot(y_bar, x_k_k_m)" in made and "w_1_bar = s2s.axis_sum(" in made, made  # not a matrix's

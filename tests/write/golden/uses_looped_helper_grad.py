@@ -55,10 +55,8 @@ def damped_bwd(residuals, v_bar):
     (loop1_tape,) = residuals
     # for _ in range(2):
     for tanh_v in reversed(loop1_tape):
-        # for _ in range(2):
-        v_2_bar = v_bar
         # v = np.tanh(v) * 0.5
-        v_bar = v_2_bar * 0.5 * (1.0 - tanh_v * tanh_v)
+        v_bar = v_bar * 0.5 * (1.0 - tanh_v * tanh_v)
     return (v_bar,)
 
 
