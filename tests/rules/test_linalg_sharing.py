@@ -55,9 +55,13 @@ def _matrix(shape):
 
 # a matrix, b a vector; b a matrix; stacks of both; a stack against one vector (numpy 2: b 1-D is
 # one vector for every matrix); one matrix against a stack of b (its adjoint summed over the stack)
+# one matrix against a stack of b (its adjoint summed over the stack); as many columns as
+# unknowns or more (the transposed solve by the inverse: runtime.transposed_solve)
 SHAPES = [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 2)), ((2, 3, 3), (3,)),
-          ((3, 3), (2, 3, 2))]
-AUTOGRAD_RUNS = {((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 2))}
+          ((3, 3), (2, 3, 2)), ((3, 3), (3, 3)), ((3, 3), (3, 7)), ((2, 3, 3), (2, 3, 4)),
+          ((3, 3), (2, 3, 5))]
+AUTOGRAD_RUNS = {((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 2)), ((3, 3), (3, 7)),
+                 ((2, 3, 3), (2, 3, 4))}
 
 
 def test_both_adjoints_come_from_one_call_and_one_adjoint_from_its_own_template():
