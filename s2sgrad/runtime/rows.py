@@ -147,12 +147,22 @@ def tails(x, start, padded, fill=True):
     the adjoint's transpose). The fill carries no derivative: the batched loop sums a tail's axis
     over its step's entries only, so a padded entry never reaches its value."""
     x = np.asarray(x)
+    if fill and x.ndim > 1:  # rows taken by index: a where over short rows runs 4x slower
+        return np.take(x, np.where(padded, len(x) - 1, np.arange(start, len(x))), axis=0)
     return np.where(_padding(padded, x), x[-1] if fill else 0, x[start:])
 
 
 def tails_vjp(value, x, start, padded):
     """The adjoint of ``x`` in ``tails(x, start, padded)`` given the result's adjoint ``value``:
-    each step's entries (not the padded ones) added back where the step read them."""
+    each step's entries (not the padded ones) added back where the step read them (rows of
+    several numbers masked as one flat row per step: a where over short rows is slow)."""
     out = zeros_like(x)
-    out[start:] = np.sum(np.where(_padding(padded, x), 0, value), axis=0)
+    value = np.asarray(value)
+    steps, entries = padded.shape
+    if value.ndim > 2 and value.shape[:2] == padded.shape:
+        each = value[0, 0].size
+        flat = np.where(np.repeat(padded, each, axis=1), 0, value.reshape(steps, entries * each))
+        out[start:] = np.add.reduce(flat, axis=0).reshape(out[start:].shape)
+    else:
+        out[start:] = np.sum(np.where(_padding(padded, x), 0, value), axis=0)
     return out

@@ -6,7 +6,10 @@ form where the fast one does not apply.
 - ``_power_or_zero`` of one float64 norm (a vector norm's adjoint): numpy's power, 0 at a zero
   norm, inf where it overflows (no Python OverflowError);
 - ``stack_rows`` of plain rows (arrays or numbers): the rows stacked in the order of the array
-  (a backward loop visits them last to first), zeros for the rows after those visited.
+  (a backward loop visits them last to first), zeros for the rows after those visited;
+- ``tails`` / ``tails_vjp`` of rows of several numbers (a batched loop over ``x[t + 1:]``): rows
+  taken by index, adjoints masked as one flat row per step; the same as the elementwise forms,
+  and a padded entry's adjoint (nan where a padded distance was 0) never reaches the sum.
 """
 
 import warnings
@@ -111,3 +114,20 @@ def test_cumprod_vjp_without_zeros_equals_the_exact_form(shape, axis):
     away = np.ones(moved.shape, dtype=bool)
     away[(0,) * (moved.ndim - 1)] = False
     np.testing.assert_allclose(np.moveaxis(exact, axis, -1)[away], np.moveaxis(fast, axis, -1)[away], rtol=1e-12)
+
+
+@pytest.mark.parametrize("row", [(), (3,), (2, 3)])
+def test_tails_of_rows_equal_the_elementwise_forms(row):
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(7,) + row)
+    padded = np.tri(5, 6, k=-1, dtype=bool)
+    mask = padded.reshape(padded.shape + (1,) * len(row))
+    np.testing.assert_array_equal(s2s.tails(x, 1, padded), np.where(mask, x[-1], x[1:]))
+    np.testing.assert_array_equal(s2s.tails(x, 1, padded, fill=False), np.where(mask, 0, x[1:]))
+    value = rng.normal(size=(5, 6) + row)
+    value[np.broadcast_to(mask, value.shape)] = np.nan  # adjoints of padded entries
+    got = s2s.tails_vjp(value, x, 1, padded)
+    expected = np.zeros_like(x)
+    expected[1:] = np.sum(np.where(mask, 0, value), axis=0)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, expected, rtol=1e-14)
