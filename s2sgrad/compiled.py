@@ -19,7 +19,7 @@ import dis
 import importlib.util
 import math
 import types
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator
 
 import numpy as np
 

@@ -2,7 +2,7 @@
 states a shorter adjoint: a CoreFunction + the rule table -> ``{the chain's last statement: (it
 read as that one function of the chain's operand, the function's rule)}``.
 
-Two chains are read so:
+Three chains are read so:
 - **the log of one function's value**, ``y = np.log(c)`` (the table's natural log,
   RuleTable.log_of) whose operand ``c = f(x)`` is a function whose rule states the log's adjoint
   (``Rule.log_adjoint``: ``cosh`` -> ``g * np.tanh(x)``);
@@ -10,7 +10,12 @@ Two chains are read so:
   ``t = 1 + e`` (or ``e + 1``), ``y = 1 / t`` (or ``np.reciprocal(t)``, ``np.divide(1, t)``),
   each step known by its rule's algebra (``neg``, ``exp``, ``add``, ``div``, ``reciprocal``),
   the ones literal; it is the table's logistic function (RuleTable.logistic: ``expit``, whose
-  adjoint ``g * ans * (1.0 - ans)`` reads only its value).
+  adjoint ``g * ans * (1.0 - ans)`` reads only its value);
+- **the square of a norm**, ``n ** 2`` (``np.square(n)``, ``n * n``) of ``n =
+  np.linalg.norm(x)`` given ``x`` alone (the rule of algebra ``"norm"``: the 2-norm of all of
+  ``x``): the sum of ``|x|^2`` (RuleTable.squared_norm), whose adjoint ``g * 2.0 * conj(x)``
+  neither divides by the norm (0 / 0 at ``x = 0``) nor reads it (reverse mode only: the norm
+  has no forward mode).
 
 Conditions, for each value inside a chain (``c``; ``u``, ``e``, ``t``): it is bound last, before
 the statement reading it, by a statement of the same block (one loop body, one branch, or the
@@ -44,13 +49,14 @@ __all__ = ["compositions"]
 def compositions(fn: CoreFunction, table: RuleTable) -> dict:
     """``{a chain's last statement: (it read as one function of the chain's operand, its rule)}``
     (module docstring)."""
-    logistic = table.logistic()
+    logistic, squared = table.logistic(), table.squared_norm()
     found: dict = {}
     for block in blocks(fn.body):
         for index, node in enumerate(block):
             if isinstance(node, Stmt):
                 composed = _log_of(node, block[:index], table) or \
-                    _logistic(node, block[:index], table, logistic)
+                    _logistic(node, block[:index], table, logistic) or \
+                    _squared_norm(node, block[:index], table, squared)
                 if composed is not None:
                     found[node] = composed
     return found
@@ -139,4 +145,34 @@ def _logistic(y: Stmt, before: tuple, table: RuleTable, rule) -> Optional[tuple]
     x = negation.prim.args[0]
     if not isinstance(x, Var) or set(operand_reads(x)) & defined_names(before[start + 1:]):
         return None  # (an index kept verbatim, ``-(x[1, 2])``: the chain as written)
+    return replace(y, prim=Prim(rule.name, (x,), location=y.prim.location)), rule
+
+
+def _two(operand) -> bool:
+    """A literal 2 (``2``, ``2.0``)."""
+    if not isinstance(operand, Const) or operand.reads:
+        return False
+    node = operand.node
+    return isinstance(node, (cst.Integer, cst.Float)) and node.evaluated_value == 2
+
+
+def _squared_norm(y: Stmt, before: tuple, table: RuleTable, rule) -> Optional[tuple]:
+    """``np.linalg.norm(x) ** 2`` (``np.square(n)``, ``n * n``) as the sum of ``|x|^2``
+    (module docstring), else None."""
+    if rule is None or not _single(y):
+        return None
+    kind, args = _algebra(table, y.prim), y.prim.args
+    if kind == "pow" and len(args) == 2 and _two(args[1]) or kind == "square" and len(args) == 1:
+        n = args[0]
+    elif kind == "mul" and len(args) == 2 and isinstance(args[0], Var) and args[0] == args[1]:
+        n = args[0]
+    else:
+        return None
+    fed = _feeding(n, before)  # n = np.linalg.norm(x), x alone
+    if fed is None or fed[1].prim.op != rule.name or len(fed[1].prim.args) != 1:
+        return None
+    start, norm = fed
+    x = norm.prim.args[0]
+    if not isinstance(x, Var) or set(operand_reads(x)) & defined_names(before[start + 1:]):
+        return None
     return replace(y, prim=Prim(rule.name, (x,), location=y.prim.location)), rule

@@ -192,7 +192,8 @@ class ForwardBuilder:
             return cst.Name(self.tangents[prim.args[0].name])
         if prim.op == "copy" and isinstance(prim.args[0], Seq):  # ``parts = [a, b]``
             return self.sequence_tangent(stmt, prim.args[0])
-        if stmt in self.compositions and self.is_active(self.compositions[stmt][0].prim.args[0]):
+        if stmt in self.compositions and self.compositions[stmt][1].elementwise and \
+                self.is_active(self.compositions[stmt][0].prim.args[0]):
             whole, composed = self.compositions[stmt]  # one function's tangent of the chain's operand
             return self.elementwise(whole, composed, target)
         rule = self.rule_for(prim)

@@ -145,7 +145,7 @@ RULES = (
     ),
     defvjp(
         "numpy.linalg.norm(x, ord=None, axis=None, keepdims=False)",
-        reverse_only=_NONLINEAR, result_shape=dims.number,
+        reverse_only=_NONLINEAR, result_shape=dims.number, algebra="norm",
         x="s2s.norm_vjp(g, ans, x, ord, axis, keepdims)",
     ),
 )

@@ -19,7 +19,8 @@ A rule with neither says why in ``reverse_only``. The other facts the analyses a
 (``"sum"``, ``"mean"``, ``"extremum"`` for max/min, ``"other"``: a call on the whole array gives
 one number), ``algebra`` (the identity the shift-invariance proof of analyze/invariance.py reads:
 ``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"neg"``, ``"exp"``, ``"log"``; ``"select"``: a choice of
-two values by a condition, ``np.where``) and ``view``.
+two values by a condition, ``np.where``; ``"norm"``: the 2-norm of all of its operand by default,
+``np.linalg.norm``, whose square compositions.py reads as one function) and ``view``.
 ``joint_jvp``: a join (``lst + [item]``, ``np.append``) is linear in its parameters together, not
 each with the others fixed: its tangent is this template, where each parameter stands for its
 tangent (zeros when it does not vary; itself when the rule is constant in it).
@@ -488,6 +489,21 @@ class RuleTable:
         found = [rule for _, rule in sorted(self.rules.items()) if rule.algebra == "logistic"
                  and rule.elementwise and len(rule.params) == 1]
         return found[0] if found else None
+
+    def squared_norm(self) -> Optional[Rule]:
+        """The rule of ``norm(x) ** 2`` as one function of ``x``, the norm given ``x`` alone (the
+        one rule of algebra ``"norm"``: ``np.linalg.norm``, whose default is the 2-norm of all of
+        ``x``): the sum of ``|x|^2``, whose adjoint ``g * 2.0 * conj(x)`` neither divides by the
+        norm nor reads it (differentiate/compositions.py); None where the table has none."""
+        return self._squared_norm
+
+    @functools.cached_property
+    def _squared_norm(self) -> Optional[Rule]:
+        found = [rule for _, rule in sorted(self.rules.items()) if rule.algebra == "norm" and rule.params]
+        if not found:
+            return None
+        x = found[0].params[0].name
+        return replace(found[0], vjps=((x, f"g * 2.0 * s2s.complex_conj({x})"),), jvps=(), algebra="")
 
     def function(self, algebra: str = "", reduction: str = "") -> str:
         """The numpy function (not a method, not an operator) whose rule has this ``algebra``

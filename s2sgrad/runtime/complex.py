@@ -17,6 +17,7 @@ from .broadcasting import broadcast
 # Not in s2sgrad.runtime.__all__ (nor were they when this was runtime_complex.py, re-exported by
 # name); generated code reads them as ``s2s.<name>`` all the same.
 __all__ = [
+    "complex_conj",
     "match_complex",
     "abs_slope",
     "angle_slope",
@@ -29,6 +30,12 @@ __all__ = [
 def _conj(x):
     """``np.conj(x)`` for a complex array (the adjoints of real functions of it), ``x`` else."""
     return np.conj(x) if x.dtype.kind == "c" else x
+
+
+def complex_conj(x):
+    """The conjugate of a complex ``x``; a real ``x`` itself (no copy): what the adjoint of a
+    real function of ``x`` reads (``|x|^2``'s is ``2 g conj(x)``)."""
+    return np.conj(x) if np.iscomplexobj(x) else x
 
 
 def match_complex(x, g):

@@ -24,7 +24,6 @@ __all__ = [
     "solve_vjp_b",
     "solve_vjp_a",
     "solve_vjps",
-    "transposed_solve",
     "cholesky_vjp",
     "eigvalsh_vjp",
     "svdvals_vjp",

@@ -274,3 +274,70 @@ def test_logistic_float32_stays_float32():
     assert g.dtype == np.float32
     y = 1.0 / (1.0 + np.exp(-x.astype(np.float64)))
     np.testing.assert_allclose(g, y * (1.0 - y), rtol=1e-6)
+
+
+# ----- the square of a norm: np.linalg.norm(x) ** 2 as the sum of |x|^2 ------------------------
+
+
+def norm_squared(w, X, y):
+    return np.linalg.norm(np.dot(X, w) - y) ** 2 + 0.1 * np.sum(w ** 2)
+
+
+def norm_square_call(w, X, y):
+    n = np.linalg.norm(X @ w - y)
+    return np.square(n) + n  # n read elsewhere too: its own adjoint for that read
+
+
+def norm_times_itself(A):  # a matrix: the norm of all of it (Frobenius)
+    n = np.linalg.norm(A)
+    return n * n
+
+
+def norm_in_a_loop(w, X):
+    total = 0.0
+    for k in range(3):
+        total = total + np.linalg.norm(X[k] * w) ** 2.0
+    return total
+
+
+def norm_with_an_order(w, X):  # ord given: the norm's own adjoint
+    return np.linalg.norm(X @ w, ord=3) ** 2
+
+
+SQUARED = [(norm_squared, ((6,), (20, 6), (20,))), (norm_square_call, ((6,), (20, 6), (20,))),
+           (norm_times_itself, ((4, 5),)), (norm_in_a_loop, ((6,), (3, 6)))]
+SQUARED_KEPT = [(norm_with_an_order, ((6,), (20, 6)))]
+
+
+@pytest.mark.parametrize("fn, shapes", SQUARED + SQUARED_KEPT,
+                         ids=[c[0].__name__ for c in SQUARED + SQUARED_KEPT])
+def test_squared_norm_gradients_equal_autograds(fn, shapes):
+    test_gradients_equal_autograds(fn, shapes)
+
+
+@pytest.mark.parametrize("fn, shapes", SQUARED + SQUARED_KEPT,
+                         ids=[c[0].__name__ for c in SQUARED + SQUARED_KEPT])
+def test_the_backward_sweep_does_not_divide_by_the_norm(fn, shapes):
+    backward = _backward(_code(s2sgrad.source(s2sgrad.grad(fn))))
+    composed = (fn, shapes) in SQUARED
+    assert ("2.0 * s2s.complex_conj(" in backward) == composed, backward
+    assert ("norm_vjp" not in backward) == (composed and fn is not norm_square_call), backward
+
+
+@pytest.mark.parametrize("fn, shapes", SQUARED[:1] + SQUARED[2:], ids=lambda c: getattr(c, "__name__", ""))
+def test_squared_norm_second_order(fn, shapes):
+    args = _args(shapes)
+    tangents = _args(shapes, seed=3)
+    want = autograd_hvp(fn, args, tangents)
+    for got, w in zip(s2sgrad.hvp(fn, args, tangents), want):
+        np.testing.assert_allclose(got, w, rtol=1e-8, atol=1e-10)
+
+
+def test_a_zero_vector_has_a_zero_gradient_and_a_complex_one_its_conjugate():
+    def f(x):
+        return np.linalg.norm(x) ** 2
+
+    np.testing.assert_array_equal(s2sgrad.grad(f)(np.zeros(4)), np.zeros(4))
+    z = np.array([0.5 + 0.3j, 1.2 - 0.4j, -0.8 + 0.1j])
+    np.testing.assert_allclose(s2sgrad.grad(f)(z), autograd.grad(_rebind(f))(z), rtol=1e-12)
+    np.testing.assert_allclose(s2sgrad.grad(f)(z), 2.0 * np.conj(z), rtol=1e-12)

@@ -634,6 +634,9 @@ class Gen:
             ("linalg_inv", R, lambda: E(f"(np.linalg.inv({a33()}) @ {arg(R)})", R, 3.0)),
             ("linalg_solve", R, lambda: E(f"np.linalg.solve({a33()}, {arg(R)})", R, 3.0)),
             ("linalg_norm", S, lambda: E(f"np.linalg.norm({arg(V)})", S, 2.0)),
+            # a norm's square, read as the sum of |v|^2 (differentiate/compositions.py)
+            ("norm_squared", S, lambda: E(f"np.linalg.norm({arg(V)}) ** 2", S, 4.0)),
+            ("norm_squared", S, lambda: E(f"np.square(np.linalg.norm({arg(M)}))", S, 12.0)),
             ("linalg_cholesky", R, lambda: self._cholesky(a33())),
             ("special_expit", maxshape, lambda: self._elementwise("special.expit", maxshape, d)),
             ("special_erf", maxshape, lambda: self._elementwise("special.erf", maxshape, d)),

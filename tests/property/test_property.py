@@ -939,7 +939,7 @@ COVERAGE = {
 EXTRA = ["scipy_terms", "scipy_dirichlet", "scipy_mvn", "scipy_convolve", "linalg_eig", "scipy_banded", "index_tricks",
          "custom_gradient", "star_args", "star_unpack", "keyword_only", "tree_args", "tree_dict", "tree_list", "tree_tuple", "tree_namedtuple", "tree_dataclass", "tree_unpack", "tree_loop_iter", "tree_loop_enumerate", "tree_loop_range", "tree_loop_reversed", "tree_loop_zip", "tree_loop_slices", "tree_loop_nested", "tree_dict_unsorted", "tree_dict_values", "tree_dict_items", "tree_dict_keys", "rebind_copy", "rebind_zeros_like", "rebind_full_like", "custom_gradient_lambda", "custom_gradient_stated", "alias_rebind", "copy_augment", "loop_name_reused",
          "global_rebound", "object_arg_bound", "object_arg_v_round_trip", "object_arg_v_unit",
-         "object_arg_v_plain", "log_of", "logistic"]
+         "object_arg_v_plain", "log_of", "logistic", "norm_squared"]
 EXPLANATIONS = [
     "(gradients are summed back to each input's shape)",
     "the forward works on a copy where the backward sweep reads earlier values, and writes into "

@@ -10,6 +10,8 @@ RULES = (
         linear=("value",), constant_in=("x",),
         value="s2s.match_complex(value, s2s.unbroadcast(s2s.match_complex(x, g), value))",
     ),
+    # the conjugate of a complex array, a real one itself: linear, its own transpose
+    defvjp("s2sgrad.runtime.complex_conj(x)", linear=("x",), x="s2s.complex_conj(g)"),
     # the slopes in the tangents of abs and angle: 0 for real values; their tangents are the
     # slopes' adjoints (abs's is self-adjoint; angle's, turned by 1j), real for a real x
     defvjp(
