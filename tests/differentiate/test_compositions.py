@@ -218,12 +218,6 @@ READ_ELSEWHERE = (logistic_exp_read_again, logistic_shared_negation)  # exp(-x) 
 
 @pytest.mark.parametrize("fn, shapes", LOGISTIC + LOGISTIC_KEPT,
                          ids=[c[0].__name__ for c in LOGISTIC + LOGISTIC_KEPT])
-def test_logistic_gradients_equal_autograds(fn, shapes):
-    test_gradients_equal_autograds(fn, shapes)
-
-
-@pytest.mark.parametrize("fn, shapes", LOGISTIC + LOGISTIC_KEPT,
-                         ids=[c[0].__name__ for c in LOGISTIC + LOGISTIC_KEPT])
 def test_the_backward_sweep_reads_the_logistic_value_only(fn, shapes):
     """Composed: no exp value kept (but for another read of it), the adjoint ``* (1.0 - y)``;
     kept: the chain's own adjoint, through exp's value."""
@@ -309,9 +303,11 @@ SQUARED = [(norm_squared, ((6,), (20, 6), (20,))), (norm_square_call, ((6,), (20
 SQUARED_KEPT = [(norm_with_an_order, ((6,), (20, 6)))]
 
 
-@pytest.mark.parametrize("fn, shapes", SQUARED + SQUARED_KEPT,
-                         ids=[c[0].__name__ for c in SQUARED + SQUARED_KEPT])
-def test_squared_norm_gradients_equal_autograds(fn, shapes):
+OTHER_CHAINS = LOGISTIC + LOGISTIC_KEPT + SQUARED + SQUARED_KEPT
+
+
+@pytest.mark.parametrize("fn, shapes", OTHER_CHAINS, ids=[c[0].__name__ for c in OTHER_CHAINS])
+def test_logistic_and_squared_norm_gradients_equal_autograds(fn, shapes):
     test_gradients_equal_autograds(fn, shapes)
 
 
