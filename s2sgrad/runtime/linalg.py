@@ -61,7 +61,7 @@ def _mT(x):
     return np.swapaxes(x, -1, -2)
 
 
-def transposed_solve(a, g):
+def _transposed_solve(a, g):
     """``solve(a^T, g)`` (``g`` a stack of matrices): where ``g`` has at least as many columns
     as ``a`` (right-hand sides as unknowns), the transposed inverse times ``g``: numpy's solve
     runs two triangular solves over every column, which for these sizes cost more than an
@@ -79,7 +79,7 @@ def solve_vjp_b(g, a, b):
     g = _operand(g)
     if np.ndim(b) == 1:
         return unbroadcast(np.linalg.solve(_mT(a), g[..., None])[..., 0], b)
-    return unbroadcast(transposed_solve(a, g), b)
+    return unbroadcast(_transposed_solve(a, g), b)
 
 
 def solve_vjp_a(g, ans, a, b):
@@ -88,7 +88,7 @@ def solve_vjp_a(g, ans, a, b):
     if np.ndim(b) == 1:
         b_bar = np.linalg.solve(_mT(a), g[..., None])
         return unbroadcast(-b_bar * _operand(ans)[..., None, :], a)
-    b_bar = transposed_solve(a, g)
+    b_bar = _transposed_solve(a, g)
     return unbroadcast(-b_bar @ _mT(ans), a)
 
 
@@ -97,7 +97,7 @@ def solve_vjps(g, ans, a, b):
     with the transposed matrix: b_bar = solve(a^T, g), a_bar = -b_bar ans^T (summed to the
     shapes of ``a`` and ``b``)."""
     g, vec = _operand(g), np.ndim(b) == 1
-    b_bar = np.linalg.solve(_mT(a), g[..., None]) if vec else transposed_solve(a, g)
+    b_bar = np.linalg.solve(_mT(a), g[..., None]) if vec else _transposed_solve(a, g)
     a_bar = -b_bar * _operand(ans)[..., None, :] if vec else -b_bar @ _mT(ans)
     return unbroadcast(a_bar, a), unbroadcast(b_bar[..., 0] if vec else b_bar, b)
 

@@ -56,7 +56,7 @@ def _matrix(shape):
 # a matrix, b a vector; b a matrix; stacks of both; a stack against one vector (numpy 2: b 1-D is
 # one vector for every matrix); one matrix against a stack of b (its adjoint summed over the stack)
 # one matrix against a stack of b (its adjoint summed over the stack); as many columns as
-# unknowns or more (the transposed solve by the inverse: runtime.transposed_solve)
+# unknowns or more (the transposed solve by the inverse: runtime._transposed_solve)
 SHAPES = [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 2)), ((2, 3, 3), (3,)),
           ((3, 3), (2, 3, 2)), ((3, 3), (3, 3)), ((3, 3), (3, 7)), ((2, 3, 3), (2, 3, 4)),
           ((3, 3), (2, 3, 5))]

@@ -1,4 +1,4 @@
-"""runtime.transposed_solve, the solve with the transposed matrix that np.linalg.solve's
+"""runtime._transposed_solve, the solve with the transposed matrix that np.linalg.solve's
 adjoints run: by the inverse and one product where there are as many right-hand sides as
 unknowns or more, else numpy's solve. Checked against exact rational solutions (Fractions) for
 matrices of condition numbers 1e2 to 1e12: its error stays of the order of numpy's solve's."""
@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from s2sgrad.runtime.linalg import transposed_solve
+from s2sgrad.runtime.linalg import _transposed_solve
 
 
 def _exact_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -43,7 +43,7 @@ def test_its_error_is_of_the_order_of_numpys_solve(cond, seed):
         g = rng.normal(size=(n, k))
         exact = _exact_solve(a.T, g)
         scale = np.linalg.norm(exact)
-        ours = np.linalg.norm(transposed_solve(a, g) - exact) / scale
+        ours = np.linalg.norm(_transposed_solve(a, g) - exact) / scale
         numpys = np.linalg.norm(np.linalg.solve(a.T, g) - exact) / scale
         assert ours <= 20 * numpys + 4 * np.finfo(float).eps, (ours, numpys)
         assert ours <= 100 * cond * np.finfo(float).eps
@@ -55,7 +55,7 @@ def test_a_cholesky_factors_solve_stays_exact_to_rounding():
     low = np.linalg.cholesky(x @ x.T + 1e-9 * np.eye(6))  # condition about 1e8 and more
     g = rng.normal(size=(6, 12))
     exact = _exact_solve(low.T, g)
-    error = np.linalg.norm(transposed_solve(low, g) - exact) / np.linalg.norm(exact)
+    error = np.linalg.norm(_transposed_solve(low, g) - exact) / np.linalg.norm(exact)
     assert error < 1e-13
 
 
@@ -65,11 +65,11 @@ def test_it_is_the_transposed_solve(a_shape, g_shape):
     rng = np.random.default_rng(7)
     a = rng.normal(size=a_shape) + 4.0 * np.eye(a_shape[-1])
     g = rng.normal(size=g_shape)
-    np.testing.assert_allclose(transposed_solve(a, g), np.linalg.solve(np.swapaxes(a, -1, -2), g),
+    np.testing.assert_allclose(_transposed_solve(a, g), np.linalg.solve(np.swapaxes(a, -1, -2), g),
                                rtol=1e-12, atol=1e-13)
 
 
 def test_a_singular_matrix_raises_as_numpys_solve_does():
     a = np.ones((3, 3))
     with pytest.raises(np.linalg.LinAlgError):
-        transposed_solve(a, np.ones((3, 4)))
+        _transposed_solve(a, np.ones((3, 4)))
