@@ -25,7 +25,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..program import Comment, Nest, Simple, name_reads, pure
-from ..rules.helpers.inplace import SETITEM
+from ..rules.helpers.inplace import GETITEM_ADD, SETITEM, SETITEM_INTO
 from .inline import substitute
 from .simplify import negated, simplify
 
@@ -101,14 +101,15 @@ def _written_array(small) -> Optional[str]:
     return None
 
 
-def move_signs(code: list, outside: Counter = Counter()) -> list:
+def move_signs(code: list, outside: Counter = Counter(), scalars: frozenset = frozenset()) -> list:
     """``code`` with the signs of negations moved where they cost nothing (exact, as a negation
     is): a temporary bound to the negation or the copy of a name (``t = -u``, ``t = u``) gone
     where every line reading it can read ``-u`` (``u``) with fewer negations in all
     (``a + t * b`` is ``a - u * b``, ``x += t`` is ``x -= u``: _negation_readers); then each
     temporary bound to a negation (``t = -e``), read once in all by an update of the same block
     that it leads (``x += t * y``, ``x[1:] -= t * y``), renamed ``minus_t`` and bound to ``e``,
-    the update's sign flipped: one array negation fewer. ``outside``: reads the caller makes."""
+    the update's sign flipped: one array negation fewer. ``outside``: reads the caller makes;
+    ``scalars``: names known to hold one number (a negation is read again only of those)."""
     reads: Counter = Counter(outside)
     binds: Counter = Counter()
     _count(code, reads, binds)
@@ -118,7 +119,7 @@ def move_signs(code: list, outside: Counter = Counter()) -> list:
                  for item in items]
         i = 0
         while i < len(items):
-            readers = _negation_readers(items, i, reads, binds)
+            readers = _negation_readers(items, i, reads, binds, scalars)
             if readers is not None:  # ``t = -u`` read as ``-u``: its sign folded into each reader
                 name, source = items[i].assigned, next(iter(items[i].reads))
                 reads[source] += reads[name] - 1  # each read of t is one of u now
@@ -161,12 +162,16 @@ def _minus_count(node: cst.CSTNode) -> int:
     return len(m.findall(node, m.UnaryOperation(operator=m.Minus())))
 
 
-def _negation_readers(items: list, i: int, reads: Counter, binds: Counter) -> Optional[dict]:
+def _negation_readers(items: list, i: int, reads: Counter, binds: Counter,
+                      scalars: frozenset) -> Optional[dict]:
     """``{index: reader with -u (u) in place of t}`` where ``items[i]`` is ``t = -u`` (or a copy
-    ``t = u``; ``u`` a name), every read of ``t`` is in a later line of the block before anything rebinds ``u``
-    (the last reader may: it reads first), and the readers so written compute fewer
-    negations than the line and they did (a copy's: none more) (``a + t * b`` is ``a - u * b``, ``x += t`` is
-    ``x -= u``); else None. Exact: a negation is."""
+    ``t = u``; ``u`` a name), every read of ``t`` is in a later line of the block before anything
+    rebinds ``u`` (the last reader may: it reads first), and the readers so written compute
+    fewer negations than the line and they did (a copy's: none more) (``a + t * b`` is ``a - u *
+    b``, ``x += t`` is ``x -= u``); else None. Exact: a negation is. A copy is the same object
+    as ``u``, whatever writes into it; a negation is read again later only where ``u`` holds one
+    number and the lines up to the last reader write into no array (no index write, no update
+    of a name not known to hold a number, no call of a helper writing into its operand)."""
     item = items[i]
     if not isinstance(item, Simple) or not item.plain:
         return None
@@ -176,12 +181,16 @@ def _negation_readers(items: list, i: int, reads: Counter, binds: Counter) -> Op
         return None
     source, left, out = unsigned.value, reads[name], {}
     copy = unsigned is value
+    if not copy and unsigned.value not in scalars:
+        return None
     before = 0 if copy else 1
     for j in range(i + 1, len(items)):
         later = items[j]
         if isinstance(later, Comment):
             continue
         if not isinstance(later, Simple) or isinstance(later.node, cst.Del) and name in later.text:
+            return None
+        if not copy and _may_write_an_array(later, scalars):
             return None
         count = later.reads[name]
         if count:
@@ -202,6 +211,24 @@ def _negation_readers(items: list, i: int, reads: Counter, binds: Counter) -> Op
         if source in later.binds or source in later.update_base:
             return None
     return None
+
+
+_WRITING_HELPERS = frozenset({f"s2s.{SETITEM_INTO}", f"s2s.{GETITEM_ADD}"})
+
+
+def _may_write_an_array(item: Simple, scalars: frozenset) -> bool:
+    """Whether ``item`` may write into an array: an index or attribute write, an update of a
+    name not known to hold a number, a line of no assignment (``rows.append(...)``), or a call
+    of a helper writing into its operand."""
+    node = item.node
+    if isinstance(node, cst.AugAssign):
+        if not isinstance(node.target, cst.Name) or node.target.value not in scalars:
+            return True
+    elif not isinstance(node, cst.Assign) or \
+            any(not isinstance(t.target, (cst.Name, cst.Tuple, cst.List)) for t in node.targets):
+        return True
+    return any(m.matches(call.func, m.Attribute(m.Name("s2s"), m.Name())) and
+               f"s2s.{call.func.attr.value}" in _WRITING_HELPERS for call in m.findall(node, m.Call()))
 
 
 def _foldable(block: list, i: int, reads: Counter, binds: Counter,

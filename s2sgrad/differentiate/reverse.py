@@ -381,7 +381,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
             - self.adj.uniform_names if self.adj.in_place else frozenset()
         backward = list(write_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns),
                                        Plain(adjoints, numbers)))
-        backward = move_signs(backward, line_read_counts(returns))
+        backward = move_signs(backward, line_read_counts(returns), frozenset(scalars))
         self.rec.templates = shape_only_records(tuple(backward), tuple(returns))
         backward, self.rec.unread = drop_unread_records(tuple(backward))
         backward = list(backward)

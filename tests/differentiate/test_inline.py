@@ -272,29 +272,39 @@ def test_a_negation_moves_into_the_sign_of_the_update_reading_it(lines, expected
             np.testing.assert_array_equal(after[name], before[name])
 
 
-@pytest.mark.parametrize("lines, expected", [
-    # a negation or a copy of a name, read where its sign costs nothing: gone
-    (["t = -g", "x_bar += t * e", "y = a + t"], ["x_bar -= g * e", "y = a - g"]),
-    (["t = -g", "x_bar += t * e", "y = -t / d"], ["x_bar -= g * e", "y = g / d"]),
-    (["t = u", "y = t * e", "u = t + 1.0"], ["y = u * e", "u = u + 1.0"]),
-    (["t = u", "y = t * 2.0", "u = t"], ["y = u * 2.0"]),
+NUMBERS = frozenset({"g", "u", "x_bar"})  # names known to hold one number
+
+
+@pytest.mark.parametrize("lines, expected, scalars", [
+    # a negation of a number or a copy of a name, read where its sign costs nothing: gone
+    (["t = -g", "x_bar += t * e", "y = a + t"], ["x_bar -= g * e", "y = a - g"], NUMBERS),
+    (["t = -g", "x_bar += t * e", "y = -t / d"], ["x_bar -= g * e", "y = g / d"], NUMBERS),
+    (["t = u", "y = t * e", "u = t + 1.0"], ["y = u * e", "u = u + 1.0"], frozenset()),
+    (["t = u", "y = t * 2.0", "u = t"], ["y = u * 2.0"], frozenset()),
+    (["t = u", "a_bar[0:2] = e", "y = t * 2.0"], ["a_bar[0:2] = e", "y = u * 2.0"], frozenset()),
     # u rebound before a read, a negation only moved, a read in an index: as they were
-    (["t = -u", "u = 2.0", "y = a + t"], None),
-    (["t = u", "u += 2.0", "y = a + t"], None),
-    (["t = -g", "y = t * e"], None),
-    (["t = -u", "y = a + t", "a_bar[t > 0] += 1.0"], None),
+    (["t = -u", "u = 2.0", "y = a + t"], None, NUMBERS),
+    (["t = u", "u += 2.0", "y = a + t"], None, NUMBERS),
+    (["t = -g", "y = t * e"], None, NUMBERS),
+    (["t = -u", "y = a + t", "a_bar[t > 0] += 1.0"], None, NUMBERS),
+    # a negation of an array (it may be written into before the reader), or lines between that
+    # write into an array (an index write, an update of an array, a helper writing in place)
+    (["t = -g", "x_bar += t * e", "y = a + t"], None, frozenset()),
+    (["t = -g", "a_bar[0:2] = e", "y = a + t"], None, NUMBERS),
+    (["t = -g", "d += 1.0", "y = a + t"], None, NUMBERS),
+    (["t = -g", "z = s2s.getitem_add(a_bar, e, a_bar, (slice(0, 2),))", "y = a + t"], None, NUMBERS),
 ])
-def test_a_negated_or_copied_name_is_read_in_place(lines, expected):
+def test_a_negated_or_copied_name_is_read_in_place(lines, expected, scalars):
     from s2sgrad.differentiate.fold import move_signs
 
     items = [Simple(cst.parse_statement(line).body[0]) for line in lines]
-    got = [cst.Module([]).code_for_node(item.node) for item in move_signs(items)]
+    got = [cst.Module([]).code_for_node(item.node) for item in move_signs(items, scalars=scalars)]
     assert got == (expected or lines)
     env = dict(g=np.array([0.5, -1.5]), d=np.array([2.0, 0.5]), a=np.array([1.0, 3.0]),
                u=np.array([-2.0, 0.75]), e=np.array([-0.25, 4.0]), a_bar=np.zeros(2),
                x_bar=np.ones(2))
     before, after = copy.deepcopy(env), copy.deepcopy(env)  # u may be updated in place
-    exec("\n".join(lines), {}, before)
-    exec("\n".join(got), {}, after)
+    exec("\n".join(lines), {"s2s": s2s}, before)
+    exec("\n".join(got), {"s2s": s2s}, after)
     for name in ("a_bar", "x_bar", "y", "u"):
         np.testing.assert_array_equal(after[name], before[name])
