@@ -1,6 +1,6 @@
-"""Reuse of forward values in the backward sweep (and in forward mode's tangent lines): a contribution (libcst expression) of a statement
--> the same expression where a call of a library function on the function's own names that another
-statement of the same block computed (``cos_E = math.cos(E)``) reads that statement's target
+"""Reuse of forward values in the backward sweep (and in forward mode's tangent lines): a
+contribution (libcst expression) of a statement -> the same expression where a call of a library
+function on the function's own names that another statement of the same block computed (``cos_E = math.cos(E)``) reads that statement's target
 instead of calling again (``g * math.cos(E)`` becomes ``g * cos_E``; the tape then records
 ``cos_E`` for the backward step, as it does any forward value the backward sweep reads).
 
@@ -109,9 +109,11 @@ def reuse_beside(expr: cst.BaseExpression, stmt: Stmt, places: dict,
     found = _computed(stmt, places, definitions)
     if not found:
         return expr, ()
-    reading = _Reuse({k: item.targets[0] for k, item in found.items()})
-    expr = expr.visit(reading)
     block, here = places[id(stmt)]
+    after = {id(item) for item in block[here + 1:]}  # (a later statement the lowering implied
+    found = {k: item for k, item in found.items() if not (item.implicit and id(item) in after)}
+    reading = _Reuse({k: item.targets[0] for k, item in found.items()})  # is written nowhere)
+    expr = expr.visit(reading)
     used = {id(item) for k, item in found.items() if k in reading.used}
     return expr, tuple(item for item in block[here + 1:] if id(item) in used)
 
