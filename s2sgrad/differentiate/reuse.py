@@ -1,8 +1,9 @@
 """Reuse of forward values in the backward sweep (and in forward mode's tangent lines): a
 contribution (libcst expression) of a statement -> the same expression where a call of a library
-function on the function's own names that another statement of the same block computed (``cos_E = math.cos(E)``) reads that statement's target
-instead of calling again (``g * math.cos(E)`` becomes ``g * cos_E``; the tape then records
-``cos_E`` for the backward step, as it does any forward value the backward sweep reads).
+function on the function's own names that another statement of the same block computed
+(``cos_E = math.cos(E)``) reads that statement's target instead of calling again (``g *
+math.cos(E)`` becomes ``g * cos_E``; the tape then records ``cos_E`` for the backward step, as
+it does any forward value the backward sweep reads).
 
 Matched in the IR: the call's function, named in a rule template as ``np.<name>`` or
 ``math.<name>``, is the statement's primitive (``numpy.<name>``, ``math.<name>``), and its
