@@ -160,7 +160,7 @@ def tails_vjp(value, x, start, padded):
     value = np.asarray(value)
     steps, entries = padded.shape
     if value.ndim > 2 and value.shape[:2] == padded.shape:
-        each = value[0, 0].size
+        each = int(np.prod(value.shape[2:]))  # (no entry to ask where a loop made no step)
         flat = np.where(np.repeat(padded, each, axis=1), 0, value.reshape(steps, entries * each))
         out[start:] = np.add.reduce(flat, axis=0).reshape(out[start:].shape)
     else:

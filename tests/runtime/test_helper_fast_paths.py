@@ -131,3 +131,10 @@ def test_tails_of_rows_equal_the_elementwise_forms(row):
     expected[1:] = np.sum(np.where(mask, 0, value), axis=0)
     assert np.isfinite(got).all()
     np.testing.assert_allclose(got, expected, rtol=1e-14)
+
+
+def test_tails_of_rows_of_a_loop_of_no_step():
+    x = np.arange(6.0).reshape(3, 2)
+    padded = np.tri(0, 2, k=-1, dtype=bool)
+    assert s2s.tails(x, 1, padded).shape == (0, 2, 2)
+    np.testing.assert_array_equal(s2s.tails_vjp(np.zeros((0, 2, 2)), x, 1, padded), np.zeros((3, 2)))
