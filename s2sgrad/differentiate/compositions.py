@@ -38,9 +38,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-import libcst as cst
-
-from ..lower.ir import Const, CoreFunction, Prim, Stmt, Var, blocks, defined_names, operand_reads
+from ..lower.ir import CoreFunction, Prim, Stmt, Var, blocks, defined_names, is_number, operand_reads
 from ..rules.table import RuleTable
 
 __all__ = ["compositions"]
@@ -105,20 +103,12 @@ def _algebra(table: RuleTable, prim: Prim) -> str:
     return getattr(rule, "algebra", "") if rule is not None and rule.elementwise else ""
 
 
-def _one(operand) -> bool:
-    """A literal 1 (``1``, ``1.0``)."""
-    if not isinstance(operand, Const) or operand.reads:
-        return False
-    node = operand.node
-    return isinstance(node, (cst.Integer, cst.Float)) and node.evaluated_value == 1
-
-
 def _other_than_one(prim: Prim) -> Optional[object]:
     """Of two operands one a literal 1, the other; else None."""
     if len(prim.args) != 2:
         return None
     first, second = prim.args
-    return second if _one(first) else first if _one(second) else None
+    return second if is_number(first, 1) else first if is_number(second, 1) else None
 
 
 def _logistic(y: Stmt, before: tuple, table: RuleTable, rule) -> Optional[tuple]:
@@ -126,7 +116,7 @@ def _logistic(y: Stmt, before: tuple, table: RuleTable, rule) -> Optional[tuple]
     if rule is None or not _single(y):
         return None
     kind = _algebra(table, y.prim)
-    if kind == "div" and len(y.prim.args) == 2 and _one(y.prim.args[0]):
+    if kind == "div" and len(y.prim.args) == 2 and is_number(y.prim.args[0], 1):
         t = y.prim.args[1]
     elif kind == "reciprocal" and len(y.prim.args) == 1:
         t = y.prim.args[0]
@@ -148,21 +138,13 @@ def _logistic(y: Stmt, before: tuple, table: RuleTable, rule) -> Optional[tuple]
     return replace(y, prim=Prim(rule.name, (x,), location=y.prim.location)), rule
 
 
-def _two(operand) -> bool:
-    """A literal 2 (``2``, ``2.0``)."""
-    if not isinstance(operand, Const) or operand.reads:
-        return False
-    node = operand.node
-    return isinstance(node, (cst.Integer, cst.Float)) and node.evaluated_value == 2
-
-
 def _squared_norm(y: Stmt, before: tuple, table: RuleTable, rule) -> Optional[tuple]:
     """``np.linalg.norm(x) ** 2`` (``np.square(n)``, ``n * n``) as the sum of ``|x|^2``
     (module docstring), else None."""
     if rule is None or not _single(y):
         return None
     kind, args = _algebra(table, y.prim), y.prim.args
-    if kind == "pow" and len(args) == 2 and _two(args[1]) or kind == "square" and len(args) == 1:
+    if kind == "pow" and len(args) == 2 and is_number(args[1], 2) or kind == "square" and len(args) == 1:
         n = args[0]
     elif kind == "mul" and len(args) == 2 and isinstance(args[0], Var) and args[0] == args[1]:
         n = args[0]

@@ -28,8 +28,7 @@ import libcst as cst
 from ..analyze.activity import refuse_constant_subscripts, varied_names
 from ..analyze.scalars import may_be_array, may_broadcast, tangent_shaping
 from ..errors import TransformError
-from ..lower.ir import If, Loop, Seq, Stmt, Var, definition_counts, operand_node, operand_vars, \
-    prim_operands
+from ..lower.ir import If, Loop, Seq, Stmt, Var, binding_counts, operand_node, operand_vars, prim_operands
 from ..lower.naming import Namer
 from ..rules.helpers.containers import TREE_ZEROS
 from ..rules.table import RuleTable
@@ -94,9 +93,7 @@ class ForwardBuilder:
         # shared by builders writing one function's lines)
         self.early = set() if early is None else early
         self.places = block_places(fn.body)
-        self.definitions = definition_counts(fn.body)
-        for p in fn.params:
-            self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
+        self.definitions = binding_counts(fn)
 
     # ----- code ------------------------------------------------------------------------------
 

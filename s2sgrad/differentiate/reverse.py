@@ -20,8 +20,8 @@ from ..analyze.dtypes import may_hold_complex
 from ..analyze.shapes import SCALAR, counters, part_shape, shape_facts
 from .reuse import block_places
 from ..errors import TransformError
-from ..lower.ir import CoreFunction, If, Prim, Seq, Stmt, Var, definition_counts, flatten, operand_node, \
-    operand_vars, prim_operands
+from ..lower.ir import CoreFunction, If, Prim, Seq, Stmt, Var, binding_counts, definition_counts, flatten, \
+    operand_node, operand_vars, prim_operands
 from ..lower.naming import Namer
 from ..rules.table import RuleTable
 from .adjoints import Adjoints
@@ -79,11 +79,9 @@ class ReverseBuilder(Contributions, BlockSweeps):
         self.loop_saved: dict = {}  # Loop -> carried names restored from before the loop
         self.if_records: dict = {}  # If -> (then names, else names)
         self.classes, self.scalars = shapes or shape_facts(fn, table)
-        self.definitions = definition_counts(fn.body)
+        self.definitions = binding_counts(fn)
         self.places = block_places(fn.body)  # where each statement lies (reuse.py)
         self._appends: Optional[dict] = None
-        for p in fn.params:
-            self.definitions[p.name] = self.definitions.get(p.name, 0) + 1
         # writes adding into what they read (updates.py), and the reads whose share is left in
         # the adjoint of what they read (``t``: no adjoint of its own once its write is passed)
         self.updates = index_updates(fn, table, self.index_numbers(), self.known_arrays())

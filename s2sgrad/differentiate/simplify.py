@@ -361,6 +361,14 @@ def _chain(node: cst.BaseExpression) -> list:
     return [(None, node)]
 
 
+def _unchained(links: list) -> cst.BaseExpression:
+    """The left-nested chain of ``links`` (_chain's form) as one expression."""
+    node = links[0][1]
+    for operator, factor in links[1:]:
+        node = cst.BinaryOperation(node, operator, factor)
+    return node
+
+
 def divided_once(parts: list) -> Optional[tuple]:
     """``(quotients, divisor)`` where every one of several ``parts`` (chains of ``*`` and ``/``)
     divides by one name ``divisor``: the parts without that division (the sum of ``a / d`` and
@@ -377,11 +385,7 @@ def divided_once(parts: list) -> Optional[tuple]:
                           and isinstance(node, cst.Name) and node.value == name), None)
             if place is None:
                 break
-            rest = chain[:place] + chain[place + 1:]
-            node = rest[0][1]
-            for operator, factor in rest[1:]:
-                node = cst.BinaryOperation(node, operator, factor)
-            kept.append(node)
+            kept.append(_unchained(chain[:place] + chain[place + 1:]))
         else:
             return kept, cst.Name(name)
     return None
@@ -416,9 +420,7 @@ def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
     outside = [link for link in chain[1:] if _of_only(link[1], operand)]
     if not outside or len(inside) == 1 and len(chain) == 1:
         inside, outside = chain, []
-    node = inside[0][1]
-    for operator, factor in inside[1:]:
-        node = cst.BinaryOperation(node, operator, factor)
+    node = _unchained(inside)
     unsigned = _without_leading_minus(node) if not node.lpar else None
     if unsigned is not None:  # -(the sum): negated once summed, a pass over the smaller array
         node = unsigned
@@ -426,9 +428,7 @@ def unbroadcast_call(expr: cst.BaseExpression, shape: cst.BaseExpression,
         cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name("unbroadcast")), [cst.Arg(node), cst.Arg(shape)])
     if unsigned is not None:
         node = cst.UnaryOperation(cst.Minus(), node)
-    for operator, factor in outside:
-        node = cst.BinaryOperation(node, operator, factor)
-    return node
+    return _unchained([(None, node)] + outside)
 
 
 def _summed(node: cst.BaseExpression, axes: tuple) -> cst.BaseExpression:

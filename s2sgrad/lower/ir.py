@@ -288,6 +288,21 @@ def defined_names(body: tuple) -> set:
     return names
 
 
+def is_number(op, value) -> bool:
+    """Whether ``op`` is the literal number ``value`` (``2`` and ``2.0`` alike)."""
+    return isinstance(op, Const) and not op.reads and isinstance(op.node, (cst.Integer, cst.Float)) \
+        and op.node.evaluated_value == value
+
+
+def binding_counts(fn: "CoreFunction") -> dict:
+    """How many places bind each name of ``fn``: its body's assignments (definition_counts) and
+    its parameters."""
+    counts = definition_counts(fn.body)
+    for p in fn.params:
+        counts[p.name] = counts.get(p.name, 0) + 1
+    return counts
+
+
 def definition_counts(body: tuple) -> dict:
     """How many places in ``body`` assign each name (nested blocks and loop targets included)."""
     counts: dict = {}

@@ -30,7 +30,7 @@ from ..errors import TransformError
 from ..rules.helpers.sums import SUM_OF_PRODUCTS, SUM_OF_SQUARES
 from ..rules.table import RuleTable
 from .binding import bind_arguments, defaulted_params
-from .ir import Const, CoreFunction, Prim, Stmt, Var, defined_names, operand_reads, read_counts
+from .ir import Const, CoreFunction, Prim, Stmt, Var, defined_names, is_number, operand_reads, read_counts
 
 _RUNTIME = "s2sgrad.runtime."
 
@@ -106,7 +106,7 @@ class _Rewriter:
             return tuple(prim.args)
         if rule.algebra == "square" and len(prim.args) == 1:
             return prim.args[0], prim.args[0]
-        if rule.algebra == "pow" and len(prim.args) == 2 and _two(prim.args[1]):
+        if rule.algebra == "pow" and len(prim.args) == 2 and is_number(prim.args[1], 2):
             return prim.args[0], prim.args[0]
         return None
 
@@ -121,11 +121,6 @@ class _Rewriter:
         expr = cst.Call(cst.Attribute(cst.Name("s2s"), cst.Name(helper)), [cst.Arg(_node(op)) for op in operands])
         return replace(stmt, expr=expr, prim=Prim(_RUNTIME + helper, operands, location=stmt.prim.location))
 
-
-def _two(op) -> bool:
-    """A literal 2 (``2``, ``2.0``)."""
-    return isinstance(op, Const) and not op.reads and isinstance(op.node, (cst.Integer, cst.Float)) \
-        and op.node.evaluated_value == 2
 
 
 def _node(op) -> cst.BaseExpression:
