@@ -49,11 +49,13 @@ def run_sweeps(fwd: Callable, bwd: Callable, args: Sequence[Any], kwargs: dict, 
 
 
 _FLOATS = frozenset({float, np.float64})  # one number: forward mode needs no tape
-# Forward mode for up to this many float arguments as Python: each more costs a tangent line per
-# statement, where reverse mode's sweep costs the same for any count (Kepler's two floats: the
-# generated forward_grad 2.0x the hand-written code, the sweeps 1.4x). Compiled (``compiled=True``),
-# a tangent line costs nanoseconds: every count runs forward mode, side by side.
-FORWARD_MOST = 1
+# Forward mode for up to this many float arguments as Python (more than one: where every tangent
+# holds one number, ForwardGradient): each more costs a tangent line per statement, where reverse
+# mode's sweep costs the same for any count and keeps a tape. Two floats (Kepler): forward mode
+# and the sweeps take the same time (18.8 and 19.3 us), forward mode with no tape; four
+# (a pendulum): forward mode 1.7x the sweeps. Compiled (``compiled=True``), a tangent line costs
+# nanoseconds: every count runs forward mode, side by side.
+FORWARD_MOST = 2
 _SCALARS = frozenset({float, np.float64, np.float32})  # real scalar losses at a glance
 # Calls passing only these (by position): what a call of these types ran, the next one of the
 # same types runs directly (Calls).
@@ -84,8 +86,8 @@ def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, positions: tu
 def forward_mode(fun: Callable, wrt: tuple, has_aux: bool = False,
                  compiled: bool = False) -> Optional[ForwardGradient]:
     """The forward mode grad runs for calls whose differentiated arguments ``wrt`` are floats:
-    for up to FORWARD_MOST of them, any number compiled (a tangent line costs nanoseconds
-    there); None with ``has_aux``."""
+    for up to FORWARD_MOST of them (more than one where each tangent holds one number), any
+    number compiled (a tangent line costs nanoseconds there); None with ``has_aux``."""
     most = len(wrt) if compiled else FORWARD_MOST
     return ForwardGradient(fun, wrt, compiled=compiled) if 0 < len(wrt) <= most and not has_aux else None
 
@@ -158,15 +160,43 @@ class Calls:
                 del residuals
                 grads = bwd(handover.pop(), seed)
             return value, (grads[0] if self.single else grads)
+        if type(plan) is _ReadyForward:  # forward mode, made: run at once
+            result = self.forward_at_once(plan, args)
+            if result is not None:
+                return result
+            self.by_types[key] = plan = plan[4]  # it failed: the sweeps from now on
         numbers, forward, shapes = plan
         if forward is not None:
             result = _forward_grad(forward, args, {}, self.needed, self.positions, self.single, self.name)
             if result is not None:
+                if forward.python is None and forward.positional == len(args):
+                    self.by_types[key] = _ReadyForward(forward, binding_of(forward.fn),
+                                                       (1.0,) * len(forward.tangents), plan)
                 return result
         made = self.specialized.sweeps(numbers, shapes)
         if forward is None:  # every later call of this key runs these sweeps
             self.by_types[key] = _Ready(made[0], made[1], binding_of(made[0]))
         return self.finish(made, args, {})
+
+    def forward_at_once(self, plan: "_ReadyForward", args: tuple) -> Optional[tuple]:
+        """The value and gradients by the generated forward mode of ``plan`` (_forward_grad's
+        steps for a kind of call it ran before: floats where the tangents go, by position), or
+        None where it fails (the ForwardGradient is then given up, as its ``run`` does)."""
+        forward, binding, ones = plan[0], plan[2], plan[3]
+        if binding is not None and (binding.deps or not binding.check()):
+            binding.ensure()
+        try:
+            value, tangents = plan[1](*args, *ones)
+        except Exception as exc:  # noqa: BLE001 - reverse mode runs the user's code again
+            forward.refusal, forward.fn = exc, None
+            return None
+        if type(value) not in _SCALARS:
+            scalar_loss(value, False, self.name)
+        if len(ones) == 1:
+            tangents = (tangents,)
+        grads = tuple([t if type(t) is float and type(args[p]) is float else runtime.like(t, args[p])
+                       for t, p in zip(tangents, self.positions)])
+        return value, (grads[0] if self.single else grads)
 
     def run(self, numbers: tuple, args: tuple, kwargs: dict) -> tuple:
         """The value and gradients of a call passing numbers to the parameters ``numbers``."""
@@ -197,6 +227,18 @@ class Calls:
         """The value and gradients by the sweeps ``made``."""
         value, grads = run_sweeps(*made, args, kwargs, self.name, self.has_aux)
         return value, (grads[0] if self.single else grads)
+
+
+class _ReadyForward(tuple):
+    """``(forward, fn, binding, ones, plan)``: the generated forward mode Calls runs at once for
+    a recorded kind of call (``fn``, the Python function of the ForwardGradient ``forward``,
+    called with the arguments and ``ones``, a 1.0 per tangent, after them; binding: its generated
+    module's, kept current before each run), and the plan it came from (run where it fails)."""
+
+    __slots__ = ()
+
+    def __new__(cls, forward: ForwardGradient, binding: Any, ones: tuple, plan: tuple) -> "_ReadyForward":
+        return tuple.__new__(cls, (forward, forward.fn, binding, ones, plan))
 
 
 class _Ready(tuple):

@@ -44,7 +44,7 @@ from .write.binding import Binding, Contents, fresh
 # "rev_flat": reverse mode of a generated gradient's sweeps inlined into one function where they
 # join, else of the function as written (compose.reverse_of_flat): what jacrev differentiates.
 CALLS = {"rev": ("fwd", "bwd", "grad"), "rev_flat": ("fwd", "bwd", "grad"), "fwd": ("jvp",),
-         "fwd_grad": ("jvp",),
+         "fwd_grad": ("jvp",), "fwd_numbers": ("jvp",),
          "fwd_parts": ("jvp", "jvp_values", "jvp_tangents"),
          "rev2": ("fwd", "bwd", "grad", "jvp", "hvp_values", "hvp_tangent", "hvp",
                   "hvp_tangents")}

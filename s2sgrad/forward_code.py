@@ -25,7 +25,10 @@ class ForwardGradient:
     more: ``<f>_forward_grad``, one tangent per parameter side by side), built on first use
     (``None`` when s2sgrad has no forward mode for it: the caller then uses reverse mode);
     ``numbers``: the parameters its calls pass numbers to (pipeline.Options.numbers);
-    ``compiled``: the generated function compiled by numba where it can be (compiled.py)."""
+    ``compiled``: the generated function compiled by numba where it can be (compiled.py). As
+    Python, forward mode of several parameters is made only where every tangent holds one number
+    (mode ``"fwd_numbers"``): there a tangent line is a float's arithmetic and nothing is
+    recorded; elsewhere each more tangent may be an array operation more per statement."""
 
     def __init__(self, fun: Callable, wrt: tuple, numbers: tuple = (), compiled: bool = False) -> None:
         self.fun = fun
@@ -46,7 +49,8 @@ class ForwardGradient:
             try:
                 self.text, self.fn, self.tangents = build_jvp(
                     self.fun, self.wrt, numbers=self.numbers,
-                    mode="fwd" if len(self.wrt) == 1 else "fwd_grad")
+                    mode="fwd" if len(self.wrt) == 1 else
+                    "fwd_grad" if self.compiled else "fwd_numbers")
                 params = inspect.signature(self.fn).parameters.values()
                 if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params):
                     self.positional = len(params) - len(self.tangents)
@@ -96,7 +100,7 @@ class ForwardGradient:
 def build_jvp(fun: Callable, wrt: tuple, trees: tuple = (), numbers: tuple = (),
               mode: str = "fwd") -> tuple:
     """Forward-mode transform of ``fun`` (or the disk cache): its text, its ``<name>_jvp``
-    function (``mode`` "fwd_grad": ``<name>_forward_grad``) and the names of that function's
+    function (``mode`` "fwd_grad" or "fwd_numbers": ``<name>_forward_grad``) and the names of that function's
     tangent parameters (one per leaf of ``trees``); ``numbers``: parameters given numbers
     (pipeline.Options.numbers)."""
     text, (fn,) = derive.build(fun, wrt, mode=mode, trees=trees, numbers=numbers)

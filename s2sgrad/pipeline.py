@@ -75,7 +75,8 @@ from .write.imports import module_imports
 class Options:
     """What to differentiate: parameter names (``wrt``), whether the output carries aux data, and
     the mode: ``"rev"`` (``<f>_fwd``/``<f>_bwd``/``<f>_grad``), ``"fwd"`` (``<f>_jvp``) or
-    ``"fwd_grad"`` (``<f>_forward_grad``: forward mode, one tangent per parameter of ``wrt``);
+    ``"fwd_grad"`` (``<f>_forward_grad``: forward mode, one tangent per parameter of ``wrt``)
+    or ``"fwd_numbers"`` (the same, refused unless every varied name holds one number);
     ``numbers``: parameters known to hold numbers (Python's or numpy's scalars), which the code
     is specialized for (no shapes recorded or summed back for what only they broadcast);
     ``shapes``: array parameters' shapes (specialize.shape_signature), which reverse mode's code is
@@ -245,16 +246,20 @@ def _differentiate(pf: ParsedFunction, session: _Session, *, wrt: Optional[tuple
 
 
 def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
-             core: Optional[CoreFunction] = None, numbers: tuple = (), each: bool = False) -> JvpFunction:
+             core: Optional[CoreFunction] = None, numbers: tuple = (), each: bool = False,
+             numbers_only: bool = False) -> JvpFunction:
     """Forward mode of one function (callees it calls are added to ``session.functions``);
-    ``each``: one tangent per parameter of ``wrt``, side by side (forward_grad.py)."""
+    ``each``: one tangent per parameter of ``wrt``, side by side (forward_grad.py; refused
+    unless each tangent holds one number, with ``numbers_only``)."""
     if is_custom_def(pf):
         raise pf.error(pf.node, "forward mode (jvp) does not support custom_gradient functions "
                        "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
     core, _, shapes, stable = _analysed(pf, session, core, False, numbers)
-    return (forward_grad if each else forward)(
-        core, session.table, wrt=wrt, name=name, kwonly=_kwonly(pf), constant=stable,
-        callee_lookup=partial(_callee, session, pf), shapes=shapes)
+    common = dict(name=name, kwonly=_kwonly(pf), constant=stable,
+                  callee_lookup=partial(_callee, session, pf), shapes=shapes)
+    if each:
+        return forward_grad(core, session.table, wrt=wrt, numbers_only=numbers_only, **common)
+    return forward(core, session.table, wrt=wrt, **common)
 
 
 def _custom(pf: ParsedFunction, session: _Session, names: tuple, *, top_level: bool,
@@ -361,6 +366,8 @@ class Mode:
 REVERSE = Mode("rev", ("_fwd", "_bwd"), _reverse_callee)
 FORWARD = Mode("fwd", ("_jvp",), _forward_callee)
 FORWARD_GRAD = "fwd_grad"  # Options.mode: forward mode, one tangent per parameter (callees: FORWARD's)
+# Options.mode: FORWARD_GRAD's code where every varied name holds one number, else a refusal
+FORWARD_NUMBERS = "fwd_numbers"
 
 
 def _callee_key(pf: ParsedFunction, wrt: Optional[tuple] = None) -> tuple:
@@ -551,30 +558,31 @@ def generate(unit: SourceUnit, options: Options, table: RuleTable = DEFAULT_TABL
              *, command: str = "") -> Generated:
     """Transform the function ``unit`` names into a generated module's text (forward mode's
     ``<f>_jvp`` when ``options.mode`` is ``"fwd"``)."""
-    if options.mode in (FORWARD.name, FORWARD_GRAD):
+    if options.mode in (FORWARD.name, FORWARD_GRAD, FORWARD_NUMBERS):
         return generate_jvp(unit, options.wrt, table, command=command, trees=options.trees,
-                            numbers=options.numbers, each=options.mode == FORWARD_GRAD)
+                            numbers=options.numbers, each=options.mode != FORWARD.name,
+                            numbers_only=options.mode == FORWARD_NUMBERS)
     module = generate_module(((unit, options),), table, command=command)
     return Generated(module.text, module.names[0], module.live_names, module.wrts[0])
 
 
 def generate_jvp(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE, *,
                  command: str = "", trees: tuple = (), numbers: tuple = (),
-                 each: bool = False) -> Generated:
+                 each: bool = False, numbers_only: bool = False) -> Generated:
     """Transform the function ``unit`` names into a module holding its forward-mode function
     ``<name>_jvp(<params>, <wrt>_dot...)`` (named in ``names.fwd``; ``each``:
     ``<name>_forward_grad``, one tangent per parameter of ``wrt``), and those of the user
-    functions it calls."""
+    functions it calls; ``numbers_only``: refused unless each tangent holds one number."""
     return jvp_generated(unit, wrt, table, command=command, trees=trees, numbers=numbers,
-                         each=each)[0]
+                         each=each, numbers_only=numbers_only)[0]
 
 
 def jvp_generated(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE, *,
                   command: str = "", trees: tuple = (), numbers: tuple = (),
-                  each: bool = False) -> tuple:
+                  each: bool = False, numbers_only: bool = False) -> tuple:
     """``(Generated, its JvpFunction)``: generate_jvp's module, and the forward-mode function of
     the function ``unit`` names, for what is made from it (compose.py: its parts)."""
-    pf, session, program = jvp_program(unit, wrt, table, trees, numbers, each)
+    pf, session, program = jvp_program(unit, wrt, table, trees, numbers, each, numbers_only)
     text = _module_text(session, unit.path, (pf.name,),
                         command or _jvp_command(pf, wrt, numbers, each), program)
     top = program.functions[0]
@@ -582,7 +590,8 @@ def jvp_generated(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE
 
 
 def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
-                trees: tuple = (), numbers: tuple = (), each: bool = False) -> tuple:
+                trees: tuple = (), numbers: tuple = (), each: bool = False,
+                numbers_only: bool = False) -> tuple:
     """``(ParsedFunction, session, Program)``: the forward-mode functions of the function
     ``unit`` names (its ``<name>_jvp`` first), not yet rendered."""
     pf = inline_methods(star_as_parameter(find_function(unit), trees), trees)
@@ -591,7 +600,7 @@ def jvp_program(unit: SourceUnit, wrt: tuple, table: RuleTable = DEFAULT_TABLE,
     wrt = options.wrt
     session, (core,) = _open((pf,), table, FORWARD, (numbers,))
     name = session.module_namer.fresh(pf.name + ("_forward_grad" if each else FORWARD.suffixes[0]))
-    top = _forward(pf, session, wrt, name, core, numbers, each)
+    top = _forward(pf, session, wrt, name, core, numbers, each, numbers_only)
     return pf, session, Program((top, *session.functions), (), (), ())
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..lower.ir import Stmt
+from ..errors import TransformError
+from ..lower.ir import Stmt, flatten
 from ..lower.naming import Namer
 from ..rules.table import RuleTable
 from .forward import CalleeLookup, ForwardBuilder, JvpFunction
@@ -26,13 +27,31 @@ class ForwardGradBuilder(ForwardBuilder):
     of ``wrt``. Used once."""
 
     def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
-                 constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple) -> None:
+                 constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple,
+                 numbers_only: bool = False) -> None:
         namer, early = Namer(fn.reserved | {name}), set()  # one function's names and early lines
         super().__init__(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes,
                          namer=namer, suffix="", early=early)
         self.each = [ForwardBuilder(fn, table, (param,), name, kwonly, constant, callee_lookup,
                                     shapes, namer=namer, suffix=f"_d{param}", early=early)
                      for param in wrt]
+        if numbers_only:
+            self.refuse_arrays()
+
+    def refuse_arrays(self) -> None:
+        """Refuse (a TransformError at the first statement binding one) where a varied name
+        is not known to hold one number (analyze/scalars.known_scalars): there each tangent
+        line may be an array operation, where reverse mode's sweep does one per statement."""
+        varied = {name for builder in self.each for name in builder.varied}
+        where = [(p.name, self.fn.result_origin.location) for p in self.fn.params] + \
+            [(t, stmt.prim.location or stmt.origin.location)
+             for stmt in flatten(self.fn.body) for t in stmt.targets]
+        for name, location in where:
+            if name in varied and name not in self.scalars:
+                raise TransformError(
+                    f"forward mode of several numbers: `{name}` may hold an array", location,
+                    "reverse mode runs for such calls; forward mode's code for calls passing "
+                    "numbers: s2sgrad.source(<grad>, mode='fwd', numbers=(...))")
 
     def statement(self, stmt: Stmt) -> list:
         """The statement, with every parameter's tangent lines: those reading the old values
@@ -58,11 +77,13 @@ class ForwardGradBuilder(ForwardBuilder):
 
 def forward_grad(fn, table: RuleTable, *, wrt: tuple, name: str, kwonly: tuple = (),
                  constant: frozenset = frozenset(), callee_lookup: Optional[CalleeLookup] = None,
-                 shapes: tuple = ({}, frozenset())) -> JvpFunction:
+                 shapes: tuple = ({}, frozenset()), numbers_only: bool = False) -> JvpFunction:
     """The function ``<name>_forward_grad`` of ``fn`` with respect to ``wrt`` (the arguments
     as forward.forward takes them): it returns ``(value, (derivative along each parameter's
-    tangent, ...))``."""
-    return ForwardGradBuilder(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes).build()
+    tangent, ...))``. ``numbers_only``: refused unless every varied name holds one number
+    (ForwardGradBuilder.refuse_arrays)."""
+    return ForwardGradBuilder(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes,
+                              numbers_only).build()
 
 
 __all__ = ["ForwardGradBuilder", "forward_grad"]

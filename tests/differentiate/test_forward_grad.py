@@ -9,7 +9,7 @@ import pytest
 
 import s2sgrad
 from s2sgrad.checks import numerical_grad
-from s2sgrad.errors import UsageError
+from s2sgrad.errors import TransformError, UsageError
 from s2sgrad.forward_code import build_jvp
 
 
@@ -94,20 +94,38 @@ def test_the_code_keeps_no_tape_and_names_each_tangent_by_its_parameter():
     assert "x_dy" not in text  # x's value does not depend on y: no line carries it
 
 
-def test_grad_of_several_floats_runs_the_sweeps_as_python():
+X_GLOBAL = np.linspace(0.2, 1.4, 7)
+
+
+def floats_into_an_array(a, b):
+    v = a * X_GLOBAL  # an array: each tangent line would be an array operation
+    return np.sum(np.sin(v) * b)
+
+
+def test_grad_of_two_floats_runs_forward_mode_where_every_tangent_is_a_number():
     grad2 = s2sgrad.grad(kepler, argnums=(0, 1))
     assert grad2(0.7, 0.3, 10) == pytest.approx(
         tuple(numerical_grad(kepler, (0.7, 0.3, 10), i) for i in (0, 1)), rel=1e-6)
-    with pytest.raises(UsageError):
-        s2sgrad.source(grad2, mode="fwd")  # two floats: reverse mode, unless compiled=True
-    assert "append" in s2sgrad.source(grad2, numbers=("M", "e"))  # the sweeps' tape
+    text = s2sgrad.source(grad2, mode="fwd", numbers=("M", "e"))
+    assert "def kepler_forward_grad(M, e, n, M_dM, e_de):" in text and "append" not in text
+    with pytest.raises(TransformError, match="`M` may hold an array"):
+        s2sgrad.source(grad2, mode="fwd")  # made for arrays: M may be one
+    assert "append" in s2sgrad.source(grad2, numbers=("M", "e"))  # the sweeps, still there
+
+    grad_mixed = s2sgrad.grad(floats_into_an_array, argnums=(0, 1))
+    expected = (np.sum(np.cos(0.3 * X_GLOBAL) * X_GLOBAL) * 1.5, np.sum(np.sin(0.3 * X_GLOBAL)))
+    np.testing.assert_allclose(grad_mixed(0.3, 1.5), expected, rtol=1e-13)
+    with pytest.raises(TransformError, match="`v` may hold an array"):
+        s2sgrad.source(grad_mixed, mode="fwd", numbers=("a", "b"))  # the sweeps ran
 
     def three(a, b, c):
         return a * math.sin(b) * c
 
-    grad3 = s2sgrad.grad(three, argnums=(0, 1, 2))
+    grad3 = s2sgrad.grad(three, argnums=(0, 1, 2))  # three floats: the sweeps
     np.testing.assert_allclose(grad3(0.5, 0.4, 2.0), [math.sin(0.4) * 2.0, 0.5 * math.cos(0.4) * 2.0,
                                                       0.5 * math.sin(0.4)], rtol=1e-14)
+    with pytest.raises(UsageError):
+        s2sgrad.source(grad3, mode="fwd")
 
 
 def test_second_order_through_a_function_of_two_floats():
@@ -169,3 +187,25 @@ def test_tangents_read_the_values_the_function_computes(fun):
     text1, fn1, _ = build_jvp(fun, ("M",), numbers=("M", "e", "n"))  # one tangent: the same reads
     assert text1.split("for _ in range(n):", 1)[1].count("math.cos(") == 2  # the comment's too
     assert fn1(*args, 1.0)[1] == pytest.approx(tangents[0], rel=1e-13)
+
+
+SCALE = 2.0
+
+
+def scaled_root(x, y):
+    return math.sqrt(x) * y * SCALE
+
+
+def test_a_call_of_two_floats_made_before_reads_globals_now_and_fails_as_python_does():
+    global SCALE
+    grad2 = s2sgrad.grad(scaled_root, argnums=(0, 1))
+    for _ in range(3):  # the first call makes forward mode, the next ones run it at once
+        np.testing.assert_allclose(grad2(4.0, 3.0), (0.25 * 3.0 * 2.0, 2.0 * 2.0), rtol=1e-15)
+    SCALE = 5.0
+    try:
+        np.testing.assert_allclose(grad2(4.0, 3.0), (0.25 * 3.0 * 5.0, 2.0 * 5.0), rtol=1e-15)
+        with pytest.raises(ValueError, match="math domain error"):
+            grad2(-1.0, 3.0)  # forward mode fails; the sweeps run the user's code, which raises
+        np.testing.assert_allclose(grad2(9.0, 1.0), (5.0 / 6.0, 3.0 * 5.0), rtol=1e-15)
+    finally:
+        SCALE = 2.0
