@@ -141,3 +141,23 @@ def test_an_update_refused_for_arrays_runs_for_numbers():
         with pytest.raises(s2sgrad.TransformError, match="may share its array with `M`") as info:
             g(np.array([0.7, 0.2]), 0.3, 12)
         assert "number_inputs.py" in str(info.value) and "E -= f / fprime" in str(info.value)
+
+
+GLOBAL_FACTOR = 0.25  # a module global: its type is not known to the transform
+
+
+def alias_of_a_number(a, b, n):
+    t = a  # t is a's object, a number, which no update changes
+    for _ in range(n):
+        t -= b * GLOBAL_FACTOR  # t may be an array made here (the global's type is unknown)
+        t = 0.5 * t + math.sin(t)
+    return t * a
+
+
+def test_an_update_of_a_name_that_may_be_a_number_shares_nothing_with_it():
+    args = (0.7, 0.3, 5)
+    grads = s2sgrad.grad(alias_of_a_number, argnums=(0, 1))(*args)
+    for k in range(2):
+        np.testing.assert_allclose(grads[k], numerical_grad(alias_of_a_number, args, k), rtol=1e-6)
+    with pytest.raises(s2sgrad.TransformError, match="may share its array with `a`"):
+        s2sgrad.grad(alias_of_a_number, argnums=(0, 1))(np.array([0.7, 0.2]), 0.3, 5)

@@ -97,6 +97,9 @@ def _scalar_definition(stmt, scalars: set, table: RuleTable, reductions: bool = 
         return True
     if prim.op == "nondiff":
         return m.matches(stmt.expr, _SIZE_READ)
+    if prim.op == "copy" and len(prim.args) == 1 and isinstance(prim.args[0], Const) and \
+            prim.args[0].code == "None" and not prim.args[0].reads:
+        return True  # None: what stands in for a name not bound yet (lower/joins.py)
     if prim.op == "copy" or table.broadcasts(prim.op):
         operands = list(prim.args) + [v for _, v in prim.kwargs]
         return bool(operands) and \
@@ -106,7 +109,8 @@ def _scalar_definition(stmt, scalars: set, table: RuleTable, reductions: bool = 
 
 def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset(),
                   reductions: bool = True) -> frozenset:
-    """Names whose every value certainly is a scalar: the parameters ``numbers`` (the code is
+    """Names whose every value certainly is a scalar (or None, which stands in for a name not
+    bound yet: reading it as a number fails as Python does): the parameters ``numbers`` (the code is
     made for calls that pass them numbers) and the names every definition of which gives a
     scalar when the scalars it reads are scalars. The largest such set (a fixed point from every
     candidate down): sound by induction over the run, since each value is made by one of its

@@ -38,6 +38,7 @@ class _Walk:
     sharing: dict = field(default_factory=dict)  # in-place target -> names sharing its array then
     holding: dict = field(default_factory=dict)  # in-place target -> lists or tuples holding it then
     updated: dict = field(default_factory=dict)  # in-place target -> the update's position
+    immutable: frozenset = frozenset()  # objects known to be numbers: an update changes none
     # per open loop: name -> (every object it was bound to in it, every object it held then)
     ever: list = field(default_factory=list)
 
@@ -84,7 +85,7 @@ class _Walk:
             updating = target in inplace and inplace[target][0] in read
             if updating:  # who shares the array at this point of the program
                 self.updated[target] = self.position
-                shared = self.points.get(inplace[target][0], frozenset())
+                shared = self.points.get(inplace[target][0], frozenset()) - self.immutable
                 self.sharing.setdefault(target, set()).update(
                     n for n, objects in self.points.items() if objects & shared)
                 self.holding.setdefault(target, set()).update(
@@ -172,8 +173,10 @@ class _Walk:
 def check_inplace(fn: CoreFunction, views: frozenset, numbers: frozenset = frozenset()) -> None:
     """Raise a located TransformError for an in-place update that another live name would see.
     ``numbers``: names known to hold Python or numpy numbers, which are immutable: their
-    augmented assignment (``E -= d``) binds a new number and changes nothing another name holds."""
-    walk = _walked(fn, views)
+    augmented assignment (``E -= d``) binds a new number and changes nothing another name holds;
+    nor does one of a name that may be such a number (``t = a; t -= d``: only the objects it
+    may be that are not numbers may be shared)."""
+    walk = _walked(fn, views, numbers)
     for target, (mutated, location) in walk.inplace.items():
         if mutated not in numbers:
             _check_one(fn, walk, target, mutated, location)
@@ -194,10 +197,11 @@ def check_parameter_writes(fn: CoreFunction, views: frozenset) -> None:
                 f"`{written[0]} = {written[0]}.copy()`), and return it")
 
 
-def _walked(fn: CoreFunction, views: frozenset) -> _Walk:
-    """The walk over ``fn`` (points-to sets, reads, who shares each updated array)."""
+def _walked(fn: CoreFunction, views: frozenset, numbers: frozenset = frozenset()) -> _Walk:
+    """The walk over ``fn`` (points-to sets, reads, who shares each updated array; the
+    objects the names ``numbers`` made, or are as parameters, are numbers: shared by none)."""
     inplace = {target: (mutated, location) for target, mutated, location in fn.inplace}
-    walk = _Walk(views, inplace=inplace)
+    walk = _Walk(views, inplace=inplace, immutable=numbers)
     if not inplace:
         return walk
     for p in fn.params:
