@@ -43,15 +43,19 @@ class ForwardGradBuilder(ForwardBuilder):
         is not known to hold one number (analyze/scalars.known_scalars): there each tangent
         line may be an array operation, where reverse mode's sweep does one per statement."""
         varied = {name for builder in self.each for name in builder.varied}
-        where = [(p.name, self.fn.result_origin.location) for p in self.fn.params] + \
-            [(t, stmt.prim.location or stmt.origin.location)
+        where = [(p.name, self.fn.result_origin.location, False) for p in self.fn.params] + \
+            [(t, stmt.prim.location or stmt.origin.location, stmt.prim.op == "copy")
              for stmt in flatten(self.fn.body) for t in stmt.targets]
-        for name, location in where:
-            if name in varied and name not in self.scalars:
-                raise TransformError(
-                    f"forward mode of several numbers: `{name}` may hold an array", location,
-                    "reverse mode runs for such calls; forward mode's code for calls passing "
-                    "numbers: s2sgrad.source(<grad>, mode='fwd', numbers=(...))")
+        found = [(name, location) for name, location, copy in sorted(
+            where, key=lambda w: (w[2], w[1] is None or w[1].line <= 0))  # stable: in order
+            if name in varied and name not in self.scalars]
+        if found:  # where the user's code makes one first (not a copy, nor the lowering's line)
+            name, location = found[0]
+            raise TransformError(
+                f"forward mode of several numbers: `{self.fn.user_names.get(name, name)}` may "
+                "hold an array", location,
+                "reverse mode runs for such calls; forward mode's code for calls passing "
+                "numbers: s2sgrad.source(<grad>, mode='fwd', numbers=(...))")
 
     def statement(self, stmt: Stmt) -> list:
         """The statement, with every parameter's tangent lines: those reading the old values

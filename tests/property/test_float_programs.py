@@ -9,12 +9,11 @@ recorded plan (calls._ReadyForward) to the same values."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import sys
 
 import numpy as np
 import pytest
 from float_programs import float_program
+from modules import load
 
 import s2sgrad
 from s2sgrad import derive
@@ -27,17 +26,6 @@ SLOW = range(24, 400)
 @pytest.fixture(autouse=True)
 def _no_disk_cache(monkeypatch):
     monkeypatch.setenv("S2SGRAD_CACHE_DIR", "")
-
-
-def _load(tmp_path, source, seed):
-    name = f"s2sgrad_floats_{seed}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _steady_differences(f, a, b, n):
@@ -54,7 +42,7 @@ def _steady_differences(f, a, b, n):
 def check(seed, tmp_path):
     arrays = seed % 5 == 4  # one statement through an array: the sweeps run
     source, tags = float_program(seed, arrays)
-    module = _load(tmp_path, source, seed)
+    module = load(tmp_path, source, f"s2sgrad_floats_{seed}")
     rng = np.random.default_rng(seed)
     a, b = (float(v) for v in rng.uniform(-1.5, 1.5, size=2))
     n = int(rng.integers(0, 4))

@@ -52,6 +52,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from modules import load
 from program_gen import Chooser, generate
 
 import s2sgrad
@@ -75,24 +76,14 @@ def _no_disk_cache():
         yield
 
 
-def _load(directory, source, name):
-    path = directory / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _variant(prog, directory, probe=False, twin=False):
     """Load the imported module (if any) and the main module of one rendering of ``prog``."""
     n = next(_ids)
     lib = f"s2sgrad_prop_lib_{n}"
     lib_module = None
     if prog.lib_names:
-        lib_module = _load(directory, prog.render_lib(probe, twin), lib)
-    main = _load(directory, prog.render(probe, twin, lib=lib), f"s2sgrad_prop_{n}")
+        lib_module = load(directory, prog.render_lib(probe, twin), lib)
+    main = load(directory, prog.render(probe, twin, lib=lib), f"s2sgrad_prop_{n}")
     return main, lib_module
 
 
@@ -691,7 +682,7 @@ def check_composed(prog, directory, f, grad_all, args, direction, fds, through_v
         _compare_hv(prog, "jvp of grad", fn(*args, **dict(zip(names, direction)))[1], fds)
     except s2sgrad.TransformError as exc:
         refused["jvp of grad"] = str(exc).splitlines()[0]
-    caller = _load(directory, _VALUE_CALLER if through_value else _CALLER,
+    caller = load(directory, _VALUE_CALLER if through_value else _CALLER,
                    f"s2sgrad_prop_caller_{next(_ids)}")
     caller.GRAD = s2sgrad.value_and_grad(f, argnums=ARGNUMS) if through_value \
         else grad_all

@@ -22,7 +22,7 @@ _ids = itertools.count()
 
 def _caller(directory, gradient, direction):
     """A module whose ``h`` is ``<gradient(...), direction>`` (test_property's caller)."""
-    module = tp._load(directory, tp._CALLER, f"s2sgrad_prop_third_{next(_ids)}")
+    module = tp.load(directory, tp._CALLER, f"s2sgrad_prop_third_{next(_ids)}")
     module.GRAD, module.DIRECTION = gradient, direction
     return module
 
