@@ -256,7 +256,8 @@ def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
                        "(their gradient is a reverse-mode rule)", "use s2sgrad.grad or s2sgrad.vjp")
     core, _, shapes, stable = _analysed(pf, session, core, False, numbers)
     common = dict(name=name, kwonly=_kwonly(pf), constant=stable,
-                  callee_lookup=partial(_callee, session, pf), shapes=shapes)
+                  callee_lookup=partial(_callee, session, pf), shapes=shapes,
+                  on_numbers=bool(numbers))
     if each:
         return forward_grad(core, session.table, wrt=wrt, numbers_only=numbers_only, **common)
     return forward(core, session.table, wrt=wrt, **common)

@@ -24,12 +24,14 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..analyze.activity import refuse_constant_subscripts, varied_names
 from ..analyze.scalars import may_be_array, may_broadcast, tangent_shaping
 from ..errors import TransformError
 from ..lower.ir import If, Loop, Seq, Stmt, Var, binding_counts, operand_node, operand_vars, prim_operands
 from ..lower.naming import Namer
+from ..rules.elementwise import MATH_TWINS
 from ..rules.helpers.containers import TREE_ZEROS
 from ..rules.table import RuleTable
 from ..lower.binding import bind_arguments, defaulted_params
@@ -70,9 +72,12 @@ class ForwardBuilder:
     def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
                  constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple,
                  namer: Optional[Namer] = None, suffix: str = "_dot",
-                 early: Optional[set] = None) -> None:
+                 early: Optional[set] = None, on_numbers: bool = False) -> None:
         self.fn = fn
         self.classes, self.scalars = shapes
+        # made for calls passing numbers (which fall back to the sweeps where it raises): numpy's
+        # functions of known scalars are computed with math's (``math.cos(x)``: as_math)
+        self.on_numbers = on_numbers
         self.callee_lookup = callee_lookup
         self.kwonly = kwonly
         self.constant = constant
@@ -131,7 +136,12 @@ class ForwardBuilder:
         if id(stmt) in self.early and not early:
             return []
         written = unpack_target(stmt.targets) if stmt.unpack else ", ".join(stmt.targets)
-        expr = keeping_consumed(stmt.expr, self.rule_for(stmt.prim))
+        prim = stmt.prim
+        twin = MATH_TWINS.get(prim.op) if self.on_numbers else None
+        if twin and len(prim.args) == 1 and not prim.kwargs and not may_be_array(prim.args[0], self.scalars):
+            expr = cst.parse_expression(f"{twin}({_code(operand_node(prim.args[0]))})")
+        else:
+            expr = keeping_consumed(stmt.expr, self.rule_for(prim))
         return [] if stmt.implicit else [f"{written} = {_code(expr)}" if stmt.targets else _code(expr)]
 
     def tangent_part(self, stmt: Stmt, binds: bool = True) -> tuple:
@@ -154,6 +164,8 @@ class ForwardBuilder:
         target = targets[0]
         tangent, later = reuse_beside(self.tangent_of(stmt, target), stmt, self.places,
                                       self.definitions)
+        if self.on_numbers:
+            tangent = as_math(tangent, self.scalars)
         lines = [f"{self.tangents[target]} = {_code(tangent)}"]
         for item in reversed(later):  # their primal lines, before the tangent line reading them
             if id(item) not in self.early:
@@ -495,11 +507,54 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
+class _AsMath(cst.CSTTransformer):
+    def __init__(self, scalars: frozenset) -> None:
+        super().__init__()
+        self.scalars = scalars
+
+    def number(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is arithmetic of known scalars and number literals."""
+        if isinstance(node, cst.Name):
+            return node.value in self.scalars
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.UnaryOperation):
+            return self.number(node.expression)
+        if isinstance(node, cst.BinaryOperation):
+            return self.number(node.left) and self.number(node.right)
+        if isinstance(node, cst.Call):  # one already math's
+            return m.matches(node.func, m.Attribute(value=m.Name("math"))) and \
+                all(self.number(arg.value) for arg in node.args)
+        return False
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = updated.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value == "np" and len(updated.args) == 1
+                and updated.args[0].keyword is None and not updated.args[0].star):
+            return updated
+        twin = MATH_TWINS.get(f"numpy.{func.attr.value}")
+        if twin is None or not self.number(updated.args[0].value):
+            return updated
+        return updated.with_changes(func=cst.parse_expression(twin))
+
+
+def as_math(expr: cst.BaseExpression, scalars: frozenset) -> cst.BaseExpression:
+    """``expr`` with each ``np.<f>(v)`` of arithmetic of the known scalars ``scalars`` (and
+    number literals) written ``math.<f>(v)`` where math has the same function (MATH_TWINS), in
+    code made for calls passing numbers: a tangent template's ``np.cos(x)`` of a float costs
+    twenty times math's."""
+    return expr.visit(_AsMath(frozenset(scalars)))
+
+
 def forward(fn, table: RuleTable, *, wrt: tuple, name: str, kwonly: tuple = (),
             constant: frozenset = frozenset(),
-            callee_lookup: Optional[CalleeLookup] = None, shapes: tuple = ({}, frozenset())) -> JvpFunction:
+            callee_lookup: Optional[CalleeLookup] = None, shapes: tuple = ({}, frozenset()),
+            on_numbers: bool = False) -> JvpFunction:
     """The forward-mode function of ``fn`` with respect to ``wrt`` (``kwonly``: the names of its
     keyword-only parameters; ``constant``: names whose tangent provably cancels in the output,
     such as stabilizing maxima, given none; ``callee_lookup``: the forward mode of user functions
-    it calls; ``shapes``: shape classes and known scalars from analyze.shapes)."""
-    return ForwardBuilder(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes).build()
+    it calls; ``shapes``: shape classes and known scalars from analyze.shapes; ``on_numbers``:
+    made for calls passing numbers, which fall back to the sweeps where it raises)."""
+    return ForwardBuilder(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes,
+                          on_numbers=on_numbers).build()

@@ -28,12 +28,13 @@ class ForwardGradBuilder(ForwardBuilder):
 
     def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
                  constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple,
-                 numbers_only: bool = False) -> None:
+                 numbers_only: bool = False, on_numbers: bool = False) -> None:
         namer, early = Namer(fn.reserved | {name}), set()  # one function's names and early lines
         super().__init__(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes,
-                         namer=namer, suffix="", early=early)
+                         namer=namer, suffix="", early=early, on_numbers=on_numbers)
         self.each = [ForwardBuilder(fn, table, (param,), name, kwonly, constant, callee_lookup,
-                                    shapes, namer=namer, suffix=f"_d{param}", early=early)
+                                    shapes, namer=namer, suffix=f"_d{param}", early=early,
+                                    on_numbers=on_numbers)
                      for param in wrt]
         if numbers_only:
             self.refuse_arrays()
@@ -81,13 +82,14 @@ class ForwardGradBuilder(ForwardBuilder):
 
 def forward_grad(fn, table: RuleTable, *, wrt: tuple, name: str, kwonly: tuple = (),
                  constant: frozenset = frozenset(), callee_lookup: Optional[CalleeLookup] = None,
-                 shapes: tuple = ({}, frozenset()), numbers_only: bool = False) -> JvpFunction:
+                 shapes: tuple = ({}, frozenset()), numbers_only: bool = False,
+                 on_numbers: bool = False) -> JvpFunction:
     """The function ``<name>_forward_grad`` of ``fn`` with respect to ``wrt`` (the arguments
     as forward.forward takes them): it returns ``(value, (derivative along each parameter's
     tangent, ...))``. ``numbers_only``: refused unless every varied name holds one number
-    (ForwardGradBuilder.refuse_arrays)."""
+    (ForwardGradBuilder.refuse_arrays); ``on_numbers``: as forward.forward's."""
     return ForwardGradBuilder(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes,
-                              numbers_only).build()
+                              numbers_only, on_numbers).build()
 
 
 __all__ = ["ForwardGradBuilder", "forward_grad"]

@@ -226,4 +226,11 @@ MATH = tuple(defvjp(f"math.{py}(x)", elementwise=True, x=_MATH_OWN[py]) if py in
     defvjp("math.atan2(y, x)", elementwise=True, y="g * x / (x * x + y * y)", x="-g * y / (x * x + y * y)"),
 )
 
+# numpy's function -> math's, the same function of one real number (math.exp2 and math.cbrt are
+# Python 3.11's; math.fabs is abs): forward mode made for float arguments calls math's, a
+# twentieth of the time on a float; where math raises (outside its domain, an overflow, a complex
+# number), the call falls back to the sweeps, which run numpy's (calls.py).
+MATH_TWINS = {f"numpy.{np_name}": f"math.{py}" for py, np_name in _MATH
+              if py not in ("exp2", "cbrt", "fabs")} | {"numpy.log": "math.log"}
+
 RULES = _NUMPY_UNARY + _NUMPY_ALIASES + BINARY + OPERATORS + MATH

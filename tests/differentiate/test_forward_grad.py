@@ -209,3 +209,34 @@ def test_a_call_of_two_floats_made_before_reads_globals_now_and_fails_as_python_
         np.testing.assert_allclose(grad2(9.0, 1.0), (5.0 / 6.0, 3.0 * 5.0), rtol=1e-15)
     finally:
         SCALE = 2.0
+
+
+def numpy_on_a_float(x, n):
+    for _ in range(n):
+        x = x * 0.9 + np.sin(x)
+    return np.sqrt(x) + np.log(x)
+
+
+def exp_of_a_float(x):
+    return np.exp(x) * 2.0
+
+
+def test_numpy_functions_of_floats_run_as_math_and_fall_back_where_math_raises():
+    vg = s2sgrad.value_and_grad(numpy_on_a_float)
+    text = s2sgrad.source(vg, mode="fwd", numbers=("x", "n"))
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    assert "math.sin(x)" in code and "math.cos(x)" in code and "math.sqrt(" in code
+    assert "np.sin" not in code and "np.sqrt" not in code
+    for x in (0.7, 2.5):
+        value, grad = vg(x, 3)
+        assert value == pytest.approx(numpy_on_a_float(x, 3), rel=1e-14)
+        assert grad == pytest.approx(numerical_grad(numpy_on_a_float, (x, 3), 0), rel=1e-6, abs=1e-9)
+        assert grad == pytest.approx(float(s2sgrad.grad(numpy_on_a_float)(np.array(x), 3)), rel=1e-13)
+        assert type(grad) is float
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value, grad = s2sgrad.value_and_grad(numpy_on_a_float)(-4.0, 0)  # math.sqrt raises
+        assert np.isnan(value) and np.isnan(grad)  # numpy's values, by the sweeps
+    with np.errstate(over="ignore"):
+        value, grad = s2sgrad.value_and_grad(exp_of_a_float)(1000.0)  # math.exp overflows
+        assert value == np.inf and grad == np.inf
+    assert "np.sin(x)" in s2sgrad.source(vg, mode="fwd")  # made for arrays: numpy's
