@@ -164,7 +164,10 @@ class Calls:
             result = self.forward_at_once(plan, args)
             if result is not None:
                 return result
-            self.by_types[key] = plan = plan[4]  # it failed: the sweeps from now on
+            if plan[0].fn is None:  # given up (ForwardGradient.failed): the sweeps from now on
+                self.by_types[key] = plan[4]
+            numbers, _, shapes = plan[4]
+            return self.finish(self.specialized.sweeps(numbers, shapes), args, {})
         numbers, forward, shapes = plan
         if forward is not None:
             result = _forward_grad(forward, args, {}, self.needed, self.positions, self.single, self.name)
@@ -181,14 +184,14 @@ class Calls:
     def forward_at_once(self, plan: "_ReadyForward", args: tuple) -> Optional[tuple]:
         """The value and gradients by the generated forward mode of ``plan`` (_forward_grad's
         steps for a kind of call it ran before: floats where the tangents go, by position), or
-        None where it fails (the ForwardGradient is then given up, as its ``run`` does)."""
+        None where it fails (ForwardGradient.failed says whether for this call alone)."""
         forward, binding, ones = plan[0], plan[2], plan[3]
         if binding is not None and (binding.deps or not binding.check()):
             binding.ensure()
         try:
             value, tangents = plan[1](*args, *ones)
         except Exception as exc:  # noqa: BLE001 - reverse mode runs the user's code again
-            forward.refusal, forward.fn = exc, None
+            forward.failed(exc)
             return None
         if type(value) not in _SCALARS:
             scalar_loss(value, False, self.name)

@@ -82,8 +82,9 @@ class ForwardGradient:
 
     def run(self, args: tuple) -> Any:
         """``(value, tangents)``, the derivatives along 1.0 for each parameter of ``wrt``, or
-        None after forward mode failed here (it is then left for reverse mode, which runs the
-        user's code again and raises what it raises)."""
+        None where forward mode failed here (reverse mode then runs the user's code again and
+        computes, or raises, what it does): for this call alone where math raised at these
+        numbers (FAILS_HERE), else from now on."""
         try:
             if self.python is None:  # compiled code reads no value that may change
                 derive.fresh(self.fn)
@@ -93,8 +94,20 @@ class ForwardGradient:
                 value, tangent = self._call(args, {name: 1.0 for name in self.tangents})
             return value, ((tangent,) if len(self.tangents) == 1 else tangent)
         except Exception as exc:  # noqa: BLE001
-            self.refusal, self.fn = exc, None
+            self.failed(exc)
             return None
+
+    def failed(self, exc: Exception) -> None:
+        """Forward mode raised ``exc`` at a call: given up, unless math raised at the numbers
+        (FAILS_HERE: outside its domain, an overflow, a division by zero of floats, where
+        numpy gives nan or inf and the sweeps run numpy's functions)."""
+        if not isinstance(exc, FAILS_HERE):
+            self.refusal, self.fn = exc, None
+
+
+# What math (forward mode's numbers: forward.as_math) raises at some numbers alone, where numpy
+# gives nan or inf: the call falls back to the sweeps, and the next one tries forward mode again.
+FAILS_HERE = (ArithmeticError, ValueError)
 
 
 def build_jvp(fun: Callable, wrt: tuple, trees: tuple = (), numbers: tuple = (),
@@ -170,5 +183,5 @@ def flat_tangents(split: Split, tangents: Sequence[Any], what: str) -> tuple:
     return split.spread(out)
 
 
-__all__ = ["ForwardGradient", "build_jvp", "directional", "flat_tangents", "jvp_or_transpose",
+__all__ = ["FAILS_HERE", "ForwardGradient", "build_jvp", "directional", "flat_tangents", "jvp_or_transpose",
            "leaf_count", "leaf_wrt"]
