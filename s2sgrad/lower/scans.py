@@ -21,6 +21,9 @@ The rewrite holds where the code is made for a call's shapes (``Options.shapes``
 ``x`` is first cast to the type the steps compute in (``s2s.promoted(x, acc)``: an int array with
 a float ``acc`` is multiplied as floats, as the loop does). The values are the loop's up to the
 order of the products (``acc0 * (x0 * x1)`` for ``(acc0 * x0) * x1``; exact where ``acc0`` is 1).
+Where ``acc0`` is the operation's exact identity (``np.ones(shape)``, the literal 1 or 1.0 for a
+product: RuleTable.exact_identity), the scan is the prefix itself: no operation with it, forward
+or backward.
 """
 
 from __future__ import annotations
@@ -185,6 +188,22 @@ class _Rewriter(KnownShapes):
                     isinstance(value.node, (cst.Integer, cst.Float)) else None
         return None
 
+    def _identity(self, before: list, name: str, op: str) -> bool:
+        """Whether the last statement of ``before`` binding ``name`` binds ``op``'s exact
+        identity (RuleTable.exact_identity): ``np.ones(shape)`` (float64: the cast to the scan's
+        type, ``s2s.promoted``, already holds it) or the literal 1 or 1.0."""
+        maker = self.table.exact_identity(op)
+        for node in reversed(before):
+            if isinstance(node, Stmt) and name in node.targets:
+                prim, call = node.prim, node.expr
+                if maker and prim.op == "nondiff" and prim.callee == maker:  # read from its code
+                    return len(node.targets) == 1 and isinstance(call, cst.Call) and \
+                        len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star
+                value = prim.args[0] if prim.op == "copy" and len(prim.args) == 1 else None
+                return bool(maker) and isinstance(value, Const) and not value.reads and \
+                    value.code in ("1", "1.0")
+        return False
+
     def rewrite(self, block: list, at: int, found: _Scan) -> tuple:
         """``(the block with the loop at ``at`` written as the scan, where to go on)``."""
         x, acc, step = found.x, found.acc, found.step
@@ -199,12 +218,15 @@ class _Rewriter(KnownShapes):
                  Prim(found.scan, (cast,), (("axis", axis),), location=location), origin),
         ]
         operands = (acc, scanned) if found.acc_first else (scanned, acc)
+        if self._identity(block[:at], acc.name, step.prim.op):  # 1.0 * cumprod: cumprod itself
+            expr, prim = cst.Name(scanned.name), Prim("copy", (scanned,), location=location)
+        else:
+            expr, prim = _binary(step.expr, operands), replace(step.prim, args=operands)
         out = list(block)
         kept = found.kept
         if found.appended:
             # the stacking statement's target is the prefix itself; the empty list goes
-            made.append(Stmt(found.reader.targets, _binary(step.expr, operands),
-                             replace(step.prim, args=operands), origin))
+            made.append(Stmt(found.reader.targets, expr, prim, origin))
             del out[found.reader_at]
             out[at:at + 1] = made
             start = next(i for i, n in enumerate(out[:at]) if isinstance(n, Stmt) and n.targets == (kept,))
@@ -214,7 +236,7 @@ class _Rewriter(KnownShapes):
         written = self.fresh(f"{kept}_rows")
         whole = Const(cst.parse_expression("(slice(None, None, None),)"), "(slice(None, None, None),)",
                       (kept,), "[:]", True)
-        made.append(Stmt((prefix,), _binary(step.expr, operands), replace(step.prim, args=operands), origin))
+        made.append(Stmt((prefix,), expr, prim, origin))
         made.append(Stmt((written,), _call(cst.Attribute(cst.Name("s2s"), cst.Name(SETITEM)),
                                            (Var(kept), whole, Var(prefix))),
                          Prim(_SETITEM_OP, (Var(kept), whole, Var(prefix)), location=location), origin))

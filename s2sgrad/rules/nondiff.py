@@ -166,6 +166,10 @@ INDEX_WRITES = frozenset({"s2s.setitem", "s2s.setitem_into"})
 # the cumulative function of a binary operation's algebra (Rule.algebra): a loop carrying
 # ``acc = acc * row`` over the rows of an array computes the rows of np.cumprod (lower/scans.py),
 SCANS = MappingProxyType({"mul": "numpy.cumprod", "add": "numpy.cumsum"})
+# the function making an array of an algebra's identity, where the operation with it gives each
+# value back bit for bit (1.0 * v; not 0.0 + v, which makes -0.0 0.0): a scan starting from it
+# needs no operation with its start (lower/scans.py),
+EXACT_IDENTITIES = MappingProxyType({"mul": "numpy.ones"})
 # the functions that stack a list's items on a new first axis, given the list alone,
 STACKING = frozenset({"numpy.stack", "numpy.array"})
 # and the module constants that are numbers.

@@ -72,7 +72,7 @@ import libcst.matchers as m
 
 from .. import dims, runtime
 from .writes import UFUNC_AT, Write, is_ufunc_method, out_position
-from .nondiff import (BROADCASTING, INDEX_WRITES, LOWER_TRIANGLE, SCANS, STACKING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES,
+from .nondiff import (BROADCASTING, EXACT_IDENTITIES, INDEX_WRITES, LOWER_TRIANGLE, SCANS, STACKING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES,
                       SCALAR_NAMESPACES, SCALAR_VALUED, SHAPE_KEEPING, SHAPE_MAKING, SQUARE_MAKING)
 
 POSITIONAL = "positional"
@@ -449,6 +449,13 @@ class RuleTable:
         ``numpy.cumprod``), by its algebra; "" for any other."""
         rule = self.rules.get(op)
         return SCANS.get(rule.algebra, "") if rule is not None and rule.elementwise else ""
+
+    def exact_identity(self, op: str) -> str:
+        """The function making an array of elementwise binary ``op``'s identity, where ``op``
+        with it gives each value back bit for bit (``operator.mul``: ``numpy.ones``); ""
+        for any other (addition: 0.0 + -0.0 is 0.0)."""
+        rule = self.rules.get(op)
+        return EXACT_IDENTITIES.get(rule.algebra, "") if rule is not None and rule.elementwise else ""
 
     def log_of(self, outer: str, inner: str) -> Optional[Rule]:
         """The rule of ``outer(inner(x))`` as one function of ``x``, where ``outer`` is the

@@ -190,3 +190,42 @@ def test_second_order(fn, shapes):
     for _ in range(2):
         for got, want in zip(s2sgrad.hvp(fn, args, tangents), expected):
             np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
+
+
+def from_twos(x):  # a start other than ones: the product with it stays
+    acc = 2.0 * np.ones(x.shape[1])
+    rows = []
+    for t in range(x.shape[0]):
+        acc = acc * x[t]
+        rows.append(acc)
+    return np.sum(np.stack(rows) ** 2)
+
+
+@pytest.mark.parametrize("fn, x", [
+    (appended, np.linspace(-1.3, 1.7, 21).reshape(7, 3)),
+    (preallocated, np.linspace(0.5, 1.5, 12, dtype=np.float32).reshape(4, 3)),
+    (scalar_rows, np.array([-0.0, 1.5, -2.0, 3.0])),
+    (int_rows, None),
+], ids=["float64", "float32", "signed_zero", "ints_from_a_parameter"])
+def test_a_scan_from_ones_is_the_cumulative_product_itself(fn, x):
+    # 1.0 * v is v bit for bit: the scan's start is not multiplied in (RuleTable.exact_identity);
+    # one starting from a parameter (int_rows) multiplies it in
+    args = (np.array([1.0, 1.0]), np.array([[2, 3], [4, 5], [6, 7]])) if x is None else (x,)
+    vg = s2sgrad.value_and_grad(fn)
+    for _ in range(3):
+        value, _ = vg(*args)
+    assert value == fn(*args)  # the loop's value exactly
+    made = _code(s2sgrad.source(vg, like=args))
+    assert "np.cumprod(" in made
+    assert ("acc * " in made or "* acc" in made) == (fn is int_rows)
+
+
+def test_a_scan_from_another_start_multiplies_it_in():
+    x = np.linspace(0.5, 1.5, 12).reshape(4, 3)
+    vg = s2sgrad.value_and_grad(from_twos)
+    for _ in range(3):
+        value, g = vg(x)
+    np.testing.assert_allclose(value, from_twos(x), rtol=1e-14)
+    np.testing.assert_allclose(g, autograd.grad(_rebind(from_twos))(x), rtol=1e-12)
+    made = _code(s2sgrad.source(vg, like=(x,)))
+    assert "np.cumprod(" in made and "acc * " in made
