@@ -186,9 +186,9 @@ class Calls:
         steps for a kind of call it ran before: floats where the tangents go, by position), or
         None where it fails (ForwardGradient.failed says whether for this call alone)."""
         forward, binding, ones = plan[0], plan[2], plan[3]
-        if binding is not None and (binding.deps or not binding.check()):
-            binding.ensure()
         try:
+            if binding is not None and (binding.deps or not binding.check()):
+                binding.ensure()  # (made again where a global's type changed: it may refuse)
             value, tangents = plan[1](*args, *ones)
         except Exception as exc:  # noqa: BLE001 - reverse mode runs the user's code again
             forward.failed(exc)

@@ -257,10 +257,21 @@ def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
     core, _, shapes, stable = _analysed(pf, session, core, False, numbers)
     common = dict(name=name, kwonly=_kwonly(pf), constant=stable,
                   callee_lookup=partial(_callee, session, pf), shapes=shapes,
-                  on_numbers=bool(numbers))
+                  on_numbers=_numbers_now(pf, core, session.table, numbers))
     if each:
         return forward_grad(core, session.table, wrt=wrt, numbers_only=numbers_only, **common)
     return forward(core, session.table, wrt=wrt, **common)
+
+
+def _numbers_now(pf: ParsedFunction, core: CoreFunction, table: RuleTable, numbers: tuple) -> frozenset:
+    """For code made for calls passing numbers to ``numbers``: the names known to hold numbers,
+    the globals ``core`` reads that hold a Python int or float now taken to hold one (what forward
+    mode decides by them costs time only: ForwardBuilder.on_numbers); empty without numbers."""
+    if not numbers:
+        return frozenset()
+    live = pf.unit.live or {}
+    now = frozenset(name for name in core.globals_read if type(live.get(name)) in (int, float))
+    return known_scalars(core, table, frozenset(numbers), assumed=now)
 
 
 def _custom(pf: ParsedFunction, session: _Session, names: tuple, *, top_level: bool,

@@ -59,8 +59,9 @@ def may_broadcast(operand, bound: dict, scalars) -> bool:
 def _is_scalar_operand(op, scalars: set) -> bool:
     if isinstance(op, Var):
         return op.name in scalars
-    if isinstance(op, Const):
-        return is_scalar_literal(op.node) or (not op.reads and op.code in SCALAR_CONSTANTS)
+    if isinstance(op, Const):  # a number, np.pi, or a global name taken to hold one (``assumed``)
+        return is_scalar_literal(op.node) or (not op.reads and op.code in SCALAR_CONSTANTS) or \
+            (isinstance(op.node, cst.Name) and op.node.value in scalars)
     return False
 
 
@@ -108,7 +109,7 @@ def _scalar_definition(stmt, scalars: set, table: RuleTable, reductions: bool = 
 
 
 def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = frozenset(),
-                  reductions: bool = True) -> frozenset:
+                  reductions: bool = True, assumed: frozenset = frozenset()) -> frozenset:
     """Names whose every value certainly is a scalar (or None, which stands in for a name not
     bound yet: reading it as a number fails as Python does): the parameters ``numbers`` (the code is
     made for calls that pass them numbers) and the names every definition of which gives a
@@ -117,7 +118,8 @@ def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = froze
     name's definitions from values made before. A candidate is bound only by one-target
     statements (not by a loop header, an unpacking, or as a parameter not in ``numbers``).
     ``reductions`` False: not the results of reductions (numbers, so immutable, where the values
-    are numpy's; another library's reduction gives a 0-d array)."""
+    are numpy's; another library's reduction gives a 0-d array). ``assumed``: names the function
+    reads and never binds (globals) taken to hold numbers."""
     stmts_of: dict = {}
     for stmt in flatten(fn.body):
         for target in stmt.targets:
@@ -128,6 +130,7 @@ def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = froze
                if all(len(s.targets) == 1 for s in stmts) and counts.get(name) == len(stmts)
                and (name not in params or name in numbers)}
     scalars |= numbers & params
+    scalars |= assumed - set(stmts_of) - params
     shapes = _shape_tuples(stmts_of, counts)
     changed = True
     while changed:

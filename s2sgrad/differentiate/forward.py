@@ -72,11 +72,12 @@ class ForwardBuilder:
     def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
                  constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple,
                  namer: Optional[Namer] = None, suffix: str = "_dot",
-                 early: Optional[set] = None, on_numbers: bool = False) -> None:
+                 early: Optional[set] = None, on_numbers: frozenset = frozenset()) -> None:
         self.fn = fn
         self.classes, self.scalars = shapes
-        # made for calls passing numbers (which fall back to the sweeps where it raises): numpy's
-        # functions of known scalars are computed with math's (``math.cos(x)``: as_math)
+        # made for calls passing numbers (which fall back to the sweeps where it raises): the names
+        # holding numbers at such calls (the globals' values now included), whose numpy functions
+        # are computed with math's (``math.cos(x)``: as_math); empty for code made for arrays
         self.on_numbers = on_numbers
         self.callee_lookup = callee_lookup
         self.kwonly = kwonly
@@ -138,7 +139,7 @@ class ForwardBuilder:
         written = unpack_target(stmt.targets) if stmt.unpack else ", ".join(stmt.targets)
         prim = stmt.prim
         twin = MATH_TWINS.get(prim.op) if self.on_numbers else None
-        if twin and len(prim.args) == 1 and not prim.kwargs and not may_be_array(prim.args[0], self.scalars):
+        if twin and len(prim.args) == 1 and not prim.kwargs and not may_be_array(prim.args[0], self.on_numbers):
             expr = cst.parse_expression(f"{twin}({_code(operand_node(prim.args[0]))})")
         else:
             expr = keeping_consumed(stmt.expr, self.rule_for(prim))
@@ -165,7 +166,7 @@ class ForwardBuilder:
         tangent, later = reuse_beside(self.tangent_of(stmt, target), stmt, self.places,
                                       self.definitions)
         if self.on_numbers:
-            tangent = as_math(tangent, self.scalars)
+            tangent = as_math(tangent, self.on_numbers)
         lines = [f"{self.tangents[target]} = {_code(tangent)}"]
         for item in reversed(later):  # their primal lines, before the tangent line reading them
             if id(item) not in self.early:
@@ -550,11 +551,12 @@ def as_math(expr: cst.BaseExpression, scalars: frozenset) -> cst.BaseExpression:
 def forward(fn, table: RuleTable, *, wrt: tuple, name: str, kwonly: tuple = (),
             constant: frozenset = frozenset(),
             callee_lookup: Optional[CalleeLookup] = None, shapes: tuple = ({}, frozenset()),
-            on_numbers: bool = False) -> JvpFunction:
+            on_numbers: frozenset = frozenset()) -> JvpFunction:
     """The forward-mode function of ``fn`` with respect to ``wrt`` (``kwonly``: the names of its
     keyword-only parameters; ``constant``: names whose tangent provably cancels in the output,
     such as stabilizing maxima, given none; ``callee_lookup``: the forward mode of user functions
     it calls; ``shapes``: shape classes and known scalars from analyze.shapes; ``on_numbers``:
-    made for calls passing numbers, which fall back to the sweeps where it raises)."""
+    for code made for calls passing numbers, which fall back to the sweeps where it raises, the
+    names holding numbers there)."""
     return ForwardBuilder(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes,
                           on_numbers=on_numbers).build()

@@ -28,7 +28,7 @@ class ForwardGradBuilder(ForwardBuilder):
 
     def __init__(self, fn, table: RuleTable, wrt: tuple, name: str, kwonly: tuple,
                  constant: frozenset, callee_lookup: Optional[CalleeLookup], shapes: tuple,
-                 numbers_only: bool = False, on_numbers: bool = False) -> None:
+                 numbers_only: bool = False, on_numbers: frozenset = frozenset()) -> None:
         namer, early = Namer(fn.reserved | {name}), set()  # one function's names and early lines
         super().__init__(fn, table, wrt, name, kwonly, constant, callee_lookup, shapes,
                          namer=namer, suffix="", early=early, on_numbers=on_numbers)
@@ -41,7 +41,8 @@ class ForwardGradBuilder(ForwardBuilder):
 
     def refuse_arrays(self) -> None:
         """Refuse (a TransformError at the first statement binding one) where a varied name
-        is not known to hold one number (analyze/scalars.known_scalars): there each tangent
+        is not known to hold one number (analyze/scalars.known_scalars, with the globals read
+        that hold numbers now: ``on_numbers``): there each tangent
         line may be an array operation, where reverse mode's sweep does one per statement."""
         varied = {name for builder in self.each for name in builder.varied}
         where = [(p.name, self.fn.result_origin.location, False) for p in self.fn.params] + \
@@ -49,7 +50,7 @@ class ForwardGradBuilder(ForwardBuilder):
              for stmt in flatten(self.fn.body) for t in stmt.targets]
         found = [(name, location) for name, location, copy in sorted(
             where, key=lambda w: (w[2], w[1] is None or w[1].line <= 0))  # stable: in order
-            if name in varied and name not in self.scalars]
+            if name in varied and name not in (self.on_numbers or self.scalars)]
         if found:  # where the user's code makes one first (not a copy, nor the lowering's line)
             name, location = found[0]
             raise TransformError(
@@ -83,7 +84,7 @@ class ForwardGradBuilder(ForwardBuilder):
 def forward_grad(fn, table: RuleTable, *, wrt: tuple, name: str, kwonly: tuple = (),
                  constant: frozenset = frozenset(), callee_lookup: Optional[CalleeLookup] = None,
                  shapes: tuple = ({}, frozenset()), numbers_only: bool = False,
-                 on_numbers: bool = False) -> JvpFunction:
+                 on_numbers: frozenset = frozenset()) -> JvpFunction:
     """The function ``<name>_forward_grad`` of ``fn`` with respect to ``wrt`` (the arguments
     as forward.forward takes them): it returns ``(value, (derivative along each parameter's
     tangent, ...))``. ``numbers_only``: refused unless every varied name holds one number

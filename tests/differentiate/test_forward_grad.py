@@ -244,3 +244,31 @@ def test_numpy_functions_of_floats_run_as_math_and_fall_back_where_math_raises()
         value, grad = s2sgrad.value_and_grad(exp_of_a_float)(1000.0)  # math.exp overflows
         assert value == np.inf and grad == np.inf
     assert "np.sin(x)" in s2sgrad.source(vg, mode="fwd")  # made for arrays: numpy's
+
+
+DT = 0.1  # a module global: forward mode takes it as a number while it holds one
+
+
+def euler(x, v, n):
+    for _ in range(n):
+        v = v - DT * np.sin(x)
+        x = x + DT * v
+    return np.sum(x * v)
+
+
+def test_a_global_holding_a_float_counts_as_a_number_and_may_change():
+    global DT
+    grad2 = s2sgrad.grad(euler, argnums=(0, 1))
+    args = (0.4, -0.3, 6)
+    text = s2sgrad.source(grad2, mode="fwd", numbers=("x", "v", "n"))
+    assert "def euler_forward_grad(" in text and "math.sin(x)" in text
+    for _ in range(2):
+        np.testing.assert_allclose(grad2(*args), [numerical_grad(euler, args, k) for k in (0, 1)],
+                                   rtol=1e-6)
+    DT = np.array([0.1, 0.05])  # now an array: math.sin of one raises, the sweeps run
+    try:
+        for _ in range(2):
+            np.testing.assert_allclose(grad2(*args), [numerical_grad(euler, args, k) for k in (0, 1)],
+                                       rtol=1e-6)
+    finally:
+        DT = 0.1
