@@ -191,7 +191,7 @@ class _Rewriter(KnownShapes):
     def _identity(self, before: list, name: str, op: str) -> bool:
         """Whether the last statement of ``before`` binding ``name`` binds ``op``'s exact
         identity (RuleTable.exact_identity): ``np.ones(shape)`` (float64: the cast to the scan's
-        type, ``s2s.promoted``, already holds it) or the literal 1 or 1.0."""
+        type, PROMOTED, already holds it) or the literal 1 or 1.0."""
         maker = self.table.exact_identity(op)
         for node in reversed(before):
             if isinstance(node, Stmt) and name in node.targets:
