@@ -266,12 +266,14 @@ def _forward(pf: ParsedFunction, session: _Session, wrt: tuple, name: str,
 def _numbers_now(pf: ParsedFunction, core: CoreFunction, table: RuleTable, numbers: tuple) -> frozenset:
     """For code made for calls passing numbers to ``numbers``: the names known to hold numbers,
     the globals ``core`` reads that hold a Python int or float now taken to hold one (what forward
-    mode decides by them costs time only: ForwardBuilder.on_numbers); empty without numbers."""
+    mode decides by them costs time only: ForwardBuilder.on_numbers), a reduction's result not
+    (a float32 array's sum is a float32, which math would compute as a float); empty without
+    numbers."""
     if not numbers:
         return frozenset()
     live = pf.unit.live or {}
     now = frozenset(name for name in core.globals_read if type(live.get(name)) in (int, float))
-    return known_scalars(core, table, frozenset(numbers), assumed=now)
+    return known_scalars(core, table, frozenset(numbers), reductions=False, assumed=now)
 
 
 def _custom(pf: ParsedFunction, session: _Session, names: tuple, *, top_level: bool,

@@ -90,10 +90,10 @@ def _scalar_definition(stmt, scalars: set, table: RuleTable, reductions: bool = 
     if _shape_item(prim, shapes):
         return True
     if getattr(table.get(prim.op), "reduction", ""):
-        if not reductions:
-            return False
         kwargs = dict(prim.kwargs)
-        return len(prim.args) == 1 and "axis" not in kwargs and "keepdims" not in kwargs
+        whole = len(prim.args) == 1 and "axis" not in kwargs and "keepdims" not in kwargs
+        # without ``reductions``, one of a number alone (numpy's number of the same type)
+        return whole and (reductions or _is_scalar_operand(prim.args[0], scalars))
     if table.gives_scalar(prim.op):
         return True
     if prim.op == "nondiff":
@@ -117,8 +117,9 @@ def known_scalars(fn: CoreFunction, table: RuleTable, numbers: frozenset = froze
     candidate down): sound by induction over the run, since each value is made by one of its
     name's definitions from values made before. A candidate is bound only by one-target
     statements (not by a loop header, an unpacking, or as a parameter not in ``numbers``).
-    ``reductions`` False: not the results of reductions (numbers, so immutable, where the values
-    are numpy's; another library's reduction gives a 0-d array). ``assumed``: names the function
+    ``reductions`` False: not the results of reductions of arrays (numbers, so immutable, where the
+    values are numpy's; another library's reduction gives a 0-d array, a float32 array's a
+    float32), only of numbers. ``assumed``: names the function
     reads and never binds (globals) taken to hold numbers."""
     stmts_of: dict = {}
     for stmt in flatten(fn.body):

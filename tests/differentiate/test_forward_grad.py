@@ -272,3 +272,19 @@ def test_a_global_holding_a_float_counts_as_a_number_and_may_change():
                                        rtol=1e-6)
     finally:
         DT = 0.1
+
+
+W32 = np.linspace(0.5, 1.5, 5, dtype=np.float32)
+
+
+def through_a_float32_sum(x):
+    s = np.sum(W32 * x)  # a float32 number
+    return np.sin(s) * x
+
+
+def test_a_reductions_number_keeps_numpys_function():
+    vg = s2sgrad.value_and_grad(through_a_float32_sum)
+    value, grad = vg(0.3)
+    assert value == through_a_float32_sum(0.3)  # float32 arithmetic, as the user's
+    assert grad == pytest.approx(numerical_grad(through_a_float32_sum, (0.3,), 0), rel=1e-3)
+    assert "np.sin(s)" in s2sgrad.source(vg, mode="fwd", numbers=("x",))
