@@ -42,8 +42,8 @@ class ForwardGradBuilder(ForwardBuilder):
     def refuse_arrays(self) -> None:
         """Refuse (a TransformError at the first statement binding one) where a varied name
         is not known to hold one number (analyze/scalars.known_scalars, with the globals read
-        that hold numbers now: ``on_numbers``): there each tangent
-        line may be an array operation, where reverse mode's sweep does one per statement."""
+        that hold numbers now: ``on_numbers``): there each tangent line may be an array
+        operation, where reverse mode's sweep does one per statement."""
         varied = {name for builder in self.each for name in builder.varied}
         where = [(p.name, self.fn.result_origin.location, False) for p in self.fn.params] + \
             [(t, stmt.prim.location or stmt.origin.location, stmt.prim.op == "copy")
