@@ -295,3 +295,26 @@ def test_second_order_through_the_stencil():
     g = s2sgrad.grad(laplacian_buffer)
     numeric = np.array([(g(u0 + 1e-5 * e, 0.2, 3) - g(u0 - 1e-5 * e, 0.2, 3)) / 2e-5 for e in np.eye(8)])
     assert np.allclose(h, numeric, rtol=1e-5, atol=1e-7)
+
+
+RATE = 0.5  # a module global
+
+
+def bound_later_in_a_loop(a, b, n):
+    for _ in range(n):
+        if a > b:
+            t = a * b  # t: None before the loop (the lowering's stand-in), then numbers
+        else:
+            t = b * RATE
+        a = a + np.sum(t) * 0.5  # a reduction of a number
+    return a
+
+
+def test_known_scalars_take_none_stand_ins_reductions_of_numbers_and_assumed_globals():
+    core = lower(find_function(from_function(bound_later_in_a_loop)), DEFAULT_TABLE)
+    numbers = frozenset({"a", "b", "n"})
+    plain = known_scalars(core, DEFAULT_TABLE, numbers, reductions=False)
+    assumed = known_scalars(core, DEFAULT_TABLE, numbers, reductions=False, assumed=frozenset({"RATE"}))
+    assert "t" not in plain and "a" not in plain  # b * RATE: RATE's type is not known
+    assert {"t", "a", "b"} <= assumed  # t's None, np.sum of a number, RATE taken as a number
+    assert "t" in known_scalars(core, DEFAULT_TABLE, numbers, assumed=frozenset({"RATE"}))
