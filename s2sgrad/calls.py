@@ -74,12 +74,17 @@ def _forward_grad(forward, args: tuple, kwargs: dict, needed: int, positions: tu
             any(type(args[p]) not in _FLOATS for p in positions) or forward.get() is None:
         return None
     result = forward.run(args)
-    if result is None:
-        return None
-    value, tangents = result
+    return None if result is None else _float_gradients(*result, args, positions, single, name)
+
+
+def _float_gradients(value: Any, tangents: tuple, args: tuple, positions: tuple, single: bool,
+                     name: str) -> tuple:
+    """``(value, gradients)`` from forward mode's value (checked a real scalar) and its
+    ``tangents`` along 1.0 for the arguments at ``positions``, each as its argument's type."""
     if type(value) not in _SCALARS:
         scalar_loss(value, False, name)
-    grads = tuple(runtime.like(t, args[p]) for t, p in zip(tangents, positions))
+    grads = tuple([t if type(t) is float and type(args[p]) is float else runtime.like(t, args[p])
+                   for t, p in zip(tangents, positions)])
     return value, (grads[0] if single else grads)
 
 
@@ -193,13 +198,8 @@ class Calls:
         except Exception as exc:  # noqa: BLE001 - reverse mode runs the user's code again
             forward.failed(exc)
             return None
-        if type(value) not in _SCALARS:
-            scalar_loss(value, False, self.name)
-        if len(ones) == 1:
-            tangents = (tangents,)
-        grads = tuple([t if type(t) is float and type(args[p]) is float else runtime.like(t, args[p])
-                       for t, p in zip(tangents, self.positions)])
-        return value, (grads[0] if self.single else grads)
+        return _float_gradients(value, (tangents,) if len(ones) == 1 else tangents, args,
+                                self.positions, self.single, self.name)
 
     def run(self, numbers: tuple, args: tuple, kwargs: dict) -> tuple:
         """The value and gradients of a call passing numbers to the parameters ``numbers``."""

@@ -140,7 +140,7 @@ class ForwardBuilder:
         prim = stmt.prim
         twin = MATH_TWINS.get(prim.op) if self.on_numbers else None
         if twin and len(prim.args) == 1 and not prim.kwargs and not may_be_array(prim.args[0], self.on_numbers):
-            expr = cst.parse_expression(f"{twin}({_code(operand_node(prim.args[0]))})")
+            expr = cst.Call(cst.parse_expression(twin), [cst.Arg(operand_node(prim.args[0]))])
         else:
             expr = keeping_consumed(stmt.expr, self.rule_for(prim))
         return [] if stmt.implicit else [f"{written} = {_code(expr)}" if stmt.targets else _code(expr)]

@@ -4,7 +4,8 @@ unary minus, ``math.sin/cos/tanh/exp/sqrt/log`` on safe domains, augmented assig
 global float, ``if``/``else`` on computed conditions, conditional expressions, ``for _ in
 range(n)`` and ``while i < n`` loops carrying values (nested once), tuple unpacking, Python's
 ``max``/``min`` and ``abs`` of numbers. With ``arrays=True`` one statement goes through an array
-(``np.sum(np.sin(t * W))``, ``W`` a global array): there forward mode is refused and the sweeps run.
+(``np.sum(np.sin((t + a) * W))``, ``W`` a global array): there forward mode is refused and the
+sweeps run.
 
 ``float_program(seed, arrays)`` -> ``(source, tags)``: a module's text and the productions used.
 """
@@ -61,35 +62,30 @@ class _Writer:
 
     def statement(self, indent: str, depth: int) -> None:
         roll = self.rng.random()
-        pad = indent
-        if roll < 0.45 or len(self.names) < 3:
+        if roll < 0.45 or len(self.names) < 3 or (roll >= 0.7 and depth >= 2):
             name = self.fresh()
-            self.lines.append(f"{pad}{name} = {self.expr()}")
+            self.lines.append(f"{indent}{name} = {self.expr()}")
             self.names.append(name)
         elif roll < 0.6:
             name = self.rng.choice(self.names[2:])
             op = self.rng.choice(("+=", "-=", "*="))
             self.tags.add("augmented")
             value = self.expr(1) if op != "*=" else f"math.cos({self.expr(1)})"
-            self.lines.append(f"{pad}{name} {op} {value}")
+            self.lines.append(f"{indent}{name} {op} {value}")
         elif roll < 0.7:
             first, second = self.fresh(), self.fresh()
             self.tags.add("unpack")
-            self.lines.append(f"{pad}{first}, {second} = {self.expr(1)}, {self.expr(1)}")
+            self.lines.append(f"{indent}{first}, {second} = {self.expr(1)}, {self.expr(1)}")
             self.names += [first, second]
         elif roll < 0.8 and depth < 2:
             self.tags.add("if")
             name = self.rng.choice(self.names[2:])
-            self.lines.append(f"{pad}if {self.expr(1)} > {self.operand()}:")
-            self.lines.append(f"{pad}    {name} = {self.expr()}")
-            self.lines.append(f"{pad}else:")
-            self.lines.append(f"{pad}    {name} = {self.expr()}")
-        elif depth < 2:
-            self.loop(indent, depth)
+            self.lines.append(f"{indent}if {self.expr(1)} > {self.operand()}:")
+            self.lines.append(f"{indent}    {name} = {self.expr()}")
+            self.lines.append(f"{indent}else:")
+            self.lines.append(f"{indent}    {name} = {self.expr()}")
         else:
-            name = self.fresh()
-            self.lines.append(f"{pad}{name} = {self.expr()}")
-            self.names.append(name)
+            self.loop(indent, depth)
 
     def loop(self, indent: str, depth: int) -> None:
         carried = self.rng.choice(self.names[2:])
