@@ -4,7 +4,8 @@
     python benchmarks/profile_lines.py rosenbrock --cprofile  # plus cProfile of whole calls
     python benchmarks/profile_lines.py heat/heat_slices       # a kernel/spelling of kernels.py
 
-The generated module for the case's primal (s2sgrad.source) is parsed; the forward sweep's and the
+The generated module that value_and_grad of the case's primal runs from the second call with its
+arguments on (made for their shapes; ``--generic``: for any shape) is parsed; the forward sweep's and the
 pullback's statements are run one after the other in one namespace (the case's inputs bound to the
 parameters, the pullback's seed to 1.0), and each statement's right-hand side is timed on its own
 (best of 5 repeats, timeit). The sum is close to one value_and_grad call, less call overhead, which
@@ -60,21 +61,24 @@ def statements(func: ast.FunctionDef):
         yield node
 
 
-def run(case_name: str, with_cprofile: bool) -> None:
+def run(case_name: str, with_cprofile: bool, generic: bool = False) -> None:
     import s2sgrad
-    from s2sgrad.pipeline import Options, generate_for_function
+    from s2sgrad.parameters import param_names
+    from s2sgrad.returned import NUMBERS_ATTR
+    from s2sgrad.specialize import array_globals, call_signature, numbers_passed
 
     case = lookup(case_name)
-    params = case.primal.__code__.co_varnames[: case.primal.__code__.co_argcount]
-    wrt = tuple(params[i] for i in case.argnums)
-    generated = generate_for_function(case.primal, Options(wrt=wrt))
-    module = ast.parse(generated.text)
-    namespace = dict(generated.live_names)
-    exec(compile(generated.text, "<generated>", "exec"), namespace)  # helpers, imports
-    fwd = next(n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == generated.names.fwd)
-    bwd = next(n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == generated.names.bwd)
-
     args = case.make(np.random.default_rng(0))
+    params = param_names(case.primal)
+    builds = getattr(s2sgrad.value_and_grad(case.primal, argnums=case.argnums), NUMBERS_ATTR)
+    numbers = numbers_passed(params, args, {})
+    shapes = () if generic else call_signature(params, args, array_globals(builds.sweeps(numbers)[0], params))
+    made_fwd, made_bwd = builds.sweeps(numbers, shapes)  # what a call's second run runs
+    text = builds.text(numbers, shapes)
+    module = ast.parse(text)
+    namespace = dict(made_fwd.__globals__)
+    fwd = next(n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == made_fwd.__name__)
+    bwd = next(n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == made_bwd.__name__)
     namespace.update(zip(params, args))
     residuals_name, seed_name = (a.arg for a in bwd.args.args[:2])
     namespace[seed_name] = 1.0
@@ -132,8 +136,11 @@ def main(argv=None):
     parser.add_argument("case", help=f"one of {', '.join(cases.BY_NAME)}, or KERNEL/SPELLING of "
                         "kernels.py")
     parser.add_argument("--cprofile", action="store_true", help="also print a cProfile summary")
+    parser.add_argument("--generic", action="store_true",
+                        help="the code made for arrays of any shape (by default: the code made for "
+                        "the case's arguments' shapes, which value_and_grad runs from their second call)")
     opts = parser.parse_args(argv)
-    run(opts.case, opts.cprofile)
+    run(opts.case, opts.cprofile, opts.generic)
 
 
 if __name__ == "__main__":

@@ -103,7 +103,10 @@ def _call_key(args: tuple) -> tuple:
     if len(args) == 1:  # the common call, without a comprehension's frame
         arg = args[0]
         return (arg.shape,) if type(arg) is _ndarray else (type(arg),)
-    return tuple([arg.shape if type(arg) is _ndarray else type(arg) for arg in args])
+    key = []  # (a loop: no comprehension's frame before Python 3.12)
+    for arg in args:
+        key.append(arg.shape if type(arg) is _ndarray else type(arg))
+    return tuple(key)
 
 
 def _globals_key(reads: tuple) -> tuple:
@@ -166,9 +169,22 @@ class Calls:
                 grads = bwd(handover.pop(), seed)
             return value, (grads[0] if self.single else grads)
         if type(plan) is _ReadyForward:  # forward mode, made: run at once
-            result = self.forward_at_once(plan, args)
-            if result is not None:
-                return result
+            forward, fn, binding, ones, _, plain = plan
+            try:
+                if binding is not None and (binding.deps or not binding.check()):
+                    binding.ensure()  # (made again where a global's type changed: it may refuse)
+                value, tangents = fn(*args, *ones)
+            except Exception as exc:  # noqa: BLE001 - reverse mode runs the user's code again
+                forward.failed(exc)
+            else:
+                if plain and type(value) is float:  # floats in, floats out: the common call
+                    if len(ones) == 1:
+                        if type(tangents) is float:
+                            return value, (tangents if self.single else (tangents,))
+                    elif type(tangents[0]) is float and type(tangents[1]) is float:
+                        return value, tangents
+                return _float_gradients(value, (tangents,) if len(ones) == 1 else tangents, args,
+                                        self.positions, self.single, self.name)
             if plan[0].fn is None:  # given up (ForwardGradient.failed): the sweeps from now on
                 self.by_types[key] = plan[4]
             numbers, _, shapes = plan[4]
@@ -179,27 +195,20 @@ class Calls:
             if result is not None:
                 if forward.python is None and forward.positional == len(args):
                     self.by_types[key] = _ReadyForward(forward, binding_of(forward.fn),
-                                                       (1.0,) * len(forward.tangents), plan)
+                                                       (1.0,) * len(forward.tangents), plan,
+                                                       self._plain(args, len(forward.tangents)))
                 return result
         made = self.specialized.sweeps(numbers, shapes)
         if forward is None:  # every later call of this key runs these sweeps
             self.by_types[key] = _Ready(made[0], made[1], binding_of(made[0]))
         return self.finish(made, args, {})
 
-    def forward_at_once(self, plan: "_ReadyForward", args: tuple) -> Optional[tuple]:
-        """The value and gradients by the generated forward mode of ``plan`` (_forward_grad's
-        steps for a kind of call it ran before: floats where the tangents go, by position), or
-        None where it fails (ForwardGradient.failed says whether for this call alone)."""
-        forward, binding, ones = plan[0], plan[2], plan[3]
-        try:
-            if binding is not None and (binding.deps or not binding.check()):
-                binding.ensure()  # (made again where a global's type changed: it may refuse)
-            value, tangents = plan[1](*args, *ones)
-        except Exception as exc:  # noqa: BLE001 - reverse mode runs the user's code again
-            forward.failed(exc)
-            return None
-        return _float_gradients(value, (tangents,) if len(ones) == 1 else tangents, args,
-                                self.positions, self.single, self.name)
+    def _plain(self, args: tuple, tangents: int) -> bool:
+        """Whether a call passing ``args`` gives its gradients as forward mode's ``tangents``
+        (one or two) as they are where those are floats: each differentiated argument a Python
+        float, one tangent each."""
+        return tangents == len(self.positions) <= 2 and \
+            all(type(args[p]) is float for p in self.positions)
 
     def run(self, numbers: tuple, args: tuple, kwargs: dict) -> tuple:
         """The value and gradients of a call passing numbers to the parameters ``numbers``."""
@@ -233,15 +242,18 @@ class Calls:
 
 
 class _ReadyForward(tuple):
-    """``(forward, fn, binding, ones, plan)``: the generated forward mode Calls runs at once for
-    a recorded kind of call (``fn``, the Python function of the ForwardGradient ``forward``,
-    called with the arguments and ``ones``, a 1.0 per tangent, after them; binding: its generated
-    module's, kept current before each run), and the plan it came from (run where it fails)."""
+    """``(forward, fn, binding, ones, plan, plain)``: the generated forward mode Calls runs at
+    once for a recorded kind of call (``fn``, the Python function of the ForwardGradient
+    ``forward``, called with the arguments and ``ones``, a 1.0 per tangent, after them; binding:
+    its generated module's, kept current before each run), the plan it came from (run where it
+    fails), and whether the differentiated arguments are Python floats (their gradients, where
+    the code gives floats, are its tangents as they are: _float_gradients' reading at a glance)."""
 
     __slots__ = ()
 
-    def __new__(cls, forward: ForwardGradient, binding: Any, ones: tuple, plan: tuple) -> "_ReadyForward":
-        return tuple.__new__(cls, (forward, forward.fn, binding, ones, plan))
+    def __new__(cls, forward: ForwardGradient, binding: Any, ones: tuple, plan: tuple,
+                plain: bool) -> "_ReadyForward":
+        return tuple.__new__(cls, (forward, forward.fn, binding, ones, plan, plain))
 
 
 class _Ready(tuple):
