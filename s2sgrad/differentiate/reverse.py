@@ -32,6 +32,7 @@ from ..rules.helpers.containers import POP_LAST
 from ..rules.helpers.inplace import SETITEM, SETITEM_INTO, SETITEM_VALUE_VJP
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts, move_signs
+from .inverses import shared_inverses
 from .growth import append_in_place, pop_in_place
 from .plain_writes import Plain, subscript
 from .writes_in_place import drop_unread_records, shape_only_reads, shape_only_records, write_in_place
@@ -371,6 +372,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         residuals = self.residual_names(backward, returns)
         scalars = self.adj.uniform_names | set(self.scalars) | {self.namer.adjoint(v) for v in self.scalars}
         backward = fold(backward, line_read_counts(returns), frozenset(scalars))
+        if self.final:  # (the helpers taking an inverse given have no rules)
+            backward = shared_inverses(backward, self.table, *self.matrices(), self.namer.fresh)
         packed = tuple(self.rec.packed(n) for n in residuals)
         kept = {p.name for p in fn.params} | scalars | set(self.rec.shape_base) | {seed}
         backward = list(pop_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))
@@ -405,6 +408,20 @@ class ReverseBuilder(Contributions, BlockSweeps):
             returns=tuple(returns), wrt=self.wrt, top_level=self.top_level,
             releases_residuals=bool(released & set(residuals)),
         )
+
+    def matrices(self) -> tuple:
+        """``(links, ranks)`` for differentiate/inverses.py: the names the function binds once,
+        at its top level, to the transpose of a matrix (``L_T = L.T``) -> that matrix's name; the
+        names whose number of axes is known (code made for a call's shapes)."""
+        ranks = {name: len(found) for name, found in self.classes.items()
+                 if isinstance(found, tuple) and name not in self.fn.lists}
+        bound = binding_counts(self.fn)
+        links = {stmt.targets[0]: stmt.prim.args[0].name for stmt in self.fn.body
+                 if isinstance(stmt, Stmt) and len(stmt.targets) == 1 and bound.get(stmt.targets[0]) == 1
+                 and self.table.reverses_axes(stmt.prim.op) and len(stmt.prim.args) == 1
+                 and not stmt.prim.kwargs and isinstance(stmt.prim.args[0], Var)
+                 and ranks.get(stmt.prim.args[0].name) == 2}
+        return links, ranks
 
     def known_arrays(self) -> frozenset:
         """The names certainly holding a numpy array: of a known shape with an axis or more

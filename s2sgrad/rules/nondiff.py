@@ -170,6 +170,17 @@ SCANS = MappingProxyType({"mul": "numpy.cumprod", "add": "numpy.cumsum"})
 # value back bit for bit (1.0 * v; not 0.0 + v, which makes -0.0 0.0): a scan starting from it
 # needs no operation with its start (lower/scans.py),
 EXACT_IDENTITIES = MappingProxyType({"mul": "numpy.ones"})
+# the function giving a matrix's inverse in generated code, and the adjoints (runtime helpers)
+# that read the inverse of one of their arguments: helper -> (that argument's position, the
+# helper taking the inverse given as one more argument): a backward sweep made for a call's
+# shapes computes a matrix's inverse once where several of them read it (differentiate/inverses.py),
+INVERSE = "np.linalg.inv"
+INVERSE_READERS = MappingProxyType({"s2s.solve_vjps": (2, "s2s.solve_vjps_by_inverse"),
+                                    "s2s.cholesky_vjp": (1, "s2s.cholesky_vjp_by_inverse")})
+# the functions whose result, given an array alone, is that array with its axes reversed (a
+# matrix's transpose), and the matrix transpose of a stack in generated code (its two last axes),
+REVERSING_AXES = frozenset({"ndarray.T", "numpy.transpose", "ndarray.transpose"})
+MATRIX_TRANSPOSE = "np.swapaxes"
 # the functions that stack a list's items on a new first axis, given the list alone,
 STACKING = frozenset({"numpy.stack", "numpy.array"})
 # and the module constants that are numbers.

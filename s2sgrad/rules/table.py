@@ -72,7 +72,8 @@ import libcst.matchers as m
 
 from .. import dims, runtime
 from .writes import UFUNC_AT, Write, is_ufunc_method, out_position
-from .nondiff import (BROADCASTING, EXACT_IDENTITIES, INDEX_WRITES, LOWER_TRIANGLE, SCANS, STACKING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES,
+from .nondiff import (BROADCASTING, EXACT_IDENTITIES, INDEX_WRITES, INVERSE, INVERSE_READERS, LOWER_TRIANGLE,
+                      MATRIX_TRANSPOSE, REVERSING_AXES, SCANS, STACKING, LIBRARY_NAMESPACES, NONDIFF_NAMESPACES,
                       SCALAR_NAMESPACES, SCALAR_VALUED, SHAPE_KEEPING, SHAPE_MAKING, SQUARE_MAKING)
 
 POSITIONAL = "positional"
@@ -534,6 +535,30 @@ class RuleTable:
     def lower_triangle() -> str:
         """The function making an ``(N, M)`` array of ones at and below a diagonal (``np.tri``)."""
         return LOWER_TRIANGLE
+
+    @staticmethod
+    def inverse() -> str:
+        """The function giving a matrix's inverse, as generated code calls it (``np.linalg.inv``)."""
+        return INVERSE
+
+    @staticmethod
+    def inverse_reader(func: str) -> Optional[tuple]:
+        """For a runtime helper as generated code calls it (``s2s.solve_vjps``) that reads the
+        inverse of one of its arguments: ``(that argument's position, the helper taking the
+        inverse given as one more argument)``; else None."""
+        return INVERSE_READERS.get(func)
+
+    @staticmethod
+    def reverses_axes(op: str) -> bool:
+        """Whether ``op``, given an array alone, gives it with its axes reversed (``.T``: a
+        matrix's transpose)."""
+        return op in REVERSING_AXES
+
+    @staticmethod
+    def matrix_transpose() -> str:
+        """The function that, given ``(x, -1, -2)``, transposes the matrices of a stack ``x``,
+        as generated code calls it (``np.swapaxes``)."""
+        return MATRIX_TRANSPOSE
 
     def is_scan(self, op: str) -> bool:
         """Whether ``op`` is a cumulative function (``numpy.cumsum``): along a given axis, its

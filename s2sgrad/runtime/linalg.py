@@ -24,7 +24,9 @@ __all__ = [
     "solve_vjp_b",
     "solve_vjp_a",
     "solve_vjps",
+    "solve_vjps_by_inverse",
     "cholesky_vjp",
+    "cholesky_vjp_by_inverse",
     "eigvalsh_vjp",
     "svdvals_vjp",
     "pinv_vjp",
@@ -102,11 +104,27 @@ def solve_vjps(g, ans, a, b):
     return unbroadcast(a_bar, a), unbroadcast(b_bar[..., 0] if vec else b_bar, b)
 
 
+def solve_vjps_by_inverse(g, ans, a, b, *, inverse):
+    """solve_vjps given ``inverse``, the inverse of ``a``, which a backward sweep computed once
+    for every adjoint reading it (differentiate/inverses.py): b_bar = inverse^T g."""
+    g, vec = _operand(g), np.ndim(b) == 1
+    b_bar = _mT(inverse) @ (g[..., None] if vec else g)
+    a_bar = -b_bar * _operand(ans)[..., None, :] if vec else -b_bar @ _mT(ans)
+    return unbroadcast(a_bar, a), unbroadcast(b_bar[..., 0] if vec else b_bar, b)
+
+
 def cholesky_vjp(g, ans, upper=False):
     """Adjoint of ``np.linalg.cholesky`` (symmetric; Murray 2016, eq. 10)."""
+    # one inverse of the factor (numpy has no triangular one)
+    return cholesky_vjp_by_inverse(g, ans, upper, inverse=np.linalg.inv(ans))
+
+
+def cholesky_vjp_by_inverse(g, ans, upper=False, *, inverse):
+    """cholesky_vjp given ``inverse``, the inverse of the factor ``ans``, which a backward sweep
+    computed once for every adjoint reading it (differentiate/inverses.py)."""
     low = _mT(ans) if upper else np.asarray(ans)
     g = _mT(g) if upper else np.asarray(g)
-    inv_low = np.linalg.inv(low)  # one inverse of the factor (numpy has no triangular one)
+    inv_low = _mT(inverse) if upper else inverse
     s = _mT(inv_low) @ _phi(_mT(low) @ g) @ inv_low
     out = s + _mT(s)
     out *= 0.5

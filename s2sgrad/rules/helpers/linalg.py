@@ -146,8 +146,11 @@ RULES += (
 # The helpers of these rules' own second-order templates: a third derivative through them is not
 # written yet (reading them again is refused with the location of the call).
 _THIRD = "a helper of a second-derivative template: third derivatives through it are not written yet"
-NO_RULE = {name: _THIRD for name in (
+NO_RULE = {name: "written only into code no transformation reads again (a backward sweep made "
+           "for a call's shapes, differentiate/inverses.py): its value depends on the inverse "
+           "given as on the matrix" for name in ("cholesky_vjp_by_inverse", "solve_vjps_by_inverse")}
+NO_RULE.update({name: _THIRD for name in (
     "cholesky_vjp_adjoints", "cholesky_vjp_tangent", "eigvalsh_vjp_adjoints", "eigvalsh_vjp_tangent",
     "matrix_power_vjp_adjoints", "matrix_power_vjp_tangent", "norm_vjp_adjoint", "norm_vjp_tangent",
     "pinv_vjp_adjoints", "pinv_vjp_tangent", "solve_vjp_a_adjoints", "solve_vjp_a_tangent",
-    "solve_vjp_b_tangent", "solve_vjps_adjoints", "svdvals_vjp_adjoints", "svdvals_vjp_tangent")}
+    "solve_vjp_b_tangent", "solve_vjps_adjoints", "svdvals_vjp_adjoints", "svdvals_vjp_tangent")})
