@@ -8,14 +8,15 @@ Cholesky factor twice reads the factor's inverse three times. Which helpers read
 inverse, and the helper taking that inverse given, is the rule table's fact
 (RuleTable.inverse_reader). A matrix read transposed (``L.T`` of a matrix, a name the function
 bound to one, ``np.swapaxes(L, -1, -2)``) has the inverse of ``L`` transposed: inv(L^T) =
-inv(L)^T. Where one matrix's inverse is read twice or more, ``inv_L = np.linalg.inv(L)`` goes
+inv(L)^T; a name bound to a copy of ``L`` (the lowering's, where ``L`` is computed twice) has
+``L``'s. Where one matrix's inverse is read twice or more, ``inv_L = np.linalg.inv(L)`` goes
 before the first line reading it, and each reader takes it given
 (``solve_vjps_by_inverse(g, ans, a, b, inverse=inv_L.T)``; ``np.linalg.inv(L.T)`` becomes
 ``inv_L.T``).
 
-Only where every reader reads the same values: ``L`` is bound at most once in the code, by a
-top-level line before the first reader (or not at all), and nothing writes into it in place;
-readers inside blocks are left as they are. Only in code no transformation reads again: the
+Only where every reader reads the same values: the readers are lines of one block (the
+function's top level, a loop's body, a branch), no line from the first to the last binds ``L``
+again, and no line of the sweep writes into it in place. Only in code no transformation reads again: the
 helpers taking an inverse given have no rules (their value depends on the inverse as much as on
 the matrix). Pure: code in, code out; deterministic (matrices in the order their first reader
 comes).
@@ -23,7 +24,7 @@ comes).
 
 from __future__ import annotations
 
-from collections import Counter
+from dataclasses import replace
 from typing import Callable, Mapping, Optional
 
 import libcst as cst
@@ -45,18 +46,19 @@ def _is_int(node: cst.BaseExpression, value: int) -> bool:
 
 class _Matrices:
     """What a matrix expression of the backward code is: ``(name, transposed)``, the name bound
-    to the matrix it is (or the transpose of), following the names the function bound to a
-    matrix's transpose (``links``: name -> the matrix's name); ``ranks``: the names whose
-    number of axes is known."""
+    to the matrix it is (or the transpose of), following the names the function bound to a copy
+    of a name or to a matrix's transpose (``links``: name -> ``(that name, transposed)``);
+    ``ranks``: the names whose number of axes is known."""
 
-    def __init__(self, table: RuleTable, links: Mapping[str, str], ranks: Mapping[str, int]) -> None:
+    def __init__(self, table: RuleTable, links: Mapping[str, tuple], ranks: Mapping[str, int]) -> None:
         self.table, self.links, self.ranks = table, links, ranks
 
     def of(self, node: cst.BaseExpression) -> Optional[tuple]:
         if isinstance(node, cst.Name):
             name, transposed = node.value, False
             while name in self.links:
-                name, transposed = self.links[name], not transposed
+                name, flip = self.links[name]
+                transposed ^= flip
             return name, transposed
         if isinstance(node, cst.Attribute) and node.attr.value == "T" and \
                 isinstance(node.value, cst.Name) and self.ranks.get(node.value.value) == 2:
@@ -95,32 +97,29 @@ def _reads(call: cst.Call, table: RuleTable, matrices: _Matrices) -> Optional[tu
     return matrices.of(args[position].value)
 
 
-def _bindings(code) -> tuple:
-    """``(names bound in blocks or more than once, {name: index of its top-level binding line},
-    names written in place)``."""
-    bound: Counter = Counter()
-    nested: set = set()
-    at: dict = {}
-    updated: set = set()
+def _changes(item) -> set:
+    """The names ``item`` (with the code inside it) binds or writes into in place."""
+    if isinstance(item, Nest):
+        return set(item.header.binds).union(*(_changes(inner) for inner in item.body))
+    found = set(item.binds)
+    if isinstance(item, Simple):
+        found |= item.update_base
+    if isinstance(item, Verbatim):
+        found |= set(item.reads)  # a user's statement: may write into what it reads
+    return found
 
-    def visit(items, top: bool) -> None:
-        for index, item in enumerate(items):
-            binds = item.binds if not isinstance(item, Nest) else item.header.binds
-            for name in binds:
-                bound[name] += 1
-                if top:
-                    at.setdefault(name, index)
-                else:
-                    nested.add(name)
-            if isinstance(item, Simple):
-                updated.update(item.update_base)
-            if isinstance(item, Verbatim):
-                updated.update(item.reads)  # a user's statement: may write into what it reads
-            if isinstance(item, Nest):
-                visit(item.body, False)
 
-    visit(code, True)
-    return nested | {name for name, count in bound.items() if count > 1}, at, updated
+def _written(code) -> set:
+    """The names any line of ``code`` writes into in place."""
+    found: set = set()
+    for item in code:
+        if isinstance(item, Nest):
+            found |= _written(item.body)
+        elif isinstance(item, Simple):
+            found |= item.update_base
+        elif isinstance(item, Verbatim):
+            found |= set(item.reads)
+    return found
 
 
 class _Given(cst.CSTTransformer):
@@ -134,14 +133,22 @@ class _Given(cst.CSTTransformer):
         return updated if found is None else found(updated)
 
 
-def shared_inverses(code, table: RuleTable, links: Mapping[str, str], ranks: Mapping[str, int],
+def shared_inverses(code, table: RuleTable, links: Mapping[str, tuple], ranks: Mapping[str, int],
                     fresh: Callable[[str], str]) -> list:
     """``code`` with one ``inv_<m> = np.linalg.inv(<m>)`` per matrix whose inverse two or more
-    of its top-level lines read, each reader taking it given (see the module doc). ``links``:
-    names bound to a matrix's transpose -> that matrix's name (the matrix of two axes);
+    lines of one block read, each reader taking it given (see the module doc). ``links``:
+    names bound to a copy of a name, or to a matrix's transpose -> ``(that name, transposed)``;
     ``ranks``: names -> their number of axes, where known; ``fresh``: a new name for a base."""
-    code = list(code)
-    matrices = _Matrices(table, links, ranks)
+    return _block(list(code), _Matrices(table, links, ranks), _written(code), fresh)
+
+
+def _block(code: list, matrices: _Matrices, written: set, fresh: Callable[[str], str]) -> list:
+    """One block's lines (the blocks inside it first), with the matrices two or more of them
+    read the inverse of computing it once: where no line from the first reader to the last
+    rebinds the matrix, and no line of the sweep writes into it."""
+    table = matrices.table
+    code = [replace(item, body=tuple(_block(list(item.body), matrices, written, fresh)))
+            if isinstance(item, Nest) else item for item in code]
     readers: dict = {}  # matrix name -> [(line index, call, transposed)], in line order
     for index, item in enumerate(code):
         if isinstance(item, Simple):
@@ -149,10 +156,9 @@ def shared_inverses(code, table: RuleTable, links: Mapping[str, str], ranks: Map
                 found = _reads(call, table, matrices)
                 if found is not None:
                     readers.setdefault(found[0], []).append((index, call, found[1]))
-    unsafe, bound_at, updated = _bindings(code)
     shared = [(name, found) for name, found in readers.items()
-              if len(found) > 1 and name not in unsafe and name not in updated
-              and bound_at.get(name, -1) < found[0][0]]
+              if len(found) > 1 and name not in written and not any(
+                  name in _changes(item) for item in code[found[0][0]:found[-1][0]])]
     if not shared:
         return code
     per_line: dict = {}  # line index -> {id(call): replacement}

@@ -15,11 +15,12 @@ whole: its second ``x - mu`` first, then the power of the copy).
 Only where both compute the same value:
 - the primitive is a library function with a rule (numpy, ndarray methods, Python's operators and
   ``math``, scipy), not a registered gradient's, not one that empties a list it reads
-  (``Rule.consumes``), not a view (``Rule.view``: a slice or a reshape costs nothing to take
-  again, and two names sharing one view would keep the in-place writes of
-  differentiate/writes_in_place.py from the array it views); never a copy, a kept verbatim
-  expression, a random draw (no rule), a user's function, a runtime helper or a container's
-  operation;
+  (``Rule.consumes``); never a copy, a kept verbatim expression, a random draw (no rule), a
+  user's function, a runtime helper or a container's operation. A view (``Rule.view``: a slice
+  or a reshape costs nothing to take again, and two names sharing one view would keep the
+  in-place writes of differentiate/writes_in_place.py from the array it views) stays as it is,
+  and is read as the earlier equal view where a later statement's operands are compared
+  (``0.3 * x[:, :3]`` twice is merged: its second view kept, its product a copy);
 - both statements lie in one block (a loop body, a branch, the function's top level), each binds
   one name and is a statement of its own (not bound by a loop header, not unpacked), no call of a
   computed value;
@@ -89,14 +90,15 @@ def _operand(op, roots: dict):
 
 
 def _key(stmt: Stmt, table, roots: dict) -> Optional[tuple]:
-    """``(op, args, kwargs)`` of a statement that may be merged (names read through the copies
-    ``roots`` maps to their sources), else None."""
+    """``(op, args, kwargs)`` of a statement that may be merged, or of a view that may be read
+    as an earlier equal one (names read through the names ``roots`` maps to the ones they
+    equal), else None."""
     prim = stmt.prim
     if stmt.implicit or stmt.unpack or len(stmt.targets) != 1 or prim.called_value is not None:
         return None
     rule = table.get(prim.op)
     if rule is None or not prim.op.startswith(_NAMESPACES) or not table.differentiable(prim.op) \
-            or rule.registered or rule.consumes or prim.op in table.views:
+            or rule.registered or rule.consumes:
         return None
     return (table.function_of(prim.op), tuple(_operand(a, roots) for a in prim.args),
             tuple(sorted((k, _operand(v, roots)) for k, v in prim.kwargs)))
@@ -123,7 +125,10 @@ def _block(block: tuple, table, bound: Counter, roots: dict) -> tuple:
     for index, item in enumerate(items):
         key = _key(item, table, roots) if isinstance(item, Stmt) else None
         earlier = first.get(key) if key is not None else None
-        if earlier is not None:
+        if earlier is not None and item.prim.op in table.views:
+            if bound[item.targets[0]] == 1:  # kept, and read as the earlier view in keys
+                roots[item.targets[0]] = earlier[0]
+        elif earlier is not None:
             items[index] = Stmt(item.targets, cst.Name(earlier[0]),
                                 Prim("copy", (Var(earlier[0]),), location=item.prim.location),
                                 item.origin)

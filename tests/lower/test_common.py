@@ -74,6 +74,19 @@ def slices_twice(x):
     return np.sum(x[1:] * x[:-1] - x[:-1] ** 2)
 
 
+def products_of_views(x):
+    a = np.tanh(0.3 * x[:, :3])
+    b = np.tanh(0.3 * x[:, :3])  # its view stays; the product and the tanh of the equal views merge
+    return np.sum(a * b) + np.sum(x[:, :3] * x[:, 1:])
+
+
+def view_of_a_rebound_base(x):
+    a = np.sin(x[:2])
+    x = x * 2.0
+    b = np.sin(x[:2])  # a view of another x: not read as the first
+    return np.sum(a * b)
+
+
 def written_after(x):
     a = x * 2.0
     b = x * 2.0
@@ -122,6 +135,15 @@ def test_random_draws_and_views_are_not_merged():
     assert ops.count("nondiff") == 2 and ops.count("operator.mul") == 2
     assert _ops(slices_twice).count("operator.getitem") == 3
     assert_gradients(slices_twice, RNG.normal(size=7))
+
+
+def test_functions_of_equal_views_are_merged_the_views_kept():
+    ops = _ops(products_of_views)
+    assert ops.count("operator.getitem") == 4 and ops.count("numpy.tanh") == 1
+    assert ops.count("operator.mul") == 3  # 0.3 * once, a * b, and the last product
+    assert_gradients(products_of_views, RNG.normal(size=(3, 4)))
+    assert _ops(view_of_a_rebound_base).count("numpy.sin") == 2
+    assert_gradients(view_of_a_rebound_base, RNG.normal(size=5))
 
 
 def test_a_merged_value_written_in_place_later_keeps_both_values():

@@ -146,6 +146,8 @@ class Program:
             parts.append("GM = np.linspace(-1.0, 1.0, 12).reshape(3, 4)")
         if "logging" in self.imports:
             parts.append("import logging\nLOG = logging.getLogger('s2sgrad_prop')")
+        if "geye" in self.imports:  # linalg_shared's diagonal (a global: one name, read as one value)
+            parts.append("GEYE = 2.0 * np.eye(3)")
         if "gbatch" in self.imports:
             parts.append("GB = np.linspace(-1.0, 1.0, 12).reshape(3, 4)\nGS = 0.5")
         if "s2sgrad" in self.imports and not twin:
@@ -638,6 +640,7 @@ class Gen:
             ("norm_squared", S, lambda: E(f"np.linalg.norm({arg(V)}) ** 2", S, 4.0)),
             ("norm_squared", S, lambda: E(f"np.square(np.linalg.norm({arg(M)}))", S, 12.0)),
             ("linalg_cholesky", R, lambda: self._cholesky(a33())),
+            ("linalg_shared", R, lambda: self._shared_inverse(arg)),
             ("special_expit", maxshape, lambda: self._elementwise("special.expit", maxshape, d)),
             ("special_erf", maxshape, lambda: self._elementwise("special.erf", maxshape, d)),
             ("special_logsumexp", R, lambda: E(f"special.logsumexp({arg(M)}, axis=1)", R, 2.5)),
@@ -683,6 +686,18 @@ class Gen:
 
     def _cholesky(self, a33):
         return E(f"np.sum(np.linalg.cholesky({a33} @ {a33}.T), axis=1)", R, 9.0)
+
+    def _shared_inverse(self, arg):
+        """One matrix whose inverse three adjoints read (solves with it and with its transpose,
+        its log-determinant), written three times: the lowering computes it once
+        (lower/common.py: of a name where one holds a (3, 4) value, its diagonal a global,
+        ``np.eye`` calls and the like being kept apart), and the code made for the shapes its
+        inverse once (differentiate/inverses.py)."""
+        self.prog.imports.add("geye")
+        names = sorted(n for n, (shape, _, _) in self.env.items() if shape == M and "[" not in n)
+        a33 = f"(GEYE + 0.3 * np.tanh({self.ch.choice(names) if names else arg(M)}[:, :3]))"
+        return E(f"(np.linalg.solve({a33}, {arg(R)}) + np.linalg.solve({a33}.T, {arg(R)}) + "
+                 f"np.linalg.slogdet({a33})[1])", R, 9.0)
 
     def _elementwise(self, fn, maxshape, d):
         a = self.squash(self.expr(maxshape, d), 10.0)

@@ -915,7 +915,7 @@ COVERAGE = {
     "`einsum` (`...` and repeated indices included)": ["rule_einsum", "rule_einsum_product", "rule_einsum_ellipsis",
                                                        "rule_einsum_repeated"],
     "`linalg` (`inv`, `det`, `norm`, `solve`, `cholesky`, ...)": [
-        "linalg_inv", "linalg_det", "linalg_norm", "linalg_solve", "linalg_cholesky"],
+        "linalg_inv", "linalg_det", "linalg_norm", "linalg_solve", "linalg_cholesky", "linalg_shared"],
     "`scipy.special` (`expit`, `logsumexp`, `erf`, ...)": ["special_expit", "special_logsumexp",
                                                           "special_erf"],
     "the `math` module on floats": ["math"],
