@@ -411,9 +411,9 @@ class ReverseBuilder(Contributions, BlockSweeps):
 
     def matrices(self) -> tuple:
         """``(links, ranks)`` for differentiate/inverses.py: the names the function binds once,
-        at its top level, to a copy of another name or to the transpose of a matrix (``L_T =
-        L.T``) -> ``(that name, transposed)``; the names whose number of axes is known (code
-        made for a call's shapes)."""
+        at its top level, to a copy of another name bound once or to the transpose of such a
+        matrix (``L_T = L.T``) -> ``(that name, transposed)``; the names whose number of axes is
+        known (code made for a call's shapes)."""
         ranks = {name: len(found) for name, found in self.classes.items()
                  if isinstance(found, tuple) and name not in self.fn.lists}
         bound = binding_counts(self.fn)
@@ -421,8 +421,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         for stmt in self.fn.body:
             if not (isinstance(stmt, Stmt) and len(stmt.targets) == 1 and bound.get(stmt.targets[0]) == 1
                     and len(stmt.prim.args) == 1 and not stmt.prim.kwargs
-                    and isinstance(stmt.prim.args[0], Var)):
-                continue
+                    and isinstance(stmt.prim.args[0], Var) and bound.get(stmt.prim.args[0].name) == 1):
+                continue  # (both names bound once: each one value wherever the sweep reads it)
             source = stmt.prim.args[0].name
             if stmt.prim.op == "copy":
                 links[stmt.targets[0]] = (source, False)

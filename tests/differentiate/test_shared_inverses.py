@@ -86,6 +86,22 @@ def named_transpose_ag(A, B):
     return anp.sum(anp.linalg.solve(St, B) ** 2) + anp.sum(anp.linalg.solve(S, B)) + anp.linalg.det(S)
 
 
+def transpose_then_rebound(A, b):
+    S = A @ A.T + 3.0 * np.eye(A.shape[0])
+    St = S.T  # the transpose of this S, not of the one the loop leaves
+    for _ in range(2):
+        S = S + 0.5 * np.eye(A.shape[0])
+    return np.sum(np.linalg.solve(St, b) ** 2) + np.linalg.slogdet(S)[1] + np.sum(np.linalg.solve(S, b))
+
+
+def transpose_then_rebound_ag(A, b):
+    S = anp.dot(A, A.T) + 3.0 * anp.eye(A.shape[0])
+    St = S.T
+    for _ in range(2):
+        S = S + 0.5 * anp.eye(A.shape[0])
+    return anp.sum(anp.linalg.solve(St, b) ** 2) + anp.linalg.slogdet(S)[1] + anp.sum(anp.linalg.solve(S, b))
+
+
 def stacked(A, B):
     S = A @ np.swapaxes(A, -1, -2) + np.eye(A.shape[-1])
     return np.sum(np.linalg.solve(S, B) ** 2) + np.sum(np.linalg.slogdet(S)[1])
@@ -115,6 +131,8 @@ CASES = [  # (function, autograd's, shapes, inverses in the code for the shapes)
     (slogdet_solve, slogdet_solve_ag, ((5, 5), (5,)), 1),
     (named_transpose, named_transpose_ag, ((4, 4), (4, 3)), 1),
     (stacked, stacked_ag, ((3, 4, 4), (3, 4, 2)), 1),
+    # St is the first S's transpose: the last S's inverse is shared, St's its own
+    (transpose_then_rebound, transpose_then_rebound_ag, ((4, 4), (4,)), 1),
     (one_reader, one_reader_ag, ((4, 4), (4, 6)), 0),
 ]
 
