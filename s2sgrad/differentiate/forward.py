@@ -428,7 +428,7 @@ class ForwardBuilder:
         returned = line_read_counts((value, tangent))
         names = [p.name for p in fn.params]
         code = without_dead_code(lift(code), returned, self.table.array_methods(), names)
-        code = fold(list(without_repeats(code, names)), returned)
+        code = self.finish(fold(list(without_repeats(code, names)), returned))
         params = []
         for p in fn.params:
             if p.name in self.kwonly and "*" not in params:
@@ -440,6 +440,11 @@ class ForwardBuilder:
         params += self.seeds()
         return JvpFunction(fn.name, self.name, ", ".join(params), tuple(code), value, tangent,
                            self.wrt, tuple(self.seeds()), primal)
+
+    def finish(self, code: list) -> list:
+        """The function's code, folded, as the builder hands it over (ForwardGradBuilder's
+        code for numbers shares its factors)."""
+        return code
 
     def starts(self) -> list:
         """A parameter given no tangent that the body makes vary starts from a zero tangent."""

@@ -19,6 +19,7 @@ from ..errors import TransformError
 from ..lower.ir import Stmt, flatten
 from ..lower.naming import Namer
 from ..rules.table import RuleTable
+from .factors import shared_factors
 from .forward import CalleeLookup, ForwardBuilder, JvpFunction
 
 
@@ -36,6 +37,7 @@ class ForwardGradBuilder(ForwardBuilder):
                                     shapes, namer=namer, suffix=f"_d{param}", early=early,
                                     on_numbers=on_numbers)
                      for param in wrt]
+        self.numbers_only = numbers_only
         if numbers_only:
             self.refuse_arrays()
 
@@ -58,6 +60,15 @@ class ForwardGradBuilder(ForwardBuilder):
                 "hold an array", location,
                 "reverse mode runs for such calls; forward mode's code for calls passing "
                 "numbers: s2sgrad.source(<grad>, mode='fwd', numbers=(...))")
+
+    def finish(self, code: list) -> list:
+        """In code made for numbers (every varied name one number), each product of two names
+        that two or more lines of a block hold computed once (differentiate/factors.py)."""
+        if not self.numbers_only:
+            return code
+        primal = frozenset(p.name for p in self.fn.params) | \
+            frozenset(t for stmt in flatten(self.fn.body) for t in stmt.targets)
+        return shared_factors(code, primal, self.namer.fresh)
 
     def statement(self, stmt: Stmt) -> list:
         """The statement, with every parameter's tangent lines: those reading the old values

@@ -3,6 +3,7 @@
 line per parameter that varies a value), and grad's use of it (compiled=True: test_compiled.py)."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -288,3 +289,43 @@ def test_a_reductions_number_keeps_numpys_function():
     assert value == through_a_float32_sum(0.3)  # float32 arithmetic, as the user's
     assert grad == pytest.approx(numerical_grad(through_a_float32_sum, (0.3,), 0), rel=1e-3)
     assert "np.sin(s)" in s2sgrad.source(vg, mode="fwd", numbers=("x",))
+
+
+def kepler_newton(M, e, n):
+    E = M
+    for _ in range(n):
+        f = E - e * math.sin(E) - M
+        fprime = 1.0 - e * math.cos(E)
+        E -= f / fprime
+    return E
+
+
+def three_factors(a, b):
+    s = math.sin(a)
+    u = b * s * a  # (b * s) * a: no product of s and a of its own, read as the user wrote it
+    v = s * a + b  # s * a itself: the shared product, bit for bit
+    return u * v + (s * a) * b
+
+
+@pytest.mark.parametrize("fun, args, shared", [
+    (kepler_newton, (0.9, 0.3, 20), (("e", "sin_E"), ("e", "cos_E"))),
+    (kepler, (0.9, 0.3, 20), (("e", "sin_E"), ("e", "cos_E"))),
+    (three_factors, (0.7, 1.3), (("s", "a"),)),
+])
+def test_products_two_lines_hold_are_computed_once_in_code_for_numbers(fun, args, shared):
+    grad2 = s2sgrad.value_and_grad(fun, argnums=(0, 1))
+    value, got = grad2(*args)
+    assert value == fun(*args)  # the primal's products as written: the value bit for bit
+    value_again, again = grad2(*args)  # the recorded call
+    assert value_again == value and again == got
+    sweeps = s2sgrad.value_and_grad(fun, argnums=(0, 1))
+    text = s2sgrad.source(sweeps, mode="fwd", numbers=tuple(fun.__code__.co_varnames[:len(args)]))
+    code = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+    for x, y in shared:  # multiplied once (a step), the product read by the primal and the tangents
+        products = re.findall(rf"(\w+) = (?:{x} \* {y}|{y} \* {x})\n", code)
+        assert len(products) == 1 and len(re.findall(rf"\b{x} \* {y}\b|\b{y} \* {x}\b", code)) == 1, text
+        assert len(re.findall(rf"\b{products[0]}\b", code)) >= 3, text  # bound, read twice or more
+    numeric = tuple(numerical_grad(fun, args, i) for i in (0, 1))
+    assert got == pytest.approx(numeric, rel=1e-6)
+    _, by_sweeps = s2sgrad.value_and_grad(fun, argnums=(0, 1, 2) if len(args) == 3 else (0, 1, 0))(*args)
+    np.testing.assert_allclose(got, by_sweeps[:2], rtol=1e-12)  # three floats: reverse mode
