@@ -100,15 +100,19 @@ def solve_vjps(g, ans, a, b):
     shapes of ``a`` and ``b``)."""
     g, vec = _operand(g), np.ndim(b) == 1
     b_bar = np.linalg.solve(_mT(a), g[..., None]) if vec else _transposed_solve(a, g)
-    a_bar = -b_bar * _operand(ans)[..., None, :] if vec else -b_bar @ _mT(ans)
-    return unbroadcast(a_bar, a), unbroadcast(b_bar[..., 0] if vec else b_bar, b)
+    return _solve_pair(b_bar, ans, a, b, vec)
 
 
 def solve_vjps_by_inverse(g, ans, a, b, *, inverse):
     """solve_vjps given ``inverse``, the inverse of ``a``, which a backward sweep computed once
     for every adjoint reading it (differentiate/inverses.py): b_bar = inverse^T g."""
     g, vec = _operand(g), np.ndim(b) == 1
-    b_bar = _mT(inverse) @ (g[..., None] if vec else g)
+    return _solve_pair(_mT(inverse) @ (g[..., None] if vec else g), ans, a, b, vec)
+
+
+def _solve_pair(b_bar, ans, a, b, vec):
+    """``(a_bar, b_bar)`` of ``np.linalg.solve(a, b)`` from b_bar = solve(a^T, g) (a column per
+    vector ``b``): a_bar = -b_bar ans^T, each summed to its operand's shape."""
     a_bar = -b_bar * _operand(ans)[..., None, :] if vec else -b_bar @ _mT(ans)
     return unbroadcast(a_bar, a), unbroadcast(b_bar[..., 0] if vec else b_bar, b)
 
