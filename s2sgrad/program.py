@@ -320,6 +320,19 @@ def code_reads(code) -> set:
     return reads
 
 
+def all_items(code):
+    """Every item of ``code`` in order, the code inside its blocks included (a Nest, then its body)."""
+    for item in code:
+        yield item
+        if isinstance(item, Nest):
+            yield from all_items(item.body)
+
+
+def bound_within(item) -> set:
+    """The names ``item`` binds, the code inside it included."""
+    return {name for inner in all_items((item,)) for name in inner.binds}
+
+
 def has_statements(code) -> bool:
     """Whether ``code`` holds anything but comments."""
     return any(not isinstance(item, Comment) for item in code)

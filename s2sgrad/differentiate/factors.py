@@ -27,7 +27,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from ..program import Nest, Simple
+from ..program import Nest, Simple, bound_within
 
 
 def _factors(node: cst.BaseExpression) -> list:
@@ -68,13 +68,6 @@ def _pairs(chain: cst.BinaryOperation, free: bool) -> set:
     if len(factors) == 2 and len(names) == 2 and names[0] != names[1]:
         return {tuple(sorted(names))}
     return set()
-
-
-def _bound(item) -> set:
-    """The names ``item`` (with the code inside it) binds or updates."""
-    if isinstance(item, Nest):
-        return set(item.header.binds).union(*(_bound(inner) for inner in item.body))
-    return set(item.binds)
 
 
 def _value(item) -> Optional[cst.BaseExpression]:
@@ -134,7 +127,7 @@ def _block(code: list, primal: frozenset, fresh: Callable[[str], str]) -> list:
         chosen = None
         for pair, count in sorted(held.items(), key=lambda kv: (-kv[1], where[kv[0]][0], kv[0])):
             first, last = where[pair][0], where[pair][-1]
-            if count > 1 and not any(set(pair) & _bound(code[i]) for i in range(first, last)):
+            if count > 1 and not any(set(pair) & bound_within(code[i]) for i in range(first, last)):
                 chosen = pair
                 break
         if chosen is None:

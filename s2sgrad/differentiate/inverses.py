@@ -29,7 +29,7 @@ from typing import Callable, Mapping, Optional
 
 import libcst as cst
 
-from ..program import Nest, Simple, Verbatim, _dotted, calls_in
+from ..program import Nest, Simple, Verbatim, _dotted, all_items, bound_within, calls_in
 from ..rules.table import RuleTable
 
 
@@ -97,25 +97,12 @@ def _reads(call: cst.Call, table: RuleTable, matrices: _Matrices) -> Optional[tu
     return matrices.of(args[position].value)
 
 
-def _changes(item) -> set:
-    """The names ``item`` (with the code inside it) binds or writes into in place."""
-    if isinstance(item, Nest):
-        return set(item.header.binds).union(*(_changes(inner) for inner in item.body))
-    found = set(item.binds)
-    if isinstance(item, Simple):
-        found |= item.update_base
-    if isinstance(item, Verbatim):
-        found |= set(item.reads)  # a user's statement: may write into what it reads
-    return found
-
-
 def _written(code) -> set:
-    """The names any line of ``code`` writes into in place."""
+    """The names a line of ``code`` (the code inside its blocks included) writes into in place
+    (a user's statement copied as written: any name it reads)."""
     found: set = set()
-    for item in code:
-        if isinstance(item, Nest):
-            found |= _written(item.body)
-        elif isinstance(item, Simple):
+    for item in all_items(code):
+        if isinstance(item, Simple):
             found |= item.update_base
         elif isinstance(item, Verbatim):
             found |= set(item.reads)
@@ -158,7 +145,7 @@ def _block(code: list, matrices: _Matrices, written: set, fresh: Callable[[str],
                     readers.setdefault(found[0], []).append((index, call, found[1]))
     shared = [(name, found) for name, found in readers.items()
               if len(found) > 1 and name not in written and not any(
-                  name in _changes(item) for item in code[found[0][0]:found[-1][0]])]
+                  name in bound_within(item) | _written((item,)) for item in code[found[0][0]:found[-1][0]])]
     if not shared:
         return code
     per_line: dict = {}  # line index -> {id(call): replacement}

@@ -27,7 +27,7 @@ import libcst as cst
 import libcst.matchers as m
 import numpy as np
 
-from ..program import Comment, Nest, Simple, Verbatim, name_reads, pure
+from ..program import Comment, Simple, Verbatim, all_items, name_reads, pure
 from .dead import names_only
 from ..read.walk import findall
 
@@ -41,13 +41,6 @@ def _key(node: cst.CSTNode) -> str:
     if isinstance(node, cst.BaseExpression) and not isinstance(node, cst.Tuple) and node.lpar:
         node = node.with_changes(lpar=[], rpar=[])
     return cst.Module([]).code_for_node(node)
-
-
-def _all_items(code):
-    for item in code:
-        yield item
-        if isinstance(item, Nest):
-            yield from _all_items(item.body)
 
 
 def _written_in_place(item) -> set:
@@ -100,7 +93,7 @@ def _shares(item) -> set:
 def _stable_names(code) -> set:
     """The names bound at most once and never changed in place, directly or through an alias
     (parameters, bound nowhere, included)."""
-    items = list(_all_items(code))
+    items = list(all_items(code))
     bound: Counter = Counter()
     named: set = set()
     for item in items:
@@ -167,7 +160,7 @@ def _one_move(code: list, stable: set, bound: set, memo: dict) -> bool:
     before: set = set()  # the names bound before ``start``
     for j, item in enumerate(code):
         if not isinstance(item, (Simple, Comment)):
-            before |= {n for earlier in _all_items(code[start:j + 1]) for n in earlier.binds}
+            before |= {n for earlier in all_items(code[start:j + 1]) for n in earlier.binds}
             start = j + 1
             continue
         found = _movable(item, stable)
@@ -210,8 +203,8 @@ def without_repeats(code, params) -> tuple:
     expression computed once where that provably keeps every value."""
     code = list(code)
     stable = _stable_names(code) - {p for p in params if any(
-        p in item.binds for item in _all_items(code))}
-    bound = {name for item in _all_items(code) for name in item.binds}
+        p in item.binds for item in all_items(code))}
+    bound = {name for item in all_items(code) for name in item.binds}
     memo: dict = {}
     while _one_move(code, stable, bound, memo):
         pass
