@@ -44,6 +44,53 @@ _ORDER = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual
 _NO_SHAPE = "/no shape"  # no known shape gives the result's
 
 
+class _Within:
+    """A name's class where some definitions give it one number and the others arrays of the
+    class ``of`` (``y = 0.0`` before a loop whose steps bind ``y = y + e``, ``e`` of a known
+    shape): its shape broadcasts to ``of``'s, so an elementwise result with an operand of ``of``
+    is of ``of``. No class of its own: two such names need not hold arrays of one shape."""
+
+    __slots__ = ("of",)
+
+    def __init__(self, of) -> None:
+        self.of = of
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Within) and other.of == self.of
+
+    def __hash__(self) -> int:
+        return hash(("within", self.of))
+
+
+class ShapeClasses(dict):
+    """shape_classes' name -> class, and ``widened``: name -> the class ``C`` of the names
+    whose definitions each give an array of ``C`` or a number literal (``y = 0.0`` before a
+    loop whose steps bind ``y = y + e``). A number literal takes no adjoint, so the adjoint of
+    such a name read by an elementwise statement whose result is of ``C`` needs no sum back to
+    the name's shape: where the name holds the literal, nothing reads its adjoint."""
+
+    def __init__(self, classes: dict, widened: dict) -> None:
+        super().__init__(classes)
+        self.widened = widened
+
+
+def _join(old, new):
+    """The class of a name two definitions give ``old`` and ``new``."""
+    if old is _BOTTOM or old == new:
+        return new
+    pair = {old, new}
+    if SCALAR in pair:
+        other = (pair - {SCALAR}).pop()
+        if isinstance(other, _Within):
+            return other
+        if other not in (TOP, _BOTTOM) and not (isinstance(other, str) and other.endswith(_KEPT)):
+            return _Within(other)
+    within = [c for c in pair if isinstance(c, _Within)]
+    if len(within) == 1 and (pair - {within[0]}).pop() == within[0].of:
+        return within[0]
+    return TOP
+
+
 def _is_true(op) -> bool:
     return isinstance(op, Const) and isinstance(op.node, cst.Name) and op.node.value == "True"
 
@@ -137,12 +184,30 @@ class _Classes:
                 if stmt.targets:
                     changed = self.update(stmt) or changed
         # A shape with a dim not known is no class: two such arrays may differ there.
-        found = {k: v for k, v in self.env.items()
-                 if v not in (TOP, _BOTTOM) and (not isinstance(v, tuple) or dims.known(v))}
+        widened = {k: v.of for k, v in self.env.items() if isinstance(v, _Within) and self.widens(k, v.of)}
+        found = {k: v for k, v in self.env.items() if v not in (TOP, _BOTTOM) and
+                 not isinstance(v, _Within) and (not isinstance(v, tuple) or dims.known(v))}
         # a global array read by its name (no local has it): its shape
         found.update((name, SCALAR if shape == () else shape) for name, shape in self.globals.items()
                      if dims.known(shape))
-        return found
+        return ShapeClasses(found, {k: v for k, v in widened.items()
+                                    if not isinstance(v, tuple) or dims.known(v)})
+
+    def widens(self, name: str, of) -> bool:
+        """Whether every definition of ``name`` gives an array of class ``of`` or is a copy of
+        a number literal (ShapeClasses.widened)."""
+        for stmt in flatten(self.fn.body):
+            if name not in stmt.targets:
+                continue
+            if len(stmt.targets) != 1:
+                return False
+            prim = stmt.prim
+            if prim.op == "copy" and len(prim.args) == 1 and isinstance(prim.args[0], Const) and \
+                    not prim.args[0].reads and is_scalar_literal(prim.args[0].node):
+                continue
+            if self.evaluate(stmt, TOP) != of:
+                return False
+        return name not in self.params
 
     def update(self, stmt: Stmt) -> bool:
         """Join what ``stmt`` gives into its targets' classes; whether one changed."""
@@ -155,10 +220,11 @@ class _Classes:
             found = self.outputs_classes(stmt)
         changed = False
         for target, each in (zip(stmt.targets, found) if _BOTTOM not in found else ()):
-            if isinstance(each, tuple) and not self.ints.of_its_step(target, dims.symbols(each)):
+            shape = each.of if isinstance(each, _Within) else each
+            if isinstance(shape, tuple) and not self.ints.of_its_step(target, dims.symbols(shape)):
                 each = TOP  # a length of a counter, read where the counter may have moved on
             old = self.env.get(target, _BOTTOM)
-            new = each if old is _BOTTOM or old == each else TOP
+            new = _join(old, each)
             if new != old:
                 self.env[target] = new
                 changed = True
@@ -182,8 +248,14 @@ class _Classes:
         return tuple(SCALAR if shape == () else shape for shape in found)
 
     def operand_class(self, op):
+        found = self.bounded_class(op)
+        return TOP if isinstance(found, _Within) else found
+
+    def bounded_class(self, op):
+        """operand_class, but a _Within where a name's shape is only known to broadcast to a
+        class's."""
         if isinstance(op, Var):
-            if op.name in self.scalars:
+            if op.name in self.scalars or op.name in self.integers:  # (a loop's counter: an int)
                 return SCALAR
             if op.name in self.env:
                 return self.env[op.name]
@@ -206,7 +278,7 @@ class _Classes:
         if stmt.targets[0] in self.scalars:
             return SCALAR
         if prim.op == "copy" and len(prim.args) == 1:
-            return self.operand_class(prim.args[0])
+            return self.bounded_class(prim.args[0])
         if prim.op in self.table.elementwise:
             return self.elementwise_class(prim, own)
         shaped = self.result_shape(stmt)
@@ -392,8 +464,15 @@ class _Classes:
     def elementwise_class(self, prim, own: str) -> Optional[str]:
         """The one class of the operands that are not scalars (a keepdims reduction of one of
         them broadcasts to it), the shape known shapes broadcast to, else ``own``."""
-        classes = {self.operand_class(o) for o in prim_operands(prim)}
+        classes = {self.bounded_class(o) for o in prim_operands(prim)}
         classes.discard(SCALAR)
+        within = {c for c in classes if isinstance(c, _Within)}
+        if within:  # a shape broadcasting to a class's, beside that class or numbers only
+            others = classes - within - {_BOTTOM}
+            if len(within) > 1 or len(others) > 1 or (others and others != {within.copy().pop().of}):
+                return own
+            return others.pop() if others else _BOTTOM if _BOTTOM in classes else \
+                within.pop() if own == TOP else own
         if classes and all(isinstance(c, tuple) for c in classes):
             found = dims.broadcast(*classes)
             return own if found is None else SCALAR if found == () else found

@@ -234,6 +234,9 @@ class Contributions:
         same = self.classes.get(operand.name)
         if same is not None and same == self.classes.get(target):
             return False
+        widened = getattr(self.classes, "widened", {}).get(operand.name)
+        if widened is not None and widened == self.classes.get(target):
+            return False  # an array of the target's shape, or a literal no adjoint reaches
         return may_broadcast(operand, bound, self.scalars)
 
     def each_item(self, lines: list, stmt: Stmt, rule, param: str, seq: Seq, contribution,

@@ -3,9 +3,10 @@ sweep may skip unbroadcasting, and gradients where broadcasting does happen stay
 
 import numpy as np
 import pytest
-from conftest import assert_gradients
+from conftest import assert_gradients, autograd_grad
 
 import s2sgrad
+from s2sgrad.checks import numerical_grad
 from s2sgrad.analyze.scalars import known_scalars
 from s2sgrad.analyze.shapes import shape_classes
 from s2sgrad.pipeline import DEFAULT_TABLE, find_function, from_function, lower
@@ -318,3 +319,103 @@ def test_known_scalars_take_none_stand_ins_reductions_of_numbers_and_assumed_glo
     assert "t" not in plain and "a" not in plain  # b * RATE: RATE's type is not known
     assert {"t", "a", "b"} <= assumed  # t's None, np.sum of a number, RATE taken as a number
     assert "t" in known_scalars(core, DEFAULT_TABLE, numbers, assumed=frozenset({"RATE"}))
+
+
+# ----- a name started from a number literal and widened to arrays of one class --------------------
+
+
+def windows_from_zero(w, x):
+    m = len(x) - len(w) + 1
+    y = 0.0
+    for k, wk in enumerate(w):
+        y = y + wk * x[k:k + m]
+    return np.sum(np.tanh(y))
+
+
+def polynomial_from_zero(c, x):
+    y = 0
+    for ck in c:
+        y = y * x + ck
+    return np.sum(np.sin(y))
+
+
+def started_from_a_parameter(b, x):
+    y = b  # a number with an adjoint of its own: the sum of y's
+    for k in range(3):
+        y = y + x * k
+    return np.sum(y * y)
+
+
+def reset_in_each_step(x):
+    total = 0.0
+    for i in range(3):
+        acc = 0.0
+        for j in range(2):
+            acc = acc + np.sin(x * (i + j + 1))
+        total = total + np.sum(acc * acc)
+    return total
+
+
+def may_not_run(x, n):
+    y = 0.0
+    for k in range(n):
+        y = y + x * (k + 1)
+    return np.sum(y * x) + np.sum(np.cos(x))
+
+
+def test_a_name_started_from_a_number_literal_is_widened_not_classed():
+    classes = classes_of(accumulator_from_scalar)
+    assert "total" not in classes  # a number in the first step, an array after
+    assert classes.widened == {"total": "<x>"}
+    assert classes_of(started_from_a_parameter).widened == {}  # b's adjoint is read
+
+
+def _specialized_code(fn, args, argnums):
+    vg = s2sgrad.value_and_grad(fn, argnums=argnums)
+    vg(*args)
+    text = s2sgrad.source(vg, like=args)
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (windows_from_zero, (np.linspace(-0.5, 0.5, 4), np.sin(np.linspace(0.0, 3.0, 11)))),
+    (polynomial_from_zero, (np.linspace(-0.5, 0.5, 4), np.linspace(-1.0, 1.0, 7))),
+])
+def test_a_widened_accumulator_records_and_sums_no_shape(fn, args):
+    code = _specialized_code(fn, args, (0, 1))
+    assert "unbroadcast" not in code and "template" not in code and "np.shape" not in code, code
+
+
+@pytest.mark.parametrize("fn, args", [
+    (windows_from_zero, (np.linspace(-0.5, 0.5, 4), np.sin(np.linspace(0.0, 3.0, 11)))),
+    (polynomial_from_zero, (np.linspace(-0.5, 0.5, 4), np.linspace(-1.0, 1.0, 7))),
+    (polynomial_from_zero, (np.linspace(-0.5, 0.5, 4), 0.7)),
+    (started_from_a_parameter, (0.3, np.linspace(-1.0, 1.0, 5))),
+    (started_from_a_parameter, (np.linspace(0.1, 0.2, 5), np.linspace(-1.0, 1.0, 10).reshape(2, 5))),
+    (reset_in_each_step, (np.linspace(-1.0, 1.0, 5),)),
+    (accumulator_from_scalar, (np.linspace(-1.0, 1.0, 4),)),
+])
+def test_gradients_through_an_accumulator_started_from_a_number(fn, args):
+    """The code for any shape, then the code made for the arguments' shapes (the second and
+    third calls), against autograd and central differences."""
+    argnums = tuple(range(len(args)))
+    vg = s2sgrad.value_and_grad(fn, argnums=argnums)
+    want = autograd_grad(fn, args, argnums)
+    for _ in range(3):
+        value, grads = vg(*args)
+        np.testing.assert_allclose(value, fn(*args), rtol=1e-12)
+        for got, expected in zip(grads, want):
+            np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    for i in argnums:
+        np.testing.assert_allclose(grads[i], numerical_grad(fn, args, i), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_widened_accumulator_of_a_loop_that_may_not_run(n):
+    x = np.linspace(-1.0, 1.0, 5)
+    vg = s2sgrad.value_and_grad(may_not_run)
+    for _ in range(3):
+        value, grad = vg(x, n)
+        np.testing.assert_allclose(value, may_not_run(x, n), rtol=1e-12)
+        np.testing.assert_allclose(grad, numerical_grad(may_not_run, (x, n), 0), rtol=1e-5, atol=1e-6)
+    assert np.shape(grad) == x.shape

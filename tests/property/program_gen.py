@@ -929,10 +929,15 @@ class Gen:
         lines.append(f"{ind}{n} = " + self.ch.choice([f"len({src})", f"{src}.shape[0]"]))
         lines.append(f"{ind}{m} = " + self.ch.choice([f"{n} - {K} + 1", f"{n} + 1 - {K}"]))
         made = m if len(shape) == 1 else f"({m}, {src}.shape[1])"
-        lines.append(f"{ind}{name} = np.zeros({made})")
+        if self.ch.bool(40):  # a number the first step's window broadcasts up
+            lines.append(f"{ind}{name} = " + self.ch.choice(["0.0", "0"]))
+            self.tag("length_window_number")
+        else:
+            lines.append(f"{ind}{name} = np.zeros({made})")
         lines.append(f"{ind}for {k} in range({K}):")
         window = self.ch.choice([f"{src}[{k}:{k} + {m}]", f"{src}[{k}:{m} + {k}]"])
-        lines.append(f"{ind}    {name} = {name} + 0.5 * {window}")
+        lines.append(f"{ind}    {name} = " + self.ch.choice([f"{name} + 0.5 * {window}",
+                                                             f"0.5 * np.sin({window}) + {name}"]))
         self.bind(name, E(name, (shape[0] - K + 1,) + shape[1:], 0.5 * K * bound, fresh=False))
         self.tag("length_window")
 
