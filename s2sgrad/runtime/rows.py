@@ -152,13 +152,37 @@ def tails(x, start, padded, fill=True):
     return np.where(_padding(padded, x), x[-1] if fill else 0, x[start:])
 
 
+def _kept_sums(value, padded):
+    """The sum over the steps of ``value``'s entries that are not ``padded`` (``value``: steps x
+    entries x ..., floats), as products with the 0/1 mask (one batched matrix product where the
+    entries are rows of several numbers); None where a product is not finite (a padded inf or nan
+    times 0 is not the 0 np.where gives: the caller's where then) or ``value`` is of another
+    kind."""
+    if value.ndim < 2 or value.shape[:2] != padded.shape or value.dtype.kind not in "fc":
+        return None
+    kept = (~padded).astype(value.dtype)
+    if value.ndim == 2:
+        summed = (value * kept).sum(axis=0)
+    else:
+        steps, entries = padded.shape
+        each = int(np.prod(value.shape[2:]))
+        rows = value.reshape(steps, entries, each).transpose(1, 0, 2)  # entries x steps x each
+        summed = np.matmul(kept.T[:, None, :], rows)[:, 0, :]
+    return summed if np.isfinite(summed.sum()) else None
+
+
 def tails_vjp(value, x, start, padded):
     """The adjoint of ``x`` in ``tails(x, start, padded)`` given the result's adjoint ``value``:
-    each step's entries (not the padded ones) added back where the step read them (rows of
-    several numbers masked as one flat row per step: a where over short rows is slow)."""
+    each step's entries (not the padded ones) added back where the step read them (_kept_sums;
+    else rows of several numbers masked as one flat row per step: a where over short rows is
+    slow)."""
     out = zeros_like(x)
     value = np.asarray(value)
     steps, entries = padded.shape
+    summed = _kept_sums(value, padded)
+    if summed is not None:
+        out[start:] = summed.reshape(out[start:].shape)
+        return out
     if value.ndim > 2 and value.shape[:2] == padded.shape:
         each = int(np.prod(value.shape[2:]))  # (no entry to ask where a loop made no step)
         flat = np.where(np.repeat(padded, each, axis=1), 0, value.reshape(steps, entries * each))

@@ -8,8 +8,9 @@ form where the fast one does not apply.
 - ``stack_rows`` of plain rows (arrays or numbers): the rows stacked in the order of the array
   (a backward loop visits them last to first), zeros for the rows after those visited;
 - ``tails`` / ``tails_vjp`` of rows of several numbers (a batched loop over ``x[t + 1:]``): rows
-  taken by index, adjoints masked as one flat row per step; the same as the elementwise forms,
-  and a padded entry's adjoint (nan where a padded distance was 0) never reaches the sum.
+  taken by index, adjoints summed as products with the 0/1 mask where every product is finite,
+  else masked as one flat row per step; the same as the elementwise forms, and a padded entry's
+  adjoint (nan where a padded distance was 0, inf) never reaches the sum.
 """
 
 import warnings
@@ -117,7 +118,8 @@ def test_cumprod_vjp_without_zeros_equals_the_exact_form(shape, axis):
 
 
 @pytest.mark.parametrize("row", [(), (3,), (2, 3)])
-def test_tails_of_rows_equal_the_elementwise_forms(row):
+@pytest.mark.parametrize("at_padded", [np.nan, np.inf, 2.5])
+def test_tails_of_rows_equal_the_elementwise_forms(row, at_padded):
     rng = np.random.default_rng(4)
     x = rng.normal(size=(7,) + row)
     padded = np.tri(5, 6, k=-1, dtype=bool)
@@ -125,7 +127,7 @@ def test_tails_of_rows_equal_the_elementwise_forms(row):
     np.testing.assert_array_equal(s2s.tails(x, 1, padded), np.where(mask, x[-1], x[1:]))
     np.testing.assert_array_equal(s2s.tails(x, 1, padded, fill=False), np.where(mask, 0, x[1:]))
     value = rng.normal(size=(5, 6) + row)
-    value[np.broadcast_to(mask, value.shape)] = np.nan  # adjoints of padded entries
+    value[np.broadcast_to(mask, value.shape)] = at_padded  # adjoints of padded entries
     got = s2s.tails_vjp(value, x, 1, padded)
     expected = np.zeros_like(x)
     expected[1:] = np.sum(np.where(mask, 0, value), axis=0)
@@ -138,3 +140,4 @@ def test_tails_of_rows_of_a_loop_of_no_step():
     padded = np.tri(0, 2, k=-1, dtype=bool)
     assert s2s.tails(x, 1, padded).shape == (0, 2, 2)
     np.testing.assert_array_equal(s2s.tails_vjp(np.zeros((0, 2, 2)), x, 1, padded), np.zeros((3, 2)))
+    np.testing.assert_array_equal(s2s.tails_vjp(np.zeros((0, 2)), x[:, 0], 1, padded), np.zeros(3))
