@@ -33,6 +33,7 @@ from ..rules.helpers.inplace import SETITEM, SETITEM_INTO, SETITEM_VALUE_VJP
 from .contributions import Contributions, basic_getitem
 from .fold import fold, line_read_counts, move_signs
 from .inverses import shared_inverses
+from .scales import scaled_products
 from .growth import append_in_place, pop_in_place
 from .plain_writes import Plain, subscript
 from .writes_in_place import drop_unread_records, shape_only_reads, shape_only_records, write_in_place
@@ -374,6 +375,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         backward = fold(backward, line_read_counts(returns), frozenset(scalars))
         if self.final:  # (the helpers taking an inverse given have no rules)
             backward = shared_inverses(backward, self.table, *self.matrices(), self.namer.fresh)
+        backward = scaled_products(backward, self.known_shapes(), frozenset(scalars) | self.zero_dim(),
+                                   line_read_counts(returns))
         packed = tuple(self.rec.packed(n) for n in residuals)
         kept = {p.name for p in fn.params} | scalars | set(self.rec.shape_base) | {seed}
         backward = list(pop_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))
@@ -408,6 +411,25 @@ class ReverseBuilder(Contributions, BlockSweeps):
             returns=tuple(returns), wrt=self.wrt, top_level=self.top_level,
             releases_residuals=bool(released & set(residuals)),
         )
+
+    def known_shapes(self) -> dict:
+        """The names of the sweeps whose shapes are known (code made for a call's shapes): the
+        function's names of a known shape, and their adjoints (but one holding a number that
+        stands for the array)."""
+        known = {name: found for name, found in self.classes.items()
+                 if isinstance(found, tuple) and dims.known(found) and name not in self.fn.lists}
+        for var, name in self.namer.adjoints().items():
+            if var in known and name not in self.adj.uniform_names:
+                known[name] = known[var]
+        return known
+
+    def zero_dim(self) -> frozenset:
+        """The names of shape class ``()`` (one number, or a 0-d array) and their adjoints, and
+        the names of recorded sizes."""
+        names = {name for name, found in self.classes.items() if found == SCALAR}
+        adjoints = self.namer.adjoints()
+        return frozenset(names | {adjoints[name] for name in names if name in adjoints} |
+                         set(self.rec.sizes.values()))  # (sizes recorded: ints)
 
     def matrices(self) -> tuple:
         """``(links, ranks)`` for differentiate/inverses.py: the names the function binds once,

@@ -606,6 +606,12 @@ class Gen:
             ("matmul", R, lambda: E(f"({arg(M)} @ {arg(V)})", R, 4.0)),
             ("matmul", V, lambda: E(f"({arg(R)} @ {arg(M)})", V, 3.0)),
             ("matmul", S, lambda: E(f"({arg(V)} @ {arg(V)})", S, 4.0)),
+            # a residual's squares against data: its adjoint, a number times it, read by a
+            # product with a smaller result only (differentiate/scales.py)
+            ("matmul_residual", S, lambda: E(f"np.sum(({arg(R)} @ np.linspace(-0.5, 0.5, 12).reshape(3, 4)"
+                                             " - 0.25) ** 2)", S, 13.0)),
+            ("matmul_residual", S, lambda: E(f"np.mean(np.square(np.dot({arg(R)}, np.linspace(-0.5, 0.5, 12)"
+                                             ".reshape(3, 4)) - np.linspace(0.0, 0.3, 4)))", S, 4.0)),
             ("rule_dot", R, lambda: E(f"np.dot({arg(M)}, {arg(V)})", R, 4.0)),
             ("rule_einsum", R, lambda: E(f'np.einsum("ij,j->i", {arg(M)}, {arg(V)})', R, 4.0)),
             ("rule_einsum", V, lambda: E(f'np.einsum("ij,ij->j", {arg(M)}, {arg(M)})', V, 3.0)),

@@ -911,7 +911,7 @@ COVERAGE = {
     "scans": ["rule_cumsum"],
     "shapes, joins and indexing": ["rule_shapes", "rule_joins", "index_read", "length_window",
                                    "length_window_number", "length_joined", "length_tail", "length_sums"],
-    "`matmul`/`dot`/`tensordot`": ["matmul", "rule_dot", "rule_tensordot", "rule_outer"],
+    "`matmul`/`dot`/`tensordot`": ["matmul", "matmul_residual", "rule_dot", "rule_tensordot", "rule_outer"],
     "`einsum` (`...` and repeated indices included)": ["rule_einsum", "rule_einsum_product", "rule_einsum_ellipsis",
                                                        "rule_einsum_repeated"],
     "`linalg` (`inv`, `det`, `norm`, `solve`, `cholesky`, ...)": [
