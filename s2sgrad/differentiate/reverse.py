@@ -375,8 +375,7 @@ class ReverseBuilder(Contributions, BlockSweeps):
         backward = fold(backward, line_read_counts(returns), frozenset(scalars))
         if self.final:  # (the helpers taking an inverse given have no rules)
             backward = shared_inverses(backward, self.table, *self.matrices(), self.namer.fresh)
-        backward = scaled_products(backward, self.known_shapes(), frozenset(scalars) | self.zero_dim(),
-                                   line_read_counts(returns))
+        backward = scaled_products(backward, self.known_shapes(), self.numbers(), line_read_counts(returns))
         packed = tuple(self.rec.packed(n) for n in residuals)
         kept = {p.name for p in fn.params} | scalars | set(self.rec.shape_base) | {seed}
         backward = list(pop_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))
@@ -423,13 +422,14 @@ class ReverseBuilder(Contributions, BlockSweeps):
                 known[name] = known[var]
         return known
 
-    def zero_dim(self) -> frozenset:
-        """The names of shape class ``()`` (one number, or a 0-d array) and their adjoints, and
-        the names of recorded sizes."""
-        names = {name for name, found in self.classes.items() if found == SCALAR}
+    def numbers(self) -> frozenset:
+        """The names of the sweeps that hold one number (or a 0-d array) wherever they are read:
+        the known scalars and the names of shape class ``()``, their adjoints, and the recorded
+        sizes (not the adjoints that stand for an array by one number at some point only)."""
+        names = set(self.scalars) | {name for name, found in self.classes.items() if found == SCALAR}
         adjoints = self.namer.adjoints()
         return frozenset(names | {adjoints[name] for name in names if name in adjoints} |
-                         set(self.rec.sizes.values()))  # (sizes recorded: ints)
+                         set(self.rec.sizes.values()))
 
     def matrices(self) -> tuple:
         """``(links, ranks)`` for differentiate/inverses.py: the names the function binds once,

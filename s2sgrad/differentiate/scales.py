@@ -25,12 +25,20 @@ from typing import Mapping, Optional
 import libcst as cst
 
 from .. import dims
-from ..program import Nest, Simple, all_items, bound_within, name_reads
+from ..program import Nest, Simple, Verbatim, all_items, bound_within, name_reads
 from .simplify import _factors, _number, _product
 
 
 def _written(item) -> set:
-    return {name for inner in all_items((item,)) if isinstance(inner, Simple) for name in inner.update_base}
+    """The names ``item`` (the code inside it included) writes into in place (a user's statement
+    copied as written: any name it reads)."""
+    found: set = set()
+    for inner in all_items((item,)):
+        if isinstance(inner, Simple):
+            found |= inner.update_base
+        elif isinstance(inner, Verbatim):
+            found |= set(inner.reads)
+    return found
 
 
 class _Shapes:

@@ -410,12 +410,31 @@ def test_gradients_through_an_accumulator_started_from_a_number(fn, args):
         np.testing.assert_allclose(grads[i], numerical_grad(fn, args, i), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("n", [0, 1, 3])
-def test_a_widened_accumulator_of_a_loop_that_may_not_run(n):
+def reset_in_a_branch(x, n):
+    y = x * 1.5
+    for k in range(n):
+        if k == 1:
+            y = 0.0  # the literal in a later step: the adjoint there stops at it
+        y = y + np.sin(x) * (k + 1)
+    return np.sum(y * y)
+
+
+def reset_after_the_update(x, n):
+    y = 0.0
+    for k in range(n):
+        y = y * 0.5 + x
+        if k == 1:
+            y = 0.0
+    return np.sum(np.cos(x) * y) + np.sum(np.sin(y))
+
+
+@pytest.mark.parametrize("fn", [may_not_run, reset_in_a_branch, reset_after_the_update])
+@pytest.mark.parametrize("n", [0, 1, 2, 4])
+def test_a_widened_accumulator_of_a_loop_that_may_not_run_or_is_reset(fn, n):
     x = np.linspace(-1.0, 1.0, 5)
-    vg = s2sgrad.value_and_grad(may_not_run)
+    vg = s2sgrad.value_and_grad(fn)
     for _ in range(3):
         value, grad = vg(x, n)
-        np.testing.assert_allclose(value, may_not_run(x, n), rtol=1e-12)
-        np.testing.assert_allclose(grad, numerical_grad(may_not_run, (x, n), 0), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(value, fn(x, n), rtol=1e-12)
+        np.testing.assert_allclose(grad, numerical_grad(fn, (x, n), 0), rtol=1e-5, atol=1e-6)
     assert np.shape(grad) == x.shape
