@@ -358,6 +358,17 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ".".join(reversed(parts))
 
 
+_OWNERS = {"np": "numpy", "s2s": "s2sgrad.runtime"}  # generated code's names of its modules
+
+
+def qualified(node: cst.BaseExpression) -> str:
+    """The rule table's name of a function as generated code calls it (``np.cos`` ->
+    ``numpy.cos``, ``s2s.complex_conj`` -> ``s2sgrad.runtime.complex_conj``), "" for another."""
+    dotted = _dotted(node)
+    owner = dotted.split(".")[0]
+    return _OWNERS[owner] + dotted[len(owner):] if owner in _OWNERS else ""
+
+
 def pure(node: cst.CSTNode, methods: frozenset = frozenset(), local: frozenset = frozenset()) -> bool:
     """Whether every call in ``node`` is to numpy (not np.random), s2sgrad's runtime, or one of
     ``methods`` (ndarray methods) of an expression's value or of a name in ``local``."""

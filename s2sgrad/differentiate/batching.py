@@ -24,7 +24,7 @@ from typing import Optional
 import libcst as cst
 
 from ..lower.naming import Namer
-from ..program import Comment, Simple, _dotted, name_reads
+from ..program import Comment, Simple, _dotted, name_reads, qualified
 from ..rules.table import POSITIONAL, VARARGS, RuleTable
 from .templates import instantiate
 
@@ -33,7 +33,6 @@ _OPERATORS = {cst.Add: "operator.add", cst.Subtract: "operator.sub", cst.Multipl
               cst.Power: "operator.pow", cst.Modulo: "operator.mod"}
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary)
 _IN_PLACE = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
-_OWNERS = {"np": "numpy", "s2s": "s2sgrad.runtime"}
 
 
 class NotBatched(Exception):
@@ -265,10 +264,8 @@ class _Batcher:
             if is_batched and arg.star:
                 raise NotBatched
             args.append((arg.keyword.value if arg.keyword else None, value, is_batched, arg))
-        dotted = _dotted(node.func)
-        owner = dotted.split(".")[0]
-        if owner in _OWNERS:
-            name = _OWNERS[owner] + dotted[len(owner):]
+        name = qualified(node.func)
+        if name:
             if self.table.broadcasts(name) and all(a[0] is None and not a[3].star for a in args):
                 values = self.aligned([(a[1], a[2]) for a in args])
                 return node.with_changes(args=[a[3].with_changes(value=v) for a, v in zip(args, values)])

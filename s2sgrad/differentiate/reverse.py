@@ -375,7 +375,8 @@ class ReverseBuilder(Contributions, BlockSweeps):
         backward = fold(backward, line_read_counts(returns), frozenset(scalars))
         if self.final:  # (the helpers taking an inverse given have no rules)
             backward = shared_inverses(backward, self.table, *self.matrices(), self.namer.fresh)
-        backward = scaled_products(backward, self.known_shapes(), self.numbers(), line_read_counts(returns))
+        backward = scaled_products(backward, self.known_shapes(), self.numbers(), line_read_counts(returns),
+                                   self.table)
         packed = tuple(self.rec.packed(n) for n in residuals)
         kept = {p.name for p in fn.params} | scalars | set(self.rec.shape_base) | {seed}
         backward = list(pop_in_place(tuple(backward), frozenset(residuals) | {seed}, tuple(returns)))

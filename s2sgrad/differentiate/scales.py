@@ -7,7 +7,8 @@ product's result is smaller than that array (``X`` is 2000 x 50: the result has 
 2000), scaling the result costs less than scaling the operand: ``w_bar += g * 2.0 * (r @ X)``.
 
 A temporary moves into its readers when it is ``t = <numbers> * a`` (a product of number literals
-and names holding one number, and one name ``a`` of a known shape), bound once, read by later
+and names holding one number, and one name ``a`` of a known shape, or a call keeping such a name's
+shape: ``s2s.complex_conj(r)``, the table's ``keeps_shape``), bound once, read by later
 lines of its block only and there only as an operand of ``@`` whose other operand is a name of a
 known shape (or its ``.T``), each product's result certainly smaller than ``a`` (dims.py: the
 labels ``n0 < n1 < ...``), and no line between it and its last reader binding or writing into what
@@ -25,7 +26,8 @@ from typing import Mapping, Optional
 import libcst as cst
 
 from .. import dims
-from ..program import Nest, Simple, Verbatim, all_items, bound_within, name_reads
+from ..program import Nest, Simple, Verbatim, all_items, bound_within, name_reads, qualified
+from ..rules.table import RuleTable
 from .simplify import _factors, _number, _product
 
 
@@ -45,13 +47,17 @@ class _Shapes:
     """The known shapes of the code's names (``known``: name -> a tuple of dims) and the names
     holding one number (``numbers``)."""
 
-    def __init__(self, known: Mapping[str, tuple], numbers: frozenset) -> None:
-        self.known, self.numbers = known, numbers
+    def __init__(self, known: Mapping[str, tuple], numbers: frozenset, table: RuleTable) -> None:
+        self.known, self.numbers, self.table = known, numbers, table
 
     def of(self, node: cst.BaseExpression) -> Optional[tuple]:
-        """The shape of a name, or of the transpose of a matrix name (``b.T``)."""
+        """The shape of a name, of the transpose of a matrix name (``b.T``), or of a call
+        keeping its one argument's shape (the table's ``keeps_shape``: ``s2s.complex_conj(r)``)."""
         if isinstance(node, cst.Name):
             return self.known.get(node.value)
+        if isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].keyword and \
+                not node.args[0].star and self.table.keeps_shape(qualified(node.func)):
+            return self.of(node.args[0].value) if isinstance(node.args[0].value, cst.Name) else None
         if isinstance(node, cst.Attribute) and node.attr.value == "T" and isinstance(node.value, cst.Name):
             found = self.known.get(node.value.value)
             return found[::-1] if found is not None and len(found) == 2 else None
@@ -68,11 +74,12 @@ class _Shapes:
         return isinstance(node, cst.Name) and node.value in self.numbers
 
     def scaled(self, node: cst.BaseExpression) -> Optional[tuple]:
-        """``(numbers, a)`` of ``<numbers> * a`` (one name ``a`` of a known shape, the other
-        factors numbers; parenthesized or not), else None."""
+        """``(numbers, a)`` of ``<numbers> * a`` (one name ``a`` of a known shape, or a call
+        keeping one such name's shape, the other factors numbers; parenthesized or not), else
+        None."""
         factors = _factors(node.with_changes(lpar=[], rpar=[]) if node.lpar else node)
         arrays = [f for f in factors if not self.is_number(f)]
-        if len(factors) < 2 or len(arrays) != 1 or not isinstance(arrays[0], cst.Name) or \
+        if len(factors) < 2 or len(arrays) != 1 or not isinstance(arrays[0], (cst.Name, cst.Call)) or \
                 self.of(arrays[0]) is None:
             return None
         return [f for f in factors if f is not arrays[0]], arrays[0]
@@ -159,7 +166,8 @@ class _Operands(cst.CSTTransformer):
         return updated
 
 
-def scaled_products(code, known: Mapping[str, tuple], numbers: frozenset, outside: Counter) -> list:
+def scaled_products(code, known: Mapping[str, tuple], numbers: frozenset, outside: Counter,
+                    table: RuleTable) -> list:
     """``code`` with each scaled temporary that only matrix products with smaller results read
     moved into them, scaling their results (see the module doc). ``known``: names -> their known
     shapes; ``numbers``: names holding one number; ``outside``: reads the code around makes."""
@@ -168,7 +176,7 @@ def scaled_products(code, known: Mapping[str, tuple], numbers: frozenset, outsid
     for item in all_items(code):
         reads.update(item.reads)
         binds.update(item.binds)
-    return _block(list(code), _Shapes(known, numbers), reads, binds)
+    return _block(list(code), _Shapes(known, numbers, table), reads, binds)
 
 
 def _block(code: list, shapes: _Shapes, reads: Counter, binds: Counter) -> list:
@@ -233,7 +241,8 @@ def _moved(code: list, index: int, shapes: _Shapes, reads: Counter, binds: Count
     for at, products in readers.items():
         out[at] = Simple(out[at].node.visit(_Rescaled(products, numbers, array)))
     del out[index]
-    reads[array.value] += len(readers) - 1
+    for read in name_reads(array):
+        reads[read] += len(readers) - 1
     reads[name] = 0
     return out
 

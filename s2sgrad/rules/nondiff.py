@@ -153,7 +153,7 @@ BROADCASTING = frozenset({"operator.floordiv"})
 # functions whose result has the shape of their first argument (given no ``shape`` argument:
 # at most four positional ones, no ``shape=``): a copy, ``zeros_like``,
 SHAPE_KEEPING = frozenset({"ndarray.copy", "numpy.copy", "numpy.zeros_like", "numpy.ones_like",
-                           "numpy.empty_like", "s2sgrad.runtime.promoted"})
+                           "numpy.empty_like", "s2sgrad.runtime.promoted", "s2sgrad.runtime.complex_conj"})
 # the functions making an array of the shape their first argument gives (``np.zeros(x.shape)``),
 SHAPE_MAKING = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 # the functions making an ``(N, M)`` array from ``(N, M=None)``, M left out: ``(N, N)``,

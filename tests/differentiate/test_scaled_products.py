@@ -37,6 +37,10 @@ def squares_method(w, X, y):
     return np.sum(r ** 2) + 0.1 * w.dot(w)
 
 
+def squares_norm(w, X, y):
+    return np.linalg.norm(np.dot(X, w) - y) ** 2  # its adjoint: g * 2.0 * s2s.complex_conj(r)
+
+
 def squares_method_twin(w, X, y):  # what autograd runs for squares_method (no .dot on its boxes)
     r = X @ w - y
     return np.sum(r ** 2) + 0.1 * (w @ w)
@@ -71,6 +75,12 @@ def test_the_residual_is_scaled_after_the_product(fn):
     assert "r_bar" not in bwd and "_minus_y_bar" not in bwd, bwd
 
 
+def test_a_scaled_call_keeping_its_arguments_shape_moves_too():
+    bwd = _specialized(squares_norm, _inputs())
+    bwd = bwd[bwd.index("_bwd("):]
+    assert re.search(r"\* \(s2s\.complex_conj\(\w+\) @ X\)", bwd), bwd
+
+
 def test_a_product_of_matrices_is_scaled_where_its_result_is_smaller():
     A, W, T = RNG.normal(size=(30, 4)), RNG.normal(size=(4, 3)), RNG.normal(size=(30, 3))
     code = _specialized(matrix_fit, (W, A, T))
@@ -84,7 +94,8 @@ def test_no_scaling_moves_where_a_result_is_not_smaller_or_the_array_is_read_oth
     assert "r_bar" in _specialized(read_otherwise, _inputs())
 
 
-@pytest.mark.parametrize("fn", [squares_matmul, squares_dot_mean, squares_left, squares_method, read_otherwise])
+@pytest.mark.parametrize("fn", [squares_matmul, squares_dot_mean, squares_left, squares_method, squares_norm,
+                                read_otherwise])
 @pytest.mark.parametrize("shape", [(40, 5), (5, 40), (6, 6)])
 def test_gradients(fn, shape):
     n, d = shape
