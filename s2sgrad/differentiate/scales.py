@@ -8,7 +8,7 @@ product's result is smaller than that array (``X`` is 2000 x 50: the result has 
 
 A temporary moves into its readers when it is ``t = <numbers> * a`` (a product of number literals
 and names holding one number, and one name ``a`` of a known shape, or a call keeping such a name's
-shape: ``s2s.complex_conj(r)``, the table's ``keeps_shape``), bound once, read by later
+shape: the runtime's ``complex_conj(r)``, the table's ``keeps_shape``), bound once, read by later
 lines of its block only and there only as an operand of ``@`` whose other operand is a name of a
 known shape (or its ``.T``), each product's result certainly smaller than ``a`` (dims.py: the
 labels ``n0 < n1 < ...``), and no line between it and its last reader binding or writing into what
@@ -52,7 +52,8 @@ class _Shapes:
 
     def of(self, node: cst.BaseExpression) -> Optional[tuple]:
         """The shape of a name, of the transpose of a matrix name (``b.T``), or of a call
-        keeping its one argument's shape (the table's ``keeps_shape``: ``s2s.complex_conj(r)``)."""
+        keeping its one argument's shape (the table's ``keeps_shape``: the runtime's
+        ``complex_conj(r)``)."""
         if isinstance(node, cst.Name):
             return self.known.get(node.value)
         if isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].keyword and \
