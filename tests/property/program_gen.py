@@ -51,6 +51,7 @@ class Chooser:
 
     def __init__(self, data=None, seed=None):
         self.data = data
+        self.seed = seed
         self.rnd = random.Random(seed)
 
     def int(self, lo, hi):
@@ -274,6 +275,10 @@ class Gen:
         # the main stream (and every other production) is what it was before they were added
         self.py = random.Random(0)
         self.made = random.Random(0)  # a local function made by a factory or kept in a table: its own stream
+        # variants of a production that existed before them (an accumulator from a number, a
+        # residual's squares): a stream of their own, so the main stream, and the programs of
+        # the seeds the tests name, are what they were where no variant is drawn
+        self.variants = random.Random(f"variants {ch.seed}" if ch.data is None else 0)
         self.guarded = 0  # inside a conditional expression's arm or a condition: no comprehension
 
     def tag(self, *names):
@@ -605,13 +610,7 @@ class Gen:
         forms = [
             ("matmul", R, lambda: E(f"({arg(M)} @ {arg(V)})", R, 4.0)),
             ("matmul", V, lambda: E(f"({arg(R)} @ {arg(M)})", V, 3.0)),
-            ("matmul", S, lambda: E(f"({arg(V)} @ {arg(V)})", S, 4.0)),
-            # a residual's squares against data: its adjoint, a number times it, read by a
-            # product with a smaller result only (differentiate/scales.py)
-            ("matmul_residual", S, lambda: E(f"np.sum(({arg(R)} @ np.linspace(-0.5, 0.5, 12).reshape(3, 4)"
-                                             " - 0.25) ** 2)", S, 13.0)),
-            ("matmul_residual", S, lambda: E(f"np.mean(np.square(np.dot({arg(R)}, np.linspace(-0.5, 0.5, 12)"
-                                             ".reshape(3, 4)) - np.linspace(0.0, 0.3, 4)))", S, 4.0)),
+            ("matmul", S, lambda: self._matmul_number(arg)),
             ("rule_dot", R, lambda: E(f"np.dot({arg(M)}, {arg(V)})", R, 4.0)),
             ("rule_einsum", R, lambda: E(f'np.einsum("ij,j->i", {arg(M)}, {arg(V)})', R, 4.0)),
             ("rule_einsum", V, lambda: E(f'np.einsum("ij,ij->j", {arg(M)}, {arg(M)})', V, 3.0)),
@@ -682,6 +681,17 @@ class Gen:
         if tag == "math":
             self.prog.imports.add("math")
         return self.squash(e, 30.0)
+
+    def _matmul_number(self, arg):
+        """``v @ v``, or (a variant) a residual's squares against data, whose adjoint (a number
+        times the residual) a product with a smaller result only reads (differentiate/scales.py)."""
+        if self.variants.random() >= 0.3:
+            return E(f"({arg(V)} @ {arg(V)})", S, 4.0)
+        self.tag("matmul_residual")
+        if self.variants.random() < 0.5:
+            return E(f"np.sum(({arg(R)} @ np.linspace(-0.5, 0.5, 12).reshape(3, 4) - 0.25) ** 2)", S, 13.0)
+        return E(f"np.mean(np.square(np.dot({arg(R)}, np.linspace(-0.5, 0.5, 12).reshape(3, 4)) - "
+                 "np.linspace(0.0, 0.3, 4)))", S, 4.0)
 
     def _global_dot(self, v):
         """A method of a module-level array (``GM.dot(v)``): an array method where the value is
@@ -935,15 +945,15 @@ class Gen:
         lines.append(f"{ind}{n} = " + self.ch.choice([f"len({src})", f"{src}.shape[0]"]))
         lines.append(f"{ind}{m} = " + self.ch.choice([f"{n} - {K} + 1", f"{n} + 1 - {K}"]))
         made = m if len(shape) == 1 else f"({m}, {src}.shape[1])"
-        if self.ch.bool(40):  # a number the first step's window broadcasts up
-            lines.append(f"{ind}{name} = " + self.ch.choice(["0.0", "0"]))
+        if self.variants.random() < 0.4:  # a number the first step's window broadcasts up
+            lines.append(f"{ind}{name} = " + self.variants.choice(["0.0", "0"]))
             self.tag("length_window_number")
         else:
             lines.append(f"{ind}{name} = np.zeros({made})")
         lines.append(f"{ind}for {k} in range({K}):")
         window = self.ch.choice([f"{src}[{k}:{k} + {m}]", f"{src}[{k}:{m} + {k}]"])
-        lines.append(f"{ind}    {name} = " + self.ch.choice([f"{name} + 0.5 * {window}",
-                                                             f"0.5 * np.sin({window}) + {name}"]))
+        lines.append(f"{ind}    {name} = " + self.variants.choice([f"{name} + 0.5 * {window}",
+                                                                   f"0.5 * np.sin({window}) + {name}"]))
         self.bind(name, E(name, (shape[0] - K + 1,) + shape[1:], 0.5 * K * bound, fresh=False))
         self.tag("length_window")
 
