@@ -333,6 +333,18 @@ def bound_within(item) -> set:
     return {name for inner in all_items((item,)) for name in inner.binds}
 
 
+def written_within(code) -> set:
+    """The names the items of ``code`` (the code inside their blocks included) write into in place
+    (a user's statement copied as written: any name it reads)."""
+    found: set = set()
+    for item in all_items(code):
+        if isinstance(item, Simple):
+            found |= item.update_base
+        elif isinstance(item, Verbatim):
+            found |= set(item.reads)
+    return found
+
+
 def has_statements(code) -> bool:
     """Whether ``code`` holds anything but comments."""
     return any(not isinstance(item, Comment) for item in code)

@@ -468,11 +468,15 @@ class _Classes:
         classes.discard(SCALAR)
         within = {c for c in classes if isinstance(c, _Within)}
         if within:  # a shape broadcasting to a class's, beside that class or numbers only
+            bounded = next(iter(within))
             others = classes - within - {_BOTTOM}
-            if len(within) > 1 or len(others) > 1 or (others and others != {within.copy().pop().of}):
+            if len(within) > 1 or others - {bounded.of}:
                 return own
-            return others.pop() if others else _BOTTOM if _BOTTOM in classes else \
-                within.pop() if own == TOP else own
+            if others:
+                return bounded.of
+            if _BOTTOM in classes:
+                return _BOTTOM
+            return bounded if own == TOP else own
         if classes and all(isinstance(c, tuple) for c in classes):
             found = dims.broadcast(*classes)
             return own if found is None else SCALAR if found == () else found

@@ -29,7 +29,7 @@ from typing import Callable, Mapping, Optional
 
 import libcst as cst
 
-from ..program import Nest, Simple, Verbatim, _dotted, all_items, bound_within, calls_in
+from ..program import Nest, Simple, _dotted, bound_within, calls_in, written_within
 from ..rules.table import RuleTable
 
 
@@ -97,18 +97,6 @@ def _reads(call: cst.Call, table: RuleTable, matrices: _Matrices) -> Optional[tu
     return matrices.of(args[position].value)
 
 
-def _written(code) -> set:
-    """The names a line of ``code`` (the code inside its blocks included) writes into in place
-    (a user's statement copied as written: any name it reads)."""
-    found: set = set()
-    for item in all_items(code):
-        if isinstance(item, Simple):
-            found |= item.update_base
-        elif isinstance(item, Verbatim):
-            found |= set(item.reads)
-    return found
-
-
 class _Given(cst.CSTTransformer):
     """The readers of one line (``{id(call): replacement}``) replaced."""
 
@@ -126,7 +114,7 @@ def shared_inverses(code, table: RuleTable, links: Mapping[str, tuple], ranks: M
     lines of one block read, each reader taking it given (see the module doc). ``links``:
     names bound to a copy of a name, or to a matrix's transpose -> ``(that name, transposed)``;
     ``ranks``: names -> their number of axes, where known; ``fresh``: a new name for a base."""
-    return _block(list(code), _Matrices(table, links, ranks), _written(code), fresh)
+    return _block(list(code), _Matrices(table, links, ranks), written_within(code), fresh)
 
 
 def _block(code: list, matrices: _Matrices, written: set, fresh: Callable[[str], str]) -> list:
@@ -145,7 +133,7 @@ def _block(code: list, matrices: _Matrices, written: set, fresh: Callable[[str],
                     readers.setdefault(found[0], []).append((index, call, found[1]))
     shared = [(name, found) for name, found in readers.items()
               if len(found) > 1 and name not in written and not any(
-                  name in bound_within(item) | _written((item,)) for item in code[found[0][0]:found[-1][0]])]
+                  name in bound_within(item) | written_within((item,)) for item in code[found[0][0]:found[-1][0]])]
     if not shared:
         return code
     per_line: dict = {}  # line index -> {id(call): replacement}

@@ -26,21 +26,9 @@ from typing import Mapping, Optional
 import libcst as cst
 
 from .. import dims
-from ..program import Nest, Simple, Verbatim, all_items, bound_within, name_reads, qualified
+from ..program import Nest, Simple, all_items, bound_within, name_reads, qualified, written_within
 from ..rules.table import RuleTable
 from .simplify import _factors, _number, _product
-
-
-def _written(item) -> set:
-    """The names ``item`` (the code inside it included) writes into in place (a user's statement
-    copied as written: any name it reads)."""
-    found: set = set()
-    for inner in all_items((item,)):
-        if isinstance(inner, Simple):
-            found |= inner.update_base
-        elif isinstance(inner, Verbatim):
-            found |= set(inner.reads)
-    return found
 
 
 class _Shapes:
@@ -73,6 +61,14 @@ class _Shapes:
                 node.operator, (cst.Multiply, cst.Divide, cst.Add, cst.Subtract)):
             return self.is_number(node.left) and self.is_number(node.right)  # (g / n)
         return isinstance(node, cst.Name) and node.value in self.numbers
+
+    def shrinks(self, array: cst.BaseExpression, other: cst.BaseExpression, left: bool) -> bool:
+        """Whether ``array @ other`` (``left``; else ``other @ array``) is certainly smaller than
+        ``array``, both shapes known."""
+        operand, other_shape = self.of(array), self.of(other)
+        if operand is None or other_shape is None:
+            return False
+        return _smaller(dims.matmul((operand, other_shape) if left else (other_shape, operand)), operand)
 
     def scaled(self, node: cst.BaseExpression) -> Optional[tuple]:
         """``(numbers, a)`` of ``<numbers> * a`` (one name ``a`` of a known shape, or a call
@@ -123,21 +119,24 @@ def _products(node: cst.CSTNode, name: str) -> list:
     return found
 
 
+def _scaled_product(product: cst.BinaryOperation, array, left: bool, numbers: list) -> cst.BinaryOperation:
+    """``<numbers> * (array @ other)`` (``left``; else ``(other @ array)``) where ``product`` was
+    the product of the scaled operand and ``other``, in ``product``'s parentheses."""
+    inner = product.with_changes(left=array if left else product.left, right=product.right if left else array,
+                                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    scaled = cst.BinaryOperation(_product(numbers), cst.Multiply(), inner)
+    return scaled.with_changes(lpar=product.lpar, rpar=product.rpar)
+
+
 class _Rescaled(cst.CSTTransformer):
     """The products reading a temporary (by identity) computed from its array, then scaled."""
 
-    def __init__(self, products: dict, numbers: list, array: cst.Name) -> None:
+    def __init__(self, products: dict, numbers: list, array: cst.BaseExpression) -> None:
         self.products, self.numbers, self.array = products, numbers, array
 
     def leave_BinaryOperation(self, original, updated):
         left = self.products.get(id(original))
-        if left is None:
-            return updated
-        product = updated.with_changes(
-            left=self.array if left else updated.left, right=updated.right if left else self.array,
-            lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        scaled = cst.BinaryOperation(_product(self.numbers), cst.Multiply(), product)
-        return scaled.with_changes(lpar=original.lpar, rpar=original.rpar)
+        return updated if left is None else _scaled_product(updated, self.array, left, self.numbers)
 
 
 class _Operands(cst.CSTTransformer):
@@ -152,18 +151,8 @@ class _Operands(cst.CSTTransformer):
             return updated
         for side, other, left in ((updated.left, updated.right, True), (updated.right, updated.left, False)):
             found = self.shapes.scaled(side) if isinstance(side, cst.BinaryOperation) else None
-            if found is None:
-                continue
-            numbers, array = found
-            other_shape = self.shapes.of(other)
-            operand = self.shapes.of(array)
-            result = dims.matmul((operand, other_shape) if left else (other_shape, operand))
-            if other_shape is None or not _smaller(result, operand):
-                continue
-            product = updated.with_changes(left=array if left else other, right=other if left else array,
-                                           lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            scaled = cst.BinaryOperation(_product(numbers), cst.Multiply(), product)
-            return scaled.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+            if found is not None and self.shapes.shrinks(found[1], other, left):
+                return _scaled_product(updated, found[1], left, found[0])
         return updated
 
 
@@ -172,6 +161,8 @@ def scaled_products(code, known: Mapping[str, tuple], numbers: frozenset, outsid
     """``code`` with each scaled temporary that only matrix products with smaller results read
     moved into them, scaling their results (see the module doc). ``known``: names -> their known
     shapes; ``numbers``: names holding one number; ``outside``: reads the code around makes."""
+    if not known:  # (code for any shape)
+        return list(code)
     reads: Counter = Counter(outside)
     binds: Counter = Counter()
     for item in all_items(code):
@@ -210,7 +201,6 @@ def _moved(code: list, index: int, shapes: _Shapes, reads: Counter, binds: Count
     if found is None or binds[name] != 1 or not reads[name]:
         return None
     numbers, array = found
-    operand = shapes.of(array)
     readers: dict = {}
     seen = 0
     for at in range(index + 1, len(code)):
@@ -223,11 +213,8 @@ def _moved(code: list, index: int, shapes: _Shapes, reads: Counter, binds: Count
         products = _products(later.node, name)
         if len(products) != count or later.binds & {name}:
             return None
-        for product, other, left in products:
-            other_shape = shapes.of(other)
-            result = dims.matmul((operand, other_shape) if left else (other_shape, operand))
-            if other_shape is None or not _smaller(result, operand):
-                return None
+        if not all(shapes.shrinks(array, other, left) for _, other, left in products):
+            return None
         readers[at] = {id(product): left for product, _, left in products}
         seen += count
         if seen == reads[name]:
@@ -236,7 +223,7 @@ def _moved(code: list, index: int, shapes: _Shapes, reads: Counter, binds: Count
         return None
     last = max(readers)
     used = set(name_reads(item.node.value))
-    if any(used & (bound_within(between) | _written(between)) for between in code[index + 1:last]):
+    if any(used & (bound_within(between) | written_within((between,))) for between in code[index + 1:last]):
         return None
     out = list(code)
     for at, products in readers.items():
